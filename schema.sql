@@ -1,0 +1,125 @@
+-- kspace schema. Applied whole to a new database; src/store/migrations.ts upgrades older ones
+-- (PRAGMA user_version holds the version this file describes: see SCHEMA_VERSION there).
+-- Conventions: timestamps are ISO 8601 UTC strings with milliseconds; JSON columns hold text.
+
+CREATE TABLE orgs (
+  id          INTEGER PRIMARY KEY,
+  slug        TEXT NOT NULL UNIQUE,
+  name        TEXT NOT NULL,
+  created_at  TEXT NOT NULL
+);
+
+CREATE TABLE principals (
+  id            TEXT PRIMARY KEY,                 -- 'p_' + random
+  org_id        INTEGER NOT NULL REFERENCES orgs(id),
+  name          TEXT NOT NULL UNIQUE,             -- unique per deployment: personal space slugs are '~' || name
+  kind          TEXT NOT NULL CHECK (kind IN ('agent', 'user')),
+  org_admin     INTEGER NOT NULL DEFAULT 0,
+  password_hash TEXT,                             -- scrypt, users only
+  created_at    TEXT NOT NULL
+);
+
+CREATE TABLE api_keys (
+  id           TEXT PRIMARY KEY,                  -- 'k_' + random
+  principal_id TEXT NOT NULL REFERENCES principals(id),
+  hash         TEXT NOT NULL UNIQUE,              -- sha256 hex of the key; the key itself is never stored
+  prefix       TEXT NOT NULL,                     -- first characters, to recognise a key in lists
+  created_at   TEXT NOT NULL,
+  revoked_at   TEXT
+);
+
+CREATE TABLE sessions (
+  id_hash      TEXT PRIMARY KEY,                  -- sha256 hex of the cookie value
+  principal_id TEXT NOT NULL REFERENCES principals(id),
+  created_at   TEXT NOT NULL,
+  expires_at   TEXT NOT NULL
+);
+
+CREATE TABLE spaces (
+  id             INTEGER PRIMARY KEY,
+  org_id         INTEGER NOT NULL REFERENCES orgs(id),
+  slug           TEXT NOT NULL UNIQUE,
+  name           TEXT NOT NULL,
+  description    TEXT NOT NULL DEFAULT '',
+  default_access TEXT NOT NULL DEFAULT 'write' CHECK (default_access IN ('write', 'read', 'none')),
+  owner_id       TEXT REFERENCES principals(id),  -- set only for personal spaces
+  created_by     TEXT REFERENCES principals(id),
+  created_at     TEXT NOT NULL,
+  updated_at     TEXT NOT NULL
+);
+
+-- The current state of every page. A deleted page keeps its row (deleted_at set) so that its
+-- revisions keep their parent and a later write continues the version numbering.
+CREATE TABLE pages (
+  id          INTEGER PRIMARY KEY,
+  space_id    INTEGER NOT NULL REFERENCES spaces(id),
+  path        TEXT NOT NULL,
+  title       TEXT NOT NULL,
+  content     TEXT NOT NULL,
+  frontmatter TEXT NOT NULL DEFAULT '{}',
+  metadata    TEXT NOT NULL DEFAULT '{}',
+  template    TEXT,                               -- record type name (the metadata.template stamp)
+  version     INTEGER NOT NULL,
+  has_acl     INTEGER NOT NULL DEFAULT 0,
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL,
+  deleted_at  TEXT,
+  UNIQUE (space_id, path)
+);
+CREATE INDEX pages_live_path ON pages(space_id, path) WHERE deleted_at IS NULL;
+
+-- Append-only history: triggers below refuse UPDATE and DELETE.
+CREATE TABLE revisions (
+  page_id     INTEGER NOT NULL REFERENCES pages(id),
+  version     INTEGER NOT NULL,
+  title       TEXT NOT NULL,
+  content     TEXT NOT NULL,
+  frontmatter TEXT NOT NULL,
+  metadata    TEXT NOT NULL,
+  author_id   TEXT NOT NULL REFERENCES principals(id),
+  created_at  TEXT NOT NULL,
+  PRIMARY KEY (page_id, version)
+) WITHOUT ROWID;
+
+CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisions
+BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;
+CREATE TRIGGER revisions_no_delete BEFORE DELETE ON revisions
+BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;
+
+-- Metadata index: one row per scalar value (pos = -1) or list item (pos = 0..n-1) of a live page.
+-- t: 's' string, 'n' number, 'b' boolean (v = 0/1), 'd' ISO date (v = epoch milliseconds, so
+-- dates compare chronologically whatever their written form). Derived from pages.metadata and
+-- rebuildable from it.
+CREATE TABLE page_meta (
+  page_id INTEGER NOT NULL REFERENCES pages(id),
+  key     TEXT NOT NULL,
+  pos     INTEGER NOT NULL,
+  t       TEXT NOT NULL,
+  v       ANY,
+  PRIMARY KEY (page_id, key, pos)
+) WITHOUT ROWID;
+CREATE INDEX page_meta_kv ON page_meta(key, t, v, page_id);
+
+-- Page ACLs: a page with has_acl = 1 is readable only by the principals listed here (and org
+-- admins); perm 'write' implies read.
+CREATE TABLE page_acl (
+  page_id      INTEGER NOT NULL REFERENCES pages(id),
+  principal_id TEXT NOT NULL REFERENCES principals(id),
+  perm         TEXT NOT NULL CHECK (perm IN ('read', 'write')),
+  PRIMARY KEY (page_id, principal_id)
+) WITHOUT ROWID;
+CREATE INDEX page_acl_principal ON page_acl(principal_id, page_id);
+
+-- Events outbox, written in the same transaction as the change it describes. The webhook
+-- dispatcher reads rows with dispatched_at IS NULL after commit; nothing committed is lost.
+CREATE TABLE events (
+  id            INTEGER PRIMARY KEY,
+  event         TEXT NOT NULL,
+  occurred_at   TEXT NOT NULL,
+  org_id        INTEGER NOT NULL,
+  space_id      INTEGER,
+  personal      INTEGER NOT NULL DEFAULT 0,       -- personal-space activity never emits webhooks
+  payload       TEXT NOT NULL,                    -- JSON: {event, occurredAt, actor, page, changedKeys?}
+  dispatched_at TEXT
+);
+CREATE INDEX events_pending ON events(id) WHERE dispatched_at IS NULL;

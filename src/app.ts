@@ -1,0 +1,20 @@
+import { H3 } from 'h3';
+import type { Services } from './services.ts';
+import { AppError } from './domain/errors.ts';
+import { problem } from './http/respond.ts';
+import { registerAdminRoutes } from './http/routes/admin.ts';
+import { registerPageRoutes } from './http/routes/pages.ts';
+import { registerSpaceRoutes } from './http/routes/spaces.ts';
+
+export type RouteModule = (app: H3, svc: Services) => void;
+
+/** Route modules in registration order; each feature adds its own. */
+export const routeModules: RouteModule[] = [registerAdminRoutes, registerSpaceRoutes, registerPageRoutes];
+
+/** The HTTP application over injected services; no side effects on import. */
+export function createApp(svc: Services): H3 {
+  const app = new H3();
+  for (const register of routeModules) register(app, svc);
+  app.all('/**', (event) => problem(new AppError('not_found', `no route ${event.req.method} ${event.url.pathname}`), svc.log));
+  return app;
+}

@@ -1,0 +1,85 @@
+import type { Command } from 'commander';
+import { ConfigError, loadConfig } from '../config.ts';
+import { bootstrap, createKey, createPrincipal } from '../domain/principals.ts';
+import { createLogger, createServices } from '../services.ts';
+import { serve } from '../server.ts';
+import { openDb } from '../store/db.ts';
+import { ExitError } from './main.ts';
+
+/** `kspace serve` and the offline `kspace admin` commands: they work on the data dir itself. */
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('run the server (settings: SERVICE_DATA_DIR, SERVICE_HOST, SERVICE_PORT, …)')
+    .option('--data <dir>', 'data directory (default ./kspace-data)')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (default 8080)')
+    .action(async (opts: { data?: string; host?: string; port?: string }) => {
+      const config = configOrExit(opts);
+      const running = await serve(config);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          running.close().then(resolve, resolve);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+
+  const admin = program.command('admin').description('offline administration of a data directory (no server needed)');
+  admin
+    .command('create-principal')
+    .description('create a principal and print its id')
+    .requiredOption('--data <dir>', 'data directory')
+    .requiredOption('--name <name>', 'principal name')
+    .option('--kind <kind>', 'agent or user', 'agent')
+    .option('--org-admin', 'make it an org admin', false)
+    .option('--password-stdin', 'read a password for a user from standard input', false)
+    .action(async (opts: { data: string; name: string; kind: string; orgAdmin: boolean; passwordStdin: boolean }) => {
+      if (opts.kind !== 'agent' && opts.kind !== 'user') throw new ExitError("--kind is 'agent' or 'user'", 2);
+      const password = opts.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
+      const svc = offlineServices(opts.data);
+      try {
+        const p = createPrincipal(svc, { name: opts.name, kind: opts.kind, orgAdmin: opts.orgAdmin, password });
+        process.stdout.write(`${p.id}\n`);
+      } finally {
+        svc.db.close();
+      }
+    });
+  admin
+    .command('create-key')
+    .description('issue a new API key for an agent principal and print it (shown once)')
+    .requiredOption('--data <dir>', 'data directory')
+    .requiredOption('--principal <nameOrId>', 'principal name or id')
+    .action((opts: { data: string; principal: string }) => {
+      const svc = offlineServices(opts.data);
+      try {
+        process.stdout.write(`${createKey(svc, opts.principal).key}\n`);
+      } finally {
+        svc.db.close();
+      }
+    });
+}
+
+function configOrExit(flags: { data?: string; host?: string; port?: string }) {
+  try {
+    return loadConfig(flags);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ExitError(e.message, 2);
+    throw e;
+  }
+}
+
+function offlineServices(dataDir: string) {
+  const config = configOrExit({ data: dataDir });
+  const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous }), config, createLogger(true));
+  const boot = bootstrap(svc);
+  if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
+  return svc;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,85 @@
+import path from 'node:path';
+
+// Settings: command-line flags > SERVICE_* environment variables > defaults, validated once.
+export type Config = {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Public base URL of this server; links written with it are internal links. */
+  baseUrl: string;
+  bootstrapAdminKey: string | undefined;
+  dbSynchronous: 'normal' | 'full';
+  limits: Limits;
+  encryptionKey: string | undefined;
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; retryDelaysMs: number[]; maxRetries: number };
+  spaceTemplates: { path: string | undefined; url: string | undefined };
+};
+
+export type Limits = {
+  bodyBytes: number;
+  importBytes: number;
+  pageBytes: number;
+  metadataKeys: number;
+  stringBytes: number;
+  listItems: number;
+  jsonDepth: number;
+};
+
+export type Flags = { data?: string; host?: string; port?: string | number };
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
+  const host = flags.host ?? env.SERVICE_HOST ?? '127.0.0.1';
+  const port = toInt('port', flags.port ?? env.SERVICE_PORT ?? '8080', 0, 65535);
+  const retryDelays = (env.SERVICE_WEBHOOKS_RETRY_DELAYS ?? '30,300,1800').split(',').map((s) => {
+    const n = Number(s.trim());
+    if (!Number.isFinite(n) || n < 0) throw new ConfigError(`SERVICE_WEBHOOKS_RETRY_DELAYS: '${s}' is not a number of seconds`);
+    return Math.round(n * 1000);
+  });
+  const encryptionKey = env.SERVICE_SETTINGS_ENCRYPTION_KEY || undefined;
+  if (encryptionKey !== undefined && encryptionKey.length < 32) {
+    throw new ConfigError('SERVICE_SETTINGS_ENCRYPTION_KEY must be at least 32 characters');
+  }
+  const synchronous = (env.SERVICE_DB_SYNCHRONOUS ?? 'normal').toLowerCase();
+  if (synchronous !== 'normal' && synchronous !== 'full') {
+    throw new ConfigError("SERVICE_DB_SYNCHRONOUS must be 'normal' or 'full'");
+  }
+  return {
+    dataDir: path.resolve(flags.data ?? env.SERVICE_DATA_DIR ?? './kspace-data'),
+    host,
+    port,
+    baseUrl: (env.SERVICE_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    bootstrapAdminKey: env.SERVICE_BOOTSTRAP_ADMIN_KEY || undefined,
+    dbSynchronous: synchronous,
+    limits: {
+      bodyBytes: toInt('SERVICE_MAX_BODY_BYTES', env.SERVICE_MAX_BODY_BYTES ?? 10 * 1024 * 1024, 1024),
+      importBytes: toInt('SERVICE_MAX_IMPORT_BYTES', env.SERVICE_MAX_IMPORT_BYTES ?? 100 * 1024 * 1024, 1024),
+      pageBytes: toInt('SERVICE_MAX_PAGE_BYTES', env.SERVICE_MAX_PAGE_BYTES ?? 2 * 1024 * 1024, 1),
+      metadataKeys: toInt('SERVICE_MAX_METADATA_KEYS', env.SERVICE_MAX_METADATA_KEYS ?? 200, 1),
+      stringBytes: toInt('SERVICE_MAX_STRING_BYTES', env.SERVICE_MAX_STRING_BYTES ?? 16 * 1024, 1),
+      listItems: toInt('SERVICE_MAX_LIST_ITEMS', env.SERVICE_MAX_LIST_ITEMS ?? 1000, 1),
+      jsonDepth: toInt('SERVICE_MAX_JSON_DEPTH', env.SERVICE_MAX_JSON_DEPTH ?? 32, 2, 1000),
+    },
+    encryptionKey,
+    webhooks: {
+      allowHttp: env.SERVICE_WEBHOOKS_ALLOW_HTTP === '1',
+      allowPrivate: env.SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS === '1',
+      retryDelaysMs: retryDelays,
+      maxRetries: toInt('SERVICE_WEBHOOKS_MAX_RETRIES', env.SERVICE_WEBHOOKS_MAX_RETRIES ?? 3, 0, 100),
+    },
+    spaceTemplates: {
+      path: env.SERVICE_SPACE_TEMPLATES_PATH || undefined,
+      url: env.SERVICE_SPACE_TEMPLATES_URL || undefined,
+    },
+  };
+}
+
+function toInt(name: string, raw: string | number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name}: '${raw}' is not a whole number from ${min} to ${max}`);
+  }
+  return n;
+}

@@ -1,0 +1,46 @@
+import type { Issue } from './issues.ts';
+
+// The one error catalogue: every failure a caller can cause has a stable code and status here.
+// src/http/problem.ts turns these into application/problem+json; anything else is a 500.
+const CATALOGUE = {
+  validation_failed: { status: 400, title: 'The request is not valid' },
+  bad_request: { status: 400, title: 'Bad request' },
+  invalid_json: { status: 400, title: 'The body is not valid JSON' },
+  unauthorized: { status: 401, title: 'Missing or invalid credentials' },
+  forbidden: { status: 403, title: 'Not allowed' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  version_conflict: { status: 409, title: 'The page has changed' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Request too large' },
+  unsupported_media_type: { status: 415, title: 'The body must be JSON' },
+  not_configured: { status: 503, title: 'Not configured' },
+} as const;
+
+export type ErrorCode = keyof typeof CATALOGUE;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly issues: Issue[] | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, detail?: string, issues?: Issue[], extra?: Record<string, unknown>) {
+    super(detail ?? CATALOGUE[code].title);
+    this.code = code;
+    this.status = CATALOGUE[code].status;
+    this.title = CATALOGUE[code].title;
+    this.issues = issues;
+    this.extra = extra;
+  }
+}
+
+export const invalid = (issues: Issue[], detail?: string) =>
+  new AppError('validation_failed', detail ?? issues.map((i) => `${i.key}: ${i.message}`).join('; '), issues);
+
+export const invalidField = (key: string, code: string, message: string) =>
+  invalid([{ key, code, message }]);
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+export const forbidden = (detail: string) => new AppError('forbidden', detail);

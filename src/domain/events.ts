@@ -1,0 +1,43 @@
+import type { Db } from '../store/db.ts';
+import { insertEvent } from '../store/events.ts';
+import type { SpaceRow } from '../store/spaces.ts';
+import type { Caller } from './access.ts';
+
+export const PAGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated'] as const;
+export type PageEvent = (typeof PAGE_EVENTS)[number];
+export const EVENT_NAMES = [...PAGE_EVENTS, 'webhook.test'] as const;
+
+export type EventPayload = {
+  event: string;
+  occurredAt: string;
+  actor: { id: string; kind: string };
+  page: { path: string; space: string; title: string; version: number };
+  changedKeys?: string[];
+};
+
+/** Writes one outbox row; call inside the transaction of the change it describes. */
+export function recordPageEvent(
+  db: Db,
+  event: PageEvent,
+  actor: Caller,
+  space: SpaceRow,
+  page: { path: string; title: string; version: number },
+  occurredAt: string,
+  changedKeys?: string[],
+): void {
+  const payload: EventPayload = {
+    event,
+    occurredAt,
+    actor: { id: actor.id, kind: actor.kind },
+    page: { path: page.path, space: space.slug, title: page.title, version: page.version },
+    ...(changedKeys ? { changedKeys } : {}),
+  };
+  insertEvent(db, {
+    event,
+    occurred_at: occurredAt,
+    org_id: space.org_id,
+    space_id: space.id,
+    personal: space.owner_id !== null ? 1 : 0,
+    payload: JSON.stringify(payload),
+  });
+}

@@ -1,0 +1,199 @@
+// Link extraction for the link index: which pages does a page's Markdown point at?
+// Pure functions; the caller stores the result in the same transaction as the page write.
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+
+export type PageRef = { space: string; path: string };
+
+// Built once: this runs on every page write, and building the GFM constructs is not free.
+const PARSE_OPTIONS = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+
+const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+const SPACE_SLUG = /^(~[^/]{1,64}|[a-z0-9][a-z0-9-]{0,62})$/;
+const CONTROL = /\p{Cc}/u;
+// A page cannot have these as its last segment: they name a page's sub-resources.
+const RESERVED_LAST = new Set(['metadata', 'links', 'acl', 'revisions']);
+const MAX_PATH_CHARS = 512;
+
+/** The distinct pages `content` links to, in order of first appearance (self links included). */
+export function extractLinks(content: string, from: PageRef, baseUrls: string[] = []): PageRef[] {
+  if (!mayContainLink(content, baseUrls)) return [];
+  const candidates: Candidate[] = [];
+  const linkRefs = new Set<string>();
+  const imageRefs = new Set<string>();
+  collect(fromMarkdown(content, PARSE_OPTIONS), candidates, linkRefs, imageRefs);
+
+  const seen = new Set<string>();
+  const out: PageRef[] = [];
+  for (const c of candidates) {
+    // A definition only images use is an image source, not a page link.
+    if (c.definition !== undefined && imageRefs.has(c.definition) && !linkRefs.has(c.definition)) continue;
+    const target = resolveLinkTarget(c.url, from, baseUrls);
+    if (!target) continue;
+    // `/` cannot occur in a slug, so this key is unambiguous.
+    const key = `${target.space}/${target.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(target);
+  }
+  return out;
+}
+
+/**
+ * The page an href points at, or null when it is not an internal page link.
+ * Relative hrefs resolve against `from`'s folder, in `from`'s space.
+ */
+export function resolveLinkTarget(href: string, from: PageRef, baseUrls: string[] = []): PageRef | null {
+  if (SCHEME.test(href)) {
+    const rest = stripBaseUrl(href, baseUrls);
+    return rest === null ? null : resolveInSpace(rest);
+  }
+  if (href.startsWith('//')) return null; // protocol-relative: another host
+  const bare = cutQueryAndFragment(href);
+  if (bare === '') return null; // `#anchor` or `?q`: this page's own position, not a link
+  if (bare.startsWith('/')) {
+    if (bare.startsWith('/pages/')) return resolveInSpace(bare.slice('/pages/'.length));
+    // Root-relative form of a base URL mounted under a path prefix: `/kspace/pages/...`.
+    for (const base of baseUrls) {
+      const prefix = parseBaseUrl(base)?.prefix;
+      if (prefix && bare.startsWith(prefix)) return resolveInSpace(bare.slice(prefix.length));
+    }
+    return null;
+  }
+  const folder = from.path.split('/');
+  folder.pop();
+  const segments = resolveSegments(folder, bare.split('/'));
+  return segments ? toPageRef(from.space, segments) : null;
+}
+
+type Candidate = { url: string; definition?: string };
+type MdNode = { type: string; url?: string; identifier?: string; children?: MdNode[] };
+
+// Document order. `image` is never collected; `code`/`inlineCode` have no children, so code
+// never yields links.
+function collect(node: MdNode, out: Candidate[], linkRefs: Set<string>, imageRefs: Set<string>): void {
+  switch (node.type) {
+    case 'link':
+      out.push({ url: node.url ?? '' });
+      break;
+    case 'definition':
+      out.push({ url: node.url ?? '', definition: node.identifier ?? '' });
+      return;
+    case 'linkReference':
+      linkRefs.add(node.identifier ?? '');
+      break;
+    case 'imageReference':
+      imageRefs.add(node.identifier ?? '');
+      return;
+  }
+  if (node.children) for (const child of node.children) collect(child, out, linkRefs, imageRefs);
+}
+
+// Every link form needs `](` (inline), `]:` (definition) or `<` (autolink); a bare URL can
+// only be ours if it carries `/pages/`. Most writes of plain prose stop here, unparsed.
+function mayContainLink(content: string, baseUrls: string[]): boolean {
+  return (
+    content.includes('](') ||
+    content.includes(']:') ||
+    content.includes('<') ||
+    (baseUrls.length > 0 && content.includes('/pages/'))
+  );
+}
+
+function cutQueryAndFragment(href: string): string {
+  const q = href.indexOf('?');
+  const h = href.indexOf('#');
+  const end = q < 0 ? h : h < 0 ? q : Math.min(q, h);
+  return end < 0 ? href : href.slice(0, end);
+}
+
+type BaseUrl = { protocol: string; host: string; prefix: string };
+// Base URLs come from configuration, so a handful of entries; parse each once.
+const baseUrlCache = new Map<string, BaseUrl | null>();
+
+function parseBaseUrl(base: string): BaseUrl | null {
+  let parsed = baseUrlCache.get(base);
+  if (parsed === undefined) {
+    const u = URL.parse(base);
+    parsed =
+      u && (u.protocol === 'http:' || u.protocol === 'https:')
+        ? { protocol: u.protocol, host: u.host, prefix: `${u.pathname.replace(/\/+$/, '')}/pages/` }
+        : null;
+    baseUrlCache.set(base, parsed);
+  }
+  return parsed;
+}
+
+// The part after `<base>/pages/`, still percent-encoded, or null when href is not under a base.
+function stripBaseUrl(href: string, baseUrls: string[]): string | null {
+  if (baseUrls.length === 0 || !href.includes('/pages/')) return null;
+  // URL compares scheme and host as a browser would (case, default port) ...
+  const u = URL.parse(href);
+  if (!u) return null;
+  // ... but the path is taken as written, so `..` is judged by the same rules as `/pages/...`.
+  const rest = cutQueryAndFragment(href.slice(u.protocol.length));
+  if (!rest.startsWith('//')) return null;
+  const slash = rest.indexOf('/', 2);
+  if (slash < 0) return null;
+  const path = rest.slice(slash);
+  for (const base of baseUrls) {
+    const b = parseBaseUrl(base);
+    if (b && u.protocol === b.protocol && u.host === b.host && path.startsWith(b.prefix)) {
+      return path.slice(b.prefix.length);
+    }
+  }
+  return null;
+}
+
+// `rest` is `<space>/<path>` as it follows `/pages/`.
+function resolveInSpace(rest: string): PageRef | null {
+  const raw = rest.split('/');
+  const space = decodeSegment(raw[0]);
+  if (space === null || !SPACE_SLUG.test(space) || raw.length < 2) return null;
+  const segments = resolveSegments([], raw.slice(1));
+  return segments ? toPageRef(space, segments) : null;
+}
+
+// Decodes, then applies `.`/`..` like URL resolution does; null on bad encoding or climbing
+// above the space root. A trailing `.`/`..` names a folder, never a page.
+function resolveSegments(out: string[], raw: string[]): string[] | null {
+  for (let i = 0; i < raw.length; i++) {
+    const seg = decodeSegment(raw[i]);
+    if (seg === null) return null;
+    if (seg === '.' || seg === '..') {
+      if (i === raw.length - 1) return null;
+      if (seg === '..' && out.pop() === undefined) return null;
+      continue;
+    }
+    out.push(seg);
+  }
+  return out;
+}
+
+function decodeSegment(seg: string): string | null {
+  if (!seg.includes('%')) return seg;
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return null;
+  }
+}
+
+function toPageRef(space: string, segments: string[]): PageRef | null {
+  let path = segments.join('/');
+  if (path.endsWith('.md')) path = path.slice(0, -3);
+  return isValidPagePath(path) ? { space, path } : null;
+}
+
+// The page-path rules of the contract, applied to the resolved (decoded) path.
+function isValidPagePath(path: string): boolean {
+  if (path.length === 0 || CONTROL.test(path)) return false;
+  // "Characters" are code points; only count them when UTF-16 length could exceed the limit.
+  if (path.length > MAX_PATH_CHARS && [...path].length > MAX_PATH_CHARS) return false;
+  const segments = path.split('/');
+  for (const seg of segments) {
+    if (seg === '' || seg === '.' || seg === '..') return false;
+  }
+  return !RESERVED_LAST.has(segments[segments.length - 1]);
+}

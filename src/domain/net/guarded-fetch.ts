@@ -1,0 +1,135 @@
+// Outbound HTTP behind the address guard: resolve once, check every address, then connect to the
+// checked address only (a pinned `lookup`, so DNS rebinding between check and connect is moot).
+// TLS SNI and Host stay the URL's hostname. Redirects are returned, never followed.
+import type { LookupAddress } from 'node:dns';
+import type { ReadableStream } from 'node:stream/web';
+import { Agent, fetch } from 'undici';
+import type { HeadersInit, Headers } from 'undici';
+import { resolveAndCheck, type CheckedAddress } from './address-guard.ts';
+
+export const DEFAULT_MAX_BYTES = 1024 * 1024;
+
+export interface GuardedFetchInit {
+  method?: string;
+  headers?: HeadersInit;
+  body?: string | Uint8Array;
+  timeoutMs: number;
+  /** Cap on the (decompressed) response body; default 1 MiB. */
+  maxBytes?: number;
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+}
+
+export interface GuardedResponse {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+}
+
+/** The address guard refused the target; such a delivery must not be retried. */
+export class BlockedAddressError extends Error {
+  readonly reason: string;
+  readonly address: string;
+  constructor(hostname: string, reason: string, address: string) {
+    const via = hostname === address || hostname === `[${address}]` ? '' : ` (${hostname})`;
+    super(`blocked by the address guard: ${address}${via} is ${reason}`);
+    this.name = 'BlockedAddressError';
+    this.reason = reason;
+    this.address = address;
+  }
+}
+
+export class ResponseTooLargeError extends Error {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`response body exceeds ${limit} bytes`);
+    this.name = 'ResponseTooLargeError';
+    this.limit = limit;
+  }
+}
+
+/** fetch() that only reaches addresses the guard allows; `timeoutMs` covers lookup, connect and body. */
+export async function guardedFetch(url: string, init: GuardedFetchInit): Promise<GuardedResponse> {
+  const target = new URL(url);
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    throw new TypeError(`unsupported protocol ${target.protocol}`);
+  }
+  const maxBytes = init.maxBytes ?? DEFAULT_MAX_BYTES;
+  const timeout = AbortSignal.timeout(init.timeoutMs);
+  const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
+
+  const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
+  if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
+
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs },
+    connections: 1,
+    allowH2: false,
+  });
+  try {
+    const res = await fetch(target, {
+      method: init.method ?? 'GET',
+      headers: init.headers,
+      body: init.body,
+      redirect: 'manual',
+      signal,
+      dispatcher: agent,
+    });
+    const body = await readCapped(res.body, maxBytes, signal);
+    return { status: res.status, headers: res.headers, body };
+  } finally {
+    await agent.destroy().catch(() => {});
+  }
+}
+
+type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+
+// net.connect's lookup hook: answer with the checked address, whatever name is asked for.
+function pinnedLookup(checked: CheckedAddress) {
+  return (_hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    if (options.all) callback(null, [{ address: checked.address, family: checked.family }]);
+    else callback(null, checked.address, checked.family);
+  };
+}
+
+async function readCapped(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Buffer> {
+  if (stream === null) return Buffer.alloc(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ResponseTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  signal.throwIfAborted();
+  return Buffer.concat(chunks, total);
+}
+
+// dns.lookup cannot be cancelled; stop waiting for it once the deadline passes.
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,61 @@
+import type { Services } from '../services.ts';
+import { notifyEventsWritten } from '../services.ts';
+import type { Caller } from './access.ts';
+import { invalid } from './errors.ts';
+import type { Issue } from './issues.ts';
+import { applyPatch, checkKey, checkMetadata, checkValue, type Metadata, type MetadataPatch } from './metadata.ts';
+import { loadWritablePage, presentPage, writeRevision, type Page } from './pages.ts';
+import { tx } from '../store/db.ts';
+import type { PageState } from '../store/pages.ts';
+import type { SpaceRow } from '../store/spaces.ts';
+
+/**
+ * Checks a patched record against its type; record types (issue 4) install the real check.
+ * Returns issues; an empty list lets the patch land.
+ */
+export type RecordCheck = (svc: Services, caller: Caller, space: SpaceRow, template: string, metadata: Metadata) => Issue[];
+let checkRecord: RecordCheck = () => [];
+export function setRecordCheck(fn: RecordCheck): void {
+  checkRecord = fn;
+}
+
+export function checkPatch(patch: MetadataPatch, svc: Services): Issue[] {
+  const limits = svc.config.limits;
+  const issues: Issue[] = [];
+  for (const [k, v] of Object.entries(patch.set ?? {})) {
+    const issue = checkKey(k, `set.${k}`) ?? (v === null ? null : checkValue(k, v, limits, `set.${k}`));
+    if (issue) issues.push(issue);
+  }
+  for (const [k, items] of Object.entries(patch.appendUnique ?? {})) {
+    const issue = checkKey(k, `appendUnique.${k}`)
+      ?? (Array.isArray(items) ? checkValue(k, items, limits, `appendUnique.${k}`)
+        : { key: `appendUnique.${k}`, code: 'type', message: 'appendUnique takes a list of items per key' });
+    if (issue) issues.push(issue);
+  }
+  if ('template' in (patch.set ?? {}) || 'template' in (patch.appendUnique ?? {})) {
+    issues.push({ key: 'template', code: 'format', message: "'template' is the record type stamp and is not patched" });
+  }
+  return issues;
+}
+
+/** Applies a metadata patch as a new revision; a patch that changes nothing writes nothing. */
+export function patchMetadata(
+  svc: Services, caller: Caller, slug: string, path: string, patch: MetadataPatch,
+): { page: Page; changedKeys: string[] } {
+  const issues = checkPatch(patch, svc);
+  if (issues.length) throw invalid(issues);
+  const out = tx(svc.db, () => {
+    const { space, page } = loadWritablePage(svc, caller, slug, path);
+    const current = JSON.parse(page.metadata) as Metadata;
+    const { next, changedKeys } = applyPatch(current, patch);
+    if (changedKeys.length === 0) return { space, row: page, changedKeys };
+    const afterIssues = checkMetadata(next, svc.config.limits);
+    if (page.template) afterIssues.push(...checkRecord(svc, caller, space, page.template, next));
+    if (afterIssues.length) throw invalid(afterIssues);
+    const state: PageState = { title: page.title, content: page.content, frontmatter: page.frontmatter, metadata: JSON.stringify(next), template: page.template };
+    const w = writeRevision(svc, caller, space, path, page, state, { name: 'page.metadata.updated', changedKeys });
+    return { space, row: w.row, changedKeys };
+  });
+  if (out.changedKeys.length) notifyEventsWritten(svc);
+  return { page: presentPage(out.space, out.row), changedKeys: out.changedKeys };
+}

@@ -1,0 +1,203 @@
+import type { Services } from '../services.ts';
+import { notifyEventsWritten } from '../services.ts';
+import { canCreateIn, canDeletePage, canReadPage, canWritePage, type AclEntry, type Caller } from './access.ts';
+import { AppError, invalid, notFound } from './errors.ts';
+import { recordPageEvent } from './events.ts';
+import { indexPage, unindexPage } from './indexing.ts';
+import type { Issue } from './issues.ts';
+import { checkMetadata, normalizeMetadata, type Metadata } from './metadata.ts';
+import { checkPagePath } from './paths.ts';
+import { resolveSpace } from './spaces.ts';
+import { tx } from '../store/db.ts';
+import * as store from '../store/pages.ts';
+import type { PageRow, PageState } from '../store/pages.ts';
+import type { SpaceRow } from '../store/spaces.ts';
+
+export type Page = {
+  space: string;
+  path: string;
+  title: string;
+  content: string;
+  frontmatter: Record<string, unknown>;
+  metadata: Metadata;
+  template: string | null;
+  version: number;
+  updatedAt: string;
+};
+
+export function presentPage(space: SpaceRow, p: PageRow): Page {
+  return {
+    space: space.slug,
+    path: p.path,
+    title: p.title,
+    content: p.content,
+    frontmatter: JSON.parse(p.frontmatter),
+    metadata: JSON.parse(p.metadata),
+    template: p.template,
+    version: p.version,
+    updatedAt: p.updated_at,
+  };
+}
+
+export type PageContext = { space: SpaceRow; page: PageRow; acl: AclEntry[] };
+
+/** A live page the caller may read, else 404: an unreadable page is absent for its caller. */
+export function loadReadablePage(svc: Services, caller: Caller, slug: string, path: string): PageContext {
+  const space = resolveSpace(svc, caller, slug);
+  const page = store.findPage(svc.db, space.id, path);
+  if (!page || page.deleted_at !== null) throw notFound(`page '${slug}/${path}'`);
+  const acl = page.has_acl ? store.readAcl(svc.db, page.id) : [];
+  if (!canReadPage(caller, space, page, acl)) throw notFound(`page '${slug}/${path}'`);
+  return { space, page, acl };
+}
+
+/** As loadReadablePage, and 403 when the caller may read but not write it. */
+export function loadWritablePage(svc: Services, caller: Caller, slug: string, path: string): PageContext {
+  const ctx = loadReadablePage(svc, caller, slug, path);
+  if (!canWritePage(caller, ctx.space, ctx.page, ctx.acl)) throw new AppError('forbidden', 'you may read this page but not change it');
+  return ctx;
+}
+
+export type PutPageInput = {
+  title: string;
+  content?: string;
+  frontmatter?: Record<string, unknown>;
+  template?: string;
+  metadata?: Record<string, unknown>;
+  baseVersion?: number;
+};
+
+export type WriteResult = { page: Page; created: boolean; changed: boolean };
+
+/**
+ * Resolves what a write stores for a record or a page created from a template. Record types
+ * (issue 4) replace this: validate `metadata` against the type and stamp `template`.
+ */
+export type TemplateResolver = (
+  svc: Services, caller: Caller, space: SpaceRow, path: string, input: PutPageInput, existing: PageRow | null, next: PageState,
+) => PageState;
+
+let resolveTemplate: TemplateResolver = (_svc, _caller, _space, _path, input, _existing, next) => {
+  if (input.template !== undefined) throw invalid([{ key: 'template', code: 'format', message: 'templates are not available' }]);
+  return next;
+};
+
+export function setTemplateResolver(fn: TemplateResolver): void {
+  resolveTemplate = fn;
+}
+
+/** The one page write path: HTTP, MCP and import all come here. One transaction. */
+export function putPage(svc: Services, caller: Caller, slug: string, path: string, input: PutPageInput): WriteResult {
+  const limits = svc.config.limits;
+  const issues: Issue[] = [];
+  const pathIssue = checkPagePath(path);
+  if (pathIssue) issues.push(pathIssue);
+  if (input.title.trim() === '' || input.title.length > 1024) {
+    issues.push({ key: 'title', code: 'format', message: 'a title has 1–1024 characters and is not blank' });
+  }
+  if (input.metadata !== undefined) issues.push(...checkMetadata(input.metadata, limits));
+  if (issues.length) throw invalid(issues);
+  if (input.content !== undefined && Buffer.byteLength(input.content) > limits.pageBytes) {
+    throw new AppError('payload_too_large', `page content is limited to ${limits.pageBytes} bytes`);
+  }
+
+  const result = tx(svc.db, () => {
+    const space = resolveSpace(svc, caller, slug);
+    const existing = store.findPage(svc.db, space.id, path) ?? null;
+    const live = existing !== null && existing.deleted_at === null ? existing : null;
+    if (live) {
+      const acl = live.has_acl ? store.readAcl(svc.db, live.id) : [];
+      if (!canReadPage(caller, space, live, acl)) throw notFound(`page '${slug}/${path}'`);
+      if (!canWritePage(caller, space, live, acl)) throw new AppError('forbidden', 'you may read this page but not change it');
+    } else if (!canCreateIn(caller, space)) {
+      throw new AppError('forbidden', `you may not create pages in '${slug}'`);
+    }
+    if (input.baseVersion !== undefined && input.baseVersion !== (live?.version ?? 0)) {
+      throw new AppError('version_conflict', `the page is at version ${live?.version ?? 0}, not ${input.baseVersion}`, undefined, {
+        currentVersion: live?.version ?? 0,
+      });
+    }
+    const metadata = input.metadata !== undefined
+      ? withStamp(normalizeMetadata(input.metadata), live)
+      : live ? (JSON.parse(live.metadata) as Metadata) : {};
+    let next: PageState = {
+      title: input.title,
+      content: input.content ?? live?.content ?? '',
+      frontmatter: input.frontmatter !== undefined ? JSON.stringify(input.frontmatter) : live?.frontmatter ?? '{}',
+      metadata: JSON.stringify(metadata),
+      template: live?.template ?? null,
+    };
+    next = resolveTemplate(svc, caller, space, path, input, live, next);
+    if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
+    return writeRevision(svc, caller, space, path, existing, next);
+  });
+  if (result.changed) notifyEventsWritten(svc);
+  return { page: presentPage(result.space, result.row), created: result.created, changed: result.changed };
+}
+
+/** Writes a new revision of the page at `path` (creating or reviving its row); inside a transaction. */
+export function writeRevision(
+  svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
+  event?: { name: 'page.metadata.updated'; changedKeys: string[] },
+): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
+  const db = svc.db;
+  const now = svc.now();
+  const created = existing === null || existing.deleted_at !== null;
+  let id: number;
+  let version: number;
+  if (existing === null) {
+    id = store.insertPage(db, space.id, path, next, now);
+    version = 1;
+  } else {
+    id = existing.id;
+    version = existing.version + 1;
+    store.updatePage(db, id, next, version, now);
+  }
+  store.insertRevision(db, id, version, next, caller.id, now);
+  indexPage(db, { id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata) });
+  if (event) {
+    recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
+  } else {
+    recordPageEvent(db, created ? 'page.created' : 'page.updated', caller, space, { path, title: next.title, version }, now);
+  }
+  const row = store.findPage(db, space.id, path)!;
+  return { space, row, created, changed: true };
+}
+
+function withStamp(metadata: Metadata, live: PageRow | null): Metadata {
+  // A record keeps its type stamp when a write replaces its metadata (contract: Pages).
+  if (live?.template && metadata.template === undefined) return normalizeMetadata({ ...metadata, template: live.template });
+  return metadata;
+}
+
+function sameState(row: PageRow, next: PageState): boolean {
+  return row.title === next.title && row.content === next.content && row.frontmatter === next.frontmatter
+    && row.metadata === next.metadata && row.template === next.template;
+}
+
+/** Deletes a page: revisions stay; a later write continues the numbering as `page.created`. */
+export function deletePage(svc: Services, caller: Caller, slug: string, path: string): void {
+  tx(svc.db, () => {
+    const { space, page } = loadReadablePage(svc, caller, slug, path);
+    if (!canDeletePage(caller, space)) {
+      throw new AppError('forbidden', space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space');
+    }
+    const now = svc.now();
+    unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {} });
+    store.markDeleted(svc.db, page.id, now);
+    recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
+  });
+  notifyEventsWritten(svc);
+}
+
+export type PageListItem = { path: string; title: string; version: number; updatedAt: string; template?: string };
+
+export function listPages(svc: Services, caller: Caller, slug: string, q: { prefix: string; after: string; limit: number }) {
+  const space = resolveSpace(svc, caller, slug);
+  const rows = store.listReadablePages(svc.db, caller, space.id, q.prefix, q.after, q.limit + 1);
+  const more = rows.length > q.limit;
+  const pages: PageListItem[] = rows.slice(0, q.limit).map((r) => ({
+    path: r.path, title: r.title, version: r.version, updatedAt: r.updated_at, ...(r.template ? { template: r.template } : {}),
+  }));
+  return { pages, last: more ? pages[pages.length - 1].path : null };
+}

@@ -1,0 +1,111 @@
+import crypto from 'node:crypto';
+import type { Services } from '../services.ts';
+import type { Caller } from './access.ts';
+import { AppError, invalidField, notFound } from './errors.ts';
+import { PRINCIPAL_NAME } from './paths.ts';
+import { tx } from '../store/db.ts';
+import * as store from '../store/principals.ts';
+
+export type Principal = { id: string; name: string; kind: 'agent' | 'user'; orgAdmin: boolean };
+
+export const DEFAULT_ORG = 'default';
+
+export function presentPrincipal(p: store.PrincipalRow): Principal {
+  return { id: p.id, name: p.name, kind: p.kind, orgAdmin: p.org_admin === 1 };
+}
+
+export function toCaller(p: store.PrincipalRow): Caller {
+  return { id: p.id, name: p.name, kind: p.kind, orgId: p.org_id, orgAdmin: p.org_admin === 1 };
+}
+
+export const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
+const randomId = (prefix: string) => prefix + crypto.randomBytes(12).toString('base64url');
+
+/** First start: organisation `default`, org-admin agent `admin` and its key (returned once). */
+export function bootstrap(svc: Services): { adminKey: string; generated: boolean } | null {
+  return tx(svc.db, () => {
+    if (store.findOrgBySlug(svc.db, DEFAULT_ORG)) return null;
+    const now = svc.now();
+    store.insertOrg(svc.db, DEFAULT_ORG, 'Default organisation', now);
+    const admin = createPrincipal(svc, { name: 'admin', kind: 'agent', orgAdmin: true });
+    const given = svc.config.bootstrapAdminKey;
+    const { key } = createKey(svc, admin.id, given);
+    return { adminKey: key, generated: given === undefined };
+  });
+}
+
+export type NewPrincipal = { name: string; kind: 'agent' | 'user'; orgAdmin?: boolean; password?: string };
+
+export function createPrincipal(svc: Services, input: NewPrincipal, orgId?: number): Principal {
+  if (!PRINCIPAL_NAME.test(input.name)) {
+    throw invalidField('name', 'format', 'names are 1–64 characters of letters, digits, _ . - and start with a letter or digit');
+  }
+  if (input.password !== undefined && input.kind !== 'user') {
+    throw invalidField('password', 'format', 'only users sign in with a password');
+  }
+  if (input.password !== undefined && input.password.length < 8) {
+    throw invalidField('password', 'min', 'a password has at least 8 characters');
+  }
+  return tx(svc.db, () => {
+    const org = orgId ?? store.findOrgBySlug(svc.db, DEFAULT_ORG)?.id;
+    if (org === undefined) throw new Error('no organisation: the data directory was never started');
+    if (store.findPrincipal(svc.db, input.name)) throw new AppError('conflict', `a principal named '${input.name}' exists`);
+    const row: store.PrincipalRow = {
+      id: randomId('p_'),
+      org_id: org,
+      name: input.name,
+      kind: input.kind,
+      org_admin: input.orgAdmin ? 1 : 0,
+      password_hash: input.password === undefined ? null : hashPassword(input.password),
+      created_at: svc.now(),
+    };
+    store.insertPrincipal(svc.db, row);
+    return presentPrincipal(row);
+  });
+}
+
+/** Issues a new API key for a principal; the key is returned here only, its hash is stored. */
+export function createKey(svc: Services, principalIdOrName: string, given?: string): { id: string; key: string; principal: Principal } {
+  const key = given ?? 'ks_' + crypto.randomBytes(32).toString('base64url');
+  if (key.length < 16) throw invalidField('key', 'min', 'an API key has at least 16 characters');
+  return tx(svc.db, () => {
+    const p = store.findPrincipal(svc.db, principalIdOrName);
+    if (!p) throw notFound(`principal '${principalIdOrName}'`);
+    // Every API key acts as an agent (contract: Principals); users sign in to the web app.
+    if (p.kind !== 'agent') throw invalidField('principal', 'kind', 'API keys belong to agent principals; users sign in with a password');
+    const id = randomId('k_');
+    store.insertKey(svc.db, { id, principal_id: p.id, hash: hashKey(key), prefix: key.slice(0, 7), created_at: svc.now() });
+    return { id, key, principal: presentPrincipal(p) };
+  });
+}
+
+export function revokeKey(svc: Services, caller: Caller, keyId: string): void {
+  const k = store.findKey(svc.db, keyId);
+  if (!k || k.org_id !== caller.orgId) throw notFound(`key '${keyId}'`);
+  store.revokeKey(svc.db, keyId, svc.now());
+}
+
+export function authenticateKey(svc: Services, key: string): Caller | null {
+  const p = store.findPrincipalByKeyHash(svc.db, hashKey(key));
+  return p ? toCaller(p) : null;
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1 };
+
+export function hashPassword(password: string): string {
+  const salt = crypto.randomBytes(16);
+  const hash = crypto.scryptSync(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+export function verifyPassword(password: string, stored: string): boolean {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt') return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = crypto.scryptSync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  return crypto.timingSafeEqual(expected, actual);
+}
+
+export function requireOrgAdmin(caller: Caller): void {
+  if (!caller.orgAdmin) throw new AppError('forbidden', 'this operation is for org admins');
+}

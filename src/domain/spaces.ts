@@ -1,0 +1,105 @@
+import type { Services } from '../services.ts';
+import { canSeeSpace, type Caller } from './access.ts';
+import { AppError, invalid, notFound } from './errors.ts';
+import type { Issue } from './issues.ts';
+import { SPACE_SLUG, isPersonalSlug } from './paths.ts';
+import { tx } from '../store/db.ts';
+import * as store from '../store/spaces.ts';
+import type { SpaceRow } from '../store/spaces.ts';
+
+export type Space = {
+  slug: string;
+  name: string;
+  description: string;
+  defaultAccess: 'write' | 'read' | 'none';
+  personal: boolean;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export function presentSpace(s: SpaceRow): Space {
+  return {
+    slug: s.slug,
+    name: s.name,
+    description: s.description,
+    defaultAccess: s.default_access,
+    personal: s.owner_id !== null,
+    createdAt: s.created_at,
+    updatedAt: s.updated_at,
+  };
+}
+
+/**
+ * The space `slug` if the caller may see it, else 404 (a hidden space is absent). The caller's
+ * own personal space `~name` is created on first use.
+ */
+export function resolveSpace(svc: Services, caller: Caller, slug: string): SpaceRow {
+  let space = store.findSpaceBySlug(svc.db, slug);
+  if (!space && slug === `~${caller.name}`) space = ensurePersonalSpace(svc, caller);
+  if (!space || !canSeeSpace(caller, space, () => store.hasAclGrantInSpace(svc.db, space.id, caller.id))) {
+    throw notFound(`space '${slug}'`);
+  }
+  return space;
+}
+
+export function ensurePersonalSpace(svc: Services, caller: Caller): SpaceRow {
+  const slug = `~${caller.name}`;
+  return tx(svc.db, () => {
+    const existing = store.findSpaceBySlug(svc.db, slug);
+    if (existing) return existing;
+    const now = svc.now();
+    store.insertSpace(svc.db, {
+      org_id: caller.orgId, slug, name: `${caller.name}'s space`, description: 'Personal space',
+      default_access: 'none', owner_id: caller.id, created_by: caller.id, created_at: now, updated_at: now,
+    });
+    return store.findSpaceBySlug(svc.db, slug)!;
+  });
+}
+
+export type NewSpace = { slug: string; name: string; description?: string; defaultAccess?: 'write' | 'read' | 'none' };
+
+export function createSpace(svc: Services, caller: Caller, input: NewSpace): SpaceRow {
+  const issues: Issue[] = [];
+  if (!SPACE_SLUG.test(input.slug)) {
+    issues.push({ key: 'slug', code: 'format', message: 'a slug is 1–63 characters of a-z, 0-9 and -, starting with a letter or digit' });
+  }
+  if (issues.length) throw invalid(issues);
+  return tx(svc.db, () => {
+    if (store.findSpaceBySlug(svc.db, input.slug)) throw new AppError('conflict', `a space '${input.slug}' exists`);
+    const now = svc.now();
+    const id = store.insertSpace(svc.db, {
+      org_id: caller.orgId, slug: input.slug, name: input.name, description: input.description ?? '',
+      default_access: input.defaultAccess ?? 'write', owner_id: null, created_by: caller.id, created_at: now, updated_at: now,
+    });
+    return store.findSpaceById(svc.db, id)!;
+  });
+}
+
+export type SpacePatch = { name?: string; description?: string; defaultAccess?: 'write' | 'read' | 'none' };
+
+/** Renaming and access changes: org admins and the space's creator; a personal space's owner. */
+export function patchSpace(svc: Services, caller: Caller, slug: string, patch: SpacePatch): SpaceRow {
+  return tx(svc.db, () => {
+    const space = resolveSpace(svc, caller, slug);
+    const personal = space.owner_id !== null;
+    const allowed = personal ? space.owner_id === caller.id : caller.orgAdmin || space.created_by === caller.id;
+    if (!allowed) throw new AppError('forbidden', 'only org admins and the space creator may change a space');
+    if (personal && patch.defaultAccess !== undefined && patch.defaultAccess !== 'none') {
+      throw invalid([{ key: 'defaultAccess', code: 'option', message: 'a personal space is visible only to its owner' }]);
+    }
+    store.updateSpace(svc.db, space.id, {
+      name: patch.name ?? space.name,
+      description: patch.description ?? space.description,
+      default_access: patch.defaultAccess ?? space.default_access,
+      updated_at: svc.now(),
+    });
+    return store.findSpaceById(svc.db, space.id)!;
+  });
+}
+
+export function listSpaces(svc: Services, caller: Caller, after: string, limit: number): SpaceRow[] {
+  ensurePersonalSpace(svc, caller);
+  return store.listVisibleSpaces(svc.db, caller, after, limit);
+}
+
+export { isPersonalSlug };

@@ -1,0 +1,74 @@
+import * as v from 'valibot';
+import { AppError, invalid } from '../domain/errors.ts';
+import type { Issue } from '../domain/issues.ts';
+
+/**
+ * Reads a JSON request body: 415 unless it is JSON, 413 past `maxBytes` (counted while reading,
+ * whatever Content-Length claims), 400 for invalid JSON or nesting deeper than `maxDepth`.
+ */
+export async function readJson(req: Request, maxBytes: number, maxDepth: number): Promise<unknown> {
+  const type = req.headers.get('content-type') ?? '';
+  if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+    throw new AppError('unsupported_media_type', 'send the body as application/json');
+  }
+  const text = await readText(req, maxBytes);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new AppError('invalid_json', `the body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (depthExceeds(data, maxDepth)) throw new AppError('bad_request', `JSON nested deeper than ${maxDepth} levels`);
+  return data;
+}
+
+export async function readText(req: Request, maxBytes: number): Promise<string> {
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) throw new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`);
+  if (!req.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function depthExceeds(value: unknown, max: number): boolean {
+  // Iterative, so a hostile 100k-deep array cannot overflow the stack.
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+    }
+  }
+  return false;
+}
+
+/** Parses `data` with a valibot schema; failures become 400 with one issue per field. */
+export function parse<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
+  const r = v.safeParse(schema, data);
+  if (r.success) return r.output;
+  throw invalid(r.issues.map(toIssue));
+}
+
+export function toIssue(i: v.BaseIssue<unknown>): Issue {
+  const key = i.path?.map((p) => String(p.key)).join('.') || 'body';
+  const code = i.received === 'undefined' ? 'required'
+    : i.type === 'min_value' || i.type === 'min_length' ? 'min'
+    : i.type === 'max_value' || i.type === 'max_length' ? 'max'
+    : i.type === 'picklist' ? 'option'
+    : i.kind === 'schema' ? 'type' : 'format';
+  return { key, code, message: i.message };
+}

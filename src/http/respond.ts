@@ -1,0 +1,32 @@
+import { AppError } from '../domain/errors.ts';
+import type { Logger } from '../services.ts';
+
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+
+export function json(data: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(data), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
+}
+
+export function noContent(): Response {
+  return new Response(null, { status: 204 });
+}
+
+/** RFC 9457 problem+json for an AppError; anything else is logged and becomes a bare 500. */
+export function problem(err: unknown, log: Logger, instance?: string): Response {
+  if (err instanceof AppError) {
+    const body: Record<string, unknown> = {
+      type: `https://kspace.dev/problems/${err.code.replaceAll('_', '-')}`,
+      title: err.title,
+      status: err.status,
+      code: err.code,
+      detail: err.message,
+      ...(instance ? { instance } : {}),
+      ...(err.issues ? { issues: err.issues } : {}),
+      ...(err.extra ?? {}),
+    };
+    return new Response(JSON.stringify(body), { status: err.status, headers: { 'content-type': 'application/problem+json' } });
+  }
+  log.error('unhandled error', { error: err instanceof Error ? err.stack ?? err.message : String(err), instance });
+  const body = { type: 'about:blank', title: 'Internal server error', status: 500, code: 'internal_error' };
+  return new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/problem+json' } });
+}

@@ -1,0 +1,123 @@
+import type { H3 } from 'h3';
+import * as v from 'valibot';
+import type { Services } from '../../services.ts';
+import { AppError, invalid, notFound } from '../../domain/errors.ts';
+import { toMarkdownDocument } from '../../domain/markdown-doc.ts';
+import { deleteAcl, getAcl, setAcl } from '../../domain/page-acl.ts';
+import { patchMetadata } from '../../domain/page-metadata.ts';
+import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
+import { getRevision, listRevisions } from '../../domain/revisions.ts';
+import { parse } from '../body.ts';
+import { encodeCursor, isNumber, readCursor, readLimit } from '../query.ts';
+import { json, noContent } from '../respond.ts';
+import { on, type Method, type RouteContext } from '../route.ts';
+
+const Obj = v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object');
+const PutPage = v.strictObject({
+  title: v.string(),
+  content: v.optional(v.string()),
+  frontmatter: v.optional(Obj),
+  template: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  metadata: v.optional(Obj),
+  baseVersion: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+const MetaPatch = v.strictObject({ set: v.optional(Obj), appendUnique: v.optional(Obj) });
+const Ids = v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.maxLength(1000));
+const AclBody = v.strictObject({ read: v.optional(Ids, []), write: v.optional(Ids, []) });
+
+export type PageTarget = { space: string; path: string };
+export type PageSubHandler = (ctx: RouteContext, target: PageTarget) => Response | Promise<Response>;
+
+/** Sub-resources of a page (`/pages/:space/<path>/<name>`); other modules add their own. */
+export const pageSubresources = new Map<string, Partial<Record<Method, PageSubHandler>>>();
+
+pageSubresources.set('metadata', {
+  PATCH: async (ctx, t) => {
+    const patch = parse(MetaPatch, await ctx.body());
+    const { page, changedKeys } = patchMetadata(ctx.svc, ctx.caller, t.space, t.path, patch as never);
+    return json({ ...page, changedKeys });
+  },
+});
+pageSubresources.set('acl', {
+  GET: (ctx, t) => json(getAcl(ctx.svc, ctx.caller, t.space, t.path)),
+  PUT: async (ctx, t) => json(setAcl(ctx.svc, ctx.caller, t.space, t.path, parse(AclBody, await ctx.body()))),
+  DELETE: (ctx, t) => json(deleteAcl(ctx.svc, ctx.caller, t.space, t.path)),
+});
+pageSubresources.set('revisions', {
+  GET: (ctx, t) => {
+    const limit = readLimit(ctx.url);
+    const before = readCursor(ctx.url, isNumber) ?? Number.MAX_SAFE_INTEGER;
+    const { revisions, last } = listRevisions(ctx.svc, ctx.caller, t.space, t.path, { before, limit });
+    return json({ revisions, nextCursor: last === null ? null : encodeCursor(last) });
+  },
+});
+
+/** Splits `/pages/<space>/<path…>` into its decoded parts. */
+export function splitPagePath(pathname: string): { space: string; segments: string[] } {
+  const parts = pathname.split('/').slice(2); // ['', 'pages', space, ...]
+  try {
+    const [space, ...segments] = parts.map((p) => decodeURIComponent(p));
+    return { space: space ?? '', segments };
+  } catch {
+    throw invalid([{ key: 'path', code: 'format', message: 'the URL path is not valid percent-encoding' }]);
+  }
+}
+
+async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
+  const { space, segments } = splitPagePath(ctx.url.pathname);
+  if (segments.length === 0 || segments.every((s) => s === '')) throw notFound('page');
+  const n = segments.length;
+  // …/revisions/<n>: one revision.
+  if (n >= 3 && segments[n - 2] === 'revisions' && /^\d+$/.test(segments[n - 1])) {
+    if (method !== 'GET') throw new AppError('method_not_allowed', 'revisions are read-only');
+    return json(getRevision(ctx.svc, ctx.caller, space, segments.slice(0, -2).join('/'), Number(segments[n - 1])));
+  }
+  const sub = n >= 2 ? pageSubresources.get(segments[n - 1]) : undefined;
+  if (sub) {
+    const handler = sub[method];
+    if (!handler) throw new AppError('method_not_allowed', `${method} is not supported on ${segments[n - 1]}`);
+    return handler(ctx, { space, path: segments.slice(0, -1).join('/') });
+  }
+  const path = segments.join('/');
+  switch (method) {
+    case 'GET': {
+      const { space: s, page } = loadReadablePage(ctx.svc, ctx.caller, space, path);
+      if (prefersMarkdown(ctx.event.req.headers.get('accept'))) {
+        const p = presentPage(s, page);
+        return new Response(toMarkdownDocument(p.title, p.frontmatter, p.content), {
+          headers: { 'content-type': 'text/markdown; charset=utf-8', etag: `"${p.version}"` },
+        });
+      }
+      return json(presentPage(s, page), 200, { etag: `"${page.version}"` });
+    }
+    case 'PUT': {
+      const input = parse(PutPage, await ctx.body());
+      const ifMatch = ctx.event.req.headers.get('if-match');
+      if (ifMatch !== null) {
+        const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(ifMatch);
+        if (!m) throw invalid([{ key: 'If-Match', code: 'format', message: 'If-Match holds the version number the write expects' }]);
+        input.baseVersion = Number(m[1]);
+      }
+      const r = putPage(ctx.svc, ctx.caller, space, path, input);
+      return json(r.page, r.created ? 201 : 200, { etag: `"${r.page.version}"` });
+    }
+    case 'DELETE':
+      deletePage(ctx.svc, ctx.caller, space, path);
+      return noContent();
+    default:
+      throw new AppError('method_not_allowed', `${method} is not supported on a page`);
+  }
+}
+
+function prefersMarkdown(accept: string | null): boolean {
+  if (!accept) return false;
+  const md = accept.indexOf('text/markdown');
+  const js = accept.indexOf('application/json');
+  return md !== -1 && (js === -1 || md < js);
+}
+
+export function registerPageRoutes(app: H3, svc: Services): void {
+  for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'POST'] as const) {
+    on(app, svc, method, '/pages/**', (ctx) => dispatch(method, ctx));
+  }
+}

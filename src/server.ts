@@ -1,0 +1,51 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toNodeHandler } from 'h3';
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { bootstrap } from './domain/principals.ts';
+import { createLogger, createServices, type Logger, type Services } from './services.ts';
+import { openDb } from './store/db.ts';
+
+export type Running = { svc: Services; server: http.Server; url: string; close(): Promise<void> };
+
+/** Background jobs (webhook dispatcher, catalog refresh) register here; each gets start/stop. */
+export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
+export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [];
+
+/** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
+export async function serve(config: Config, log: Logger = createLogger()): Promise<Running> {
+  const db = openDb(config.dataDir, { synchronous: config.dbSynchronous });
+  const svc = createServices(db, config, log);
+  const boot = bootstrap(svc);
+  if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
+  const handler = toNodeHandler(createApp(svc));
+  const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `http://${host}:${addr.port}`;
+  if (config.port === 0 && !process.env.SERVICE_BASE_URL) svc.config.baseUrl = url;
+  const jobs = backgroundJobs.map((make) => make(svc));
+  for (const job of jobs) job.start(svc);
+  log.info(`kspace listening on ${url}`, { dataDir: config.dataDir });
+  let closed = false;
+  return {
+    svc,
+    server,
+    url,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const job of jobs) await job.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Config } from './config.ts';
+import type { Db } from './store/db.ts';
+
+export type Logger = {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+};
+
+/** Everything a request or a background job needs, created once by serve() or a test. */
+export type Services = {
+  db: Db;
+  config: Config;
+  log: Logger;
+  /** Called after a transaction that wrote outbox rows has committed (wakes the dispatcher). */
+  eventsWritten: Set<() => void>;
+  /** Current time as ISO 8601 UTC with milliseconds. */
+  now(): string;
+};
+
+export function createLogger(quiet = false): Logger {
+  const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
+    if (quiet && level === 'info') return;
+    process.stderr.write(`${new Date().toISOString()} ${level} ${msg}${fields ? ' ' + JSON.stringify(fields) : ''}\n`);
+  };
+  return {
+    info: (m, f) => write('info', m, f),
+    warn: (m, f) => write('warn', m, f),
+    error: (m, f) => write('error', m, f),
+  };
+}
+
+export function createServices(db: Db, config: Config, log: Logger = createLogger()): Services {
+  return { db, config, log, eventsWritten: new Set(), now: () => new Date().toISOString() };
+}
+
+/** Wakes whoever waits for new outbox rows; call after the writing transaction committed. */
+export function notifyEventsWritten(svc: Services): void {
+  for (const fn of svc.eventsWritten) fn();
+}

@@ -1,0 +1,47 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { migrate } from './migrations.ts';
+
+export type Db = Database.Database;
+export type Statement = Database.Statement;
+
+// The single executable loads the addon itself and hands over the loaded module (see sea-main).
+let nativeBinding: object | undefined;
+export function setNativeBinding(binding: object): void {
+  nativeBinding = binding;
+}
+
+export type OpenOptions = { synchronous?: 'normal' | 'full'; readonly?: boolean };
+
+/** Opens (creating and migrating if needed) the kspace database in `dataDir`. */
+export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, 'kspace.db');
+  const db = new Database(file, nativeBinding ? { nativeBinding: nativeBinding as never } : {});
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.pragma('temp_store = MEMORY');
+  db.pragma('cache_size = -65536');
+  migrate(db);
+  return db;
+}
+
+const cache = new WeakMap<Db, Map<string, Statement>>();
+
+/** A prepared statement, prepared once per connection and reused. Parameters are always bound. */
+export function stmt(db: Db, sql: string): Statement {
+  let m = cache.get(db);
+  if (!m) cache.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+/** Runs `fn` in one BEGIN IMMEDIATE transaction (a savepoint when nested); never awaited. */
+export function tx<T>(db: Db, fn: () => T): T {
+  if (db.inTransaction) return db.transaction(fn)();
+  return db.transaction(fn).immediate();
+}

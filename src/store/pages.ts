@@ -1,0 +1,99 @@
+import { stmt, type Db } from './db.ts';
+import { READABLE_PAGE, callerParams, type AclEntry, type Caller } from '../domain/access.ts';
+import type { IndexRow } from '../domain/metadata.ts';
+
+export type PageRow = {
+  id: number;
+  space_id: number;
+  path: string;
+  title: string;
+  content: string;
+  frontmatter: string;
+  metadata: string;
+  template: string | null;
+  version: number;
+  has_acl: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+};
+
+export type PageState = {
+  title: string;
+  content: string;
+  frontmatter: string;
+  metadata: string;
+  template: string | null;
+};
+
+/** The page row at a path, live or deleted. */
+export function findPage(db: Db, spaceId: number, path: string): PageRow | undefined {
+  return stmt(db, 'SELECT * FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
+}
+
+export function insertPage(db: Db, spaceId: number, path: string, s: PageState, now: string): number {
+  return Number(stmt(db, `INSERT INTO pages (space_id, path, title, content, frontmatter, metadata, template, version, created_at, updated_at)
+    VALUES (@spaceId, @path, @title, @content, @frontmatter, @metadata, @template, 1, @now, @now)`)
+    .run({ spaceId, path, ...s, now }).lastInsertRowid);
+}
+
+export function updatePage(db: Db, id: number, s: PageState, version: number, now: string): void {
+  stmt(db, `UPDATE pages SET title = @title, content = @content, frontmatter = @frontmatter, metadata = @metadata,
+            template = @template, version = @version, updated_at = @now, deleted_at = NULL WHERE id = @id`)
+    .run({ id, ...s, version, now });
+}
+
+export function markDeleted(db: Db, id: number, now: string): void {
+  stmt(db, 'UPDATE pages SET deleted_at = ?, has_acl = 0 WHERE id = ?').run(now, id);
+  stmt(db, 'DELETE FROM page_acl WHERE page_id = ?').run(id);
+}
+
+export function insertRevision(db: Db, pageId: number, version: number, s: PageState, authorId: string, now: string): void {
+  stmt(db, `INSERT INTO revisions (page_id, version, title, content, frontmatter, metadata, author_id, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(pageId, version, s.title, s.content, s.frontmatter, s.metadata, authorId, now);
+}
+
+export type RevisionListRow = { version: number; title: string; created_at: string; author_id: string; author_kind: string; author_name: string };
+
+export function listRevisions(db: Db, pageId: number, beforeVersion: number, limit: number): RevisionListRow[] {
+  return stmt(db, `SELECT r.version, r.title, r.created_at, r.author_id, p.kind AS author_kind, p.name AS author_name
+                   FROM revisions r JOIN principals p ON p.id = r.author_id
+                   WHERE r.page_id = ? AND r.version < ? ORDER BY r.version DESC LIMIT ?`).all(pageId, beforeVersion, limit) as never;
+}
+
+export type RevisionRow = PageState & { version: number; created_at: string; author_id: string; author_kind: string; author_name: string };
+
+export function findRevision(db: Db, pageId: number, version: number): RevisionRow | undefined {
+  return stmt(db, `SELECT r.*, p.kind AS author_kind, p.name AS author_name FROM revisions r
+                   JOIN principals p ON p.id = r.author_id WHERE r.page_id = ? AND r.version = ?`).get(pageId, version) as never;
+}
+
+export function replaceMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {
+  stmt(db, 'DELETE FROM page_meta WHERE page_id = ?').run(pageId);
+  const ins = stmt(db, 'INSERT INTO page_meta (page_id, key, pos, t, v) VALUES (?, ?, ?, ?, ?)');
+  for (const r of rows) ins.run(pageId, r.key, r.pos, r.t, r.v);
+}
+
+export function readAcl(db: Db, pageId: number): AclEntry[] {
+  return stmt(db, 'SELECT principal_id, perm FROM page_acl WHERE page_id = ? ORDER BY principal_id').all(pageId) as never;
+}
+
+export function replaceAcl(db: Db, pageId: number, entries: AclEntry[] | null): void {
+  stmt(db, 'DELETE FROM page_acl WHERE page_id = ?').run(pageId);
+  const ins = stmt(db, 'INSERT INTO page_acl (page_id, principal_id, perm) VALUES (?, ?, ?)');
+  for (const e of entries ?? []) ins.run(pageId, e.principal_id, e.perm);
+  stmt(db, 'UPDATE pages SET has_acl = ? WHERE id = ?').run(entries ? 1 : 0, pageId);
+}
+
+export type PageListRow = { path: string; title: string; version: number; updated_at: string; template: string | null };
+
+/** Readable live pages of one space in path order, after `afterPath`, with an optional prefix. */
+export function listReadablePages(db: Db, caller: Caller, spaceId: number, prefix: string, afterPath: string, limit: number): PageListRow[] {
+  // The prefix range [prefix, prefix + U+10FFFF) keeps the walk on the (space_id, path) index.
+  return stmt(db, `SELECT p.path, p.title, p.version, p.updated_at, p.template
+                   FROM pages p JOIN spaces s ON s.id = p.space_id
+                   WHERE p.space_id = @spaceId AND p.path >= @prefix AND p.path < @prefixEnd AND p.path > @after
+                     AND ${READABLE_PAGE}
+                   ORDER BY p.path LIMIT @limit`)
+    .all({ ...callerParams(caller), spaceId, prefix, prefixEnd: prefix + '\u{10FFFF}', after: afterPath, limit }) as never;
+}

@@ -1,0 +1,80 @@
+import { stmt, type Db } from './db.ts';
+
+export type PrincipalRow = {
+  id: string;
+  org_id: number;
+  name: string;
+  kind: 'agent' | 'user';
+  org_admin: number;
+  password_hash: string | null;
+  created_at: string;
+};
+
+export function insertOrg(db: Db, slug: string, name: string, now: string): number {
+  return Number(stmt(db, 'INSERT INTO orgs (slug, name, created_at) VALUES (?, ?, ?)').run(slug, name, now).lastInsertRowid);
+}
+
+export function findOrgBySlug(db: Db, slug: string): { id: number; slug: string; name: string } | undefined {
+  return stmt(db, 'SELECT id, slug, name FROM orgs WHERE slug = ?').get(slug) as never;
+}
+
+export function insertPrincipal(db: Db, p: PrincipalRow): void {
+  stmt(db, `INSERT INTO principals (id, org_id, name, kind, org_admin, password_hash, created_at)
+            VALUES (@id, @org_id, @name, @kind, @org_admin, @password_hash, @created_at)`).run(p);
+}
+
+export function findPrincipal(db: Db, idOrName: string): PrincipalRow | undefined {
+  return stmt(db, 'SELECT * FROM principals WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1').get(idOrName, idOrName, idOrName) as never;
+}
+
+export function listPrincipals(db: Db, orgId: number): PrincipalRow[] {
+  return stmt(db, 'SELECT * FROM principals WHERE org_id = ? ORDER BY name').all(orgId) as never;
+}
+
+export function existingPrincipalIds(db: Db, orgId: number, ids: string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const rows = stmt(db, 'SELECT id FROM principals WHERE org_id = ? AND id IN (SELECT value FROM json_each(?))')
+    .all(orgId, JSON.stringify(ids)) as Array<{ id: string }>;
+  return new Set(rows.map((r) => r.id));
+}
+
+export type KeyRow = { id: string; principal_id: string; prefix: string; created_at: string; revoked_at: string | null };
+
+export function insertKey(db: Db, k: { id: string; principal_id: string; hash: string; prefix: string; created_at: string }): void {
+  stmt(db, 'INSERT INTO api_keys (id, principal_id, hash, prefix, created_at) VALUES (@id, @principal_id, @hash, @prefix, @created_at)').run(k);
+}
+
+export function findPrincipalByKeyHash(db: Db, hash: string): PrincipalRow | undefined {
+  return stmt(db, `SELECT p.* FROM api_keys k JOIN principals p ON p.id = k.principal_id
+                   WHERE k.hash = ? AND k.revoked_at IS NULL`).get(hash) as never;
+}
+
+export function findKey(db: Db, id: string): (KeyRow & { org_id: number }) | undefined {
+  return stmt(db, `SELECT k.id, k.principal_id, k.prefix, k.created_at, k.revoked_at, p.org_id
+                   FROM api_keys k JOIN principals p ON p.id = k.principal_id WHERE k.id = ?`).get(id) as never;
+}
+
+export function listKeys(db: Db, principalId: string): KeyRow[] {
+  return stmt(db, 'SELECT id, principal_id, prefix, created_at, revoked_at FROM api_keys WHERE principal_id = ? ORDER BY created_at').all(principalId) as never;
+}
+
+export function revokeKey(db: Db, id: string, now: string): void {
+  stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
+}
+
+export function countPrincipals(db: Db): number {
+  return (stmt(db, 'SELECT count(*) AS n FROM principals').get() as { n: number }).n;
+}
+
+export function insertSession(db: Db, s: { id_hash: string; principal_id: string; created_at: string; expires_at: string }): void {
+  stmt(db, 'INSERT INTO sessions (id_hash, principal_id, created_at, expires_at) VALUES (@id_hash, @principal_id, @created_at, @expires_at)').run(s);
+}
+
+export function findPrincipalBySession(db: Db, idHash: string, now: string): PrincipalRow | undefined {
+  return stmt(db, `SELECT p.* FROM sessions s JOIN principals p ON p.id = s.principal_id
+                   WHERE s.id_hash = ? AND s.expires_at > ?`).get(idHash, now) as never;
+}
+
+export function deleteSession(db: Db, idHash: string): void {
+  stmt(db, 'DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+}

@@ -1,0 +1,42 @@
+import { stmt, type Db } from './db.ts';
+import { VISIBLE_SPACE, callerParams, type Caller } from '../domain/access.ts';
+
+export type SpaceRow = {
+  id: number;
+  org_id: number;
+  slug: string;
+  name: string;
+  description: string;
+  default_access: 'write' | 'read' | 'none';
+  owner_id: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export function findSpaceBySlug(db: Db, slug: string): SpaceRow | undefined {
+  return stmt(db, 'SELECT * FROM spaces WHERE slug = ?').get(slug) as never;
+}
+
+export function findSpaceById(db: Db, id: number): SpaceRow | undefined {
+  return stmt(db, 'SELECT * FROM spaces WHERE id = ?').get(id) as never;
+}
+
+export function insertSpace(db: Db, s: Omit<SpaceRow, 'id'>): number {
+  return Number(stmt(db, `INSERT INTO spaces (org_id, slug, name, description, default_access, owner_id, created_by, created_at, updated_at)
+    VALUES (@org_id, @slug, @name, @description, @default_access, @owner_id, @created_by, @created_at, @updated_at)`).run(s).lastInsertRowid);
+}
+
+export function updateSpace(db: Db, id: number, f: { name: string; description: string; default_access: string; updated_at: string }): void {
+  stmt(db, 'UPDATE spaces SET name = @name, description = @description, default_access = @default_access, updated_at = @updated_at WHERE id = @id').run({ ...f, id });
+}
+
+export function listVisibleSpaces(db: Db, caller: Caller, afterSlug: string, limit: number): SpaceRow[] {
+  return stmt(db, `SELECT s.* FROM spaces s WHERE ${VISIBLE_SPACE} AND s.slug > @after ORDER BY s.slug LIMIT @limit`)
+    .all({ ...callerParams(caller), after: afterSlug, limit }) as never;
+}
+
+export function hasAclGrantInSpace(db: Db, spaceId: number, principalId: string): boolean {
+  return stmt(db, `SELECT 1 FROM page_acl a JOIN pages p ON p.id = a.page_id
+                   WHERE a.principal_id = ? AND p.space_id = ? AND p.deleted_at IS NULL LIMIT 1`).get(principalId, spaceId) !== undefined;
+}

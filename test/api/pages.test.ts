@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
+});
+afterAll(() => srv.close());
+
+describe('PUT /pages/:space/:path', () => {
+  it('creates with 201, replaces with 200, and an identical PUT writes nothing', async () => {
+    const a = await srv.admin.put('/pages/wiki/guide/start', { title: 'Start', content: '# Hi', frontmatter: { tags: ['x'] }, metadata: { stage: 'draft' } });
+    expect(a.status).toBe(201);
+    expect(a.body).toMatchObject({ space: 'wiki', path: 'guide/start', title: 'Start', content: '# Hi', version: 1, metadata: { stage: 'draft' }, frontmatter: { tags: ['x'] } });
+    expect(a.body.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const b = await srv.admin.put('/pages/wiki/guide/start', { title: 'Start', content: '# Hello' });
+    expect(b.status).toBe(200);
+    expect(b.body.version).toBe(2);
+    expect(b.body.metadata).toEqual({ stage: 'draft' }); // metadata kept when not given
+    const c = await srv.admin.put('/pages/wiki/guide/start', { title: 'Start', content: '# Hello' });
+    expect(c.status).toBe(200);
+    expect(c.body.version).toBe(2);
+    const revs = await srv.admin.get('/pages/wiki/guide/start/revisions');
+    expect(revs.body.revisions.map((r: any) => r.version)).toEqual([2, 1]);
+  });
+
+  it('honours If-Match and baseVersion with 409', async () => {
+    await srv.admin.put('/pages/wiki/cond', { title: 'C' });
+    const stale = await srv.admin.put('/pages/wiki/cond', { title: 'C2' }, { 'if-match': '"7"' });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('version_conflict');
+    expect(stale.headers.get('content-type')).toBe('application/problem+json');
+    const ok = await srv.admin.put('/pages/wiki/cond', { title: 'C2' }, { 'if-match': '"1"' });
+    expect(ok.status).toBe(200);
+    expect((await srv.admin.put('/pages/wiki/cond', { title: 'C3', baseVersion: 1 })).status).toBe(409);
+    expect((await srv.admin.put('/pages/wiki/cond', { title: 'C3', baseVersion: 2 })).status).toBe(200);
+    expect((await srv.admin.put('/pages/wiki/fresh', { title: 'F', baseVersion: 0 })).status).toBe(201);
+  });
+
+  it.each([
+    ['a//b', 'format'],
+    ['a%2F.%2Fb', 'format'],
+    ['a%2F..%2Fb', 'format'],
+    ['x/metadata', 'reserved'],
+    ['x/links', 'reserved'],
+    ['x/acl', 'reserved'],
+    ['x/revisions', 'reserved'],
+    ['a%01b', 'format'],
+    ['a'.repeat(513), 'format'],
+  ])('refuses the path %s with 400 (%s)', async (path, code) => {
+    const r = await srv.admin.put(`/pages/wiki/${path}`, { title: 'T' });
+    if (path.endsWith('/metadata') || path.endsWith('/acl') || path.endsWith('/links') || path.endsWith('/revisions')) {
+      // These name sub-resources, so PUT never reaches a page write.
+      expect([400, 404, 405]).toContain(r.status);
+    } else {
+      expect(r.status).toBe(400);
+      expect(r.body.issues[0]).toMatchObject({ key: 'path', code });
+    }
+  });
+
+  it('accepts Unicode paths, case-sensitively', async () => {
+    expect((await srv.admin.put(`/pages/wiki/${encodeURIComponent('Café')}/Ünï`, { title: 'U' })).status).toBe(201);
+    expect((await srv.admin.get(`/pages/wiki/${encodeURIComponent('Café')}/Ünï`)).body.path).toBe('Café/Ünï');
+    expect((await srv.admin.get(`/pages/wiki/${encodeURIComponent('café')}/Ünï`)).status).toBe(404);
+  });
+
+  it.each([
+    [{}, 'title', 'required'],
+    [{ title: 5 }, 'title', 'type'],
+    [{ title: '  ' }, 'title', 'format'],
+    [{ title: 'T', content: 3 }, 'content', 'type'],
+    [{ title: 'T', frontmatter: [1] }, 'frontmatter', 'type'],
+    [{ title: 'T', metadata: { a: { b: 1 } } }, 'metadata.a', 'type'],
+    [{ title: 'T', metadata: { a: [[1]] } }, 'metadata.a', 'type'],
+    [{ title: 'T', metadata: { 'bad key': 1 } }, 'metadata.bad key', 'format'],
+    [{ title: 'T', metadata: { a: null } }, 'metadata.a', 'type'],
+    [{ title: 'T', extra: 1 }, 'extra', 'type'],
+  ])('rejects bad body %j naming %s', async (body, key, code) => {
+    const r = await srv.admin.put('/pages/wiki/bad', body);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('validation_failed');
+    expect(r.body.issues).toContainEqual(expect.objectContaining({ key, code }));
+    expect((await srv.admin.get('/pages/wiki/bad')).status).toBe(404);
+  });
+
+  it('refuses non-JSON (415), bad JSON (400), deep JSON (400), big bodies (413)', async () => {
+    expect((await srv.admin.req('PUT', '/pages/wiki/x', 'title=x', { 'content-type': 'text/plain' })).status).toBe(415);
+    const bad = await srv.admin.req('PUT', '/pages/wiki/x', '{"title":', { 'content-type': 'application/json' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_json');
+    const deep = await srv.admin.put('/pages/wiki/x', { title: 'x', frontmatter: JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40)) });
+    expect(deep.status).toBe(400);
+    const big = await srv.admin.put('/pages/wiki/x', { title: 'x', content: 'a'.repeat(3 * 1024 * 1024) });
+    expect(big.status).toBe(413);
+    expect((await srv.admin.put('/pages/wiki/x', { title: 'x', content: 'a'.repeat(11 * 1024 * 1024) })).status).toBe(413);
+    expect((await srv.admin.get('/pages/wiki/x')).status).toBe(404);
+  });
+
+  it('cannot be polluted through __proto__ or constructor keys', async () => {
+    const r = await srv.admin.req('PUT', '/pages/wiki/proto', '{"title":"P","frontmatter":{"__proto__":{"polluted":1}},"metadata":{"constructor":1}}', { 'content-type': 'application/json' });
+    expect(r.status).toBe(400);
+    expect(r.body.issues).toContainEqual(expect.objectContaining({ key: 'metadata.constructor' }));
+    const ok = await srv.admin.req('PUT', '/pages/wiki/proto', '{"title":"P","frontmatter":{"__proto__":{"polluted":1}}}', { 'content-type': 'application/json' });
+    expect(ok.status).toBe(201);
+    expect(({} as any).polluted).toBeUndefined();
+    expect((await srv.admin.get('/pages/wiki/proto')).body.frontmatter).toEqual(JSON.parse('{"__proto__":{"polluted":1}}'));
+  });
+});
+
+describe('GET /pages/:space/:path', () => {
+  it('returns Markdown with YAML frontmatter on Accept: text/markdown', async () => {
+    await srv.admin.put('/pages/wiki/md', { title: 'Doc', content: 'Body text\n', frontmatter: { tags: ['a', 'b'] } });
+    const r = await srv.admin.get('/pages/wiki/md', { accept: 'text/markdown' });
+    expect(r.headers.get('content-type')).toContain('text/markdown');
+    expect(r.text).toBe('---\ntitle: Doc\ntags:\n  - a\n  - b\n---\n\nBody text\n');
+  });
+
+  it('answers 404 problem+json for a missing page, space or route', async () => {
+    for (const p of ['/pages/wiki/nope', '/pages/nospace/x', '/nothing-here']) {
+      const r = await srv.admin.get(p);
+      expect(r.status).toBe(404);
+      expect(r.body.code).toBe('not_found');
+    }
+  });
+
+  it('shows revisions with their author and each revision on its own', async () => {
+    await srv.admin.put('/pages/wiki/rev', { title: 'R1', content: 'one' });
+    await srv.admin.put('/pages/wiki/rev', { title: 'R2', content: 'two' });
+    const list = await srv.admin.get('/pages/wiki/rev/revisions?limit=1');
+    expect(list.body.revisions).toEqual([{ version: 2, title: 'R2', author: { id: expect.any(String), kind: 'agent', name: 'admin' }, createdAt: expect.any(String) }]);
+    const next = await srv.admin.get(`/pages/wiki/rev/revisions?limit=1&cursor=${list.body.nextCursor}`);
+    expect(next.body.revisions[0].version).toBe(1);
+    expect(next.body.nextCursor).toBeNull();
+    const one = await srv.admin.get('/pages/wiki/rev/revisions/1');
+    expect(one.body).toMatchObject({ version: 1, title: 'R1', content: 'one', author: { name: 'admin' } });
+    expect((await srv.admin.get('/pages/wiki/rev/revisions/9')).status).toBe(404);
+  });
+});
+
+describe('DELETE /pages/:space/:path', () => {
+  it('keeps revisions and continues the numbering on a later write', async () => {
+    await srv.admin.put('/pages/wiki/gone', { title: 'G' });
+    await srv.admin.put('/pages/wiki/gone', { title: 'G2' });
+    expect((await srv.admin.del('/pages/wiki/gone')).status).toBe(204);
+    expect((await srv.admin.get('/pages/wiki/gone')).status).toBe(404);
+    expect((await srv.admin.del('/pages/wiki/gone')).status).toBe(404);
+    const again = await srv.admin.put('/pages/wiki/gone', { title: 'G3' });
+    expect(again.status).toBe(201);
+    expect(again.body.version).toBe(3);
+    const revs = await srv.admin.get('/pages/wiki/gone/revisions');
+    expect(revs.body.revisions.map((r: any) => r.version)).toEqual([3, 2, 1]);
+  });
+});
+
+describe('GET /spaces/:slug/pages', () => {
+  it('lists by prefix with limit and cursor', async () => {
+    await srv.admin.post('/spaces', { slug: 'list', name: 'List' });
+    for (const p of ['a/1', 'a/2', 'a/3', 'b/1', 'a-x']) await srv.admin.put(`/pages/list/${p}`, { title: p });
+    const first = await srv.admin.get('/spaces/list/pages?prefix=a/&limit=2');
+    expect(first.body.pages.map((p: any) => p.path)).toEqual(['a/1', 'a/2']);
+    expect(first.body.pages[0]).toEqual({ path: 'a/1', title: 'a/1', version: 1, updatedAt: expect.any(String) });
+    const second = await srv.admin.get(`/spaces/list/pages?prefix=a/&limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.pages.map((p: any) => p.path)).toEqual(['a/3']);
+    expect(second.body.nextCursor).toBeNull();
+    expect((await srv.admin.get('/spaces/list/pages?limit=0')).status).toBe(400);
+    expect((await srv.admin.get('/spaces/list/pages?cursor=garbage')).status).toBe(400);
+  });
+});
