@@ -185,11 +185,20 @@ describe('extractLinks', () => {
     ['base-URL autolink', '<http://127.0.0.1:8080/pages/s/x>', [ref('x')]],
     ['bare base URL', 'see http://127.0.0.1:8080/pages/s/x.', [ref('x')]],
     ['bare base URL with a prefix', 'https://wiki.example/kspace/pages/t/y', [ref('y', 't')]],
+    ['bare base URL in capitals, trailing paren', '(HTTPS://WIKI.EXAMPLE/kspace/pages/t/y)', [ref('y', 't')]],
+    ['bare base URL next to an inline link', '[x](/pages/s/x) then www.example.com and http://127.0.0.1:8080/pages/s/y', [ref('x'), ref('y')]],
     ['links in lists, quotes, tables, headings', '# [h](/pages/s/h)\n\n- [l](/pages/s/l)\n\n> [q](/pages/s/q)\n\n| a |\n|---|\n| [t](/pages/s/t) |', [ref('h'), ref('l'), ref('q'), ref('t')]],
     ['footnote is not a definition', 'x[^1]\n\n[^1]: [f](/pages/s/f)', [ref('f')]],
     ['mixed internal and external', '[a](https://x.example) [b](/pages/s/b) [c](mailto:c@x) [d](#top)', [ref('b')]],
   ])('%s', (_name, content, expected) => {
     expect(extractLinks(content, FROM, BASES)).toEqual(expected);
+  });
+
+  it.each([
+    ['Unicode spelling', 'https://bücher.example/pages/s/x'],
+    ['punycode spelling', 'https://xn--bcher-kva.example/pages/s/x'],
+  ])('finds a bare link to an internationalised base host in %s', (_name, content) => {
+    expect(extractLinks(content, FROM, ['https://bücher.example'])).toEqual([ref('x')]);
   });
 
   it('resolves relative links in the linking page’s own space', () => {
@@ -201,6 +210,7 @@ describe('extractLinks fast path', () => {
   it.each([
     ['plain prose', 'Just words, [brackets] and (parens).'],
     ['a pages path without base URLs configured', 'see /pages/s/x'],
+    ['a pages path without a base host', 'see https://example.com/pages/s/x'],
     ['empty content', ''],
   ])('does not parse %s', (_name, content) => {
     vi.mocked(fromMarkdown).mockClear();
@@ -217,6 +227,19 @@ describe('extractLinks fast path', () => {
     vi.mocked(fromMarkdown).mockClear();
     expect(extractLinks(content, FROM, bases)).toEqual(expected);
     expect(fromMarkdown).toHaveBeenCalledTimes(1);
+  });
+
+  // Literal autolinks are the costly part of GFM; they can only matter when a base host is named.
+  it.each([
+    ['no base host named', '[x](/pages/s/x) see www.example.com/pages/s/y', BASES, false],
+    ['no base URLs configured', '[x](/pages/s/x) http://127.0.0.1:8080/pages/s/y', [], false],
+    ['a base host named', '[x](/pages/s/x) see http://127.0.0.1:8080/pages/s/y', BASES, true],
+    ['a base host named in capitals', '[x](/pages/s/x) WIKI.EXAMPLE/kspace/pages/s/y', BASES, true],
+  ])('parses literal autolinks only when needed: %s', (_name, content, bases, literals) => {
+    vi.mocked(fromMarkdown).mockClear();
+    extractLinks(content, FROM, bases);
+    const options = vi.mocked(fromMarkdown).mock.calls[0][1] as { mdastExtensions: Array<{ transforms?: unknown }> };
+    expect(options.mdastExtensions.some((e) => e.transforms !== undefined)).toBe(literals);
   });
 
   it('builds the GFM extension once, not per call', () => {

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let alice: Client & { id: string };
+let bob: Client & { id: string };
+beforeAll(async () => {
+  srv = await startServer();
+  alice = await newAgent(srv, 'alice');
+  bob = await newAgent(srv, 'bob');
+});
+afterAll(() => srv.close());
+
+const paths = async (c: Client, slug: string) => ((await c.get(`/spaces/${slug}/pages`)).body.pages ?? []).map((p: any) => p.path);
+
+describe('spaces', () => {
+  it('creates, reads and patches spaces; validates the slug', async () => {
+    const r = await alice.post('/spaces', { slug: 'team', name: 'Team', description: 'ours' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ slug: 'team', name: 'Team', description: 'ours', defaultAccess: 'write', personal: false });
+    expect((await alice.post('/spaces', { slug: 'team', name: 'Again' })).status).toBe(409);
+    for (const slug of ['Team', '-x', 'a_b', '~x', 'a'.repeat(64)]) {
+      const bad = await alice.post('/spaces', { slug, name: 'x' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.issues[0].key).toBe('slug');
+    }
+    expect((await bob.patch('/spaces/team', { name: 'Mine' })).status).toBe(403);
+    expect((await alice.patch('/spaces/team', { name: 'Team 2' })).body.name).toBe('Team 2');
+    expect((await bob.get('/spaces/team')).body.name).toBe('Team 2');
+  });
+
+  it('gives everyone a personal space that only its owner sees, admins included', async () => {
+    const mine = await alice.get('/spaces/~alice');
+    expect(mine.status).toBe(200);
+    expect(mine.body.personal).toBe(true);
+    expect((await alice.put('/pages/~alice/diary', { title: 'Dear diary' })).status).toBe(201);
+    expect((await bob.get('/spaces/~alice')).status).toBe(404);
+    expect((await srv.admin.get('/spaces/~alice')).status).toBe(404);
+    expect((await srv.admin.get('/pages/~alice/diary')).status).toBe(404);
+    expect((await srv.admin.put('/pages/~alice/diary', { title: 'x' })).status).toBe(404);
+    expect((await srv.admin.del('/pages/~alice/diary')).status).toBe(404);
+    const slugs = (await srv.admin.get('/spaces')).body.spaces.map((s: any) => s.slug);
+    expect(slugs).not.toContain('~alice');
+    expect((await alice.get('/spaces')).body.spaces.map((s: any) => s.slug)).toContain('~alice');
+    expect((await alice.del('/pages/~alice/diary')).status).toBe(204);
+  });
+
+  it('applies defaultAccess read and none', async () => {
+    await srv.admin.post('/spaces', { slug: 'handbook', name: 'Handbook', defaultAccess: 'read' });
+    await srv.admin.put('/pages/handbook/rules', { title: 'Rules' });
+    expect((await bob.get('/pages/handbook/rules')).status).toBe(200);
+    expect((await bob.put('/pages/handbook/rules', { title: 'Mine now' })).status).toBe(403);
+    expect((await bob.put('/pages/handbook/new', { title: 'New' })).status).toBe(403);
+    await srv.admin.post('/spaces', { slug: 'secret', name: 'Secret', defaultAccess: 'none' });
+    await srv.admin.put('/pages/secret/plan', { title: 'Plan' });
+    expect((await bob.get('/spaces/secret')).status).toBe(404);
+    expect((await bob.get('/pages/secret/plan')).status).toBe(404);
+    expect((await bob.get('/spaces')).body.spaces.map((s: any) => s.slug)).not.toContain('secret');
+    // A grant on one page makes the space (and only that page) visible.
+    await srv.admin.put('/pages/secret/plan/acl', { read: [bob.id] });
+    expect((await bob.get('/spaces/secret')).status).toBe(200);
+    await srv.admin.put('/pages/secret/other', { title: 'Other' });
+    expect(await paths(bob, 'secret')).toEqual(['plan']);
+  });
+});
+
+describe('page ACLs', () => {
+  it('hides an ACL’d page from everyone not listed, everywhere, and 403s read-only writers', async () => {
+    await srv.admin.post('/spaces', { slug: 'acl', name: 'ACL' });
+    await alice.put('/pages/acl/open', { title: 'Open' });
+    await alice.put('/pages/acl/closed', { title: 'Closed' });
+    expect((await alice.put('/pages/acl/closed/acl', { read: [], write: [alice.id] })).body).toEqual({ restricted: true, read: [], write: [alice.id] });
+    expect((await bob.get('/pages/acl/closed')).status).toBe(404);
+    expect((await bob.get('/pages/acl/closed/revisions')).status).toBe(404);
+    expect((await bob.get('/pages/acl/closed/revisions/1')).status).toBe(404);
+    expect((await bob.get('/pages/acl/closed/acl')).status).toBe(404);
+    expect((await bob.put('/pages/acl/closed', { title: 'x' })).status).toBe(404);
+    expect((await bob.patch('/pages/acl/closed/metadata', { set: { a: 1 } })).status).toBe(404);
+    expect(await paths(bob, 'acl')).toEqual(['open']);
+    expect(await paths(alice, 'acl')).toEqual(['closed', 'open']);
+    expect(await paths(srv.admin, 'acl')).toEqual(['closed', 'open']); // org admins see shared ACL'd pages
+    // read-only grant
+    await alice.put('/pages/acl/closed/acl', { read: [bob.id], write: [alice.id] });
+    expect((await bob.get('/pages/acl/closed')).status).toBe(200);
+    expect((await bob.put('/pages/acl/closed', { title: 'x' })).status).toBe(403);
+    expect((await bob.patch('/pages/acl/closed/metadata', { set: { a: 1 } })).status).toBe(403);
+    expect((await bob.put('/pages/acl/closed/acl', { read: [bob.id], write: [bob.id] })).status).toBe(403);
+    // back to the space default
+    expect((await alice.del('/pages/acl/closed/acl')).body.restricted).toBe(false);
+    expect((await bob.put('/pages/acl/closed', { title: 'Now bob can' })).status).toBe(200);
+  });
+
+  it('validates ACL bodies and principal ids', async () => {
+    await alice.put('/pages/acl/v', { title: 'V' });
+    const r = await alice.put('/pages/acl/v/acl', { read: ['p_nobody'] });
+    expect(r.status).toBe(400);
+    expect(r.body.issues[0]).toMatchObject({ key: 'read[0]' });
+    expect((await alice.put('/pages/acl/v/acl', { read: 'x' })).status).toBe(400);
+  });
+
+  it('lets only org admins delete in shared spaces', async () => {
+    await alice.put('/pages/acl/del', { title: 'D' });
+    expect((await alice.del('/pages/acl/del')).status).toBe(403);
+    expect((await srv.admin.del('/pages/acl/del')).status).toBe(204);
+  });
+});
