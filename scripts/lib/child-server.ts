@@ -1,0 +1,71 @@
+// Starts kspace as a child process (as a user runs it) for crash tests and benchmarks.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const BENCH_ADMIN_KEY = 'ks_bench_admin_key_0123456789abcdef';
+
+export type ChildServer = { url: string; port: number; proc: ChildProcess; stderr: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startChild(dataDir: string, env: Record<string, string> = {}, command?: string[]): Promise<ChildServer> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const port = await freePort();
+  const argv = command ?? [process.execPath, path.join(ROOT, 'bin/kspace.ts')];
+  const proc = spawn(argv[0], [...argv.slice(1), 'serve', '--data', dataDir, '--port', String(port)], {
+    env: { ...process.env, SERVICE_BOOTSTRAP_ADMIN_KEY: BENCH_ADMIN_KEY, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  proc.stderr!.on('data', (d) => (err += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${err}`);
+    try {
+      const r = await fetch(`${url}/me`, { headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } });
+      if (r.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start: ${err}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return {
+    url, port, proc,
+    stderr: () => err,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill(signal);
+      }),
+  };
+}
+
+/** Resident set size of a process in bytes (Linux /proc). */
+export function rssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+export function peakRssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmHWM:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+export const authHeaders = (key = BENCH_ADMIN_KEY) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
