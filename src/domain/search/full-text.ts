@@ -1,0 +1,83 @@
+import type { Services } from '../../services.ts';
+import type { Caller } from '../access.ts';
+import { invalid } from '../errors.ts';
+import { resolveSpace } from '../spaces.ts';
+import { MARK_CLOSE, MARK_OPEN, countMatches, maxPageId, rankedReadable, snippetsFor, type RankedHit } from '../../store/search.ts';
+import { checkQuery, matchAll, matchRest, matchTitle, parseQuery } from './fts-query.ts';
+
+// GET /search: full-text hits in rank order.
+//
+// Order: pages whose title holds every word or phrase come first, then the other hits; within
+// each group, bm25 with the title weighted 10× the body. bm25 must score every match before
+// the best one is known (~0.6 µs a match here, plus one pass over each word's doclist for its
+// idf), which for a word in all 100k pages is ~70 ms. So a group of more than ranking.slice (10,000)
+// matches is ranked in slices of that many page ids, newest slice first: each ranking query
+// scores at most ranking.slice matches, whatever the corpus size. Such a word occurs in at least
+// one page in ten; for it, bm25 says little (its idf is ~0) and recent pages are the better
+// guess. Queries with fewer matches get the plain, exact ranking. See docs/search.md.
+// A mutable object rather than a constant so that tests can exercise slicing on a few pages.
+export const ranking = { slice: 10_000 };
+
+export type SearchCursor = { g: 0 | 1; s: number; i: number };
+export type SearchHit = { space: string; path: string; title: string; snippet: string; score: number };
+
+export type FullTextSearch = { q: string | null; space: string | null; limit: number; cursor: SearchCursor | null };
+
+export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch): { hits: SearchHit[]; next: SearchCursor | null } {
+  const issue = checkQuery(q.q);
+  if (issue) throw invalid([issue]);
+  const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
+  const phrases = parseQuery(q.q!);
+  if (phrases.length === 0) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
+
+  const db = svc.db;
+  const need = q.limit + 1;
+  const found: Array<RankedHit & { g: 0 | 1 }> = [];
+  const groups = [matchTitle(phrases), matchRest(phrases)];
+  for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need; gi++) {
+    const g = gi as 0 | 1;
+    const match = groups[g];
+    const after = q.cursor?.g === g ? q.cursor : null;
+    for (const [lo, hi] of rankRanges(db, match, after)) {
+      const resume = after !== null && after.i >= lo && after.i <= hi;
+      const rows = rankedReadable(db, caller, {
+        match, lo, hi, spaceId, cap: ranking.slice + 1, need: need - found.length,
+        afterScore: resume ? after.s : -Infinity, afterId: resume ? after.i : 0,
+      });
+      for (const r of rows) found.push({ ...r, g });
+      if (found.length >= need) break;
+    }
+  }
+
+  const page = found.slice(0, q.limit);
+  const snippets = snippetsFor(db, matchAll(phrases), page.map((h) => h.id));
+  const last = page[page.length - 1];
+  return {
+    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: markSnippet(snippets.get(h.id) ?? ''), score: -h.score })),
+    next: found.length > q.limit && last ? { g: last.g, s: last.score, i: last.id } : null,
+  };
+}
+
+/** The id ranges to rank one after the other: all ids, or slices newest first when there are many matches. */
+function rankRanges(db: Services['db'], match: string, after: SearchCursor | null): Array<[number, number]> {
+  const slice = ranking.slice;
+  if (countMatches(db, match, slice + 1) <= slice) return [[1, Number.MAX_SAFE_INTEGER]];
+  const top = Math.floor((Math.max(after?.i ?? maxPageId(db), 1) - 1) / slice);
+  const out: Array<[number, number]> = [];
+  for (let k = top; k >= 0; k--) out.push([k * slice + 1, (k + 1) * slice]);
+  return out;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** The snippet as HTML: page text escaped, each match inside <mark>…</mark>. */
+export function markSnippet(raw: string): string {
+  return raw.replace(/[&<>"']/g, (c) => ESCAPES[c]).replaceAll(MARK_OPEN, '<mark>').replaceAll(MARK_CLOSE, '</mark>');
+}
+
+/** Checks a cursor read back from a client (see readCursor). */
+export function isSearchCursor(v: unknown): v is SearchCursor {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const c = v as Record<string, unknown>;
+  return (c.g === 0 || c.g === 1) && typeof c.s === 'number' && Number.isFinite(c.s) && typeof c.i === 'number' && Number.isSafeInteger(c.i);
+}
