@@ -21,6 +21,9 @@ import { compileDriver, compileFilters, parseFilters, type Condition, type Param
 // A walk in order costs about limit / selectivity rows, a driven query costs its driver's row
 // count, so a driver wins below √(limit × walk length) rows (≈ 2,300 for 50 of 100k).
 
+/** Tests pin the driver threshold to exercise each walk on a few pages; null = computed. */
+export const planner: { threshold: number | null } = { threshold: null };
+
 export type MetadataSearch = {
   filters: string | null;
   orderBy: string | null;
@@ -62,7 +65,8 @@ export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch)
 function runPlan(svc: Services, caller: Caller, conditions: Condition[], q: MetaQuery): MetaHit[] {
   const db = svc.db;
   const walk = q.orderKey !== null ? pagesWithKey(db, q.orderKey) : maxPageId(db);
-  const driver = pickDriver(svc, conditions, Math.max(256, Math.ceil(Math.sqrt(q.limit * Math.max(walk, 1)))));
+  const threshold = planner.threshold ?? Math.max(256, Math.ceil(Math.sqrt(q.limit * Math.max(walk, 1))));
+  const driver = threshold > 0 ? pickDriver(svc, conditions, threshold) : null;
   if (driver) return queryDriven(db, caller, driver.sql, { ...q, params: { ...q.params, ...driver.params } });
   if (q.orderKey === null) return queryById(db, caller, q, null);
   const rows = q.after?.m === 1 ? [] : queryByOrderKey(db, caller, { ...q, orderKey: q.orderKey });
@@ -77,14 +81,13 @@ function runPlan(svc: Services, caller: Caller, conditions: Condition[], q: Meta
 /** The most selective drivable filter, if it selects at most `threshold` index rows. */
 function pickDriver(svc: Services, conditions: Condition[], threshold: number): { sql: string; params: Params } | null {
   let best: { sql: string; params: Params; n: number } | null = null;
-  conditions.forEach((c, i) => {
-    if (best?.n === 0) return;
+  for (let i = 0; i < conditions.length && best?.n !== 0; i++) {
     const params: Params = {};
-    const sql = compileDriver(c, params, `d${i}`);
-    if (sql === null) return;
+    const sql = compileDriver(conditions[i], params, `d${i}`);
+    if (sql === null) continue;
     const n = countMetaRows(svc.db, sql, params, threshold + 1);
     if (n <= threshold && (best === null || n < best.n)) best = { sql, params, n };
-  });
+  }
   return best;
 }
 
