@@ -18,6 +18,15 @@ const WITHOUT_LITERALS = {
   extensions: [GFM_SYNTAX, { disable: { null: ['wwwAutolink', 'protocolAutolink', 'emailAutolink'] } }],
   mdastExtensions: GFM_TREE.filter((extension) => !extension.transforms),
 };
+// The rest of GFM changes which links a text holds only through tables (they need `|`),
+// footnotes (`[^`) and task list markers (`[ ]`, `[x]`); strikethrough, like emphasis, is
+// resolved after links and cannot make or break one. Text without any of them parses to the
+// same links as plain CommonMark, in about a third of the time (~0.25 ms for 2 KB here): the
+// common case, and what keeps a rebuild of 100k pages within its minute.
+const GFM_MARKERS = /\||\[\^|\[[ xX]\]/;
+const COMMONMARK = {};
+
+export type ExtractOptions = { /** Parse with GFM even when the text needs none (tests compare both). */ alwaysGfm?: boolean };
 
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SPACE_SLUG = /^(~[^/]{1,64}|[a-z0-9][a-z0-9-]{0,62})$/;
@@ -27,7 +36,7 @@ const RESERVED_LAST = new Set(['metadata', 'links', 'acl', 'revisions']);
 const MAX_PATH_CHARS = 512;
 
 /** The distinct pages `content` links to, in order of first appearance (self links included). */
-export function extractLinks(content: string, from: PageRef, baseUrls: string[] = []): PageRef[] {
+export function extractLinks(content: string, from: PageRef, baseUrls: string[] = [], opts: ExtractOptions = {}): PageRef[] {
   const bareUrls = mayContainBareBaseUrl(content, baseUrls);
   if (!bareUrls && !content.includes('](') && !content.includes(']:') && !content.includes('<')) {
     return []; // every other link form needs `](` (inline), `]:` (definition) or `<` (autolink)
@@ -35,7 +44,8 @@ export function extractLinks(content: string, from: PageRef, baseUrls: string[] 
   const candidates: Candidate[] = [];
   const linkRefs = new Set<string>();
   const imageRefs = new Set<string>();
-  const tree = fromMarkdown(content, bareUrls ? WITH_LITERALS : WITHOUT_LITERALS);
+  const options = bareUrls ? WITH_LITERALS : opts.alwaysGfm || GFM_MARKERS.test(content) ? WITHOUT_LITERALS : COMMONMARK;
+  const tree = fromMarkdown(content, options);
   collect(tree, candidates, linkRefs, imageRefs);
 
   const seen = new Set<string>();
