@@ -29,7 +29,7 @@ export function maxPageId(db: Db): number {
   return (stmt(db, 'SELECT coalesce(max(id), 0) AS m FROM pages').get() as { m: number }).m;
 }
 
-export type RankedHit = { id: number; score: number; space: string; path: string; title: string };
+export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string };
 
 export type RankedQuery = {
   match: string;
@@ -51,7 +51,7 @@ export type RankedQuery = {
  * query, so a limit or cursor never counts an unreadable page.
  */
 export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHit[] {
-  return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title
+  return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title, p.content
     FROM (SELECT rowid AS id, bm25(page_fts, 10.0, 1.0) AS score FROM page_fts
           WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
           ORDER BY score, rowid LIMIT @cap) h
@@ -61,17 +61,4 @@ export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHi
       AND ${READABLE_PAGE}
     ORDER BY h.score, h.id
     LIMIT @need`).all({ ...callerParams(caller), ...q }) as never;
-}
-
-// Private-use noncharacters mark the match in FTS5's snippet; the domain escapes the text and
-// turns them into <mark>. They cannot come from the markup of the page itself.
-export const MARK_OPEN = '\uFDD0';
-export const MARK_CLOSE = '\uFDD1';
-
-/** A body excerpt around the match for each of the given pages (ids already access-checked). */
-export function snippetsFor(db: Db, match: string, ids: number[]): Map<number, string> {
-  const rows = stmt(db, `SELECT rowid AS id, snippet(page_fts, 1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 24) AS snippet
-    FROM page_fts WHERE page_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`)
-    .all(match, JSON.stringify(ids)) as Array<{ id: number; snippet: string | null }>;
-  return new Map(rows.map((r) => [r.id, r.snippet ?? '']));
 }

@@ -2,8 +2,9 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
-import { MARK_CLOSE, MARK_OPEN, countMatches, maxPageId, rankedReadable, snippetsFor, type RankedHit } from '../../store/search.ts';
+import { countMatches, maxPageId, rankedReadable, type RankedHit } from '../../store/search.ts';
 import { checkQuery, matchAll, matchRest, matchTitle, parseQuery } from './fts-query.ts';
+import { makeSnippet } from './snippet.ts';
 
 // GET /search: full-text hits in rank order.
 //
@@ -33,15 +34,20 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   const db = svc.db;
   const need = q.limit + 1;
   const found: Array<RankedHit & { g: 0 | 1 }> = [];
-  const groups = [matchTitle(phrases), matchRest(phrases)];
+  const slice = ranking.slice;
+  const titleMatch = matchTitle(phrases);
+  const titleCount = countMatches(db, titleMatch, slice + 1);
+  // With no title hits, the other group is every hit: rank the plain expression (NOT costs more).
+  const groups = [titleMatch, titleCount === 0 ? matchAll(phrases) : matchRest(phrases)];
   for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need; gi++) {
     const g = gi as 0 | 1;
-    const match = groups[g];
+    const count = g === 0 ? titleCount : countMatches(db, groups[g], slice + 1);
+    if (count === 0) continue;
     const after = q.cursor?.g === g ? q.cursor : null;
-    for (const [lo, hi] of rankRanges(db, match, after)) {
+    for (const [lo, hi] of rankRanges(db, count > slice, after)) {
       const resume = after !== null && after.i >= lo && after.i <= hi;
       const rows = rankedReadable(db, caller, {
-        match, lo, hi, spaceId, cap: ranking.slice + 1, need: need - found.length,
+        match: groups[g], lo, hi, spaceId, cap: slice + 1, need: need - found.length,
         afterScore: resume ? after.s : -Infinity, afterId: resume ? after.i : 0,
       });
       for (const r of rows) found.push({ ...r, g });
@@ -50,29 +56,21 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   }
 
   const page = found.slice(0, q.limit);
-  const snippets = snippetsFor(db, matchAll(phrases), page.map((h) => h.id));
   const last = page[page.length - 1];
   return {
-    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: markSnippet(snippets.get(h.id) ?? ''), score: -h.score })),
+    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: makeSnippet(h.content, phrases), score: -h.score })),
     next: found.length > q.limit && last ? { g: last.g, s: last.score, i: last.id } : null,
   };
 }
 
 /** The id ranges to rank one after the other: all ids, or slices newest first when there are many matches. */
-function rankRanges(db: Services['db'], match: string, after: SearchCursor | null): Array<[number, number]> {
+function rankRanges(db: Services['db'], sliced: boolean, after: SearchCursor | null): Array<[number, number]> {
+  if (!sliced) return [[1, Number.MAX_SAFE_INTEGER]];
   const slice = ranking.slice;
-  if (countMatches(db, match, slice + 1) <= slice) return [[1, Number.MAX_SAFE_INTEGER]];
   const top = Math.floor((Math.max(after?.i ?? maxPageId(db), 1) - 1) / slice);
   const out: Array<[number, number]> = [];
   for (let k = top; k >= 0; k--) out.push([k * slice + 1, (k + 1) * slice]);
   return out;
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** The snippet as HTML: page text escaped, each match inside <mark>…</mark>. */
-export function markSnippet(raw: string): string {
-  return raw.replace(/[&<>"']/g, (c) => ESCAPES[c]).replaceAll(MARK_OPEN, '<mark>').replaceAll(MARK_CLOSE, '</mark>');
 }
 
 /** Checks a cursor read back from a client (see readCursor). */
