@@ -4,7 +4,7 @@ import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 import { countMatches, maxPageId, rankedReadable, type RankedHit } from '../../store/search.ts';
 import { checkQuery, matchAll, matchRest, matchTitle, parseQuery } from './fts-query.ts';
-import { makeSnippet } from './snippet.ts';
+import { snippetMaker } from './snippet.ts';
 
 // GET /search: full-text hits in rank order.
 //
@@ -57,8 +57,9 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
 
   const page = found.slice(0, q.limit);
   const last = page[page.length - 1];
+  const snippet = snippetMaker(phrases);
   return {
-    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: makeSnippet(h.content, phrases), score: -h.score })),
+    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippet(h.content), score: -h.score })),
     next: found.length > q.limit && last ? { g: last.g, s: last.score, i: last.id } : null,
   };
 }
