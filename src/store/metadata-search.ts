@@ -44,9 +44,8 @@ export type MetaHit = {
 export type MetaCursor = { m: 0 | 1; t?: MetaType; v?: string | number; i: number };
 
 export type MetaQuery = {
-  /** `AND …` conditions on page p, from compileFilters. */
-  filters: string;
-  params: Params;
+  /** `AND …` conditions on the page with id `pageId` and their parameters (compileFilters). */
+  filters: (pageId: string) => { sql: string; params: Params };
   spaceId: number | null;
   orderKey: string | null;
   desc: boolean;
@@ -59,16 +58,17 @@ const COLUMNS = 'p.id, s.slug AS space, p.path, p.title, p.version, p.updated_at
 // none of these walks wants.
 const IN_SPACE = 'AND (@spaceId IS NULL OR p.space_id = @spaceId)';
 
-function run(db: Db, caller: Caller, sql: string, q: MetaQuery, extra: Params = {}): MetaHit[] {
-  return dynamicStmt(db, sql).all({ ...callerParams(caller), ...q.params, ...extra, spaceId: q.spaceId, limit: q.limit }) as never;
+function run(db: Db, caller: Caller, sql: string, q: MetaQuery, params: Params): MetaHit[] {
+  return dynamicStmt(db, sql).all({ ...callerParams(caller), ...params, spaceId: q.spaceId, limit: q.limit }) as never;
 }
 
 /**
  * Driven by one selective filter (its page_meta rows, alias d): few candidate pages, each
  * checked and sorted. Pages without the order key come last, in id order.
  */
-export function queryDriven(db: Db, caller: Caller, driver: string, q: MetaQuery): MetaHit[] {
-  const extra: Params = {};
+export function queryDriven(db: Db, caller: Caller, driver: { sql: string; params: Params }, q: MetaQuery): MetaHit[] {
+  const f = q.filters('dd.page_id');
+  const extra: Params = { ...driver.params, ...f.params };
   const cmp = q.desc ? '<' : '>';
   let order = `p.id${q.desc ? ' DESC' : ''}`;
   let join = '';
@@ -87,9 +87,9 @@ export function queryDriven(db: Db, caller: Caller, driver: string, q: MetaQuery
   }
   if (q.after) Object.assign(extra, cursorParams(q.after));
   const sql = `SELECT ${COLUMNS}, ${select}
-    FROM (SELECT DISTINCT d.page_id FROM page_meta d INDEXED BY page_meta_kv WHERE ${driver}) dd
+    FROM (SELECT DISTINCT d.page_id FROM page_meta d INDEXED BY page_meta_kv WHERE ${driver.sql}) dd
     JOIN pages p ON p.id = dd.page_id JOIN spaces s ON s.id = p.space_id ${join}
-    WHERE ${READABLE_PAGE} ${IN_SPACE} ${q.filters} ${cursor}
+    WHERE ${READABLE_PAGE} ${IN_SPACE} ${f.sql} ${cursor}
     ORDER BY ${order} LIMIT @limit`;
   return run(db, caller, sql, q, extra);
 }
@@ -97,7 +97,8 @@ export function queryDriven(db: Db, caller: Caller, driver: string, q: MetaQuery
 /** Walks the (key, t, v, page_id) index of the order key in order and stops at the limit. */
 export function queryByOrderKey(db: Db, caller: Caller, q: MetaQuery & { orderKey: string }): MetaHit[] {
   const dir = q.desc ? ' DESC' : '';
-  const extra: Params = { orderKey: q.orderKey };
+  const f = q.filters('o.page_id');
+  const extra: Params = { ...f.params, orderKey: q.orderKey };
   let cursor = '';
   if (q.after?.m === 0) {
     cursor = `AND (o.t, o.v, o.page_id) ${q.desc ? '<' : '>'} (@ct, @cv, @ci)`;
@@ -105,14 +106,15 @@ export function queryByOrderKey(db: Db, caller: Caller, q: MetaQuery & { orderKe
   }
   const sql = `SELECT ${COLUMNS}, o.t AS ot, o.v AS ov
     FROM page_meta o INDEXED BY page_meta_kv JOIN pages p ON p.id = o.page_id JOIN spaces s ON s.id = p.space_id
-    WHERE o.key = @orderKey AND o.pos <= 0 ${cursor} AND ${READABLE_PAGE} ${IN_SPACE} ${q.filters}
+    WHERE o.key = @orderKey AND o.pos <= 0 ${cursor} ${f.sql} AND ${READABLE_PAGE} ${IN_SPACE}
     ORDER BY o.t${dir}, o.v${dir}, o.page_id${dir} LIMIT @limit`;
   return run(db, caller, sql, q, extra);
 }
 
 /** Walks pages in id order (no order key, or the pages missing it) and stops at the limit. */
 export function queryById(db: Db, caller: Caller, q: MetaQuery, missingKey: string | null): MetaHit[] {
-  const extra: Params = { ci: q.after ? q.after.i : q.desc ? Number.MAX_SAFE_INTEGER : 0 };
+  const f = q.filters('p.id');
+  const extra: Params = { ...f.params, ci: q.after ? q.after.i : q.desc ? Number.MAX_SAFE_INTEGER : 0 };
   let missing = '';
   if (missingKey !== null) {
     extra.orderKey = missingKey;
@@ -120,7 +122,7 @@ export function queryById(db: Db, caller: Caller, q: MetaQuery, missingKey: stri
   }
   const sql = `SELECT ${COLUMNS}, NULL AS ot, NULL AS ov
     FROM pages p JOIN spaces s ON s.id = p.space_id
-    WHERE p.id ${q.desc ? '<' : '>'} @ci ${missing} AND ${READABLE_PAGE} ${IN_SPACE} ${q.filters}
+    WHERE p.id ${q.desc ? '<' : '>'} @ci ${missing} ${f.sql} AND ${READABLE_PAGE} ${IN_SPACE}
     ORDER BY p.id${q.desc ? ' DESC' : ''} LIMIT @limit`;
   return run(db, caller, sql, q, extra);
 }

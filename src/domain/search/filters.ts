@@ -144,16 +144,22 @@ function rowCondition(c: ValueCondition, alias: string, name: string, params: Pa
   }
 }
 
-/** SQL (`AND …` per filter) that page `p` satisfies every condition; values bound into `params`. */
-export function compileFilters(conditions: Condition[], params: Params): string {
+/**
+ * SQL (`AND …` per filter) that the page whose id is `pageId` satisfies every condition; values
+ * bound into `params`. Naming the id of the walk's driving row (not `p.id`) lets SQLite check
+ * the filters on the small metadata rows before it reads a page row. Each check must stay a
+ * primary-key lookup (page_id, key, pos): NOT INDEXED keeps the (key, t, v) index out, and
+ * LIMIT 1 keeps SQLite from turning the EXISTS into a join that scans that index instead.
+ */
+export function compileFilters(conditions: Condition[], params: Params, pageId = 'p.id'): string {
   return conditions.map((c, i) => {
     const name = `f${i}`;
     if (isKeyOnly(c)) {
       params[`${name}k`] = c.key;
-      const has = `EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = p.id AND m.key = @${name}k)`;
+      const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND m.key = @${name}k LIMIT 1)`;
       return ` AND ${c.op === 'missing' ? 'NOT ' : ''}${has}`;
     }
-    const has = `EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = p.id AND ${rowCondition(c, 'm', name, params)})`;
+    const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND ${rowCondition(c, 'm', name, params)} LIMIT 1)`;
     // neq is the exact negation of eq: it also holds when the key is missing.
     return ` AND ${c.op === 'neq' ? 'NOT ' : ''}${has}`;
   }).join('');

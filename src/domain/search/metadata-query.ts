@@ -47,9 +47,12 @@ export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch)
   if (issues.length || more.length) throw invalid([...issues, ...more]);
 
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
-  const params: Params = {};
+  const filters = (pageId: string) => {
+    const params: Params = {};
+    return { sql: compileFilters(conditions, params, pageId), params };
+  };
   const base: MetaQuery = {
-    filters: compileFilters(conditions, params), params, spaceId,
+    filters, spaceId,
     orderKey: q.orderBy, desc: q.order === 'desc', limit: q.limit + 1, after: q.cursor,
   };
   const rows = runPlan(svc, caller, conditions, base);
@@ -67,7 +70,7 @@ function runPlan(svc: Services, caller: Caller, conditions: Condition[], q: Meta
   const walk = q.orderKey !== null ? pagesWithKey(db, q.orderKey) : maxPageId(db);
   const threshold = planner.threshold ?? Math.max(256, Math.ceil(Math.sqrt(q.limit * Math.max(walk, 1))));
   const driver = threshold > 0 ? pickDriver(svc, conditions, threshold) : null;
-  if (driver) return queryDriven(db, caller, driver.sql, { ...q, params: { ...q.params, ...driver.params } });
+  if (driver) return queryDriven(db, caller, driver, q);
   if (q.orderKey === null) return queryById(db, caller, q, null);
   const rows = q.after?.m === 1 ? [] : queryByOrderKey(db, caller, { ...q, orderKey: q.orderKey });
   if (rows.length < q.limit) {
