@@ -220,8 +220,15 @@ describe('extractLinks fast path', () => {
     expect(fromMarkdown).not.toHaveBeenCalled();
   });
 
+  // Plain prose with inline links is scanned, not parsed (inline-scan.ts).
+  it('does not parse prose whose only Markdown is inline links', () => {
+    vi.mocked(fromMarkdown).mockClear();
+    expect(extractLinks('# T\n\nSee [x](/pages/s/x) and *[y](/pages/s/y.md#z)*.', FROM)).toEqual([ref('x'), ref('y')]);
+    expect(fromMarkdown).not.toHaveBeenCalled();
+  });
+
   it.each([
-    ['inline link', '[x](/pages/s/x)', [], [ref('x')]],
+    ['inline link next to code', '`c` [x](/pages/s/x)', [], [ref('x')]],
     ['definition', '[r]: /pages/s/x', [], [ref('x')]],
     ['autolink', '<http://127.0.0.1:8080/pages/s/x>', BASES, [ref('x')]],
     ['bare base URL', 'http://127.0.0.1:8080/pages/s/x', BASES, [ref('x')]],
@@ -233,8 +240,8 @@ describe('extractLinks fast path', () => {
 
   // Literal autolinks are the costly part of GFM; they can only matter when a base host is named.
   it.each([
-    ['no base host named', '[x](/pages/s/x) see www.example.com/pages/s/y', BASES, false],
-    ['no base URLs configured', '[x](/pages/s/x) http://127.0.0.1:8080/pages/s/y', [], false],
+    ['no base host named', '`c` [x](/pages/s/x) see www.example.com/pages/s/y', BASES, false],
+    ['no base URLs configured', '`c` [x](/pages/s/x) http://127.0.0.1:8080/pages/s/y', [], false],
     ['a base host named', '[x](/pages/s/x) see http://127.0.0.1:8080/pages/s/y', BASES, true],
     ['a base host named in capitals', '[x](/pages/s/x) WIKI.EXAMPLE/kspace/pages/s/y', BASES, true],
   ])('parses literal autolinks only when needed: %s', (_name, content, bases, literals) => {

@@ -4,6 +4,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import { domainToUnicode } from 'node:url';
+import { scanInlineLinks } from './inline-scan.ts';
 
 export type PageRef = { space: string; path: string };
 
@@ -26,7 +27,10 @@ const WITHOUT_LITERALS = {
 const GFM_MARKERS = /\||\[\^|\[[ xX]\]/;
 const COMMONMARK = {};
 
-export type ExtractOptions = { /** Parse with GFM even when the text needs none (tests compare both). */ alwaysGfm?: boolean };
+export type ExtractOptions = {
+  /** Always parse, with GFM, even text the fast paths could judge (tests compare both). */
+  alwaysGfm?: boolean;
+};
 
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SPACE_SLUG = /^(~[^/]{1,64}|[a-z0-9][a-z0-9-]{0,62})$/;
@@ -44,9 +48,13 @@ export function extractLinks(content: string, from: PageRef, baseUrls: string[] 
   const candidates: Candidate[] = [];
   const linkRefs = new Set<string>();
   const imageRefs = new Set<string>();
-  const options = bareUrls ? WITH_LITERALS : opts.alwaysGfm || GFM_MARKERS.test(content) ? WITHOUT_LITERALS : COMMONMARK;
-  const tree = fromMarkdown(content, options);
-  collect(tree, candidates, linkRefs, imageRefs);
+  const scanned = bareUrls || opts.alwaysGfm ? null : scanInlineLinks(content);
+  if (scanned) {
+    for (const url of scanned) candidates.push({ url });
+  } else {
+    const options = bareUrls ? WITH_LITERALS : opts.alwaysGfm || GFM_MARKERS.test(content) ? WITHOUT_LITERALS : COMMONMARK;
+    collect(fromMarkdown(content, options), candidates, linkRefs, imageRefs);
+  }
 
   const seen = new Set<string>();
   const out: PageRef[] = [];
