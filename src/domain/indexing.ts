@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.ts';
+import { deferUntilCommit, type Db } from '../store/db.ts';
 import { bumpKeyStats, metaRowsOf, readersOf } from '../store/key-stats.ts';
 import { replaceLinks } from '../store/links.ts';
 import { replaceMetaIndex } from '../store/pages.ts';
@@ -34,8 +34,11 @@ export function indexPage(db: Db, page: IndexedPage): void {
   replaceMetaIndex(db, page.id, rows);
   const prev = page.previous;
   if (!prev || prev.title !== page.title || prev.content !== page.content) {
-    if (prev) ftsDelete(db, page.id, prev.title, prev.content);
-    ftsInsert(db, page.id, page.title, page.content);
+    // Full text changes run at commit, outside the write's savepoint (see deferUntilCommit).
+    deferUntilCommit(db, () => {
+      if (prev) ftsDelete(db, page.id, prev.title, prev.content);
+      ftsInsert(db, page.id, page.title, page.content);
+    });
   }
   // A metadata patch or a title change leaves the body, and so the links, as they were.
   if (!prev || prev.content !== page.content) {
@@ -47,7 +50,7 @@ export function indexPage(db: Db, page: IndexedPage): void {
 export function unindexPage(db: Db, page: IndexedPage): void {
   updateKeyStats(db, page.id, metaRowsOf(db, page.id), []);
   replaceMetaIndex(db, page.id, []);
-  ftsDelete(db, page.id, page.title, page.content);
+  deferUntilCommit(db, () => ftsDelete(db, page.id, page.title, page.content));
   replaceLinks(db, page.id, []);
 }
 

@@ -2,6 +2,7 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { indexRows } from '../metadata.ts';
 import { requireOrgAdmin } from '../principals.ts';
+import { tx } from '../../store/db.ts';
 import { rebuildKeyStats } from '../../store/key-stats.ts';
 import { countOrgLinks, deleteOrphanLinks, livePagesAfter, replaceLinks } from '../../store/links.ts';
 import { replaceMetaIndex } from '../../store/pages.ts';
@@ -33,7 +34,9 @@ export async function rebuildIndexes(svc: Services, caller: Caller): Promise<{ p
     pages += n;
     if (n < BATCH) break;
   }
-  return svc.writes.run(() => {
+  // A transaction of its own, not a write-queue batch: other writes' full-text changes wait for
+  // their batch's commit (deferUntilCommit) and must not land on top of a fresh rebuild.
+  return tx(svc.db, () => {
     deleteOrphanLinks(svc.db);
     // The full-text rebuild covers the whole deployment (it reads the live-pages view).
     ftsRebuild(svc.db);
