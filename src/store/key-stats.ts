@@ -39,17 +39,26 @@ export function readableKeyStats(db: Db, caller: Caller, spaceId: number | null)
     GROUP BY g.key, g.type ORDER BY g.key, g.type`).all({ ...callerParams(caller), spaceId }) as never;
 }
 
-/** Recounts the organisation's key stats from the metadata index. */
+/** Recounts the organisation's key stats from the metadata index, in one ordered pass over it. */
 export function rebuildKeyStats(db: Db, orgId: number): void {
   stmt(db, 'DELETE FROM meta_key_stats WHERE space_id IN (SELECT id FROM spaces WHERE org_id = ?)').run(orgId);
-  stmt(db, `WITH pr AS (
-      SELECT p.id, p.space_id, ${READERS} AS readers FROM pages p JOIN spaces s ON s.id = p.space_id
-      WHERE s.org_id = ? AND p.deleted_at IS NULL),
-    pairs AS (
-      SELECT page_id, key, '' AS type FROM page_meta
-      UNION SELECT page_id, key, CASE t WHEN 's' THEN 'string' WHEN 'n' THEN 'number' WHEN 'b' THEN 'boolean' ELSE 'date' END FROM page_meta
-      UNION SELECT page_id, key, 'list' FROM page_meta WHERE pos >= 0)
-    INSERT INTO meta_key_stats (space_id, readers, key, type, pages)
-    SELECT pr.space_id, pr.readers, pairs.key, pairs.type, count(*) FROM pairs JOIN pr ON pr.id = pairs.page_id
-    GROUP BY pr.space_id, pr.readers, pairs.key, pairs.type`).run(orgId);
+  // Per page and key (page_meta's primary-key order, so no sort): which types its values have.
+  // Then per space, reader set and key: how many pages have each.
+  const groups = stmt(db, `WITH acl AS MATERIALIZED (
+      SELECT page_id, ',' || group_concat(principal_id || ',', '' ORDER BY principal_id) AS readers FROM page_acl GROUP BY page_id),
+    keys AS (
+      SELECT page_id, key, max(pos >= 0) AS l, max(t = 's') AS ts, max(t = 'n') AS tn, max(t = 'b') AS tb, max(t = 'd') AS td
+      FROM page_meta GROUP BY page_id, key)
+    SELECT p.space_id AS spaceId, CASE WHEN p.has_acl = 0 THEN '' ELSE coalesce(acl.readers, ',') END AS readers, k.key,
+      count(*) AS pages, sum(k.l) AS list, sum(k.ts) AS string, sum(k.tn) AS number, sum(k.tb) AS boolean, sum(k.td) AS date
+    FROM keys k JOIN pages p ON p.id = k.page_id JOIN spaces s ON s.id = p.space_id LEFT JOIN acl ON acl.page_id = p.id
+    WHERE s.org_id = ? AND p.deleted_at IS NULL
+    GROUP BY 1, 2, 3`).all(orgId) as Array<Record<string, number | string> & { spaceId: number; readers: string; key: string }>;
+  const ins = stmt(db, 'INSERT INTO meta_key_stats (space_id, readers, key, type, pages) VALUES (?, ?, ?, ?, ?)');
+  for (const g of groups) {
+    ins.run(g.spaceId, g.readers, g.key, '', g.pages);
+    for (const type of ['list', 'string', 'number', 'boolean', 'date']) {
+      if ((g[type] as number) > 0) ins.run(g.spaceId, g.readers, g.key, type, g[type]);
+    }
+  }
 }
