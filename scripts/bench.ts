@@ -8,6 +8,7 @@ type Section = (opts: BenchOptions) => Promise<BenchResult[]>;
 
 const SECTIONS: Record<string, () => Promise<Section>> = {
   core: async () => (await import('./bench/core.ts')).run,
+  search: async () => (await import('./bench/search.ts')).run,
 };
 
 const { values } = parseArgs({
