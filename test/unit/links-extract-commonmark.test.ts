@@ -42,7 +42,7 @@ describe('CommonMark fast path', () => {
 // Prose with inline links skips the parser altogether (inline-scan.ts); with an alphabet close
 // to that subset, random texts often take the fast path, and must agree with the parser.
 const PROSE = ['[', ']', '(', ')', ' ', '\n', '\n\n', 'x', 'word ', '/pages/wiki/a', '/pages/~bob/b', './c', '../d', 'e.md', '#f', '?q',
-  '*', '_', '!', ':', '# ', '- ', '> ', '   ', '~', '~~', '"', "'", '=', '---\n', 'http://h/', '%20', '%zz', 'é', '🎉', '\u00a0'];
+  '*', '_', '!', ':', '# ', '- ', '> ', '   ', '  ', '1. ', '~', '~~', '"', "'", '=', '---\n', 'http://h/', '%20', '%zz', 'é', '🎉', '\u00a0'];
 
 describe('inline-link fast path', () => {
   it.each([
@@ -58,6 +58,9 @@ describe('inline-link fast path', () => {
     ['- [a](b)\n    - [c](d)'],
     ['[a](b\u00a0c)'],
     ['*[a](b)* **[c](d)**'],
+    ['>     [](x)'],
+    ['-     [a](b)'],
+    ['1.  [a](b)\n\n     [c](d)'],
   ])('%j', (text) => same(text));
 
   const piece = (chars: string[], max: number) => fc.array(fc.constantFrom(...chars), { maxLength: max }).map((a) => a.join(''));

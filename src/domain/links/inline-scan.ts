@@ -4,10 +4,11 @@
 // which is most of a page write's cost. Anything outside that subset answers null and the
 // caller parses the text for real. Pure.
 
-// Code (backticks, `~~~` fences, 4-space indents, tabs), HTML and autolinks (`<`), escapes and
+// Code (backticks, `~~~` fences, indents: any run of 4 spaces, since a `>` or list marker may
+// precede it, and tabs), HTML and autolinks (`<`), escapes and
 // character references (`\`, `&`), images (`![`), reference definitions and links (`]:`, `][`),
 // tables (`|`) and control characters each make the text something this scanner will not judge.
-const HAZARD = /[`<\\&\t|\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|~~~|!\[|\]:|\]\[|^ {4}/m;
+const HAZARD = /[`<\\&\t|\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|~~~|!\[|\]:|\]\[| {4}/;
 // Link text without brackets or line breaks; a destination without spaces, brackets, angle
 // brackets or parentheses (so no title and no nesting to balance).
 const INLINE_LINK = /\[[^[\]\n]*\]\(([^()\s<>[\]]*)\)/g;
