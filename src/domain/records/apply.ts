@@ -97,15 +97,18 @@ export function checkTemplateFrontmatter(name: string, frontmatter: Record<strin
 }
 
 /**
- * Issues of a record's metadata after a patch, checked against its type as it stands (no
- * defaults: a patch changes only what it names). Keys name the patch member when it has one.
+ * A record's metadata after a patch, checked against its type as it stands now, like a write:
+ * absent fields take their defaults. Issue keys name the patch member when there is one.
  */
-export function checkPatchedRecord(svc: Services, space: SpaceRow, ref: string, metadata: Metadata, patch: MetadataPatch): Issue[] {
+export function checkPatchedRecord(
+  svc: Services, space: SpaceRow, ref: string, metadata: Metadata, patch: MetadataPatch,
+): { metadata: Metadata; issues: Issue[] } {
   const type = loadStoredType(svc.db, space, ref);
-  if (type === null) return [];
-  const { issues } = validateRecord(type, metadata, { applyDefaults: false });
-  return issues.map((i) => {
+  if (type === null) return { metadata, issues: [] };
+  const r = validateRecord(type, metadata, { applyDefaults: true });
+  const issues = r.issues.map((i) => {
     const from = Object.hasOwn(patch.set ?? {}, i.key) ? 'set' : Object.hasOwn(patch.appendUnique ?? {}, i.key) ? 'appendUnique' : 'metadata';
     return { ...i, key: `${from}.${i.key}` };
   });
+  return { metadata: normalizeMetadata(r.metadata), issues };
 }

@@ -41,9 +41,12 @@ export function parseTemplateRef(ref: string, key = 'template'): TemplateRef | I
   return { space, name };
 }
 
-/** How a record's type is written in `pages.template` seen from `space`: "N" at home, else "space:N". */
+/**
+ * How a record's type is written in `pages.template` seen from `space`: "N" at home, else
+ * "space:N" (also at home when N holds ':', so that the reference reads back the same).
+ */
 export function refFrom(space: SpaceRow, typeSpace: SpaceRow, name: string): string {
-  return space.id === typeSpace.id ? name : `${typeSpace.slug}:${name}`;
+  return space.id === typeSpace.id && !name.includes(':') ? name : `${typeSpace.slug}:${name}`;
 }
 
 /** The type name a stored reference ends in: the record's `metadata.template` stamp. */
