@@ -1,5 +1,7 @@
 import type { Config } from './config.ts';
+import type { Caller } from './domain/access.ts';
 import type { Db } from './store/db.ts';
+import { createGroupCommit, type GroupCommit } from './store/group-commit.ts';
 
 export type Logger = {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -16,6 +18,10 @@ export type Services = {
   eventsWritten: Set<() => void>;
   /** Current time as ISO 8601 UTC with milliseconds. */
   now(): string;
+  /** Group commit for request writes: `await svc.writes.run(() => putPage(...))`. */
+  writes: GroupCommit;
+  /** API key hash → principal; cleared whenever a key is revoked (contract: effective at once). */
+  authCache: Map<string, Caller>;
 };
 
 export function createLogger(quiet = false): Logger {
@@ -31,10 +37,15 @@ export function createLogger(quiet = false): Logger {
 }
 
 export function createServices(db: Db, config: Config, log: Logger = createLogger()): Services {
-  return { db, config, log, eventsWritten: new Set(), now: () => new Date().toISOString() };
+  return {
+    db, config, log, eventsWritten: new Set(), now: () => new Date().toISOString(),
+    writes: createGroupCommit(db), authCache: new Map(),
+  };
 }
 
-/** Wakes whoever waits for new outbox rows; call after the writing transaction committed. */
+/** Wakes whoever waits for new outbox rows, once the writing transaction has committed. */
 export function notifyEventsWritten(svc: Services): void {
-  for (const fn of svc.eventsWritten) fn();
+  svc.writes.afterCommit(() => {
+    for (const fn of svc.eventsWritten) fn();
+  });
 }

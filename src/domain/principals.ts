@@ -83,11 +83,19 @@ export function revokeKey(svc: Services, caller: Caller, keyId: string): void {
   const k = store.findKey(svc.db, keyId);
   if (!k || k.org_id !== caller.orgId) throw notFound(`key '${keyId}'`);
   store.revokeKey(svc.db, keyId, svc.now());
+  svc.authCache.clear();
 }
 
 export function authenticateKey(svc: Services, key: string): Caller | null {
-  const p = store.findPrincipalByKeyHash(svc.db, hashKey(key));
-  return p ? toCaller(p) : null;
+  const hash = hashKey(key);
+  const cached = svc.authCache.get(hash);
+  if (cached) return cached;
+  const p = store.findPrincipalByKeyHash(svc.db, hash);
+  if (!p) return null;
+  if (svc.authCache.size >= 10_000) svc.authCache.clear();
+  const caller = toCaller(p);
+  svc.authCache.set(hash, caller);
+  return caller;
 }
 
 const SCRYPT = { N: 16384, r: 8, p: 1 };

@@ -25,6 +25,18 @@ export async function readJson(req: Request, maxBytes: number, maxDepth: number)
 export async function readText(req: Request, maxBytes: number): Promise<string> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`);
+  // On Node, read the IncomingMessage itself: a web ReadableStream over it costs more than the write.
+  const nodeReq = (req as { runtime?: { node?: { req?: AsyncIterable<Buffer> } } }).runtime?.node?.req;
+  if (nodeReq) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of nodeReq) {
+      size += chunk.length;
+      if (size > maxBytes) throw new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    return chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  }
   if (!req.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;

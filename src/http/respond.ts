@@ -1,14 +1,21 @@
+import { FastResponse } from 'srvx';
 import { AppError } from '../domain/errors.ts';
 import type { Logger } from '../services.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
+// srvx's FastResponse is written straight to the Node response; a global Response would be
+// streamed chunk by chunk (measured: a third of the GET throughput went there).
 export function json(data: unknown, status = 200, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(data), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
+  return new FastResponse(JSON.stringify(data), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
+}
+
+export function text(body: string, contentType: string, headers?: Record<string, string>): Response {
+  return new FastResponse(body, { status: 200, headers: { 'content-type': contentType, ...headers } });
 }
 
 export function noContent(): Response {
-  return new Response(null, { status: 204 });
+  return new FastResponse(null, { status: 204 });
 }
 
 /** RFC 9457 problem+json for an AppError; anything else is logged and becomes a bare 500. */
@@ -24,9 +31,9 @@ export function problem(err: unknown, log: Logger, instance?: string): Response 
       ...(err.issues ? { issues: err.issues } : {}),
       ...(err.extra ?? {}),
     };
-    return new Response(JSON.stringify(body), { status: err.status, headers: { 'content-type': 'application/problem+json' } });
+    return new FastResponse(JSON.stringify(body), { status: err.status, headers: { 'content-type': 'application/problem+json' } });
   }
   log.error('unhandled error', { error: err instanceof Error ? err.stack ?? err.message : String(err), instance });
   const body = { type: 'about:blank', title: 'Internal server error', status: 500, code: 'internal_error' };
-  return new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/problem+json' } });
+  return new FastResponse(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/problem+json' } });
 }

@@ -8,7 +8,7 @@ afterAll(() => srv.close());
 
 describe('API keys and principals', () => {
   it('answers 401 without a key, with a bad key, and with a malformed header', async () => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }]) {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }] as Array<Record<string, string>>) {
       const r = await fetch(`${srv.url}/me`, { headers });
       expect(r.status).toBe(401);
       expect(r.headers.get('content-type')).toBe('application/problem+json');

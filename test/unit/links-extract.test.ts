@@ -85,6 +85,8 @@ describe('resolveLinkTarget', () => {
     ['javascript:alert(1)', 'javascript'],
     ['javascript:/pages/s/x', 'javascript with a pages path'],
     ['//127.0.0.1:8080/pages/s/x', 'protocol-relative'],
+    ['//pages/s/x', 'protocol-relative to a host named pages'],
+    ['http:/127.0.0.1:8080/pages/s/x', 'scheme without //'],
     ['#anchor', 'pure anchor'],
     ['?q=1', 'pure query'],
     ['', 'empty'],

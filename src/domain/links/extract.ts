@@ -63,9 +63,8 @@ export function resolveLinkTarget(href: string, from: PageRef, baseUrls: string[
     const rest = stripBaseUrl(href, baseUrls);
     return rest === null ? null : resolveInSpace(rest);
   }
-  if (href.startsWith('//')) return null; // protocol-relative: another host
+  // `#anchor`/`?q` leave an empty (folder) path, `//host` is no `/pages/` path: neither resolves.
   const bare = cutQueryAndFragment(href);
-  if (bare === '') return null; // `#anchor` or `?q`: this page's own position, not a link
   if (bare.startsWith('/')) {
     if (bare.startsWith('/pages/')) return resolveInSpace(bare.slice('/pages/'.length));
     // Root-relative form of a base URL mounted under a path prefix: `/kspace/pages/...`.

@@ -9,7 +9,7 @@ import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
 import { parse } from '../body.ts';
 import { encodeCursor, isNumber, readCursor, readLimit } from '../query.ts';
-import { json, noContent } from '../respond.ts';
+import { json, noContent, text } from '../respond.ts';
 import { on, type Method, type RouteContext } from '../route.ts';
 
 const Obj = v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object');
@@ -34,14 +34,17 @@ export const pageSubresources = new Map<string, Partial<Record<Method, PageSubHa
 pageSubresources.set('metadata', {
   PATCH: async (ctx, t) => {
     const patch = parse(MetaPatch, await ctx.body());
-    const { page, changedKeys } = patchMetadata(ctx.svc, ctx.caller, t.space, t.path, patch as never);
+    const { page, changedKeys } = await ctx.svc.writes.run(() => patchMetadata(ctx.svc, ctx.caller, t.space, t.path, patch as never));
     return json({ ...page, changedKeys });
   },
 });
 pageSubresources.set('acl', {
   GET: (ctx, t) => json(getAcl(ctx.svc, ctx.caller, t.space, t.path)),
-  PUT: async (ctx, t) => json(setAcl(ctx.svc, ctx.caller, t.space, t.path, parse(AclBody, await ctx.body()))),
-  DELETE: (ctx, t) => json(deleteAcl(ctx.svc, ctx.caller, t.space, t.path)),
+  PUT: async (ctx, t) => {
+    const body = parse(AclBody, await ctx.body());
+    return json(await ctx.svc.writes.run(() => setAcl(ctx.svc, ctx.caller, t.space, t.path, body)));
+  },
+  DELETE: async (ctx, t) => json(await ctx.svc.writes.run(() => deleteAcl(ctx.svc, ctx.caller, t.space, t.path))),
 });
 pageSubresources.set('revisions', {
   GET: (ctx, t) => {
@@ -84,9 +87,7 @@ async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
       const { space: s, page } = loadReadablePage(ctx.svc, ctx.caller, space, path);
       if (prefersMarkdown(ctx.event.req.headers.get('accept'))) {
         const p = presentPage(s, page);
-        return new Response(toMarkdownDocument(p.title, p.frontmatter, p.content), {
-          headers: { 'content-type': 'text/markdown; charset=utf-8', etag: `"${p.version}"` },
-        });
+        return text(toMarkdownDocument(p.title, p.frontmatter, p.content), 'text/markdown; charset=utf-8', { etag: `"${p.version}"` });
       }
       return json(presentPage(s, page), 200, { etag: `"${page.version}"` });
     }
@@ -98,11 +99,11 @@ async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
         if (!m) throw invalid([{ key: 'If-Match', code: 'format', message: 'If-Match holds the version number the write expects' }]);
         input.baseVersion = Number(m[1]);
       }
-      const r = putPage(ctx.svc, ctx.caller, space, path, input);
+      const r = await ctx.svc.writes.run(() => putPage(ctx.svc, ctx.caller, space, path, input));
       return json(r.page, r.created ? 201 : 200, { etag: `"${r.page.version}"` });
     }
     case 'DELETE':
-      deletePage(ctx.svc, ctx.caller, space, path);
+      await ctx.svc.writes.run(() => deletePage(ctx.svc, ctx.caller, space, path));
       return noContent();
     default:
       throw new AppError('method_not_allowed', `${method} is not supported on a page`);

