@@ -123,9 +123,3 @@ CREATE TABLE events (
   dispatched_at TEXT
 );
 CREATE INDEX events_pending ON events(id) WHERE dispatched_at IS NULL;
-
--- ---- Record types (issue 4) ----------------------------------------------------------------
--- Records of one type in one space, in path order: the records route walks this index, and
--- the nonconforming report reads it. pages.template holds the type as seen from the record's
--- space: "N" for templates/N of the same space, "space:N" for another space's.
-CREATE INDEX pages_template ON pages(space_id, template, path) WHERE template IS NOT NULL;

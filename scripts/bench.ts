@@ -8,6 +8,7 @@ type Section = (opts: BenchOptions) => Promise<BenchResult[]>;
 
 const SECTIONS: Record<string, () => Promise<Section>> = {
   core: async () => (await import('./bench/core.ts')).run,
+  records: async () => (await import('./bench/records.ts')).run,
 };
 
 const { values } = parseArgs({

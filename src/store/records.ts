@@ -6,6 +6,13 @@ import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
 // stays on the (space_id, path) index; the one-segment rule is checked in the same query.
 const TEMPLATE_PATHS = `p.path >= 'templates/' AND p.path < 'templates0' AND instr(substr(p.path, 11), '/') = 0`;
 
+// The records of a type are found through their stamp's row in the metadata index
+// (key 'template', value the type's name), which every record has anyway: walked in page id
+// (creation) order, it needs no index of its own, and each hit is then checked for the space and
+// the full type reference in pages.template (a same-named type of another space shares the stamp).
+const STAMP_WALK = `FROM page_meta r CROSS JOIN pages p ON p.id = r.page_id CROSS JOIN spaces s ON s.id = p.space_id
+  WHERE r.key = 'template' AND r.pos = -1 AND r.t = @stampT AND r.v = @stampV`;
+
 export type TemplatePageRow = {
   id: number;
   version: number;
@@ -29,13 +36,12 @@ export function listReadableTemplates(db: Db, caller: Caller, spaceId: number | 
 
 export type RecordRow = { id: number; space: string; path: string; title: string; version: number; updated_at: string; metadata: string };
 
-/** Every readable record of one type in one space, in path order (the nonconforming report). */
-export function iterateReadableRecords(db: Db, caller: Caller, spaceId: number, template: string): IterableIterator<RecordRow> {
+/** Every readable record of one type in one space, in creation order (the nonconforming report). */
+export function iterateReadableRecords(db: Db, caller: Caller, spaceId: number, template: string, stamp: TypedValue): IterableIterator<RecordRow> {
   return stmt(db, `SELECT p.id, s.slug AS space, p.path, p.title, p.version, p.updated_at, p.metadata
-                   FROM pages p JOIN spaces s ON s.id = p.space_id
-                   WHERE p.space_id = @spaceId AND p.template = @template AND ${READABLE_PAGE}
-                   ORDER BY p.path`)
-    .iterate({ ...callerParams(caller), spaceId, template }) as never;
+                   ${STAMP_WALK} AND p.space_id = @spaceId AND p.template = @template AND ${READABLE_PAGE}
+                   ORDER BY r.page_id`)
+    .iterate({ ...callerParams(caller), spaceId, template, stampT: stamp.t, stampV: stamp.v }) as never;
 }
 
 // ---- the records query -------------------------------------------------------------------
@@ -51,11 +57,14 @@ export type Condition =
   | { op: 'in'; key: string; values: TypedValue[] };
 
 /** Keyset position: phase 1 walks rows holding the order key, phase 2 the rows without it. */
-export type RecordCursor = { phase: 1; t: MetaType; v: string | number; id: number } | { phase: 2; path: string };
+export type RecordCursor = { phase: 1; t: MetaType; v: string | number; id: number } | { phase: 2; id: number };
 
 export type RecordsQuery = {
   spaceId: number;
+  /** The type as pages.template holds it ("N" or "space:N"). */
   template: string;
+  /** The record stamp (metadata.template) as the metadata index types it. */
+  stamp: TypedValue;
   conditions: Condition[];
   orderBy: string | null;
   desc: boolean;
@@ -67,7 +76,11 @@ export type RecordHit = RecordRow & { ot?: MetaType; ov?: string | number };
 
 const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-/** SQL for the conditions, with their parameters appended to `params` (never inlined). */
+/**
+ * SQL for the conditions, with their parameters appended to `params` (never inlined). Each is a
+ * probe of one page's rows by primary key (page_id, key, pos); the unary `+` on t and v keeps
+ * the planner from answering it by a range scan of page_meta_kv over every page instead.
+ */
 function compileConditions(conds: Condition[], params: Record<string, unknown>): string {
   const parts: string[] = [];
   conds.forEach((c, i) => {
@@ -77,7 +90,7 @@ function compileConditions(conds: Condition[], params: Record<string, unknown>):
     const bind = (tv: TypedValue, name: string) => {
       params[`${name}t`] = tv.t;
       params[`${name}v`] = tv.v;
-      return `m.t = @${name}t AND m.v = @${name}v`;
+      return `+m.t = @${name}t AND +m.v = @${name}v`;
     };
     switch (c.op) {
       case 'exists': parts.push(has('')); break;
@@ -93,7 +106,7 @@ function compileConditions(conds: Condition[], params: Record<string, unknown>):
       default: {
         params[`f${i}t`] = c.value.t;
         params[`f${i}v`] = c.value.v;
-        parts.push(has(` AND m.pos = -1 AND m.t = @f${i}t AND m.v ${CMP[c.op]} @f${i}v`));
+        parts.push(has(` AND m.pos = -1 AND +m.t = @f${i}t AND +m.v ${CMP[c.op]} @f${i}v`));
       }
     }
   });
@@ -116,23 +129,44 @@ function dynamicStmt(db: Db, sql: string): Statement {
   return s;
 }
 
+/**
+ * Conditions on the order key itself, repeated on the walked index rows so that the walk starts
+ * and stops at their bounds instead of stepping over every non-matching value.
+ */
+function walkBounds(q: RecordsQuery): string {
+  // The values are bound by compileConditions under the same parameter names.
+  let sql = '';
+  q.conditions.forEach((c, i) => {
+    if (c.key !== q.orderBy) return;
+    if (c.op === 'in') {
+      sql += ` AND (${c.values.map((_, j) => `(o.t = @f${i}_${j}t AND o.v = @f${i}_${j}v)`).join(' OR ')})`;
+    } else if (c.op === 'eq') {
+      sql += ` AND o.t = @f${i}t AND o.v = @f${i}v`;
+    } else if (c.op === 'gt' || c.op === 'gte' || c.op === 'lt' || c.op === 'lte') {
+      sql += ` AND o.t = @f${i}t AND o.v ${CMP[c.op]} @f${i}v`;
+    }
+  });
+  return sql;
+}
+
 const COLUMNS = 'p.id, s.slug AS space, p.path, p.title, p.version, p.updated_at, p.metadata';
 
 /**
- * One page of records of a type, ACL applied inside the query. Without `orderBy` the walk is
- * the (space_id, template, path) index; with it, the page_meta_kv index in (t, v, page_id)
- * order, then the records lacking the key by path.
+ * One page of records of a type, ACL applied inside the query. Without `orderBy` the walk is the
+ * stamp's index rows in creation order; with it, the order key's page_meta_kv rows in
+ * (t, v, page_id) order, then the records lacking the key in creation order.
  */
 export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit[] {
-  const base: Record<string, unknown> = { ...callerParams(caller), spaceId: q.spaceId, template: q.template };
+  const base: Record<string, unknown> = {
+    ...callerParams(caller), spaceId: q.spaceId, template: q.template, stampT: q.stamp.t, stampV: q.stamp.v,
+  };
   const conds = compileConditions(q.conditions, base);
   const scope = `p.space_id = @spaceId AND p.template = @template AND ${READABLE_PAGE}${conds}`;
   if (q.orderBy === null) {
     const dir = q.desc ? 'DESC' : 'ASC';
-    const after = q.after?.phase === 2 ? ` AND p.path ${q.desc ? '<' : '>'} @after` : '';
-    const sql = `SELECT ${COLUMNS} FROM pages p JOIN spaces s ON s.id = p.space_id
-                 WHERE ${scope}${after} ORDER BY p.path ${dir} LIMIT @limit`;
-    return dynamicStmt(db, sql).all({ ...base, after: q.after?.phase === 2 ? q.after.path : null, limit: q.limit }) as never;
+    const after = q.after?.phase === 2 ? ` AND r.page_id ${q.desc ? '<' : '>'} @afterId` : '';
+    const sql = `SELECT ${COLUMNS} ${STAMP_WALK}${after} AND ${scope} ORDER BY r.page_id ${dir} LIMIT @limit`;
+    return dynamicStmt(db, sql).all({ ...base, afterId: q.after?.phase === 2 ? q.after.id : null, limit: q.limit }) as never;
   }
   const rows: RecordHit[] = [];
   if (q.after === null || q.after.phase === 1) {
@@ -141,7 +175,7 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
     // CROSS JOIN keeps page_meta as the outer loop: the index walk delivers the order, LIMIT stops it.
     const sql = `SELECT ${COLUMNS}, o.t AS ot, o.v AS ov
                  FROM page_meta o CROSS JOIN pages p ON p.id = o.page_id CROSS JOIN spaces s ON s.id = p.space_id
-                 WHERE o.key = @orderKey AND o.pos = -1${after} AND ${scope}
+                 WHERE o.key = @orderKey AND o.pos = -1${after}${walkBounds(q)} AND ${scope}
                  ORDER BY o.t ${dir}, o.v ${dir}, o.page_id ${dir} LIMIT @limit`;
     const c = q.after;
     rows.push(...(dynamicStmt(db, sql).all({
@@ -150,11 +184,10 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
     }) as RecordHit[]));
     if (rows.length >= q.limit) return rows;
   }
-  const afterPath = q.after?.phase === 2 ? q.after.path : null;
-  const sql = `SELECT ${COLUMNS} FROM pages p JOIN spaces s ON s.id = p.space_id
-               WHERE ${scope} AND p.path > @afterPath
+  const sql = `SELECT ${COLUMNS} ${STAMP_WALK} AND r.page_id > @afterId AND ${scope}
                  AND NOT EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = p.id AND m.key = @orderKey AND m.pos = -1)
-               ORDER BY p.path LIMIT @limit`;
-  rows.push(...(dynamicStmt(db, sql).all({ ...base, orderKey: q.orderBy, afterPath: afterPath ?? '', limit: q.limit - rows.length }) as RecordHit[]));
+               ORDER BY r.page_id LIMIT @limit`;
+  const afterId = q.after?.phase === 2 ? q.after.id : 0;
+  rows.push(...(dynamicStmt(db, sql).all({ ...base, orderKey: q.orderBy, afterId, limit: q.limit - rows.length }) as RecordHit[]));
   return rows;
 }

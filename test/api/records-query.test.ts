@@ -82,6 +82,14 @@ describe('GET /spaces/:slug/records/:type', () => {
     expect(paths(await q({}, 'story', srv.admin))).toContain('s09');
   });
 
+  it('lists in creation order without orderBy, newest first with order=desc', async () => {
+    await putTemplate(srv.admin, 'pm', 'log', { metadataSchema: { fields: [] } });
+    for (const path of ['z-first', 'a-second', 'm-third']) await srv.admin.put(`/pages/pm/log/${path}`, { title: path, template: 'log' });
+    const names = (r: { body: any }) => r.body.pages.map((p: any) => p.path.slice(4));
+    expect(names(await q({}, 'log'))).toEqual(['z-first', 'a-second', 'm-third']);
+    expect(names(await q({ order: 'desc' }, 'log'))).toEqual(['m-third', 'a-second', 'z-first']);
+  });
+
   it('filters with in, eq, neq, comparisons, contains, exists and missing', async () => {
     const cases: Array<[unknown[], string[]]> = [
       [[{ key: 'stage', op: 'in', value: ['todo', 'review'] }], ['s01', 's04', 's05', 's07']],
@@ -145,8 +153,8 @@ describe('GET /spaces/:slug/record-types', () => {
   it('lists the record types of the space with their fields', async () => {
     const r = await bob.get('/spaces/pm/record-types');
     expect(r.status).toBe(200);
-    expect(r.body.map((t: any) => t.name)).toEqual(['epic', 'story']);
-    expect(r.body[1]).toEqual({
+    expect(r.body.map((t: any) => t.name)).toEqual(['epic', 'log', 'story']); // not plain-tmpl
+    expect(r.body[2]).toEqual({
       name: 'story', description: 'A user story', defaultPathPrefix: 'stories/', additionalKeys: 'allow',
       fields: STORY.metadataSchema.fields,
     });

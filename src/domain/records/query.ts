@@ -2,13 +2,13 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
 import type { Issue } from '../issues.ts';
-import { checkKey, type Metadata } from '../metadata.ts';
+import { checkKey, typed, type Metadata } from '../metadata.ts';
 import { resolveSpace } from '../spaces.ts';
 import { iterateReadableRecords, queryRecords, type RecordCursor } from '../../store/records.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 import { parseFilters } from './filters.ts';
 import { validateRecord, type RecordType } from './schema.ts';
-import { loadTemplateForWrite } from './templates.ts';
+import { loadTemplateForWrite, stampOf } from './templates.ts';
 
 // Records as rows: the metadata query restricted to one record type of a space, and the report
 // of records that no longer satisfy their type. Both see only what the caller may read.
@@ -52,14 +52,14 @@ export function listRecords(
   if (issues.length) throw invalid(issues);
   const { space, ref } = loadReadableType(svc, caller, slug, typeText);
   const rows = queryRecords(svc.db, caller, {
-    spaceId: space.id, template: ref, conditions, orderBy: q.orderBy, desc: q.order === 'desc', limit: q.limit + 1, after: q.cursor,
+    spaceId: space.id, template: ref, stamp: typed(stampOf(ref)), conditions, orderBy: q.orderBy, desc: q.order === 'desc', limit: q.limit + 1, after: q.cursor,
   });
   const more = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   let next: RecordCursor | null = null;
   if (more && last) {
-    next = last.ot !== undefined && last.ov !== undefined ? { phase: 1, t: last.ot, v: last.ov, id: last.id } : { phase: 2, path: last.path };
+    next = last.ot !== undefined && last.ov !== undefined ? { phase: 1, t: last.ot, v: last.ov, id: last.id } : { phase: 2, id: last.id };
   }
   return {
     pages: page.map((r) => ({ space: r.space, path: r.path, title: r.title, version: r.version, updatedAt: r.updated_at, metadata: JSON.parse(r.metadata) })),
@@ -71,7 +71,7 @@ export function listRecords(
 export function isRecordCursor(v: unknown): v is RecordCursor {
   if (typeof v !== 'object' || v === null) return false;
   const c = v as Record<string, unknown>;
-  if (c.phase === 2) return typeof c.path === 'string';
+  if (c.phase === 2) return typeof c.id === 'number' && Number.isInteger(c.id);
   return c.phase === 1 && typeof c.t === 'string' && ['s', 'n', 'b', 'd'].includes(c.t)
     && (typeof c.v === 'string' || (typeof c.v === 'number' && Number.isFinite(c.v)))
     && typeof c.id === 'number' && Number.isInteger(c.id);
@@ -84,9 +84,9 @@ export function isRecordCursor(v: unknown): v is RecordCursor {
 export function listNonconforming(svc: Services, caller: Caller, slug: string, typeText: string): Array<{ path: string; issues: Issue[] }> {
   const { space, ref, type } = loadReadableType(svc, caller, slug, typeText);
   const out: Array<{ path: string; issues: Issue[] }> = [];
-  for (const row of iterateReadableRecords(svc.db, caller, space.id, ref)) {
+  for (const row of iterateReadableRecords(svc.db, caller, space.id, ref, typed(stampOf(ref)))) {
     const { issues } = validateRecord(type, JSON.parse(row.metadata) as Metadata, { applyDefaults: true });
     if (issues.length) out.push({ path: row.path, issues: issues.map((i) => ({ ...i, key: `metadata.${i.key}` })) });
   }
-  return out;
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
