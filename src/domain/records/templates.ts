@@ -65,17 +65,21 @@ export type ParsedTemplate = {
   defaultPathPrefix: string | null;
 };
 
-// Parsing is pure and the key includes the version, so an entry is never stale.
+// Parsing is pure, so the cache is keyed by its inputs (path and frontmatter text): never stale,
+// even for a version written in a transaction that later rolled back.
 const parsedCache = new WeakMap<Db, Map<string, ParsedTemplate>>();
+const CACHEABLE_BYTES = 64 * 1024;
 
-/** The parsed frontmatter of a template page, cached by (page id, version). */
-export function parseTemplatePage(db: Db, row: Pick<PageRow, 'id' | 'version' | 'frontmatter' | 'path'>): ParsedTemplate {
+/** The parsed frontmatter of a template page, cached. */
+export function parseTemplatePage(db: Db, row: Pick<PageRow, 'frontmatter' | 'path'>): ParsedTemplate {
+  const name = templateNameOf(row.path) ?? row.path;
+  if (row.frontmatter.length > CACHEABLE_BYTES) return parseTemplate(name, JSON.parse(row.frontmatter) as Record<string, unknown>);
   let m = parsedCache.get(db);
   if (!m) parsedCache.set(db, (m = new Map()));
-  const cacheKey = `${row.id}:${row.version}`;
+  const cacheKey = `${row.path}\n${row.frontmatter}`;
   const hit = m.get(cacheKey);
   if (hit) return hit;
-  const parsed = parseTemplate(templateNameOf(row.path) ?? row.path, JSON.parse(row.frontmatter) as Record<string, unknown>);
+  const parsed = parseTemplate(name, JSON.parse(row.frontmatter) as Record<string, unknown>);
   if (m.size >= 1000) m.clear();
   m.set(cacheKey, parsed);
   return parsed;
