@@ -81,12 +81,12 @@ const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
  * probe of one page's rows by primary key (page_id, key, pos); the unary `+` on t and v keeps
  * the planner from answering it by a range scan of page_meta_kv over every page instead.
  */
-function compileConditions(conds: Condition[], params: Record<string, unknown>): string {
+function compileConditions(conds: Condition[], params: Record<string, unknown>, idCol: string): string {
   const parts: string[] = [];
   conds.forEach((c, i) => {
     const k = `k${i}`;
     params[k] = c.key;
-    const has = (extra: string) => `EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = p.id AND m.key = @${k}${extra})`;
+    const has = (extra: string) => `EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = ${idCol} AND m.key = @${k}${extra})`;
     const bind = (tv: TypedValue, name: string) => {
       params[`${name}t`] = tv.t;
       params[`${name}v`] = tv.v;
@@ -160,12 +160,14 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
   const base: Record<string, unknown> = {
     ...callerParams(caller), spaceId: q.spaceId, template: q.template, stampT: q.stamp.t, stampV: q.stamp.v,
   };
-  const conds = compileConditions(q.conditions, base);
-  const scope = `p.space_id = @spaceId AND p.template = @template AND ${READABLE_PAGE}${conds}`;
+  // Probes name the walked index row's page_id, not p.id, so that SQLite runs them before it
+  // joins the page: a row that fails a filter costs one primary-key probe.
+  const scope = (idCol: string) =>
+    `p.space_id = @spaceId AND p.template = @template AND ${READABLE_PAGE}${compileConditions(q.conditions, base, idCol)}`;
   if (q.orderBy === null) {
     const dir = q.desc ? 'DESC' : 'ASC';
     const after = q.after?.phase === 2 ? ` AND r.page_id ${q.desc ? '<' : '>'} @afterId` : '';
-    const sql = `SELECT ${COLUMNS} ${STAMP_WALK}${after} AND ${scope} ORDER BY r.page_id ${dir} LIMIT @limit`;
+    const sql = `SELECT ${COLUMNS} ${STAMP_WALK}${after} AND ${scope('r.page_id')} ORDER BY r.page_id ${dir} LIMIT @limit`;
     return dynamicStmt(db, sql).all({ ...base, afterId: q.after?.phase === 2 ? q.after.id : null, limit: q.limit }) as never;
   }
   const rows: RecordHit[] = [];
@@ -175,7 +177,7 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
     // CROSS JOIN keeps page_meta as the outer loop: the index walk delivers the order, LIMIT stops it.
     const sql = `SELECT ${COLUMNS}, o.t AS ot, o.v AS ov
                  FROM page_meta o CROSS JOIN pages p ON p.id = o.page_id CROSS JOIN spaces s ON s.id = p.space_id
-                 WHERE o.key = @orderKey AND o.pos = -1${after}${walkBounds(q)} AND ${scope}
+                 WHERE o.key = @orderKey AND o.pos = -1${after}${walkBounds(q)} AND ${scope('o.page_id')}
                  ORDER BY o.t ${dir}, o.v ${dir}, o.page_id ${dir} LIMIT @limit`;
     const c = q.after;
     rows.push(...(dynamicStmt(db, sql).all({
@@ -184,8 +186,8 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
     }) as RecordHit[]));
     if (rows.length >= q.limit) return rows;
   }
-  const sql = `SELECT ${COLUMNS} ${STAMP_WALK} AND r.page_id > @afterId AND ${scope}
-                 AND NOT EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = p.id AND m.key = @orderKey AND m.pos = -1)
+  const sql = `SELECT ${COLUMNS} ${STAMP_WALK} AND r.page_id > @afterId AND ${scope('r.page_id')}
+                 AND NOT EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = r.page_id AND m.key = @orderKey AND m.pos = -1)
                ORDER BY r.page_id LIMIT @limit`;
   const afterId = q.after?.phase === 2 ? q.after.id : 0;
   rows.push(...(dynamicStmt(db, sql).all({ ...base, orderKey: q.orderBy, afterId, limit: q.limit - rows.length }) as RecordHit[]));
