@@ -10,7 +10,7 @@ import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import { parseTemplateFrontmatter, type Metadata, type RecordType } from './schema.ts';
 
 // Templates are pages at `templates/<name>`; this module finds them, reads their frontmatter
-// (cached per page version) and resolves the `template` of a write: "N" in the page's own
+// (parsed once per frontmatter text) and resolves the `template` of a write: "N" in the page's own
 // space or "space:N" in another.
 
 export const TEMPLATE_PREFIX = 'templates/';
