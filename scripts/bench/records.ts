@@ -57,6 +57,9 @@ async function createThroughput(n: number): Promise<BenchResult[]> {
     const per = Math.floor(n / rounds);
     const rate = { plain: [] as number[], record: [] as number[] };
     let plainP99 = 0, recordP99 = 0;
+    // Server CPU seconds per kind: less sensitive than wall time to other processes on the machine.
+    const cpu = { plain: 0, record: 0 };
+    let cpuMark = cpuSeconds(server.proc.pid!);
     for (let r = 0; r < rounds; r++) {
       for (const kind of (r % 2 === 0 ? ['plain', 'record'] : ['record', 'plain']) as Array<'plain' | 'record'>) {
         const res = await runLoad(server.url, {
@@ -69,6 +72,9 @@ async function createThroughput(n: number): Promise<BenchResult[]> {
         });
         if (res.errors) throw new Error(`${kind} PUT errors: ${JSON.stringify(res.statuses)}`);
         rate[kind].push(res.perSecond);
+        const cpuNow = cpuSeconds(server.proc.pid!);
+        cpu[kind] += cpuNow - cpuMark;
+        cpuMark = cpuNow;
         if (kind === 'plain') plainP99 = Math.max(plainP99, res.p99);
         else recordP99 = Math.max(recordP99, res.p99);
       }
@@ -80,6 +86,9 @@ async function createThroughput(n: number): Promise<BenchResult[]> {
       { name: 'plain page PUT, 5 metadata keys (16 connections)', value: mean(rate.plain), unit: 'writes/s' },
       { name: 'record PUT with template, same pages (16 connections)', value: mean(rate.record), unit: 'writes/s' },
       { name: `record create vs plain create (median of ${rounds} paired rounds)`, value: ratio, unit: '×', target: '≥ 0.9', pass: ratio >= 0.9 },
+      { name: 'server CPU per plain PUT', value: (cpu.plain / (per * rounds)) * 1e6, unit: 'µs' },
+      { name: 'server CPU per record PUT', value: (cpu.record / (per * rounds)) * 1e6, unit: 'µs' },
+      { name: 'record create vs plain create by server CPU', value: cpu.plain / cpu.record, unit: '×' },
       { name: 'plain PUT p99 (worst round)', value: plainP99, unit: 'ms' },
       { name: 'record PUT p99 (worst round)', value: recordP99, unit: 'ms' },
     ];
@@ -87,6 +96,12 @@ async function createThroughput(n: number): Promise<BenchResult[]> {
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc, clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const STAGES = ['todo', 'doing', 'review', 'done', 'blocked'];
