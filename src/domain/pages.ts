@@ -112,7 +112,7 @@ export function putPage(svc: Services, caller: Caller, slug: string, path: strin
       title: input.title ?? '',
       content: input.content ?? live?.content ?? '',
       frontmatter: input.frontmatter !== undefined ? JSON.stringify(input.frontmatter) : live?.frontmatter ?? '{}',
-      metadata: JSON.stringify(metadata),
+      metadata,
       template: live?.template ?? null,
     });
     if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };

@@ -12,6 +12,9 @@ import { loadStoredType, loadTemplateForWrite, parseTemplate, stampOf, templateN
 // inside their transaction, before anything is written: a violation throws 400 and the
 // transaction writes nothing (no page, no revision, no event).
 
+/** The state a PUT would write, with its metadata still an object (normalized). */
+export type PageDraft = Omit<PageState, 'metadata'> & { metadata: Metadata };
+
 /** The parts of a PUT that templates look at. */
 export type TemplateInput = { title?: string; content?: string; template?: string; metadata?: Record<string, unknown> };
 
@@ -21,18 +24,20 @@ export type TemplateInput = { title?: string; content?: string; template?: strin
  * with field defaults, and stamps `metadata.template` and `pages.template`.
  */
 export function applyTemplates(
-  svc: Services, caller: Caller, space: SpaceRow, path: string, input: TemplateInput, live: PageRow | null, next: PageState,
+  svc: Services, caller: Caller, space: SpaceRow, path: string, input: TemplateInput, live: PageRow | null, next: PageDraft,
 ): PageState {
   const ownName = templateNameOf(path);
   const stampGiven = input.metadata !== undefined && Object.hasOwn(input.metadata, STAMP_KEY);
   // A plain page written without a template: nothing to do (keeps plain writes as cheap as before).
-  if (ownName === null && input.template === undefined && live?.template == null && !stampGiven) return next;
+  if (ownName === null && input.template === undefined && live?.template == null && !stampGiven) {
+    return { ...next, metadata: JSON.stringify(next.metadata) };
+  }
   if (ownName !== null) {
     const issues = checkTemplateFrontmatter(ownName, JSON.parse(next.frontmatter) as Record<string, unknown>);
     if (issues.length) throw invalid(issues, `templates/${ownName} is not a valid template: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}`);
   }
   let { title, content } = next;
-  let metadata = JSON.parse(next.metadata) as Metadata;
+  let metadata: Metadata = { ...next.metadata };
   let ref = live?.template ?? null;
   let type: RecordType | null = null;
 
