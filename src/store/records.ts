@@ -70,6 +70,8 @@ export type RecordsQuery = {
   desc: boolean;
   limit: number;
   after: RecordCursor | null;
+  /** Largest seed filter (in index rows) worth reading whole; SEED_CAP unless a test sets it. */
+  seedCap?: number;
 };
 
 export type RecordHit = RecordRow & { ot?: MetaType; ov?: string | number };
@@ -152,9 +154,11 @@ function walkBounds(q: RecordsQuery): string {
 const COLUMNS = 'p.id, s.slug AS space, p.path, p.title, p.version, p.updated_at, p.metadata';
 
 /**
- * One page of records of a type, ACL applied inside the query. Without `orderBy` the walk is the
- * stamp's index rows in creation order; with it, the order key's page_meta_kv rows in
- * (t, v, page_id) order, then the records lacking the key in creation order.
+ * One page of records of a type, ACL applied inside the query. When an eq/in filter matches few
+ * index rows, those rows are the candidates and SQLite sorts them (querySeeded). Otherwise,
+ * without `orderBy` the walk is the stamp's index rows in creation order; with it, the order
+ * key's page_meta_kv rows in (t, v, page_id) order, then the records lacking the key in
+ * creation order. Both plans give the same order and read the same cursors.
  */
 export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit[] {
   const base: Record<string, unknown> = {
@@ -164,6 +168,8 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
   // joins the page: a row that fails a filter costs one primary-key probe.
   const scope = (idCol: string) =>
     `p.space_id = @spaceId AND p.template = @template AND ${READABLE_PAGE}${compileConditions(q.conditions, base, idCol)}`;
+  const seed = pickSeed(db, q.conditions, q.seedCap ?? SEED_CAP);
+  if (seed !== null) return querySeeded(db, q, base, seed, scope('f.page_id'));
   if (q.orderBy === null) {
     const dir = q.desc ? 'DESC' : 'ASC';
     const after = q.after?.phase === 2 ? ` AND r.page_id ${q.desc ? '<' : '>'} @afterId` : '';
@@ -191,5 +197,72 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
                ORDER BY r.page_id LIMIT @limit`;
   const afterId = q.after?.phase === 2 ? q.after.id : 0;
   rows.push(...(dynamicStmt(db, sql).all({ ...base, orderKey: q.orderBy, afterId, limit: q.limit - rows.length }) as RecordHit[]));
+  return rows;
+}
+
+// A filter matching at most this many index rows (in any space) seeds the query: reading and
+// sorting that many candidates costs a few milliseconds, while an ordered walk that rarely hits
+// a match could read every record of the type.
+const SEED_CAP = 1000;
+
+/** The index of the eq/in condition with the fewest index rows, when that is at most SEED_CAP. */
+function pickSeed(db: Db, conds: Condition[], cap: number): number | null {
+  let best: number | null = null;
+  let bestCount = cap + 1;
+  const count = stmt(db, 'SELECT count(*) AS n FROM (SELECT 1 FROM page_meta WHERE key = ? AND t = ? AND v = ? LIMIT ?)');
+  conds.forEach((c, i) => {
+    if (c.op !== 'eq' && c.op !== 'in') return;
+    const values = c.op === 'in' ? c.values : [c.value];
+    let n = 0;
+    for (const tv of values) {
+      if (n >= bestCount) return;
+      n += (count.get(c.key, tv.t, tv.v, bestCount - n) as { n: number }).n;
+    }
+    if (n < bestCount) {
+      best = i;
+      bestCount = n;
+    }
+  });
+  return best;
+}
+
+/**
+ * The seeded plan: candidates from one selective filter's index rows, every condition checked,
+ * then sorted as the walks would deliver them (keyed rows by (t, v, id), rows lacking the order
+ * key last by id) and cut at the cursor.
+ */
+function querySeeded(db: Db, q: RecordsQuery, base: Record<string, unknown>, seed: number, scope: string): RecordHit[] {
+  // The seed's values are bound by compileConditions (via `scope`) under these names.
+  const c = q.conditions[seed];
+  const match = c.op === 'in'
+    ? c.values.map((_, j) => `(f.t = @f${seed}_${j}t AND f.v = @f${seed}_${j}v)`).join(' OR ')
+    : `f.t = @f${seed}t AND f.v = @f${seed}v`;
+  const from = `FROM page_meta f CROSS JOIN pages p ON p.id = f.page_id CROSS JOIN spaces s ON s.id = p.space_id`;
+  const where = `f.key = @k${seed} AND f.pos = -1 AND (${match}) AND ${scope}`;
+  const cmp = q.desc ? '<' : '>';
+  const dir = q.desc ? 'DESC' : 'ASC';
+  if (q.orderBy === null) {
+    const after = q.after?.phase === 2 ? ` AND f.page_id ${cmp} @afterId` : '';
+    const sql = `SELECT ${COLUMNS} ${from} WHERE ${where}${after} ORDER BY f.page_id ${dir} LIMIT @limit`;
+    return dynamicStmt(db, sql).all({ ...base, afterId: q.after?.phase === 2 ? q.after.id : null, limit: q.limit }) as never;
+  }
+  const after = q.after === null ? ''
+    : q.after.phase === 1 ? ` AND ((o.t, o.v, o.page_id) ${cmp} (@ct, @cv, @cid) OR o.page_id IS NULL)`
+    : ' AND o.page_id IS NULL AND f.page_id > @afterId';
+  const sql = `SELECT ${COLUMNS}, o.t AS ot, o.v AS ov ${from}
+               LEFT JOIN page_meta o ON o.page_id = f.page_id AND o.key = @orderKey AND o.pos = -1
+               WHERE ${where}${after}
+               ORDER BY o.page_id IS NULL, o.t ${dir}, o.v ${dir}, CASE WHEN o.page_id IS NULL THEN f.page_id END, f.page_id ${dir}
+               LIMIT @limit`;
+  const a = q.after;
+  const rows = dynamicStmt(db, sql).all({
+    ...base, orderKey: q.orderBy, limit: q.limit,
+    ...(a?.phase === 1 ? { ct: a.t, cv: a.v, cid: a.id } : a?.phase === 2 ? { afterId: a.id } : {}),
+  }) as RecordHit[];
+  // Rows lacking the order key carry null t/v; the cursor tells them apart by their absence.
+  for (const r of rows) {
+    if (r.ot === null) delete r.ot;
+    if (r.ov === null) delete r.ov;
+  }
   return rows;
 }
