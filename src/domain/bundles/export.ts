@@ -1,0 +1,94 @@
+import { Readable } from 'node:stream';
+import type { Services } from '../../services.ts';
+import type { Caller } from '../access.ts';
+import { AppError } from '../errors.ts';
+import { closeSnapshot, openSnapshot, type Db } from '../../store/db.ts';
+import { iterateExportBatch } from '../../store/bundles.ts';
+import type { SpaceRow } from '../../store/spaces.ts';
+import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION } from './bundle.ts';
+
+// Export writes the bundle as JSON text batch by batch, so memory stays flat whatever the size of
+// the space: a keyset batch of rows is read (statement fully consumed, never left open across
+// turns of the event loop), turned into one text chunk and handed on.
+
+const BATCH = 500;
+
+export type ExportOptions = { exportedAt: string; withAcl?: boolean; batch?: number };
+
+/**
+ * The bundle of `space` as text chunks: the envelope, then one chunk per batch of pages the
+ * caller may read, then the closing brackets. Stored frontmatter and metadata are JSON text
+ * written by JSON.stringify, so they are spliced in as they are.
+ */
+export function* generateBundleChunks(db: Db, caller: Caller, space: SpaceRow, opts: ExportOptions): Generator<string> {
+  const head = {
+    format: BUNDLE_FORMAT,
+    formatVersion: BUNDLE_FORMAT_VERSION,
+    exportedAt: opts.exportedAt,
+    space: { slug: space.slug, name: space.name, description: space.description },
+  };
+  const prefix = JSON.stringify(head);
+  yield `${prefix.slice(0, -1)},"pages":[`;
+  let after = '';
+  let first = true;
+  for (;;) {
+    let chunk = '';
+    let n = 0;
+    for (const r of iterateExportBatch(db, caller, space.id, after, opts.batch ?? BATCH, opts.withAcl ?? true)) {
+      chunk += `${first ? '' : ','}{"path":${JSON.stringify(r.path)},"title":${JSON.stringify(r.title)},"frontmatter":${r.frontmatter},"content":${JSON.stringify(r.content)},"version":${r.version},"updatedAt":${JSON.stringify(r.updated_at)},"metadata":${r.metadata}}`;
+      first = false;
+      after = r.path;
+      n++;
+    }
+    if (chunk) yield chunk;
+    if (n < (opts.batch ?? BATCH)) break;
+  }
+  yield ']}';
+}
+
+/**
+ * The export as a Node stream over its own snapshot connection: consistent as of its first
+ * read, pulled only as fast as the client reads (backpressure), closed on end or abort.
+ */
+export function openExportStream(svc: Services, caller: Caller, space: SpaceRow): Readable {
+  let reader: Db | null = null;
+  let chunks: Generator<string> | null = null;
+  return new Readable({
+    highWaterMark: 1 << 20,
+    read() {
+      try {
+        if (!reader) {
+          reader = openSnapshot(svc.db);
+          chunks = generateBundleChunks(reader, caller, space, { exportedAt: svc.now() });
+        }
+        const next = chunks!.next();
+        if (next.done) {
+          closeSnapshot(reader);
+          this.push(null);
+        } else {
+          this.push(next.value);
+        }
+      } catch (e) {
+        // Headers are out already: aborting the response is how the client learns of it.
+        svc.log.error('export failed', { space: space.slug, error: (e as Error).message });
+        this.destroy(e as Error);
+      }
+    },
+    destroy(err, callback) {
+      if (reader) closeSnapshot(reader);
+      callback(err);
+    },
+  });
+}
+
+/** The whole bundle as one string (org template snapshots), refused past `maxBytes`. */
+export function buildBundleText(db: Db, caller: Caller, space: SpaceRow, opts: ExportOptions & { maxBytes: number }): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (const chunk of generateBundleChunks(db, caller, space, opts)) {
+    size += Buffer.byteLength(chunk);
+    if (size > opts.maxBytes) throw new AppError('payload_too_large', `the space is larger than the ${opts.maxBytes}-byte bundle cap`);
+    parts.push(chunk);
+  }
+  return parts.join('');
+}
