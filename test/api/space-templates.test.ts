@@ -49,7 +49,7 @@ describe('built-in gallery', () => {
     expect(kinds.filter((k: any) => k.plain > 0).length).toBeGreaterThanOrEqual(2);
   });
 
-  it.each(builtinRoot.templates.map((t: any) => [t.id]))('%s creates a space whose pages validate and whose links resolve', async (id) => {
+  it.each<[string]>(builtinRoot.templates.map((t: any) => [t.id]))('%s creates a space whose pages validate and whose links resolve', async (id) => {
     const slug = `from-${id}`;
     const r = await member.post(`/space-templates/built-in/${id}/spaces`, { slug });
     expect(r.status).toBe(201);
