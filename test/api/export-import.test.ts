@@ -7,7 +7,7 @@ let bob: Client & { id: string };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SOURCE_PAGES = [
   { path: 'home', title: 'Home', content: '# Home\n\nSee [guide](./guide/start).', frontmatter: { pinned: true, tags: ['a', 'b'] }, metadata: { owner: 'ops' } },
-  { path: 'guide/start', title: 'Start here', content: 'Ünïcode ✓ "quotes" \\ back\nslash', frontmatter: {}, metadata: { stage: 'draft', points: 3, due: '2026-05-01', done: false, tags: ['x', 'y'] } },
+  { path: 'guide/start', title: 'Start "here" ✓', content: 'Ünïcode ✓ 😀 "quotes" \\ back\nslash\t\u0000\u0001\u2028 </script>', frontmatter: {}, metadata: { stage: 'draft', points: 3, due: '2026-05-01', done: false, tags: ['x', 'y'] } },
   { path: 'templates/note', title: 'Note', content: '## Notes', frontmatter: { description: 'A note', metadataDefaults: { kind: 'note' } }, metadata: {} },
 ];
 
@@ -74,6 +74,14 @@ describe('GET /spaces/:slug/export', () => {
     expect((await srv.admin.post('/spaces/big/import', bundleOf(pages))).body).toMatchObject({ created: 1203, errors: [] });
     const b = (await srv.admin.get('/spaces/big/export')).body;
     expect(b.pages.map((p: any) => p.path)).toEqual(pages.map((p) => p.path));
+  });
+
+  it('exports pages of very different sizes intact (the batch size follows the page size)', async () => {
+    const sizes = [10, 300_000, 5, 150_000, 1, 1, 400_000, 20];
+    const pages = sizes.map((n, i) => ({ path: `s/${i}`, title: `S ${i}`, content: `é${'ü'.repeat(n)}` }));
+    expect((await srv.admin.post('/spaces/sizes/import', bundleOf(pages))).body).toMatchObject({ created: sizes.length, errors: [] });
+    const b = (await srv.admin.get('/spaces/sizes/export')).body;
+    expect(b.pages.map((p: any) => p.content)).toEqual(pages.map((p) => p.content));
   });
 });
 
