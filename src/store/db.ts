@@ -55,12 +55,23 @@ export function openSnapshot(db: Db): Db {
   const reader = new Database(db.name, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding: nativeBinding as never } : {}) });
   reader.pragma('busy_timeout = 5000');
   reader.exec('BEGIN');
+  snapshots.add(reader);
   return reader;
 }
 
 /** Ends a snapshot opened by openSnapshot. */
 export function closeSnapshot(reader: Db): void {
+  snapshots.delete(reader);
   if (!reader.open) return;
   if (reader.inTransaction) reader.exec('COMMIT');
   reader.close();
+}
+
+// Held until closed: a snapshot left open pins the WAL (no checkpoint past it), so a leak must
+// show, not be papered over by garbage collection.
+const snapshots = new Set<Db>();
+
+/** How many snapshots are open now (all databases of this process). */
+export function openSnapshotCount(): number {
+  return snapshots.size;
 }

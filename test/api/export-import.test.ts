@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSnapshotCount } from '../../src/store/db.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
@@ -74,6 +75,23 @@ describe('GET /spaces/:slug/export', () => {
     expect((await srv.admin.post('/spaces/big/import', bundleOf(pages))).body).toMatchObject({ created: 1203, errors: [] });
     const b = (await srv.admin.get('/spaces/big/export')).body;
     expect(b.pages.map((p: any) => p.path)).toEqual(pages.map((p) => p.path));
+  });
+
+  it('releases its snapshot when the client goes away mid-export', async () => {
+    // Larger than what the server's stream and the loopback socket buffers hold.
+    const pages = Array.from({ length: 2000 }, (_, i) => ({ path: `p${i}`, title: `P ${i}`, content: 'z'.repeat(10_000) }));
+    expect((await srv.admin.post('/spaces/aborted/import', bundleOf(pages))).body.created).toBe(2000);
+    const controller = new AbortController();
+    const r = await fetch(`${srv.url}/spaces/aborted/export`, { headers: { authorization: `Bearer ${srv.admin.key}` }, signal: controller.signal });
+    const reader = r.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await reader.read().catch(() => {});
+    for (let i = 0; i < 100 && openSnapshotCount() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(openSnapshotCount()).toBe(0);
+    // Nothing pins the WAL any more: a checkpoint completes.
+    await srv.admin.put('/pages/aborted/after-abort', { title: 'After' });
+    expect((srv.svc.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>)[0].busy).toBe(0);
   });
 
   it('exports pages of very different sizes intact (the batch size follows the page size)', async () => {
@@ -166,6 +184,18 @@ describe('POST /spaces/:slug/import', () => {
     expect(over.body.updated).toBe(1);
     const last = srv.svc.db.prepare('SELECT event FROM events ORDER BY id DESC LIMIT 1').get() as any;
     expect(last.event).toBe('page.updated');
+  });
+
+  it('lets two concurrent imports into the same new slug both finish, together creating every page once', async () => {
+    const pages = Array.from({ length: 1500 }, (_, i) => ({ path: `c/${i}`, title: `C ${i}` }));
+    const [a, b] = await Promise.all([srv.admin.post('/spaces/racing/import', bundleOf(pages)), bob.post('/spaces/racing/import', bundleOf(pages))]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body.created + b.body.created).toBe(1500);
+    expect(a.body.created + a.body.skipped).toBe(1500);
+    expect(b.body.created + b.body.skipped).toBe(1500);
+    const exported = (await srv.admin.get('/spaces/racing/export')).body;
+    expect(exported.pages.length).toBe(1500);
+    expect(exported.pages.every((p: any) => p.version === 1)).toBe(true);
   });
 
   it('imports templates before other pages, whatever the bundle order', async () => {

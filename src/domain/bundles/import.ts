@@ -61,7 +61,10 @@ export async function importBundle(
     // A space the import creates is created inside the first chunk: killed before that commits,
     // the import has left nothing behind.
     const done = await svc.writes.run(() => {
-      const s = current ?? createSpace(svc, caller, toCreate!);
+      // Another request may have made the space since the checks above: then use it as if it
+      // had been there (a template creation still refuses it).
+      const s = current ?? (findSpaceBySlug(svc.db, target.slug) && !target.mustBeNew
+        ? resolveSpace(svc, caller, target.slug) : createSpace(svc, caller, toCreate!));
       return { space: s, next: importChunk(svc, caller, s, pages, from, mode, result) };
     });
     space = done.space;
