@@ -49,8 +49,8 @@ const Page = v.looseObject({
   updatedAt: v.optional(v.string()),
 });
 
-function toIssue(i: v.BaseIssue<unknown>, prefix = ''): Issue {
-  const key = prefix + (i.path?.map((p) => String(p.key)).join('.') ?? '') || 'body';
+function toIssue(i: v.BaseIssue<unknown>): Issue {
+  const key = i.path?.map((p) => String(p.key)).join('.') || 'body';
   const code = i.received === 'undefined' ? 'required' : i.type === 'literal' ? 'option' : i.kind === 'schema' ? 'type' : 'format';
   return { key, code, message: i.message };
 }

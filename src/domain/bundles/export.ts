@@ -8,8 +8,8 @@ import type { SpaceRow } from '../../store/spaces.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION } from './bundle.ts';
 
 // Export writes the bundle as JSON text batch by batch, so memory stays flat whatever the size of
-// the space: a keyset batch of rows is read (statement fully consumed, never left open across
-// turns of the event loop), turned into one text chunk and handed on.
+// the space: each keyset batch of pages is one query (never a statement left open across turns of
+// the event loop) whose answer is the batch already written as JSON, handed on as one chunk.
 
 // Each chunk is one string from SQLite. Kept under V8's large-object size (128 KiB, and a
 // string of non-Latin-1 text takes two bytes a character), chunks die young in the scavenger;
