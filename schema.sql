@@ -123,3 +123,19 @@ CREATE TABLE events (
   dispatched_at TEXT
 );
 CREATE INDEX events_pending ON events(id) WHERE dispatched_at IS NULL;
+
+-- ---------------------------------------------------------------------------------------------
+-- Space templates (issue 5): org-maintained templates, snapshots of a space in the export-bundle
+-- format, visible only inside their organisation. The built-in and remote catalogs are files.
+CREATE TABLE org_space_templates (
+  org_id      INTEGER NOT NULL REFERENCES orgs(id),
+  id          TEXT NOT NULL,                      -- [a-z0-9][a-z0-9-]{0,62}, unique per organisation
+  name        TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  pages       INTEGER NOT NULL,                   -- page count of the bundle, for the gallery
+  bundle      TEXT NOT NULL,                      -- the bundle JSON
+  source_space TEXT NOT NULL,                     -- slug of the space it was saved from
+  created_by  TEXT NOT NULL REFERENCES principals(id),
+  created_at  TEXT NOT NULL,
+  PRIMARY KEY (org_id, id)
+) WITHOUT ROWID;

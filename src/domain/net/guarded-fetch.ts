@@ -18,6 +18,8 @@ export interface GuardedFetchInit {
   maxBytes?: number;
   allowPrivate: boolean;
   signal?: AbortSignal;
+  /** Trusted CA certificates (PEM) for https, replacing the defaults; pass tls.rootCertificates too to extend them. */
+  ca?: string[];
 }
 
 export interface GuardedResponse {
@@ -62,7 +64,7 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
   if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
 
   const agent = new Agent({
-    connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs },
+    connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs, ...(init.ca ? { ca: init.ca } : {}) },
     connections: 1,
     allowH2: false,
   });
