@@ -91,16 +91,31 @@ describe('creating a record', () => {
     expect(no.status).toBe(400);
   });
 
-  it('refuses an unknown template, a malformed reference and a stamp in plain metadata', async () => {
+  it('refuses an unknown template and a malformed reference', async () => {
     for (const [template, code] of [['nope', 'unknown'], ['no-space:task', 'unknown'], ['Bad Slug:task', 'format'], ['a/b', 'format']]) {
       const r = await bob.put('/pages/crm/x1', { title: 'X', template, metadata: { owner: 'a' } });
       expect(r.status, template).toBe(400);
       expect(r.body.issues[0]).toMatchObject({ key: 'template', code });
     }
-    const stamp = await bob.put('/pages/crm/x1', { title: 'X', metadata: { template: 'task' } });
-    expect(stamp.status).toBe(400);
-    expect(stamp.body.issues[0]).toMatchObject({ key: 'metadata.template', code: 'format' });
     expect(await traces(srv, bob, 'crm', 'x1')).toMatchObject({ page: 404, events: 0 });
+  });
+
+  it('makes a page a record when its metadata carries a record type stamp (as an imported record does)', async () => {
+    const bad = await bob.put('/pages/crm/stamped', { title: 'S', metadata: { template: 'task' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues).toEqual([{ key: 'metadata.owner', code: 'required', message: expect.any(String) }]);
+    expect(await traces(srv, bob, 'crm', 'stamped')).toMatchObject({ page: 404, events: 0 });
+    const ok = await bob.put('/pages/crm/stamped', { title: 'S', metadata: { template: 'task', owner: 'a' } });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ template: 'task', metadata: { template: 'task', owner: 'a', stage: 'todo' } });
+    const cross = await bob.put('/pages/crm/stamped-bug', { title: 'B', metadata: { template: 'shared:bug', severity: 'low' } });
+    expect(cross.body).toMatchObject({ template: 'shared:bug', metadata: { template: 'bug' } });
+    // A stamp naming no record type the caller can read is ordinary metadata.
+    for (const value of ['nope', 'secret:hidden', 'not a ref:x']) {
+      const plain = await bob.put(`/pages/crm/plain-${value.length}`, { title: 'P', metadata: { template: value } });
+      expect(plain.status, value).toBe(201);
+      expect(plain.body).toMatchObject({ template: null, metadata: { template: value } });
+    }
   });
 });
 
@@ -165,7 +180,9 @@ describe('cross-space templates', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.issues[0]).toMatchObject({ key: 'metadata.severity', code: 'option' });
     const rows = await bob.get(`/spaces/crm/records/${encodeURIComponent('shared:bug')}`);
-    expect(rows.body.pages.map((p: any) => p.path)).toEqual(['bugs/b1']);
+    const listed = rows.body.pages.map((p: any) => p.path);
+    expect(listed).toContain('bugs/b1');
+    expect(listed.every((p: string) => p === 'bugs/b1' || p === 'stamped-bug')).toBe(true);
   });
 
   it('names its own space the same as a bare name', async () => {
@@ -209,5 +226,22 @@ describe('a record whose type is deleted', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ template: 'gone', metadata: { a: 'now a string', template: 'gone' } });
     expect((await bob.put('/pages/crm/orphan2', { title: 'O', template: 'gone' })).status).toBe(400);
+  });
+});
+
+describe('records through export and import', () => {
+  it('stay records of the imported type, and an invalid record is refused with its issues', async () => {
+    await srv.admin.post('/spaces', { slug: 'src', name: 'Src' });
+    await putTemplate(srv.admin, 'src', 'task', TASK);
+    await srv.admin.put('/pages/src/tasks/a', { title: 'A', template: 'task', metadata: { owner: 'ann', points: 3 } });
+    const bundle = (await srv.admin.get('/spaces/src/export')).body;
+    bundle.pages.push({ path: 'tasks/broken', title: 'Broken', content: '', frontmatter: {}, metadata: { template: 'task', owner: 'x', points: 99 } });
+    const r = await srv.admin.post('/spaces/dst/import', bundle);
+    expect(r.status).toBe(200);
+    expect(r.body.created).toBe(2);
+    expect(r.body.errors).toEqual([expect.objectContaining({ path: 'tasks/broken', code: 'validation_failed' })]);
+    const rows = await srv.admin.get('/spaces/dst/records/task');
+    expect(rows.body.pages).toEqual([expect.objectContaining({ path: 'tasks/a', metadata: { owner: 'ann', points: 3, stage: 'todo', labels: ['a'], template: 'task' } })]);
+    expect((await srv.admin.get('/pages/dst/tasks/a')).body.template).toBe('task');
   });
 });

@@ -1,6 +1,6 @@
 import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
-import { invalid } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
 import type { Issue } from '../issues.ts';
 import { checkMetadata, normalizeMetadata, type Metadata, type MetadataPatch } from '../metadata.ts';
 import type { PageRow, PageState } from '../../store/pages.ts';
@@ -55,27 +55,37 @@ export function applyTemplates(
       type = tmpl.parsed.type;
     }
   }
+  // A record's metadata carries its stamp: written onto a page that is not a record yet (an
+  // imported bundle, a copied record), a stamp naming a readable record type of this space makes
+  // the page a record of that type. Any other 'template' value stays ordinary metadata.
+  let typeFromStamp = false;
+  if (input.template === undefined && ref === null && stampGiven && typeof input.metadata![STAMP_KEY] === 'string') {
+    const found = findRecordType(svc, caller, space, input.metadata![STAMP_KEY] as string);
+    if (found) {
+      ref = found.ref;
+      type = found.type;
+      typeFromStamp = true;
+    }
+  }
   if (input.title === undefined && title === '') {
     throw invalid([{ key: 'title', code: 'required', message: 'a title is required (a template supplies one only when it creates the page)' }]);
   }
   if (type === null && ref !== null) type = loadStoredType(svc.db, space, ref);
 
-  const stamp = ref === null ? null : stampOf(ref);
   const issues: Issue[] = [];
-  if (stampGiven && input.metadata![STAMP_KEY] !== stamp) {
-    issues.push({
-      key: `metadata.${STAMP_KEY}`, code: 'format',
-      message: stamp === null ? "'template' is the record type stamp; create a record with the request's `template` field"
-        : `'template' is this record's type stamp and stays "${stamp}"`,
-    });
+  if (ref !== null) {
+    const stamp = stampOf(ref);
+    if (stampGiven && !typeFromStamp && input.metadata![STAMP_KEY] !== stamp) {
+      issues.push({ key: `metadata.${STAMP_KEY}`, code: 'format', message: `'template' is this record's type stamp and stays "${stamp}"` });
+    }
+    delete metadata[STAMP_KEY];
+    if (type !== null) {
+      const r = validateRecord(type, metadata, { applyDefaults: true });
+      for (const i of r.issues) issues.push({ ...i, key: `metadata.${i.key}` });
+      metadata = r.metadata;
+    }
+    metadata[STAMP_KEY] = stamp;
   }
-  delete metadata[STAMP_KEY];
-  if (type !== null) {
-    const r = validateRecord(type, metadata, { applyDefaults: true });
-    for (const i of r.issues) issues.push({ ...i, key: `metadata.${i.key}` });
-    metadata = r.metadata;
-  }
-  if (stamp !== null) metadata[STAMP_KEY] = stamp;
   if (issues.length) throw invalid(issues);
   // Defaults may have added keys or bytes: the page limits hold for the stored result too.
   if (input.template !== undefined || type !== null) {
@@ -83,6 +93,17 @@ export function applyTemplates(
     if (limitIssues.length) throw invalid(limitIssues);
   }
   return { title, content, frontmatter: next.frontmatter, metadata: JSON.stringify(normalizeMetadata(metadata)), template: ref };
+}
+
+/** The record type a stamp names ("N" or "space:N") if the caller can read it, else null. */
+function findRecordType(svc: Services, caller: Caller, space: SpaceRow, refText: string): { ref: string; type: RecordType } | null {
+  try {
+    const t = loadTemplateForWrite(svc, caller, space, refText);
+    return t.parsed.type ? { ref: t.ref, type: t.parsed.type } : null;
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'validation_failed') return null;
+    throw e;
+  }
 }
 
 /**
