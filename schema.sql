@@ -123,3 +123,53 @@ CREATE TABLE events (
   dispatched_at TEXT
 );
 CREATE INDEX events_pending ON events(id) WHERE dispatched_at IS NULL;
+
+-- ---------------------------------------------------------------------------------------------
+-- Webhooks (issue 6). Subscriptions, their deliveries (the dispatcher's persistent timer table:
+-- a pending delivery waits for next_attempt_at, so a restart resumes it) and every attempt.
+
+CREATE TABLE webhooks (
+  id          TEXT PRIMARY KEY,                   -- 'wh_' + random
+  org_id      INTEGER NOT NULL REFERENCES orgs(id),
+  url         TEXT NOT NULL,
+  events      TEXT NOT NULL,                      -- JSON array of event names
+  space_id    INTEGER REFERENCES spaces(id),      -- the spaceSlug filter; NULL = every shared space
+  description TEXT,
+  enabled     INTEGER NOT NULL DEFAULT 1,
+  secret      BLOB NOT NULL,                      -- AES-256-GCM sealed (src/domain/secrets.ts); never plaintext
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL
+);
+CREATE INDEX webhooks_org ON webhooks(org_id, created_at);
+
+-- One row per (event, subscription). `id` is X-Service-Delivery and webhook-id on every attempt;
+-- `body` holds the exact JSON bytes sent (and signed) each time.
+CREATE TABLE webhook_deliveries (
+  id              TEXT PRIMARY KEY,               -- 'dlv_' + random
+  webhook_id      TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  event_id        INTEGER,                        -- the outbox row (NULL for webhook.test)
+  event           TEXT NOT NULL,
+  body            BLOB NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'blocked')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,                        -- epoch ms; NULL once finished
+  created_at      TEXT NOT NULL,
+  updated_at      TEXT NOT NULL
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id);
+
+-- The delivery log: every attempt's outcome, newest first by id.
+CREATE TABLE webhook_attempts (
+  id          INTEGER PRIMARY KEY,
+  delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  webhook_id  TEXT NOT NULL,
+  attempt     INTEGER NOT NULL,                   -- 1 = first try
+  at          TEXT NOT NULL,
+  outcome     TEXT NOT NULL CHECK (outcome IN ('delivered', 'failed', 'retrying', 'blocked')),
+  http_status INTEGER,
+  error       TEXT,
+  duration_ms INTEGER NOT NULL
+);
+CREATE INDEX webhook_attempts_log ON webhook_attempts(webhook_id, id);
+CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id);

@@ -5,11 +5,12 @@ import { problem } from './http/respond.ts';
 import { registerAdminRoutes } from './http/routes/admin.ts';
 import { registerPageRoutes } from './http/routes/pages.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
+import { registerWebhookRoutes } from './http/routes/webhooks.ts';
 
 export type RouteModule = (app: H3, svc: Services) => void;
 
 /** Route modules in registration order; each feature adds its own. */
-export const routeModules: RouteModule[] = [registerAdminRoutes, registerSpaceRoutes, registerPageRoutes];
+export const routeModules: RouteModule[] = [registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerWebhookRoutes];
 
 /** The HTTP application over injected services; no side effects on import. */
 export function createApp(svc: Services): H3 {

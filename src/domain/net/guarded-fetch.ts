@@ -18,6 +18,8 @@ export interface GuardedFetchInit {
   maxBytes?: number;
   allowPrivate: boolean;
   signal?: AbortSignal;
+  /** Reuse keep-alive connections across calls (webhook delivery); default: a fresh agent per call. */
+  agents?: AgentPool;
 }
 
 export interface GuardedResponse {
@@ -61,11 +63,8 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
   const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
   if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
 
-  const agent = new Agent({
-    connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs },
-    connections: 1,
-    allowH2: false,
-  });
+  const agent = init.agents?.get(checked, init.timeoutMs)
+    ?? new Agent({ connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs }, connections: 1, allowH2: false });
   try {
     const res = await fetch(target, {
       method: init.method ?? 'GET',
@@ -78,8 +77,44 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
     const body = await readCapped(res.body, maxBytes, signal);
     return { status: res.status, headers: res.headers, body };
   } finally {
-    await agent.destroy().catch(() => {});
+    if (!init.agents) await agent.destroy().catch(() => {});
   }
+}
+
+/**
+ * Keep-alive agents, one per checked address: every call still resolves and checks the host, and
+ * a pooled connection only ever goes to an address that the guard has just allowed again.
+ */
+export interface AgentPool {
+  get(checked: CheckedAddress, timeoutMs: number): Agent;
+  close(): Promise<void>;
+}
+
+export function createAgentPool(maxAgents = 64): AgentPool {
+  const agents = new Map<string, Agent>(); // insertion order = least recently used first
+  return {
+    get(checked, timeoutMs) {
+      const key = `${checked.family}|${checked.address}|${timeoutMs}`;
+      let agent = agents.get(key);
+      if (agent) {
+        agents.delete(key);
+      } else {
+        agent = new Agent({ connect: { lookup: pinnedLookup(checked), timeout: timeoutMs }, allowH2: false });
+        if (agents.size >= maxAgents) {
+          const [oldKey, oldest] = agents.entries().next().value!;
+          agents.delete(oldKey);
+          void oldest.close().catch(() => {});
+        }
+      }
+      agents.set(key, agent);
+      return agent;
+    },
+    async close() {
+      const all = [...agents.values()];
+      agents.clear();
+      await Promise.all(all.map((a) => a.destroy().catch(() => {})));
+    },
+  };
 }
 
 type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;

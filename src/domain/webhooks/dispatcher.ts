@@ -1,0 +1,190 @@
+// The webhook dispatcher (a background job of serve()). State lives in SQLite: the outbox, and
+// webhook_deliveries as the timer table (a pending row waits for next_attempt_at), so a restart
+// resumes where the last process stopped. In memory there are only claims on rows being sent.
+//
+// Page writes never wait for it: a write commits its outbox row and calls eventsWritten, which
+// only arms a short timer. Bursts are coalesced: one drain transaction covers many writes, and
+// attempt results are logged in batches, so a busy server pays a few small transactions per
+// batch instead of several per write. Sends run at most CONCURRENCY at a time on keep-alive
+// connections behind the address guard.
+import type { Services } from '../../services.ts';
+import { tx } from '../../store/db.ts';
+import { dueDeliveries, nextDueAfter, recordAttempt, type AttemptResult, type DueDelivery } from '../../store/deliveries.ts';
+import { createAgentPool } from '../net/guarded-fetch.ts';
+import type { SecretBox } from '../secrets.ts';
+import { planAfterAttempt, sendDelivery, type SendResult } from './delivery.ts';
+import { drainOutbox } from './outbox-drain.ts';
+import { secretBox } from './subscriptions.ts';
+
+const CONCURRENCY = 32;
+const DRAIN_BATCH = 200;
+const LOAD_BATCH = 128;
+const COALESCE_MS = 5;
+const HEARTBEAT_MS = 30_000;
+
+// A secret sealed under another key (the setting changed) fails like a network error would.
+const UNREADABLE_SECRET: SendResult = {
+  ok: false, blocked: false, httpStatus: null, durationMs: 0,
+  error: 'the signing secret cannot be decrypted with the current SERVICE_SETTINGS_ENCRYPTION_KEY',
+};
+
+function openSecret(box: SecretBox, sealed: Buffer): string | null {
+  try {
+    return box.open(sealed);
+  } catch {
+    return null;
+  }
+}
+
+export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
+
+export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
+  const agents = createAgentPool();
+  const abort = new AbortController();
+  const queue: DueDelivery[] = [];
+  const claimed = new Set<string>(); // queued, in flight, or sent but not yet logged
+  const inFlight = new Set<Promise<void>>();
+  let results: AttemptResult[] = [];
+  let running = false;
+  let mayHaveDue = true; // false once a load saw every due row
+  let tickTimer: NodeJS.Timeout | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let flushTimer: NodeJS.Timeout | null = null;
+  let warnedNoKey = false;
+
+  const wake = () => {
+    mayHaveDue = true;
+    if (running && tickTimer === null) tickTimer = setTimeout(tick, COALESCE_MS);
+  };
+
+  function tick(): void {
+    tickTimer = null;
+    if (!running) return;
+    try {
+      const drained = drainOutbox(svc, DRAIN_BATCH);
+      if (drained.deliveries > 0) mayHaveDue = true;
+      // A full batch: more waits. Continue on a later turn so requests get served in between.
+      if (drained.events === DRAIN_BATCH) tickTimer = setTimeout(tick, 0);
+      fill();
+      armRetryTimer();
+    } catch (e) {
+      svc.log.error('webhook dispatcher: tick failed', { error: String(e) });
+      retryLater(1000);
+    }
+  }
+
+  function fill(): void {
+    const box = secretBox(svc);
+    if (!box) {
+      if (!warnedNoKey) svc.log.warn('webhook deliveries wait: SERVICE_SETTINGS_ENCRYPTION_KEY is not set');
+      warnedNoKey = true;
+      return;
+    }
+    while (running && inFlight.size < CONCURRENCY) {
+      if (queue.length === 0 && !load()) break;
+      start(queue.shift()!, box);
+    }
+  }
+
+  function load(): boolean {
+    if (!mayHaveDue) return false;
+    const want = LOAD_BATCH + claimed.size;
+    const rows = dueDeliveries(svc.db, Date.now(), want);
+    if (rows.length < want) mayHaveDue = false;
+    for (const r of rows) {
+      if (claimed.has(r.id)) continue;
+      claimed.add(r.id);
+      queue.push(r);
+    }
+    return queue.length > 0;
+  }
+
+  function start(d: DueDelivery, box: SecretBox): void {
+    const p = attempt(d, box)
+      .then((r) => {
+        if (r === null) claimed.delete(d.id);
+        else {
+          results.push(r);
+          if (flushTimer === null) flushTimer = setTimeout(flush, COALESCE_MS);
+        }
+      })
+      .catch((e: unknown) => {
+        claimed.delete(d.id);
+        svc.log.error('webhook dispatcher: attempt failed', { delivery: d.id, error: String(e) });
+      })
+      .finally(() => {
+        inFlight.delete(p);
+        if (running) fill();
+      });
+    inFlight.add(p);
+  }
+
+  async function attempt(d: DueDelivery, box: SecretBox): Promise<AttemptResult | null> {
+    const { timeoutMs, allowPrivate, retryDelaysMs, maxRetries } = svc.config.webhooks;
+    const secret = openSecret(box, d.secret);
+    const r: SendResult = secret === null ? UNREADABLE_SECRET : await sendDelivery(
+      { deliveryId: d.id, webhookId: d.webhook_id, event: d.event, url: d.url, secret, body: d.body },
+      { timeoutMs, allowPrivate, agents, signal: abort.signal },
+    );
+    if (abort.signal.aborted) return null; // shutting down: the row stays pending for the next start
+    const n = d.attempts + 1;
+    const plan = planAfterAttempt(r, n, retryDelaysMs, maxRetries, Date.now());
+    return {
+      deliveryId: d.id, webhookId: d.webhook_id, attempt: n, at: svc.now(), outcome: plan.outcome,
+      httpStatus: r.httpStatus, error: r.error, durationMs: r.durationMs, status: plan.status, nextAttemptAt: plan.nextAttemptAt,
+    };
+  }
+
+  function flush(): void {
+    flushTimer = null;
+    const batch = results;
+    results = [];
+    if (batch.length === 0) return;
+    try {
+      tx(svc.db, () => {
+        for (const r of batch) recordAttempt(svc.db, r);
+      });
+    } catch (e) {
+      // Not logged means still pending in the database: the rows go out again (at-least-once).
+      svc.log.error('webhook dispatcher: logging attempts failed', { error: String(e) });
+      mayHaveDue = true;
+    }
+    for (const r of batch) claimed.delete(r.deliveryId);
+    if (running && batch.some((r) => r.nextAttemptAt !== null)) armRetryTimer();
+  }
+
+  function armRetryTimer(): void {
+    const now = Date.now();
+    const next = nextDueAfter(svc.db, now);
+    retryLater(next === null ? HEARTBEAT_MS : Math.min(Math.max(0, next - now), HEARTBEAT_MS));
+  }
+
+  function retryLater(ms: number): void {
+    if (!running) return;
+    if (retryTimer !== null) clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      mayHaveDue = true;
+      tick();
+    }, ms);
+    retryTimer.unref();
+  }
+
+  return {
+    start() {
+      running = true;
+      svc.eventsWritten.add(wake);
+      wake(); // resume: drain what the last process left in the outbox and send what is due
+    },
+    async stop() {
+      running = false;
+      svc.eventsWritten.delete(wake);
+      for (const t of [tickTimer, retryTimer, flushTimer]) if (t !== null) clearTimeout(t);
+      tickTimer = retryTimer = null;
+      abort.abort();
+      await Promise.allSettled([...inFlight]);
+      flush();
+      await agents.close();
+    },
+  };
+}

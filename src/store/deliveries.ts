@@ -1,0 +1,93 @@
+import { stmt, type Db } from './db.ts';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'blocked';
+export type AttemptOutcome = 'delivered' | 'failed' | 'retrying' | 'blocked';
+
+export type NewDelivery = {
+  id: string;
+  webhook_id: string;
+  event_id: number | null;
+  event: string;
+  body: Buffer;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: string;
+};
+
+export function insertDelivery(db: Db, d: NewDelivery): void {
+  stmt(db, `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, created_at, updated_at)
+            VALUES (@id, @webhook_id, @event_id, @event, @body, @status, @attempts, @next_attempt_at, @created_at, @created_at)`).run(d);
+}
+
+/** A delivery ready to send, with what the attempt needs from its subscription. */
+export type DueDelivery = {
+  id: string;
+  webhook_id: string;
+  event: string;
+  body: Buffer;
+  attempts: number;
+  url: string;
+  secret: Buffer;
+};
+
+/** Pending deliveries of enabled subscriptions whose time has come, oldest due first. */
+export function dueDeliveries(db: Db, nowMs: number, limit: number): DueDelivery[] {
+  return stmt(db, `SELECT d.id, d.webhook_id, d.event, d.body, d.attempts, w.url, w.secret
+                   FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                   WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.enabled = 1
+                   ORDER BY d.next_attempt_at LIMIT ?`).all(nowMs, limit) as never;
+}
+
+/** The earliest pending attempt time after `afterMs`, for the retry timer. */
+export function nextDueAfter(db: Db, afterMs: number): number | null {
+  const row = stmt(db, `SELECT MIN(next_attempt_at) AS t FROM webhook_deliveries
+                        WHERE status = 'pending' AND next_attempt_at > ?`).get(afterMs) as { t: number | null };
+  return row.t;
+}
+
+export type AttemptResult = {
+  deliveryId: string;
+  webhookId: string;
+  attempt: number;
+  at: string;
+  outcome: AttemptOutcome;
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The delivery's state after this attempt, and when to try again while pending. */
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+};
+
+/**
+ * Logs one attempt and moves its delivery on. A delivery deleted meanwhile (its subscription was
+ * removed while the attempt was in flight) is left alone: there is nothing to log it under.
+ */
+export function recordAttempt(db: Db, r: AttemptResult): void {
+  const moved = stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, updated_at = ?
+                          WHERE id = ?`).run(r.status, r.attempt, r.nextAttemptAt, r.at, r.deliveryId);
+  if (moved.changes === 0) return;
+  stmt(db, `INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, at, outcome, http_status, error, duration_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(r.deliveryId, r.webhookId, r.attempt, r.at, r.outcome, r.httpStatus, r.error, r.durationMs);
+}
+
+export type AttemptRow = {
+  id: number;
+  delivery_id: string;
+  event: string;
+  attempt: number;
+  at: string;
+  outcome: AttemptOutcome;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number;
+};
+
+/** A subscription's attempts, newest first, those with a row id below `beforeId`. */
+export function listAttempts(db: Db, webhookId: string, beforeId: number, limit: number): AttemptRow[] {
+  return stmt(db, `SELECT a.id, a.delivery_id, d.event, a.attempt, a.at, a.outcome, a.http_status, a.error, a.duration_ms
+                   FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+                   WHERE a.webhook_id = ? AND a.id < ? ORDER BY a.id DESC LIMIT ?`).all(webhookId, beforeId, limit) as never;
+}
