@@ -40,15 +40,15 @@ export function presentWebhook(w: store.WebhookView): Webhook {
   };
 }
 
-const boxes = new WeakMap<Config, SecretBox>();
+const boxes = new WeakMap<Config, { key: string; box: SecretBox }>();
 
 /** The box sealing webhook secrets, or null when SERVICE_SETTINGS_ENCRYPTION_KEY is not set. */
 export function secretBox(svc: Services): SecretBox | null {
   const key = svc.config.encryptionKey;
   if (key === undefined) return null;
-  let box = boxes.get(svc.config);
-  if (!box) boxes.set(svc.config, (box = createSecretBox(key)));
-  return box;
+  let cached = boxes.get(svc.config);
+  if (cached?.key !== key) boxes.set(svc.config, (cached = { key, box: createSecretBox(key) }));
+  return cached.box;
 }
 
 export function requireSecretBox(svc: Services): SecretBox {
