@@ -47,8 +47,8 @@ export function deleteWebhook(db: Db, id: string): void {
 }
 
 /** What the outbox drain matches events against: every enabled subscription. */
-export type ActiveWebhook = { id: string; org_id: number; events: string; space_id: number | null };
+export type ActiveWebhook = { id: string; org_id: number; events: string; space_id: number | null; url: string; secret: Buffer };
 
 export function listEnabledWebhooks(db: Db): ActiveWebhook[] {
-  return stmt(db, 'SELECT id, org_id, events, space_id FROM webhooks WHERE enabled = 1').all() as never;
+  return stmt(db, 'SELECT id, org_id, events, space_id, url, secret FROM webhooks WHERE enabled = 1').all() as never;
 }

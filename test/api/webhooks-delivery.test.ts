@@ -65,7 +65,7 @@ describe('payload and headers', () => {
     for (const [event, rec] of byEvent) {
       const body = JSON.parse(rec.body.toString('utf8'));
       expect(Object.keys(body)).toEqual(['id', 'event', 'occurredAt', 'actor', 'page', ...(event === 'page.metadata.updated' ? ['changedKeys'] : [])]);
-      expect(body).toMatchObject({ event, actor: { id: me.id, kind: 'agent' }, page: { path: 'a/b', space: 'ev', ...expected[event!] } });
+      expect(body).toMatchObject({ event, actor: { id: me.id, kind: 'agent' }, page: { path: 'a/b', space: 'ev', ...expected[String(event)] } });
       expect(body.occurredAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       if (event === 'page.metadata.updated') expect(body.changedKeys.sort()).toEqual(['n', 'stage']);
       expect(rec.headers['content-type']).toBe('application/json');

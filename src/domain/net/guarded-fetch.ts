@@ -3,7 +3,7 @@
 // TLS SNI and Host stay the URL's hostname. Redirects are returned, never followed.
 import type { LookupAddress } from 'node:dns';
 import type { ReadableStream } from 'node:stream/web';
-import { Agent, fetch } from 'undici';
+import { Agent, fetch, request } from 'undici';
 import type { HeadersInit, Headers } from 'undici';
 import { resolveAndCheck, type CheckedAddress } from './address-guard.ts';
 
@@ -115,6 +115,46 @@ export function createAgentPool(maxAgents = 64): AgentPool {
       await Promise.all(all.map((a) => a.destroy().catch(() => {})));
     },
   };
+}
+
+export interface GuardedPostInit {
+  headers: Record<string, string>;
+  body: Buffer;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  agents: AgentPool;
+  signal?: AbortSignal;
+}
+
+/**
+ * A POST that only needs the status (webhook delivery): the same guard and pinning as
+ * guardedFetch, on pooled keep-alive connections, without fetch's stream machinery (one write
+ * per request). The response body is drained up to 64 KiB and dropped; redirects are returned.
+ */
+export async function guardedPost(url: string, init: GuardedPostInit): Promise<{ status: number }> {
+  const target = new URL(url);
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    throw new TypeError(`unsupported protocol ${target.protocol}`);
+  }
+  const timeout = AbortSignal.timeout(init.timeoutMs);
+  const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
+  const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
+  if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
+  try {
+    const res = await request(target, {
+      method: 'POST',
+      headers: init.headers,
+      body: init.body,
+      signal,
+      dispatcher: init.agents.get(checked, init.timeoutMs),
+    });
+    await res.body.dump({ limit: 64 * 1024, signal });
+    return { status: res.statusCode };
+  } catch (e) {
+    // undici reports an abort as its own error; say which deadline it was.
+    if (timeout.aborted) throw timeout.reason;
+    throw e;
+  }
 }
 
 type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;

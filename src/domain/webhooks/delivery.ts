@@ -1,7 +1,7 @@
 // One delivery attempt: the body, the headers, the signed POST behind the address guard, and what
 // the outcome means for the delivery (delivered, retry later, give up, blocked).
 import { randomUUID } from 'node:crypto';
-import { BlockedAddressError, guardedFetch, type AgentPool } from '../net/guarded-fetch.ts';
+import { BlockedAddressError, guardedPost, type AgentPool } from '../net/guarded-fetch.ts';
 import type { AttemptOutcome, DeliveryStatus } from '../../store/deliveries.ts';
 import { serviceSignature, standardWebhooksSignature } from './signing.ts';
 
@@ -40,19 +40,17 @@ export function deliveryHeaders(t: DeliveryTarget, timestampSeconds: number): Re
 
 export type SendResult = { ok: boolean; blocked: boolean; httpStatus: number | null; error: string | null; durationMs: number };
 
-export type SendOptions = { timeoutMs: number; allowPrivate: boolean; agents?: AgentPool; signal?: AbortSignal };
+export type SendOptions = { timeoutMs: number; allowPrivate: boolean; agents: AgentPool; signal?: AbortSignal };
 
 /** POSTs one attempt. Never throws: a 2xx is ok; 3xx (redirects are not followed), 4xx, 5xx and network errors are not. */
 export async function sendDelivery(t: DeliveryTarget, opts: SendOptions): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const res = await guardedFetch(t.url, {
-      method: 'POST',
+    const res = await guardedPost(t.url, {
       headers: deliveryHeaders(t, Math.floor(Date.now() / 1000)),
       body: t.body,
       timeoutMs: opts.timeoutMs,
-      maxBytes: 64 * 1024,
       allowPrivate: opts.allowPrivate,
       agents: opts.agents,
       signal: opts.signal,
@@ -68,7 +66,7 @@ export async function sendDelivery(t: DeliveryTarget, opts: SendOptions): Promis
 function describeError(e: unknown, timeoutMs: number): string {
   if (!(e instanceof Error)) return String(e);
   if (e.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`;
-  // undici reports network failures as TypeError('fetch failed') with the socket error as cause.
+  // fetch-style failures carry the socket error as their cause.
   const cause = (e as { cause?: unknown }).cause;
   if (cause instanceof Error && cause.message) return cause.message;
   return e.message;

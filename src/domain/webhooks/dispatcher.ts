@@ -7,6 +7,7 @@
 // attempt results are logged in batches, so a busy server pays a few small transactions per
 // batch instead of several per write. Sends run at most CONCURRENCY at a time on keep-alive
 // connections behind the address guard.
+import { performance } from 'node:perf_hooks';
 import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
 import { dueDeliveries, nextDueAfter, recordAttempt, type AttemptResult, type DueDelivery } from '../../store/deliveries.ts';
@@ -14,13 +15,16 @@ import { createAgentPool } from '../net/guarded-fetch.ts';
 import type { SecretBox } from '../secrets.ts';
 import { planAfterAttempt, sendDelivery, type SendResult } from './delivery.ts';
 import { drainOutbox } from './outbox-drain.ts';
+import { createPacer } from './pacer.ts';
 import { secretBox } from './subscriptions.ts';
 
 const CONCURRENCY = 32;
 const DRAIN_BATCH = 200;
 const LOAD_BATCH = 128;
+const QUEUE_CAP = 1024;
 const COALESCE_MS = 5;
 const HEARTBEAT_MS = 30_000;
+const PACE_WINDOW_MS = 100;
 
 // A secret sealed under another key (the setting changed) fails like a network error would.
 const UNREADABLE_SECRET: SendResult = {
@@ -28,9 +32,16 @@ const UNREADABLE_SECRET: SendResult = {
   error: 'the signing secret cannot be decrypted with the current SERVICE_SETTINGS_ENCRYPTION_KEY',
 };
 
-function openSecret(box: SecretBox, sealed: Buffer): string | null {
+type OpenedSecrets = Map<string, { sealed: Buffer; secret: string }>;
+
+// Opened secrets by subscription, reused while the sealed value is unchanged (rotation changes it).
+function openSecret(box: SecretBox, d: DueDelivery, cache: OpenedSecrets): string | null {
+  const hit = cache.get(d.webhook_id);
+  if (hit && hit.sealed.equals(d.secret)) return hit.secret;
   try {
-    return box.open(sealed);
+    const secret = box.open(d.secret);
+    cache.set(d.webhook_id, { sealed: d.secret, secret });
+    return secret;
   } catch {
     return null;
   }
@@ -42,6 +53,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const agents = createAgentPool();
   const abort = new AbortController();
   const queue: DueDelivery[] = [];
+  const opened: OpenedSecrets = new Map();
   const claimed = new Set<string>(); // queued, in flight, or sent but not yet logged
   const inFlight = new Set<Promise<void>>();
   let results: AttemptResult[] = [];
@@ -51,8 +63,14 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   let retryTimer: NodeJS.Timeout | null = null;
   let flushTimer: NodeJS.Timeout | null = null;
   let warnedNoKey = false;
+  const pacer = createPacer();
+  let writesSeen = false;
+  let paceTimer: NodeJS.Timeout | null = null;
+  let windowTimer: NodeJS.Timeout | null = null;
+  let lastElu = performance.eventLoopUtilization();
 
   const wake = () => {
+    writesSeen = true;
     mayHaveDue = true;
     if (running && tickTimer === null) tickTimer = setTimeout(tick, COALESCE_MS);
   };
@@ -62,7 +80,13 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     if (!running) return;
     try {
       const drained = drainOutbox(svc, DRAIN_BATCH);
-      if (drained.deliveries > 0) mayHaveDue = true;
+      for (const d of drained.deliveries) {
+        // Fresh deliveries go straight to the queue; past its cap they wait in the table.
+        if (queue.length < QUEUE_CAP) {
+          claimed.add(d.id);
+          queue.push(d);
+        } else mayHaveDue = true;
+      }
       // A full batch: more waits. Continue on a later turn so requests get served in between.
       if (drained.events === DRAIN_BATCH) tickTimer = setTimeout(tick, 0);
       fill();
@@ -82,8 +106,26 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     }
     while (running && inFlight.size < CONCURRENCY) {
       if (queue.length === 0 && !load()) break;
+      const now = performance.now();
+      if (!pacer.take(now)) {
+        paceTimer ??= setTimeout(() => {
+          paceTimer = null;
+          if (running) fill();
+        }, pacer.waitMs(now));
+        break;
+      }
       start(queue.shift()!, box);
     }
+  }
+
+  // Every window: slow down while page writes saturate the loop, speed up again when they do not.
+  function measureWindow(): void {
+    const elu = performance.eventLoopUtilization(lastElu);
+    lastElu = performance.eventLoopUtilization();
+    const before = pacer.rate;
+    pacer.adjust(elu.utilization, writesSeen, performance.now());
+    writesSeen = false;
+    if (pacer.rate > before && queue.length > 0) fill();
   }
 
   function load(): boolean {
@@ -121,7 +163,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
 
   async function attempt(d: DueDelivery, box: SecretBox): Promise<AttemptResult | null> {
     const { timeoutMs, allowPrivate, retryDelaysMs, maxRetries } = svc.config.webhooks;
-    const secret = openSecret(box, d.secret);
+    const secret = openSecret(box, d, opened);
     const r: SendResult = secret === null ? UNREADABLE_SECRET : await sendDelivery(
       { deliveryId: d.id, webhookId: d.webhook_id, event: d.event, url: d.url, secret, body: d.body },
       { timeoutMs, allowPrivate, agents, signal: abort.signal },
@@ -174,13 +216,15 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     start() {
       running = true;
       svc.eventsWritten.add(wake);
+      windowTimer = setInterval(measureWindow, PACE_WINDOW_MS);
+      windowTimer.unref();
       wake(); // resume: drain what the last process left in the outbox and send what is due
     },
     async stop() {
       running = false;
       svc.eventsWritten.delete(wake);
-      for (const t of [tickTimer, retryTimer, flushTimer]) if (t !== null) clearTimeout(t);
-      tickTimer = retryTimer = null;
+      for (const t of [tickTimer, retryTimer, flushTimer, paceTimer, windowTimer]) if (t !== null) clearTimeout(t);
+      tickTimer = retryTimer = paceTimer = null;
       abort.abort();
       await Promise.allSettled([...inFlight]);
       flush();

@@ -2,40 +2,45 @@
 // the deliveries and the events' dispatched mark commit together, so an event is matched once.
 import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
-import { insertDelivery } from '../../store/deliveries.ts';
+import { insertDelivery, type DueDelivery } from '../../store/deliveries.ts';
 import { markDispatched, pendingEvents, type EventRow } from '../../store/events.ts';
 import { listEnabledWebhooks, type ActiveWebhook } from '../../store/webhooks.ts';
 import { buildDeliveryBody, newDeliveryId } from './delivery.ts';
 
-type Subscription = { id: string; orgId: number; spaceId: number | null; events: Set<string> };
+type Filter = { orgId: number; spaceId: number | null; events: Set<string> };
+type Subscription = Filter & { id: string; url: string; secret: Buffer };
 
 /** Which subscriptions receive an event: never personal-space activity; org, space filter and event must match. */
-export function matchSubscriptions(e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal'>, subs: Subscription[]): Subscription[] {
+export function matchSubscriptions<S extends Filter>(e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal'>, subs: S[]): S[] {
   if (e.personal) return [];
   return subs.filter((s) => s.orgId === e.org_id && (s.spaceId === null || s.spaceId === e.space_id) && s.events.has(e.event));
 }
 
 export function toSubscription(w: ActiveWebhook): Subscription {
-  return { id: w.id, orgId: w.org_id, spaceId: w.space_id, events: new Set(JSON.parse(w.events) as string[]) };
+  return { id: w.id, orgId: w.org_id, spaceId: w.space_id, events: new Set(JSON.parse(w.events) as string[]), url: w.url, secret: w.secret };
 }
 
-/** Drains up to `limit` events; returns how many it took (fewer than `limit` = the outbox is empty). */
-export function drainOutbox(svc: Services, limit: number): { events: number; deliveries: number } {
+/**
+ * Drains up to `limit` events (fewer taken = the outbox is empty) and returns the deliveries it
+ * created, ready to send, so the dispatcher need not read them back.
+ */
+export function drainOutbox(svc: Services, limit: number): { events: number; deliveries: DueDelivery[] } {
   return tx(svc.db, () => {
     const events = pendingEvents(svc.db, limit);
-    if (events.length === 0) return { events: 0, deliveries: 0 };
+    if (events.length === 0) return { events: 0, deliveries: [] };
     const subs = listEnabledWebhooks(svc.db).map(toSubscription);
     const now = svc.now();
     const nowMs = Date.parse(now);
-    let deliveries = 0;
+    const deliveries: DueDelivery[] = [];
     for (const e of events) {
       for (const s of matchSubscriptions(e, subs)) {
         const id = newDeliveryId();
+        const body = buildDeliveryBody(id, e.payload);
         insertDelivery(svc.db, {
-          id, webhook_id: s.id, event_id: e.id, event: e.event, body: buildDeliveryBody(id, e.payload),
+          id, webhook_id: s.id, event_id: e.id, event: e.event, body,
           status: 'pending', attempts: 0, next_attempt_at: nowMs, created_at: now,
         });
-        deliveries++;
+        deliveries.push({ id, webhook_id: s.id, event: e.event, body, attempts: 0, url: s.url, secret: s.secret });
       }
       markDispatched(svc.db, e.id, now);
     }

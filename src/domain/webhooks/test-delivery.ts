@@ -2,6 +2,7 @@ import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
 import { insertDelivery, recordAttempt } from '../../store/deliveries.ts';
 import type { Caller } from '../access.ts';
+import { createAgentPool } from '../net/guarded-fetch.ts';
 import { buildDeliveryBody, newDeliveryId, planAfterAttempt, sendDelivery } from './delivery.ts';
 import { loadWebhook, requireSecretBox } from './subscriptions.ts';
 
@@ -24,7 +25,9 @@ export async function sendTestDelivery(svc: Services, caller: Caller, id: string
     attempts: 0, next_attempt_at: null, created_at: now,
   }));
   const { timeoutMs, allowPrivate } = svc.config.webhooks;
-  const r = await sendDelivery({ deliveryId, webhookId: w.id, event: 'webhook.test', url: w.url, secret, body }, { timeoutMs, allowPrivate });
+  const agents = createAgentPool(1);
+  const r = await sendDelivery({ deliveryId, webhookId: w.id, event: 'webhook.test', url: w.url, secret, body }, { timeoutMs, allowPrivate, agents })
+    .finally(() => agents.close());
   const plan = planAfterAttempt(r, 1, [], 0, Date.now());
   const outcome = plan.outcome === 'retrying' ? 'failed' : plan.outcome;
   tx(svc.db, () => recordAttempt(svc.db, {
