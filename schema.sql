@@ -136,6 +136,7 @@ CREATE TABLE webhooks (
   space_id    INTEGER REFERENCES spaces(id),      -- the spaceSlug filter; NULL = every shared space
   description TEXT,
   enabled     INTEGER NOT NULL DEFAULT 1,
+  active_since TEXT NOT NULL,                     -- created or last re-enabled: older events are not for it
   secret      BLOB NOT NULL,                      -- AES-256-GCM sealed (src/domain/secrets.ts); never plaintext
   created_at  TEXT NOT NULL,
   updated_at  TEXT NOT NULL

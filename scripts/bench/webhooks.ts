@@ -35,8 +35,8 @@ const WRITE_CONCURRENCY = 8;
 
 export async function run(opts: { pages: number; quick: boolean }): Promise<Result[]> {
   const backlog = opts.quick ? 2_000 : 10_000;
-  const perRound = opts.quick ? 500 : 1_500;
-  const rounds = opts.quick ? 1 : 2;
+  const perRound = opts.quick ? 400 : 1_000;
+  const rounds = opts.quick ? 2 : 5;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-webhooks-'));
   const receiver = await startReceiver();
   let server = await startServer(dataDir);
@@ -54,6 +54,7 @@ export async function run(opts: { pages: number; quick: boolean }): Promise<Resu
     };
 
     await writePages(api, 'warm', 300);
+    results.push({ name: 'server RSS after warm-up writes', value: round(rssMb(server.proc.pid!)), unit: 'MB' });
     const rate = { without: [] as number[], with: [] as number[] };
     let catchUpMs = 0;
     let n = 0;
@@ -71,9 +72,10 @@ export async function run(opts: { pages: number; quick: boolean }): Promise<Resu
     const withSubs = sum(rate.with) / rounds;
     results.push({ name: 'page writes/s, no subscriptions', value: round(without), unit: 'writes/s' });
     results.push({ name: `page writes/s, ${SUBSCRIPTIONS} active subscriptions`, value: round(withSubs), unit: 'writes/s' });
-    const ratio = withSubs / without;
+    // The machine is shared and its speed drifts: compare each round with the one just before it.
+    const ratio = median(rate.with.map((w, i) => w / rate.without[i]));
     results.push({ name: 'deliveries still due when the writes end, sent within', value: round(catchUpMs / 1000), unit: 's' });
-    results.push({ name: 'write throughput with / without subscriptions', value: round(ratio * 100), unit: '%', target: '>= 90', pass: ratio >= 0.9 });
+    results.push({ name: 'write throughput with / without subscriptions (median of paired rounds)', value: round(ratio * 100), unit: '%', target: '>= 90', pass: ratio >= 0.9 });
 
     results.push({ name: 'server RSS after the write rounds', value: round(rssMb(server.proc.pid!)), unit: 'MB' });
 
@@ -203,6 +205,10 @@ function rssMb(pid: number): number {
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const round = (x: number) => Math.round(x * 10) / 10;
 
 if (import.meta.main) {
@@ -210,7 +216,7 @@ if (import.meta.main) {
   const results = await run({ pages: 0, quick });
   for (const r of results) {
     const verdict = r.pass === undefined ? '' : r.pass ? '  PASS' : '  FAIL';
-    console.log(`${r.name.padEnd(52)} ${String(r.value).padStart(10)} ${r.unit}${r.target ? `  (target ${r.target})` : ''}${verdict}`);
+    console.log(`${r.name.padEnd(68)} ${String(r.value).padStart(10)} ${r.unit}${r.target ? `  (target ${r.target})` : ''}${verdict}`);
   }
   process.exit(results.every((r) => r.pass !== false) ? 0 : 1);
 }

@@ -8,6 +8,7 @@ export type WebhookRow = {
   space_id: number | null;
   description: string | null;
   enabled: number;
+  active_since: string;
   secret: Buffer; // sealed
   created_at: string;
   updated_at: string;
@@ -19,8 +20,8 @@ export type WebhookView = WebhookRow & { space_slug: string | null };
 const VIEW = `SELECT w.*, s.slug AS space_slug FROM webhooks w LEFT JOIN spaces s ON s.id = w.space_id`;
 
 export function insertWebhook(db: Db, w: WebhookRow): void {
-  stmt(db, `INSERT INTO webhooks (id, org_id, url, events, space_id, description, enabled, secret, created_at, updated_at)
-            VALUES (@id, @org_id, @url, @events, @space_id, @description, @enabled, @secret, @created_at, @updated_at)`).run(w);
+  stmt(db, `INSERT INTO webhooks (id, org_id, url, events, space_id, description, enabled, active_since, secret, created_at, updated_at)
+            VALUES (@id, @org_id, @url, @events, @space_id, @description, @enabled, @active_since, @secret, @created_at, @updated_at)`).run(w);
 }
 
 export function findWebhook(db: Db, orgId: number, id: string): WebhookView | undefined {
@@ -31,11 +32,11 @@ export function listWebhooks(db: Db, orgId: number): WebhookView[] {
   return stmt(db, `${VIEW} WHERE w.org_id = ? ORDER BY w.created_at, w.id`).all(orgId) as never;
 }
 
-export type WebhookChanges = Pick<WebhookRow, 'url' | 'events' | 'space_id' | 'description' | 'enabled'>;
+export type WebhookChanges = Pick<WebhookRow, 'url' | 'events' | 'space_id' | 'description' | 'enabled' | 'active_since'>;
 
 export function updateWebhook(db: Db, id: string, c: WebhookChanges, now: string): void {
   stmt(db, `UPDATE webhooks SET url = @url, events = @events, space_id = @space_id, description = @description,
-            enabled = @enabled, updated_at = @now WHERE id = @id`).run({ ...c, id, now });
+            enabled = @enabled, active_since = @active_since, updated_at = @now WHERE id = @id`).run({ ...c, id, now });
 }
 
 export function updateSecret(db: Db, id: string, sealed: Buffer, now: string): void {
@@ -47,8 +48,8 @@ export function deleteWebhook(db: Db, id: string): void {
 }
 
 /** What the outbox drain matches events against: every enabled subscription. */
-export type ActiveWebhook = { id: string; org_id: number; events: string; space_id: number | null; url: string; secret: Buffer };
+export type ActiveWebhook = Pick<WebhookRow, 'id' | 'org_id' | 'events' | 'space_id' | 'active_since' | 'url' | 'secret'>;
 
 export function listEnabledWebhooks(db: Db): ActiveWebhook[] {
-  return stmt(db, 'SELECT id, org_id, events, space_id, url, secret FROM webhooks WHERE enabled = 1').all() as never;
+  return stmt(db, 'SELECT id, org_id, events, space_id, active_since, url, secret FROM webhooks WHERE enabled = 1').all() as never;
 }

@@ -7,10 +7,12 @@ describe('createPacer', () => {
     ['idle loop, no writes', [[0.1, false]], Infinity],
     ['busy loop without writes (the dispatcher itself)', [[1, false]], Infinity],
     ['writes on an idle loop', [[0.3, true]], Infinity],
-    ['writes saturating the loop', [[0.95, true]], PACE.unlimitedAbove / 2],
-    ['saturated for long: down to the floor, never below', Array(20).fill([0.99, true]), PACE.floorPerSecond],
+    ['writes saturating the loop: straight to the floor', [[0.95, true]], PACE.floorPerSecond],
+    ['saturated for long: never below the floor', Array(20).fill([0.99, true]), PACE.floorPerSecond],
     ['back up once writes stop', [...Array(20).fill([0.99, true]), ...Array(10).fill([0.99, false])], Infinity],
-    ['halfway back', [[0.95, true], [0.95, true], [0.95, true], [0.2, true]], PACE.unlimitedAbove / 4],
+    ['one window back up', [[0.95, true], [0.2, true]], PACE.floorPerSecond * 2],
+    ['saturated again on the way up', [[0.95, true], [0.2, true], [0.2, false], [0.9, true]], PACE.floorPerSecond],
+    ['not yet saturated enough', [[PACE.busyUtilisation, true]], Infinity],
   ] as Array<[string, Array<[number, boolean]>, number]>)('%s', (_name, windows, rate) => {
     const p = createPacer();
     windows.forEach(([u, w], i) => p.adjust(u, w, i * 100));

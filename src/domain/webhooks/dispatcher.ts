@@ -24,7 +24,9 @@ const LOAD_BATCH = 128;
 const QUEUE_CAP = 1024;
 const COALESCE_MS = 5;
 const HEARTBEAT_MS = 30_000;
-const PACE_WINDOW_MS = 100;
+const PACE_WINDOW_MS = 50;
+// While paced, new deliveries cannot go out soon anyway: drain the outbox in fewer, larger transactions.
+const PACED_COALESCE_MS = 100;
 
 // A secret sealed under another key (the setting changed) fails like a network error would.
 const UNREADABLE_SECRET: SendResult = {
@@ -72,7 +74,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const wake = () => {
     writesSeen = true;
     mayHaveDue = true;
-    if (running && tickTimer === null) tickTimer = setTimeout(tick, COALESCE_MS);
+    if (running && tickTimer === null) tickTimer = setTimeout(tick, pacer.rate === Infinity ? COALESCE_MS : PACED_COALESCE_MS);
   };
 
   function tick(): void {

@@ -7,17 +7,27 @@ import { markDispatched, pendingEvents, type EventRow } from '../../store/events
 import { listEnabledWebhooks, type ActiveWebhook } from '../../store/webhooks.ts';
 import { buildDeliveryBody, newDeliveryId } from './delivery.ts';
 
-type Filter = { orgId: number; spaceId: number | null; events: Set<string> };
+type Filter = { orgId: number; spaceId: number | null; events: Set<string>; activeSince: string };
 type Subscription = Filter & { id: string; url: string; secret: Buffer };
 
-/** Which subscriptions receive an event: never personal-space activity; org, space filter and event must match. */
-export function matchSubscriptions<S extends Filter>(e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal'>, subs: S[]): S[] {
+/**
+ * Which subscriptions receive an event: never personal-space activity; org, space filter and
+ * event name must match, and the subscription must have been on when the event happened (the
+ * outbox may be drained later: after a restart, or while the dispatcher is paced).
+ */
+export function matchSubscriptions<S extends Filter>(
+  e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal' | 'occurred_at'>, subs: S[],
+): S[] {
   if (e.personal) return [];
-  return subs.filter((s) => s.orgId === e.org_id && (s.spaceId === null || s.spaceId === e.space_id) && s.events.has(e.event));
+  return subs.filter((s) => s.orgId === e.org_id && (s.spaceId === null || s.spaceId === e.space_id)
+    && s.events.has(e.event) && e.occurred_at >= s.activeSince);
 }
 
 export function toSubscription(w: ActiveWebhook): Subscription {
-  return { id: w.id, orgId: w.org_id, spaceId: w.space_id, events: new Set(JSON.parse(w.events) as string[]), url: w.url, secret: w.secret };
+  return {
+    id: w.id, orgId: w.org_id, spaceId: w.space_id, events: new Set(JSON.parse(w.events) as string[]),
+    activeSince: w.active_since, url: w.url, secret: w.secret,
+  };
 }
 
 /**

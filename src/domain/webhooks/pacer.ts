@@ -9,7 +9,7 @@ export const PACE = {
   floorPerSecond: 100,
   /** Event-loop utilisation above which a window with writes counts as saturated. */
   busyUtilisation: 0.85,
-  /** Above this rate, sending is not limited at all. */
+  /** Past this rate, sending is not limited at all (from the floor: 6 windows doubling). */
   unlimitedAbove: 5000,
 };
 
@@ -22,7 +22,7 @@ export type Pacer = {
   readonly rate: number; // sends per second; Infinity = unlimited
 };
 
-/** Multiplicative decrease while saturated by writes, doubling back up when not. */
+/** Down to the floor at once while writes saturate the loop; doubling back up, window by window, when not. */
 export function createPacer(): Pacer {
   let rate = Infinity;
   let tokens = 0;
@@ -36,11 +36,10 @@ export function createPacer(): Pacer {
     adjust(utilisation, writesSeen, now) {
       if (writesSeen && utilisation > PACE.busyUtilisation) {
         if (rate === Infinity) {
-          rate = PACE.unlimitedAbove;
           tokens = 0;
           last = now;
         }
-        rate = Math.max(PACE.floorPerSecond, rate / 2);
+        rate = PACE.floorPerSecond;
       } else if (rate !== Infinity) {
         rate *= 2;
         if (rate > PACE.unlimitedAbove) rate = Infinity;

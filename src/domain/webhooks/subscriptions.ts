@@ -83,7 +83,7 @@ export function createWebhook(svc: Services, caller: Caller, input: NewWebhook):
   const now = svc.now();
   tx(svc.db, () => store.insertWebhook(svc.db, {
     id, org_id: caller.orgId, url: input.url, events: JSON.stringify(unique(input.events)), space_id: spaceId,
-    description: input.description ?? null, enabled: input.enabled === false ? 0 : 1, secret: box.seal(secret),
+    description: input.description ?? null, enabled: input.enabled === false ? 0 : 1, active_since: now, secret: box.seal(secret),
     created_at: now, updated_at: now,
   }));
   return { ...presentWebhook(store.findWebhook(svc.db, caller.orgId, id)!), secret };
@@ -107,15 +107,19 @@ export function updateWebhook(svc: Services, caller: Caller, id: string, patch: 
   const spaceId = patch.spaceSlug === undefined ? w.space_id
     : patch.spaceSlug === null ? null : spaceFilter(svc, caller, patch.spaceSlug, issues);
   if (issues.length) throw invalid(issues);
+  const now = svc.now();
+  const enabling = patch.enabled === true && w.enabled === 0;
   tx(svc.db, () => store.updateWebhook(svc.db, w.id, {
     url: patch.url ?? w.url,
     events: patch.events !== undefined ? JSON.stringify(unique(patch.events)) : w.events,
     space_id: spaceId,
     description: patch.description === undefined ? w.description : patch.description,
     enabled: patch.enabled === undefined ? w.enabled : patch.enabled ? 1 : 0,
-  }, svc.now()));
+    // Events from before a re-enable, still in the outbox, are not for it: it was off then.
+    active_since: enabling ? now : w.active_since,
+  }, now));
   // Re-enabling releases deliveries that waited while the subscription was disabled.
-  if (patch.enabled === true && w.enabled === 0) notifyEventsWritten(svc);
+  if (enabling) notifyEventsWritten(svc);
   return presentWebhook(store.findWebhook(svc.db, caller.orgId, w.id)!);
 }
 
