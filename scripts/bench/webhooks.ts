@@ -68,6 +68,7 @@ export async function run(opts: { pages: number; quick: boolean }): Promise<Resu
       catchUpMs = Math.max(catchUpMs, s.lastAt - wroteAt);
       await setEnabled(false);
     }
+    if (process.env.BENCH_VERBOSE) console.error('rounds (writes/s):', JSON.stringify(rate), 'catch-up ms', catchUpMs);
     const without = sum(rate.without) / rounds;
     const withSubs = sum(rate.with) / rounds;
     results.push({ name: 'page writes/s, no subscriptions', value: round(without), unit: 'writes/s' });

@@ -31,12 +31,13 @@ export type DueDelivery = {
   secret: Buffer;
 };
 
-/** Pending deliveries of enabled subscriptions whose time has come, oldest due first. */
-export function dueDeliveries(db: Db, nowMs: number, limit: number): DueDelivery[] {
+/** Pending deliveries of enabled subscriptions (but those in `skipWebhooks`) whose time has come, oldest due first. */
+export function dueDeliveries(db: Db, nowMs: number, limit: number, skipWebhooks: string[] = []): DueDelivery[] {
   return stmt(db, `SELECT d.id, d.webhook_id, d.event, d.body, d.attempts, w.url, w.secret
                    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
                    WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.enabled = 1
-                   ORDER BY d.next_attempt_at LIMIT ?`).all(nowMs, limit) as never;
+                     AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
+                   ORDER BY d.next_attempt_at LIMIT ?`).all(nowMs, JSON.stringify(skipWebhooks), limit) as never;
 }
 
 /** The earliest pending attempt time after `afterMs`, for the retry timer. */

@@ -42,13 +42,22 @@ it('loses no delivery across a SIGKILL and keeps each delivery id', { timeout: 6
   let api = client(child.url, ADMIN_KEY);
   expect((await api.post('/spaces', { slug: 'crash', name: 'Crash' })).status).toBe(201);
   const secrets = new Map<string, string>();
+  const hookIds: string[] = [];
   for (const [p, extra] of [['/all', {}], ['/crash-only', { spaceSlug: 'crash' }]] as const) {
     const w = await api.post('/admin/webhooks', { url: rx.url(p), events: ['page.created'], ...extra });
     expect(w.status).toBe(201);
     secrets.set(p, w.body.secret);
+    hookIds.push(w.body.id);
   }
   await Promise.all(Array.from({ length: PAGES }, (_, i) => api.put(`/pages/crash/p${i}`, { title: `P${i}` })));
-  await rx.waitFor((r) => r.received.length >= 5);
+  // Kill once some failed attempts are logged (so deliveries wait for a retry in the table)
+  // while others are still in flight.
+  let loggedBefore: any[] = [];
+  for (let i = 0; i < 200 && loggedBefore.length === 0; i++) {
+    await new Promise((res) => setTimeout(res, 10));
+    loggedBefore = (await api.get(`/admin/webhooks/${hookIds[0]}/deliveries?limit=200`)).body.deliveries;
+  }
+  expect(loggedBefore.some((e) => e.outcome === 'retrying')).toBe(true);
   const seenBefore = rx.received.length;
   await killHard(child);
   child = null;
@@ -75,10 +84,10 @@ it('loses no delivery across a SIGKILL and keeps each delivery id', { timeout: 6
   expect(delivered.size).toBe(PAGES * 2);
   expect(seenBefore).toBeGreaterThan(0);
 
-  // The delivery log spans both processes: the attempts before the kill are still there.
-  const hooks = (await api.get('/admin/webhooks')).body as Array<{ id: string }>;
-  const log = (await api.get(`/admin/webhooks/${hooks[0].id}/deliveries?limit=200`)).body.deliveries as any[];
-  expect(log.some((e) => e.outcome === 'retrying')).toBe(true);
+  // The delivery log spans both processes: the attempts logged before the kill are still there.
+  await new Promise((res) => setTimeout(res, 100));
+  const log = (await api.get(`/admin/webhooks/${hookIds[0]}/deliveries?limit=200`)).body.deliveries as any[];
+  for (const e of loggedBefore) expect(log).toContainEqual(e);
   expect(new Set(log.filter((e) => e.outcome === 'delivered').map((e) => e.id)).size).toBe(PAGES);
 });
 

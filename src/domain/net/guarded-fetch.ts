@@ -136,11 +136,17 @@ export async function guardedPost(url: string, init: GuardedPostInit): Promise<{
   if (target.protocol !== 'https:' && target.protocol !== 'http:') {
     throw new TypeError(`unsupported protocol ${target.protocol}`);
   }
-  const timeout = AbortSignal.timeout(init.timeoutMs);
-  const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
-  const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
-  if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
+  // One controller and a plain timer per call, both released when it ends: thousands of calls a
+  // second must not leave AbortSignal.timeout timers and AbortSignal.any links behind.
+  const controller = new AbortController();
+  const timeoutError = new DOMException(`timed out after ${init.timeoutMs} ms`, 'TimeoutError');
+  const timer = setTimeout(() => controller.abort(timeoutError), init.timeoutMs);
+  const onAbort = () => controller.abort(init.signal?.reason);
+  init.signal?.addEventListener('abort', onAbort, { once: true });
+  const signal = controller.signal;
   try {
+    const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
+    if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
     const res = await request(target, {
       method: 'POST',
       headers: init.headers,
@@ -152,8 +158,11 @@ export async function guardedPost(url: string, init: GuardedPostInit): Promise<{
     return { status: res.statusCode };
   } catch (e) {
     // undici reports an abort as its own error; say which deadline it was.
-    if (timeout.aborted) throw timeout.reason;
+    if (signal.aborted && signal.reason === timeoutError) throw timeoutError;
     throw e;
+  } finally {
+    clearTimeout(timer);
+    init.signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -5,8 +5,9 @@
 // Page writes never wait for it: a write commits its outbox row and calls eventsWritten, which
 // only arms a short timer. Bursts are coalesced: one drain transaction covers many writes, and
 // attempt results are logged in batches, so a busy server pays a few small transactions per
-// batch instead of several per write. Sends run at most CONCURRENCY at a time on keep-alive
-// connections behind the address guard.
+// batch instead of several per write. Sends run at most CONCURRENCY at a time (PER_SUBSCRIPTION
+// for any one subscription) on keep-alive connections behind the address guard, paced while
+// page writes saturate the event loop (pacer.ts).
 import { performance } from 'node:perf_hooks';
 import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
@@ -16,17 +17,19 @@ import type { SecretBox } from '../secrets.ts';
 import { planAfterAttempt, sendDelivery, type SendResult } from './delivery.ts';
 import { drainOutbox } from './outbox-drain.ts';
 import { createPacer } from './pacer.ts';
+import { createSendQueue } from './send-queue.ts';
 import { secretBox } from './subscriptions.ts';
 
 const CONCURRENCY = 32;
+const PER_SUBSCRIPTION = 8;
+const QUEUE_PER_SUBSCRIPTION = 256;
 const DRAIN_BATCH = 200;
 const LOAD_BATCH = 128;
-const QUEUE_CAP = 1024;
 const COALESCE_MS = 5;
-const HEARTBEAT_MS = 30_000;
-const PACE_WINDOW_MS = 50;
 // While paced, new deliveries cannot go out soon anyway: drain the outbox in fewer, larger transactions.
 const PACED_COALESCE_MS = 100;
+const PACE_WINDOW_MS = 50;
+const HEARTBEAT_MS = 30_000;
 
 // A secret sealed under another key (the setting changed) fails like a network error would.
 const UNREADABLE_SECRET: SendResult = {
@@ -34,63 +37,40 @@ const UNREADABLE_SECRET: SendResult = {
   error: 'the signing secret cannot be decrypted with the current SERVICE_SETTINGS_ENCRYPTION_KEY',
 };
 
-type OpenedSecrets = Map<string, { sealed: Buffer; secret: string }>;
-
-// Opened secrets by subscription, reused while the sealed value is unchanged (rotation changes it).
-function openSecret(box: SecretBox, d: DueDelivery, cache: OpenedSecrets): string | null {
-  const hit = cache.get(d.webhook_id);
-  if (hit && hit.sealed.equals(d.secret)) return hit.secret;
-  try {
-    const secret = box.open(d.secret);
-    cache.set(d.webhook_id, { sealed: d.secret, secret });
-    return secret;
-  } catch {
-    return null;
-  }
-}
-
 export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
 
 export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const agents = createAgentPool();
   const abort = new AbortController();
-  const queue: DueDelivery[] = [];
-  const opened: OpenedSecrets = new Map();
-  const claimed = new Set<string>(); // queued, in flight, or sent but not yet logged
-  const inFlight = new Set<Promise<void>>();
+  const queue = createSendQueue<DueDelivery>({ perSubscription: PER_SUBSCRIPTION, queuePerSubscription: QUEUE_PER_SUBSCRIPTION });
+  const sending = new Set<Promise<void>>();
+  const opened = new Map<string, { sealed: Buffer; secret: string }>();
+  const pacer = createPacer();
   let results: AttemptResult[] = [];
   let running = false;
   let mayHaveDue = true; // false once a load saw every due row
-  let tickTimer: NodeJS.Timeout | null = null;
-  let retryTimer: NodeJS.Timeout | null = null;
-  let flushTimer: NodeJS.Timeout | null = null;
-  let warnedNoKey = false;
-  const pacer = createPacer();
   let writesSeen = false;
-  let paceTimer: NodeJS.Timeout | null = null;
-  let windowTimer: NodeJS.Timeout | null = null;
+  let warnedNoKey = false;
   let lastElu = performance.eventLoopUtilization();
+  const timers: Record<'tick' | 'retry' | 'flush' | 'pace' | 'window', NodeJS.Timeout | null> = {
+    tick: null, retry: null, flush: null, pace: null, window: null,
+  };
 
   const wake = () => {
     writesSeen = true;
     mayHaveDue = true;
-    if (running && tickTimer === null) tickTimer = setTimeout(tick, pacer.rate === Infinity ? COALESCE_MS : PACED_COALESCE_MS);
+    if (running && timers.tick === null) timers.tick = setTimeout(tick, pacer.rate === Infinity ? COALESCE_MS : PACED_COALESCE_MS);
   };
 
   function tick(): void {
-    tickTimer = null;
+    timers.tick = null;
     if (!running) return;
     try {
       const drained = drainOutbox(svc, DRAIN_BATCH);
-      for (const d of drained.deliveries) {
-        // Fresh deliveries go straight to the queue; past its cap they wait in the table.
-        if (queue.length < QUEUE_CAP) {
-          claimed.add(d.id);
-          queue.push(d);
-        } else mayHaveDue = true;
-      }
+      // Fresh deliveries go straight to the queue; past a subscription's cap they wait in the table.
+      for (const d of drained.deliveries) if (!queue.add(d)) mayHaveDue = true;
       // A full batch: more waits. Continue on a later turn so requests get served in between.
-      if (drained.events === DRAIN_BATCH) tickTimer = setTimeout(tick, 0);
+      if (drained.events === DRAIN_BATCH) timers.tick = setTimeout(tick, 0);
       fill();
       armRetryTimer();
     } catch (e) {
@@ -106,66 +86,57 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       warnedNoKey = true;
       return;
     }
-    while (running && inFlight.size < CONCURRENCY) {
-      if (queue.length === 0 && !load()) break;
+    while (running && queue.inFlight < CONCURRENCY) {
+      if (queue.queued === 0 && !load()) break;
       const now = performance.now();
       if (!pacer.take(now)) {
-        paceTimer ??= setTimeout(() => {
-          paceTimer = null;
+        timers.pace ??= setTimeout(() => {
+          timers.pace = null;
           if (running) fill();
         }, pacer.waitMs(now));
         break;
       }
-      start(queue.shift()!, box);
+      const d = queue.next() ?? (load() ? queue.next() : null);
+      if (d === null) break; // every subscription with work is at its cap
+      start(d, box);
     }
-  }
-
-  // Every window: slow down while page writes saturate the loop, speed up again when they do not.
-  function measureWindow(): void {
-    const elu = performance.eventLoopUtilization(lastElu);
-    lastElu = performance.eventLoopUtilization();
-    const before = pacer.rate;
-    pacer.adjust(elu.utilization, writesSeen, performance.now());
-    writesSeen = false;
-    if (pacer.rate > before && queue.length > 0) fill();
   }
 
   function load(): boolean {
     if (!mayHaveDue) return false;
-    const want = LOAD_BATCH + claimed.size;
-    const rows = dueDeliveries(svc.db, Date.now(), want);
-    if (rows.length < want) mayHaveDue = false;
+    const want = LOAD_BATCH + queue.claimed;
+    const rows = dueDeliveries(svc.db, Date.now(), want, queue.fullSubscriptions());
+    mayHaveDue = rows.length === want;
+    let added = false;
     for (const r of rows) {
-      if (claimed.has(r.id)) continue;
-      claimed.add(r.id);
-      queue.push(r);
+      if (queue.add(r)) added = true;
+      else if (!queue.isClaimed(r.id)) mayHaveDue = true; // its subscription's queue filled up
     }
-    return queue.length > 0;
+    return added;
   }
 
   function start(d: DueDelivery, box: SecretBox): void {
     const p = attempt(d, box)
       .then((r) => {
-        if (r === null) claimed.delete(d.id);
-        else {
-          results.push(r);
-          if (flushTimer === null) flushTimer = setTimeout(flush, COALESCE_MS);
-        }
+        if (r === null) return queue.release(d.id);
+        results.push(r);
+        timers.flush ??= setTimeout(flush, COALESCE_MS);
       })
       .catch((e: unknown) => {
-        claimed.delete(d.id);
+        queue.release(d.id);
         svc.log.error('webhook dispatcher: attempt failed', { delivery: d.id, error: String(e) });
       })
       .finally(() => {
-        inFlight.delete(p);
+        queue.finished(d);
+        sending.delete(p);
         if (running) fill();
       });
-    inFlight.add(p);
+    sending.add(p);
   }
 
   async function attempt(d: DueDelivery, box: SecretBox): Promise<AttemptResult | null> {
     const { timeoutMs, allowPrivate, retryDelaysMs, maxRetries } = svc.config.webhooks;
-    const secret = openSecret(box, d, opened);
+    const secret = openSecret(box, d);
     const r: SendResult = secret === null ? UNREADABLE_SECRET : await sendDelivery(
       { deliveryId: d.id, webhookId: d.webhook_id, event: d.event, url: d.url, secret, body: d.body },
       { timeoutMs, allowPrivate, agents, signal: abort.signal },
@@ -179,8 +150,21 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     };
   }
 
+  // Opened secrets by subscription, reused while the sealed value is unchanged (rotation changes it).
+  function openSecret(box: SecretBox, d: DueDelivery): string | null {
+    const hit = opened.get(d.webhook_id);
+    if (hit && hit.sealed.equals(d.secret)) return hit.secret;
+    try {
+      const secret = box.open(d.secret);
+      opened.set(d.webhook_id, { sealed: d.secret, secret });
+      return secret;
+    } catch {
+      return null;
+    }
+  }
+
   function flush(): void {
-    flushTimer = null;
+    timers.flush = null;
     const batch = results;
     results = [];
     if (batch.length === 0) return;
@@ -193,7 +177,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       svc.log.error('webhook dispatcher: logging attempts failed', { error: String(e) });
       mayHaveDue = true;
     }
-    for (const r of batch) claimed.delete(r.deliveryId);
+    for (const r of batch) queue.release(r.deliveryId);
     if (running && batch.some((r) => r.nextAttemptAt !== null)) armRetryTimer();
   }
 
@@ -205,30 +189,39 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
 
   function retryLater(ms: number): void {
     if (!running) return;
-    if (retryTimer !== null) clearTimeout(retryTimer);
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
+    if (timers.retry !== null) clearTimeout(timers.retry);
+    timers.retry = setTimeout(() => {
+      timers.retry = null;
       mayHaveDue = true;
       tick();
     }, ms);
-    retryTimer.unref();
+    timers.retry.unref();
+  }
+
+  // Every window: slow down while page writes saturate the loop, speed up again when they do not.
+  function measureWindow(): void {
+    const elu = performance.eventLoopUtilization(lastElu);
+    lastElu = performance.eventLoopUtilization();
+    const before = pacer.rate;
+    pacer.adjust(elu.utilization, writesSeen, performance.now());
+    writesSeen = false;
+    if (pacer.rate > before && queue.queued > 0) fill();
   }
 
   return {
     start() {
       running = true;
       svc.eventsWritten.add(wake);
-      windowTimer = setInterval(measureWindow, PACE_WINDOW_MS);
-      windowTimer.unref();
+      timers.window = setInterval(measureWindow, PACE_WINDOW_MS);
+      timers.window.unref();
       wake(); // resume: drain what the last process left in the outbox and send what is due
     },
     async stop() {
       running = false;
       svc.eventsWritten.delete(wake);
-      for (const t of [tickTimer, retryTimer, flushTimer, paceTimer, windowTimer]) if (t !== null) clearTimeout(t);
-      tickTimer = retryTimer = paceTimer = null;
+      for (const t of Object.values(timers)) if (t !== null) clearTimeout(t);
       abort.abort();
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...sending]);
       flush();
       await agents.close();
     },
