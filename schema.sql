@@ -154,10 +154,13 @@ CREATE TABLE webhook_deliveries (
   status          TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'blocked')),
   attempts        INTEGER NOT NULL DEFAULT 0,
   next_attempt_at INTEGER,                        -- epoch ms; NULL once finished
+  claimed         INTEGER NOT NULL DEFAULT 0,     -- held in memory by the running dispatcher; cleared at its start
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL
 );
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
+-- Loading due rows, one subscription at a time; and the retry timer's next due time.
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, next_attempt_at) WHERE status = 'pending' AND claimed = 0;
+CREATE INDEX webhook_deliveries_next ON webhook_deliveries(next_attempt_at) WHERE status = 'pending' AND claimed = 0;
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id);
 
 -- The delivery log: every attempt's outcome, newest first by id.

@@ -12,12 +12,13 @@ export type NewDelivery = {
   status: DeliveryStatus;
   attempts: number;
   next_attempt_at: number | null;
+  claimed: 0 | 1;
   created_at: string;
 };
 
 export function insertDelivery(db: Db, d: NewDelivery): void {
-  stmt(db, `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, created_at, updated_at)
-            VALUES (@id, @webhook_id, @event_id, @event, @body, @status, @attempts, @next_attempt_at, @created_at, @created_at)`).run(d);
+  stmt(db, `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, claimed, created_at, updated_at)
+            VALUES (@id, @webhook_id, @event_id, @event, @body, @status, @attempts, @next_attempt_at, @claimed, @created_at, @created_at)`).run(d);
 }
 
 /** A delivery ready to send, with what the attempt needs from its subscription. */
@@ -31,19 +32,30 @@ export type DueDelivery = {
   secret: Buffer;
 };
 
-/** Pending deliveries of enabled subscriptions (but those in `skipWebhooks`) whose time has come, oldest due first. */
-export function dueDeliveries(db: Db, nowMs: number, limit: number, skipWebhooks: string[] = []): DueDelivery[] {
+/** A subscription's unclaimed pending deliveries whose time has come, oldest due first (none if it is disabled). */
+export function dueDeliveries(db: Db, webhookId: string, nowMs: number, limit: number): DueDelivery[] {
   return stmt(db, `SELECT d.id, d.webhook_id, d.event, d.body, d.attempts, w.url, w.secret
                    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                   WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.enabled = 1
-                     AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
-                   ORDER BY d.next_attempt_at LIMIT ?`).all(nowMs, JSON.stringify(skipWebhooks), limit) as never;
+                   WHERE d.webhook_id = ? AND w.enabled = 1 AND d.status = 'pending' AND d.claimed = 0
+                     AND d.next_attempt_at <= ?
+                   ORDER BY d.next_attempt_at LIMIT ?`).all(webhookId, nowMs, limit) as never;
 }
 
-/** The earliest pending attempt time after `afterMs`, for the retry timer. */
+/** Marks rows as held by the dispatcher, so the next load does not read them again. */
+export function setClaimed(db: Db, ids: string[], claimed: 0 | 1): void {
+  if (ids.length === 0) return;
+  stmt(db, 'UPDATE webhook_deliveries SET claimed = ? WHERE id IN (SELECT value FROM json_each(?))').run(claimed, JSON.stringify(ids));
+}
+
+/** A starting dispatcher holds nothing: whatever the last process held is due again. */
+export function clearClaims(db: Db): void {
+  stmt(db, "UPDATE webhook_deliveries SET claimed = 0 WHERE claimed = 1 AND status = 'pending'").run();
+}
+
+/** The earliest unclaimed pending attempt time after `afterMs`, for the retry timer. */
 export function nextDueAfter(db: Db, afterMs: number): number | null {
   const row = stmt(db, `SELECT MIN(next_attempt_at) AS t FROM webhook_deliveries
-                        WHERE status = 'pending' AND next_attempt_at > ?`).get(afterMs) as { t: number | null };
+                        WHERE status = 'pending' AND claimed = 0 AND next_attempt_at > ?`).get(afterMs) as { t: number | null };
   return row.t;
 }
 
@@ -66,7 +78,7 @@ export type AttemptResult = {
  * removed while the attempt was in flight) is left alone: there is nothing to log it under.
  */
 export function recordAttempt(db: Db, r: AttemptResult): void {
-  const moved = stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, updated_at = ?
+  const moved = stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, claimed = 0, updated_at = ?
                           WHERE id = ?`).run(r.status, r.attempt, r.nextAttemptAt, r.at, r.deliveryId);
   if (moved.changes === 0) return;
   stmt(db, `INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, at, outcome, http_status, error, duration_ms)

@@ -53,3 +53,7 @@ export type ActiveWebhook = Pick<WebhookRow, 'id' | 'org_id' | 'events' | 'space
 export function listEnabledWebhooks(db: Db): ActiveWebhook[] {
   return stmt(db, 'SELECT id, org_id, events, space_id, active_since, url, secret FROM webhooks WHERE enabled = 1').all() as never;
 }
+
+export function enabledWebhookIds(db: Db): string[] {
+  return stmt(db, 'SELECT id FROM webhooks WHERE enabled = 1').pluck().all() as string[];
+}

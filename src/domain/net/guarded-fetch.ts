@@ -139,8 +139,11 @@ export async function guardedPost(url: string, init: GuardedPostInit): Promise<{
   // One controller and a plain timer per call, both released when it ends: thousands of calls a
   // second must not leave AbortSignal.timeout timers and AbortSignal.any links behind.
   const controller = new AbortController();
-  const timeoutError = new DOMException(`timed out after ${init.timeoutMs} ms`, 'TimeoutError');
-  const timer = setTimeout(() => controller.abort(timeoutError), init.timeoutMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`timed out after ${init.timeoutMs} ms`, 'TimeoutError'));
+  }, init.timeoutMs);
   const onAbort = () => controller.abort(init.signal?.reason);
   init.signal?.addEventListener('abort', onAbort, { once: true });
   const signal = controller.signal;
@@ -158,7 +161,7 @@ export async function guardedPost(url: string, init: GuardedPostInit): Promise<{
     return { status: res.statusCode };
   } catch (e) {
     // undici reports an abort as its own error; say which deadline it was.
-    if (signal.aborted && signal.reason === timeoutError) throw timeoutError;
+    if (timedOut) throw signal.reason;
     throw e;
   } finally {
     clearTimeout(timer);

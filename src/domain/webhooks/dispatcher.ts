@@ -1,6 +1,7 @@
 // The webhook dispatcher (a background job of serve()). State lives in SQLite: the outbox, and
 // webhook_deliveries as the timer table (a pending row waits for next_attempt_at), so a restart
-// resumes where the last process stopped. In memory there are only claims on rows being sent.
+// resumes where the last process stopped. In memory there is only the queue of rows being sent,
+// marked `claimed` in the table so that loading more does not read them again.
 //
 // Page writes never wait for it: a write commits its outbox row and calls eventsWritten, which
 // only arms a short timer. Bursts are coalesced: one drain transaction covers many writes, and
@@ -11,7 +12,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
-import { dueDeliveries, nextDueAfter, recordAttempt, type AttemptResult, type DueDelivery } from '../../store/deliveries.ts';
+import {
+  clearClaims, dueDeliveries, nextDueAfter, recordAttempt, setClaimed, type AttemptResult, type DueDelivery,
+} from '../../store/deliveries.ts';
+import { enabledWebhookIds } from '../../store/webhooks.ts';
 import { createAgentPool } from '../net/guarded-fetch.ts';
 import type { SecretBox } from '../secrets.ts';
 import { planAfterAttempt, sendDelivery, type SendResult } from './delivery.ts';
@@ -48,7 +52,8 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const pacer = createPacer();
   let results: AttemptResult[] = [];
   let running = false;
-  let mayHaveDue = true; // false once a load saw every due row
+  let mayHaveDue = true; // any enabled subscription may have unclaimed due rows (not known which)
+  const dueHooks = new Set<string>(); // these may have unclaimed due rows
   let writesSeen = false;
   let warnedNoKey = false;
   let lastElu = performance.eventLoopUtilization();
@@ -66,9 +71,10 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     timers.tick = null;
     if (!running) return;
     try {
-      const drained = drainOutbox(svc, DRAIN_BATCH);
       // Fresh deliveries go straight to the queue; past a subscription's cap they wait in the table.
-      for (const d of drained.deliveries) if (!queue.add(d)) mayHaveDue = true;
+      const drained = drainOutbox(svc, DRAIN_BATCH, queue.room);
+      for (const d of drained.taken) queue.add(d);
+      for (const hook of drained.left) dueHooks.add(hook);
       // A full batch: more waits. Continue on a later turn so requests get served in between.
       if (drained.events === DRAIN_BATCH) timers.tick = setTimeout(tick, 0);
       fill();
@@ -102,28 +108,34 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     }
   }
 
+  // Reads due rows into the queue, per subscription with room, and marks them claimed.
   function load(): boolean {
-    if (!mayHaveDue) return false;
-    const want = LOAD_BATCH + queue.claimed;
-    const rows = dueDeliveries(svc.db, Date.now(), want, queue.fullSubscriptions());
-    mayHaveDue = rows.length === want;
-    let added = false;
-    for (const r of rows) {
-      if (queue.add(r)) added = true;
-      else if (!queue.isClaimed(r.id)) mayHaveDue = true; // its subscription's queue filled up
+    if (mayHaveDue) {
+      for (const hook of enabledWebhookIds(svc.db)) dueHooks.add(hook);
+      mayHaveDue = false;
     }
-    return added;
+    const added: string[] = [];
+    const now = Date.now();
+    for (const hook of dueHooks) {
+      const room = Math.min(queue.room(hook), LOAD_BATCH);
+      if (room <= 0) continue; // still due; loaded once its queue has room
+      const rows = dueDeliveries(svc.db, hook, now, room);
+      for (const r of rows) if (queue.add(r)) added.push(r.id);
+      if (rows.length < room) dueHooks.delete(hook);
+    }
+    setClaimed(svc.db, added, 1);
+    return added.length > 0;
   }
 
   function start(d: DueDelivery, box: SecretBox): void {
     const p = attempt(d, box)
       .then((r) => {
-        if (r === null) return queue.release(d.id);
+        if (r === null) return release(d.id);
         results.push(r);
         timers.flush ??= setTimeout(flush, COALESCE_MS);
       })
       .catch((e: unknown) => {
-        queue.release(d.id);
+        release(d.id);
         svc.log.error('webhook dispatcher: attempt failed', { delivery: d.id, error: String(e) });
       })
       .finally(() => {
@@ -132,6 +144,16 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
         if (running) fill();
       });
     sending.add(p);
+  }
+
+  // Gives a row back unsent (shutting down, or an unexpected error): due again at once.
+  function release(id: string): void {
+    queue.release(id);
+    try {
+      setClaimed(svc.db, [id], 0);
+    } catch {
+      // the database is closing: the next start clears every claim anyway
+    }
   }
 
   async function attempt(d: DueDelivery, box: SecretBox): Promise<AttemptResult | null> {
@@ -175,6 +197,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     } catch (e) {
       // Not logged means still pending in the database: the rows go out again (at-least-once).
       svc.log.error('webhook dispatcher: logging attempts failed', { error: String(e) });
+      for (const r of batch) release(r.deliveryId);
       mayHaveDue = true;
     }
     for (const r of batch) queue.release(r.deliveryId);
@@ -211,6 +234,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   return {
     start() {
       running = true;
+      clearClaims(svc.db); // whatever a previous process held (it may have been killed) is due again
       svc.eventsWritten.add(wake);
       timers.window = setInterval(measureWindow, PACE_WINDOW_MS);
       timers.window.unref();

@@ -31,29 +31,39 @@ export function toSubscription(w: ActiveWebhook): Subscription {
 }
 
 /**
- * Drains up to `limit` events (fewer taken = the outbox is empty) and returns the deliveries it
- * created, ready to send, so the dispatcher need not read them back.
+ * Drains up to `limit` events; `events` is how many it took (fewer than `limit` = the outbox is
+ * empty). New deliveries go to the dispatcher's queue while `roomFor(webhookId)` allows: those are
+ * stored as claimed and returned (to queue after the commit), so they are never read back; `left`
+ * names the subscriptions with deliveries left in the table.
  */
-export function drainOutbox(svc: Services, limit: number): { events: number; deliveries: DueDelivery[] } {
+export function drainOutbox(
+  svc: Services, limit: number, roomFor: (webhookId: string) => number,
+): { events: number; taken: DueDelivery[]; left: string[] } {
   return tx(svc.db, () => {
     const events = pendingEvents(svc.db, limit);
-    if (events.length === 0) return { events: 0, deliveries: [] };
+    if (events.length === 0) return { events: 0, taken: [], left: [] };
     const subs = listEnabledWebhooks(svc.db).map(toSubscription);
+    const roomLeft = new Map(subs.map((s) => [s.id, roomFor(s.id)]));
     const now = svc.now();
     const nowMs = Date.parse(now);
-    const deliveries: DueDelivery[] = [];
+    const taken: DueDelivery[] = [];
+    const left = new Set<string>(); // subscriptions with deliveries left in the table
     for (const e of events) {
       for (const s of matchSubscriptions(e, subs)) {
         const id = newDeliveryId();
         const body = buildDeliveryBody(id, e.payload);
+        const take = roomLeft.get(s.id)! > 0;
+        if (take) {
+          roomLeft.set(s.id, roomLeft.get(s.id)! - 1);
+          taken.push({ id, webhook_id: s.id, event: e.event, body, attempts: 0, url: s.url, secret: s.secret });
+        } else left.add(s.id);
         insertDelivery(svc.db, {
           id, webhook_id: s.id, event_id: e.id, event: e.event, body,
-          status: 'pending', attempts: 0, next_attempt_at: nowMs, created_at: now,
+          status: 'pending', attempts: 0, next_attempt_at: nowMs, claimed: take ? 1 : 0, created_at: now,
         });
-        deliveries.push({ id, webhook_id: s.id, event: e.event, body, attempts: 0, url: s.url, secret: s.secret });
       }
       markDispatched(svc.db, e.id, now);
     }
-    return { events: events.length, deliveries };
+    return { events: events.length, taken, left: [...left] };
   });
 }

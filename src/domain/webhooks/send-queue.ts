@@ -17,6 +17,8 @@ export type SendQueue<D extends Claimable> = {
   isClaimed(id: string): boolean;
   /** Subscriptions whose queue is full: loading more of their rows would be wasted. */
   fullSubscriptions(): string[];
+  /** How many more deliveries a subscription's queue takes. */
+  room(webhookId: string): number;
   readonly queued: number;
   readonly inFlight: number;
   readonly claimed: number;
@@ -68,6 +70,7 @@ export function createSendQueue<D extends Claimable>(opts: { perSubscription: nu
       claims.delete(id);
     },
     isClaimed: (id) => claims.has(id),
+    room: (hook) => opts.queuePerSubscription - (queues.get(hook)?.length ?? 0),
     fullSubscriptions() {
       return [...queues].filter(([, q]) => q.length >= opts.queuePerSubscription).map(([hook]) => hook);
     },

@@ -22,7 +22,7 @@ export async function sendTestDelivery(svc: Services, caller: Caller, id: string
   // next_attempt_at stays NULL, so the dispatcher never picks the row up.
   tx(svc.db, () => insertDelivery(svc.db, {
     id: deliveryId, webhook_id: w.id, event_id: null, event: 'webhook.test', body, status: 'pending',
-    attempts: 0, next_attempt_at: null, created_at: now,
+    attempts: 0, next_attempt_at: null, claimed: 0, created_at: now,
   }));
   const { timeoutMs, allowPrivate } = svc.config.webhooks;
   const agents = createAgentPool(1);
