@@ -144,9 +144,10 @@ CREATE TABLE webhooks (
 CREATE INDEX webhooks_org ON webhooks(org_id, created_at);
 
 -- One row per (event, subscription). `id` is X-Service-Delivery and webhook-id on every attempt;
--- `body` holds the exact JSON bytes sent (and signed) each time.
+-- `body` holds the exact JSON bytes sent (and signed) each time. Ids are time-ordered, so new
+-- rows append to the primary key instead of landing all over it.
 CREATE TABLE webhook_deliveries (
-  id              TEXT PRIMARY KEY,               -- 'dlv_' + random
+  id              TEXT PRIMARY KEY,               -- 'dlv_' + 12 hex of epoch ms + 16 hex random
   webhook_id      TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
   event_id        INTEGER,                        -- the outbox row (NULL for webhook.test)
   event           TEXT NOT NULL,
@@ -158,16 +159,15 @@ CREATE TABLE webhook_deliveries (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL
 );
--- Loading due rows, one subscription at a time; and the retry timer's next due time.
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, next_attempt_at) WHERE status = 'pending' AND claimed = 0;
-CREATE INDEX webhook_deliveries_next ON webhook_deliveries(next_attempt_at) WHERE status = 'pending' AND claimed = 0;
-CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id);
+-- One index serves the due rows of a subscription (webhook_id, 'pending', 0, time range), the
+-- retry timer (MIN per subscription) and the cascade when a subscription is deleted.
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, status, claimed, next_attempt_at);
 
--- The delivery log: every attempt's outcome, newest first by id.
+-- The delivery log: every attempt's outcome, newest first by id. It goes with its subscription.
 CREATE TABLE webhook_attempts (
   id          INTEGER PRIMARY KEY,
-  delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
-  webhook_id  TEXT NOT NULL,
+  delivery_id TEXT NOT NULL,                      -- webhook_deliveries.id (removed with it, through webhook_id)
+  webhook_id  TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
   attempt     INTEGER NOT NULL,                   -- 1 = first try
   at          TEXT NOT NULL,
   outcome     TEXT NOT NULL CHECK (outcome IN ('delivered', 'failed', 'retrying', 'blocked')),
@@ -176,4 +176,3 @@ CREATE TABLE webhook_attempts (
   duration_ms INTEGER NOT NULL
 );
 CREATE INDEX webhook_attempts_log ON webhook_attempts(webhook_id, id);
-CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id);

@@ -36,8 +36,8 @@ export type DueDelivery = {
 export function dueDeliveries(db: Db, webhookId: string, nowMs: number, limit: number): DueDelivery[] {
   return stmt(db, `SELECT d.id, d.webhook_id, d.event, d.body, d.attempts, w.url, w.secret
                    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                   WHERE d.webhook_id = ? AND w.enabled = 1 AND d.status = 'pending' AND d.claimed = 0
-                     AND d.next_attempt_at <= ?
+                   WHERE d.webhook_id = ? AND d.status = 'pending' AND d.claimed = 0 AND d.next_attempt_at <= ?
+                     AND w.enabled = 1
                    ORDER BY d.next_attempt_at LIMIT ?`).all(webhookId, nowMs, limit) as never;
 }
 
@@ -52,10 +52,11 @@ export function clearClaims(db: Db): void {
   stmt(db, "UPDATE webhook_deliveries SET claimed = 0 WHERE claimed = 1 AND status = 'pending'").run();
 }
 
-/** The earliest unclaimed pending attempt time after `afterMs`, for the retry timer. */
-export function nextDueAfter(db: Db, afterMs: number): number | null {
+/** The earliest unclaimed pending attempt time of a subscription after `afterMs`, for the retry timer. */
+export function nextDueAfter(db: Db, webhookId: string, afterMs: number): number | null {
   const row = stmt(db, `SELECT MIN(next_attempt_at) AS t FROM webhook_deliveries
-                        WHERE status = 'pending' AND claimed = 0 AND next_attempt_at > ?`).get(afterMs) as { t: number | null };
+                        WHERE webhook_id = ? AND status = 'pending' AND claimed = 0 AND next_attempt_at > ?`)
+    .get(webhookId, afterMs) as { t: number | null };
   return row.t;
 }
 

@@ -1,11 +1,12 @@
 // One delivery attempt: the body, the headers, the signed POST behind the address guard, and what
 // the outcome means for the delivery (delivered, retry later, give up, blocked).
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { BlockedAddressError, guardedPost, type AgentPool } from '../net/guarded-fetch.ts';
 import type { AttemptOutcome, DeliveryStatus } from '../../store/deliveries.ts';
 import { serviceSignature, standardWebhooksSignature } from './signing.ts';
 
-export const newDeliveryId = () => `dlv_${randomUUID().replaceAll('-', '')}`;
+/** `dlv_` + 12 hex digits of epoch ms + 16 random hex digits: unique, and sorted by creation time. */
+export const newDeliveryId = () => `dlv_${Date.now().toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`;
 
 /** The delivery body: the outbox payload (a JSON object) with the delivery id first. */
 export function buildDeliveryBody(deliveryId: string, payloadJson: string): Buffer {

@@ -30,8 +30,9 @@ const QUEUE_PER_SUBSCRIPTION = 256;
 const DRAIN_BATCH = 200;
 const LOAD_BATCH = 128;
 const COALESCE_MS = 5;
-// While paced, new deliveries cannot go out soon anyway: drain the outbox in fewer, larger transactions.
-const PACED_COALESCE_MS = 100;
+// While paced, deliveries cannot go out soon anyway: the outbox is drained once a second (one
+// batch), so a saturated server does not also pay for delivery rows on every write.
+const PACED_DRAIN_MS = 1000;
 const PACE_WINDOW_MS = 50;
 const HEARTBEAT_MS = 30_000;
 
@@ -61,14 +62,24 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     tick: null, retry: null, flush: null, pace: null, window: null,
   };
 
+  let tickAt = Infinity;
   const wake = () => {
     writesSeen = true;
     mayHaveDue = true;
-    if (running && timers.tick === null) timers.tick = setTimeout(tick, pacer.rate === Infinity ? COALESCE_MS : PACED_COALESCE_MS);
+    scheduleTick(pacer.rate === Infinity ? COALESCE_MS : PACED_DRAIN_MS);
   };
+
+  // One pending tick, at the earliest time anyone asked for.
+  function scheduleTick(ms: number): void {
+    if (!running || Date.now() + ms >= tickAt) return;
+    if (timers.tick !== null) clearTimeout(timers.tick);
+    tickAt = Date.now() + ms;
+    timers.tick = setTimeout(tick, ms);
+  }
 
   function tick(): void {
     timers.tick = null;
+    tickAt = Infinity;
     if (!running) return;
     try {
       // Fresh deliveries go straight to the queue; past a subscription's cap they wait in the table.
@@ -76,7 +87,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       for (const d of drained.taken) queue.add(d);
       for (const hook of drained.left) dueHooks.add(hook);
       // A full batch: more waits. Continue on a later turn so requests get served in between.
-      if (drained.events === DRAIN_BATCH) timers.tick = setTimeout(tick, 0);
+      if (drained.events === DRAIN_BATCH) scheduleTick(pacer.rate === Infinity ? 0 : PACED_DRAIN_MS);
       fill();
       armRetryTimer();
     } catch (e) {
@@ -206,8 +217,9 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
 
   function armRetryTimer(): void {
     const now = Date.now();
-    const next = nextDueAfter(svc.db, now);
-    retryLater(next === null ? HEARTBEAT_MS : Math.min(Math.max(0, next - now), HEARTBEAT_MS));
+    let next = now + HEARTBEAT_MS;
+    for (const hook of enabledWebhookIds(svc.db)) next = Math.min(next, nextDueAfter(svc.db, hook, now) ?? Infinity);
+    retryLater(Math.max(0, next - now));
   }
 
   function retryLater(ms: number): void {
@@ -228,6 +240,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     const before = pacer.rate;
     pacer.adjust(elu.utilization, writesSeen, performance.now());
     writesSeen = false;
+    if (pacer.rate === Infinity && before !== Infinity) scheduleTick(0); // drain what waited
     if (pacer.rate > before && queue.queued > 0) fill();
   }
 
