@@ -135,8 +135,11 @@ CREATE TABLE webhooks (
   events      TEXT NOT NULL,                      -- JSON array of event names
   space_id    INTEGER REFERENCES spaces(id),      -- the spaceSlug filter; NULL = every shared space
   description TEXT,
-  enabled     INTEGER NOT NULL DEFAULT 1,
-  active_since TEXT NOT NULL,                     -- created or last re-enabled: older events are not for it
+  -- On from active_since (creation, or the last re-enable) until disabled_at (NULL = enabled).
+  -- An event gets a delivery when it happened inside that window, however late the dispatcher
+  -- reads it from the outbox.
+  active_since TEXT NOT NULL,
+  disabled_at TEXT,
   secret      BLOB NOT NULL,                      -- AES-256-GCM sealed (src/domain/secrets.ts); never plaintext
   created_at  TEXT NOT NULL,
   updated_at  TEXT NOT NULL

@@ -37,7 +37,7 @@ export function dueDeliveries(db: Db, webhookId: string, nowMs: number, limit: n
   return stmt(db, `SELECT d.id, d.webhook_id, d.event, d.body, d.attempts, w.url, w.secret
                    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
                    WHERE d.webhook_id = ? AND d.status = 'pending' AND d.claimed = 0 AND d.next_attempt_at <= ?
-                     AND w.enabled = 1
+                     AND w.disabled_at IS NULL
                    ORDER BY d.next_attempt_at LIMIT ?`).all(webhookId, nowMs, limit) as never;
 }
 

@@ -179,6 +179,39 @@ describe('secrets and the test endpoint', () => {
     expect(verifySignatures(wh.secret, last)).toEqual({ service: false, standard: false });
   });
 
+  it('deliveries already queued follow a rotation, a disable and a delete', async () => {
+    rx.reply = () => ({ status: 200, delayMs: 150 }); // 8 in flight per subscription, the rest queued
+    const wh = await subscribe('/q', { spaceSlug: 'rot', events: ['page.updated'] });
+    for (let i = 0; i < 20; i++) await srv.admin.put('/pages/rot/a', { title: `A${i}` });
+    await rx.waitFor(() => rx.on('/q').length >= 1);
+    const rot = await srv.admin.post(`/admin/webhooks/${wh.id}/rotate-secret`);
+    await rx.waitFor(() => rx.on('/q').length === 20);
+    const signedNew = rx.on('/q').filter((r) => verifySignatures(rot.body.secret, r).service).length;
+    const signedOld = rx.on('/q').filter((r) => verifySignatures(wh.secret, r).service).length;
+    expect(signedNew + signedOld).toBe(20);
+    expect(signedOld).toBeLessThanOrEqual(8); // only those already in flight
+    expect(signedNew).toBeGreaterThanOrEqual(12);
+
+    for (let i = 0; i < 20; i++) await srv.admin.put('/pages/rot/a', { title: `B${i}` });
+    await rx.waitFor(() => rx.on('/q').length >= 21);
+    expect((await srv.admin.patch(`/admin/webhooks/${wh.id}`, { enabled: false })).status).toBe(200);
+    await sleep(600);
+    const afterDisable = rx.on('/q').length;
+    expect(afterDisable).toBeLessThanOrEqual(20 + 8 + 8); // in flight when disabled, at most
+    expect(afterDisable).toBeLessThan(40);
+    await sleep(300);
+    expect(rx.on('/q').length).toBe(afterDisable);
+    // Enabled again: the deliveries that waited go out, each once.
+    expect((await srv.admin.patch(`/admin/webhooks/${wh.id}`, { enabled: true })).status).toBe(200);
+    await rx.waitFor(() => new Set(rx.on('/q').map((r) => r.headers['x-service-delivery'])).size === 40);
+
+    for (let i = 0; i < 20; i++) await srv.admin.put('/pages/rot/a', { title: `C${i}` });
+    await rx.waitFor(() => rx.on('/q').length >= 41);
+    expect((await srv.admin.del(`/admin/webhooks/${wh.id}`)).status).toBe(204);
+    await sleep(600);
+    expect(rx.on('/q').length).toBeLessThanOrEqual(40 + 8 + 8);
+  });
+
   it('POST /test sends webhook.test now and reports the outcome; it is logged and never retried', async () => {
     const wh = await subscribe('/t', { events: ['page.deleted'] });
     const ok = await srv.admin.post(`/admin/webhooks/${wh.id}/test`);

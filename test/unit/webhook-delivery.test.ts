@@ -56,11 +56,12 @@ describe('deliveryHeaders', () => {
 describe('matchSubscriptions', () => {
   const T0 = '2026-01-01T00:00:00.000Z';
   const subs = [
-    { id: 'all', orgId: 1, spaceId: null, events: new Set(['page.created', 'page.deleted']), activeSince: T0 },
-    { id: 'space2', orgId: 1, spaceId: 2, events: new Set(['page.created']), activeSince: T0 },
-    { id: 'other-org', orgId: 9, spaceId: null, events: new Set(['page.created']), activeSince: T0 },
-    { id: 'meta', orgId: 1, spaceId: null, events: new Set(['page.metadata.updated']), activeSince: T0 },
-    { id: 'late', orgId: 1, spaceId: null, events: new Set(['page.created']), activeSince: '2026-01-02T00:00:00.000Z' },
+    { id: 'all', orgId: 1, spaceId: null, events: new Set(['page.created', 'page.deleted']), activeSince: T0, disabledAt: null },
+    { id: 'space2', orgId: 1, spaceId: 2, events: new Set(['page.created']), activeSince: T0, disabledAt: null },
+    { id: 'other-org', orgId: 9, spaceId: null, events: new Set(['page.created']), activeSince: T0, disabledAt: null },
+    { id: 'meta', orgId: 1, spaceId: null, events: new Set(['page.metadata.updated']), activeSince: T0, disabledAt: null },
+    { id: 'late', orgId: 1, spaceId: null, events: new Set(['page.created']), activeSince: '2026-01-02T00:00:00.000Z', disabledAt: null },
+    { id: 'paused', orgId: 1, spaceId: 4, events: new Set(['page.created']), activeSince: T0, disabledAt: '2026-01-02T00:00:00.000Z' },
   ];
   const at = (day: string) => `2026-01-0${day}T00:00:00.000Z`;
   it.each([
@@ -71,6 +72,8 @@ describe('matchSubscriptions', () => {
     [{ event: 'page.metadata.updated', org_id: 1, space_id: 5, personal: 0, occurred_at: at('1') }, ['meta']],
     [{ event: 'page.created', org_id: 9, space_id: 7, personal: 0, occurred_at: at('1') }, ['other-org']],
     [{ event: 'page.created', org_id: 1, space_id: 3, personal: 0, occurred_at: at('2') }, ['all', 'late']],
+    [{ event: 'page.created', org_id: 1, space_id: 4, personal: 0, occurred_at: at('1') }, ['all', 'paused']], // before the disable
+    [{ event: 'page.created', org_id: 1, space_id: 4, personal: 0, occurred_at: at('2') }, ['all', 'late']], // from the disable on
   ])('%j → %j', (event, ids) => {
     expect(matchSubscriptions(event, subs).map((s) => s.id)).toEqual(ids);
   });

@@ -22,7 +22,7 @@ import { planAfterAttempt, sendDelivery, type SendResult } from './delivery.ts';
 import { drainOutbox } from './outbox-drain.ts';
 import { createPacer } from './pacer.ts';
 import { createSendQueue } from './send-queue.ts';
-import { secretBox } from './subscriptions.ts';
+import { secretBox } from './secret-box.ts';
 
 const CONCURRENCY = 32;
 const PER_SUBSCRIPTION = 8;
@@ -42,7 +42,17 @@ const UNREADABLE_SECRET: SendResult = {
   error: 'the signing secret cannot be decrypted with the current SERVICE_SETTINGS_ENCRYPTION_KEY',
 };
 
-export type WebhookDispatcher = { start(): void; stop(): Promise<void> };
+export type WebhookDispatcher = { start(): void; stop(): Promise<void>; subscriptionChanged(webhookId: string): void };
+
+const dispatchers = new WeakMap<Services, WebhookDispatcher>();
+
+/**
+ * A subscription was changed (url, secret, enabled, deleted): deliveries already queued in
+ * memory go back to the table and are read again with the new settings.
+ */
+export function notifySubscriptionChanged(svc: Services, webhookId: string): void {
+  dispatchers.get(svc)?.subscriptionChanged(webhookId);
+}
 
 export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const agents = createAgentPool();
@@ -52,7 +62,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const opened = new Map<string, { sealed: Buffer; secret: string }>();
   const pacer = createPacer();
   let results: AttemptResult[] = [];
-  let running = false;
+  let active = false;
   let mayHaveDue = true; // any enabled subscription may have unclaimed due rows (not known which)
   const dueHooks = new Set<string>(); // these may have unclaimed due rows
   let writesSeen = false;
@@ -71,7 +81,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
 
   // One pending tick, at the earliest time anyone asked for.
   function scheduleTick(ms: number): void {
-    if (!running || Date.now() + ms >= tickAt) return;
+    if (!active || Date.now() + ms >= tickAt) return;
     if (timers.tick !== null) clearTimeout(timers.tick);
     tickAt = Date.now() + ms;
     timers.tick = setTimeout(tick, ms);
@@ -80,7 +90,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   function tick(): void {
     timers.tick = null;
     tickAt = Infinity;
-    if (!running) return;
+    if (!active) return;
     try {
       // Fresh deliveries go straight to the queue; past a subscription's cap they wait in the table.
       const drained = drainOutbox(svc, DRAIN_BATCH, queue.room);
@@ -103,13 +113,13 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       warnedNoKey = true;
       return;
     }
-    while (running && queue.inFlight < CONCURRENCY) {
+    while (active && queue.inFlight < CONCURRENCY) {
       if (queue.queued === 0 && !load()) break;
       const now = performance.now();
       if (!pacer.take(now)) {
         timers.pace ??= setTimeout(() => {
           timers.pace = null;
-          if (running) fill();
+          if (active) fill();
         }, pacer.waitMs(now));
         break;
       }
@@ -152,7 +162,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       .finally(() => {
         queue.finished(d);
         sending.delete(p);
-        if (running) fill();
+        if (active) fill();
       });
     sending.add(p);
   }
@@ -212,7 +222,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       mayHaveDue = true;
     }
     for (const r of batch) queue.release(r.deliveryId);
-    if (running && batch.some((r) => r.nextAttemptAt !== null)) armRetryTimer();
+    if (active && batch.some((r) => r.nextAttemptAt !== null)) armRetryTimer();
   }
 
   function armRetryTimer(): void {
@@ -223,7 +233,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   }
 
   function retryLater(ms: number): void {
-    if (!running) return;
+    if (!active) return;
     if (timers.retry !== null) clearTimeout(timers.retry);
     timers.retry = setTimeout(() => {
       timers.retry = null;
@@ -244,17 +254,27 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     if (pacer.rate > before && queue.queued > 0) fill();
   }
 
-  return {
+  const self: WebhookDispatcher = {
     start() {
-      running = true;
+      active = true;
+      dispatchers.set(svc, self);
       clearClaims(svc.db); // whatever a previous process held (it may have been killed) is due again
       svc.eventsWritten.add(wake);
       timers.window = setInterval(measureWindow, PACE_WINDOW_MS);
       timers.window.unref();
       wake(); // resume: drain what the last process left in the outbox and send what is due
     },
+    subscriptionChanged(webhookId) {
+      if (!active) return;
+      const dropped = queue.drop(webhookId).map((d) => d.id);
+      setClaimed(svc.db, dropped, 0);
+      opened.delete(webhookId);
+      dueHooks.add(webhookId);
+      scheduleTick(COALESCE_MS);
+    },
     async stop() {
-      running = false;
+      active = false;
+      dispatchers.delete(svc);
       svc.eventsWritten.delete(wake);
       for (const t of Object.values(timers)) if (t !== null) clearTimeout(t);
       abort.abort();
@@ -263,4 +283,5 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       await agents.close();
     },
   };
+  return self;
 }

@@ -4,29 +4,30 @@ import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
 import { insertDelivery, type DueDelivery } from '../../store/deliveries.ts';
 import { markDispatched, pendingEvents, type EventRow } from '../../store/events.ts';
-import { listEnabledWebhooks, type ActiveWebhook } from '../../store/webhooks.ts';
+import { listMatchableWebhooks, type MatchableWebhook } from '../../store/webhooks.ts';
 import { buildDeliveryBody, newDeliveryId } from './delivery.ts';
 
-type Filter = { orgId: number; spaceId: number | null; events: Set<string>; activeSince: string };
+type Filter = { orgId: number; spaceId: number | null; events: Set<string>; activeSince: string; disabledAt: string | null };
 type Subscription = Filter & { id: string; url: string; secret: Buffer };
 
 /**
  * Which subscriptions receive an event: never personal-space activity; org, space filter and
  * event name must match, and the subscription must have been on when the event happened (the
- * outbox may be drained later: after a restart, or while the dispatcher is paced).
+ * outbox may be drained later: after a restart, or while the dispatcher is paced). A delivery
+ * for a subscription disabled since then waits, paused, until it is enabled again.
  */
 export function matchSubscriptions<S extends Filter>(
   e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal' | 'occurred_at'>, subs: S[],
 ): S[] {
   if (e.personal) return [];
   return subs.filter((s) => s.orgId === e.org_id && (s.spaceId === null || s.spaceId === e.space_id)
-    && s.events.has(e.event) && e.occurred_at >= s.activeSince);
+    && s.events.has(e.event) && e.occurred_at >= s.activeSince && (s.disabledAt === null || e.occurred_at < s.disabledAt));
 }
 
-export function toSubscription(w: ActiveWebhook): Subscription {
+export function toSubscription(w: MatchableWebhook): Subscription {
   return {
     id: w.id, orgId: w.org_id, spaceId: w.space_id, events: new Set(JSON.parse(w.events) as string[]),
-    activeSince: w.active_since, url: w.url, secret: w.secret,
+    activeSince: w.active_since, disabledAt: w.disabled_at, url: w.url, secret: w.secret,
   };
 }
 
@@ -42,7 +43,7 @@ export function drainOutbox(
   return tx(svc.db, () => {
     const events = pendingEvents(svc.db, limit);
     if (events.length === 0) return { events: 0, taken: [], left: [] };
-    const subs = listEnabledWebhooks(svc.db).map(toSubscription);
+    const subs = listMatchableWebhooks(svc.db).map(toSubscription);
     const roomLeft = new Map(subs.map((s) => [s.id, roomFor(s.id)]));
     const now = svc.now();
     const nowMs = Date.parse(now);
@@ -52,7 +53,7 @@ export function drainOutbox(
       for (const s of matchSubscriptions(e, subs)) {
         const id = newDeliveryId();
         const body = buildDeliveryBody(id, e.payload);
-        const take = roomLeft.get(s.id)! > 0;
+        const take = s.disabledAt === null && roomLeft.get(s.id)! > 0; // a paused one's wait in the table
         if (take) {
           roomLeft.set(s.id, roomLeft.get(s.id)! - 1);
           taken.push({ id, webhook_id: s.id, event: e.event, body, attempts: 0, url: s.url, secret: s.secret });

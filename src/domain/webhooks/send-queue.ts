@@ -19,6 +19,8 @@ export type SendQueue<D extends Claimable> = {
   fullSubscriptions(): string[];
   /** How many more deliveries a subscription's queue takes. */
   room(webhookId: string): number;
+  /** Takes a subscription's queued (not in-flight) deliveries out, claims released. */
+  drop(webhookId: string): D[];
   readonly queued: number;
   readonly inFlight: number;
   readonly claimed: number;
@@ -71,6 +73,13 @@ export function createSendQueue<D extends Claimable>(opts: { perSubscription: nu
     },
     isClaimed: (id) => claims.has(id),
     room: (hook) => opts.queuePerSubscription - (queues.get(hook)?.length ?? 0),
+    drop(hook) {
+      const q = queues.get(hook) ?? [];
+      queues.set(hook, []);
+      queued -= q.length;
+      for (const d of q) claims.delete(d.id);
+      return q;
+    },
     fullSubscriptions() {
       return [...queues].filter(([, q]) => q.length >= opts.queuePerSubscription).map(([hook]) => hook);
     },

@@ -1,19 +1,18 @@
 // Webhook subscriptions (org admin): create, change, rotate, remove. The signing secret is sealed
 // before it touches the database and is shown only by create and rotate-secret.
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../../config.ts';
 import type { Services } from '../../services.ts';
-import { notifyEventsWritten } from '../../services.ts';
 import { tx } from '../../store/db.ts';
 import { findSpaceBySlug } from '../../store/spaces.ts';
 import * as store from '../../store/webhooks.ts';
 import type { Caller } from '../access.ts';
-import { AppError, invalid, notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { EVENT_NAMES } from '../events.ts';
 import type { Issue } from '../issues.ts';
 import { checkWebhookUrl } from '../net/address-guard.ts';
 import { requireOrgAdmin } from '../principals.ts';
-import { createSecretBox, type SecretBox } from '../secrets.ts';
+import { notifySubscriptionChanged } from './dispatcher.ts';
+import { requireSecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './signing.ts';
 
 export type Webhook = {
@@ -34,27 +33,10 @@ export function presentWebhook(w: store.WebhookView): Webhook {
     events: JSON.parse(w.events) as string[],
     ...(w.space_slug !== null ? { spaceSlug: w.space_slug } : {}),
     ...(w.description !== null ? { description: w.description } : {}),
-    enabled: w.enabled === 1,
+    enabled: w.disabled_at === null,
     createdAt: w.created_at,
     updatedAt: w.updated_at,
   };
-}
-
-const boxes = new WeakMap<Config, { key: string; box: SecretBox }>();
-
-/** The box sealing webhook secrets, or null when SERVICE_SETTINGS_ENCRYPTION_KEY is not set. */
-export function secretBox(svc: Services): SecretBox | null {
-  const key = svc.config.encryptionKey;
-  if (key === undefined) return null;
-  let cached = boxes.get(svc.config);
-  if (cached?.key !== key) boxes.set(svc.config, (cached = { key, box: createSecretBox(key) }));
-  return cached.box;
-}
-
-export function requireSecretBox(svc: Services): SecretBox {
-  const box = secretBox(svc);
-  if (!box) throw new AppError('not_configured', 'webhooks need the setting SERVICE_SETTINGS_ENCRYPTION_KEY (at least 32 characters) to store signing secrets');
-  return box;
 }
 
 export function listWebhooks(svc: Services, caller: Caller): Webhook[] {
@@ -83,7 +65,7 @@ export function createWebhook(svc: Services, caller: Caller, input: NewWebhook):
   const now = svc.now();
   tx(svc.db, () => store.insertWebhook(svc.db, {
     id, org_id: caller.orgId, url: input.url, events: JSON.stringify(unique(input.events)), space_id: spaceId,
-    description: input.description ?? null, enabled: input.enabled === false ? 0 : 1, active_since: now, secret: box.seal(secret),
+    description: input.description ?? null, active_since: now, disabled_at: input.enabled === false ? now : null, secret: box.seal(secret),
     created_at: now, updated_at: now,
   }));
   return { ...presentWebhook(store.findWebhook(svc.db, caller.orgId, id)!), secret };
@@ -108,18 +90,18 @@ export function updateWebhook(svc: Services, caller: Caller, id: string, patch: 
     : patch.spaceSlug === null ? null : spaceFilter(svc, caller, patch.spaceSlug, issues);
   if (issues.length) throw invalid(issues);
   const now = svc.now();
-  const enabling = patch.enabled === true && w.enabled === 0;
+  const wasEnabled = w.disabled_at === null;
+  const enabled = patch.enabled ?? wasEnabled;
   tx(svc.db, () => store.updateWebhook(svc.db, w.id, {
     url: patch.url ?? w.url,
     events: patch.events !== undefined ? JSON.stringify(unique(patch.events)) : w.events,
     space_id: spaceId,
     description: patch.description === undefined ? w.description : patch.description,
-    enabled: patch.enabled === undefined ? w.enabled : patch.enabled ? 1 : 0,
-    // Events from before a re-enable, still in the outbox, are not for it: it was off then.
-    active_since: enabling ? now : w.active_since,
+    // A new window opens at a re-enable and closes at a disable (see schema.sql).
+    active_since: enabled && !wasEnabled ? now : w.active_since,
+    disabled_at: enabled ? null : wasEnabled ? now : w.disabled_at,
   }, now));
-  // Re-enabling releases deliveries that waited while the subscription was disabled.
-  if (enabling) notifyEventsWritten(svc);
+  notifySubscriptionChanged(svc, w.id);
   return presentWebhook(store.findWebhook(svc.db, caller.orgId, w.id)!);
 }
 
@@ -129,6 +111,7 @@ export function rotateSecret(svc: Services, caller: Caller, id: string): Webhook
   const box = requireSecretBox(svc);
   const secret = newWebhookSecret();
   tx(svc.db, () => store.updateSecret(svc.db, w.id, box.seal(secret), svc.now()));
+  notifySubscriptionChanged(svc, w.id);
   return { ...presentWebhook(store.findWebhook(svc.db, caller.orgId, w.id)!), secret };
 }
 
@@ -136,6 +119,7 @@ export function rotateSecret(svc: Services, caller: Caller, id: string): Webhook
 export function removeWebhook(svc: Services, caller: Caller, id: string): void {
   const w = loadWebhook(svc, caller, id);
   tx(svc.db, () => store.deleteWebhook(svc.db, w.id));
+  notifySubscriptionChanged(svc, w.id);
 }
 
 const KNOWN_EVENTS = new Set<string>(EVENT_NAMES);

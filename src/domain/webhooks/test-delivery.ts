@@ -4,7 +4,8 @@ import { insertDelivery, recordAttempt } from '../../store/deliveries.ts';
 import type { Caller } from '../access.ts';
 import { createAgentPool } from '../net/guarded-fetch.ts';
 import { buildDeliveryBody, newDeliveryId, planAfterAttempt, sendDelivery } from './delivery.ts';
-import { loadWebhook, requireSecretBox } from './subscriptions.ts';
+import { requireSecretBox } from './secret-box.ts';
+import { loadWebhook } from './subscriptions.ts';
 
 export type TestOutcome = { outcome: 'delivered' | 'failed' | 'blocked'; status?: number; error?: string; durationMs: number };
 
