@@ -105,3 +105,17 @@ export function listAttempts(db: Db, webhookId: string, beforeId: number, limit:
                    FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
                    WHERE a.webhook_id = ? AND a.id < ? ORDER BY a.id DESC LIMIT ?`).all(webhookId, beforeId, limit) as never;
 }
+
+/**
+ * Removes up to `limit` finished deliveries created before `beforeMs` (ids are time-ordered, so
+ * this is a primary-key range) and log entries older than `beforeIso`; returns how many rows went.
+ */
+export function pruneDeliveries(db: Db, beforeMs: number, beforeIso: string, limit: number): number {
+  const idBound = `dlv_${beforeMs.toString(16).padStart(12, '0')}`;
+  const deliveries = stmt(db, `DELETE FROM webhook_deliveries WHERE id IN (
+                                 SELECT id FROM webhook_deliveries WHERE id < ? AND status <> 'pending' LIMIT ?)`).run(idBound, limit).changes;
+  // The oldest `limit` entries by id (ids grow with time), of those the ones past the cutoff.
+  const attempts = stmt(db, `DELETE FROM webhook_attempts WHERE id IN (
+                               SELECT id FROM (SELECT id, at FROM webhook_attempts ORDER BY id LIMIT ?) WHERE at < ?)`).run(limit, beforeIso).changes;
+  return deliveries + attempts;
+}

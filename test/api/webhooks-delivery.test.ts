@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, verifySignatures, type Receiver } from '../support/receiver.ts';
 import { startServer, type TestServer } from '../support/server.ts';
+import { insertDelivery, pruneDeliveries } from '../../src/store/deliveries.ts';
 
 const ENV = {
   SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
@@ -249,6 +250,25 @@ describe('secrets and the test endpoint', () => {
     expect(seen).toEqual(ids);
     expect((await srv.admin.get(`/admin/webhooks/${wh.id}/deliveries?cursor=nope`)).status).toBe(400);
     expect((await srv.admin.get(`/admin/webhooks/${wh.id}/deliveries?limit=0`)).status).toBe(400);
+  });
+});
+
+describe('retention', () => {
+  it('prunes finished deliveries and old log entries, never a pending delivery', async () => {
+    const wh = await subscribe('/ret', { events: ['page.deleted'] });
+    for (let i = 0; i < 3; i++) await srv.admin.post(`/admin/webhooks/${wh.id}/test`);
+    const db = srv.svc.db;
+    insertDelivery(db, {
+      id: 'dlv_000000000001pending', webhook_id: wh.id, event_id: null, event: 'page.deleted', body: Buffer.from('{}'),
+      status: 'pending', attempts: 0, next_attempt_at: Date.now() + 3_600_000, claimed: 0, created_at: '2020-01-01T00:00:00.000Z',
+    });
+    expect(pruneDeliveries(db, Date.now() - 60_000, new Date(Date.now() - 60_000).toISOString(), 100)).toBe(0); // all recent
+    expect(await log(wh.id)).toHaveLength(3);
+    const later = Date.now() + 1000;
+    expect(pruneDeliveries(db, later, new Date(later).toISOString(), 100)).toBe(6);
+    expect(await log(wh.id)).toHaveLength(0);
+    const left = db.prepare('SELECT id FROM webhook_deliveries WHERE webhook_id = ?').pluck().all(wh.id);
+    expect(left).toEqual(['dlv_000000000001pending']);
   });
 });
 

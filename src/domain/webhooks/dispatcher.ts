@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
 import {
-  clearClaims, dueDeliveries, nextDueAfter, recordAttempt, setClaimed, type AttemptResult, type DueDelivery,
+  clearClaims, dueDeliveries, nextDueAfter, pruneDeliveries, recordAttempt, setClaimed, type AttemptResult, type DueDelivery,
 } from '../../store/deliveries.ts';
 import { enabledWebhookIds } from '../../store/webhooks.ts';
 import { createAgentPool } from '../net/guarded-fetch.ts';
@@ -35,6 +35,8 @@ const COALESCE_MS = 5;
 const PACED_DRAIN_MS = 1000;
 const PACE_WINDOW_MS = 50;
 const HEARTBEAT_MS = 30_000;
+const PRUNE_EVERY_MS = 60 * 60_000;
+const PRUNE_BATCH = 2000;
 
 // A secret sealed under another key (the setting changed) fails like a network error would.
 const UNREADABLE_SECRET: SendResult = {
@@ -68,6 +70,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   let writesSeen = false;
   let warnedNoKey = false;
   let lastElu = performance.eventLoopUtilization();
+  let prunedAt = 0;
   const timers: Record<'tick' | 'retry' | 'flush' | 'pace' | 'window', NodeJS.Timeout | null> = {
     tick: null, retry: null, flush: null, pace: null, window: null,
   };
@@ -100,10 +103,20 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       if (drained.events === DRAIN_BATCH) scheduleTick(pacer.rate === Infinity ? 0 : PACED_DRAIN_MS);
       fill();
       armRetryTimer();
+      if (Date.now() - prunedAt > PRUNE_EVERY_MS) prune();
     } catch (e) {
       svc.log.error('webhook dispatcher: tick failed', { error: String(e) });
       retryLater(1000);
     }
+  }
+
+  // Retention: finished deliveries and log entries past SERVICE_WEBHOOKS_LOG_RETENTION_DAYS go,
+  // a batch per transaction, a batch per turn, so no request waits long behind it.
+  function prune(): void {
+    prunedAt = Date.now();
+    const cutoff = prunedAt - svc.config.webhooks.logRetentionDays * 86_400_000;
+    const removed = tx(svc.db, () => pruneDeliveries(svc.db, cutoff, new Date(cutoff).toISOString(), PRUNE_BATCH));
+    if (removed > 0) setTimeout(() => active && prune(), 0);
   }
 
   function fill(): void {
@@ -238,7 +251,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     timers.retry = setTimeout(() => {
       timers.retry = null;
       mayHaveDue = true;
-      tick();
+      scheduleTick(0);
     }, ms);
     timers.retry.unref();
   }
