@@ -28,11 +28,14 @@ const CONCURRENCY = 32;
 const PER_SUBSCRIPTION = 8;
 const QUEUE_PER_SUBSCRIPTION = 256;
 const DRAIN_BATCH = 200;
+// While paced: a tick a second reads up to PACED_DRAIN_EVENTS events (those matching no
+// subscription cost little) and makes up to twice the paced send rate in deliveries, so the
+// queue never runs dry below the floor, and a saturated server does not also pay for delivery
+// rows on every write.
+const PACED_DRAIN_MS = 1000;
+const PACED_DRAIN_EVENTS = 2000;
 const LOAD_BATCH = 128;
 const COALESCE_MS = 5;
-// While paced, deliveries cannot go out soon anyway: the outbox is drained once a second (one
-// batch), so a saturated server does not also pay for delivery rows on every write.
-const PACED_DRAIN_MS = 1000;
 const PACE_WINDOW_MS = 50;
 const HEARTBEAT_MS = 30_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -96,11 +99,14 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
     if (!active) return;
     try {
       // Fresh deliveries go straight to the queue; past a subscription's cap they wait in the table.
-      const drained = drainOutbox(svc, DRAIN_BATCH, queue.room);
+      const paced = pacer.rate !== Infinity;
+      const drained = paced
+        ? drainOutbox(svc, PACED_DRAIN_EVENTS, 2 * pacer.rate, queue.room)
+        : drainOutbox(svc, DRAIN_BATCH, Infinity, queue.room);
       for (const d of drained.taken) queue.add(d);
       for (const hook of drained.left) dueHooks.add(hook);
-      // A full batch: more waits. Continue on a later turn so requests get served in between.
-      if (drained.events === DRAIN_BATCH) scheduleTick(pacer.rate === Infinity ? 0 : PACED_DRAIN_MS);
+      // More waits: continue on a later turn, so requests get served in between.
+      if (drained.more) scheduleTick(paced ? PACED_DRAIN_MS : 0);
       fill();
       armRetryTimer();
       if (Date.now() - prunedAt > PRUNE_EVERY_MS) prune();

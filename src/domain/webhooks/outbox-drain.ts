@@ -32,25 +32,29 @@ export function toSubscription(w: MatchableWebhook): Subscription {
 }
 
 /**
- * Drains up to `limit` events; `events` is how many it took (fewer than `limit` = the outbox is
- * empty). New deliveries go to the dispatcher's queue while `roomFor(webhookId)` allows: those are
+ * Drains up to `limit` events, stopping early once `maxDeliveries` deliveries are made; `more`
+ * says whether events are left. New deliveries go to the dispatcher's queue while `roomFor(webhookId)` allows: those are
  * stored as claimed and returned (to queue after the commit), so they are never read back; `left`
  * names the subscriptions with deliveries left in the table.
  */
 export function drainOutbox(
-  svc: Services, limit: number, roomFor: (webhookId: string) => number,
-): { events: number; taken: DueDelivery[]; left: string[] } {
+  svc: Services, limit: number, maxDeliveries: number, roomFor: (webhookId: string) => number,
+): { more: boolean; taken: DueDelivery[]; left: string[] } {
   return tx(svc.db, () => {
     const events = pendingEvents(svc.db, limit);
-    if (events.length === 0) return { events: 0, taken: [], left: [] };
+    if (events.length === 0) return { more: false, taken: [], left: [] };
     const subs = listMatchableWebhooks(svc.db).map(toSubscription);
     const roomLeft = new Map(subs.map((s) => [s.id, roomFor(s.id)]));
     const now = svc.now();
     const nowMs = Date.parse(now);
     const taken: DueDelivery[] = [];
     const left = new Set<string>(); // subscriptions with deliveries left in the table
+    let made = 0;
+    let done = 0;
     for (const e of events) {
+      if (made >= maxDeliveries) break;
       for (const s of matchSubscriptions(e, subs)) {
+        made++;
         const id = newDeliveryId();
         const body = buildDeliveryBody(id, e.payload);
         const take = s.disabledAt === null && roomLeft.get(s.id)! > 0; // a paused one's wait in the table
@@ -64,7 +68,8 @@ export function drainOutbox(
         });
       }
       markDispatched(svc.db, e.id, now);
+      done++;
     }
-    return { events: events.length, taken, left: [...left] };
+    return { more: done < events.length || events.length === limit, taken, left: [...left] };
   });
 }
