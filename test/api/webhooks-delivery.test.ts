@@ -153,7 +153,7 @@ describe('retries', () => {
     await gone.close();
     const r = await srv.admin.post('/admin/webhooks', { url, events: ['page.created'], spaceSlug: 'retry' });
     await srv.admin.put('/pages/retry/five', { title: 'Five' });
-    for (let i = 0; i < 100 && (await log(r.body.id)).length < 4; i++) await sleep(50);
+    for (let i = 0; i < 300 && (await log(r.body.id)).length < 4; i++) await sleep(50);
     const entries = await log(r.body.id);
     expect(entries.map((e) => e.outcome)).toEqual(['failed', 'retrying', 'retrying', 'retrying']);
     expect(entries[0].error).toMatch(/ECONNREFUSED/);

@@ -27,7 +27,7 @@ it('blocks localhost (resolves to 127.0.0.1) at delivery: 1 attempt, no retry, 0
   expect(w.status).toBe(201); // a hostname is not resolved at create time
   await srv.admin.put('/pages/g/a', { title: 'A' });
   let log: any[] = [];
-  for (let i = 0; i < 100 && log.length === 0; i++) {
+  for (let i = 0; i < 500 && log.length === 0; i++) {
     await sleep(20);
     log = (await srv.admin.get(`/admin/webhooks/${w.body.id}/deliveries`)).body.deliveries;
   }

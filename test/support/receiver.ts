@@ -31,7 +31,7 @@ export async function startReceiver(): Promise<Receiver> {
     connections: () => connections,
     reply: () => ({ status: 200 }),
     on: (p) => received.filter((x) => x.path === p),
-    async waitFor(pred, timeoutMs = 8000) {
+    async waitFor(pred, timeoutMs = 15_000) {
       const until = Date.now() + timeoutMs;
       while (!pred(r)) {
         if (Date.now() > until) throw new Error(`receiver: condition not met in ${timeoutMs} ms (${received.length} requests)`);
