@@ -18,9 +18,11 @@ describe('createSendQueue', () => {
     q.add(d('fast1', 'F'));
     const started = [q.next()!, q.next()!, q.next()!];
     expect(started.map((x) => x.id)).toEqual(['slow0', 'fast1', 'slow1']);
+    expect(q.canStart()).toBe(false);
     expect(q.next()).toBeNull(); // S is at its cap, F is empty
     expect(q.inFlight).toBe(3);
     q.finished(started[0]);
+    expect(q.canStart()).toBe(true);
     expect(q.next()!.id).toBe('slow2');
   });
 

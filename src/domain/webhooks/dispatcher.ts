@@ -79,9 +79,9 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   };
 
   let tickAt = Infinity;
+  // After a page write committed: its deliveries come out of the drain, nothing to reload.
   const wake = () => {
     writesSeen = true;
-    mayHaveDue = true;
     scheduleTick(pacer.rate === Infinity ? COALESCE_MS : PACED_DRAIN_MS);
   };
 
@@ -133,7 +133,10 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       return;
     }
     while (active && queue.inFlight < CONCURRENCY) {
-      if (queue.queued === 0 && !load()) break;
+      if (!queue.canStart()) {
+        load();
+        if (!queue.canStart()) break; // nothing due, or every subscription with work is at its cap
+      }
       const now = performance.now();
       if (!pacer.take(now)) {
         timers.pace ??= setTimeout(() => {
@@ -142,14 +145,12 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
         }, pacer.waitMs(now));
         break;
       }
-      const d = queue.next() ?? (load() ? queue.next() : null);
-      if (d === null) break; // every subscription with work is at its cap
-      start(d, box);
+      start(queue.next()!, box);
     }
   }
 
   // Reads due rows into the queue, per subscription with room, and marks them claimed.
-  function load(): boolean {
+  function load(): void {
     if (mayHaveDue) {
       for (const hook of enabledWebhookIds(svc.db)) dueHooks.add(hook);
       mayHaveDue = false;
@@ -164,7 +165,6 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       if (rows.length < room) dueHooks.delete(hook);
     }
     setClaimed(svc.db, added, 1);
-    return added.length > 0;
   }
 
   function start(d: DueDelivery, box: SecretBox): void {
@@ -281,7 +281,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       svc.eventsWritten.add(wake);
       timers.window = setInterval(measureWindow, PACE_WINDOW_MS);
       timers.window.unref();
-      wake(); // resume: drain what the last process left in the outbox and send what is due
+      scheduleTick(0); // resume: drain what the last process left in the outbox and send what is due
     },
     subscriptionChanged(webhookId) {
       if (!active) return;

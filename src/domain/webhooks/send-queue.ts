@@ -11,6 +11,8 @@ export type SendQueue<D extends Claimable> = {
   add(d: D): boolean;
   /** The next delivery to send, or null when every subscription with work is at its cap. */
   next(): D | null;
+  /** Whether next() would hand out a delivery. */
+  canStart(): boolean;
   /** An attempt ended (its claim stays until release). */
   finished(d: D): void;
   release(id: string): void;
@@ -61,6 +63,10 @@ export function createSendQueue<D extends Claimable>(opts: { perSubscription: nu
         return q.shift()!;
       }
       return null;
+    },
+    canStart() {
+      for (const [hook, q] of queues) if (q.length > 0 && (busy.get(hook) ?? 0) < opts.perSubscription) return true;
+      return false;
     },
     finished(d) {
       const n = (busy.get(d.webhook_id) ?? 1) - 1;
