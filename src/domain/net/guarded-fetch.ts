@@ -18,8 +18,6 @@ export interface GuardedFetchInit {
   maxBytes?: number;
   allowPrivate: boolean;
   signal?: AbortSignal;
-  /** Reuse keep-alive connections across calls (webhook delivery); default: a fresh agent per call. */
-  agents?: AgentPool;
 }
 
 export interface GuardedResponse {
@@ -63,8 +61,11 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
   const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
   if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
 
-  const agent = init.agents?.get(checked, init.timeoutMs)
-    ?? new Agent({ connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs }, connections: 1, allowH2: false });
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs },
+    connections: 1,
+    allowH2: false,
+  });
   try {
     const res = await fetch(target, {
       method: init.method ?? 'GET',
@@ -77,7 +78,7 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
     const body = await readCapped(res.body, maxBytes, signal);
     return { status: res.status, headers: res.headers, body };
   } finally {
-    if (!init.agents) await agent.destroy().catch(() => {});
+    await agent.destroy().catch(() => {});
   }
 }
 
