@@ -9,13 +9,14 @@ import { registerRecordRoutes } from './http/routes/records.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
+import { registerWebhookRoutes } from './http/routes/webhooks.ts';
 
 export type RouteModule = (app: H3, svc: Services) => void;
 
 /** Route modules in registration order; each feature adds its own. */
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
-  registerTemplateRoutes, registerRecordRoutes,
+  registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */
