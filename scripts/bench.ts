@@ -8,6 +8,9 @@ type Section = (opts: BenchOptions) => Promise<BenchResult[]>;
 
 const SECTIONS: Record<string, () => Promise<Section>> = {
   core: async () => (await import('./bench/core.ts')).run,
+  bundles: async () => (await import('./bench/bundles.ts')).run,
+  records: async () => (await import('./bench/records.ts')).run,
+  webhooks: async () => (await import('./bench/webhooks.ts')).run,
   search: async () => (await import('./bench/search.ts')).run,
 };
 

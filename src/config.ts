@@ -11,8 +11,29 @@ export type Config = {
   dbSynchronous: 'normal' | 'full';
   limits: Limits;
   encryptionKey: string | undefined;
-  webhooks: { allowHttp: boolean; allowPrivate: boolean; retryDelaysMs: number[]; maxRetries: number };
-  spaceTemplates: { path: string | undefined; url: string | undefined };
+  webhooks: {
+    allowHttp: boolean;
+    allowPrivate: boolean;
+    retryDelaysMs: number[];
+    maxRetries: number;
+    /** Per-attempt timeout; 10 s (contract). SERVICE_WEBHOOKS_TIMEOUT_MS exists so tests need not wait 10 s. */
+    timeoutMs: number;
+    /** Finished deliveries and log entries older than this are removed. */
+    logRetentionDays: number;
+  };
+  spaceTemplates: SpaceTemplatesConfig;
+};
+
+export type SpaceTemplatesConfig = {
+  /** A directory catalog (root.json + bundles) that replaces the built-in one. */
+  path: string | undefined;
+  /** Remote catalog: https URL of a root.json (opt-in). */
+  url: string | undefined;
+  /** PEM file of extra CA certificates trusted for the remote catalog (private CAs, tests). */
+  caFile: string | undefined;
+  refreshSeconds: number;
+  /** Cap on each remote file (root.json, every bundle), after decompression. */
+  maxBytes: number;
 };
 
 export type Limits = {
@@ -68,10 +89,15 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       allowPrivate: env.SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS === '1',
       retryDelaysMs: retryDelays,
       maxRetries: toInt('SERVICE_WEBHOOKS_MAX_RETRIES', env.SERVICE_WEBHOOKS_MAX_RETRIES ?? 3, 0, 100),
+      timeoutMs: toInt('SERVICE_WEBHOOKS_TIMEOUT_MS', env.SERVICE_WEBHOOKS_TIMEOUT_MS ?? 10_000, 1, 600_000),
+      logRetentionDays: toInt('SERVICE_WEBHOOKS_LOG_RETENTION_DAYS', env.SERVICE_WEBHOOKS_LOG_RETENTION_DAYS ?? 30, 1, 36_500),
     },
     spaceTemplates: {
-      path: env.SERVICE_SPACE_TEMPLATES_PATH || undefined,
+      path: env.SERVICE_SPACE_TEMPLATES_PATH ? path.resolve(env.SERVICE_SPACE_TEMPLATES_PATH) : undefined,
       url: env.SERVICE_SPACE_TEMPLATES_URL || undefined,
+      caFile: env.SERVICE_SPACE_TEMPLATES_CA || undefined,
+      refreshSeconds: toInt('SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS', env.SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS ?? 3600, 1),
+      maxBytes: toInt('SERVICE_SPACE_TEMPLATES_MAX_BYTES', env.SERVICE_SPACE_TEMPLATES_MAX_BYTES ?? 10 * 1024 * 1024, 1024),
     },
   };
 }

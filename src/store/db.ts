@@ -93,3 +93,33 @@ export function withinSavepoint<T>(db: Db, fn: () => T): T {
     throw e;
   }
 }
+
+/**
+ * A read-only second connection holding one read transaction: every read through it sees the
+ * database as of its first statement (WAL snapshot), while writers go on committing. For long
+ * reads such as an export, which must neither block writers nor see a half-applied import.
+ */
+export function openSnapshot(db: Db): Db {
+  const reader = new Database(db.name, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding: nativeBinding as never } : {}) });
+  reader.pragma('busy_timeout = 5000');
+  reader.exec('BEGIN');
+  snapshots.add(reader);
+  return reader;
+}
+
+/** Ends a snapshot opened by openSnapshot. */
+export function closeSnapshot(reader: Db): void {
+  snapshots.delete(reader);
+  if (!reader.open) return;
+  if (reader.inTransaction) reader.exec('COMMIT');
+  reader.close();
+}
+
+// Held until closed: a snapshot left open pins the WAL (no checkpoint past it), so a leak must
+// show, not be papered over by garbage collection.
+const snapshots = new Set<Db>();
+
+/** How many snapshots are open now (all databases of this process). */
+export function openSnapshotCount(): number {
+  return snapshots.size;
+}

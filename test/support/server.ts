@@ -10,8 +10,8 @@ export const ADMIN_KEY = 'ks_test_admin_key_0123456789abcdef';
 export type TestServer = Running & { dataDir: string; admin: Client; errors: string[] };
 
 /** The real server on a random port over a fresh SQLite file in a temp dir. */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-test-'));
+export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-test-'));
   const config = loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, ...env });
   const errors: string[] = [];
   const log: Logger = { info() {}, warn() {}, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`) };
@@ -23,7 +23,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     admin: client(running.url, ADMIN_KEY),
     async close() {
       await close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   });
 }

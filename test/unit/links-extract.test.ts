@@ -1,18 +1,6 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
-// Spies around the real parser, so the fast path and the build-once extensions are observable.
-vi.mock('mdast-util-from-markdown', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('mdast-util-from-markdown')>();
-  return { ...actual, fromMarkdown: vi.fn(actual.fromMarkdown) };
-});
-// A plain counter: vitest's mock bookkeeping may be cleared between tests, the module load is not repeated.
-const gfmBuilds = vi.hoisted(() => ({ count: 0 }));
-vi.mock('micromark-extension-gfm', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('micromark-extension-gfm')>();
-  return { ...actual, gfm: (...args: Parameters<typeof actual.gfm>) => (gfmBuilds.count++, actual.gfm(...args)) };
-});
-
-import { fromMarkdown } from 'mdast-util-from-markdown';
+import MarkdownIt from 'markdown-it';
 import { extractLinks, resolveLinkTarget } from '../../src/domain/links/extract.ts';
 
 const FROM = { space: 's', path: 'a/b/c' };
@@ -168,7 +156,7 @@ describe('extractLinks', () => {
     ['shortcut reference', '[r]\n\n[r]: /pages/s/x', [ref('x')]],
     ['reference used twice counts once', '[a][r] [b][r]\n\n[r]: /pages/s/x', [ref('x')]],
     ['definition in document order', '[x](/pages/s/y) [a][r]\n\n[r]: /pages/s/x', [ref('y'), ref('x')]],
-    ['unused definition', '[r]: /pages/s/x', [ref('x')]],
+    ['unused definition renders nothing, so links nothing', '[r]: /pages/s/x', []],
     ['image', '![pic](/pages/s/img)', []],
     ['image reference', '![pic][r]\n\n[r]: /pages/s/img', []],
     ['definition shared by a link and an image', '![pic][r] [x][r]\n\n[r]: /pages/s/x', [ref('x')]],
@@ -190,7 +178,6 @@ describe('extractLinks', () => {
     ['bare base URL in capitals, trailing paren', '(HTTPS://WIKI.EXAMPLE/kspace/pages/t/y)', [ref('y', 't')]],
     ['bare base URL next to an inline link', '[x](/pages/s/x) then www.example.com and http://127.0.0.1:8080/pages/s/y', [ref('x'), ref('y')]],
     ['links in lists, quotes, tables, headings', '# [h](/pages/s/h)\n\n- [l](/pages/s/l)\n\n> [q](/pages/s/q)\n\n| a |\n|---|\n| [t](/pages/s/t) |', [ref('h'), ref('l'), ref('q'), ref('t')]],
-    ['footnote is not a definition', 'x[^1]\n\n[^1]: [f](/pages/s/f)', [ref('f')]],
     ['mixed internal and external', '[a](https://x.example) [b](/pages/s/b) [c](mailto:c@x) [d](#top)', [ref('b')]],
   ])('%s', (_name, content, expected) => {
     expect(extractLinks(content, FROM, BASES)).toEqual(expected);
@@ -203,57 +190,54 @@ describe('extractLinks', () => {
     expect(extractLinks(content, FROM, ['https://bücher.example'])).toEqual([ref('x')]);
   });
 
+  it('finds links in deep nesting and survives nesting past the parser limit', () => {
+    expect(extractLinks(`${'>'.repeat(50)} [x](/pages/s/x)`, FROM)).toEqual([ref('x')]);
+    expect(() => extractLinks(`${'>'.repeat(10_000)} [x](/pages/s/x)`, FROM)).not.toThrow();
+  });
+
+  it('stays fast on pathological emphasis runs', () => {
+    const t0 = performance.now();
+    expect(extractLinks(`${'*'.repeat(10_000)}[x](/pages/s/x)`, FROM)).toEqual([ref('x')]);
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+
   it('resolves relative links in the linking page’s own space', () => {
     expect(extractLinks('[x](x) [y](/pages/s/y)', ref('p', 'other'))).toEqual([ref('x', 'other'), ref('y')]);
   });
 });
 
 describe('extractLinks fast path', () => {
+  const parse = vi.spyOn(MarkdownIt.prototype, 'parse');
+  afterEach(() => parse.mockClear());
+
   it.each([
     ['plain prose', 'Just words, [brackets] and (parens).'],
     ['a pages path without base URLs configured', 'see /pages/s/x'],
     ['a pages path without a base host', 'see https://example.com/pages/s/x'],
     ['empty content', ''],
   ])('does not parse %s', (_name, content) => {
-    vi.mocked(fromMarkdown).mockClear();
     expect(extractLinks(content, FROM)).toEqual([]);
-    expect(fromMarkdown).not.toHaveBeenCalled();
-  });
-
-  // Plain prose with inline links is scanned, not parsed (inline-scan.ts).
-  it('does not parse prose whose only Markdown is inline links', () => {
-    vi.mocked(fromMarkdown).mockClear();
-    expect(extractLinks('# T\n\nSee [x](/pages/s/x) and *[y](/pages/s/y.md#z)*.', FROM)).toEqual([ref('x'), ref('y')]);
-    expect(fromMarkdown).not.toHaveBeenCalled();
+    expect(parse).not.toHaveBeenCalled();
   });
 
   it.each([
-    ['inline link next to code', '`c` [x](/pages/s/x)', [], [ref('x')]],
-    ['definition', '[r]: /pages/s/x', [], [ref('x')]],
+    ['inline link', '[x](/pages/s/x)', [], [ref('x')]],
+    ['reference', '[r]\n\n[r]: /pages/s/x', [], [ref('x')]],
     ['autolink', '<http://127.0.0.1:8080/pages/s/x>', BASES, [ref('x')]],
     ['bare base URL', 'http://127.0.0.1:8080/pages/s/x', BASES, [ref('x')]],
   ])('still parses content with a %s', (_name, content, bases, expected) => {
-    vi.mocked(fromMarkdown).mockClear();
     expect(extractLinks(content, FROM, bases)).toEqual(expected);
-    expect(fromMarkdown).toHaveBeenCalledTimes(1);
+    expect(parse).toHaveBeenCalledTimes(1);
   });
 
-  // Literal autolinks are the costly part of GFM; they can only matter when a base host is named.
+  // Bare URLs (linkify) can only be page links when they name a base host.
   it.each([
-    ['no base host named', '`c` [x](/pages/s/x) see www.example.com/pages/s/y', BASES, false],
-    ['no base URLs configured', '`c` [x](/pages/s/x) http://127.0.0.1:8080/pages/s/y', [], false],
+    ['no base host named', '[x](/pages/s/x) see www.example.com/pages/s/y', BASES, false],
+    ['no base URLs configured', '[x](/pages/s/x) http://127.0.0.1:8080/pages/s/y', [], false],
     ['a base host named', '[x](/pages/s/x) see http://127.0.0.1:8080/pages/s/y', BASES, true],
     ['a base host named in capitals', '[x](/pages/s/x) WIKI.EXAMPLE/kspace/pages/s/y', BASES, true],
-  ])('parses literal autolinks only when needed: %s', (_name, content, bases, literals) => {
-    vi.mocked(fromMarkdown).mockClear();
+  ])('linkifies only when needed: %s', (_name, content, bases, linkify) => {
     extractLinks(content, FROM, bases);
-    const options = vi.mocked(fromMarkdown).mock.calls[0][1] as { mdastExtensions: Array<{ transforms?: unknown }> };
-    expect(options.mdastExtensions.some((e) => e.transforms !== undefined)).toBe(literals);
-  });
-
-  it('builds the GFM extension once, not per call', () => {
-    extractLinks('[a](/pages/s/a)', FROM);
-    extractLinks('[b](/pages/s/b)', FROM);
-    expect(gfmBuilds.count).toBe(1);
+    expect((parse.mock.contexts[0] as MarkdownIt).options.linkify).toBe(linkify);
   });
 });
