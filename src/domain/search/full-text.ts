@@ -9,14 +9,14 @@ import { snippetMaker } from './snippet.ts';
 // GET /search: full-text hits in rank order.
 //
 // Order: pages whose title holds every word or phrase come first, then the other hits; within
-// each group, bm25 with the title weighted 10× the body. bm25 must score every match before
-// the best one is known (~0.6 µs a match here, plus one pass over each word's doclist for its
-// idf), which for a word in all 100k pages is ~70 ms. So a group of more than ranking.slice (10,000)
-// matches is ranked in slices of that many page ids, newest slice first: each ranking query
-// scores at most ranking.slice matches, whatever the corpus size. Such a word occurs in at least
-// one page in ten; for it, bm25 says little (its idf is ~0) and recent pages are the better
-// guess. Queries with fewer matches get the plain, exact ranking. See docs/search.md.
-// A mutable object rather than a constant so that tests can exercise slicing on a few pages.
+// each group, bm25 with the title weighted 10× the body. bm25 must score every match before it
+// knows the best one (~0.6 µs a match here, plus a pass over each word's doclist for its idf):
+// ~70 ms for a word in all of 100k pages. So a group of more than `ranking.slice` matches is
+// ranked in slices of that many page ids, newest slice first, and no ranking query scores more
+// than `ranking.slice` matches, whatever the corpus size. Such a common word weighs little in
+// bm25 (low idf; none at all in over half the pages), so newest-first between slices is a fair
+// trade for a bounded cost; queries with fewer matches get the exact ranking. Snippets are cut from the returned hits' text (snippet.ts).
+// `ranking` is an object, not a constant, so that tests can exercise slicing on a few pages.
 export const ranking = { slice: 10_000 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
