@@ -36,7 +36,13 @@ export function maxPageId(db: Db): number {
   return (stmt(db, 'SELECT coalesce(max(id), 0) AS m FROM pages').get() as { m: number }).m;
 }
 
-export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string };
+/** `content` is the body's first SNIPPET_SOURCE_CHARS characters; `length` the whole body's. */
+export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string; length: number };
+
+// Snippets are cut from the hit's text in JS; a page of hits must not pull megabytes of body
+// text into memory, so the query hands over at most this much of each body (longer ones get
+// FTS5's snippet, which finds the match wherever it is: ftsSnippet).
+export const SNIPPET_SOURCE_CHARS = 32_768;
 
 export type RankedQuery = {
   match: string;
@@ -58,7 +64,8 @@ export type RankedQuery = {
  * query, so a limit or cursor never counts an unreadable page.
  */
 export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHit[] {
-  return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title, p.content
+  return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title,
+      substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content, length(p.content) AS length
     FROM (SELECT rowid AS id, bm25(page_fts, 10.0, 1.0) AS score FROM page_fts
           WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
           ORDER BY score, rowid LIMIT @cap) h
@@ -68,4 +75,15 @@ export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHi
       AND ${READABLE_PAGE}
     ORDER BY h.score, h.id
     LIMIT @need`).all({ ...callerParams(caller), ...q }) as never;
+}
+
+// Noncharacters mark the match in FTS5's snippet; the caller escapes the text around them.
+export const MARK_OPEN = '\uFDD0';
+export const MARK_CLOSE = '\uFDD1';
+
+/** FTS5's own snippet of one page's body for `match`, the match between MARK_OPEN and MARK_CLOSE. */
+export function ftsSnippet(db: Db, match: string, id: number): string {
+  const r = stmt(db, `SELECT snippet(page_fts, 1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 24) AS s
+    FROM page_fts WHERE page_fts MATCH ? AND rowid = ?`).get(match, id) as { s: string | null } | undefined;
+  return r?.s ?? '';
 }

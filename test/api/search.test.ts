@@ -179,3 +179,14 @@ describe('GET /search', () => {
     expect(r.body).toEqual({ hits: [], nextCursor: null });
   });
 });
+
+describe('snippets of long pages', () => {
+  it('finds the match deep inside a long body', async () => {
+    const filler = 'lorem ipsum dolor sit amet '.repeat(3000); // ~80 KB
+    await srv.admin.put('/pages/kb/long', { title: 'Long', content: `${filler} the <b>capybara</b> & co ${filler}` });
+    const r = await search(srv.admin, 'capybara');
+    expect(r.body.hits[0].path).toBe('long');
+    expect(r.body.hits[0].snippet).toContain('&lt;b&gt;<mark>capybara</mark>&lt;/b&gt; &amp; co');
+    expect(r.body.hits[0].snippet.length).toBeLessThan(400);
+  });
+});

@@ -2,7 +2,9 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
-import { countMatches, maxPageId, rankedReadable, type RankedHit } from '../../store/search.ts';
+import {
+  MARK_CLOSE, MARK_OPEN, SNIPPET_SOURCE_CHARS, countMatches, ftsSnippet, maxPageId, rankedReadable, type RankedHit,
+} from '../../store/search.ts';
 import { checkQuery, matchAll, matchRest, matchTitle, parseQuery } from './fts-query.ts';
 import { snippetMaker } from './snippet.ts';
 
@@ -58,8 +60,9 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   const page = found.slice(0, q.limit);
   const last = page[page.length - 1];
   const snippet = snippetMaker(phrases);
+  const snippetOf = (h: RankedHit) => (h.length <= SNIPPET_SOURCE_CHARS ? snippet(h.content) : markSnippet(ftsSnippet(db, matchAll(phrases), h.id)));
   return {
-    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippet(h.content), score: -h.score })),
+    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippetOf(h), score: -h.score })),
     next: found.length > q.limit && last ? { g: last.g, s: last.score, i: last.id } : null,
   };
 }
@@ -72,6 +75,13 @@ function rankRanges(db: Services['db'], sliced: boolean, after: SearchCursor | n
   const out: Array<[number, number]> = [];
   for (let k = top; k >= 0; k--) out.push([k * slice + 1, (k + 1) * slice]);
   return out;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** FTS5's marked snippet as the same HTML as snippet.ts makes: text escaped, matches in <mark>. */
+function markSnippet(raw: string): string {
+  return raw.replace(/[&<>"']/g, (c) => ESCAPES[c]).replace(/\s+/g, ' ').replaceAll(MARK_OPEN, '<mark>').replaceAll(MARK_CLOSE, '</mark>');
 }
 
 /** Checks a cursor read back from a client (see readCursor). */
