@@ -72,7 +72,7 @@ function configOrExit(flags: { data?: string; host?: string; port?: string }) {
 
 function offlineServices(dataDir: string) {
   const config = configOrExit({ data: dataDir });
-  const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous }), config, createLogger(true));
+  const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb }), config, createLogger(true));
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
   return svc;
