@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { bootstrap, createKey, createPrincipal } from '../domain/principals.ts';
 import { createLogger, createServices } from '../services.ts';
 import { serve } from '../server.ts';
+import { runCheckpointer } from '../store/checkpointer.ts';
 import { openDb } from '../store/db.ts';
 import { ExitError } from './main.ts';
 
@@ -16,7 +17,7 @@ export function registerServeCommands(program: Command): void {
     .option('--port <port>', 'port to listen on (default 8080)')
     .action(async (opts: { data?: string; host?: string; port?: string }) => {
       const config = configOrExit(opts);
-      const running = await serve(config);
+      const running = await serve(config, { checkpointer: true });
       await new Promise<void>((resolve) => {
         const stop = () => {
           running.close().then(resolve, resolve);
@@ -25,6 +26,11 @@ export function registerServeCommands(program: Command): void {
         process.once('SIGTERM', stop);
       });
     });
+
+  program
+    .command('internal-checkpointer <dbFile>', { hidden: true })
+    .description('WAL checkpoints for a running server (started by serve)')
+    .action((dbFile: string) => runCheckpointer(dbFile));
 
   const admin = program.command('admin').description('offline administration of a data directory (no server needed)');
   admin

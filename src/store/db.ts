@@ -12,13 +12,17 @@ export function setNativeBinding(binding: object): void {
   nativeBinding = binding;
 }
 
+export function nativeBindingOption(): { nativeBinding?: never } {
+  return nativeBinding ? { nativeBinding: nativeBinding as never } : {};
+}
+
 export type OpenOptions = { synchronous?: 'normal' | 'full'; readonly?: boolean; cacheMb?: number };
 
 /** Opens (creating and migrating if needed) the kspace database in `dataDir`. */
 export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'kspace.db');
-  const db = new Database(file, nativeBinding ? { nativeBinding: nativeBinding as never } : {});
+  const db = new Database(file, nativeBindingOption());
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
