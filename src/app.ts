@@ -7,12 +7,14 @@ import { registerBundleRoutes } from './http/routes/bundles.ts';
 import { registerPageRoutes } from './http/routes/pages.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
+import { registerMcpRoutes } from './mcp/http.ts';
 
 export type RouteModule = (app: H3, svc: Services) => void;
 
 /** Route modules in registration order; each feature adds its own. */
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
+  registerMcpRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */

@@ -4,13 +4,14 @@ import { bootstrap, createKey, createPrincipal } from '../domain/principals.ts';
 import { createLogger, createServices } from '../services.ts';
 import { serve } from '../server.ts';
 import { openDb } from '../store/db.ts';
-import { ExitError } from './main.ts';
+import { ExitError } from './exit-error.ts';
 
 /** `kspace serve` and the offline `kspace admin` commands: they work on the data dir itself. */
 export function registerServeCommands(program: Command): void {
   program
     .command('serve')
-    .description('run the server (settings: SERVICE_DATA_DIR, SERVICE_HOST, SERVICE_PORT, …)')
+    .description('run the server (SERVICE_DATA_DIR, SERVICE_HOST, SERVICE_PORT)')
+    .helpGroup('Server:')
     .option('--data <dir>', 'data directory (default ./kspace-data)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
@@ -26,7 +27,7 @@ export function registerServeCommands(program: Command): void {
       });
     });
 
-  const admin = program.command('admin').description('offline administration of a data directory (no server needed)');
+  const admin = program.command('admin').description('offline admin of a data directory').helpGroup('Server:');
   admin
     .command('create-principal')
     .description('create a principal and print its id')
