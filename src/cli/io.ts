@@ -7,13 +7,14 @@ export async function readStdin(): Promise<string> {
 }
 
 /**
- * Whether stdin was given something to read: a pipe or a redirected file. A terminal, /dev/null
- * or a closed stdin is not read, so a command run from cron never waits for input.
+ * Whether stdin was given something to read: a pipe, a socket (how Node and others spawn
+ * children) or a redirected file. A terminal, /dev/null or a closed stdin is not read, so a
+ * command run from a terminal or from cron never waits for input.
  */
 export function stdinIsPiped(): boolean {
   try {
     const st = fs.fstatSync(0);
-    return st.isFIFO() || st.isFile();
+    return st.isFIFO() || st.isFile() || st.isSocket();
   } catch {
     return false;
   }

@@ -8,7 +8,7 @@ An MCP client launches this command and talks JSON-RPC over stdin/stdout; every 
 a request to the kspace server at SERVICE_URL with SERVICE_API_KEY (so it may see and do exactly
 what that key may). Servers also speak MCP themselves at POST /mcp (Streamable HTTP, Bearer key).
 
-Claude Desktop (claude_desktop_config.json):
+Example (Claude Desktop, claude_desktop_config.json):
   { "mcpServers": { "kspace": { "command": "/usr/local/bin/kspace", "args": ["mcp"],
       "env": { "SERVICE_URL": "http://127.0.0.1:8080", "SERVICE_API_KEY": "ks_..." } } } }
 `;

@@ -32,7 +32,7 @@ export function startProgress(label: string, total: number | null, out: Tty = pr
       line = `${label} ${'|/-\\'[frame++ % 4]} ${formatBytes(bytes)}  ${formatBytes(rate)}/s`;
     }
     if (status) line += `  ${status}`;
-    const cols = out.columns ?? 80;
+    const cols = out.columns && out.columns > 20 ? out.columns : 80;
     out.write(`\r\x1b[2K${line.slice(0, cols - 1)}`);
   };
   return {

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config.ts';
-import { bootstrap, createKey, createPrincipal } from '../domain/principals.ts';
-import { createLogger, createServices } from '../services.ts';
-import { serve } from '../server.ts';
-import { openDb } from '../store/db.ts';
 import { ExitError } from './exit-error.ts';
+
+// The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
+// start without it.
+const loadConfigModule = () => import('../config.ts');
 
 /** `kspace serve` and the offline `kspace admin` commands: they work on the data dir itself. */
 export function registerServeCommands(program: Command): void {
@@ -16,7 +15,8 @@ export function registerServeCommands(program: Command): void {
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
     .action(async (opts: { data?: string; host?: string; port?: string }) => {
-      const config = configOrExit(opts);
+      const config = await configOrExit(opts);
+      const { serve } = await import('../server.ts');
       const running = await serve(config);
       await new Promise<void>((resolve) => {
         const stop = () => {
@@ -39,7 +39,8 @@ export function registerServeCommands(program: Command): void {
     .action(async (opts: { data: string; name: string; kind: string; orgAdmin: boolean; passwordStdin: boolean }) => {
       if (opts.kind !== 'agent' && opts.kind !== 'user') throw new ExitError("--kind is 'agent' or 'user'", 2);
       const password = opts.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
-      const svc = offlineServices(opts.data);
+      const svc = await offlineServices(opts.data);
+      const { createPrincipal } = await import('../domain/principals.ts');
       try {
         const p = createPrincipal(svc, { name: opts.name, kind: opts.kind, orgAdmin: opts.orgAdmin, password });
         process.stdout.write(`${p.id}\n`);
@@ -52,8 +53,9 @@ export function registerServeCommands(program: Command): void {
     .description('issue a new API key for an agent principal and print it (shown once)')
     .requiredOption('--data <dir>', 'data directory')
     .requiredOption('--principal <nameOrId>', 'principal name or id')
-    .action((opts: { data: string; principal: string }) => {
-      const svc = offlineServices(opts.data);
+    .action(async (opts: { data: string; principal: string }) => {
+      const svc = await offlineServices(opts.data);
+      const { createKey } = await import('../domain/principals.ts');
       try {
         process.stdout.write(`${createKey(svc, opts.principal).key}\n`);
       } finally {
@@ -62,7 +64,8 @@ export function registerServeCommands(program: Command): void {
     });
 }
 
-function configOrExit(flags: { data?: string; host?: string; port?: string }) {
+async function configOrExit(flags: { data?: string; host?: string; port?: string }) {
+  const { ConfigError, loadConfig } = await loadConfigModule();
   try {
     return loadConfig(flags);
   } catch (e) {
@@ -71,8 +74,11 @@ function configOrExit(flags: { data?: string; host?: string; port?: string }) {
   }
 }
 
-function offlineServices(dataDir: string) {
-  const config = configOrExit({ data: dataDir });
+async function offlineServices(dataDir: string) {
+  const config = await configOrExit({ data: dataDir });
+  const [{ bootstrap }, { createLogger, createServices }, { openDb }] = await Promise.all([
+    import('../domain/principals.ts'), import('../services.ts'), import('../store/db.ts'),
+  ]);
   const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous }), config, createLogger(true));
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
