@@ -9,6 +9,7 @@ type Section = (opts: BenchOptions) => Promise<BenchResult[]>;
 const SECTIONS: Record<string, () => Promise<Section>> = {
   core: async () => (await import('./bench/core.ts')).run,
   bundles: async () => (await import('./bench/bundles.ts')).run,
+  records: async () => (await import('./bench/records.ts')).run,
 };
 
 const { values } = parseArgs({

@@ -5,8 +5,10 @@ import { problem } from './http/respond.ts';
 import { registerAdminRoutes } from './http/routes/admin.ts';
 import { registerBundleRoutes } from './http/routes/bundles.ts';
 import { registerPageRoutes } from './http/routes/pages.ts';
+import { registerRecordRoutes } from './http/routes/records.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
+import { registerTemplateRoutes } from './http/routes/templates.ts';
 import { registerMcpRoutes } from './mcp/http.ts';
 
 export type RouteModule = (app: H3, svc: Services) => void;
@@ -14,7 +16,7 @@ export type RouteModule = (app: H3, svc: Services) => void;
 /** Route modules in registration order; each feature adds its own. */
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
-  registerMcpRoutes,
+  registerTemplateRoutes, registerRecordRoutes, registerMcpRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */

@@ -111,9 +111,13 @@ export function applyPatch(current: Metadata, patch: MetadataPatch): { next: Met
     next[k] = list;
   }
   const normalized = normalizeMetadata(next);
-  const keys = new Set([...Object.keys(current), ...Object.keys(normalized)]);
-  const changedKeys = [...keys].filter((k) => !sameValue(current[k], normalized[k])).sort();
-  return { next: normalized, changedKeys };
+  return { next: normalized, changedKeys: changedKeysOf(current, normalized) };
+}
+
+/** Keys whose value differs between two metadata objects, sorted. */
+export function changedKeysOf(before: Metadata, after: Metadata): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((k) => !sameValue(before[k], after[k])).sort();
 }
 
 export function sameValue(a: MetaValue | undefined, b: MetaValue | undefined): boolean {

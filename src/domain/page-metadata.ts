@@ -3,21 +3,12 @@ import { notifyEventsWritten } from '../services.ts';
 import type { Caller } from './access.ts';
 import { invalid } from './errors.ts';
 import type { Issue } from './issues.ts';
-import { applyPatch, checkKey, checkMetadata, checkValue, type Metadata, type MetadataPatch } from './metadata.ts';
+import { applyPatch, changedKeysOf, checkKey, checkMetadata, checkValue, type Metadata, type MetadataPatch } from './metadata.ts';
+import { checkPatchedRecord } from './records/apply.ts';
 import { loadWritablePage, presentPage, writeRevision, type Page } from './pages.ts';
 import { tx } from '../store/db.ts';
 import type { PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
-
-/**
- * Checks a patched record against its type; record types (issue 4) install the real check.
- * Returns issues; an empty list lets the patch land.
- */
-export type RecordCheck = (svc: Services, caller: Caller, space: SpaceRow, template: string, metadata: Metadata) => Issue[];
-let checkRecord: RecordCheck = () => [];
-export function setRecordCheck(fn: RecordCheck): void {
-  checkRecord = fn;
-}
 
 export function checkPatch(patch: MetadataPatch, svc: Services): Issue[] {
   const limits = svc.config.limits;
@@ -47,10 +38,17 @@ export function patchMetadata(
   const out = tx(svc.db, () => {
     const { space, page } = loadWritablePage(svc, caller, slug, path);
     const current = JSON.parse(page.metadata) as Metadata;
-    const { next, changedKeys } = applyPatch(current, patch);
+    let { next, changedKeys } = applyPatch(current, patch);
     if (changedKeys.length === 0) return { space, row: page, changedKeys };
+    if (page.template) {
+      // A record: checked against its type like a write (absent fields take their defaults).
+      const record = checkPatchedRecord(svc, space, page.template, next, patch);
+      if (record.issues.length) throw invalid(record.issues);
+      next = record.metadata;
+      changedKeys = changedKeysOf(current, next);
+      if (changedKeys.length === 0) return { space, row: page, changedKeys };
+    }
     const afterIssues = checkMetadata(next, svc.config.limits);
-    if (page.template) afterIssues.push(...checkRecord(svc, caller, space, page.template, next));
     if (afterIssues.length) throw invalid(afterIssues);
     const state: PageState = { title: page.title, content: page.content, frontmatter: page.frontmatter, metadata: JSON.stringify(next), template: page.template };
     const w = writeRevision(svc, caller, space, path, page, state, { name: 'page.metadata.updated', changedKeys });

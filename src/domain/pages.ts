@@ -7,6 +7,7 @@ import { indexPage, unindexPage } from './indexing.ts';
 import type { Issue } from './issues.ts';
 import { checkMetadata, normalizeMetadata, type Metadata } from './metadata.ts';
 import { checkPagePath } from './paths.ts';
+import { applyTemplates } from './records/apply.ts';
 import { resolveSpace } from './spaces.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
@@ -59,7 +60,8 @@ export function loadWritablePage(svc: Services, caller: Caller, slug: string, pa
 }
 
 export type PutPageInput = {
-  title: string;
+  /** Required, except when `template` creates the page (the template's title is the default). */
+  title?: string;
   content?: string;
   frontmatter?: Record<string, unknown>;
   template?: string;
@@ -69,30 +71,15 @@ export type PutPageInput = {
 
 export type WriteResult = { page: Page; created: boolean; changed: boolean };
 
-/**
- * Resolves what a write stores for a record or a page created from a template. Record types
- * (issue 4) replace this: validate `metadata` against the type and stamp `template`.
- */
-export type TemplateResolver = (
-  svc: Services, caller: Caller, space: SpaceRow, path: string, input: PutPageInput, existing: PageRow | null, next: PageState,
-) => PageState;
-
-let resolveTemplate: TemplateResolver = (_svc, _caller, _space, _path, input, _existing, next) => {
-  if (input.template !== undefined) throw invalid([{ key: 'template', code: 'format', message: 'templates are not available' }]);
-  return next;
-};
-
-export function setTemplateResolver(fn: TemplateResolver): void {
-  resolveTemplate = fn;
-}
-
 /** The one page write path: HTTP, MCP and import all come here. One transaction. */
 export function putPage(svc: Services, caller: Caller, slug: string, path: string, input: PutPageInput): WriteResult {
   const limits = svc.config.limits;
   const issues: Issue[] = [];
   const pathIssue = checkPagePath(path);
   if (pathIssue) issues.push(pathIssue);
-  if (input.title.trim() === '' || input.title.length > 1024) {
+  if (input.title === undefined) {
+    if (input.template === undefined) issues.push({ key: 'title', code: 'required', message: 'a title is required' });
+  } else if (input.title.trim() === '' || input.title.length > 1024) {
     issues.push({ key: 'title', code: 'format', message: 'a title has 1–1024 characters and is not blank' });
   }
   if (input.metadata !== undefined) issues.push(...checkMetadata(input.metadata, limits));
@@ -118,16 +105,16 @@ export function putPage(svc: Services, caller: Caller, slug: string, path: strin
       });
     }
     const metadata = input.metadata !== undefined
-      ? withStamp(normalizeMetadata(input.metadata), live)
+      ? normalizeMetadata(input.metadata)
       : live ? (JSON.parse(live.metadata) as Metadata) : {};
-    let next: PageState = {
-      title: input.title,
+    // Templates, record validation and the type stamp (records/apply.ts) complete the state.
+    const next = applyTemplates(svc, caller, space, path, input, live, {
+      title: input.title ?? '',
       content: input.content ?? live?.content ?? '',
       frontmatter: input.frontmatter !== undefined ? JSON.stringify(input.frontmatter) : live?.frontmatter ?? '{}',
-      metadata: JSON.stringify(metadata),
+      metadata,
       template: live?.template ?? null,
-    };
-    next = resolveTemplate(svc, caller, space, path, input, live, next);
+    });
     if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
     return writeRevision(svc, caller, space, path, existing, next);
   });
@@ -162,12 +149,6 @@ export function writeRevision(
   }
   const row = store.findPage(db, space.id, path)!;
   return { space, row, created, changed: true };
-}
-
-function withStamp(metadata: Metadata, live: PageRow | null): Metadata {
-  // A record keeps its type stamp when a write replaces its metadata (contract: Pages).
-  if (live?.template && metadata.template === undefined) return normalizeMetadata({ ...metadata, template: live.template });
-  return metadata;
 }
 
 function sameState(row: PageRow, next: PageState): boolean {

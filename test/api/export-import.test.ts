@@ -172,6 +172,30 @@ describe('POST /spaces/:slug/import', () => {
     expect((await srv.admin.get('/pages/guarded/ok-2')).status).toBe(200);
   });
 
+  it('lists a record that violates its type (imported with the type) and imports the rest', async () => {
+    const schema = { metadataSchema: { additionalKeys: 'reject', fields: [
+      { key: 'stage', type: 'select', options: ['todo', 'done'], required: true },
+      { key: 'points', type: 'number', min: 0, max: 13 },
+    ] } };
+    const bundle = bundleOf([
+      { path: 'tasks/good', title: 'Good', metadata: { template: 'task', stage: 'todo', points: 3 } },
+      { path: 'tasks/bad-option', title: 'Bad', metadata: { template: 'task', stage: 'someday' } },
+      { path: 'tasks/too-big', title: 'Big', metadata: { template: 'task', stage: 'done', points: 99 } },
+      { path: 'tasks/undeclared', title: 'Extra', metadata: { template: 'task', stage: 'done', colour: 'red' } },
+      { path: 'templates/task', title: 'Task', frontmatter: schema },
+    ]);
+    const r = await srv.admin.post('/spaces/typed-import/import', bundle);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ created: 2, updated: 0, skipped: 0 });
+    const byPath = Object.fromEntries(r.body.errors.map((e: any) => [e.path, e]));
+    expect(Object.keys(byPath).sort()).toEqual(['tasks/bad-option', 'tasks/too-big', 'tasks/undeclared']);
+    expect(byPath['tasks/bad-option'].issues).toContainEqual(expect.objectContaining({ key: 'metadata.stage', code: 'option' }));
+    expect(byPath['tasks/too-big'].issues).toContainEqual(expect.objectContaining({ key: 'metadata.points', code: 'max' }));
+    expect(byPath['tasks/undeclared'].issues).toContainEqual(expect.objectContaining({ key: 'metadata.colour', code: 'undeclared' }));
+    expect((await srv.admin.get('/pages/typed-import/tasks/good')).body).toMatchObject({ template: 'task', metadata: { template: 'task', stage: 'todo', points: 3 } });
+    expect((await srv.admin.get('/pages/typed-import/tasks/bad-option')).status).toBe(404);
+  });
+
   it('records the importer as revision author and writes page events in the outbox', async () => {
     const r = await bob.post('/spaces/bobs/import', bundleOf([{ path: 'templates/t', title: 'T' }, { path: 'a', title: 'A' }]));
     expect(r.body).toMatchObject({ created: 2 });

@@ -14,7 +14,7 @@ import { on, type Method, type RouteContext } from '../route.ts';
 
 const Obj = v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object');
 const PutPage = v.strictObject({
-  title: v.string(),
+  title: v.optional(v.string()),
   content: v.optional(v.string()),
   frontmatter: v.optional(Obj),
   template: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
