@@ -34,7 +34,8 @@ export function printTable(headers: string[], rows: unknown[][], opts: { empty?:
     if (opts.empty) out.write(`${opts.empty}\n`);
     return;
   }
-  const cells = rows.map((r) => r.map((v) => cell(v)));
+  // The last column is never cut here: piped output keeps it whole, a terminal cuts the line.
+  const cells = rows.map((r) => r.map((v, i) => cell(v, i === r.length - 1 ? Infinity : MAX_CELL)));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
   const lines = [headers, ...cells].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd());
   const cols = out.isTTY ? out.columns ?? 0 : 0;

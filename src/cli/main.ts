@@ -59,6 +59,11 @@ export function buildProgram(): Command {
 
 /** Runs the CLI and returns the process exit code: 0 ok, 2 input rejected, 1 anything else. */
 export async function main(argv: string[]): Promise<number> {
+  // `kspace pages wiki | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
