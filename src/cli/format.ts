@@ -25,19 +25,22 @@ export function cell(value: unknown, max = MAX_CELL): string {
 }
 
 /**
- * An aligned table with a header row. Columns are padded to their widest cell; on a terminal the
- * last column is cut to the terminal's width. An empty table prints `empty` instead (e.g. "no pages").
+ * An aligned table, with a header row unless `headers` is null. Columns are padded to their widest
+ * cell; on a terminal each line is cut to the terminal's width. An empty table prints `empty`
+ * instead (e.g. "no pages"). `indent` shifts the whole table right (a table under a heading).
  */
-export function printTable(headers: string[], rows: unknown[][], opts: { empty?: string; out?: Out } = {}): void {
+export function printTable(headers: string[] | null, rows: unknown[][], opts: { empty?: string; out?: Out; indent?: number } = {}): void {
   const out = opts.out ?? process.stdout;
+  const pad = ' '.repeat(opts.indent ?? 0);
   if (rows.length === 0) {
-    if (opts.empty) out.write(`${opts.empty}\n`);
+    if (opts.empty) out.write(`${pad}${opts.empty}\n`);
     return;
   }
   // The last column is never cut here: piped output keeps it whole, a terminal cuts the line.
   const cells = rows.map((r) => r.map((v, i) => cell(v, i === r.length - 1 ? Infinity : MAX_CELL)));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
-  const lines = [headers, ...cells].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd());
+  const all = headers ? [headers, ...cells] : cells;
+  const widths = all[0].map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const lines = all.map((r) => pad + r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd());
   const cols = out.isTTY ? out.columns ?? 0 : 0;
   for (const line of lines) out.write(`${cols > 20 && line.length > cols ? `${line.slice(0, cols - 1)}…` : line}\n`);
 }

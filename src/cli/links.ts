@@ -13,9 +13,9 @@ export function registerLinkCommands(program: Command): void {
       const r = await apiOf(cmd).get<Links>(pageUrl(space, path, 'links'));
       if (wantsJson(cmd)) return printJson(r);
       printLine(`outbound (${r.outbound.length})`);
-      printTable(['  PAGE', 'STATE'], r.outbound.map((l) => [`  ${l.space}/${l.path}`, l.exists ? '' : 'missing']));
+      printTable(null, r.outbound.map((l) => [`${l.space}/${l.path}`, l.exists ? '' : '(missing)']), { indent: 2 });
       printLine(`backlinks (${r.backlinks.length})`);
-      printTable(['  PAGE', 'TITLE'], r.backlinks.map((l) => [`  ${l.space}/${l.path}`, l.title]));
+      printTable(null, r.backlinks.map((l) => [`${l.space}/${l.path}`, l.title]), { indent: 2 });
     });
 
   addClientOptions(links.command('broken').argument('<space>').description('links in a space whose target page does not exist'))

@@ -54,12 +54,7 @@ function fieldDetails(f: Field): string {
 }
 
 function printFieldsTable(fields: Field[]): void {
-  const lines: string[] = [];
-  printTable(['KEY', 'TYPE', 'REQUIRED', 'DETAILS'], fields.map((f) => [f.key, f.type, f.required ? 'yes' : '', fieldDetails(f)]), {
-    empty: '  (no fields)',
-    out: { write: (s: string) => lines.push(s), isTTY: false },
-  });
-  for (const l of lines) process.stdout.write(l.startsWith('  ') ? l : `  ${l}`);
+  printTable(['KEY', 'TYPE', 'REQUIRED', 'DETAILS'], fields.map((f) => [f.key, f.type, f.required ? 'yes' : '', fieldDetails(f)]), { empty: '(no fields)', indent: 2 });
 }
 
 /** `kspace types`, `kspace records`, `kspace templates`. */

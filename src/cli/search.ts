@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, wantsJson } from './client.ts';
-import { printJson, printLine, snippetText } from './format.ts';
+import { cell, printJson, printTable, snippetText } from './format.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
 import { addQueryOptions, printMetaRows, queryParams, type MetaRow, type QueryOptions } from './records.ts';
 import { parseWhere, type Filter } from './values.ts';
@@ -30,10 +30,8 @@ export function registerSearchCommands(program: Command): void {
     .action(async (query: string, opts: PagingOptions & { space?: string }, cmd: Command) => {
       const r = await fetchList<Hit>(apiOf(cmd), '/search', 'hits', { q: query, space: opts.space }, opts);
       if (wantsJson(cmd)) return printJson(r.body);
-      if (r.items.length === 0) printLine('no hits');
       const tty = Boolean(process.stdout.isTTY);
-      const width = Math.max(...r.items.map((h) => h.space.length + h.path.length + 1));
-      for (const h of r.items) printLine(`${`${h.space}/${h.path}`.padEnd(width)}  ${h.title}  ${snippetText(h.snippet ?? '', tty)}`.trimEnd());
+      printTable(null, r.items.map((h) => [`${h.space}/${h.path}`, cell(h.title, 40), snippetText(h.snippet ?? '', tty)]), { empty: 'no hits' });
       hintMore(r.nextCursor);
     });
 
