@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, pageUrl, wantsJson } from './client.ts';
+import { addClientOptions, apiOf, collectList, pageUrl, wantsJson } from './client.ts';
 import { usageError } from './exit-error.ts';
 import { printFields, printJson } from './format.ts';
 
 type Acl = { restricted: boolean; read: string[]; write: string[] };
-const collect = (value: string, previous: string[]) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
 function printAcl(cmd: Command, acl: Acl): void {
   if (wantsJson(cmd)) return printJson(acl);
@@ -22,10 +21,11 @@ export function registerAclCommands(program: Command): void {
     });
 
   addClientOptions(acl.command('set').argument('<space>').argument('<path>').description('restrict a page to the given principals (ids; org admins keep access)'))
-    .option('--read <ids>', 'principal ids that may read (repeatable or comma-separated)', collect, [])
-    .option('--write <ids>', 'principal ids that may read and write (repeatable or comma-separated)', collect, [])
+    .option('--read <ids>', 'principal ids that may read (repeatable or comma-separated)', collectList)
+    .option('--write <ids>', 'principal ids that may read and write (repeatable or comma-separated)', collectList)
     .addHelpText('after', '\nExample:\n  kspace acl set wiki hr/salaries --write p_123 --read p_456,p_789\n')
-    .action(async (space: string, path: string, opts: { read: string[]; write: string[] }, cmd: Command) => {
+    .action(async (space: string, path: string, o: { read?: string[]; write?: string[] }, cmd: Command) => {
+      const opts = { read: o.read ?? [], write: o.write ?? [] };
       if (opts.read.length + opts.write.length === 0) throw usageError('give --read or --write principal ids (acl clear returns the page to the space default)');
       printAcl(cmd, await apiOf(cmd).json<Acl>('PUT', pageUrl(space, path, 'acl'), { body: { read: opts.read, write: opts.write } }));
     });

@@ -21,18 +21,32 @@ export type RequestOptions = {
 
 /** Commands whose own `--url` is not the server's (webhooks create takes the webhook's URL). */
 const ownUrlOption = new WeakSet<Command>();
+const clientCommands = new Set<Command>();
 
 /**
- * Adds `--json`, `--url` and `--key` to a client command (grouped under "Connection" in its help).
- * They may also come before the noun (`kspace --url U page get …`); the command's own win.
+ * Marks a client command: it gets `--json`, `--url` and `--key` (added by finishClientOptions,
+ * after its own options, so its help lists those first). They may also come before the noun
+ * (`kspace --url U page get …`); the command's own win.
  */
 export function addClientOptions(cmd: Command, opts: { serverUrl?: boolean } = {}): Command {
-  cmd.addOption(new Option('--json', "print the API's JSON instead of a table").helpGroup('Output:'));
+  clientCommands.add(cmd);
   if (opts.serverUrl === false) ownUrlOption.add(cmd);
-  else cmd.addOption(new Option('--url <url>', `server URL (default: $SERVICE_URL or ${DEFAULT_URL})`).helpGroup('Connection:'));
-  cmd.addOption(new Option('--key <key>', 'API key (default: $SERVICE_API_KEY)').helpGroup('Connection:'));
   return cmd;
 }
+
+export function finishClientOptions(): void {
+  for (const cmd of clientCommands) {
+    cmd.addOption(new Option('--json', "print the API's JSON instead of a table"));
+    if (!ownUrlOption.has(cmd)) cmd.addOption(new Option('--url <url>', `server URL (default: $SERVICE_URL or ${DEFAULT_URL})`).helpGroup('Connection:'));
+    cmd.addOption(new Option('--key <key>', 'API key (default: $SERVICE_API_KEY)').helpGroup('Connection:'));
+  }
+  clientCommands.clear();
+}
+
+/** For repeatable options: each use adds a value. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** For repeatable options that also take comma-separated lists. */
+export const collectList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
 function rootOf(cmd: Command): Command {
   let c = cmd;

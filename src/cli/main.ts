@@ -2,7 +2,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { AppError } from '../domain/errors.ts';
 import { registerAclCommands } from './acl.ts';
 import { registerBundleCommands } from './bundles.ts';
-import { DEFAULT_URL } from './client.ts';
+import { DEFAULT_URL, finishClientOptions } from './client.ts';
+import { finishPagingOptions } from './paging.ts';
 import { ExitError } from './exit-error.ts';
 import { registerLinkCommands } from './links.ts';
 import { registerMcpCommand } from './mcp.ts';
@@ -54,6 +55,8 @@ export function buildProgram(): Command {
     .addHelpText('after', FOOTER)
     .exitOverride();
   for (const register of commandModules) register(program);
+  finishPagingOptions();
+  finishClientOptions();
   return program;
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { parseMarkdownDocument, toMarkdownDocument } from '../domain/markdown-doc.ts';
-import { addClientOptions, apiOf, enc, pageUrl, wantsJson, type Api } from './client.ts';
+import { addClientOptions, apiOf, collect, enc, pageUrl, wantsJson, type Api } from './client.ts';
 import { ExitError, parsed, usageError } from './exit-error.ts';
 import { printJson, printLine, printTable } from './format.ts';
 import { readStdin, stdinIsPiped } from './io.ts';
@@ -10,10 +10,9 @@ import { parseAssignments } from './values.ts';
 
 type Page = { space: string; path: string; title: string; content: string; frontmatter: Record<string, unknown>; metadata: Record<string, unknown>; template: string | null; version: number; updatedAt: string };
 type PutOptions = {
-  title?: string; content?: string; file?: string; template?: string; meta: string[]; metadata?: string; frontmatter?: string; baseVersion?: string;
+  title?: string; content?: string; file?: string; template?: string; meta?: string[]; metadata?: string; frontmatter?: string; baseVersion?: string;
 };
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 function parseObject(json: string, flag: string): Record<string, unknown> {
   const v: unknown = parsed(() => JSON.parse(json));
@@ -68,7 +67,7 @@ export async function buildPutBody(api: Api, space: string, path: string, opts: 
     }
   }
   let metadata: Record<string, unknown> | undefined = opts.metadata !== undefined ? parseObject(opts.metadata, '--metadata') : undefined;
-  if (opts.meta.length) metadata = { ...metadata, ...parsed(() => parseAssignments(opts.meta)) };
+  if (opts.meta?.length) metadata = { ...metadata, ...parsed(() => parseAssignments(opts.meta!)) };
   // A new page needs a title (a template can give one); an existing page keeps its own.
   if (title === undefined && opts.template === undefined) {
     title = await currentTitle(api, space, path);
@@ -122,7 +121,7 @@ export function registerPageCommands(program: Command): void {
     .option('--content <markdown>', 'the Markdown body')
     .option('--file <file>', 'read the body (and frontmatter) from a Markdown file; - for stdin')
     .option('--template <name>', 'create from a template or record type (other-space:name for another space)')
-    .option('--meta <key=value>', 'a metadata value (repeatable)', collect, [])
+    .option('--meta <key=value>', 'a metadata value (repeatable)', collect)
     .option('--metadata <json>', 'the whole metadata object as JSON')
     .option('--frontmatter <json>', 'the frontmatter object as JSON')
     .option('--base-version <n>', 'only write if the page is still at this version (0: only if new)')

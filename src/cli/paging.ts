@@ -4,12 +4,22 @@ import { usageError } from './exit-error.ts';
 
 export type PagingOptions = { limit?: string; cursor?: string; all?: boolean };
 
-/** `--limit`, `--cursor` and `--all` for a list that pages with nextCursor. */
+const pagingCommands = new Map<Command, string>();
+
+/** `--limit`, `--cursor` and `--all` for a list that pages with nextCursor (added after the command's own options). */
 export function addPagingOptions(cmd: Command, what: string): Command {
-  return cmd
-    .option('--limit <n>', `${what} per request, 1–200 (default 50)`)
-    .option('--cursor <cursor>', 'continue from the nextCursor of an earlier answer')
-    .option('--all', 'follow nextCursor until the end');
+  pagingCommands.set(cmd, what);
+  return cmd;
+}
+
+export function finishPagingOptions(): void {
+  for (const [cmd, what] of pagingCommands) {
+    cmd
+      .option('--limit <n>', `${what} per request, 1–200 (default 50)`)
+      .option('--cursor <cursor>', 'continue from the nextCursor of an earlier answer')
+      .option('--all', 'follow nextCursor until the end');
+  }
+  pagingCommands.clear();
 }
 
 export type ListAnswer<T> = { items: T[]; nextCursor: string | null; body: Record<string, unknown> };

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
+import { addClientOptions, apiOf, collect, enc, wantsJson } from './client.ts';
 import { parsed } from './exit-error.ts';
 import { cell, printJson, printLine, printTable } from './format.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
@@ -9,21 +9,19 @@ type Field = { key: string; type: string; required?: boolean; default?: unknown;
 type RecordType = { name: string; description: string; defaultPathPrefix: string | null; additionalKeys: string; fields: Field[] };
 type Template = { space: string; name: string; path: string; title: string; description: string; recordType: boolean; fields?: Field[] };
 export type MetaRow = { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Record<string, unknown> };
-export type QueryOptions = PagingOptions & { where: string[]; orderBy?: string; desc?: boolean };
-
-export const collect = (value: string, previous: string[]) => [...previous, value];
+export type QueryOptions = PagingOptions & { where?: string[]; orderBy?: string; desc?: boolean };
 
 /** `--where`, `--order-by`, `--desc` (and paging) for metadata queries. */
 export function addQueryOptions(cmd: Command): Command {
   return addPagingOptions(cmd, 'rows')
-    .option('--where <expr>', "a filter (repeatable, AND-ed): key=v, key!=v, key>=3, 'key in a,b', 'key contains x', 'key exists', 'key missing'", collect, [])
+    .option('--where <expr>', "a filter (repeatable, AND-ed): key=v, key!=v, key>=3, 'key in a,b', 'key contains x', 'key exists', 'key missing'", collect)
     .option('--order-by <key>', 'sort by this metadata key')
     .option('--desc', 'sort descending');
 }
 
 /** The query string of a metadata query: filters as JSON, order, paging. */
 export function queryParams(opts: QueryOptions, extra: Filter[] = []): Record<string, string | undefined> {
-  const filters = [...opts.where.map((w) => parsed(() => parseWhere(w))), ...extra];
+  const filters = [...(opts.where ?? []).map((w) => parsed(() => parseWhere(w))), ...extra];
   return {
     filters: filters.length ? JSON.stringify(filters) : undefined,
     orderBy: opts.orderBy,
@@ -87,7 +85,7 @@ export function registerRecordCommands(program: Command): void {
       }
       const r = await fetchList<MetaRow>(api, base, 'pages', queryParams(opts), opts);
       if (wantsJson(cmd)) return printJson(r.body);
-      const keys = [...opts.where.map((w) => parseWhere(w).key), ...(opts.orderBy ? [opts.orderBy] : [])];
+      const keys = [...(opts.where ?? []).map((w) => parseWhere(w).key), ...(opts.orderBy ? [opts.orderBy] : [])];
       printMetaRows(r.items, keys, false);
       hintMore(r.nextCursor);
     });

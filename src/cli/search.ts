@@ -45,7 +45,7 @@ export function registerSearchCommands(program: Command): void {
       const params = { ...queryParams(opts, extra), space: opts.space };
       const r = await fetchList<MetaRow>(apiOf(cmd), '/search/metadata', 'pages', params, opts);
       if (wantsJson(cmd)) return printJson(r.body);
-      const keys = [...opts.where.map((w) => parseWhere(w).key), ...(opts.orderBy ? [opts.orderBy] : [])];
+      const keys = [...(opts.where ?? []).map((w) => parseWhere(w).key), ...(opts.orderBy ? [opts.orderBy] : [])];
       printMetaRows(r.items, keys, true);
       hintMore(r.nextCursor);
     });

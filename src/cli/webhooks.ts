@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
+import { addClientOptions, apiOf, collectList, enc, wantsJson } from './client.ts';
 import { ExitError, usageError } from './exit-error.ts';
 import { printFields, printJson, printLine, printTable } from './format.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
@@ -9,7 +9,6 @@ type Delivery = { id: string; event: string; attempt: number; at: string; outcom
 type TestResult = { outcome: string; status?: number; error?: string; durationMs: number };
 
 const EVENTS = 'page.created, page.updated, page.deleted, page.metadata.updated';
-const collect = (value: string, previous: string[]) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
 function printWebhook(w: Webhook): void {
   printFields([['id', w.id], ['url', w.url], ['events', w.events], ['space', w.spaceSlug ?? 'all shared spaces'],
@@ -38,7 +37,7 @@ export function registerWebhookCommands(program: Command): void {
   // Here --url is the receiver's URL; the server's comes from SERVICE_URL or `kspace --url U webhooks create …`.
   addClientOptions(hooks.command('create').description('subscribe a URL to events; prints the signing secret once'), { serverUrl: false })
     .requiredOption('--url <url>', 'the receiver (https unless the server allows http)')
-    .requiredOption('--event <name>', `an event to send (repeatable or comma-separated): ${EVENTS}`, collect, [])
+    .requiredOption('--event <name>', `an event to send (repeatable or comma-separated): ${EVENTS}`, collectList)
     .option('--space <slug>', 'only events of this space (default: all shared spaces)')
     .option('--description <text>', 'what it is for')
     .option('--disabled', 'create it switched off')
