@@ -123,7 +123,7 @@ export class Api {
   }
 
   /** Sends a request and parses the JSON answer (204 → null). */
-  async json<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  async json<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const res = await this.send(method, path, opts);
     if (res.status === 204) return null as T;
     const text = await res.text();
@@ -134,7 +134,7 @@ export class Api {
     }
   }
 
-  get<T = any>(path: string, query?: Query): Promise<T> {
+  get<T = unknown>(path: string, query?: Query): Promise<T> {
     return this.json<T>('GET', path, { query });
   }
 }
