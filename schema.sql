@@ -139,3 +139,58 @@ CREATE TABLE org_space_templates (
   created_at  TEXT NOT NULL,
   PRIMARY KEY (org_id, id)
 ) WITHOUT ROWID;
+
+-- Webhooks (issue 6). Subscriptions, their deliveries (the dispatcher's persistent timer table:
+-- a pending delivery waits for next_attempt_at, so a restart resumes it) and every attempt.
+
+CREATE TABLE webhooks (
+  id          TEXT PRIMARY KEY,                   -- 'wh_' + random
+  org_id      INTEGER NOT NULL REFERENCES orgs(id),
+  url         TEXT NOT NULL,
+  events      TEXT NOT NULL,                      -- JSON array of event names
+  space_id    INTEGER REFERENCES spaces(id),      -- the spaceSlug filter; NULL = every shared space
+  description TEXT,
+  -- On from active_since (creation, or the last re-enable) until disabled_at (NULL = enabled).
+  -- An event gets a delivery when it happened inside that window, however late the dispatcher
+  -- reads it from the outbox.
+  active_since TEXT NOT NULL,
+  disabled_at TEXT,
+  secret      BLOB NOT NULL,                      -- AES-256-GCM sealed (src/domain/secrets.ts); never plaintext
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL
+);
+CREATE INDEX webhooks_org ON webhooks(org_id, created_at);
+
+-- One row per (event, subscription). `id` is X-Service-Delivery and webhook-id on every attempt;
+-- `body` holds the exact JSON bytes sent (and signed) each time. Ids are time-ordered, so new
+-- rows append to the primary key instead of landing all over it.
+CREATE TABLE webhook_deliveries (
+  id              TEXT PRIMARY KEY,               -- 'dlv_' + 12 hex of epoch ms + 16 hex random
+  webhook_id      TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  event_id        INTEGER,                        -- the outbox row (NULL for webhook.test)
+  event           TEXT NOT NULL,
+  body            BLOB NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'blocked')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,                        -- epoch ms; NULL once finished
+  claimed         INTEGER NOT NULL DEFAULT 0,     -- held in memory by the running dispatcher; cleared at its start
+  created_at      TEXT NOT NULL,
+  updated_at      TEXT NOT NULL
+);
+-- One index serves the due rows of a subscription (webhook_id, 'pending', 0, time range), the
+-- retry timer (MIN per subscription) and the cascade when a subscription is deleted.
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, status, claimed, next_attempt_at);
+
+-- The delivery log: every attempt's outcome, newest first by id. It goes with its subscription.
+CREATE TABLE webhook_attempts (
+  id          INTEGER PRIMARY KEY,
+  delivery_id TEXT NOT NULL,                      -- webhook_deliveries.id (removed with it, through webhook_id)
+  webhook_id  TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  attempt     INTEGER NOT NULL,                   -- 1 = first try
+  at          TEXT NOT NULL,
+  outcome     TEXT NOT NULL CHECK (outcome IN ('delivered', 'failed', 'retrying', 'blocked')),
+  http_status INTEGER,
+  error       TEXT,
+  duration_ms INTEGER NOT NULL
+);
+CREATE INDEX webhook_attempts_log ON webhook_attempts(webhook_id, id);

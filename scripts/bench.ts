@@ -10,6 +10,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   core: async () => (await import('./bench/core.ts')).run,
   bundles: async () => (await import('./bench/bundles.ts')).run,
   records: async () => (await import('./bench/records.ts')).run,
+  webhooks: async () => (await import('./bench/webhooks.ts')).run,
   doors: async () => (await import('./bench/doors.ts')).run,
 };
 

@@ -11,7 +11,16 @@ export type Config = {
   dbSynchronous: 'normal' | 'full';
   limits: Limits;
   encryptionKey: string | undefined;
-  webhooks: { allowHttp: boolean; allowPrivate: boolean; retryDelaysMs: number[]; maxRetries: number };
+  webhooks: {
+    allowHttp: boolean;
+    allowPrivate: boolean;
+    retryDelaysMs: number[];
+    maxRetries: number;
+    /** Per-attempt timeout; 10 s (contract). SERVICE_WEBHOOKS_TIMEOUT_MS exists so tests need not wait 10 s. */
+    timeoutMs: number;
+    /** Finished deliveries and log entries older than this are removed. */
+    logRetentionDays: number;
+  };
   spaceTemplates: SpaceTemplatesConfig;
 };
 
@@ -80,6 +89,8 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       allowPrivate: env.SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS === '1',
       retryDelaysMs: retryDelays,
       maxRetries: toInt('SERVICE_WEBHOOKS_MAX_RETRIES', env.SERVICE_WEBHOOKS_MAX_RETRIES ?? 3, 0, 100),
+      timeoutMs: toInt('SERVICE_WEBHOOKS_TIMEOUT_MS', env.SERVICE_WEBHOOKS_TIMEOUT_MS ?? 10_000, 1, 600_000),
+      logRetentionDays: toInt('SERVICE_WEBHOOKS_LOG_RETENTION_DAYS', env.SERVICE_WEBHOOKS_LOG_RETENTION_DAYS ?? 30, 1, 36_500),
     },
     spaceTemplates: {
       path: env.SERVICE_SPACE_TEMPLATES_PATH ? path.resolve(env.SERVICE_SPACE_TEMPLATES_PATH) : undefined,

@@ -5,6 +5,7 @@ import { createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
+import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type Logger, type Services } from './services.ts';
 import { openDb } from './store/db.ts';
 
@@ -12,7 +13,7 @@ export type Running = { svc: Services; server: http.Server; url: string; close()
 
 /** Background jobs (webhook dispatcher, catalog refresh) register here; each gets start/stop. */
 export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
-export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob];
+export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher];
 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
 export async function serve(config: Config, log: Logger = createLogger()): Promise<Running> {

@@ -3,7 +3,7 @@
 // TLS SNI and Host stay the URL's hostname. Redirects are returned, never followed.
 import type { LookupAddress } from 'node:dns';
 import type { ReadableStream } from 'node:stream/web';
-import { Agent, fetch } from 'undici';
+import { Agent, fetch, request } from 'undici';
 import type { HeadersInit, Headers } from 'undici';
 import { resolveAndCheck, type CheckedAddress } from './address-guard.ts';
 
@@ -81,6 +81,94 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
     return { status: res.status, headers: res.headers, body };
   } finally {
     await agent.destroy().catch(() => {});
+  }
+}
+
+/**
+ * Keep-alive agents, one per checked address: every call still resolves and checks the host, and
+ * a pooled connection only ever goes to an address that the guard has just allowed again.
+ */
+export interface AgentPool {
+  get(checked: CheckedAddress, timeoutMs: number): Agent;
+  close(): Promise<void>;
+}
+
+export function createAgentPool(maxAgents = 64): AgentPool {
+  const agents = new Map<string, Agent>(); // insertion order = least recently used first
+  return {
+    get(checked, timeoutMs) {
+      const key = `${checked.family}|${checked.address}|${timeoutMs}`;
+      let agent = agents.get(key);
+      if (agent) {
+        agents.delete(key);
+      } else {
+        agent = new Agent({ connect: { lookup: pinnedLookup(checked), timeout: timeoutMs }, allowH2: false });
+        if (agents.size >= maxAgents) {
+          const [oldKey, oldest] = agents.entries().next().value!;
+          agents.delete(oldKey);
+          void oldest.close().catch(() => {});
+        }
+      }
+      agents.set(key, agent);
+      return agent;
+    },
+    async close() {
+      const all = [...agents.values()];
+      agents.clear();
+      await Promise.all(all.map((a) => a.destroy().catch(() => {})));
+    },
+  };
+}
+
+export interface GuardedPostInit {
+  headers: Record<string, string>;
+  body: Buffer;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  agents: AgentPool;
+  signal?: AbortSignal;
+}
+
+/**
+ * A POST that only needs the status (webhook delivery): the same guard and pinning as
+ * guardedFetch, on pooled keep-alive connections, without fetch's stream machinery (one write
+ * per request). The response body is drained up to 64 KiB and dropped; redirects are returned.
+ */
+export async function guardedPost(url: string, init: GuardedPostInit): Promise<{ status: number }> {
+  const target = new URL(url);
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    throw new TypeError(`unsupported protocol ${target.protocol}`);
+  }
+  // One controller and a plain timer per call, both released when it ends: thousands of calls a
+  // second must not leave AbortSignal.timeout timers and AbortSignal.any links behind.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`timed out after ${init.timeoutMs} ms`, 'TimeoutError'));
+  }, init.timeoutMs);
+  const onAbort = () => controller.abort(init.signal?.reason);
+  init.signal?.addEventListener('abort', onAbort, { once: true });
+  const signal = controller.signal;
+  try {
+    const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
+    if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
+    const res = await request(target, {
+      method: 'POST',
+      headers: init.headers,
+      body: init.body,
+      signal,
+      dispatcher: init.agents.get(checked, init.timeoutMs),
+    });
+    await res.body.dump({ limit: 64 * 1024, signal });
+    return { status: res.statusCode };
+  } catch (e) {
+    // undici reports an abort as its own error; say which deadline it was.
+    if (timedOut) throw signal.reason;
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    init.signal?.removeEventListener('abort', onAbort);
   }
 }
 

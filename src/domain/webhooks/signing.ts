@@ -1,13 +1,14 @@
 // Webhook signatures. `X-Service-Signature` is keyed with the secret string exactly as issued
 // (`whsec_…`, UTF-8, GitHub style); `webhook-signature` follows Standard Webhooks, keyed with the
 // base64-decoded part after `whsec_`. Both are HMAC-SHA256 over the raw body bytes.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
 /** `sha256=<hex>` for the `X-Service-Signature` header. */
 export function serviceSignature(secret: string, rawBody: string | Buffer): string {
-  return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(rawBody).digest('hex')}`;
+  // A string key is the same UTF-8 bytes, and far cheaper for node than a Buffer key (no KeyObject per call).
+  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
 }
 
 /** `v1,<base64>` for the Standard Webhooks `webhook-signature` header. */
@@ -17,9 +18,21 @@ export function standardWebhooksSignature(
   timestampSeconds: number,
   rawBody: string | Buffer,
 ): string {
-  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
-  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(rawBody).digest('base64');
+  const mac = createHmac('sha256', standardKey(secret)).update(`${id}.${timestampSeconds}.`).update(rawBody).digest('base64');
   return `v1,${mac}`;
+}
+
+// Decoded Standard Webhooks keys by secret, as KeyObjects: the dispatcher signs thousands of
+// deliveries a second with a handful of secrets. Bounded; the oldest entry goes first.
+const standardKeys = new Map<string, KeyObject>();
+function standardKey(secret: string): KeyObject {
+  let key = standardKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
+    if (standardKeys.size >= 256) standardKeys.delete(standardKeys.keys().next().value!);
+    standardKeys.set(secret, key);
+  }
+  return key;
 }
 
 /** Constant-time check of an `X-Service-Signature` header value against the raw body. */

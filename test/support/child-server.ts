@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export type ChildServer = { proc: ChildProcess; url: string; stderr: () => string };
+
+/** `node bin/kspace.ts serve` as a child process on a random port; resolves once it listens. */
+export function startChildServer(dataDir: string, env: Record<string, string>): Promise<ChildServer> {
+  const bin = path.resolve(import.meta.dirname, '../../bin/kspace.ts');
+  const proc = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 15_000);
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const m = /kspace listening on (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], stderr: () => err });
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${err}`));
+    });
+  });
+}
+
+export function killHard(child: ChildServer): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) return resolve();
+    child.proc.once('exit', () => resolve());
+    child.proc.kill('SIGKILL');
+  });
+}

@@ -1,0 +1,72 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGroupCommit } from '../../src/store/group-commit.ts';
+
+let dir: string;
+let db: Database.Database;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-gc-'));
+  db = new Database(path.join(dir, 'x.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)');
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const rows = () => db.prepare('SELECT k, v FROM t ORDER BY k').all();
+
+describe('group commit', () => {
+  it('runs the writes of one turn in one transaction, each isolated in its own savepoint', async () => {
+    const gc = createGroupCommit(db);
+    const results = await Promise.allSettled([
+      gc.run(() => db.prepare("INSERT INTO t VALUES ('a', 1)").run().changes),
+      gc.run(() => {
+        db.prepare("INSERT INTO t VALUES ('b', 2)").run();
+        throw new Error('refused'); // must roll back 'b' only
+      }),
+      gc.run(() => db.prepare("INSERT INTO t VALUES ('a', 3)").run()), // constraint error: only this one fails
+      gc.run(() => db.prepare("INSERT INTO t VALUES ('c', 4)").run().changes),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('refused');
+    expect(rows()).toEqual([{ k: 'a', v: 1 }, { k: 'c', v: 4 }]);
+  });
+
+  it('answers only after COMMIT, and runs afterCommit callbacks after it', async () => {
+    const gc = createGroupCommit(db);
+    const seen: string[] = [];
+    const p = gc.run(() => {
+      db.prepare("INSERT INTO t VALUES ('x', 1)").run();
+      gc.afterCommit(() => seen.push(`after: inTransaction=${db.inTransaction}`));
+      return db.inTransaction;
+    });
+    expect(seen).toEqual([]);
+    expect(await p).toBe(true);
+    expect(seen).toEqual(['after: inTransaction=false']);
+    const other = new Database(path.join(dir, 'x.db'), { readonly: true });
+    expect(other.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 }); // visible to another connection
+    other.close();
+  });
+
+  it('splits a long queue into batches of at most maxBatch', async () => {
+    const gc = createGroupCommit(db, 3);
+    const sizes: number[] = [];
+    let current = 0;
+    const all = Array.from({ length: 7 }, (_, i) => gc.run(() => {
+      db.prepare('INSERT INTO t VALUES (?, ?)').run(`k${i}`, i);
+      current++;
+      gc.afterCommit(() => {
+        if (current) sizes.push(current);
+        current = 0;
+      });
+    }));
+    await Promise.all(all);
+    expect(sizes).toEqual([3, 3, 1]);
+    expect(rows()).toHaveLength(7);
+  });
+});
