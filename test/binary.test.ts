@@ -3,6 +3,8 @@
 // data directory written by the server run from source.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +70,14 @@ afterAll(() => {
 describe('dist/kspace alone in an empty directory', () => {
   it('serves from an empty data dir and answers its own client commands, with no warnings', async () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['empty-path', 'kspace']);
-    const srv = await serveBinary([], { SERVICE_BOOTSTRAP_ADMIN_KEY: KEY });
+    const srv = await serveBinary([], {
+      SERVICE_BOOTSTRAP_ADMIN_KEY: KEY,
+      SERVICE_SETTINGS_ENCRYPTION_KEY: 'binary-test-settings-key-0123456789abcdef',
+      SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
+      SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    });
+    const receiver = http.createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     try {
       const cli = (args: string[], input?: string) => runCli(args, { bin, cwd: dir, env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: KEY }), input });
       expect(await cli(['spaces', 'create', 'wiki', '--name', 'Wiki'])).toEqual({ code: 0, stdout: 'created space wiki\n', stderr: '' });
@@ -96,10 +105,16 @@ describe('dist/kspace alone in an empty directory', () => {
       } finally {
         await mcp.close();
       }
+      // A webhook test delivery: undici, loaded on first use inside the executable.
+      const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const hook = JSON.parse((await cli(['webhooks', 'create', '--url', hookUrl, '--event', 'page.created', '--json'])).stdout);
+      const test = await cli(['webhooks', 'test', hook.id]);
+      expect(test).toMatchObject({ code: 0, stdout: expect.stringMatching(/^outcome:\s+delivered\nstatus:\s+204\n/) });
       expect(fs.existsSync(path.join(dir, 'kspace-data', 'kspace.db'))).toBe(true);
       expect(srv.stderr()).not.toMatch(/Warning/);
     } finally {
       await srv.stop();
+      await new Promise((r) => receiver.close(r));
     }
     expect(srv.stderr()).not.toMatch(/ExperimentalWarning|Warning:/);
   });
