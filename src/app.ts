@@ -4,8 +4,10 @@ import { AppError } from './domain/errors.ts';
 import { problem } from './http/respond.ts';
 import { registerAdminRoutes } from './http/routes/admin.ts';
 import { registerBundleRoutes } from './http/routes/bundles.ts';
+import { registerLinkRoutes } from './http/routes/links.ts';
 import { registerPageRoutes } from './http/routes/pages.ts';
 import { registerRecordRoutes } from './http/routes/records.ts';
+import { registerSearchRoutes } from './http/routes/search.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
@@ -17,7 +19,7 @@ export type RouteModule = (app: H3, svc: Services) => void;
 /** Route modules in registration order; each feature adds its own. */
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
-  registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerMcpRoutes,
+  registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */

@@ -17,7 +17,7 @@ export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTem
 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
 export async function serve(config: Config, log: Logger = createLogger()): Promise<Running> {
-  const db = openDb(config.dataDir, { synchronous: config.dbSynchronous });
+  const db = openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);

@@ -79,7 +79,7 @@ async function offlineServices(dataDir: string) {
   const [{ bootstrap }, { createLogger, createServices }, { openDb }] = await Promise.all([
     import('../domain/principals.ts'), import('../services.ts'), import('../store/db.ts'),
   ]);
-  const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous }), config, createLogger(true));
+  const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb }), config, createLogger(true));
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
   return svc;

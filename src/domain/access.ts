@@ -29,6 +29,19 @@ export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AN
        ELSE EXISTS (SELECT 1 FROM page_acl a WHERE a.page_id = p.id AND a.principal_id = @callerId)
   END))`;
 
+/**
+ * SQL condition: the pages of space `s` whose page ACL lists readers `g.readers` are readable by
+ * the caller. READABLE_PAGE for counts kept per reader set (meta_key_stats) instead of per page:
+ * `g.readers` is '' for pages without an ACL, else ',id1,id2,' (',' for an empty ACL). Deleted
+ * pages are never counted there. Bind callerParams().
+ */
+export const READABLE_GROUP = `(s.org_id = @callerOrg AND (
+  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+       WHEN @callerAdmin = 1 THEN 1
+       WHEN g.readers = '' THEN s.default_access <> 'none'
+       ELSE instr(g.readers, ',' || @callerId || ',') > 0
+  END))`;
+
 /** SQL condition: space `s` is visible to the caller (GET /spaces). */
 export const VISIBLE_SPACE = `(s.org_id = @callerOrg AND (
   CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId

@@ -1,6 +1,7 @@
 import type { Services } from '../services.ts';
 import type { AclEntry, Caller } from './access.ts';
 import { invalid } from './errors.ts';
+import { changePageAccess } from './indexing.ts';
 import type { Issue } from './issues.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db.ts';
@@ -35,7 +36,7 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
     if (issues.length) throw invalid(issues);
     const writers = new Set(input.write);
     const entries: AclEntry[] = all.map((id) => ({ principal_id: id, perm: writers.has(id) ? 'write' : 'read' }));
-    replaceAcl(svc.db, page.id, entries);
+    changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, entries));
     return presentAcl(readAcl(svc.db, page.id), true);
   });
 }
@@ -43,7 +44,7 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
 export function deleteAcl(svc: Services, caller: Caller, slug: string, path: string) {
   tx(svc.db, () => {
     const { page } = loadWritablePage(svc, caller, slug, path);
-    replaceAcl(svc.db, page.id, null);
+    changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, null));
   });
   return presentAcl([], false);
 }

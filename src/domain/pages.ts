@@ -141,7 +141,11 @@ export function writeRevision(
     store.updatePage(db, id, next, version, now);
   }
   store.insertRevision(db, id, version, next, caller.id, now);
-  indexPage(db, { id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata) });
+  indexPage(db, {
+    id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
+    previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
+    baseUrls: [svc.config.baseUrl],
+  });
   if (event) {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
   } else {
@@ -164,7 +168,7 @@ export function deletePage(svc: Services, caller: Caller, slug: string, path: st
       throw new AppError('forbidden', space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space');
     }
     const now = svc.now();
-    unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {} });
+    unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {}, previous: null });
     store.markDeleted(svc.db, page.id, now);
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
   });

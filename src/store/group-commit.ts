@@ -1,4 +1,4 @@
-import type { Db } from './db.ts';
+import { dropDeferred, runDeferred, withinSavepoint, type Db } from './db.ts';
 
 // Group commit: writes that arrive in the same turn of the event loop share one BEGIN IMMEDIATE
 // … COMMIT, each inside its own savepoint, so one failing write rolls back only itself. A commit
@@ -28,13 +28,15 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
       db.transaction(() => {
         for (const job of jobs) {
           try {
-            outcomes.push({ ok: true, value: db.transaction(job.fn)() });
+            outcomes.push({ ok: true, value: withinSavepoint(db, job.fn) });
           } catch (e) {
             outcomes.push({ ok: false, value: e });
           }
         }
+        runDeferred(db); // once per batch, outside the jobs' savepoints (see deferUntilCommit)
       }).immediate();
     } catch (e) {
+      dropDeferred(db, 0);
       for (const job of jobs) job.reject(e);
       runAfter();
       return;

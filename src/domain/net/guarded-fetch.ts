@@ -3,8 +3,11 @@
 // TLS SNI and Host stay the URL's hostname. Redirects are returned, never followed.
 import type { LookupAddress } from 'node:dns';
 import type { ReadableStream } from 'node:stream/web';
-import { Agent, fetch, request } from 'undici';
-import type { HeadersInit, Headers } from 'undici';
+import type { Agent, HeadersInit, Headers } from 'undici';
+
+// undici is loaded on first use: most servers never call out, and it costs ~20 MB at start.
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 import { resolveAndCheck, type CheckedAddress } from './address-guard.ts';
 
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -63,6 +66,7 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
   const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
   if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
 
+  const { Agent, fetch } = await loadUndici();
   const agent = new Agent({
     connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs, ...(init.ca ? { ca: init.ca } : {}) },
     connections: 1,
@@ -89,14 +93,15 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
  * a pooled connection only ever goes to an address that the guard has just allowed again.
  */
 export interface AgentPool {
-  get(checked: CheckedAddress, timeoutMs: number): Agent;
+  get(checked: CheckedAddress, timeoutMs: number): Promise<Agent>;
   close(): Promise<void>;
 }
 
 export function createAgentPool(maxAgents = 64): AgentPool {
   const agents = new Map<string, Agent>(); // insertion order = least recently used first
   return {
-    get(checked, timeoutMs) {
+    async get(checked, timeoutMs) {
+      const { Agent } = await loadUndici();
       const key = `${checked.family}|${checked.address}|${timeoutMs}`;
       let agent = agents.get(key);
       if (agent) {
@@ -153,12 +158,14 @@ export async function guardedPost(url: string, init: GuardedPostInit): Promise<{
   try {
     const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
     if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
+    const { request } = await loadUndici();
+    const dispatcher = await init.agents.get(checked, init.timeoutMs);
     const res = await request(target, {
       method: 'POST',
       headers: init.headers,
       body: init.body,
       signal,
-      dispatcher: init.agents.get(checked, init.timeoutMs),
+      dispatcher,
     });
     await res.body.dump({ limit: 64 * 1024, signal });
     return { status: res.statusCode };

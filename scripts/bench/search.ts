@@ -1,0 +1,160 @@
+// Search and links figures (issue 3) on an N-page corpus (default 100k), for a caller who may
+// read everything (the org admin) and one who may read half the pages, against the naive
+// floors measured in the same run on the same database: a plain bm25 + snippet query and a
+// json_extract scan. `node scripts/bench/search.ts [--pages N] [--quick]` runs it alone.
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { BENCH_ADMIN_KEY, authHeaders, peakRssBytes, startChild, type ChildServer } from '../lib/child-server.ts';
+import { percentile, runLoad } from '../lib/load.ts';
+import { insertCorpus, termsByPages } from '../lib/search-corpus.ts';
+import type { BenchOptions, BenchResult } from '../bench.ts';
+import { READABLE_PAGE } from '../../src/domain/access.ts';
+
+type Timing = { p50: number; p99: number };
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const n = opts.quick ? Math.min(opts.pages, 10_000) : opts.pages;
+  const reps = opts.quick ? 100 : 300;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-search-'));
+  const out: BenchResult[] = [];
+  let server: ChildServer | null = null;
+  try {
+    // Bootstrap a data dir, make the space and principals, stop, bulk-insert pages, restart.
+    server = await startChild(dir);
+    const api = client(server.url, BENCH_ADMIN_KEY);
+    await api.json('POST', '/spaces', { slug: 'bench', name: 'Bench' });
+    const other = await api.json('POST', '/admin/principals', { name: 'other', kind: 'agent' });
+    const half = await api.json('POST', '/admin/principals', { name: 'half', kind: 'agent' });
+    const halfKey = (await api.json('POST', `/admin/principals/${half.id}/keys`)).key as string;
+    const adminId = (await api.json('GET', '/me')).id as string;
+    await api.close();
+    await server.stop();
+    const t0 = performance.now();
+    const corpus = insertCorpus(dir, n, adminId, other.id);
+    out.push({ name: `corpus: ${n.toLocaleString('en')} pages bulk-inserted (pages + revisions only)`, value: (performance.now() - t0) / 1000, unit: 's' });
+
+    server = await startChild(dir);
+    const admin = client(server.url, BENCH_ADMIN_KEY);
+    const halfReader = client(server.url, halfKey);
+    const t1 = performance.now();
+    const rebuilt = await admin.json('POST', '/links/rebuild');
+    const rebuildSeconds = (performance.now() - t1) / 1000;
+    if (rebuilt.pages !== n) throw new Error(`rebuild saw ${rebuilt.pages} pages, not ${n}`);
+    out.push({ name: `POST /links/rebuild (${rebuilt.pages.toLocaleString('en')} pages, ${rebuilt.links.toLocaleString('en')} links, with FTS and metadata)`, value: rebuildSeconds, unit: 's', target: '≤ 60', pass: rebuildSeconds <= 60 });
+
+    const { rare, everywhere } = termsByPages(dir, corpus.words[0]);
+    if (!everywhere || rare.length === 0) throw new Error('corpus has no term in every page or no rare terms');
+    const floorDb = new Database(path.join(dir, 'kspace.db'), { readonly: true });
+    const http = await timeGets(admin, reps, () => '/me');
+    out.push({ name: 'floor: GET /me p50 (HTTP round trip and key check, no query)', value: http.p50, unit: 'ms' });
+    out.push({ name: 'floor: GET /me p99', value: http.p99, unit: 'ms' });
+    const callers = [['reads all', admin, adminId], ['reads half', halfReader, half.id]] as const;
+    for (const [who, c, id] of callers) {
+      const caller = { callerId: id, callerOrg: 1, callerAdmin: c === admin ? 1 : 0 };
+      const add = (name: string, t: Timing, target?: number) => {
+        out.push({ name: `${name} p50 (${who})`, value: t.p50, unit: 'ms' });
+        out.push({ name: `${name} p99 (${who})`, value: t.p99, unit: 'ms', ...(target !== undefined ? { target: `≤ ${target}`, pass: t.p99 <= target } : {}) });
+      };
+      add('full-text, rare term (20–100 pages)', await timeGets(c, reps, (i) => `/search?q=${rare[i % rare.length]}`), 2);
+      add(`full-text, a term in every page ('${everywhere}')`, await timeGets(c, reps, () => `/search?q=${everywhere}`), 30);
+      add('floor: plain bm25 + snippet, term in every page (SQL only)', timeSql(floorDb, Math.min(reps, 30), naiveFullText, (i) => ({ ...caller, q: everywhere, i })));
+      const metaUrl = (i: number) => `/search/metadata?filters=${encodeURIComponent(JSON.stringify([
+        { key: 'stage', op: 'eq', value: ['todo', 'doing', 'review', 'done', 'blocked'][i % 5] }, { key: 'points', op: 'gte', value: i % 10 },
+      ]))}&orderBy=due&order=${i % 2 ? 'desc' : 'asc'}&limit=50`;
+      add('metadata, 2 filters + orderBy + limit 50', await timeGets(c, reps, metaUrl), 5);
+      add('floor: json_extract scan, same query (SQL only)', timeSql(floorDb, Math.min(reps, 20), naiveMetadata, (i) => ({ ...caller, stage: ['todo', 'doing'][i % 2], points: i % 10 })));
+      add('key discovery', await timeGets(c, reps, () => '/search/metadata/keys'), 20);
+      add('links of a page (outbound + backlinks)', await timeGets(c, reps, (i) => `/pages/bench/${corpus.paths[(i * 7919) % n & ~1]}/links`), 1);
+    }
+    floorDb.close();
+
+    // Writes at this size: new 2 KB pages with 3 links each, 16 connections.
+    const writes = opts.quick ? 2000 : 5000;
+    const put = await runLoad(server.url, {
+      connections: 16, total: writes,
+      next: (i) => ({ method: 'PUT', path: `/pages/bench/new/${i}`, headers: authHeaders(), body: JSON.stringify({
+        title: `New ${i}`, content: `${corpus.words.slice(i % 500, (i % 500) + 300).join(' ')} [a](/pages/bench/${corpus.paths[i]}) [b](./x${i}) [c](../y)`,
+        metadata: { stage: 'todo', points: i % 13, due: '2025-01-01', owner: 'ana', done: false, tags: ['t1'] },
+      }) }),
+    });
+    if (put.errors) throw new Error(`PUT errors: ${JSON.stringify(put.statuses)}`);
+    out.push({ name: `PUT new 2 KB page with 3 links into the ${n.toLocaleString('en')}-page corpus (16 connections)`, value: put.perSecond, unit: 'writes/s' });
+    out.push({ name: 'PUT p99', value: put.p99, unit: 'ms' });
+    out.push({ name: 'server peak RSS', value: peakRssBytes(server.proc.pid!) / 1024 / 1024, unit: 'MB' });
+    await admin.close();
+    await halfReader.close();
+  } finally {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+type Api = { json(method: string, p: string, body?: unknown): Promise<any>; get(p: string): Promise<number>; close(): Promise<void> };
+
+function client(url: string, key: string): Api {
+  const pool = new Pool(url, { connections: 1 });
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  return {
+    async json(method, p, body) {
+      const r = await pool.request({ method: method as 'GET', path: p, headers, body: body === undefined ? undefined : JSON.stringify(body), headersTimeout: 600_000, bodyTimeout: 600_000 });
+      const data = await r.body.json();
+      if (r.statusCode >= 300) throw new Error(`${method} ${p}: ${r.statusCode} ${JSON.stringify(data)}`);
+      return data;
+    },
+    async get(p) {
+      const r = await pool.request({ method: 'GET', path: p, headers });
+      await r.body.dump();
+      if (r.statusCode !== 200) throw new Error(`GET ${p}: ${r.statusCode}`);
+      return r.statusCode;
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** p50/p99 of sequential GETs over one keep-alive connection, after one untimed pass (warm cache). */
+async function timeGets(c: Api, n: number, url: (i: number) => string): Promise<Timing> {
+  for (let i = 0; i < n; i++) await c.get(url(i));
+  const t: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await c.get(url(i));
+    t.push(performance.now() - t0);
+  }
+  t.sort((a, b) => a - b);
+  return { p50: percentile(t, 0.5), p99: percentile(t, 0.99) };
+}
+
+function timeSql(db: Database.Database, n: number, sql: string, params: (i: number) => Record<string, unknown>): Timing {
+  const s = db.prepare(sql);
+  s.all(params(0));
+  const t: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    s.all(params(i));
+    t.push(performance.now() - t0);
+  }
+  t.sort((a, b) => a - b);
+  return { p50: percentile(t, 0.5), p99: percentile(t, 0.99) };
+}
+
+// The floors: what the same answers cost done the obvious way, with the same access filter.
+const naiveFullText = `SELECT s.slug, p.path, p.title, snippet(page_fts, 1, '<mark>', '</mark>', '…', 24) AS snippet, bm25(page_fts, 10.0, 1.0) AS score
+  FROM page_fts JOIN pages p ON p.id = page_fts.rowid JOIN spaces s ON s.id = p.space_id
+  WHERE page_fts MATCH @q AND @i >= 0 AND ${READABLE_PAGE} ORDER BY score LIMIT 50`;
+const naiveMetadata = `SELECT s.slug, p.path, p.title, p.version, p.updated_at, p.metadata
+  FROM pages p JOIN spaces s ON s.id = p.space_id
+  WHERE json_extract(p.metadata, '$.stage') = @stage AND json_extract(p.metadata, '$.points') >= @points AND ${READABLE_PAGE}
+  ORDER BY json_extract(p.metadata, '$.due') DESC, p.id LIMIT 50`;
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, pages: { type: 'string', default: '100000' } } });
+  for (const r of await run({ quick: values.quick!, pages: Number(values.pages) })) {
+    const v = r.value >= 100 ? Math.round(r.value).toLocaleString('en') : r.value.toFixed(2);
+    console.log(`${r.name}: ${v} ${r.unit}${r.target ? `  (target ${r.target})${r.pass ? '  ok' : '  MISSED'}` : ''}`);
+  }
+}

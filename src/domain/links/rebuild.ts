@@ -1,0 +1,46 @@
+import type { Services } from '../../services.ts';
+import type { Caller } from '../access.ts';
+import { indexRows } from '../metadata.ts';
+import { requireOrgAdmin } from '../principals.ts';
+import { tx } from '../../store/db.ts';
+import { rebuildKeyStats } from '../../store/key-stats.ts';
+import { countOrgLinks, deleteOrphanLinks, livePagesAfter, replaceLinks } from '../../store/links.ts';
+import { replaceMetaIndex } from '../../store/pages.ts';
+import { ftsRebuild } from '../../store/search.ts';
+import { extractLinks } from './extract.ts';
+
+// POST /links/rebuild (org admin): every derived index rebuilt from the pages themselves —
+// links and the metadata index page by page, then full-text and key stats in one go.
+// The page-by-page part runs in batches through the write queue, so other requests are served
+// in between; a page written meanwhile indexes itself as usual, and a batch reads each page in
+// the transaction that re-indexes it, so nothing goes stale.
+const BATCH = 500;
+
+export async function rebuildIndexes(svc: Services, caller: Caller): Promise<{ pages: number; links: number }> {
+  requireOrgAdmin(caller);
+  const baseUrls = [svc.config.baseUrl];
+  let after = 0;
+  let pages = 0;
+  for (;;) {
+    const n = await svc.writes.run(() => {
+      const batch = livePagesAfter(svc.db, caller.orgId, after, BATCH);
+      for (const p of batch) {
+        replaceMetaIndex(svc.db, p.id, indexRows(JSON.parse(p.metadata)));
+        replaceLinks(svc.db, p.id, extractLinks(p.content, { space: p.space, path: p.path }, baseUrls));
+      }
+      if (batch.length) after = batch[batch.length - 1].id;
+      return batch.length;
+    });
+    pages += n;
+    if (n < BATCH) break;
+  }
+  // A transaction of its own, not a write-queue batch: other writes' full-text changes wait for
+  // their batch's commit (deferUntilCommit) and must not land on top of a fresh rebuild.
+  return tx(svc.db, () => {
+    deleteOrphanLinks(svc.db);
+    // The full-text rebuild covers the whole deployment (it reads the live-pages view).
+    ftsRebuild(svc.db);
+    rebuildKeyStats(svc.db, caller.orgId);
+    return { pages, links: countOrgLinks(svc.db, caller.orgId) };
+  });
+}

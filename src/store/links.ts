@@ -1,0 +1,65 @@
+import { stmt, type Db } from './db.ts';
+import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
+import type { PageRef } from '../domain/links/extract.ts';
+
+// The link index: one row per (source page, target address). A target is looked up when read,
+// so whether it exists (for this caller) is always current. READABLE_PAGE appears twice in
+// some queries: for the source (outer p, s) and, inside a subquery that rebinds p and s, for
+// the target.
+
+const TARGET_READABLE = `EXISTS (SELECT 1 FROM spaces s JOIN pages p ON p.space_id = s.id
+  WHERE s.slug = l.target_space AND p.path = l.target_path AND ${READABLE_PAGE})`;
+
+/** Replaces a page's outbound links. */
+export function replaceLinks(db: Db, sourceId: number, targets: PageRef[]): void {
+  stmt(db, 'DELETE FROM links WHERE source_id = ?').run(sourceId);
+  const ins = stmt(db, 'INSERT OR IGNORE INTO links (source_id, target_space, target_path, ord) VALUES (?, ?, ?, ?)');
+  targets.forEach((t, i) => ins.run(sourceId, t.space, t.path, i));
+}
+
+export type OutboundRow = { space: string; path: string; exists: number };
+
+/** A page's links in order of appearance; `exists` = the target is live and the caller may read it. */
+export function outboundLinks(db: Db, caller: Caller, sourceId: number): OutboundRow[] {
+  return stmt(db, `SELECT l.target_space AS space, l.target_path AS path, ${TARGET_READABLE} AS "exists"
+    FROM links l WHERE l.source_id = @sourceId ORDER BY l.ord`).all({ ...callerParams(caller), sourceId }) as never;
+}
+
+export type BacklinkRow = { space: string; path: string; title: string };
+
+/** The readable pages that link to an address. */
+export function backlinks(db: Db, caller: Caller, target: PageRef): BacklinkRow[] {
+  return stmt(db, `SELECT s.slug AS space, p.path, p.title
+    FROM links l JOIN pages p ON p.id = l.source_id JOIN spaces s ON s.id = p.space_id
+    WHERE l.target_space = @space AND l.target_path = @path AND ${READABLE_PAGE}
+    ORDER BY s.slug, p.path`).all({ ...callerParams(caller), space: target.space, path: target.path }) as never;
+}
+
+export type BrokenRow = { sourcePath: string; targetSpace: string; targetPath: string };
+
+/** Links from the space's readable pages to addresses with no page the caller may read. */
+export function brokenLinks(db: Db, caller: Caller, spaceId: number): BrokenRow[] {
+  return stmt(db, `SELECT p.path AS sourcePath, l.target_space AS targetSpace, l.target_path AS targetPath
+    FROM pages p JOIN spaces s ON s.id = p.space_id JOIN links l ON l.source_id = p.id
+    WHERE p.space_id = @spaceId AND ${READABLE_PAGE} AND NOT ${TARGET_READABLE}
+    ORDER BY p.path, l.ord`).all({ ...callerParams(caller), spaceId }) as never;
+}
+
+export type LinkSourceRow = { id: number; spaceId: number; space: string; path: string; title: string; content: string; metadata: string };
+
+/** Live pages of an organisation with id > afterId, in id order (the rebuild's batches). */
+export function livePagesAfter(db: Db, orgId: number, afterId: number, limit: number): LinkSourceRow[] {
+  return stmt(db, `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata
+    FROM pages p JOIN spaces s ON s.id = p.space_id
+    WHERE p.id > ? AND p.deleted_at IS NULL AND s.org_id = ? ORDER BY p.id LIMIT ?`).all(afterId, orgId, limit) as never;
+}
+
+/** Drops links whose source page is deleted or gone (the rebuild's last step). */
+export function deleteOrphanLinks(db: Db): void {
+  stmt(db, `DELETE FROM links WHERE source_id NOT IN (SELECT id FROM pages WHERE deleted_at IS NULL)`).run();
+}
+
+export function countOrgLinks(db: Db, orgId: number): number {
+  return (stmt(db, `SELECT count(*) AS n FROM links l JOIN pages p ON p.id = l.source_id JOIN spaces s ON s.id = p.space_id
+    WHERE s.org_id = ?`).get(orgId) as { n: number }).n;
+}

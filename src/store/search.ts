@@ -1,0 +1,89 @@
+import { stmt, type Db } from './db.ts';
+import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
+
+// Full-text index rows and the ranked, access-filtered full-text query. MATCH expressions come
+// from domain/search/fts-query.ts and are always bound, never spliced into the SQL.
+
+/** Adds a live page's text to the index. */
+export function ftsInsert(db: Db, id: number, title: string, content: string): void {
+  stmt(db, 'INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)').run(id, title, content);
+}
+
+/** Removes a page's text; `title`/`content` must be exactly what was indexed (external content). */
+export function ftsDelete(db: Db, id: number, title: string, content: string): void {
+  stmt(db, "INSERT INTO page_fts (page_fts, rowid, title, content) VALUES ('delete', ?, ?, ?)").run(id, title, content);
+}
+
+/**
+ * Re-indexes every live page from scratch (page_fts_source is the live-pages view). Merging
+ * segments while rebuilding is wasted work: it is switched off, and the index merged into one
+ * segment once at the end, which also serves the first queries best.
+ */
+export function ftsRebuild(db: Db): void {
+  stmt(db, "INSERT INTO page_fts (page_fts, rank) VALUES ('automerge', 0)").run();
+  stmt(db, "INSERT INTO page_fts (page_fts) VALUES ('rebuild')").run();
+  stmt(db, "INSERT INTO page_fts (page_fts) VALUES ('optimize')").run();
+  stmt(db, "INSERT INTO page_fts (page_fts, rank) VALUES ('automerge', 4)").run();
+}
+
+/** How many pages match, counting no further than `cap` (a doclist walk, no ranking). */
+export function countMatches(db: Db, match: string, cap: number): number {
+  const r = stmt(db, 'SELECT count(*) AS n FROM (SELECT 1 FROM page_fts WHERE page_fts MATCH ? LIMIT ?)').get(match, cap) as { n: number };
+  return r.n;
+}
+
+export function maxPageId(db: Db): number {
+  return (stmt(db, 'SELECT coalesce(max(id), 0) AS m FROM pages').get() as { m: number }).m;
+}
+
+/** `content` is the body's first SNIPPET_SOURCE_CHARS characters; `length` the whole body's. */
+export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string; length: number };
+
+// Snippets are cut from the hit's text in JS; a page of hits must not pull megabytes of body
+// text into memory, so the query hands over at most this much of each body (longer ones get
+// FTS5's snippet, which finds the match wherever it is: ftsSnippet).
+export const SNIPPET_SOURCE_CHARS = 32_768;
+
+export type RankedQuery = {
+  match: string;
+  lo: number;
+  hi: number;
+  /** Keyset position: hits after (afterScore, afterId) in (score, id) order. */
+  afterScore: number;
+  afterId: number;
+  spaceId: number | null;
+  need: number;
+  /** Upper bound of the matches in [lo, hi]; the inner ranking keeps them all. */
+  cap: number;
+};
+
+/**
+ * The best `need` readable hits among the matches with ids in [lo, hi], after the keyset
+ * position. bm25 ranks the matches first (title weighs 10× the body; lower is better), then
+ * the walk in that order checks READABLE_PAGE and stops at `need`: the access filter is in the
+ * query, so a limit or cursor never counts an unreadable page.
+ */
+export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHit[] {
+  return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title,
+      substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content, length(p.content) AS length
+    FROM (SELECT rowid AS id, bm25(page_fts, 10.0, 1.0) AS score FROM page_fts
+          WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
+          ORDER BY score, rowid LIMIT @cap) h
+    JOIN pages p ON p.id = h.id JOIN spaces s ON s.id = p.space_id
+    WHERE (h.score > @afterScore OR (h.score = @afterScore AND h.id > @afterId))
+      AND (@spaceId IS NULL OR p.space_id = @spaceId)
+      AND ${READABLE_PAGE}
+    ORDER BY h.score, h.id
+    LIMIT @need`).all({ ...callerParams(caller), ...q }) as never;
+}
+
+// Noncharacters mark the match in FTS5's snippet; the caller escapes the text around them.
+export const MARK_OPEN = '\uFDD0';
+export const MARK_CLOSE = '\uFDD1';
+
+/** FTS5's own snippet of one page's body for `match`, the match between MARK_OPEN and MARK_CLOSE. */
+export function ftsSnippet(db: Db, match: string, id: number): string {
+  const r = stmt(db, `SELECT snippet(page_fts, 1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 24) AS s
+    FROM page_fts WHERE page_fts MATCH ? AND rowid = ?`).get(match, id) as { s: string | null } | undefined;
+  return r?.s ?? '';
+}

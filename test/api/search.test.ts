@@ -1,0 +1,192 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ranking } from '../../src/domain/search/full-text.ts';
+import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let bob: Client & { id: string };
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob');
+  expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
+  expect((await srv.admin.post('/spaces', { slug: 'other', name: 'Other' })).status).toBe(201);
+});
+afterAll(() => srv.close());
+afterEach(() => expect(srv.errors).toEqual([]));
+
+const search = (c: Client, q: string, extra = '') => c.get(`/search?${new URLSearchParams({ q })}${extra}`);
+const paths = (r: { body: { hits: Array<{ space: string; path: string }> } }) => r.body.hits.map((h) => `${h.space}/${h.path}`);
+
+/** Every hit over all pages of a search, following nextCursor. */
+async function searchAll(c: Client, q: string, limit: number, extra = ''): Promise<string[]> {
+  const out: string[] = [];
+  let cursor = '';
+  for (let i = 0; i < 100; i++) {
+    const r = await search(c, q, `&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}${extra}`);
+    expect(r.status).toBe(200);
+    expect(r.body.hits.length).toBeLessThanOrEqual(limit);
+    out.push(...paths(r));
+    if (!r.body.nextCursor) return out;
+    cursor = r.body.nextCursor;
+  }
+  throw new Error('no end');
+}
+
+describe('GET /search', () => {
+  it('ANDs the words, ranks title matches above body matches, and marks the match in the snippet', async () => {
+    await srv.admin.put('/pages/kb/body-only', { title: 'Notes', content: 'The zebrafish tank needs cleaning. Zebrafish eat flakes.' });
+    await srv.admin.put('/pages/kb/title-hit', { title: 'Zebrafish', content: 'A small freshwater fish.' });
+    await srv.admin.put('/pages/kb/unrelated', { title: 'Cats', content: 'Cats sleep a lot.' });
+    const r = await search(srv.admin, 'zebrafish');
+    expect(r.status).toBe(200);
+    expect(paths(r)).toEqual(['kb/title-hit', 'kb/body-only']);
+    expect(r.body.hits[0]).toMatchObject({ space: 'kb', path: 'title-hit', title: 'Zebrafish' });
+    expect(r.body.hits[1].snippet).toContain('<mark>zebrafish</mark>');
+    expect(r.body.hits[0].score).toBeGreaterThan(0);
+    expect(r.body.nextCursor).toBeNull();
+    expect(paths(await search(srv.admin, 'zebrafish flakes'))).toEqual(['kb/body-only']);
+    expect(paths(await search(srv.admin, 'zebrafish cats'))).toEqual([]);
+  });
+
+  it('supports "quoted phrases" and prefix*', async () => {
+    await srv.admin.put('/pages/kb/phrase-a', { title: 'P1', content: 'red panda habitat' });
+    await srv.admin.put('/pages/kb/phrase-b', { title: 'P2', content: 'panda that is red' });
+    expect(paths(await search(srv.admin, '"red panda"'))).toEqual(['kb/phrase-a']);
+    expect(paths(await search(srv.admin, 'red panda')).sort()).toEqual(['kb/phrase-a', 'kb/phrase-b']);
+    expect(paths(await search(srv.admin, 'habita*'))).toEqual(['kb/phrase-a']);
+    expect(paths(await search(srv.admin, '"red pan"*'))).toEqual(['kb/phrase-a']);
+    expect(paths(await search(srv.admin, 'habita'))).toEqual([]);
+  });
+
+  it('matches across diacritics and case both ways', async () => {
+    await srv.admin.put('/pages/kb/cafe', { title: 'Le Café', content: 'Crème brûlée at the CAFÉ' });
+    expect(paths(await search(srv.admin, 'cafe'))).toEqual(['kb/cafe']);
+    expect(paths(await search(srv.admin, 'creme brulee'))).toEqual(['kb/cafe']);
+    await srv.admin.put('/pages/kb/plain', { title: 'Naive', content: 'a naive resume' });
+    expect(paths(await search(srv.admin, 'naïve résumé'))).toEqual(['kb/plain']);
+  });
+
+  it('follows every write in the same transaction: replace, delete, re-create', async () => {
+    await srv.admin.put('/pages/kb/moving', { title: 'Moving', content: 'quokka' });
+    expect(paths(await search(srv.admin, 'quokka'))).toEqual(['kb/moving']);
+    await srv.admin.put('/pages/kb/moving', { title: 'Moving', content: 'wombat' });
+    expect(paths(await search(srv.admin, 'quokka'))).toEqual([]);
+    expect(paths(await search(srv.admin, 'wombat'))).toEqual(['kb/moving']);
+    // A metadata patch keeps the text indexed.
+    await srv.admin.patch('/pages/kb/moving/metadata', { set: { stage: 'x' } });
+    expect(paths(await search(srv.admin, 'wombat'))).toEqual(['kb/moving']);
+    await srv.admin.put('/pages/kb/moving', { title: 'Wombat facts', content: 'wombat' });
+    expect(paths(await search(srv.admin, 'facts'))).toEqual(['kb/moving']);
+    expect((await srv.admin.del('/pages/kb/moving')).status).toBe(204);
+    expect(paths(await search(srv.admin, 'wombat'))).toEqual([]);
+    await srv.admin.put('/pages/kb/moving', { title: 'Back', content: 'wombat again' });
+    expect(paths(await search(srv.admin, 'wombat'))).toEqual(['kb/moving']);
+  });
+
+  it('narrows to a space; an unknown or hidden space is 404', async () => {
+    await srv.admin.put('/pages/other/aardvark', { title: 'A', content: 'aardvark' });
+    await srv.admin.put('/pages/kb/aardvark', { title: 'A', content: 'aardvark' });
+    expect(paths(await search(srv.admin, 'aardvark', '&space=other'))).toEqual(['other/aardvark']);
+    expect((await search(srv.admin, 'aardvark', '&space=nope')).status).toBe(404);
+    expect((await search(srv.admin, 'aardvark', '&space=~bob')).status).toBe(404);
+  });
+
+  it('escapes page text in snippets', async () => {
+    await srv.admin.put('/pages/kb/xss', { title: 'X', content: 'ocelot <script>alert(1)</script> & "quotes"' });
+    const r = await search(srv.admin, 'ocelot');
+    expect(r.body.hits[0].snippet).toBe('<mark>ocelot</mark> &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;');
+  });
+
+  it('pages with limit and cursor: every hit once, in order', async () => {
+    for (let i = 0; i < 23; i++) {
+      await srv.admin.put(`/pages/kb/many/${i}`, { title: i % 5 === 0 ? 'Tapir notes' : `Page ${i}`, content: `tapir ${'tapir '.repeat(i % 4)} filler ${i}` });
+    }
+    const all = await searchAll(srv.admin, 'tapir', 200);
+    expect(all).toHaveLength(23);
+    for (const limit of [1, 4, 7]) expect(await searchAll(srv.admin, 'tapir', limit)).toEqual(all);
+    // Title matches first.
+    expect(all.slice(0, 5).sort()).toEqual(['kb/many/0', 'kb/many/10', 'kb/many/15', 'kb/many/20', 'kb/many/5']);
+  });
+
+  it('ranks very common words slice by slice, newest first, and still pages through every hit', async () => {
+    for (let i = 0; i < 12; i++) await srv.admin.put(`/pages/kb/slice/${i}`, { title: i === 1 ? 'Okapi' : `S${i}`, content: `okapi ${'okapi '.repeat(i % 3)}` });
+    const exact = await searchAll(srv.admin, 'okapi', 5);
+    ranking.slice = 3;
+    try {
+      const sliced = await searchAll(srv.admin, 'okapi', 5);
+      expect(sliced.sort()).toEqual(exact.sort());
+      const again = await searchAll(srv.admin, 'okapi', 2);
+      expect(new Set(again).size).toBe(12);
+      expect(again[0]).toBe('kb/slice/1'); // the title group comes first whatever the slicing
+      // Body hits: the newest page ids come before the oldest.
+      expect(again.indexOf('kb/slice/11')).toBeLessThan(again.indexOf('kb/slice/0'));
+    } finally {
+      ranking.slice = 10_000;
+    }
+  });
+
+  it('never shows, counts or pages over a page the caller may not read', async () => {
+    for (let i = 0; i < 10; i++) {
+      await srv.admin.put(`/pages/kb/secret/${i}`, { title: `Narwhal ${i}`, content: 'narwhal tusk' });
+      if (i % 2 === 0) expect((await srv.admin.put(`/pages/kb/secret/${i}/acl`, { read: [], write: [] })).status).toBe(200);
+    }
+    await bob.put('/pages/~bob/narwhal', { title: 'Mine', content: 'narwhal' });
+    const admin = await searchAll(srv.admin, 'narwhal', 3);
+    expect(admin).toHaveLength(10);
+    const visible = await searchAll(bob, 'narwhal', 2);
+    expect(visible.sort()).toEqual(['kb/secret/1', 'kb/secret/3', 'kb/secret/5', 'kb/secret/7', 'kb/secret/9', '~bob/narwhal'].sort());
+    const first = await search(bob, 'narwhal', '&limit=6');
+    expect(first.body.hits).toHaveLength(6);
+    expect(first.body.nextCursor).toBeNull();
+  });
+
+  const TRICKY: string[] = [
+    '"', '""', '"unclosed phrase', '*', '**', 'a*b*', 'AND', 'OR', 'NOT', 'a AND', 'AND b', 'a OR b', 'a NOT b',
+    'NEAR(', 'NEAR(a b)', 'NEAR/2', '-x', '- -', '+x', 'col:x', 'title:x', '{title}: x', '{content}:x', '^', '^x',
+    '(x', ')', 'x)', '[x]', "'", '\\', '%', '%00', '\u0000', '🎉', '🎉 party', '👨‍👩‍👧', '\u0301', 'a\u0301',
+    '   ', '', '漢字', 'مرحبا', 'ß', 'ǅ', 'x"y', '"a""b"', 'a"b c"d', '*"x"', '"x"*', '"x" *', 'x:*', '"*"',
+    'rowid', 'page_fts', "'; DROP TABLE pages; --", '\uFDD0x\uFDD1',
+  ];
+  it.each(TRICKY.map((q) => [JSON.stringify(q), q]))('answers 200 or 400 to %s, never 500', async (_name, q) => {
+    const r = await search(srv.admin, q);
+    expect([200, 400]).toContain(r.status);
+    if (r.status === 400) expect(r.body.issues[0].key).toBe('q');
+    else expect(Array.isArray(r.body.hits)).toBe(true);
+  });
+
+  it.each([
+    ['1,000 characters', 'x'.repeat(1000), 200],
+    ['10 KB of text', 'lorem ipsum dolor sit amet, '.repeat(360), 400],
+    ['33 words', 'w '.repeat(33), 400],
+  ])('answers a query of %s with %i', async (_name, q, status) => {
+    const r = await search(srv.admin, q);
+    expect(r.status).toBe(status);
+  });
+
+  it('refuses a missing or blank q, a bad limit and a forged cursor with 400', async () => {
+    expect((await srv.admin.get('/search')).status).toBe(400);
+    expect((await search(srv.admin, '  ')).body.issues[0]).toMatchObject({ key: 'q', code: 'required' });
+    expect((await search(srv.admin, 'x'.repeat(1001))).body.issues[0]).toMatchObject({ key: 'q', code: 'max' });
+    expect((await search(srv.admin, 'x', '&limit=0')).body.issues[0].key).toBe('limit');
+    expect((await search(srv.admin, 'x', '&limit=201')).status).toBe(400);
+    expect((await search(srv.admin, 'x', '&cursor=abc')).body.issues[0].key).toBe('cursor');
+    const forged = Buffer.from(JSON.stringify({ g: 3, s: 0, i: 1 })).toString('base64url');
+    expect((await search(srv.admin, 'x', `&cursor=${forged}`)).status).toBe(400);
+  });
+
+  it('answers 200 with no hits for a query of punctuation only', async () => {
+    const r = await search(srv.admin, '^ - * "');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ hits: [], nextCursor: null });
+  });
+});
+
+describe('snippets of long pages', () => {
+  it('finds the match deep inside a long body', async () => {
+    const filler = 'lorem ipsum dolor sit amet '.repeat(3000); // ~80 KB
+    await srv.admin.put('/pages/kb/long', { title: 'Long', content: `${filler} the <b>capybara</b> & co ${filler}` });
+    const r = await search(srv.admin, 'capybara');
+    expect(r.body.hits[0].path).toBe('long');
+    expect(r.body.hits[0].snippet).toContain('&lt;b&gt;<mark>capybara</mark>&lt;/b&gt; &amp; co');
+    expect(r.body.hits[0].snippet.length).toBeLessThan(400);
+  });
+});

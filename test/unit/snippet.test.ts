@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { parseQuery } from '../../src/domain/search/fts-query.ts';
+import { foldToken, makeSnippet } from '../../src/domain/search/snippet.ts';
+
+describe('foldToken', () => {
+  it.each([['Café', 'cafe'], ['CRÈME', 'creme'], ['naïve', 'naive'], ['ß', 'ß'], ['Ǆ', 'ǆ'], ['abc', 'abc'], ['漢字', '漢字']])('%s → %s', (t, f) => {
+    expect(foldToken(t)).toBe(f);
+  });
+});
+
+describe('makeSnippet', () => {
+  const long = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
+  it.each([
+    ['marks every matching word, case and diacritics folded', 'At the Café, a cafe CAFE', 'cafe', 24, 'At the <mark>Café</mark>, a <mark>cafe</mark> <mark>CAFE</mark>'],
+    ['marks prefix matches on the last word of a prefix phrase', 'habitat habit inhabit', 'habi*', 24, '<mark>habitat</mark> <mark>habit</mark> inhabit'],
+    ['marks the words of a phrase', 'red panda and red fox', '"red panda"', 24, '<mark>red</mark> <mark>panda</mark> and <mark>red</mark> fox'],
+    ['escapes the text', '<b>x</b> & "y"', 'x', 24, '&lt;b&gt;<mark>x</mark>&lt;/b&gt; &amp; &quot;y&quot;'],
+    ['collapses whitespace', 'one\n\n  two\tthree', 'two', 24, 'one <mark>two</mark> three'],
+    ['starts the text when nothing matches', long, 'zzz', 4, 'w0 w1 w2 w3…'],
+    ['cuts around the best window', long, 'w30', 4, '…w29 <mark>w30</mark> w31 w32…'],
+    ['ends at the text end', long, 'w59', 4, '…w56 w57 w58 <mark>w59</mark>'],
+    ['is empty for text without words', '*** --- !!!', 'x', 24, ''],
+  ])('%s', (_label, text, q, size, expected) => {
+    expect(makeSnippet(text, parseQuery(q), size)).toBe(expected);
+  });
+
+  it('prefers the window with the most matches', () => {
+    const text = `alpha ${long} alpha beta gamma ${long}`;
+    expect(makeSnippet(text, parseQuery('alpha beta gamma'), 6)).toBe('…w59 <mark>alpha</mark> <mark>beta</mark> <mark>gamma</mark> w0 w1…');
+  });
+});
