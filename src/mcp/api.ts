@@ -1,0 +1,69 @@
+// What an MCP tool calls: the HTTP API, through one function per door. Over stdio it is a real
+// HTTP request to SERVICE_URL; at /mcp it is an in-process request into the same h3 app with the
+// caller's own Authorization header. Either way the API does the validating, the authorizing and
+// the events, so both doors behave exactly like HTTP.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export type ApiAnswer = { status: number; body: unknown };
+export type CallApi = (method: string, path: string, body?: unknown) => Promise<ApiAnswer>;
+
+type Problem = { code?: string; title?: string; detail?: string; issues?: Array<{ key: string; code: string; message: string }> };
+
+/** `/pages/<space>/<path>` with each segment percent-encoded (and an optional sub-resource). */
+export function pageApiPath(space: string, path: string, sub?: string): string {
+  return `/pages/${encodeURIComponent(space)}/${path.split('/').map(encodeURIComponent).join('/')}${sub ? `/${sub}` : ''}`;
+}
+
+/** A path with a query string; empty and absent values are left out. */
+export function withQuery(path: string, query: Record<string, string | number | boolean | undefined | null>): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
+  const s = qs.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/**
+ * A tool result from an API answer. Success: the JSON as text. Any error answer is an `isError`
+ * result (never a protocol error) whose text names the status, the code and each issue, so an
+ * agent can fix its input and try again.
+ */
+export function toToolResult(answer: ApiAnswer): CallToolResult {
+  if (answer.status >= 200 && answer.status < 300) {
+    return { content: [{ type: 'text', text: answer.body === null ? '{"ok":true}' : JSON.stringify(answer.body, null, 2) }] };
+  }
+  const p = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Problem;
+  const lines = [answer.status === 0 ? (p.detail ?? 'the server could not be reached') : `${answer.status} ${p.code ?? 'error'}: ${p.detail ?? p.title ?? ''}`.trim()];
+  if (Array.isArray(p.issues) && p.issues.length) {
+    lines.push('Issues:');
+    for (const i of p.issues) lines.push(`- ${i.key}: ${i.message} (${i.code})`);
+  }
+  return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
+}
+
+/** The stdio door's callApi: HTTP to a running server with an API key. */
+export function httpCallApi(baseUrl: string, key: string | undefined): CallApi {
+  const base = baseUrl.replace(/\/+$/, '');
+  return async (method, path, body) => {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (key) headers.authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (err) {
+      const code = (err as { cause?: { code?: string } }).cause?.code;
+      return { status: 0, body: { detail: `cannot reach ${base} (${code === 'ECONNREFUSED' ? 'connection refused' : code ?? (err as Error).message})` } };
+    }
+    return { status: res.status, body: await readBody(res) };
+  };
+}
+
+export async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { detail: text.slice(0, 500) };
+  }
+}

@@ -1,0 +1,157 @@
+// The single executable, alone in an empty directory, with no Node.js on PATH and no
+// node_modules anywhere near it: it serves, answers its own client commands and MCP, and opens a
+// data directory written by the server run from source.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBinary } from '../scripts/lib/binary.ts';
+import { freePort } from '../scripts/lib/child-server.ts';
+import { runCli } from './support/cli.ts';
+import { callTool, connectStdio } from './support/mcp.ts';
+import { ADMIN_KEY, startServer } from './support/server.ts';
+
+const KEY = 'ks_binary_test_key_0123456789abcdef';
+let dir: string;
+let bin: string;
+let emptyPath: string;
+const running: ChildProcess[] = [];
+
+/** An environment as bare as `env -i`: an empty PATH dir, a HOME, nothing from this process. */
+function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: emptyPath, HOME: dir, ...extra };
+}
+
+async function serveBinary(args: string[], env: Record<string, string>): Promise<{ url: string; stderr: () => string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const proc = spawn(bin, ['serve', '--port', String(port), ...args], { cwd: dir, env: bareEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(proc);
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr += d));
+  proc.stdout!.on('data', (d) => (stderr += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`binary exited ${proc.exitCode}: ${stderr}`);
+    const ok = await fetch(`${url}/me`, { headers: { authorization: `Bearer ${env.SERVICE_BOOTSTRAP_ADMIN_KEY ?? KEY}` } }).then((r) => r.status, () => 0);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`binary did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return {
+    url,
+    stderr: () => stderr,
+    stop: () => new Promise<void>((resolve) => {
+      if (proc.exitCode !== null) return resolve();
+      proc.once('exit', () => resolve());
+      proc.kill('SIGTERM');
+    }),
+  };
+}
+
+beforeAll(() => {
+  const built = ensureBinary();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bin-'));
+  bin = path.join(dir, 'kspace');
+  fs.copyFileSync(built.path, bin);
+  fs.chmodSync(bin, 0o755);
+  emptyPath = path.join(dir, 'empty-path');
+  fs.mkdirSync(emptyPath);
+}, 120_000);
+
+afterAll(() => {
+  for (const p of running) if (p.exitCode === null) p.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('dist/kspace alone in an empty directory', () => {
+  it('serves from an empty data dir and answers its own client commands, with no warnings', async () => {
+    expect(fs.readdirSync(dir).sort()).toEqual(['empty-path', 'kspace']);
+    const srv = await serveBinary([], {
+      SERVICE_BOOTSTRAP_ADMIN_KEY: KEY,
+      SERVICE_SETTINGS_ENCRYPTION_KEY: 'binary-test-settings-key-0123456789abcdef',
+      SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
+      SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    });
+    const receiver = http.createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const cli = (args: string[], input?: string) => runCli(args, { bin, cwd: dir, env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: KEY }), input });
+      expect(await cli(['spaces', 'create', 'wiki', '--name', 'Wiki'])).toEqual({ code: 0, stdout: 'created space wiki\n', stderr: '' });
+      expect((await cli(['page', 'put', 'wiki', 'start/here', '--title', 'Start here', '--meta', 'points=3'], '# Welcome\n\nThe binary wrote this.\n')).code).toBe(0);
+      expect((await cli(['page', 'get', 'wiki', 'start/here'])).stdout).toBe('---\ntitle: Start here\n---\n\n# Welcome\n\nThe binary wrote this.\n');
+      expect(JSON.parse((await cli(['page', 'get', 'wiki', 'start/here', '--json'])).stdout).metadata).toEqual({ points: 3 });
+      const search = await fetch(`${srv.url}/search?q=welcome`, { headers: { authorization: `Bearer ${KEY}` } });
+      if (search.status !== 404) {
+        const hits = await cli(['search', 'welcome']);
+        expect(hits.stdout).toMatch(/^wiki\/start\/here {2}Start here {2}/);
+      }
+      const bad = await cli(['page', 'put', 'wiki', 'x', '--title', 'X', '--metadata', '{"a":{"b":1}}']);
+      expect(bad.code).toBe(2);
+      // MCP over HTTP, served by the binary (the SDK is bundled inside it).
+      const rpc = await fetch(`${srv.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_page', arguments: { space: 'wiki', path: 'start/here' } } }),
+      });
+      expect(JSON.parse((await rpc.json()).result.content[0].text)).toMatchObject({ title: 'Start here' });
+      // MCP over stdio, the binary launched by the SDK's client.
+      const mcp = await connectStdio(srv.url, KEY, bin);
+      try {
+        expect((await callTool(mcp, 'list_pages', { space: 'wiki' })).json.pages.map((p: { path: string }) => p.path)).toEqual(['start/here']);
+      } finally {
+        await mcp.close();
+      }
+      // A webhook test delivery: undici, loaded on first use inside the executable.
+      const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const hook = JSON.parse((await cli(['webhooks', 'create', '--url', hookUrl, '--event', 'page.created', '--json'])).stdout);
+      const test = await cli(['webhooks', 'test', hook.id]);
+      expect(test).toMatchObject({ code: 0, stdout: expect.stringMatching(/^outcome:\s+delivered\nstatus:\s+204\n/) });
+      expect(fs.existsSync(path.join(dir, 'kspace-data', 'kspace.db'))).toBe(true);
+      expect(srv.stderr()).not.toMatch(/Warning/);
+    } finally {
+      await srv.stop();
+      await new Promise((r) => receiver.close(r));
+    }
+    expect(srv.stderr()).not.toMatch(/ExperimentalWarning|Warning:/);
+  });
+
+  it('runs --help and the offline admin commands', async () => {
+    const help = await runCli(['--help'], { bin, cwd: dir, env: bareEnv() });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: kspace <command>');
+    expect(help.stderr).toBe('');
+    const data = path.join(dir, 'offline');
+    const p = await runCli(['admin', 'create-principal', '--data', data, '--name', 'robot'], { bin, cwd: dir, env: bareEnv() });
+    expect(p.code).toBe(0);
+    expect(p.stderr).toMatch(/^admin API key: ks_/);
+    const k = await runCli(['admin', 'create-key', '--data', data, '--principal', 'robot'], { bin, cwd: dir, env: bareEnv() });
+    expect(k).toMatchObject({ code: 0, stderr: '', stdout: expect.stringMatching(/^ks_\S+\n$/) });
+  });
+
+  it('opens and serves a data directory written by the server run from source', async () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bin-src-'));
+    const source = await startServer({}, { dataDir: data, keepData: true });
+    try {
+      await source.admin.post('/spaces', { slug: 'old', name: 'Old' });
+      expect((await source.admin.put('/pages/old/kept', { title: 'Kept', content: 'written by npm start', metadata: { n: 1 } })).status).toBe(201);
+    } finally {
+      await source.close();
+    }
+    const srv = await serveBinary(['--data', data], { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
+    try {
+      const r = await fetch(`${srv.url}/pages/old/kept`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ title: 'Kept', content: 'written by npm start', metadata: { n: 1 }, version: 1 });
+      const put = await runCli(['page', 'put', 'old', 'kept', '--content', 'and updated by the binary'], { bin, cwd: dir, env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY }) });
+      expect(put.stdout).toBe('saved old/kept (version 2)\n');
+    } finally {
+      await srv.stop();
+      fs.rmSync(data, { recursive: true, force: true });
+    }
+    expect(srv.stderr()).not.toMatch(/Warning/);
+  });
+});

@@ -1,0 +1,45 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, connectHttp } from '../support/mcp.ts';
+import { newAgent, startServer, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let mcp: Client;
+
+beforeAll(async () => {
+  srv = await startServer();
+  await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' });
+  await srv.admin.put('/pages/kb/a', { title: 'Alpha', content: 'the quarterly roadmap, see [b](./b) and [gone](./gone)', metadata: { stage: 'todo', points: 2 } });
+  await srv.admin.put('/pages/kb/b', { title: 'Beta', content: 'roadmap details', metadata: { stage: 'doing', points: 5 } });
+  await srv.admin.put('/pages/kb/hidden', { title: 'Hidden roadmap', content: 'roadmap secrets, linking [b](./b)', metadata: { stage: 'todo', points: 9 } });
+  const me = (await srv.admin.get('/me')).body;
+  await srv.admin.put('/pages/kb/hidden/acl', { write: [me.id] });
+  const agent = await newAgent(srv, 'reader');
+  mcp = await connectHttp(srv.url, agent.key!);
+});
+afterAll(async () => {
+  await mcp?.close();
+  await srv.close();
+});
+
+describe('search and link tools, as another agent sees them', () => {
+  it('search finds readable pages only', async () => {
+    const r = await callTool(mcp, 'search', { query: 'roadmap' });
+    expect(r.isError).toBe(false);
+    expect(r.json.hits.map((h: { path: string }) => h.path).sort()).toEqual(['a', 'b']);
+  });
+
+  it('query_metadata takes in and orders; the hidden page is never counted', async () => {
+    const r = await callTool(mcp, 'query_metadata', { filters: [{ key: 'stage', op: 'in', value: ['todo', 'doing'] }], orderBy: 'points', order: 'desc' });
+    expect(r.json.pages.map((p: { path: string }) => p.path)).toEqual(['b', 'a']);
+    const bad = await callTool(mcp, 'query_metadata', { filters: [{ key: 'points', op: 'gte', value: [1, 2] }] });
+    expect(bad).toMatchObject({ isError: true, text: expect.stringMatching(/\n- filters\[0\]\.value: /) });
+  });
+
+  it('get_links gives outbound links and backlinks without the hidden source; broken_links lists the missing target', async () => {
+    const links = await callTool(mcp, 'get_links', { space: 'kb', path: 'b' });
+    expect(links.json.backlinks.map((l: { path: string }) => l.path)).toEqual(['a']);
+    const broken = await callTool(mcp, 'broken_links', { space: 'kb' });
+    expect(broken.json).toEqual([{ source: { space: 'kb', path: 'a' }, target: { space: 'kb', path: 'gone' } }]);
+  });
+});

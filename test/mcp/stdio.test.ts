@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
+import { callTool, connectStdio, TOOL_NAMES } from '../support/mcp.ts';
+import { newAgent, startServer, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let bob: Awaited<ReturnType<typeof newAgent>>;
+let mcp: Awaited<ReturnType<typeof connectStdio>>;
+
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob');
+  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
+  await srv.admin.put('/pages/wiki/open', { title: 'Open page', content: 'hello' });
+  await srv.admin.put('/pages/wiki/hidden', { title: 'Hidden page' });
+  const me = (await srv.admin.get('/me')).body;
+  await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] });
+  mcp = await connectStdio(srv.url, bob.key!);
+});
+afterAll(async () => {
+  await mcp?.close();
+  await srv.close();
+});
+
+describe('kspace mcp (stdio, forwarding to SERVICE_URL)', () => {
+  it('lists the same tools as /mcp', async () => {
+    expect((await mcp.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+  });
+
+  it('reads a page and writes one that shows up over HTTP with a page.created event by an agent', async () => {
+    expect((await callTool(mcp, 'get_page', { space: 'wiki', path: 'open' })).json).toMatchObject({ title: 'Open page', content: 'hello' });
+    const w = await callTool(mcp, 'put_page', { space: 'wiki', path: 'via-stdio', title: 'Via stdio', metadata: { n: 1 } });
+    expect(w.isError).toBe(false);
+    expect((await srv.admin.get('/pages/wiki/via-stdio')).body).toMatchObject({ title: 'Via stdio', metadata: { n: 1 } });
+    const row = srv.svc.db.prepare("SELECT payload FROM events WHERE event = 'page.created' AND payload LIKE '%via-stdio%'").get() as { payload: string };
+    expect(JSON.parse(row.payload).actor).toEqual({ id: bob.id, kind: 'agent' });
+  });
+
+  it('keeps an ACL-hidden page hidden and reports errors as isError results', async () => {
+    const r = await callTool(mcp, 'get_page', { space: 'wiki', path: 'hidden' });
+    expect(r).toMatchObject({ isError: true, text: expect.stringMatching(/^404 not_found/) });
+    const bad = await callTool(mcp, 'patch_metadata', { space: 'wiki', path: 'open', set: { deep: { x: 1 } } });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/\nIssues:\n- set\.deep: .+ \(type\)$/);
+    expect(mcp.stderr()).toBe('');
+  });
+
+  it('an unreachable server is an isError result, not a crash', async () => {
+    const lost = await connectStdio('http://127.0.0.1:9', bob.key!);
+    try {
+      const r = await callTool(lost, 'list_spaces', {});
+      expect(r.isError).toBe(true);
+      expect(r.text).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:9/);
+    } finally {
+      await lost.close();
+    }
+  });
+
+  it('answers every request read before stdin closed, then exits 0', async () => {
+    const msgs = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_page', arguments: { space: 'wiki', path: 'open' } } },
+    ];
+    const r = await runCli(['mcp'], { url: srv.url, key: bob.key!, input: msgs.map((m) => JSON.stringify(m)).join('\n') + '\n' });
+    expect(r.code).toBe(0);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(JSON.parse(answers[1].result.content[0].text)).toMatchObject({ title: 'Open page' });
+  });
+});
