@@ -7,6 +7,7 @@ import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type Logger, type Services } from './services.ts';
+import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
 
 export type Running = { svc: Services; server: http.Server; url: string; close(): Promise<void> };
@@ -15,8 +16,11 @@ export type Running = { svc: Services; server: http.Server; url: string; close()
 export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
 export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher];
 
+export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper process (kspace serve). */ checkpointer?: boolean };
+
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
-export async function serve(config: Config, log: Logger = createLogger()): Promise<Running> {
+export async function serve(config: Config, opts: ServeOptions | Logger = {}): Promise<Running> {
+  const { log = createLogger(), checkpointer: withCheckpointer = false } = 'info' in opts ? { log: opts } : opts;
   const db = openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
@@ -31,6 +35,9 @@ export async function serve(config: Config, log: Logger = createLogger()): Promi
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
   if (config.port === 0 && !process.env.SERVICE_BASE_URL) svc.config.baseUrl = url;
+  const checkpointer: Checkpointer | null = withCheckpointer
+    ? startCheckpointer(db, db.name, (m) => log.warn(m))
+    : null;
   const jobs = backgroundJobs.map((make) => make(svc));
   for (const job of jobs) job.start(svc);
   log.info(`kspace listening on ${url}`, { dataDir: config.dataDir });
@@ -43,6 +50,7 @@ export async function serve(config: Config, log: Logger = createLogger()): Promi
       if (closed) return;
       closed = true;
       for (const job of jobs) await job.stop();
+      checkpointer?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

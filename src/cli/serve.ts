@@ -17,7 +17,7 @@ export function registerServeCommands(program: Command): void {
     .action(async (opts: { data?: string; host?: string; port?: string }) => {
       const config = await configOrExit(opts);
       const { serve } = await import('../server.ts');
-      const running = await serve(config);
+      const running = await serve(config, { checkpointer: true });
       await new Promise<void>((resolve) => {
         const stop = () => {
           running.close().then(resolve, resolve);
@@ -26,6 +26,11 @@ export function registerServeCommands(program: Command): void {
         process.once('SIGTERM', stop);
       });
     });
+
+  program
+    .command('internal-checkpointer <dbFile>', { hidden: true })
+    .description('WAL checkpoints for a running server (started by serve)')
+    .action(async (dbFile: string) => (await import('../store/checkpointer.ts')).runCheckpointer(dbFile));
 
   const admin = program.command('admin').description('offline admin of a data directory').helpGroup('Server:');
   admin
