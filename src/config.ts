@@ -76,7 +76,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     baseUrl: (env.SERVICE_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     bootstrapAdminKey: env.SERVICE_BOOTSTRAP_ADMIN_KEY || undefined,
     dbSynchronous: synchronous,
-    dbCacheMb: toInt('SERVICE_DB_CACHE_MB', env.SERVICE_DB_CACHE_MB ?? 16, 1, 65536),
+    dbCacheMb: toInt('SERVICE_DB_CACHE_MB', env.SERVICE_DB_CACHE_MB ?? 8, 1, 65536),
     limits: {
       bodyBytes: toInt('SERVICE_MAX_BODY_BYTES', env.SERVICE_MAX_BODY_BYTES ?? 10 * 1024 * 1024, 1024),
       importBytes: toInt('SERVICE_MAX_IMPORT_BYTES', env.SERVICE_MAX_IMPORT_BYTES ?? 100 * 1024 * 1024, 1024),
