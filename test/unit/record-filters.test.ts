@@ -15,7 +15,7 @@ describe('parseFilters: accepted', () => {
     ['lte string', { key: 's', op: 'lte', value: 'm' }, { op: 'lte', key: 's', value: { t: 's', v: 'm' } }],
     ['invalid date stays a string', { key: 'd', op: 'lt', value: '2026-02-30' }, { op: 'lt', key: 'd', value: { t: 's', v: '2026-02-30' } }],
     ['contains', { key: 'tags', op: 'contains', value: 'x' }, { op: 'contains', key: 'tags', value: { t: 's', v: 'x' } }],
-    ['exists ignores value', { key: 'a', op: 'exists', value: 5 }, { op: 'exists', key: 'a' }],
+    ['exists tolerates value true', { key: 'a', op: 'exists', value: true }, { op: 'exists', key: 'a' }],
     ['missing', { key: 'a', op: 'missing' }, { op: 'missing', key: 'a' }],
     ['in, deduplicated', { key: 'a', op: 'in', value: ['x', 1, 'x', true] }, { op: 'in', key: 'a', values: [{ t: 's', v: 'x' }, { t: 'n', v: 1 }, { t: 'b', v: 1 }] }],
   ])('%s', (_label, filter, expected) => {
