@@ -23,3 +23,10 @@ export function pendingEvents(db: Db, limit: number): EventRow[] {
 export function markDispatched(db: Db, id: number, now: string): void {
   stmt(db, 'UPDATE events SET dispatched_at = ? WHERE id = ?').run(now, id);
 }
+
+/** Removes up to `limit` outbox rows dispatched before `beforeIso`; pending rows always stay. */
+export function pruneEvents(db: Db, beforeIso: string, limit: number): number {
+  return stmt(db, `DELETE FROM events WHERE id IN (
+                     SELECT id FROM events WHERE dispatched_at IS NOT NULL AND dispatched_at < ? ORDER BY id LIMIT ?)`)
+    .run(beforeIso, limit).changes;
+}

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, verifySignatures, type Receiver } from '../support/receiver.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 import { insertDelivery, pruneDeliveries } from '../../src/store/deliveries.ts';
+import { pruneEvents } from '../../src/store/events.ts';
 
 const ENV = {
   SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
@@ -269,6 +270,17 @@ describe('retention', () => {
     expect(await log(wh.id)).toHaveLength(0);
     const left = db.prepare('SELECT id FROM webhook_deliveries WHERE webhook_id = ?').pluck().all(wh.id);
     expect(left).toEqual(['dlv_000000000001pending']);
+  });
+
+  it('prunes dispatched outbox events past the retention, never pending ones', async () => {
+    const db = srv.svc.db;
+    const ins = db.prepare("INSERT INTO events (event, occurred_at, org_id, payload, dispatched_at) VALUES ('page.created', ?, 1, '{}', ?)");
+    const old = ins.run('2020-01-01T00:00:00.000Z', '2020-01-01T00:00:01.000Z').lastInsertRowid;
+    const pending = ins.run('2020-01-01T00:00:00.000Z', null).lastInsertRowid;
+    const recent = ins.run('2020-01-01T00:00:00.000Z', new Date().toISOString()).lastInsertRowid;
+    expect(pruneEvents(db, '2021-01-01T00:00:00.000Z', 1000)).toBeGreaterThanOrEqual(1);
+    const ids = db.prepare('SELECT id FROM events WHERE id IN (?, ?, ?)').pluck().all(old, pending, recent);
+    expect(ids).toEqual([pending, recent]);
   });
 });
 

@@ -20,6 +20,7 @@ import { createAgentPool } from '../net/guarded-fetch.ts';
 import type { SecretBox } from '../secrets.ts';
 import { planAfterAttempt, sendDelivery, type SendResult } from './delivery.ts';
 import { drainOutbox } from './outbox-drain.ts';
+import { pruneEvents } from '../../store/events.ts';
 import { createPacer } from './pacer.ts';
 import { createSendQueue } from './send-queue.ts';
 import { secretBox } from './secret-box.ts';
@@ -121,7 +122,9 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   function prune(): void {
     prunedAt = Date.now();
     const cutoff = prunedAt - svc.config.webhooks.logRetentionDays * 86_400_000;
-    const removed = tx(svc.db, () => pruneDeliveries(svc.db, cutoff, new Date(cutoff).toISOString(), PRUNE_BATCH));
+    const before = new Date(cutoff).toISOString();
+    // Finished deliveries, old log entries and dispatched outbox rows share the retention period.
+    const removed = tx(svc.db, () => pruneDeliveries(svc.db, cutoff, before, PRUNE_BATCH) + pruneEvents(svc.db, before, PRUNE_BATCH));
     if (removed > 0) setTimeout(() => active && prune(), 0);
   }
 
