@@ -36,8 +36,8 @@ export function maxPageId(db: Db): number {
   return (stmt(db, 'SELECT coalesce(max(id), 0) AS m FROM pages').get() as { m: number }).m;
 }
 
-/** `content` is the body's first SNIPPET_SOURCE_CHARS characters; `length` the whole body's. */
-export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string; length: number };
+/** `content` is the body's first SNIPPET_SOURCE_CHARS characters: shorter means it is the whole body. */
+export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string };
 
 // Snippets are cut from the hit's text in JS; a page of hits must not pull megabytes of body
 // text into memory, so the query hands over at most this much of each body (longer ones get
@@ -65,7 +65,7 @@ export type RankedQuery = {
  */
 export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHit[] {
   return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title,
-      substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content, length(p.content) AS length
+      substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content
     FROM (SELECT rowid AS id, bm25(page_fts, 10.0, 1.0) AS score FROM page_fts
           WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
           ORDER BY score, rowid LIMIT @cap) h
