@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/domain/search/fts-query.ts';
 import { foldToken, makeSnippet } from '../../src/domain/search/snippet.ts';
@@ -27,5 +28,26 @@ describe('makeSnippet', () => {
   it('prefers the window with the most matches', () => {
     const text = `alpha ${long} alpha beta gamma ${long}`;
     expect(makeSnippet(text, parseQuery('alpha beta gamma'), 6)).toBe('…w59 <mark>alpha</mark> <mark>beta</mark> <mark>gamma</mark> w0 w1…');
+  });
+});
+
+describe('makeSnippet ASCII fast path', () => {
+  // ASCII text is searched with a plain pattern; a non-ASCII character far past the excerpt
+  // sends the same text down the Unicode path. Both must give the same snippet.
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'alphabet', 'Beta', 'GAMMA', 'x-ray', 'a.b', 'c++', 'end'];
+  const filler = ` ${'zz '.repeat(200)}`;
+  it('gives the same snippet as the Unicode path (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...words, ',', '.', '(', ')', '\n'), { minLength: 1, maxLength: 120 }),
+        fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'alph*', 'del*', '"beta gamma"', 'x-ray', 'c++'), { minLength: 1, maxLength: 3 }),
+        (tokens, query) => {
+          const text = tokens.join(' ') + filler;
+          const phrases = parseQuery(query.join(' '));
+          expect(makeSnippet(text, phrases)).toBe(makeSnippet(`${text}é`, phrases));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -33,7 +33,9 @@ function termPattern(term: string): string {
   return [...term].map((c) => `${VARIANTS.has(c) ? `[${c}${VARIANTS.get(c)}]` : escapeRegExp(c)}\\p{M}*`).join('');
 }
 
-type Terms = { exact: Set<string>; prefixes: string[]; find: RegExp | null };
+type Terms = { exact: Set<string>; prefixes: string[]; find: RegExp | null; findAscii: RegExp | null };
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 function queryTerms(phrases: Phrase[]): Terms {
   const exact = new Set<string>();
@@ -45,7 +47,15 @@ function queryTerms(phrases: Phrase[]): Terms {
   // Exact words end at a token boundary; prefixes need not. The start boundary is checked in
   // code: a leading lookbehind would keep the engine from skipping ahead to candidates.
   const alts = [...[...exact].map((t) => `${termPattern(t)}(?![\\p{L}\\p{N}\\p{Co}\\p{M}])`), ...prefixes.map(termPattern)];
-  return { exact, prefixes, find: alts.length ? new RegExp(alts.join('|'), 'giu') : null };
+  // For ASCII terms in ASCII text (most pages) the same matches come from a plain pattern that
+  // the regexp engine scans for quickly; the Unicode one checks for marks after every character.
+  const ascii = alts.length > 0 && [...exact, ...prefixes].every((t) => ASCII_ONLY.test(t));
+  const asciiAlts = [...[...exact].map((t) => `${escapeRegExp(t)}(?![A-Za-z0-9])`), ...prefixes.map(escapeRegExp)];
+  return {
+    exact, prefixes,
+    find: alts.length ? new RegExp(alts.join('|'), 'giu') : null,
+    findAscii: ascii ? new RegExp(asciiAlts.join('|'), 'gi') : null,
+  };
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -107,8 +117,9 @@ function render(text: string, terms: Terms, start: number, size: number): { html
 /** Where the excerpt starts: a few tokens before the first match of the densest stretch. */
 function snippetStart(text: string, terms: Terms, size: number): number {
   if (!terms.find) return 0;
+  const find = terms.findAscii && !NON_ASCII.test(text) ? terms.findAscii : terms.find;
   const at: number[] = [];
-  for (const m of text.matchAll(terms.find)) if (m.index === 0 || !TOKEN_CHAR.test(text[m.index - 1])) at.push(m.index);
+  for (const m of text.matchAll(find)) if (m.index === 0 || !TOKEN_CHAR.test(text[m.index - 1])) at.push(m.index);
   if (at.length === 0) return 0;
   const span = size * 6; // characters: about `size` tokens of prose
   let anchor = at[0];
