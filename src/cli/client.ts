@@ -1,5 +1,5 @@
 // The CLI's HTTP client: every client command is a thin adapter over the HTTP API of a running
-// server, so the CLI validates, authorizes and fires events exactly as any other caller does.
+// server, so the CLI validates, authorizes and fires events exactly as every other caller does.
 import { Command, Option } from 'commander';
 import { ExitError } from './exit-error.ts';
 

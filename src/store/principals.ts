@@ -61,20 +61,3 @@ export function listKeys(db: Db, principalId: string): KeyRow[] {
 export function revokeKey(db: Db, id: string, now: string): void {
   stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
 }
-
-export function countPrincipals(db: Db): number {
-  return (stmt(db, 'SELECT count(*) AS n FROM principals').get() as { n: number }).n;
-}
-
-export function insertSession(db: Db, s: { id_hash: string; principal_id: string; created_at: string; expires_at: string }): void {
-  stmt(db, 'INSERT INTO sessions (id_hash, principal_id, created_at, expires_at) VALUES (@id_hash, @principal_id, @created_at, @expires_at)').run(s);
-}
-
-export function findPrincipalBySession(db: Db, idHash: string, now: string): PrincipalRow | undefined {
-  return stmt(db, `SELECT p.* FROM sessions s JOIN principals p ON p.id = s.principal_id
-                   WHERE s.id_hash = ? AND s.expires_at > ?`).get(idHash, now) as never;
-}
-
-export function deleteSession(db: Db, idHash: string): void {
-  stmt(db, 'DELETE FROM sessions WHERE id_hash = ?').run(idHash);
-}

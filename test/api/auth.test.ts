@@ -85,3 +85,15 @@ describe('kspace admin (offline)', () => {
     expect(run(['admin', 'create-key', '--data', srv.dataDir, '--principal', 'nobody'])).toBe(1);
   });
 });
+
+describe('password hashes', () => {
+  it('verify the password they were made from and nothing else', async () => {
+    const { hashPassword, verifyPassword } = await import('../../src/domain/principals.ts');
+    const stored = hashPassword('correct horse battery');
+    expect(stored).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(hashPassword('correct horse battery')).not.toBe(stored); // salted
+    expect(verifyPassword('correct horse battery', stored)).toBe(true);
+    expect(verifyPassword('correct horse batterY', stored)).toBe(false);
+    expect(verifyPassword('correct horse battery', 'bcrypt$x')).toBe(false);
+  });
+});
