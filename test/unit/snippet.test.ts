@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/domain/search/fts-query.ts';
-import { foldToken, makeSnippet } from '../../src/domain/search/snippet.ts';
+import { foldToken, makeSnippet, snippetMaker } from '../../src/domain/search/snippet.ts';
 
 describe('foldToken', () => {
   it.each([['Café', 'cafe'], ['CRÈME', 'creme'], ['naïve', 'naive'], ['ß', 'ß'], ['Ǆ', 'ǆ'], ['abc', 'abc'], ['漢字', '漢字']])('%s → %s', (t, f) => {
@@ -48,6 +48,24 @@ describe('makeSnippet ASCII fast path', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('gives the same snippet as the Unicode path for any ASCII text (property)', () => {
+    const pieces = [...words, 'ALPHA', 'alpha&beta', '<b>', '"q"', "it's", 'a', 'z9', `${'q'.repeat(70)}alpha`, '\t', '  ', '\n\n', '***'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { minLength: 0, maxLength: 80 }),
+        fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'alph*', 'a*', 'q*', '"beta gamma"', 'x-ray', 'c++', 'z9', 'it'), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.constantFrom(' ', ''),
+        (tokens, query, size, sep) => {
+          const text = tokens.join(sep);
+          const phrases = parseQuery(query.join(' '));
+          expect(snippetMaker(phrases, size)(text)).toBe(snippetMaker(phrases, size, false)(text));
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });
