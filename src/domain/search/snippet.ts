@@ -65,6 +65,22 @@ function queryTerms(phrases: Phrase[]): Terms {
   };
 }
 
+// Building the expressions costs ~30 µs a query; the same queries come back (a search box,
+// paging, an agent retrying). Terms are read-only once built (matchAll copies the RegExp).
+const termsCache = new Map<string, Terms>();
+
+function cachedTerms(phrases: Phrase[]): Terms {
+  const key = JSON.stringify(phrases);
+  let terms = termsCache.get(key);
+  if (terms) termsCache.delete(key);
+  else {
+    terms = queryTerms(phrases);
+    if (termsCache.size >= 256) termsCache.delete(termsCache.keys().next().value!);
+  }
+  termsCache.set(key, terms);
+  return terms;
+}
+
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
@@ -81,8 +97,7 @@ export function makeSnippet(text: string, phrases: Phrase[], size = 24): string 
  * `asciiPath: false` sends every text down the Unicode path (tests compare the two).
  */
 export function snippetMaker(phrases: Phrase[], size = 24, asciiPath = true): (text: string) => string {
-  const terms = queryTerms(phrases);
-  if (!asciiPath) terms.scanAscii = null;
+  const terms = asciiPath ? cachedTerms(phrases) : { ...queryTerms(phrases), scanAscii: null };
   return (text) => snippetOf(text, terms, size);
 }
 
