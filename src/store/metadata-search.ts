@@ -23,10 +23,25 @@ function dynamicStmt(db: Db, sql: string): Statement {
   return s;
 }
 
-/** How many page_meta rows (alias d) satisfy `where`, counting no further than `cap`. */
+// The planner's counts are statistics: they choose a walk, and every walk returns the same pages,
+// so a count may be a little stale. Kept for COUNT_TTL_MS, they spare a repeated query (a
+// dashboard, the next page) up to two index walks of ~2,300 rows (~0.3 ms of a ~2 ms query).
+const COUNT_TTL_MS = 1000;
+const counts = new WeakMap<Db, Map<string, { n: number; at: number }>>();
+
+/** How many page_meta rows (alias d) satisfy `where`, counting no further than `cap`; may be up to a second old. */
 export function countMetaRows(db: Db, where: string, params: Params, cap: number): number {
+  let m = counts.get(db);
+  if (!m) counts.set(db, (m = new Map()));
+  const key = `${cap} ${where} ${JSON.stringify(params)}`;
+  const now = Date.now();
+  const hit = m.get(key);
+  if (hit && now - hit.at < COUNT_TTL_MS) return hit.n;
   const r = dynamicStmt(db, `SELECT count(*) AS n FROM (SELECT 1 FROM page_meta d INDEXED BY page_meta_kv WHERE ${where} LIMIT @cap)`)
     .get({ ...params, cap }) as { n: number };
+  m.delete(key);
+  if (m.size >= 512) m.delete(m.keys().next().value!);
+  m.set(key, { n: r.n, at: now });
   return r.n;
 }
 
