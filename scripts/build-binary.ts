@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { nodeFlags } from './lib/node-flags.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -50,6 +51,7 @@ const seaConfig = {
   output: path.join(dist, 'sea-prep.blob'),
   disableExperimentalSEAWarning: true,
   useCodeCache: true,
+  execArgv: nodeFlags(),
   assets,
 };
 fs.writeFileSync(path.join(dist, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
