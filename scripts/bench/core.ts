@@ -34,7 +34,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   out.push({ name: 'kspace GET page (16 connections)', value: get.perSecond, unit: 'req/s' });
   out.push({ name: 'kspace GET vs bare node:http floor', value: get.perSecond / helloPerSecond, unit: '×', target: '≥ 0.5', pass: get.perSecond / helloPerSecond >= 0.5 });
   out.push({ name: 'kspace GET p99', value: get.p99, unit: 'ms' });
-  out.push({ name: 'server peak RSS, from source (includes ~33 MB of Node type stripping)', value: fromSource.rssMb, unit: 'MB' });
+  out.push({ name: 'server peak RSS, from source', value: fromSource.rssMb, unit: 'MB' });
   // The same load on the single executable, which is what ships: its memory is the target.
   const binary = await serverRun(pages, opts, [ensureBinary().path]);
   out.push({ name: 'single executable: PUT (16 connections)', value: binary.put.perSecond, unit: 'writes/s' });
