@@ -55,12 +55,12 @@ function queryTerms(phrases: Phrase[]): Terms {
   // the regexp engine scans for quickly; the Unicode one checks for marks after every character.
   const ascii = alts.length > 0 && [...exact, ...prefixes].every((t) => ASCII_ONLY.test(t));
   const asciiAlts = [...[...exact].map((t) => `${escapeRegExp(t)}(?![A-Za-z0-9])`), ...prefixes.map(escapeRegExp)];
-  // The ASCII scan also stops at the first non-ASCII character: that text takes the Unicode path.
   const lengths = Array.from({ length: 64 }, (_, k) => [...exact].some((t) => Math.min(t.length, 63) === k) || prefixes.some((p) => p.length <= k));
   lengths[63] = true;
   return {
     exact, prefixes, lengths,
     find: alts.length ? new RegExp(alts.join('|'), 'giu') : null,
+    // It also stops at the first non-ASCII character: that text takes the Unicode path.
     scanAscii: ascii ? new RegExp(`[^\\x00-\\x7f]|${asciiAlts.join('|')}`, 'gi') : null,
   };
 }
