@@ -18,8 +18,8 @@ import { putPage } from '../../src/domain/pages.ts';
 import { toCaller } from '../../src/domain/principals.ts';
 import { createLogger, createServices } from '../../src/services.ts';
 import { openDb } from '../../src/store/db.ts';
-import { nodeFlags } from '../lib/node-flags.ts';
 import { findPrincipal } from '../../src/store/principals.ts';
+import { nodeFlags } from '../lib/node-flags.ts';
 
 type Result = { name: string; value: number; unit: string; target?: string; pass?: boolean };
 
