@@ -1,4 +1,4 @@
-import { stmt, type Db, type Statement } from './db.ts';
+import { plannedOnce, stmt, type Db, type Statement } from './db.ts';
 import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
 import type { MetaType, Params } from '../domain/search/filters.ts';
 
@@ -16,7 +16,7 @@ function dynamicStmt(db: Db, sql: string): Statement {
   let s = m.get(sql);
   if (s) m.delete(sql);
   else {
-    s = db.prepare(sql);
+    s = db.prepare(plannedOnce(sql));
     if (m.size >= 256) m.delete(m.keys().next().value!);
   }
   m.set(sql, s);
