@@ -19,19 +19,14 @@ export type SpaceAccessRow = { id: number; org_id: number; owner_id: string | nu
 export type PageAccessRow = { id: number; has_acl: number; deleted_at: string | null };
 export type AclEntry = { principal_id: string; perm: 'read' | 'write' };
 
-// The caller's parameters are written `+@callerId` (a unary plus, same value and affinity): a
-// bare `column = @param` here made SQLite plan the whole statement again every time it was
-// bound (~20 µs, 4–5 % of a rare-term search and more of a small list), and every query binds
-// them anew.
-
 /**
  * SQL condition: page `p` in space `s` is live and readable by the caller. Bind callerParams().
  */
-export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = +@callerOrg AND (
-  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = +@callerId
-       WHEN +@callerAdmin = 1 THEN 1
+export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AND (
+  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+       WHEN @callerAdmin = 1 THEN 1
        WHEN p.has_acl = 0 THEN s.default_access <> 'none'
-       ELSE EXISTS (SELECT 1 FROM page_acl a WHERE a.page_id = p.id AND a.principal_id = +@callerId)
+       ELSE EXISTS (SELECT 1 FROM page_acl a WHERE a.page_id = p.id AND a.principal_id = @callerId)
   END))`;
 
 /**
@@ -40,19 +35,19 @@ export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = +@callerOrg A
  * `g.readers` is '' for pages without an ACL, else ',id1,id2,' (',' for an empty ACL). Deleted
  * pages are never counted there. Bind callerParams().
  */
-export const READABLE_GROUP = `(s.org_id = +@callerOrg AND (
-  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = +@callerId
-       WHEN +@callerAdmin = 1 THEN 1
+export const READABLE_GROUP = `(s.org_id = @callerOrg AND (
+  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+       WHEN @callerAdmin = 1 THEN 1
        WHEN g.readers = '' THEN s.default_access <> 'none'
-       ELSE instr(g.readers, ',' || +@callerId || ',') > 0
+       ELSE instr(g.readers, ',' || @callerId || ',') > 0
   END))`;
 
 /** SQL condition: space `s` is visible to the caller (GET /spaces). */
-export const VISIBLE_SPACE = `(s.org_id = +@callerOrg AND (
-  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = +@callerId
-       WHEN +@callerAdmin = 1 OR s.default_access <> 'none' THEN 1
+export const VISIBLE_SPACE = `(s.org_id = @callerOrg AND (
+  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+       WHEN @callerAdmin = 1 OR s.default_access <> 'none' THEN 1
        ELSE EXISTS (SELECT 1 FROM page_acl a JOIN pages p ON p.id = a.page_id
-                    WHERE a.principal_id = +@callerId AND p.space_id = s.id AND p.deleted_at IS NULL)
+                    WHERE a.principal_id = @callerId AND p.space_id = s.id AND p.deleted_at IS NULL)
   END))`;
 
 export function callerParams(caller: Caller): { callerId: string; callerOrg: number; callerAdmin: number } {

@@ -26,17 +26,9 @@ export function ftsRebuild(db: Db): void {
   stmt(db, "INSERT INTO page_fts (page_fts, rank) VALUES ('automerge', 4)").run();
 }
 
-// A LIMIT on an FTS5 query is handed to the virtual table when the statement is planned, so
-// SQLite plans the statement again every time a bound LIMIT is bound (~5 % of a rare-term
-// query): these limits are written into the SQL (a handful of values, each prepared once).
-const limit = (n: number) => {
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`bad limit ${n}`);
-  return String(n);
-};
-
 /** How many pages match, counting no further than `cap` (a doclist walk, no ranking). */
 export function countMatches(db: Db, match: string, cap: number): number {
-  const r = stmt(db, `SELECT count(*) AS n FROM (SELECT 1 FROM page_fts WHERE page_fts MATCH ? LIMIT ${limit(cap)})`).get(match) as { n: number };
+  const r = stmt(db, 'SELECT count(*) AS n FROM (SELECT 1 FROM page_fts WHERE page_fts MATCH ? LIMIT ?)').get(match, cap) as { n: number };
   return r.n;
 }
 
@@ -72,18 +64,17 @@ export type RankedQuery = {
  * query, so a limit or cursor never counts an unreadable page.
  */
 export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHit[] {
-  const { cap, ...params } = q;
   return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title,
       substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content
     FROM (SELECT rowid AS id, bm25(page_fts, 10.0, 1.0) AS score FROM page_fts
           WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
-          ORDER BY score, rowid LIMIT ${limit(cap)}) h
+          ORDER BY score, rowid LIMIT @cap) h
     JOIN pages p ON p.id = h.id JOIN spaces s ON s.id = p.space_id
     WHERE (h.score > @afterScore OR (h.score = @afterScore AND h.id > @afterId))
       AND (@spaceId IS NULL OR p.space_id = @spaceId)
       AND ${READABLE_PAGE}
     ORDER BY h.score, h.id
-    LIMIT @need`).all({ ...callerParams(caller), ...params }) as never;
+    LIMIT @need`).all({ ...callerParams(caller), ...q }) as never;
 }
 
 // Noncharacters mark the match in FTS5's snippet; the caller escapes the text around them.
