@@ -19,7 +19,7 @@ type Timing = { p50: number; p99: number };
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const n = opts.quick ? Math.min(opts.pages, 10_000) : opts.pages;
-  // p99 of 2,000 requests is the 20th slowest; of 300 it was the 3rd, one hiccup of the VM.
+  // Above the p99 of 2,000 requests lie 20 slower ones; above that of 300, only 3 (VM hiccups).
   const reps = opts.quick ? 200 : 2000;
   const slowReps = opts.quick ? 100 : 300; // the term in every page (~10 ms a query)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-search-'));
