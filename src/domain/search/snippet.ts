@@ -101,56 +101,47 @@ export function snippetMaker(phrases: Phrase[], size = 24, asciiPath = true): (t
   return (text) => snippetOf(text, terms, size);
 }
 
+// Two ways through the same steps: Unicode property patterns for any text, character codes for
+// ASCII text and ASCII query words (most pages; a rare-term query makes 50 snippets).
+// Property-tested to give the same snippet on any ASCII text.
+type Path = {
+  isWord: (text: string, i: number) => boolean;
+  render: (text: string, terms: Terms, start: number, size: number) => Rendered;
+};
+type Rendered = { html: string; count: number };
+
+const isWordCode = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+const UNICODE: Path = { isWord: (text, i) => TOKEN_CHAR.test(text[i]), render };
+const ASCII: Path = { isWord: (text, i) => isWordCode(text.charCodeAt(i)), render: asciiRender };
+
 function snippetOf(text: string, terms: Terms, size: number): string {
-  if (terms.scanAscii) {
-    const html = asciiSnippetOf(text, terms, terms.scanAscii, size);
-    if (html !== null) return html;
-  }
-  let start = snippetStart(text, terms, size);
-  let r = render(text, terms, start, size);
+  // The ASCII scan gives up at the first non-ASCII character: that text takes the Unicode path.
+  const asciiStarts = terms.scanAscii ? matchStarts(text, terms.scanAscii, ASCII) : null;
+  const path = asciiStarts ? ASCII : UNICODE;
+  const at = asciiStarts ?? (terms.find ? matchStarts(text, terms.find, UNICODE)! : []);
+  // A few tokens before the first match of the densest stretch.
+  let start = at.length ? stepBack(text, densestStart(at, size * 6), Math.floor(size / 4), path) : 0;
+  let r = path.render(text, terms, start, size);
   // Near the end of the text, take more lead-in rather than show fewer words.
   if (r.count < size && start > 0) {
-    start = stepBack(text, start, size - r.count);
-    r = render(text, terms, start, size);
+    start = stepBack(text, start, size - r.count, path);
+    r = path.render(text, terms, start, size);
   }
   return r.html;
 }
 
-function render(text: string, terms: Terms, start: number, size: number): { html: string; count: number } {
-  const tokens = TOKEN;
-  tokens.lastIndex = start;
-  const hits: Array<[number, number]> = [];
-  let first = -1;
-  let end = start;
-  let count = 0;
-  for (let m: RegExpExecArray | null; count < size && (m = tokens.exec(text)); count++) {
-    if (first < 0) first = m.index;
-    end = m.index + m[0].length;
-    const f = foldToken(m[0]);
-    if (terms.exact.has(f) || terms.prefixes.some((p) => f.startsWith(p))) hits.push([m.index, end]);
+/** Where the query's words start in `text` (at a token start); null when the ASCII scan meets a non-ASCII character. */
+function matchStarts(text: string, find: RegExp, path: Path): number[] | null {
+  const at: number[] = [];
+  for (const m of text.matchAll(find)) {
+    if (path === ASCII && m[0].charCodeAt(0) > 0x7f) return null;
+    if (m.index === 0 || !path.isWord(text, m.index - 1)) at.push(m.index);
   }
-  if (count === 0) return { html: '', count };
-  const more = count === size && tokens.exec(text) !== null;
-  if (!more) end = text.length;
-  // Escape and collapse the stretches between marked words, one slice each.
-  const piece = (a: number, b: number) => escapeHtml(text.slice(a, b).replace(/\s+/g, ' '));
-  let out = start > 0 ? '…' : '';
-  let at = start > 0 ? first : start;
-  for (const [a, b] of hits) {
-    out += `${piece(at, a)}<mark>${piece(a, b)}</mark>`;
-    at = b;
-  }
-  out += piece(at, end);
-  return { html: (more ? out + '…' : out.trimEnd()).replace(/^\s+/, ''), count };
+  return at;
 }
 
-/** Where the excerpt starts: a few tokens before the first match of the densest stretch. */
-function snippetStart(text: string, terms: Terms, size: number): number {
-  if (!terms.find) return 0;
-  const at: number[] = [];
-  for (const m of text.matchAll(terms.find)) if (m.index === 0 || !TOKEN_CHAR.test(text[m.index - 1])) at.push(m.index);
-  if (at.length === 0) return 0;
-  const span = size * 6; // characters: about `size` tokens of prose
+/** The first position of the window of `span` characters (about `size` tokens of prose) holding the most matches. */
+function densestStart(at: number[], span: number): number {
   let anchor = at[0];
   let best = 0;
   for (let i = 0, j = 0; i < at.length; i++) {
@@ -160,60 +151,42 @@ function snippetStart(text: string, terms: Terms, size: number): number {
       anchor = at[i];
     }
   }
-  return stepBack(text, anchor, Math.floor(size / 4));
+  return anchor;
 }
 
 /** The start of the token `n` tokens before `pos` (or 0 when no token precedes it). */
-function stepBack(text: string, pos: number, n: number): number {
+function stepBack(text: string, pos: number, n: number, path: Path): number {
   for (let k = 0; k < n; k++) {
     let p = pos;
-    while (p > 0 && !TOKEN_CHAR.test(text[p - 1])) p--;
+    while (p > 0 && !path.isWord(text, p - 1)) p--;
     if (p === 0) return 0;
-    while (p > 0 && TOKEN_CHAR.test(text[p - 1])) p--;
+    while (p > 0 && path.isWord(text, p - 1)) p--;
     pos = p;
   }
   // Nothing but punctuation before: start at the very beginning, without '…'.
   let p = pos;
-  while (p > 0 && !TOKEN_CHAR.test(text[p - 1])) p--;
+  while (p > 0 && !path.isWord(text, p - 1)) p--;
   return p === 0 ? 0 : pos;
 }
 
-// The same snippet for ASCII text and ASCII query words, with character codes instead of Unicode
-// property patterns (most pages; a rare-term query makes 50 of these). In ASCII, a token
-// character is a letter or a digit. Property-tested equal to the Unicode path.
-
-const isWordCode = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
-
-/** The snippet, or null when the text holds a non-ASCII character. */
-function asciiSnippetOf(text: string, terms: Terms, scan: RegExp, size: number): string | null {
-  const at: number[] = [];
-  for (const m of text.matchAll(scan)) {
-    if (m[0].charCodeAt(0) > 0x7f) return null;
-    if (m.index === 0 || !isWordCode(text.charCodeAt(m.index - 1))) at.push(m.index);
+function render(text: string, terms: Terms, start: number, size: number): Rendered {
+  const tokens = TOKEN;
+  tokens.lastIndex = start;
+  const hits: number[] = [];
+  let first = -1;
+  let end = start;
+  let count = 0;
+  for (let m: RegExpExecArray | null; count < size && (m = tokens.exec(text)); count++) {
+    if (first < 0) first = m.index;
+    end = m.index + m[0].length;
+    const f = foldToken(m[0]);
+    if (terms.exact.has(f) || terms.prefixes.some((p) => f.startsWith(p))) hits.push(m.index, end);
   }
-  let start = 0;
-  if (at.length > 0) {
-    const span = size * 6;
-    let anchor = at[0];
-    let best = 0;
-    for (let i = 0, j = 0; i < at.length; i++) {
-      while (j < at.length && at[j] < at[i] + span) j++;
-      if (j - i > best) {
-        best = j - i;
-        anchor = at[i];
-      }
-    }
-    start = asciiStepBack(text, anchor, Math.floor(size / 4));
-  }
-  let r = asciiRender(text, terms, start, size);
-  if (r.count < size && start > 0) {
-    start = asciiStepBack(text, start, size - r.count);
-    r = asciiRender(text, terms, start, size);
-  }
-  return r.html;
+  const more = count === size && tokens.exec(text) !== null;
+  return toHtml(text, start, first, more ? end : text.length, more, hits, count);
 }
 
-function asciiRender(text: string, terms: Terms, start: number, size: number): { html: string; count: number } {
+function asciiRender(text: string, terms: Terms, start: number, size: number): Rendered {
   const n = text.length;
   const hits: number[] = [];
   let i = start;
@@ -234,40 +207,29 @@ function asciiRender(text: string, terms: Terms, start: number, size: number): {
       if (terms.exact.has(f) || terms.prefixes.some((p) => f.startsWith(p))) hits.push(a, i);
     }
   }
+  while (count === size && i < n && !isWordCode(text.charCodeAt(i))) i++;
+  const more = count === size && i < n;
+  return toHtml(text, start, first, more ? end : n, more, hits, count);
+}
+
+/** The excerpt [first or start, end) as HTML, `hits` (start, end pairs) in <mark>, '…' where cut. */
+function toHtml(text: string, start: number, first: number, end: number, more: boolean, hits: number[], count: number): Rendered {
   if (count === 0) return { html: '', count };
-  let more = false;
-  if (count === size) {
-    while (i < n && !isWordCode(text.charCodeAt(i))) i++;
-    more = i < n;
-  }
-  if (!more) end = n;
-  // Most stretches need no escaping and hold no whitespace to collapse: one test finds out.
-  const piece = (a: number, b: number) => {
-    const t = text.slice(a, b);
-    return NEEDS_WORK.test(t) ? escapeHtml(t.replace(/\s+/g, ' ')) : t;
-  };
   let out = start > 0 ? '…' : '';
   let at = start > 0 ? first : start;
   for (let k = 0; k < hits.length; k += 2) {
-    out += `${piece(at, hits[k])}<mark>${piece(hits[k], hits[k + 1])}</mark>`;
+    out += `${piece(text, at, hits[k])}<mark>${piece(text, hits[k], hits[k + 1])}</mark>`;
     at = hits[k + 1];
   }
-  out += piece(at, end);
+  out += piece(text, at, end);
   return { html: (more ? out + '…' : out.trimEnd()).replace(/^\s+/, ''), count };
 }
 
-// In ASCII text: a character to escape, whitespace other than a space, or two spaces.
-const NEEDS_WORK = /[&<>"'\t\n\v\f\r]| {2}/;
-
-function asciiStepBack(text: string, pos: number, n: number): number {
-  for (let k = 0; k < n; k++) {
-    let p = pos;
-    while (p > 0 && !isWordCode(text.charCodeAt(p - 1))) p--;
-    if (p === 0) return 0;
-    while (p > 0 && isWordCode(text.charCodeAt(p - 1))) p--;
-    pos = p;
-  }
-  let p = pos;
-  while (p > 0 && !isWordCode(text.charCodeAt(p - 1))) p--;
-  return p === 0 ? 0 : pos;
+/** A stretch of text escaped, whitespace collapsed; most need neither, and one test finds out. */
+function piece(text: string, a: number, b: number): string {
+  const t = text.slice(a, b);
+  return NEEDS_WORK.test(t) ? escapeHtml(t.replace(/\s+/g, ' ')) : t;
 }
+
+// A character to escape, whitespace other than a space, or two spaces.
+const NEEDS_WORK = /[&<>"']|[^\S ]| {2}/;
