@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { cached } from '../bounded-cache.ts';
 import { migrate } from './migrations.ts';
 
 export type Db = Database.Database;
@@ -44,6 +45,16 @@ export function stmt(db: Db, sql: string): Statement {
   let s = m.get(sql);
   if (!s) m.set(sql, (s = db.prepare(plannedOnce(sql))));
   return s;
+}
+
+// Statements built from a query's shape (filter combinations) are many: the most recent ones stay prepared.
+const dynamicCache = new WeakMap<Db, Map<string, Statement>>();
+
+/** A prepared statement for SQL built at run time, from a bounded cache per connection. */
+export function dynamicStmt(db: Db, sql: string): Statement {
+  let m = dynamicCache.get(db);
+  if (!m) dynamicCache.set(db, (m = new Map()));
+  return cached(m, sql, 256, () => db.prepare(plannedOnce(sql)));
 }
 
 /**

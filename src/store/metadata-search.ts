@@ -1,4 +1,5 @@
-import { plannedOnce, stmt, type Db, type Statement } from './db.ts';
+import { cached } from '../bounded-cache.ts';
+import { dynamicStmt, stmt, type Db } from './db.ts';
 import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
 import type { MetaType, Params } from '../domain/search/filters.ts';
 
@@ -6,22 +7,6 @@ import type { MetaType, Params } from '../domain/search/filters.ts';
 // parameters only); which shape runs is the planner's choice in domain/search/metadata-query.ts.
 // Every shape filters with READABLE_PAGE inside the query and pages by keyset, so a limit or
 // a cursor never counts a page the caller may not read.
-
-// Filter combinations make many distinct statements: keep the most recent ones prepared.
-const dynamicCache = new WeakMap<Db, Map<string, Statement>>();
-
-function dynamicStmt(db: Db, sql: string): Statement {
-  let m = dynamicCache.get(db);
-  if (!m) dynamicCache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (s) m.delete(sql);
-  else {
-    s = db.prepare(plannedOnce(sql));
-    if (m.size >= 256) m.delete(m.keys().next().value!);
-  }
-  m.set(sql, s);
-  return s;
-}
 
 // The planner's counts are statistics: they choose a walk, and every walk returns the same pages,
 // so a count may be a little stale. Kept for COUNT_TTL_MS, they spare a repeated query (a
@@ -33,16 +18,12 @@ const counts = new WeakMap<Db, Map<string, { n: number; at: number }>>();
 export function countMetaRows(db: Db, where: string, params: Params, cap: number): number {
   let m = counts.get(db);
   if (!m) counts.set(db, (m = new Map()));
-  const key = `${cap} ${where} ${JSON.stringify(params)}`;
+  const count = () => (dynamicStmt(db, `SELECT count(*) AS n FROM (SELECT 1 FROM page_meta d INDEXED BY page_meta_kv WHERE ${where} LIMIT @cap)`)
+    .get({ ...params, cap }) as { n: number }).n;
   const now = Date.now();
-  const hit = m.get(key);
-  if (hit && now - hit.at < COUNT_TTL_MS) return hit.n;
-  const r = dynamicStmt(db, `SELECT count(*) AS n FROM (SELECT 1 FROM page_meta d INDEXED BY page_meta_kv WHERE ${where} LIMIT @cap)`)
-    .get({ ...params, cap }) as { n: number };
-  m.delete(key);
-  if (m.size >= 512) m.delete(m.keys().next().value!);
-  m.set(key, { n: r.n, at: now });
-  return r.n;
+  const entry = cached(m, `${cap} ${where} ${JSON.stringify(params)}`, 512, () => ({ n: count(), at: now }));
+  if (now - entry.at >= COUNT_TTL_MS) Object.assign(entry, { n: count(), at: now });
+  return entry.n;
 }
 
 /** Pages that hold `key` (all reader groups): how long an ORDER BY walk over it can get. */

@@ -1,4 +1,4 @@
-import { plannedOnce, stmt, type Db, type Statement } from './db.ts';
+import { dynamicStmt, stmt, type Db } from './db.ts';
 import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
 
 // Template pages and record rows. Template pages are `templates/<name>`: the range
@@ -113,22 +113,6 @@ function compileConditions(conds: Condition[], params: Record<string, unknown>, 
     }
   });
   return parts.length ? parts.map((p) => ` AND ${p}`).join('') : '';
-}
-
-// Filter combinations make many distinct statements: keep the most recent ones prepared.
-const dynamicCache = new WeakMap<Db, Map<string, Statement>>();
-function dynamicStmt(db: Db, sql: string): Statement {
-  let m = dynamicCache.get(db);
-  if (!m) dynamicCache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (s) {
-    m.delete(sql);
-  } else {
-    s = db.prepare(plannedOnce(sql));
-    if (m.size >= 256) m.delete(m.keys().next().value!);
-  }
-  m.set(sql, s);
-  return s;
 }
 
 /**

@@ -3,6 +3,7 @@
 // each) and tokenizes the whole body; here one regular expression finds the query's words in
 // the raw text (case- and accent-insensitive, as the index's unicode61 tokenizer with
 // remove_diacritics folds them: `cafe` marks `Café`), and only the excerpt is tokenized.
+import { cached } from '../../bounded-cache.ts';
 import type { Phrase } from './fts-query.ts';
 
 const TOKEN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
@@ -69,17 +70,7 @@ function queryTerms(phrases: Phrase[]): Terms {
 // paging, an agent retrying). Terms are read-only once built (matchAll copies the RegExp).
 const termsCache = new Map<string, Terms>();
 
-function cachedTerms(phrases: Phrase[]): Terms {
-  const key = JSON.stringify(phrases);
-  let terms = termsCache.get(key);
-  if (terms) termsCache.delete(key);
-  else {
-    terms = queryTerms(phrases);
-    if (termsCache.size >= 256) termsCache.delete(termsCache.keys().next().value!);
-  }
-  termsCache.set(key, terms);
-  return terms;
-}
+const cachedTerms = (phrases: Phrase[]): Terms => cached(termsCache, JSON.stringify(phrases), 256, () => queryTerms(phrases));
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);

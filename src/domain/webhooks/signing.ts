@@ -2,6 +2,7 @@
 // (`whsec_…`, UTF-8, GitHub style); `webhook-signature` follows Standard Webhooks, keyed with the
 // base64-decoded part after `whsec_`. Both are HMAC-SHA256 over the raw body bytes.
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { cached } from '../../bounded-cache.ts';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -23,16 +24,11 @@ export function standardWebhooksSignature(
 }
 
 // Decoded Standard Webhooks keys by secret, as KeyObjects: the dispatcher signs thousands of
-// deliveries a second with a handful of secrets. Bounded; the oldest entry goes first.
+// deliveries a second with a handful of secrets. Bounded; the least recently used goes first.
 const standardKeys = new Map<string, KeyObject>();
 function standardKey(secret: string): KeyObject {
-  let key = standardKeys.get(secret);
-  if (!key) {
-    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
-    if (standardKeys.size >= 256) standardKeys.delete(standardKeys.keys().next().value!);
-    standardKeys.set(secret, key);
-  }
-  return key;
+  return cached(standardKeys, secret, 256, () =>
+    createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')));
 }
 
 /** Constant-time check of an `X-Service-Signature` header value against the raw body. */
