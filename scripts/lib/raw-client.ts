@@ -17,7 +17,13 @@ export async function rawClient(port: number, headers: Record<string, string>): 
     if (headEnd < 0 || !pending) return;
     const head = buf.toString('latin1', 0, headEnd);
     const m = /\r\ncontent-length: *(\d+)/i.exec(head);
-    if (!m) return pending.reject(new Error(`no content-length: ${head}`));
+    if (!m) {
+      // Without a length this client cannot find the next response: the connection is done.
+      const p = pending;
+      pending = null;
+      socket.destroy();
+      return p.reject(new Error(`no content-length: ${head}`));
+    }
     const total = headEnd + 4 + Number(m[1]);
     if (buf.length < total) return;
     const status = Number(head.slice(9, 12));
