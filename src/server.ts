@@ -36,7 +36,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const url = `http://${host}:${addr.port}`;
   if (config.port === 0 && !process.env.SERVICE_BASE_URL) svc.config.baseUrl = url;
   const checkpointer: Checkpointer | null = withCheckpointer
-    ? startCheckpointer(db, db.name, (m) => log.warn(m))
+    ? startCheckpointer(db, db.name, (m) => log.warn(m), () => svc.writes.hold())
     : null;
   const jobs = backgroundJobs.map((make) => make(svc));
   for (const job of jobs) job.start(svc);

@@ -30,7 +30,9 @@ export function registerServeCommands(program: Command): void {
   program
     .command('internal-checkpointer <dbFile>', { hidden: true })
     .description('WAL checkpoints for a running server (started by serve)')
-    .action(async (dbFile: string) => (await import('../store/checkpointer.ts')).runCheckpointer(dbFile));
+    .option('--restart-pages <n>', 'log length at which the log is restarted (tests)')
+    .action(async (dbFile: string, opts: { restartPages?: string }) =>
+      (await import('../store/checkpointer.ts')).runCheckpointer(dbFile, opts.restartPages ? Number(opts.restartPages) : undefined));
 
   const admin = program.command('admin').description('offline admin of a data directory').helpGroup('Server:');
   admin

@@ -12,15 +12,22 @@ export type GroupCommit = {
   run<T>(fn: () => T): Promise<T>;
   /** Runs `fn` after the current batch (if any) has committed. */
   afterCommit(fn: () => void): void;
+  /**
+   * Holds batches back until the returned function is called: writes queue (their promises
+   * wait) and the event loop goes on. The WAL checkpointer uses it to find the log idle.
+   */
+  hold(): () => void;
 };
 
 export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
   let queue: Job[] = [];
   let scheduled = false;
   let after: Array<() => void> = [];
+  let holds = 0;
 
   const flush = () => {
     scheduled = false;
+    if (holds > 0) return; // the last release schedules the queue again
     const jobs = queue.splice(0, maxBatch);
     if (queue.length) schedule();
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
@@ -65,6 +72,15 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
     afterCommit(fn) {
       if (db.inTransaction) after.push(fn);
       else fn();
+    },
+    hold() {
+      holds++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--holds === 0 && queue.length) schedule();
+      };
     },
   };
 }

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { spawn } from 'node:child_process';
+import { authHeaders, ROOT, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { nodeFlags } from '../../scripts/lib/node-flags.ts';
 
 // `kspace serve` checkpoints the WAL from a helper process so that no request waits for it.
 const helpersOf = (pid: number) =>
@@ -44,7 +46,7 @@ describe('WAL checkpointer', () => {
       expect(r.status).toBe(201);
     }
     // New pages sit in the WAL until a checkpoint copies them into the database file. The
-    // server's own threshold is far away (16,000 pages), so only the helper can grow the file.
+    // server's own threshold is far away (SAFETY_CHECKPOINT_PAGES), so only the helper can grow the file.
     const dbFile = path.join(dir, 'kspace.db');
     expect(await waitFor(() => fs.statSync(dbFile).size > before + 200_000)).toBe(true);
     const db = new Database(dbFile, { readonly: true });
@@ -52,5 +54,40 @@ describe('WAL checkpointer', () => {
     db.close();
     server.proc.kill('SIGKILL');
     expect(await waitFor(() => !alive(helper))).toBe(true);
+  });
+
+  it('restarts a long log: asks for a hold, completes the backfill while held, lets go', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
+    const file = path.join(dir, 'x.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (v BLOB)');
+    const ins = db.prepare('INSERT INTO t VALUES (?)');
+    for (let i = 0; i < 400; i++) ins.run(Buffer.alloc(6000, i)); // ~2 pages a transaction
+    // Frames in the log (a PASSIVE checkpoint reports them), checked only at the end: it also copies.
+    const logLength = () => (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0].log;
+    // A reader on the log keeps the next write from restarting it before the hold (an idle,
+    // fully copied log would restart at any write, and the test could not tell).
+    const reader = new Database(file, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').get();
+    const helper = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--restart-pages', '500'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+    try {
+      expect(await waitFor(() => lines.includes('hold'))).toBe(true);
+      ins.run(Buffer.alloc(10, 1)); // appended, not copied: the helper must copy it once held
+      reader.exec('COMMIT');
+      helper.stdin.write('held\n');
+      expect(await waitFor(() => lines.includes('release'))).toBe(true);
+      ins.run(Buffer.alloc(10, 2)); // the first write after a complete backfill starts the log again
+      expect(logLength()).toBeLessThanOrEqual(2);
+      expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 402 });
+    } finally {
+      helper.stdin.end();
+      reader.close();
+      db.close();
+    }
   });
 });

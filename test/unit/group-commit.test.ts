@@ -69,4 +69,24 @@ describe('group commit', () => {
     expect(sizes).toEqual([3, 3, 1]);
     expect(rows()).toHaveLength(7);
   });
+
+  it('holds batches back until every hold is released, and the event loop goes on meanwhile', async () => {
+    const gc = createGroupCommit(db);
+    const releaseA = gc.hold();
+    const releaseB = gc.hold();
+    let done = false;
+    const write = gc.run(() => db.prepare("INSERT INTO t VALUES ('h', 1)").run()).then(() => (done = true));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 2)); // timers still run
+    expect(done).toBe(false);
+    expect(rows()).toEqual([]);
+    releaseA();
+    releaseA(); // a second call of the same release changes nothing
+    await new Promise((r) => setTimeout(r, 5));
+    expect(done).toBe(false);
+    releaseB();
+    await write;
+    expect(rows()).toEqual([{ k: 'h', v: 1 }]);
+    await gc.run(() => db.prepare("INSERT INTO t VALUES ('i', 2)").run()); // not held any more
+    expect(rows()).toHaveLength(2);
+  });
 });
