@@ -200,15 +200,20 @@ CREATE INDEX webhook_attempts_log ON webhook_attempts(webhook_id, id);
 -- All three are derived from pages and rebuilt by POST /links/rebuild; src/domain/indexing.ts
 -- keeps them current inside every page write's transaction.
 
--- Full-text index over the live pages' title and body. External content: the text stays in
--- pages (read back through the view for snippets); the index holds only tokens. Diacritics are
--- folded, so `cafe` finds `café`.
-CREATE VIEW page_fts_source AS SELECT id, title, content FROM pages WHERE deleted_at IS NULL;
-CREATE VIRTUAL TABLE page_fts USING fts5(
-  title, content,
-  content = 'page_fts_source', content_rowid = 'id',
-  tokenize = 'unicode61 remove_diacritics 2'
+-- Full-text index work: a row for every page write that changed a title or body (or deleted
+-- the page), in the write's own transaction. The index itself is kspace-fts.db, kept by the
+-- helper process off the write path (src/store/fts-index.ts); rows it holds are trimmed.
+-- AUTOINCREMENT: sequence numbers never go back, even when every row has been trimmed.
+CREATE TABLE fts_queue (
+  seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+  page_id INTEGER NOT NULL
 );
+
+-- Small named values of derived data; 'fts_generation' ties kspace-fts.db to this database.
+CREATE TABLE derived_state (
+  name  TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
 
 -- Outbound links of live pages, by target address rather than target id: a link to a page that
 -- does not exist (yet) is an ordinary row, so it resolves the moment the page is created and

@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Caller } from './domain/access.ts';
 import type { Db } from './store/db.ts';
+import { createFullTextIndex, type FullTextIndex } from './store/fts-sync.ts';
 import { createGroupCommit, type GroupCommit } from './store/group-commit.ts';
 
 export type Logger = {
@@ -22,6 +23,8 @@ export type Services = {
   writes: GroupCommit;
   /** API key hash → principal; cleared whenever a key is revoked (contract: effective at once). */
   authCache: Map<string, Caller>;
+  /** The full-text index (kspace-fts.db): its search connection and catching up before a search. */
+  fts: FullTextIndex;
 };
 
 export function createLogger(quiet = false): Logger {
@@ -37,9 +40,10 @@ export function createLogger(quiet = false): Logger {
 }
 
 export function createServices(db: Db, config: Config, log: Logger = createLogger()): Services {
+  const writes = createGroupCommit(db);
   return {
     db, config, log, eventsWritten: new Set(), now: () => new Date().toISOString(),
-    writes: createGroupCommit(db), authCache: new Map(),
+    writes, authCache: new Map(), fts: createFullTextIndex(db, (fn) => writes.run(fn), config.dbCacheMb),
   };
 }
 

@@ -124,6 +124,11 @@ function rawExtras(db: Database.Database): (id: number, p: SyntheticPage) => voi
     const ins = db.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
     steps.push((id, p) => ins.run(id, p.title, p.content));
   }
+  if (has('fts_queue')) {
+    // Since the full-text index moved off the write path, a write queues the page for it.
+    const ins = db.prepare('INSERT INTO fts_queue (page_id) VALUES (?)');
+    steps.push((id) => ins.run(id));
+  }
   if (has('links')) {
     const cols = (db.prepare('PRAGMA table_info(links)').all() as Array<{ name: string; notnull: number; dflt_value: unknown; pk: number }>);
     const required = cols.filter((c) => c.notnull && c.dflt_value === null);

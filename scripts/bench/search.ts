@@ -55,6 +55,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const { rare, everywhere } = termsByPages(dir, corpus.words[0]);
     if (!everywhere || rare.length === 0) throw new Error('corpus has no term in every page or no rare terms');
     const floorDb = new Database(path.join(dir, 'kspace.db'), { readonly: true });
+    floorDb.prepare('ATTACH DATABASE ? AS fts').run(path.join(dir, 'kspace-fts.db')); // page_fts lives there
     const http = await timeGets(timedAdmin, reps, () => '/me');
     out.push({ name: 'floor: GET /me p50 (HTTP round trip and key check, no query)', value: http.p50, unit: 'ms' });
     out.push({ name: 'floor: GET /me p99', value: http.p99, unit: 'ms' });

@@ -70,7 +70,7 @@ export function insertCorpus(dataDir: string, n: number, authorId: string, other
  * in every page (`prefer` if it is, such as the corpus's most frequent word).
  */
 export function termsByPages(dataDir: string, prefer?: string): { rare: string[]; everywhere: string | null } {
-  const db = new Database(path.join(dataDir, 'kspace.db'), { readonly: true });
+  const db = new Database(path.join(dataDir, 'kspace-fts.db'), { readonly: true }); // the index file
   db.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'page_fts', 'row')");
   const total = (db.prepare('SELECT count(*) AS n FROM page_fts').get() as { n: number }).n;
   const rare = (db.prepare('SELECT term FROM temp.vocab WHERE doc BETWEEN 20 AND 100 AND term GLOB \'[a-z]*\' ORDER BY term LIMIT 200').all() as Array<{ term: string }>).map((r) => r.term);

@@ -1,8 +1,8 @@
-import { deferUntilCommit, type Db } from '../store/db.ts';
+import type { Db } from '../store/db.ts';
 import { bumpKeyStats, metaRowsOf, readersOf } from '../store/key-stats.ts';
 import { replaceLinks } from '../store/links.ts';
 import { replaceMetaIndex } from '../store/pages.ts';
-import { ftsDelete, ftsInsert } from '../store/search.ts';
+import { queueForIndex } from '../store/fts-index.ts';
 import { extractLinks } from './links/extract.ts';
 import { indexRows, type IndexRow, type Metadata } from './metadata.ts';
 import { keyTypes, minus } from './search/key-types.ts';
@@ -19,9 +19,8 @@ export type IndexedPage = {
   content: string;
   metadata: Metadata;
   /**
-   * The title and body the full-text index holds for this page now: the previous live
-   * revision's, or null for a new or revived page. page_fts has external content (the pages
-   * row, already overwritten), so removing the old entry needs the old text.
+   * The previous live revision's title and body, or null for a new or revived page: when
+   * neither changed, the full-text index has nothing to do.
    */
   previous: { title: string; content: string } | null;
   /** Base URLs under which a link is internal: the server's own (config.baseUrl). */
@@ -33,13 +32,8 @@ export function indexPage(db: Db, page: IndexedPage): void {
   updateKeyStats(db, page.id, metaRowsOf(db, page.id), rows);
   replaceMetaIndex(db, page.id, rows);
   const prev = page.previous;
-  if (!prev || prev.title !== page.title || prev.content !== page.content) {
-    // Full text changes run at commit, outside the write's savepoint (see deferUntilCommit).
-    deferUntilCommit(db, () => {
-      if (prev) ftsDelete(db, page.id, prev.title, prev.content);
-      ftsInsert(db, page.id, page.title, page.content);
-    });
-  }
+  // The full-text index is kept off the write path (store/fts-index.ts): a queue row here.
+  if (!prev || prev.title !== page.title || prev.content !== page.content) queueForIndex(db, page.id);
   // A metadata patch or a title change leaves the body, and so the links, as they were.
   if (!prev || prev.content !== page.content) {
     replaceLinks(db, page.id, extractLinks(page.content, { space: page.spaceSlug, path: page.path }, page.baseUrls ?? []));
@@ -50,7 +44,7 @@ export function indexPage(db: Db, page: IndexedPage): void {
 export function unindexPage(db: Db, page: IndexedPage): void {
   updateKeyStats(db, page.id, metaRowsOf(db, page.id), []);
   replaceMetaIndex(db, page.id, []);
-  deferUntilCommit(db, () => ftsDelete(db, page.id, page.title, page.content));
+  queueForIndex(db, page.id);
   replaceLinks(db, page.id, []);
 }
 

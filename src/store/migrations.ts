@@ -3,10 +3,18 @@ import { readAssetText } from '../assets.ts';
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const STEPS: Array<{ to: number; sql: string }> = [
-  // { to: 2, sql: 'ALTER TABLE ...' },
+  {
+    // The full-text index moves to kspace-fts.db (store/fts-index.ts); the server's first start
+    // queues every live page for it (no generation token yet).
+    to: 2,
+    sql: `DROP TABLE page_fts;
+      DROP VIEW page_fts_source;
+      CREATE TABLE fts_queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, page_id INTEGER NOT NULL);
+      CREATE TABLE derived_state (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;`,
+  },
 ];
 
 export function migrate(db: Db): void {

@@ -1,30 +1,9 @@
 import { stmt, type Db } from './db.ts';
 import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
 
-// Full-text index rows and the ranked, access-filtered full-text query. MATCH expressions come
-// from domain/search/fts-query.ts and are always bound, never spliced into the SQL.
-
-/** Adds a live page's text to the index. */
-export function ftsInsert(db: Db, id: number, title: string, content: string): void {
-  stmt(db, 'INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)').run(id, title, content);
-}
-
-/** Removes a page's text; `title`/`content` must be exactly what was indexed (external content). */
-export function ftsDelete(db: Db, id: number, title: string, content: string): void {
-  stmt(db, "INSERT INTO page_fts (page_fts, rowid, title, content) VALUES ('delete', ?, ?, ?)").run(id, title, content);
-}
-
-/**
- * Re-indexes every live page from scratch (page_fts_source is the live-pages view). Merging
- * segments while rebuilding is wasted work: it is switched off, and the index merged into one
- * segment once at the end, which also serves the first queries best.
- */
-export function ftsRebuild(db: Db): void {
-  stmt(db, "INSERT INTO page_fts (page_fts, rank) VALUES ('automerge', 0)").run();
-  stmt(db, "INSERT INTO page_fts (page_fts) VALUES ('rebuild')").run();
-  stmt(db, "INSERT INTO page_fts (page_fts) VALUES ('optimize')").run();
-  stmt(db, "INSERT INTO page_fts (page_fts, rank) VALUES ('automerge', 4)").run();
-}
+// The ranked, access-filtered full-text queries. They run on the index connection (kspace.db
+// with kspace-fts.db attached, fts-index.ts), where page_fts is the index's table. MATCH
+// expressions come from domain/search/fts-query.ts and are always bound, never spliced in.
 
 /** How many pages match, counting no further than `cap` (a doclist walk, no ranking). */
 export function countMatches(db: Db, match: string, cap: number): number {

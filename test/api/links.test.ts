@@ -125,8 +125,10 @@ describe('POST /links/rebuild', () => {
     await srv.admin.del('/pages/rb/gone');
     const db = srv.svc.db;
     const before = { links: db.prepare('SELECT count(*) AS n FROM links').get(), keys: (await srv.admin.get('/search/metadata/keys')).body };
+    expect((await srv.admin.get('/search?q=pangolin')).body.hits.map((h: any) => h.path)).toEqual(['one']); // indexed
     // Lose the derived state, as after a crash of an older version or a manual repair.
-    db.exec("DELETE FROM links; DELETE FROM meta_key_stats; INSERT INTO page_fts(page_fts) VALUES('delete-all');");
+    db.exec('DELETE FROM links; DELETE FROM meta_key_stats;');
+    srv.svc.fts.conn().exec('DELETE FROM fts.page_fts');
     expect(await back(srv.admin, 'rb/one')).toEqual([]);
     expect((await srv.admin.get('/search?q=pangolin')).body.hits).toEqual([]);
 
@@ -138,7 +140,7 @@ describe('POST /links/rebuild', () => {
     expect(await out(srv.admin, 'rb/two')).toEqual(['rb/one', 'rb/three (absent)']);
     expect((await srv.admin.get('/search?q=pangolin')).body.hits.map((h: any) => h.path)).toEqual(['one']);
     expect((await srv.admin.get('/search/metadata/keys')).body).toEqual(before.keys);
-    db.exec("INSERT INTO page_fts(page_fts) VALUES('integrity-check')");
+    srv.svc.fts.conn().exec("INSERT INTO fts.page_fts(page_fts) VALUES('integrity-check')");
     // Rebuilding again changes nothing.
     expect((await srv.admin.post('/links/rebuild')).body).toEqual(r.body);
   });

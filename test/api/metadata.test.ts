@@ -147,7 +147,7 @@ describe('storage', () => {
   it('runs in WAL mode with foreign keys on and the current schema version', () => {
     expect(srv.svc.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(srv.svc.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(2);
   });
 
   it('answers metadata lookups through the index, not a scan', () => {

@@ -6,7 +6,7 @@ import { tx } from '../../store/db.ts';
 import { rebuildKeyStats } from '../../store/key-stats.ts';
 import { countOrgLinks, deleteOrphanLinks, livePagesAfter, replaceLinks } from '../../store/links.ts';
 import { replaceMetaIndex } from '../../store/pages.ts';
-import { ftsRebuild } from '../../store/search.ts';
+import { rebuildIndex } from '../../store/fts-index.ts';
 import { extractLinks } from './extract.ts';
 
 // POST /links/rebuild (org admin): every derived index rebuilt from the pages themselves —
@@ -34,13 +34,13 @@ export async function rebuildIndexes(svc: Services, caller: Caller): Promise<{ p
     pages += n;
     if (n < BATCH) break;
   }
-  // A transaction of its own, not a write-queue batch: other writes' full-text changes wait for
-  // their batch's commit (deferUntilCommit) and must not land on top of a fresh rebuild.
-  return tx(svc.db, () => {
+  const result = tx(svc.db, () => {
     deleteOrphanLinks(svc.db);
-    // The full-text rebuild covers the whole deployment (it reads the live-pages view).
-    ftsRebuild(svc.db);
     rebuildKeyStats(svc.db, caller.orgId);
     return { pages, links: countOrgLinks(svc.db, caller.orgId) };
   });
+  // The full-text index (kspace-fts.db, the whole deployment) in a transaction of that file:
+  // it reads the live pages as committed now; later writes are queued and indexed after it.
+  rebuildIndex(svc.fts.conn());
+  return result;
 }

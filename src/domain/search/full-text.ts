@@ -33,7 +33,7 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   const phrases = parseQuery(q.q!);
   if (phrases.length === 0) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
 
-  const db = svc.db;
+  const db = svc.fts.conn(); // kspace.db with the index attached (store/fts-index.ts)
   const need = q.limit + 1;
   const found: Array<RankedHit & { g: 0 | 1 }> = [];
   const slice = ranking.slice;

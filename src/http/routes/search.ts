@@ -8,8 +8,9 @@ import { json } from '../respond.ts';
 import { on } from '../route.ts';
 
 export function registerSearchRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'GET', '/search', ({ caller, url }) => {
+  on(app, svc, 'GET', '/search', async ({ caller, url }) => {
     const q = url.searchParams;
+    await svc.fts.synced(); // every write acknowledged before this request is in the index
     const r = searchFullText(svc, caller, { q: q.get('q'), space: q.get('space'), limit: readLimit(url), cursor: readCursor(url, isSearchCursor) });
     return json({ hits: r.hits, nextCursor: r.next ? encodeCursor(r.next) : null });
   });

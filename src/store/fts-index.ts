@@ -1,0 +1,160 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { nativeBindingOption, stmt, type Db } from './db.ts';
+
+// The full-text index lives in a database file of its own, kspace-fts.db next to kspace.db,
+// and is kept up to date off the write path. A page write only appends a row to fts_queue (in
+// kspace.db, in the write's own transaction, so a committed write can never miss the index);
+// the helper process (checkpointer.ts) moves queued pages into the index in transactions of a
+// few hundred, on the other core and under the index file's own write lock. FTS5 work at every
+// commit of the write path (tokenizing, a segment per commit, merges of up to ~15 ms) was ~40 %
+// of a page write's time and the largest cause of slow writes.
+//
+// Searches see every write acknowledged before them: a search first waits until the index has
+// caught up with the queue (FullTextIndex.synced, services.ts). The index is derived data:
+// when kspace-fts.db is missing, belongs to another kspace.db (generation token) or claims
+// more than the queue ever held, it is emptied and every live page queued again.
+
+export const FTS_FILE = 'kspace-fts.db';
+
+// The index holds its own copy of the text (FTS5's snippet() reads it for long bodies; the
+// pages table is in the other file, out of reach of an external-content table).
+const INDEX_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS fts.page_fts USING fts5(
+  title, content,
+  tokenize = 'unicode61 remove_diacritics 2'
+);`;
+const SCHEMA = `${INDEX_TABLE}
+CREATE TABLE IF NOT EXISTS fts.fts_state (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  generation  TEXT NOT NULL,       -- equals derived_state.fts_generation of the kspace.db it indexes
+  indexed_seq INTEGER NOT NULL     -- every fts_queue row up to here is in the index
+);`;
+
+export function ftsFileOf(mainFile: string): string {
+  return path.join(path.dirname(mainFile), FTS_FILE);
+}
+
+/**
+ * A connection to kspace.db with the index attached as `fts`: searches run on it, and so does
+ * indexing. Its transactions are DEFERRED, so writing the index never takes kspace.db's lock.
+ */
+export function openIndexConnection(mainFile: string, cacheMb = 8): Db {
+  // Not fileMustExist: an attached file is opened with the main file's flags, and may be new.
+  const db = new Database(mainFile, nativeBindingOption());
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`cache_size = -${cacheMb * 1024}`);
+  db.prepare('ATTACH DATABASE ? AS fts').run(ftsFileOf(mainFile));
+  db.pragma('fts.journal_mode = WAL');
+  db.pragma('fts.synchronous = NORMAL');
+  db.pragma(`fts.cache_size = -${cacheMb * 1024}`);
+  db.exec(SCHEMA);
+  return db;
+}
+
+/** The last fts_queue sequence number ever given out (AUTOINCREMENT keeps it). */
+export function lastQueued(db: Db): number {
+  const r = stmt(db, "SELECT seq FROM main.sqlite_sequence WHERE name = 'fts_queue'").get() as { seq: number } | undefined;
+  return r?.seq ?? 0;
+}
+
+export function indexedSeq(idx: Db): number {
+  const r = stmt(idx, 'SELECT indexed_seq FROM fts.fts_state WHERE id = 1').get() as { indexed_seq: number } | undefined;
+  return r?.indexed_seq ?? 0;
+}
+
+/**
+ * Called by the server at start, before the helper: when the index is not the one of this
+ * kspace.db (missing, another generation, or ahead of the queue after a restore from backup),
+ * it is emptied under a new generation and every live page is queued again.
+ */
+export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
+  const token = (stmt(main, "SELECT value FROM derived_state WHERE name = 'fts_generation'").get() as { value: string } | undefined)?.value;
+  const state = stmt(idx, 'SELECT generation, indexed_seq FROM fts.fts_state WHERE id = 1').get() as { generation: string; indexed_seq: number } | undefined;
+  if (token && state && state.generation === token && state.indexed_seq <= lastQueued(main)) return { reset: false };
+  const fresh = crypto.randomBytes(12).toString('hex');
+  idx.transaction(() => {
+    emptyIndex(idx);
+    stmt(idx, 'INSERT OR REPLACE INTO fts.fts_state (id, generation, indexed_seq) VALUES (1, ?, 0)').run(fresh);
+  })();
+  // A crash between the two leaves the generations apart: the next start resets again.
+  main.transaction(() => {
+    stmt(main, "INSERT OR REPLACE INTO derived_state (name, value) VALUES ('fts_generation', ?)").run(fresh);
+    stmt(main, 'INSERT INTO fts_queue (page_id) SELECT id FROM pages WHERE deleted_at IS NULL ORDER BY id').run();
+  }).immediate();
+  return { reset: true };
+}
+
+/** Queues a page whose title or body changed (or that was deleted); inside the write's transaction. */
+export function queueForIndex(db: Db, pageId: number): void {
+  stmt(db, 'INSERT INTO fts_queue (page_id) VALUES (?)').run(pageId);
+}
+
+type QueuedRow = { seq: number; page_id: number; title: string | null; content: string | null; deleted_at: string | null };
+
+/**
+ * Moves up to `limit` queued rows into the index in one transaction of the index file; returns
+ * how many rows it took (fewer than `limit`: the queue is drained as of this transaction).
+ * Each page is indexed as it is now, so a page queued many times is indexed once.
+ */
+export function indexQueued(idx: Db, limit: number): { rows: number; seq: number } {
+  return idx.transaction(() => {
+    // A write first: the index file's lock is taken before its state is read (no lost race).
+    stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = indexed_seq WHERE id = 1').run();
+    const from = indexedSeq(idx);
+    const rows = stmt(idx, `SELECT q.seq, q.page_id, p.title, p.content, p.deleted_at
+      FROM main.fts_queue q LEFT JOIN main.pages p ON p.id = q.page_id
+      WHERE q.seq > ? ORDER BY q.seq LIMIT ?`).all(from, limit) as QueuedRow[];
+    if (rows.length === 0) return { rows: 0, seq: from };
+    const del = stmt(idx, 'DELETE FROM fts.page_fts WHERE rowid = ?');
+    const ins = stmt(idx, 'INSERT INTO fts.page_fts (rowid, title, content) VALUES (?, ?, ?)');
+    const done = new Set<number>();
+    for (const r of rows) {
+      if (done.has(r.page_id)) continue;
+      done.add(r.page_id);
+      del.run(r.page_id);
+      if (r.title !== null && r.deleted_at === null) ins.run(r.page_id, r.title, r.content);
+    }
+    const seq = rows[rows.length - 1].seq;
+    stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = ? WHERE id = 1').run(seq);
+    return { rows: rows.length, seq };
+  })();
+}
+
+/** Indexes until the queue is drained; returns the last indexed sequence number. */
+export function indexAll(idx: Db, chunk = 500): number {
+  for (;;) {
+    const r = indexQueued(idx, chunk);
+    if (r.rows < chunk) return r.seq;
+  }
+}
+
+/**
+ * Re-indexes every live page from scratch (POST /links/rebuild). Merging segments while
+ * rebuilding is wasted work: it is switched off, and the index merged into one segment once at
+ * the end, which also serves the first queries best.
+ */
+export function rebuildIndex(idx: Db): void {
+  idx.transaction(() => {
+    stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = indexed_seq WHERE id = 1').run();
+    emptyIndex(idx);
+    stmt(idx, "INSERT INTO fts.page_fts (page_fts, rank) VALUES ('automerge', 0)").run();
+    stmt(idx, `INSERT INTO fts.page_fts (rowid, title, content)
+      SELECT id, title, content FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
+    stmt(idx, "INSERT INTO fts.page_fts (page_fts) VALUES ('optimize')").run();
+    stmt(idx, "INSERT INTO fts.page_fts (page_fts, rank) VALUES ('automerge', 4)").run();
+    // Same snapshot as the pages just read: later queue rows are indexed as usual.
+    stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = ? WHERE id = 1').run(lastQueued(idx));
+  })();
+}
+
+/** Drops and recreates the index table: far cheaper than deleting every row of it. */
+function emptyIndex(idx: Db): void {
+  idx.exec(`DROP TABLE fts.page_fts; ${INDEX_TABLE}`);
+}
+
+/** Removes queue rows the index already holds (run by the server, which owns kspace.db's writes). */
+export function trimQueue(db: Db, upTo: number): void {
+  stmt(db, 'DELETE FROM fts_queue WHERE seq <= ?').run(upTo);
+}

@@ -1,0 +1,122 @@
+import type { Db } from './db.ts';
+import { ensureIndexGeneration, indexAll, indexedSeq, lastQueued, openIndexConnection, trimQueue } from './fts-index.ts';
+
+// The server's side of the full-text index (fts-index.ts): the connection searches run on,
+// "has the index caught up with every acknowledged write?", and trimming the queue. With the
+// helper process running, the helper indexes and the server asks it to catch up when a search
+// needs it; without one (tests, a checkout without a script to start) the server indexes
+// pending pages itself, just before a search.
+
+export type FullTextIndex = {
+  /** kspace.db with the index attached as `fts`; opened on first use. */
+  conn(): Db;
+  /** Resolves once the index holds every page write committed before the call. */
+  synced(): Promise<void>;
+  /** The helper indexes from now on; `send` writes one line to it. */
+  attachHelper(send: (line: string) => void): void;
+  /** The helper is gone: the server indexes by itself again. */
+  detachHelper(): void;
+  /** A line from the helper: "i <seq>" (indexed up to seq), "d <target> <seq>" (caught up with target). */
+  helperLine(line: string): void;
+  close(): void;
+};
+
+/** How long a search waits for the helper before it indexes the rest itself. */
+const HELPER_WAIT_MS = 10_000;
+
+/**
+ * `enqueueWrite` runs a function as a write of the server (the group commit), so that queue
+ * trimming never takes kspace.db's lock outside it.
+ */
+export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Promise<unknown>, cacheMb = 8): FullTextIndex {
+  let idx: Db | null = null;
+  let known = -1; // indexed_seq as last seen; -1: not read yet
+  let trimmed = 0;
+  let send: ((line: string) => void) | null = null;
+  const waiters: Array<{ target: number; resolve: () => void; timer: NodeJS.Timeout }> = [];
+  let trimTimer: NodeJS.Timeout | null = null;
+
+  const conn = (): Db => {
+    if (!idx) {
+      idx = openIndexConnection(db.name, cacheMb);
+      ensureIndexGeneration(db, idx);
+      known = indexedSeq(idx);
+    }
+    return idx;
+  };
+  const advance = (seq: number) => {
+    if (seq > known) known = seq;
+    scheduleTrim();
+  };
+  // Trimming is a write of kspace.db: batched, at most once a second.
+  const scheduleTrim = () => {
+    if (trimTimer || known <= trimmed) return;
+    trimTimer = setTimeout(() => {
+      trimTimer = null;
+      const upTo = known;
+      enqueueWrite(() => trimQueue(db, upTo)).then(() => (trimmed = Math.max(trimmed, upTo)), () => {});
+    }, 1000);
+    trimTimer.unref();
+  };
+  const indexHere = () => {
+    advance(indexAll(conn()));
+  };
+  const settle = (target: number) => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (waiters[i].target <= target) {
+        clearTimeout(waiters[i].timer);
+        waiters[i].resolve();
+        waiters.splice(i, 1);
+      }
+    }
+  };
+
+  return {
+    conn,
+    synced() {
+      conn();
+      const target = lastQueued(db);
+      if (known >= target) return Promise.resolve();
+      if (!send) {
+        indexHere();
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          // The helper is stuck or too far behind: catch up here rather than fail the search.
+          indexHere();
+          settle(target);
+        }, HELPER_WAIT_MS);
+        waiters.push({ target, resolve, timer });
+        send!(`s ${target}`);
+      });
+    },
+    attachHelper(fn) {
+      send = fn;
+    },
+    detachHelper() {
+      send = null;
+      if (waiters.length) {
+        indexHere();
+        settle(Infinity);
+      }
+    },
+    helperLine(line) {
+      const [kind, a, b] = line.split(' ');
+      if (kind === 'i') advance(Number(a));
+      else if (kind === 'd') {
+        advance(Number(b));
+        settle(Number(a));
+      }
+    },
+    close() {
+      if (trimTimer) clearTimeout(trimTimer);
+      for (const w of waiters.splice(0)) {
+        clearTimeout(w.timer);
+        w.resolve();
+      }
+      idx?.close();
+      idx = null;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { FTS_FILE } from '../../src/store/fts-index.ts';
+import { startServer } from '../support/server.ts';
+
+// The full-text index lives in kspace-fts.db and is kept by the helper process, off the write
+// path (src/store/fts-index.ts). These run `kspace serve` as a child process, helper included.
+
+let dir: string;
+let server: ChildServer | undefined;
+afterEach(async () => {
+  await server?.stop('SIGKILL');
+  server = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const put = (s: ChildServer, p: string, body: object) =>
+  fetch(`${s.url}/pages/kb/${p}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify(body) });
+const hits = async (s: ChildServer, q: string): Promise<string[]> => {
+  const r = await fetch(`${s.url}/search?${new URLSearchParams({ q })}`, { headers: authHeaders() });
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { hits: Array<{ path: string }> }).hits.map((h) => h.path).sort();
+};
+const start = async () => {
+  server = await startChild(dir);
+  return server;
+};
+const queueLength = () => {
+  const db = new Database(path.join(dir, 'kspace.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM fts_queue').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+describe('full-text index kept by the helper', () => {
+  it('a search sees every write acknowledged before it: creates, updates, deletes', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+    const s = await start();
+    await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+    for (let i = 0; i < 15; i++) {
+      expect((await put(s, `p${i}`, { title: `P${i}`, content: `walrus number${i}` })).status).toBe(201);
+      expect(await hits(s, `number${i}`)).toEqual([`p${i}`]); // at once, no waiting in the test
+    }
+    expect((await hits(s, 'walrus')).length).toBe(15);
+    expect((await put(s, 'p3', { title: 'P3', content: 'narwhal only' })).status).toBe(200);
+    expect(await hits(s, 'number3')).toEqual([]);
+    expect(await hits(s, 'narwhal')).toEqual(['p3']);
+    expect((await fetch(`${s.url}/pages/kb/p4`, { method: 'DELETE', headers: authHeaders() })).status).toBe(204);
+    expect(await hits(s, 'number4')).toEqual([]);
+    expect((await hits(s, 'walrus')).length).toBe(13);
+    // Queue rows the index holds are trimmed by the server (about a second later).
+    const deadline = Date.now() + 5000;
+    while (queueLength() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(queueLength()).toBe(0);
+  });
+
+  it('acknowledged writes reach the index after a SIGKILL, and a lost index file is rebuilt from the pages', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+    let s = await start();
+    await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+    const acked = await Promise.all(Array.from({ length: 40 }, (_, i) => put(s, `k${i}`, { title: `K${i}`, content: `okapi item${i}` })));
+    expect(acked.every((r) => r.status === 201)).toBe(true);
+    await s.stop('SIGKILL'); // no time to index: the queue rows carry the work over
+    s = await start();
+    expect((await hits(s, 'okapi')).length).toBe(40);
+    await s.stop();
+    fs.rmSync(path.join(dir, FTS_FILE));
+    s = await start();
+    expect((await hits(s, 'okapi')).length).toBe(40);
+    expect(await hits(s, 'item7')).toEqual(['k7']);
+  });
+
+  it("an index file of another database is not trusted: it is emptied and rebuilt", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-other-'));
+    try {
+      let s = await start();
+      await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+      await put(s, 'mine', { title: 'Mine', content: 'tapir' });
+      expect(await hits(s, 'tapir')).toEqual(['mine']);
+      await s.stop();
+      server = await startChild(other);
+      await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+      await put(server, 'theirs', { title: 'Theirs', content: 'tapir elsewhere' });
+      expect(await hits(server, 'tapir')).toEqual(['theirs']);
+      await server.stop();
+      for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(FTS_FILE))) fs.rmSync(path.join(dir, f));
+      fs.copyFileSync(path.join(other, FTS_FILE), path.join(dir, FTS_FILE));
+      s = await start();
+      expect(await hits(s, 'tapir')).toEqual(['mine']);
+    } finally {
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('full-text index, schema version 1 databases', () => {
+  it('moves the index out of kspace.db and indexes every live page again', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+    let srv = await startServer({}, { dataDir: dir, keepData: true });
+    await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' });
+    await srv.admin.put('/pages/kb/old', { title: 'Old', content: 'quokka' });
+    await srv.admin.put('/pages/kb/gone', { title: 'Gone', content: 'quokka' });
+    await srv.admin.del('/pages/kb/gone');
+    await srv.close();
+    // What version 1 had: the index inside kspace.db, no queue.
+    const db = new Database(path.join(dir, 'kspace.db'));
+    db.exec(`DROP TABLE fts_queue; DROP TABLE derived_state;
+      CREATE VIEW page_fts_source AS SELECT id, title, content FROM pages WHERE deleted_at IS NULL;
+      CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = 'page_fts_source', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+      INSERT INTO page_fts (page_fts) VALUES ('rebuild');
+      PRAGMA user_version = 1;`);
+    db.close();
+    for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(FTS_FILE))) fs.rmSync(path.join(dir, f));
+    srv = await startServer({}, { dataDir: dir });
+    try {
+      expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(2);
+      expect(srv.svc.db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name LIKE 'page_fts%'").get()).toEqual({ n: 0 });
+      expect((await srv.admin.get('/search?q=quokka')).body.hits.map((h: { path: string }) => h.path)).toEqual(['old']);
+    } finally {
+      await srv.close();
+    }
+  });
+});
