@@ -100,55 +100,12 @@ export function plannedOnce(sql: string): string {
 /** Runs `fn` in one BEGIN IMMEDIATE transaction (a savepoint when nested); never awaited. */
 export function tx<T>(db: Db, fn: () => T): T {
   if (db.inTransaction) return withinSavepoint(db, fn);
-  try {
-    return db.transaction(() => {
-      const result = fn();
-      runDeferred(db);
-      return result;
-    }).immediate();
-  } catch (e) {
-    dropDeferred(db, 0);
-    throw e;
-  }
+  return db.transaction(fn).immediate();
 }
 
-// Work that belongs to the current transaction but must run outside every savepoint in it:
-// FTS5 flushes its pending index data to a new segment at each SAVEPOINT, so full-text updates
-// made inside per-write savepoints cost a segment (and its merges) per page write. Queued
-// here, they run once before COMMIT, and a savepoint that rolls back drops its own.
-const deferred = new WeakMap<Db, Array<() => void>>();
-
-/** Runs `fn` just before the current transaction commits (at once outside a transaction). */
-export function deferUntilCommit(db: Db, fn: () => void): void {
-  if (!db.inTransaction) return fn();
-  let queue = deferred.get(db);
-  if (!queue) deferred.set(db, (queue = []));
-  queue.push(fn);
-}
-
-/** Runs the queued work; the outermost transaction calls it last, outside any savepoint. */
-export function runDeferred(db: Db): void {
-  const queue = deferred.get(db);
-  if (!queue) return;
-  deferred.delete(db);
-  for (const fn of queue) fn();
-}
-
-/** Drops the work queued after `mark` (a rolled-back savepoint's); 0 drops it all. */
-export function dropDeferred(db: Db, mark: number): void {
-  const queue = deferred.get(db);
-  if (queue) queue.length = Math.min(queue.length, mark);
-}
-
-/** Runs `fn` in a savepoint of the open transaction; its deferred work goes if it rolls back. */
+/** Runs `fn` in a savepoint of the open transaction: if it throws, only its own changes go. */
 export function withinSavepoint<T>(db: Db, fn: () => T): T {
-  const mark = deferred.get(db)?.length ?? 0;
-  try {
-    return db.transaction(fn)();
-  } catch (e) {
-    dropDeferred(db, mark);
-    throw e;
-  }
+  return db.transaction(fn)();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { dropDeferred, runDeferred, withinSavepoint, type Db } from './db.ts';
+import { withinSavepoint, type Db } from './db.ts';
 
 // Group commit: writes that arrive in the same turn of the event loop share one BEGIN IMMEDIATE
 // … COMMIT, each inside its own savepoint, so one failing write rolls back only itself. A commit
@@ -40,10 +40,8 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
             outcomes.push({ ok: false, value: e });
           }
         }
-        runDeferred(db); // once per batch, outside the jobs' savepoints (see deferUntilCommit)
       }).immediate();
     } catch (e) {
-      dropDeferred(db, 0);
       for (const job of jobs) job.reject(e);
       runAfter();
       return;
