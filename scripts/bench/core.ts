@@ -1,7 +1,7 @@
 // Core figures (issue 2): the floors (bare node:http, raw better-sqlite3 one transaction per page)
 // and kspace PUT/GET over 16 connections, with the server's RSS.
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,9 @@ type ServerRun = { put: LoadResult; get: LoadResult; rssMb: number };
 /** PUT every page, then GET random pages, against a fresh server; `command` runs the executable. */
 async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: string[]): Promise<ServerRun> {
   const n = pages.length;
+  // Start with a quiet disk: the floor before (and the previous server) leave tens of MB to write
+  // back, which would otherwise land on this run's fsyncs.
+  spawnSync('sync');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-core-'));
   const server = await startChild(dir, {}, command);
   try {
