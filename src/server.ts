@@ -35,7 +35,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
   if (config.port === 0 && !process.env.SERVICE_BASE_URL) svc.config.baseUrl = url;
-  svc.fts.conn(); // the index is checked (and reset if it is not this database's) before the helper starts
+  svc.fts.check(); // the index is checked (and reset if it is not this database's) before the helper starts
   const checkpointer: Checkpointer | null = withCheckpointer
     ? startCheckpointer(db, db.name, { log: (m) => log.warn(m), holdWrites: () => svc.writes.hold(), fts: svc.fts })
     : null;

@@ -10,6 +10,8 @@ import { ensureIndexGeneration, indexAll, indexedSeq, lastQueued, openIndexConne
 export type FullTextIndex = {
   /** kspace.db with the index attached as `fts`; opened on first use. */
   conn(): Db;
+  /** Checks the index is this database's (else resets it) without keeping a connection open. */
+  check(): void;
   /** Resolves once the index holds every page write committed before the call. */
   synced(): Promise<void>;
   /** The helper indexes from now on; `send` writes one line to it. */
@@ -73,6 +75,14 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
 
   return {
     conn,
+    check() {
+      const open = idx !== null;
+      conn();
+      if (!open) {
+        idx!.close(); // reopened by the first search: a server that only takes writes keeps no cache for it
+        idx = null;
+      }
+    },
     synced() {
       conn();
       const target = lastQueued(db);
