@@ -63,6 +63,15 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
   const indexHere = () => {
     advance(indexAll(conn()));
   };
+  // From a timer or the helper's exit: a failure must not escape (the waiting searches then run
+  // on the index as it is, and say nothing false about pages they find).
+  const indexHereQuietly = () => {
+    try {
+      indexHere();
+    } catch {
+      // the next search tries again
+    }
+  };
   const settle = (target: number) => {
     for (let i = waiters.length - 1; i >= 0; i--) {
       if (waiters[i].target <= target) {
@@ -94,7 +103,7 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           // The helper is stuck or too far behind: catch up here rather than fail the search.
-          indexHere();
+          indexHereQuietly();
           settle(target);
         }, HELPER_WAIT_MS);
         waiters.push({ target, resolve, timer });
@@ -107,7 +116,7 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
     detachHelper() {
       send = null;
       if (waiters.length) {
-        indexHere();
+        indexHereQuietly();
         settle(Infinity);
       }
     },

@@ -100,6 +100,35 @@ describe('full-text index kept by the helper', () => {
   });
 });
 
+describe('full-text index without its helper', () => {
+  it('a search still sees every acknowledged write after the helper died: the server indexes them itself', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+    const s = await start();
+    await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+    await put(s, 'before', { title: 'Before', content: 'ibex' });
+    expect(await hits(s, 'ibex')).toEqual(['before']);
+    const helpers = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === s.proc.pid
+          && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('internal-checkpointer');
+      } catch {
+        return false;
+      }
+    });
+    expect(helpers).toHaveLength(1);
+    process.kill(Number(helpers[0]), 'SIGKILL');
+    const deadline = Date.now() + 5000;
+    while (!s.stderr().includes('checkpointer exited') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(s.stderr()).toContain('checkpointer exited');
+    for (let i = 0; i < 5; i++) {
+      expect((await put(s, `after${i}`, { title: `After ${i}`, content: `ibex later${i}` })).status).toBe(201);
+      expect(await hits(s, `later${i}`)).toEqual([`after${i}`]);
+    }
+    expect((await hits(s, 'ibex')).length).toBe(6);
+  });
+});
+
 describe('full-text index, schema version 1 databases', () => {
   it('moves the index out of kspace.db and indexes every live page again', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
