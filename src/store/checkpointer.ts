@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sea from 'node:sea';
@@ -26,15 +27,17 @@ import type { FullTextIndex } from './fts-sync.ts';
 // ("hold" on its standard output; the server answers "held" on the helper's standard input),
 // copies that short tail, makes the first write of the new log itself (one row: the new log
 // header's fsync then covers a few KB, not the ~1 MB of the server's next batch, 10–20 ms
-// here), and lets go ("release"). Writes wait ~5–15 ms for it, where the server's own safety
-// checkpoint (which did it before) stalled them 45–60 ms; a hold lasts at most MAX_HOLD_MS
-// whatever the helper does. Every hold is a short stall of all in-flight writes, so they are
-// spaced out: 48,000 pages (~1.5 s of sustained 2 KB writes here) put the PUT p99 at 15–22 ms
-// against 21–24 ms at 16,000 pages. The WAL file so stays under ~230 MB; it is reused from its
-// start, not cut back (a journal_size_limit, which makes it grow again every cycle, made
-// writes slower), and SQLite removes it when the server stops.
+// here), and lets go ("release"). The pass during the hold is the first to reach the end of the
+// log, so it is the one that fsyncs the database file: the helper syncs that file after every
+// pass (syncDb) so that little is left to flush then. Writes wait ~6–10 ms for a hold here (26–34
+// ms without syncDb), where the server's own safety checkpoint, which restarted the log before,
+// stalled them 45–60 ms; a hold lasts at most MAX_HOLD_MS whatever the helper does. Restarting
+// at 32,000 pages leaves room for the passes that shorten the tail (the log reached ~60,000
+// pages from 48,000) before the 64,000-page safety checkpoint. The WAL file so stays under
+// ~180 MB; it is reused from its start, not cut back (a journal_size_limit, which makes it grow
+// again every cycle, made writes slower), and SQLite removes it when the server stops.
 export const SAFETY_CHECKPOINT_PAGES = 64_000;
-export const RESTART_PAGES = 48_000;
+export const RESTART_PAGES = 32_000;
 const TAIL_PAGES = 600;
 const INTERVAL_MS = 250;
 const MAX_HOLD_MS = 200;
@@ -119,6 +122,20 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES): P
   const db = new Database(dbFile, { fileMustExist: true, ...nativeBindingOption() });
   db.pragma('busy_timeout = 100');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  // A PASSIVE pass that does not reach the end of the log (under writes, none does) syncs the
+  // WAL but not the database file: everything copied since the last restart waits in the page
+  // cache for the one pass that does reach the end, the one during the hold (26–28 ms here).
+  // Syncing the database file after every pass keeps that to the last tail. A descriptor of our
+  // own, opened once and closed only after SQLite's connections (closing any descriptor of the
+  // file would drop this process's POSIX locks on it).
+  const dbFd = fs.openSync(dbFile, 'r');
+  const syncDb = () => {
+    try {
+      fs.fdatasyncSync(dbFd);
+    } catch {
+      // the next pass tries again
+    }
+  };
   // The first write after a complete backfill starts the log again, and fsyncs its new header:
   // a one-row write here costs that fsync on a few KB, where the server's next batch would pay
   // it on ~1 MB of frames (10–20 ms here) with every write of the batch waiting.
@@ -142,6 +159,7 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES): P
   let lastLog = 0;
   const tick = () => {
     const r = pass();
+    syncDb();
     let next = INTERVAL_MS;
     if (r && r.log >= restartPages && !asked) {
       if (r.log - lastLog < TAIL_PAGES) {
@@ -198,6 +216,7 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES): P
       clearTimeout(indexTimer);
       idx.close();
       db.close();
+      fs.closeSync(dbFd);
       resolve();
     };
     process.stdin.on('end', done);
