@@ -66,7 +66,6 @@ CREATE TABLE pages (
   deleted_at  TEXT,
   UNIQUE (space_id, path)
 );
-CREATE INDEX pages_live_path ON pages(space_id, path) WHERE deleted_at IS NULL;
 
 -- Append-only history: triggers below refuse UPDATE and DELETE.
 CREATE TABLE revisions (

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { FTS_FILE } from '../../src/store/fts-index.ts';
+import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { startServer } from '../support/server.ts';
 
 // The full-text index lives in kspace-fts.db and is kept by the helper process, off the write
@@ -129,8 +130,8 @@ describe('full-text index without its helper', () => {
   });
 });
 
-describe('full-text index, schema version 1 databases', () => {
-  it('moves the index out of kspace.db and indexes every live page again', async () => {
+describe('schema version 1 databases', () => {
+  it('are migrated: the index leaves kspace.db (every live page indexed again), the second path index goes', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
     let srv = await startServer({}, { dataDir: dir, keepData: true });
     await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' });
@@ -144,13 +145,14 @@ describe('full-text index, schema version 1 databases', () => {
       CREATE VIEW page_fts_source AS SELECT id, title, content FROM pages WHERE deleted_at IS NULL;
       CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = 'page_fts_source', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO page_fts (page_fts) VALUES ('rebuild');
+      CREATE INDEX pages_live_path ON pages(space_id, path) WHERE deleted_at IS NULL;
       PRAGMA user_version = 1;`);
     db.close();
     for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(FTS_FILE))) fs.rmSync(path.join(dir, f));
     srv = await startServer({}, { dataDir: dir });
     try {
-      expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(2);
-      expect(srv.svc.db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name LIKE 'page_fts%'").get()).toEqual({ n: 0 });
+      expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(srv.svc.db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name LIKE 'page_fts%' OR name = 'pages_live_path'").get()).toEqual({ n: 0 });
       expect((await srv.admin.get('/search?q=quokka')).body.hits.map((h: { path: string }) => h.path)).toEqual(['old']);
     } finally {
       await srv.close();

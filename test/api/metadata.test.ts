@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -147,7 +148,7 @@ describe('storage', () => {
   it('runs in WAL mode with foreign keys on and the current schema version', () => {
     expect(srv.svc.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(srv.svc.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
   });
 
   it('answers metadata lookups through the index, not a scan', () => {
