@@ -114,7 +114,7 @@ export function withinSavepoint<T>(db: Db, fn: () => T): T {
  * reads such as an export, which must neither block writers nor see a half-applied import.
  */
 export function openSnapshot(db: Db): Db {
-  const reader = new Database(db.name, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding: nativeBinding as never } : {}) });
+  const reader = new Database(db.name, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
   reader.pragma('busy_timeout = 5000');
   reader.exec('BEGIN');
   snapshots.add(reader);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateKey } from '../../src/domain/principals.ts';
-import { parseFilters } from '../../src/domain/records/filters.ts';
+import { parseFilters } from '../../src/domain/search/filters.ts';
 import { queryRecords, type RecordCursor, type RecordHit } from '../../src/store/records.ts';
 import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 import { putTemplate } from '../support/records.ts';

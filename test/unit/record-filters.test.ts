@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFilters } from '../../src/domain/records/filters.ts';
+import { parseFilters } from '../../src/domain/search/filters.ts';
 import { parseTemplateRef, stampOf, templateNameOf } from '../../src/domain/records/templates.ts';
 
 const one = (f: unknown) => parseFilters(JSON.stringify([f]));

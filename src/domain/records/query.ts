@@ -6,7 +6,7 @@ import { checkKey, typed, type Metadata } from '../metadata.ts';
 import { resolveSpace } from '../spaces.ts';
 import { iterateReadableRecords, queryRecords, type RecordCursor } from '../../store/records.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
-import { parseFilters } from './filters.ts';
+import { parseFilters } from '../search/filters.ts'; // the same `filters` as GET /search/metadata
 import { validateRecord, type RecordType } from './schema.ts';
 import { loadTemplateForWrite, stampOf } from './templates.ts';
 
