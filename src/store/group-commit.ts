@@ -1,4 +1,4 @@
-import { withinSavepoint, type Db } from './db.ts';
+import { tx, withinSavepoint, type Db } from './db.ts';
 
 // Group commit: writes that arrive in the same turn of the event loop share one BEGIN IMMEDIATE
 // … COMMIT, each inside its own savepoint, so one failing write rolls back only itself. A commit
@@ -32,7 +32,7 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
     if (queue.length) schedule();
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     try {
-      db.transaction(() => {
+      tx(db, () => {
         for (const job of jobs) {
           try {
             outcomes.push({ ok: true, value: withinSavepoint(db, job.fn) });
@@ -40,7 +40,7 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
             outcomes.push({ ok: false, value: e });
           }
         }
-      }).immediate();
+      });
     } catch (e) {
       for (const job of jobs) job.reject(e);
       runAfter();
