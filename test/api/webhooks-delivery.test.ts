@@ -44,6 +44,19 @@ async function log(id: string): Promise<any[]> {
   return r.body.deliveries;
 }
 
+/**
+ * The delivery log once it holds `n` entries: the receiver sees a request before the server has
+ * read the answer and logged the attempt, so a log read right after `rx.waitFor` can be one short.
+ */
+async function logOf(id: string, n: number): Promise<any[]> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const entries = await log(id);
+    if (entries.length >= n || Date.now() > deadline) return entries;
+    await sleep(10);
+  }
+}
+
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
 describe('payload and headers', () => {
@@ -82,7 +95,7 @@ describe('payload and headers', () => {
       const tampered = { ...rec, body: Buffer.concat([rec.body, Buffer.from(' ')]) };
       expect(verifySignatures(wh.secret, tampered)).toEqual({ service: false, standard: false });
     }
-    const entries = await log(wh.id);
+    const entries = await logOf(wh.id, 4);
     expect(entries).toHaveLength(4);
     for (const e of entries) expect(e).toMatchObject({ attempt: 1, outcome: 'delivered', status: 200 });
   });
@@ -102,8 +115,7 @@ describe('retries', () => {
     expect(gaps[0]).toBeGreaterThanOrEqual(45);
     expect(gaps[1]).toBeGreaterThanOrEqual(95);
     expect(gaps[2]).toBeGreaterThanOrEqual(145);
-    await sleep(100);
-    const entries = await log(wh.id);
+    const entries = await logOf(wh.id, 4);
     expect(entries.map((e) => [e.attempt, e.outcome, e.status])).toEqual([
       [4, 'delivered', 200], [3, 'retrying', 500], [2, 'retrying', 500], [1, 'retrying', 500],
     ]);
@@ -128,8 +140,7 @@ describe('retries', () => {
     const wh = await subscribe('/r3', { spaceSlug: 'retry' });
     await srv.admin.put('/pages/retry/three', { title: 'Three' });
     await rx.waitFor(() => rx.on('/r3').length === 2);
-    await sleep(100);
-    const entries = await log(wh.id);
+    const entries = await logOf(wh.id, 2);
     expect(entries.map((e) => [e.attempt, e.outcome])).toEqual([[2, 'delivered'], [1, 'retrying']]);
     expect(entries[1].status).toBeUndefined();
     expect(entries[1].error).toMatch(/timed out after 300 ms/);
@@ -142,9 +153,8 @@ describe('retries', () => {
     const wh = await subscribe('/r4', { spaceSlug: 'retry' });
     await srv.admin.put('/pages/retry/four', { title: 'Four' });
     await rx.waitFor(() => rx.on('/r4').length === 2);
-    await sleep(100);
+    const entries = await logOf(wh.id, 2);
     expect(rx.on('/elsewhere')).toHaveLength(0);
-    const entries = await log(wh.id);
     expect(entries.map((e) => [e.attempt, e.outcome, e.status])).toEqual([[2, 'delivered', 200], [1, 'retrying', 302]]);
   });
 
