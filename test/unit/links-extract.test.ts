@@ -178,6 +178,17 @@ describe('extractLinks', () => {
     ['bare base URL in capitals, trailing paren', '(HTTPS://WIKI.EXAMPLE/kspace/pages/t/y)', [ref('y', 't')]],
     ['bare base URL next to an inline link', '[x](/pages/s/x) then www.example.com and http://127.0.0.1:8080/pages/s/y', [ref('x'), ref('y')]],
     ['links in lists, quotes, tables, headings', '# [h](/pages/s/h)\n\n- [l](/pages/s/l)\n\n> [q](/pages/s/q)\n\n| a |\n|---|\n| [t](/pages/s/t) |', [ref('h'), ref('l'), ref('q'), ref('t')]],
+    // The parser runs without emphasis, strikethrough, entities and hard breaks (extract.ts):
+    // none of them may make or unmake a link.
+    ['links inside emphasis and strikethrough', '*[a](/pages/s/a)* **[b](/pages/s/b)** _[c](/pages/s/c)_ ~~[d](/pages/s/d)~~', [ref('a'), ref('b'), ref('c'), ref('d')]],
+    ['emphasis delimiters inside a link label', '[*a*](/pages/s/a) [**b](/pages/s/b) [_c_][r]\n\n[r]: /pages/s/c', [ref('a'), ref('b'), ref('c')]],
+    ['a label over a hard break', '[a  \nb](/pages/s/x)', [ref('x')]],
+    ['an entity in the destination', '[x](/pages/s/a&amp;b)', [ref('a&b')]],
+    ['an entity spelling a bracket starts no link', '&#91;x](/pages/s/x)', []],
+    ['CRLF line ends', '[x][r]\r\n\r\n[r]: /pages/s/x\r\n', [ref('x')]],
+    ['CR line ends', 'a\r[x][r]\r\r[r]: /pages/s/x', [ref('x')]],
+    ['NUL in the text', 'a\0 [x](/pages/s/x)', [ref('x')]],
+    ['only the paragraph with a bracket', 'plain\n\n[x](/pages/s/x)\n\nplain again', [ref('x')]],
     ['mixed internal and external', '[a](https://x.example) [b](/pages/s/b) [c](mailto:c@x) [d](#top)', [ref('b')]],
   ])('%s', (_name, content, expected) => {
     expect(extractLinks(content, FROM, BASES)).toEqual(expected);
