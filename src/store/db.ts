@@ -120,43 +120,101 @@ function control(db: Db): Control {
   return c;
 }
 
-function synchronous<T>(result: T): T {
-  if (result && typeof (result as { then?: unknown }).then === 'function') {
-    throw new TypeError('Transaction function cannot return a promise');
-  }
-  return result;
-}
-
 /** Runs `fn` in one BEGIN IMMEDIATE transaction (a savepoint when nested); never awaited. */
 export function tx<T>(db: Db, fn: () => T): T {
-  if (db.inTransaction) return withinSavepoint(db, fn);
-  const c = control(db);
-  c.begin.run();
-  try {
-    const result = synchronous(fn());
-    c.commit.run();
-    return result;
-  } catch (e) {
-    if (db.inTransaction) c.rollback.run();
-    throw e;
-  }
+  return bracket(db, fn, db.inTransaction);
 }
 
 /** Runs `fn` in a savepoint of the open transaction: if it throws, only its own changes go. */
 export function withinSavepoint<T>(db: Db, fn: () => T): T {
+  return bracket(db, fn, true);
+}
+
+/**
+ * Changes that many writes of one transaction make to the same few rows (key statistics: every
+ * page write adds to its keys' counts) collected as entries and written once, just before the
+ * outermost COMMIT of a transaction opened by `tx`. Entries added inside a savepoint that rolls
+ * back are dropped with it. `add` returns false outside such a transaction (the caller then
+ * writes at once).
+ */
+export type CommitLog<E> = { add(db: Db, entry: E): boolean; pending(db: Db): number };
+
+// Per connection: how many `tx`/savepoint levels are open, the entries of every log (log, entry,
+// log, entry, …) and, per open level, how many entries there were when it opened.
+type LogState = { depth: number; entries: unknown[]; marks: number[] };
+const logStates = new WeakMap<Db, LogState>();
+type AnyLog = { flush: (db: Db, entries: never[]) => void };
+const logs: AnyLog[] = [];
+
+/** A commit log (see CommitLog); `flush` gets the entries of one transaction in the order added. */
+export function commitLog<E>(flush: (db: Db, entries: E[]) => void): CommitLog<E> {
+  const self: AnyLog = { flush: flush as AnyLog['flush'] };
+  logs.push(self);
+  return {
+    add(db, entry) {
+      const st = logStates.get(db);
+      if (!st || st.depth === 0) return false;
+      st.entries.push(self, entry);
+      return true;
+    },
+    pending(db) {
+      const entries = logStates.get(db)?.entries ?? [];
+      let n = 0;
+      for (let i = 0; i < entries.length; i += 2) if (entries[i] === self) n++;
+      return n;
+    },
+  };
+}
+
+function flushLogs(db: Db, entries: unknown[]): void {
+  for (const log of logs) {
+    const mine: unknown[] = [];
+    for (let i = 0; i < entries.length; i += 2) if (entries[i] === log) mine.push(entries[i + 1]);
+    if (mine.length) log.flush(db, mine as never[]);
+  }
+}
+
+// What better-sqlite3's transaction functions do: open, run `fn`, close; when `fn` (or the close)
+// throws, roll back, and release a savepoint rolled back to. Plus the commit log's bookkeeping.
+function bracket<T>(db: Db, fn: () => T, nested: boolean): T {
   const c = control(db);
-  c.savepoint.run();
+  let st = logStates.get(db);
+  if (!st) logStates.set(db, (st = { depth: 0, entries: [], marks: [] }));
+  // A savepoint inside a transaction that `tx` did not open (migrations) keeps depth 0.
+  const managed = !nested || st.depth > 0;
+  (nested ? c.savepoint : c.begin).run();
+  if (managed) {
+    st.depth++;
+    st.marks.push(st.entries.length);
+  }
   try {
-    const result = synchronous(fn());
-    c.release.run();
+    const result = fn();
+    if (result && typeof (result as { then?: unknown }).then === 'function') {
+      throw new TypeError('Transaction function cannot return a promise');
+    }
+    if (!nested && st.entries.length) flushLogs(db, st.entries);
+    (nested ? c.release : c.commit).run();
+    if (managed) leave(st, false);
     return result;
   } catch (e) {
+    if (managed) leave(st, true);
     if (db.inTransaction) {
-      c.rollbackTo.run();
-      c.release.run();
+      if (nested) {
+        c.rollbackTo.run();
+        c.release.run();
+      } else {
+        c.rollback.run();
+      }
     }
     throw e;
   }
+}
+
+function leave(st: LogState, rolledBack: boolean): void {
+  st.depth--;
+  const mark = st.marks.pop()!;
+  if (st.depth === 0) st.entries.length = 0;
+  else if (rolledBack) st.entries.length = mark;
 }
 
 /**

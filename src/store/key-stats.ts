@@ -1,4 +1,4 @@
-import { stmt, type Db } from './db.ts';
+import { commitLog, stmt, type Db } from './db.ts';
 import { READABLE_GROUP, callerParams, type Caller } from '../domain/access.ts';
 
 // meta_key_stats: pages per (space, reader set, key, type), kept by the write path so that key
@@ -18,14 +18,36 @@ export function readersOf(db: Db, pageId: number): { spaceId: number; readers: s
   return stmt(db, `SELECT p.space_id AS spaceId, ${READERS} AS readers FROM pages p WHERE p.id = ?`).get(pageId) as never;
 }
 
+type Bump = { spaceId: number; readers: string; key: string; type: string; delta: number };
+
+// A batch of page writes (group commit: 8–16 writes) mostly adds to the same few (key, type)
+// counts: they are summed in the transaction and written once before its COMMIT, one statement
+// per count instead of one per page and count (~10 per page write with five keys).
+const log = commitLog<Bump>((db, bumps) => {
+  const net = new Map<string, Bump>();
+  for (const b of bumps) {
+    const id = `${b.spaceId}\n${b.readers}\n${b.key}\n${b.type}`;
+    const sum = net.get(id);
+    if (sum) sum.delta += b.delta;
+    else net.set(id, { ...b });
+  }
+  for (const b of net.values()) if (b.delta !== 0) write(db, b);
+});
+
 /** Adds `delta` pages to each (key, type) of one space and reader set. */
 export function bumpKeyStats(db: Db, spaceId: number, readers: string, pairs: Array<[string, string]>, delta: number): void {
-  const up = stmt(db, `INSERT INTO meta_key_stats (space_id, readers, key, type, pages) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (space_id, readers, key, type) DO UPDATE SET pages = pages + excluded.pages`);
-  for (const [key, type] of pairs) up.run(spaceId, readers, key, type, delta);
+  for (const [key, type] of pairs) {
+    const bump = { spaceId, readers, key, type, delta };
+    if (!log.add(db, bump)) write(db, bump);
+  }
+}
+
+function write(db: Db, { spaceId, readers, key, type, delta }: Bump): void {
+  stmt(db, `INSERT INTO meta_key_stats (space_id, readers, key, type, pages) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (space_id, readers, key, type) DO UPDATE SET pages = pages + excluded.pages`).run(spaceId, readers, key, type, delta);
   if (delta < 0) {
-    const drop = stmt(db, 'DELETE FROM meta_key_stats WHERE space_id = ? AND readers = ? AND key = ? AND type = ? AND pages <= 0');
-    for (const [key, type] of pairs) drop.run(spaceId, readers, key, type);
+    stmt(db, 'DELETE FROM meta_key_stats WHERE space_id = ? AND readers = ? AND key = ? AND type = ? AND pages <= 0')
+      .run(spaceId, readers, key, type);
   }
 }
 
@@ -41,6 +63,8 @@ export function readableKeyStats(db: Db, caller: Caller, spaceId: number | null)
 
 /** Recounts the organisation's key stats from the metadata index, in one ordered pass over it. */
 export function rebuildKeyStats(db: Db, orgId: number): void {
+  // Counts summed earlier in this transaction would be added again on top of the recount.
+  if (log.pending(db) > 0) throw new Error('rebuildKeyStats: key stats of this transaction are not written yet');
   stmt(db, 'DELETE FROM meta_key_stats WHERE space_id IN (SELECT id FROM spaces WHERE org_id = ?)').run(orgId);
   // Per page and key (page_meta's primary-key order, so no sort): which types its values have.
   // Then per space, reader set and key: how many pages have each.

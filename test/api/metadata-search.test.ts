@@ -181,12 +181,13 @@ describe('GET /search/metadata', () => {
   });
 });
 
+async function keys(c: Client, space?: string) {
+  const r = await c.get(`/search/metadata/keys${space ? `?space=${space}` : ''}`);
+  expect(r.status).toBe(200);
+  return Object.fromEntries(r.body.map((k: any) => [k.key, { types: k.types, pages: k.pages }]));
+}
+
 describe('GET /search/metadata/keys', () => {
-  const keys = async (c: Client, space?: string) => {
-    const r = await c.get(`/search/metadata/keys${space ? `?space=${space}` : ''}`);
-    expect(r.status).toBe(200);
-    return Object.fromEntries(r.body.map((k: any) => [k.key, { types: k.types, pages: k.pages }]));
-  };
 
   it('lists each key with its value types and page count', async () => {
     const k = await keys(srv.admin, 'meta');
@@ -217,6 +218,38 @@ describe('GET /search/metadata/keys', () => {
     expect((await keys(bob)).secretkey).toEqual({ types: ['number'], pages: 1 });
     expect((await keys(srv.admin)).secretkey).toBeUndefined();
     expect((await srv.admin.get('/search/metadata/keys?space=~bob')).status).toBe(404);
+  });
+});
+
+describe('key counts under concurrent writes', () => {
+  // Writes that arrive together share one transaction (group commit); their key counts are summed
+  // and written once before its COMMIT (store/key-stats.ts). A write that fails in the batch must
+  // leave no count behind, and the counts must equal a recount from the metadata index.
+  it('equal a recount after a burst of creates, updates, patches, deletes and refused writes', async () => {
+    await srv.admin.post('/spaces', { slug: 'burst', name: 'Burst' });
+    const ops: Array<Promise<{ status: number }>> = [];
+    for (let i = 0; i < 40; i++) ops.push(srv.admin.put(`/pages/burst/b${i}`, { title: `B${i}`, metadata: { k: i, even: i % 2 === 0, tag: [`t${i % 3}`] } }));
+    for (let i = 0; i < 10; i++) ops.push(srv.admin.put(`/pages/burst/bad${i}`, { title: `Bad${i}`, metadata: { k: { nested: true } } })); // 400
+    for (let i = 0; i < 10; i++) ops.push(srv.admin.put(`/pages/burst/c${i}`, { title: `C${i}`, metadata: { k: 'x' }, baseVersion: 3 })); // 409
+    const first = await Promise.all(ops);
+    expect(first.filter((r) => r.status === 201)).toHaveLength(40);
+    expect(first.filter((r) => r.status >= 400)).toHaveLength(20);
+    const second = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => srv.admin.del(`/pages/burst/b${i}`)),
+      ...Array.from({ length: 10 }, (_, i) => srv.admin.patch(`/pages/burst/b${10 + i}/metadata`, { set: { k: null, extra: 'e' } })),
+      ...Array.from({ length: 10 }, (_, i) => srv.admin.put(`/pages/burst/b${20 + i}`, { title: `B${20 + i}`, metadata: { even: 'no' } })),
+      ...Array.from({ length: 5 }, (_, i) => srv.admin.patch(`/pages/burst/b${30 + i}/metadata`, { set: { k: [{}] } })), // 400
+    ]);
+    expect(second.filter((r) => r.status >= 400)).toHaveLength(5);
+    const counted = await keys(srv.admin, 'burst');
+    expect(counted).toEqual({
+      k: { types: ['number'], pages: 10 }, // b30…b39 kept theirs; b10…b19 lost it; b20…b29 were replaced without
+      even: { types: ['boolean', 'string'], pages: 30 },
+      tag: { types: ['list', 'string'], pages: 20 },
+      extra: { types: ['string'], pages: 10 },
+    });
+    expect((await srv.admin.post('/links/rebuild', {})).status).toBe(200);
+    expect(await keys(srv.admin, 'burst')).toEqual(counted);
   });
 });
 

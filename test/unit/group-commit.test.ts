@@ -1,22 +1,15 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDb, type TempDb } from '../support/temp-db.ts';
 import { createGroupCommit } from '../../src/store/group-commit.ts';
 
-let dir: string;
+let t: TempDb;
 let db: Database.Database;
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-gc-'));
-  db = new Database(path.join(dir, 'x.db'));
-  db.pragma('journal_mode = WAL');
-  db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)');
+  t = tempDb('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)');
+  db = t.db;
 });
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => t.close());
 
 const rows = () => db.prepare('SELECT k, v FROM t ORDER BY k').all();
 
@@ -48,7 +41,7 @@ describe('group commit', () => {
     expect(seen).toEqual([]);
     expect(await p).toBe(true);
     expect(seen).toEqual(['after: inTransaction=false']);
-    const other = new Database(path.join(dir, 'x.db'), { readonly: true });
+    const other = new Database(t.file, { readonly: true });
     expect(other.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 }); // visible to another connection
     other.close();
   });

@@ -1,22 +1,15 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tx, withinSavepoint } from '../../src/store/db.ts';
+import { tempDb, type TempDb } from '../support/temp-db.ts';
+import { commitLog, tx, withinSavepoint } from '../../src/store/db.ts';
 
-let dir: string;
+let t: TempDb;
 let db: Database.Database;
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-tx-'));
-  db = new Database(path.join(dir, 'x.db'));
-  db.pragma('journal_mode = WAL');
-  db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+  t = tempDb('CREATE TABLE t (k TEXT PRIMARY KEY)');
+  db = t.db;
 });
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => t.close());
 
 const keys = () => db.prepare('SELECT k FROM t ORDER BY k').pluck().all();
 const put = (k: string) => () => db.prepare('INSERT INTO t VALUES (?)').run(k);
@@ -87,7 +80,7 @@ describe('tx and withinSavepoint', () => {
   }
 
   it('tx begins IMMEDIATE: the write lock is held from the start', () => {
-    const other = new Database(path.join(dir, 'x.db'));
+    const other = new Database(t.file);
     other.pragma('busy_timeout = 0');
     try {
       tx(db, () => {
@@ -101,5 +94,98 @@ describe('tx and withinSavepoint', () => {
   it('returns what the function returns', () => {
     expect(tx(db, () => 42)).toBe(42);
     expect(tx(db, () => withinSavepoint(db, () => 'x'))).toBe('x');
+  });
+});
+
+describe('commitLog', () => {
+  // Entries are keys to insert; the flush writes them at the outermost COMMIT, in order.
+  const flushed: string[][] = [];
+  const log = commitLog<string>((d, entries) => {
+    flushed.push([...entries]);
+    for (const k of entries) d.prepare('INSERT INTO t VALUES (?)').run(k);
+  });
+  const add = (k: string) => () => expect(log.add(db, k)).toBe(true);
+  beforeEach(() => {
+    flushed.length = 0;
+  });
+
+  const cases: Array<{ name: string; run: () => unknown; error?: RegExp; flushed: string[][]; keys: string[] }> = [
+    {
+      name: 'entries are written once, before the outermost COMMIT, in order',
+      run: () => tx(db, () => {
+        add('a')();
+        tx(db, () => withinSavepoint(db, add('b')));
+        add('c')();
+        expect(keys()).toEqual([]);
+        expect(log.pending(db)).toBe(3);
+      }),
+      flushed: [['a', 'b', 'c']],
+      keys: ['a', 'b', 'c'],
+    },
+    {
+      name: 'a savepoint that rolls back takes its entries with it, nested ones too',
+      run: () => tx(db, () => {
+        add('a')();
+        expect(() => withinSavepoint(db, () => {
+          add('b')();
+          withinSavepoint(db, add('c'));
+          throw new Error('no');
+        })).toThrow('no');
+        withinSavepoint(db, add('d'));
+      }),
+      flushed: [['a', 'd']],
+      keys: ['a', 'd'],
+    },
+    {
+      name: 'a transaction that rolls back writes none',
+      run: () => tx(db, () => {
+        add('a')();
+        throw new Error('no');
+      }),
+      error: /no/,
+      flushed: [],
+      keys: [],
+    },
+    {
+      name: 'a failing flush rolls the transaction back',
+      run: () => tx(db, () => {
+        put('a')();
+        add('a')(); // the flush's INSERT of 'a' fails on the primary key
+      }),
+      error: /UNIQUE/,
+      flushed: [['a']],
+      keys: [],
+    },
+    {
+      name: 'outside a transaction of tx, add refuses (the caller writes at once)',
+      run: () => {
+        expect(log.add(db, 'x')).toBe(false);
+        db.transaction(() => {
+          expect(log.add(db, 'y')).toBe(false);
+          tx(db, () => expect(log.add(db, 'z')).toBe(false));
+        })();
+      },
+      flushed: [],
+      keys: [],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      if (c.error) expect(c.run).toThrow(c.error);
+      else c.run();
+      expect(flushed).toEqual(c.flushed);
+      expect(keys()).toEqual(c.keys);
+      expect(log.pending(db)).toBe(0);
+      expect(db.inTransaction).toBe(false);
+    });
+  }
+
+  it('starts empty after a transaction that failed', () => {
+    expect(() => tx(db, () => {
+      add('a')();
+      throw new Error('no');
+    })).toThrow();
+    tx(db, add('b'));
+    expect(flushed).toEqual([['b']]);
   });
 });
