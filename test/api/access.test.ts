@@ -45,6 +45,26 @@ describe('spaces', () => {
     expect((await alice.del('/pages/~alice/diary')).status).toBe(204);
   });
 
+  it('a personal space made by a write that failed is not remembered (space rows are cached)', async () => {
+    const carol = await newAgent(srv, 'carol');
+    // The space is created inside the write's transaction, read back, then rolled back with it.
+    expect((await carol.put('/pages/~carol/a', { title: 'A', baseVersion: 3 })).status).toBe(409);
+    expect((await carol.put('/pages/~carol/b', { title: 'B' })).status).toBe(201);
+    expect((await carol.get('/pages/~carol/b')).status).toBe(200);
+  });
+
+  it('a space patch is seen by the next request (space rows are cached)', async () => {
+    await srv.admin.post('/spaces', { slug: 'flip', name: 'Flip' });
+    await srv.admin.put('/pages/flip/p', { title: 'P' });
+    expect((await bob.get('/pages/flip/p')).status).toBe(200);
+    expect((await srv.admin.patch('/spaces/flip', { defaultAccess: 'none' })).status).toBe(200);
+    expect((await bob.get('/pages/flip/p')).status).toBe(404);
+    expect((await srv.admin.patch('/spaces/flip', { defaultAccess: 'read', name: 'Flipped' })).status).toBe(200);
+    expect((await bob.get('/pages/flip/p')).status).toBe(200);
+    expect((await bob.put('/pages/flip/p', { title: 'x' })).status).toBe(403);
+    expect((await bob.get('/spaces/flip')).body.name).toBe('Flipped');
+  });
+
   it('applies defaultAccess read and none', async () => {
     await srv.admin.post('/spaces', { slug: 'handbook', name: 'Handbook', defaultAccess: 'read' });
     await srv.admin.put('/pages/handbook/rules', { title: 'Rules' });
