@@ -139,12 +139,10 @@ export function withinSavepoint<T>(db: Db, fn: () => T): T {
  */
 export type CommitLog<E> = { add(db: Db, entry: E): boolean; pending(db: Db): number };
 
-// Per connection: how many `tx`/savepoint levels are open, the entries of every log (log, entry,
-// log, entry, …) and, per open level, how many entries there were when it opened.
-type LogState = { depth: number; entries: unknown[]; marks: number[] };
-const logStates = new WeakMap<Db, LogState>();
 type AnyLog = { flush: (db: Db, entries: never[]) => void };
 const logs: AnyLog[] = [];
+// Per connection, while a transaction opened by `tx` is open: log, entry, log, entry, …
+const logEntries = new WeakMap<Db, unknown[]>();
 
 /** A commit log (see CommitLog); `flush` gets the entries of one transaction in the order added. */
 export function commitLog<E>(flush: (db: Db, entries: E[]) => void): CommitLog<E> {
@@ -152,52 +150,35 @@ export function commitLog<E>(flush: (db: Db, entries: E[]) => void): CommitLog<E
   logs.push(self);
   return {
     add(db, entry) {
-      const st = logStates.get(db);
-      if (!st || st.depth === 0) return false;
-      st.entries.push(self, entry);
+      const all = logEntries.get(db);
+      if (!all) return false;
+      all.push(self, entry);
       return true;
     },
-    pending(db) {
-      const entries = logStates.get(db)?.entries ?? [];
-      let n = 0;
-      for (let i = 0; i < entries.length; i += 2) if (entries[i] === self) n++;
-      return n;
-    },
+    pending: (db) => entriesOf(db, self).length,
   };
 }
 
-function flushLogs(db: Db, entries: unknown[]): void {
-  for (const log of logs) {
-    const mine: unknown[] = [];
-    for (let i = 0; i < entries.length; i += 2) if (entries[i] === log) mine.push(entries[i + 1]);
-    if (mine.length) log.flush(db, mine as never[]);
-  }
-}
-
 // What better-sqlite3's transaction functions do: open, run `fn`, close; when `fn` (or the close)
-// throws, roll back, and release a savepoint rolled back to. Plus the commit log's bookkeeping.
+// throws, roll back, and release a savepoint rolled back to. Plus the commit logs: flushed before
+// the outermost COMMIT, cut back to where a savepoint that rolls back began.
 function bracket<T>(db: Db, fn: () => T, nested: boolean): T {
   const c = control(db);
-  let st = logStates.get(db);
-  if (!st) logStates.set(db, (st = { depth: 0, entries: [], marks: [] }));
-  // A savepoint inside a transaction that `tx` did not open (migrations) keeps depth 0.
-  const managed = !nested || st.depth > 0;
+  const mark = logEntries.get(db)?.length ?? 0;
   (nested ? c.savepoint : c.begin).run();
-  if (managed) {
-    st.depth++;
-    st.marks.push(st.entries.length);
-  }
+  if (!nested) logEntries.set(db, []);
   try {
     const result = fn();
     if (result && typeof (result as { then?: unknown }).then === 'function') {
       throw new TypeError('Transaction function cannot return a promise');
     }
-    if (!nested && st.entries.length) flushLogs(db, st.entries);
+    if (!nested) flushLogs(db);
     (nested ? c.release : c.commit).run();
-    if (managed) leave(st, false);
+    if (!nested) logEntries.delete(db);
     return result;
   } catch (e) {
-    if (managed) leave(st, true);
+    if (nested) logEntries.get(db)?.splice(mark);
+    else logEntries.delete(db);
     if (db.inTransaction) {
       if (nested) {
         c.rollbackTo.run();
@@ -210,11 +191,18 @@ function bracket<T>(db: Db, fn: () => T, nested: boolean): T {
   }
 }
 
-function leave(st: LogState, rolledBack: boolean): void {
-  st.depth--;
-  const mark = st.marks.pop()!;
-  if (st.depth === 0) st.entries.length = 0;
-  else if (rolledBack) st.entries.length = mark;
+function flushLogs(db: Db): void {
+  for (const log of logs) {
+    const entries = entriesOf(db, log);
+    if (entries.length) log.flush(db, entries as never[]);
+  }
+}
+
+function entriesOf(db: Db, log: AnyLog): unknown[] {
+  const all = logEntries.get(db) ?? [];
+  const out: unknown[] = [];
+  for (let i = 0; i < all.length; i += 2) if (all[i] === log) out.push(all[i + 1]);
+  return out;
 }
 
 /**
