@@ -107,13 +107,16 @@ export function indexQueued(idx: Db, limit: number): { rows: number; seq: number
       FROM main.fts_queue q LEFT JOIN main.pages p ON p.id = q.page_id
       WHERE q.seq > ? ORDER BY q.seq LIMIT ?`).all(from, limit) as QueuedRow[];
     if (rows.length === 0) return { rows: 0, seq: from };
+    // FTS5 spends ~10 µs on a delete even of a rowid it does not hold (measured: 110 → 123 µs a
+    // 2 KB page): a new page, the common case, is only looked up in the index's docsize table.
+    const indexed = stmt(idx, 'SELECT 1 FROM fts.page_fts_docsize WHERE id = ?').pluck();
     const del = stmt(idx, 'DELETE FROM fts.page_fts WHERE rowid = ?');
     const ins = stmt(idx, 'INSERT INTO fts.page_fts (rowid, title, content) VALUES (?, ?, ?)');
     const done = new Set<number>();
     for (const r of rows) {
       if (done.has(r.page_id)) continue;
       done.add(r.page_id);
-      del.run(r.page_id);
+      if (indexed.get(r.page_id) !== undefined) del.run(r.page_id);
       if (r.title !== null && r.deleted_at === null) ins.run(r.page_id, r.title, r.content);
     }
     const seq = rows[rows.length - 1].seq;
