@@ -40,17 +40,6 @@ export function presentPage(space: SpaceRow, p: PageRow): Page {
   };
 }
 
-/**
- * presentPage as JSON text, written from the row: the stored frontmatter and metadata are JSON
- * already (written by JSON.stringify), so they go in as they are instead of being parsed and
- * serialized again for every read (GET of a page, the hottest read).
- */
-export function presentPageJson(space: SpaceRow, p: PageRow): string {
-  return `{"space":${JSON.stringify(space.slug)},"path":${JSON.stringify(p.path)},"title":${JSON.stringify(p.title)},`
-    + `"content":${JSON.stringify(p.content)},"frontmatter":${p.frontmatter},"metadata":${p.metadata},`
-    + `"template":${JSON.stringify(p.template)},"version":${p.version},"updatedAt":${JSON.stringify(p.updated_at)}}`;
-}
-
 export type PageContext = { space: SpaceRow; page: PageRow; acl: AclEntry[] };
 
 /** A live page the caller may read, else 404: an unreadable page is absent for its caller. */

@@ -10,11 +10,6 @@ export function json(data: unknown, status = 200, headers?: Record<string, strin
   return new FastResponse(JSON.stringify(data), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
 }
 
-/** A body that is JSON text already. */
-export function jsonText(body: string, status = 200, headers?: Record<string, string>): Response {
-  return new FastResponse(body, { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
-}
-
 export function text(body: string, contentType: string, headers?: Record<string, string>): Response {
   return new FastResponse(body, { status: 200, headers: { 'content-type': contentType, ...headers } });
 }

@@ -5,11 +5,11 @@ import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import { toMarkdownDocument } from '../../domain/markdown-doc.ts';
 import { deleteAcl, getAcl, setAcl } from '../../domain/page-acl.ts';
 import { patchMetadata } from '../../domain/page-metadata.ts';
-import { deletePage, loadReadablePage, presentPage, presentPageJson, putPage } from '../../domain/pages.ts';
+import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
 import { parse } from '../body.ts';
 import { encodeCursor, isNumber, readCursor, readLimit } from '../query.ts';
-import { json, jsonText, noContent, text } from '../respond.ts';
+import { json, noContent, text } from '../respond.ts';
 import { on, type Method, type RouteContext } from '../route.ts';
 
 const Obj = v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object');
@@ -89,7 +89,7 @@ async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
         const p = presentPage(s, page);
         return text(toMarkdownDocument(p.title, p.frontmatter, p.content), 'text/markdown; charset=utf-8', { etag: `"${p.version}"` });
       }
-      return jsonText(presentPageJson(s, page), 200, { etag: `"${page.version}"` });
+      return json(presentPage(s, page), 200, { etag: `"${page.version}"` });
     }
     case 'PUT': {
       const input = parse(PutPage, await ctx.body());
