@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import MarkdownIt from 'markdown-it';
-import { extractLinks, resolveLinkTarget } from '../../src/domain/links/extract.ts';
+import { extractLinks, normalizeLinkFast, resolveLinkTarget } from '../../src/domain/links/extract.ts';
+import { rng } from '../../scripts/lib/corpus.ts';
 
 const FROM = { space: 's', path: 'a/b/c' };
 const BASES = ['http://127.0.0.1:8080', 'https://wiki.example/kspace/'];
@@ -250,5 +251,37 @@ describe('extractLinks fast path', () => {
   ])('linkifies only when needed: %s', (_name, content, bases, linkify) => {
     extractLinks(content, FROM, bases);
     expect((parse.mock.contexts[0] as MarkdownIt).options.linkify).toBe(linkify);
+  });
+});
+
+describe('normalizeLinkFast', () => {
+  const full = new MarkdownIt().normalizeLink;
+  const fast = normalizeLinkFast((url) => `full:${full(url)}`);
+
+  it.each([
+    ['/pages/s/x', false],
+    ['../a/b_c-d.e~f?g=h&i=j#k', false],
+    ["!$&'()*+,;=@", false],
+    ['', false],
+    ['//host/x', true],
+    ['http://example.com/pages/s/x', true],
+    ['mailto:a@b', true],
+    ['a b', true],
+    ['%41', true],
+    ['/pages/s/é', true],
+    ['[x]', true],
+  ])('%s takes the full path: %s', (url, viaFull) => {
+    expect(fast(url)).toBe(viaFull ? `full:${full(url)}` : url);
+  });
+
+  it('returns what markdown-it returns, for random destinations', () => {
+    const alphabet = [..."ab09-._~!$&'()*+,;=@/?#:%[] \\é", '//', '%2F', 'http:', 'HTTP://X'];
+    const random = rng(7);
+    const plain = normalizeLinkFast(full);
+    for (let i = 0; i < 20_000; i++) {
+      let url = '';
+      for (let n = Math.floor(random() * 12); n > 0; n--) url += alphabet[Math.floor(random() * alphabet.length)];
+      expect(plain(url), url).toBe(full(url));
+    }
   });
 });
