@@ -1,3 +1,4 @@
+import { cached } from '../bounded-cache.ts';
 import { stmt, type Db } from './db.ts';
 import { VISIBLE_SPACE, callerParams, type Caller } from '../domain/access.ts';
 
@@ -18,21 +19,20 @@ export type SpaceRow = {
 // kept per connection (a read transaction of their own was ~11 % of the server's time under the
 // core benchmark's GET load) and dropped whenever this process writes a space. Only rows read
 // outside a transaction are kept, so an uncommitted space never enters it. Only this module
-// writes spaces (the offline CLI writes principals and keys, not spaces).
-const bySlug = new WeakMap<Db, Map<string, SpaceRow>>();
+// writes spaces (the offline CLI writes principals and keys, not spaces). Past MAX_CACHED_SPACES
+// the least recently used one goes.
+const bySlug = new WeakMap<Db, Map<string, SpaceRow | undefined>>();
 const MAX_CACHED_SPACES = 1024;
 
 export function findSpaceBySlug(db: Db, slug: string): SpaceRow | undefined {
-  const cached = bySlug.get(db)?.get(slug);
-  if (cached) return cached;
-  const row = stmt(db, 'SELECT * FROM spaces WHERE slug = ?').get(slug) as SpaceRow | undefined;
-  if (row && !db.inTransaction) {
-    let m = bySlug.get(db);
-    if (!m) bySlug.set(db, (m = new Map()));
-    if (m.size >= MAX_CACHED_SPACES) m.clear();
-    m.set(slug, Object.freeze(row));
-  }
-  return row;
+  let m = bySlug.get(db);
+  if (!m) bySlug.set(db, (m = new Map()));
+  return cached(m, slug, MAX_CACHED_SPACES,
+    () => {
+      const row = stmt(db, 'SELECT * FROM spaces WHERE slug = ?').get(slug) as SpaceRow | undefined;
+      return row && Object.freeze(row); // shared by every later caller: not to be changed
+    },
+    (row) => row !== undefined && !db.inTransaction);
 }
 
 export function findSpaceById(db: Db, id: number): SpaceRow | undefined {

@@ -23,3 +23,26 @@ describe('cached', () => {
     expect(cached(cache, 'k', 4, () => ({}))).toBe(first);
   });
 });
+
+describe('cached with keep', () => {
+  it.each([
+    // [values made in order, kept when, keys left in the cache]
+    [[1, 2, 3], (v: number) => v !== 2, ['k1', 'k3']],
+    [[1, 2, 3], () => false, []],
+    [[1, 2, 3], () => true, ['k1', 'k2', 'k3']],
+  ] as const)('%j', (values, keep, left) => {
+    const cache = new Map<string, number>();
+    values.forEach((v, i) => expect(cached(cache, `k${i + 1}`, 8, () => v, keep)).toBe(v));
+    expect([...cache.keys()]).toEqual(left);
+  });
+
+  it('makes a value it did not keep again on the next call', () => {
+    const cache = new Map<string, number | undefined>();
+    let made = 0;
+    const get = () => cached(cache, 'k', 8, () => (made++, undefined), (v) => v !== undefined);
+    get();
+    get();
+    expect(made).toBe(2);
+    expect(cache.size).toBe(0);
+  });
+});
