@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.ts';
 import { bumpKeyStats, metaRowsOf, readersOf } from '../store/key-stats.ts';
-import { replaceLinks } from '../store/links.ts';
-import { replaceMetaIndex } from '../store/pages.ts';
+import { insertLinks, replaceLinks } from '../store/links.ts';
+import { insertMetaIndex, replaceMetaIndex } from '../store/pages.ts';
 import { queueForIndex } from '../store/fts-index.ts';
 import { extractLinks } from './links/extract.ts';
 import { indexRows, type IndexRow, type Metadata } from './metadata.ts';
@@ -23,20 +23,29 @@ export type IndexedPage = {
    * neither changed, the full-text index has nothing to do.
    */
   previous: { title: string; content: string } | null;
+  /**
+   * The page row was inserted by this write: no index rows of it can exist yet (page rows are
+   * never removed and foreign keys are on, so a new id has no metadata or link rows), and the
+   * lookups and deletes of old ones are skipped.
+   */
+  fresh?: boolean;
   /** Base URLs under which a link is internal: the server's own (config.baseUrl). */
   baseUrls?: string[];
 };
 
 export function indexPage(db: Db, page: IndexedPage): void {
   const rows = indexRows(page.metadata);
-  updateKeyStats(db, page.id, metaRowsOf(db, page.id), rows);
-  replaceMetaIndex(db, page.id, rows);
+  updateKeyStats(db, page.id, page.fresh ? [] : metaRowsOf(db, page.id), rows);
+  if (page.fresh) insertMetaIndex(db, page.id, rows);
+  else replaceMetaIndex(db, page.id, rows);
   const prev = page.previous;
   // The full-text index is kept off the write path (store/fts-index.ts): a queue row here.
   if (!prev || prev.title !== page.title || prev.content !== page.content) queueForIndex(db, page.id);
   // A metadata patch or a title change leaves the body, and so the links, as they were.
   if (!prev || prev.content !== page.content) {
-    replaceLinks(db, page.id, extractLinks(page.content, { space: page.spaceSlug, path: page.path }, page.baseUrls ?? []));
+    const links = extractLinks(page.content, { space: page.spaceSlug, path: page.path }, page.baseUrls ?? []);
+    if (page.fresh) insertLinks(db, page.id, links);
+    else replaceLinks(db, page.id, links);
   }
 }
 

@@ -144,6 +144,7 @@ export function writeRevision(
   indexPage(db, {
     id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
     previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
+    fresh: existing === null,
     baseUrls: [svc.config.baseUrl],
   });
   if (event) {
@@ -151,7 +152,11 @@ export function writeRevision(
   } else {
     recordPageEvent(db, created ? 'page.created' : 'page.updated', caller, space, { path, title: next.title, version }, now);
   }
-  const row = store.findPage(db, space.id, path)!;
+  // The row as just written (insertPage/updatePage set every column but has_acl and created_at).
+  const row: PageRow = {
+    id, space_id: space.id, path, ...next, version,
+    has_acl: existing?.has_acl ?? 0, created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
+  };
   return { space, row, created, changed: true };
 }
 

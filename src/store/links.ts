@@ -13,6 +13,11 @@ const TARGET_READABLE = `EXISTS (SELECT 1 FROM spaces s JOIN pages p ON p.space_
 /** Replaces a page's outbound links. */
 export function replaceLinks(db: Db, sourceId: number, targets: PageRef[]): void {
   stmt(db, 'DELETE FROM links WHERE source_id = ?').run(sourceId);
+  insertLinks(db, sourceId, targets);
+}
+
+/** Adds a page's outbound links; it has none yet. */
+export function insertLinks(db: Db, sourceId: number, targets: PageRef[]): void {
   const ins = stmt(db, 'INSERT OR IGNORE INTO links (source_id, target_space, target_path, ord) VALUES (?, ?, ?, ?)');
   targets.forEach((t, i) => ins.run(sourceId, t.space, t.path, i));
 }

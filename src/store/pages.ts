@@ -70,6 +70,11 @@ export function findRevision(db: Db, pageId: number, version: number): RevisionR
 
 export function replaceMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {
   stmt(db, 'DELETE FROM page_meta WHERE page_id = ?').run(pageId);
+  insertMetaIndex(db, pageId, rows);
+}
+
+/** Adds a page's metadata index rows; it has none yet. */
+export function insertMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {
   const ins = stmt(db, 'INSERT INTO page_meta (page_id, key, pos, t, v) VALUES (?, ?, ?, ?, ?)');
   for (const r of rows) ins.run(pageId, r.key, r.pos, r.t, r.v);
 }

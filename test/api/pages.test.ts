@@ -151,6 +151,23 @@ describe('DELETE /pages/:space/:path', () => {
     const revs = await srv.admin.get('/pages/wiki/gone/revisions');
     expect(revs.body.revisions.map((r: any) => r.version)).toEqual([3, 2, 1]);
   });
+
+  // A write answers with the page as it is stored (built from what it wrote, not read back).
+  it('answers every write with the page a read then returns: create, replace, with an ACL, revival', async () => {
+    const same = async (res: { status: number; body: unknown }) => {
+      expect(res.status).toBeLessThan(300);
+      expect((await srv.admin.get('/pages/wiki/echo')).body).toEqual(res.body);
+    };
+    await same(await srv.admin.put('/pages/wiki/echo', { title: 'E', content: 'see [[start]]', frontmatter: { a: 1 }, metadata: { n: 2 } }));
+    await same(await srv.admin.put('/pages/wiki/echo', { title: 'E2', content: 'again' }));
+    expect((await srv.admin.put('/pages/wiki/echo/acl', { read: [], write: [] })).status).toBe(200);
+    await same(await srv.admin.put('/pages/wiki/echo', { title: 'E3', metadata: { n: 3 } }));
+    expect((await srv.admin.del('/pages/wiki/echo')).status).toBe(204);
+    const revived = await srv.admin.put('/pages/wiki/echo', { title: 'E4' });
+    expect(revived.status).toBe(201);
+    await same(revived);
+    expect((await srv.admin.get('/pages/wiki/echo/acl')).body).toMatchObject({ restricted: false });
+  });
 });
 
 describe('GET /spaces/:slug/pages', () => {
