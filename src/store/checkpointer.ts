@@ -32,14 +32,14 @@ import type { FullTextIndex } from './fts-sync.ts';
 // pass (syncDb) so that little is left to flush then. Writes wait ~6–10 ms for a hold here (26–34
 // ms without syncDb), where the server's own safety checkpoint, which restarted the log before,
 // stalled them 45–60 ms; a hold lasts at most MAX_HOLD_MS whatever the helper does. The log is
-// restarted from 16,000 pages: the shortening passes take it on to ~18,000–28,000 (more on a
+// restarted from 16,000 pages: the shortening passes take it on to ~18,000–33,000 (more on a
 // slow day), far from the 64,000-page safety checkpoint, and a shorter log means a shorter WAL
 // file, which matters because appending frames past the end of the file costs the writer about
 // twice what overwriting them does (ext4 allocates and zeroes new blocks inside SQLite's pwrite).
 // From 32,000, PUT p99 median over 14 alternating pairs of the core load: 22.5 → 20.9 ms,
-// better in 11. The WAL file stayed at 93–131 MB (193–242 MB from 32,000); it is reused from its start, not cut back (a
-// journal_size_limit, which makes it grow again every cycle, made writes slower), and SQLite
-// removes it when the server stops.
+// better in 11. The WAL file stayed at 93–131 MB (193–242 MB from 32,000); it is reused from
+// its start, not cut back (a journal_size_limit, which makes it grow again every cycle, made
+// writes slower), and SQLite removes it when the server stops.
 export const SAFETY_CHECKPOINT_PAGES = 64_000;
 export const RESTART_PAGES = 16_000;
 const TAIL_PAGES = 600;
