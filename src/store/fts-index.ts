@@ -18,11 +18,14 @@ import { nativeBindingOption, stmt, type Db } from './db.ts';
 
 export const FTS_FILE = 'kspace-fts.db';
 
-// The index holds its own copy of the text (FTS5's snippet() reads it for long bodies; the
-// pages table is in the other file, out of reach of an external-content table).
+// The index keeps no copy of the text (contentless; rows are deleted by rowid): snippets are cut
+// from kspace.db's pages (domain/search/snippet.ts), and an external-content table cannot
+// reach a table in another file. A copy was two thirds of the index file and a quarter to a
+// third of the helper's indexing time (docs/performance.md, Search and links).
+const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1,
+  tokenize = 'unicode61 remove_diacritics 2'`;
 const INDEX_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS fts.page_fts USING fts5(
-  title, content,
-  tokenize = 'unicode61 remove_diacritics 2'
+  ${INDEX_OPTIONS}
 );`;
 const SCHEMA = `${INDEX_TABLE}
 CREATE TABLE IF NOT EXISTS fts.fts_state (
@@ -72,7 +75,8 @@ export function indexedSeq(idx: Db): number {
 export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
   const token = (stmt(main, "SELECT value FROM derived_state WHERE name = 'fts_generation'").get() as { value: string } | undefined)?.value;
   const state = stmt(idx, 'SELECT generation, indexed_seq FROM fts.fts_state WHERE id = 1').get() as { generation: string; indexed_seq: number } | undefined;
-  if (token && state && state.generation === token && state.indexed_seq <= lastQueued(main)) return { reset: false };
+  const current = hasCurrentFormat(idx);
+  if (current && token && state && state.generation === token && state.indexed_seq <= lastQueued(main)) return { reset: false };
   const fresh = crypto.randomBytes(12).toString('hex');
   idx.transaction(() => {
     emptyIndex(idx);
@@ -83,7 +87,18 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
     stmt(main, "INSERT OR REPLACE INTO derived_state (name, value) VALUES ('fts_generation', ?)").run(fresh);
     stmt(main, 'INSERT INTO fts_queue (page_id) SELECT id FROM pages WHERE deleted_at IS NULL ORDER BY id').run();
   }).immediate();
+  // An index of an older format held a copy of every page: give its pages back to the disk.
+  if (!current) {
+    idx.exec('VACUUM fts');
+    idx.pragma('fts.wal_checkpoint(TRUNCATE)');
+  }
   return { reset: true };
+}
+
+/** Whether the index table is the one INDEX_OPTIONS defines (kspace before 2026-11-22 kept the text in it). */
+function hasCurrentFormat(idx: Db): boolean {
+  const r = stmt(idx, "SELECT sql FROM fts.sqlite_schema WHERE type = 'table' AND name = 'page_fts'").get() as { sql: string } | undefined;
+  return r !== undefined && r.sql.includes(INDEX_OPTIONS);
 }
 
 /** Queues a page whose title or body changed (or that was deleted); inside the write's transaction. */

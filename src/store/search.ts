@@ -19,8 +19,8 @@ export function maxPageId(db: Db): number {
 export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string };
 
 // Snippets are cut from the hit's text in JS; a page of hits must not pull megabytes of body
-// text into memory, so the query hands over at most this much of each body (longer ones get
-// FTS5's snippet, which finds the match wherever it is: ftsSnippet).
+// text into memory, so the query hands over at most this much of each body (a longer one is
+// read whole afterwards, one hit at a time: pageBody).
 export const SNIPPET_SOURCE_CHARS = 32_768;
 
 export type RankedQuery = {
@@ -56,13 +56,7 @@ export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHi
     LIMIT @need`).all({ ...callerParams(caller), ...q }) as never;
 }
 
-// Noncharacters mark the match in FTS5's snippet; the caller escapes the text around them.
-export const MARK_OPEN = '\uFDD0';
-export const MARK_CLOSE = '\uFDD1';
-
-/** FTS5's own snippet of one page's body for `match`, the match between MARK_OPEN and MARK_CLOSE. */
-export function ftsSnippet(db: Db, match: string, id: number): string {
-  const r = stmt(db, `SELECT snippet(page_fts, 1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 24) AS s
-    FROM page_fts WHERE page_fts MATCH ? AND rowid = ?`).get(match, id) as { s: string | null } | undefined;
-  return r?.s ?? '';
+/** A page's whole body, for the snippet of a hit whose body is longer than SNIPPET_SOURCE_CHARS. */
+export function pageBody(db: Db, id: number): string | undefined {
+  return stmt(db, 'SELECT content FROM pages WHERE id = ?').pluck().get(id) as string | undefined;
 }

@@ -189,4 +189,12 @@ describe('snippets of long pages', () => {
     expect(r.body.hits[0].snippet).toContain('&lt;b&gt;<mark>capybara</mark>&lt;/b&gt; &amp; co');
     expect(r.body.hits[0].snippet.length).toBeLessThan(400);
   });
+
+  it('shows the start of a long body found by its title alone', async () => {
+    const filler = 'lorem ipsum dolor sit amet '.repeat(3000);
+    await srv.admin.put('/pages/kb/long-titled', { title: 'Axolotl notes', content: `First words here. ${filler}` });
+    const r = await search(srv.admin, 'axolotl');
+    expect(r.body.hits.map((h: { path: string }) => h.path)).toEqual(['long-titled']);
+    expect(r.body.hits[0].snippet).toMatch(/^First words here\. lorem ipsum .*…$/);
+  });
 });

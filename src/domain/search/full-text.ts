@@ -2,9 +2,7 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
-import {
-  MARK_CLOSE, MARK_OPEN, SNIPPET_SOURCE_CHARS, countMatches, ftsSnippet, maxPageId, rankedReadable, type RankedHit,
-} from '../../store/search.ts';
+import { SNIPPET_SOURCE_CHARS, countMatches, maxPageId, pageBody, rankedReadable, type RankedHit } from '../../store/search.ts';
 import { checkQuery, matchAll, matchRest, matchTitle, parseQuery } from './fts-query.ts';
 import { snippetMaker } from './snippet.ts';
 
@@ -61,8 +59,9 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   const last = page[page.length - 1];
   const snippet = snippetMaker(phrases);
   // length() in SQL would count the characters of every hit's whole body (~30 % of a rare-term
-  // query); a body cut short by substr is exactly SNIPPET_SOURCE_CHARS long.
-  const snippetOf = (h: RankedHit) => (h.content.length < SNIPPET_SOURCE_CHARS ? snippet(h.content) : markSnippet(ftsSnippet(db, matchAll(phrases), h.id)));
+  // query); a body cut short by substr is exactly SNIPPET_SOURCE_CHARS long. A longer body is
+  // read whole, one hit at a time, so at most one such body (≤ SERVICE_MAX_PAGE_BYTES) is held.
+  const snippetOf = (h: RankedHit) => snippet(h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content));
   return {
     hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippetOf(h), score: -h.score })),
     next: found.length > q.limit && last ? { g: last.g, s: last.score, i: last.id } : null,
@@ -77,13 +76,6 @@ function rankRanges(db: Services['db'], sliced: boolean, after: SearchCursor | n
   const out: Array<[number, number]> = [];
   for (let k = top; k >= 0; k--) out.push([k * slice + 1, (k + 1) * slice]);
   return out;
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** FTS5's marked snippet as the same HTML as snippet.ts makes: text escaped, matches in <mark>. */
-function markSnippet(raw: string): string {
-  return raw.replace(/[&<>"']/g, (c) => ESCAPES[c]).replace(/\s+/g, ' ').replaceAll(MARK_OPEN, '<mark>').replaceAll(MARK_CLOSE, '</mark>');
 }
 
 /** Checks a cursor read back from a client (see readCursor). */
