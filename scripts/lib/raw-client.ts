@@ -12,7 +12,7 @@ export type RawClient = { get(path: string): Promise<number>; close(): void };
 export async function rawClient(port: number, headers: Record<string, string>): Promise<RawClient> {
   const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   let pending: { resolve: (status: number) => void; reject: (e: Error) => void } | null = null;
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   let socket: net.Socket | null = null;
   let closedByUs = false;
 
