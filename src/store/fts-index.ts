@@ -21,7 +21,9 @@ export const FTS_FILE = 'kspace-fts.db';
 // The index keeps no copy of the text (contentless; rows are deleted by rowid): snippets are cut
 // from kspace.db's pages (domain/search/snippet.ts), and an external-content table cannot
 // reach a table in another file. A copy was two thirds of the index file and a quarter to a
-// third of the helper's indexing time (docs/performance.md, Search and links).
+// third of the helper's indexing time (docs/performance.md, Search and links). An index whose
+// table was created with other options is rebuilt at start (hasCurrentFormat), so any edit of
+// INDEX_OPTIONS, even of its spacing, re-indexes every deployment once.
 const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2'`;
 const INDEX_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS fts.page_fts USING fts5(
