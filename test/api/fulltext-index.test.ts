@@ -30,6 +30,15 @@ const start = async () => {
   server = await startChild(dir);
   return server;
 };
+const addSpace = (s: ChildServer) =>
+  fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+/** A server on a new data dir, with the space 'kb'. */
+const startFresh = async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+  const s = await start();
+  await addSpace(s);
+  return s;
+};
 const queueLength = () => {
   const db = new Database(path.join(dir, 'kspace.db'), { readonly: true });
   try {
@@ -41,9 +50,7 @@ const queueLength = () => {
 
 describe('full-text index kept by the helper', () => {
   it('a search sees every write acknowledged before it: creates, updates, deletes', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
-    const s = await start();
-    await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+    const s = await startFresh();
     for (let i = 0; i < 15; i++) {
       expect((await put(s, `p${i}`, { title: `P${i}`, content: `walrus number${i}` })).status).toBe(201);
       expect(await hits(s, `number${i}`)).toEqual([`p${i}`]); // at once, no waiting in the test
@@ -62,9 +69,7 @@ describe('full-text index kept by the helper', () => {
   });
 
   it('acknowledged writes reach the index after a SIGKILL, and a lost index file is rebuilt from the pages', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
-    let s = await start();
-    await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+    let s = await startFresh();
     const acked = await Promise.all(Array.from({ length: 40 }, (_, i) => put(s, `k${i}`, { title: `K${i}`, content: `okapi item${i}` })));
     expect(acked.every((r) => r.status === 201)).toBe(true);
     await s.stop('SIGKILL'); // no time to index: the queue rows carry the work over
@@ -78,16 +83,14 @@ describe('full-text index kept by the helper', () => {
   });
 
   it("an index file of another database is not trusted: it is emptied and rebuilt", async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+    let s = await startFresh();
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-other-'));
     try {
-      let s = await start();
-      await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
       await put(s, 'mine', { title: 'Mine', content: 'tapir' });
       expect(await hits(s, 'tapir')).toEqual(['mine']);
       await s.stop();
       server = await startChild(other);
-      await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+      await addSpace(server);
       await put(server, 'theirs', { title: 'Theirs', content: 'tapir elsewhere' });
       expect(await hits(server, 'tapir')).toEqual(['theirs']);
       await server.stop();
@@ -99,10 +102,9 @@ describe('full-text index kept by the helper', () => {
       fs.rmSync(other, { recursive: true, force: true });
     }
   });
+
   it('an index of the older format, with its own copy of the text, is replaced and rebuilt, and its space given back', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
-    let s = await start();
-    await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+    let s = await startFresh();
     await put(s, 'kept', { title: 'Kept', content: 'okapi' });
     expect(await hits(s, 'okapi')).toEqual(['kept']);
     await s.stop();
@@ -111,9 +113,9 @@ describe('full-text index kept by the helper', () => {
     const fts = new Database(path.join(dir, FTS_FILE));
     const pageId = (fts.prepare("SELECT rowid AS id FROM page_fts_docsize").get() as { id: number }).id;
     fts.exec(`DROP TABLE page_fts; CREATE VIRTUAL TABLE page_fts USING fts5(title, content, tokenize = 'unicode61 remove_diacritics 2')`);
-    fts.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)').run(pageId, 'Kept', 'okapi stale');
-    const filler = fts.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
-    fts.transaction(() => { for (let i = 1; i <= 2000; i++) filler.run(1_000_000 + i, `filler ${i}`, `padding${i} `.repeat(200)); })();
+    const ins = fts.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
+    ins.run(pageId, 'Kept', 'okapi stale');
+    fts.transaction(() => { for (let i = 1; i <= 2000; i++) ins.run(1_000_000 + i, `filler ${i}`, `padding${i} `.repeat(200)); })();
     fts.pragma('wal_checkpoint(TRUNCATE)');
     fts.close();
     const before = fs.statSync(path.join(dir, FTS_FILE)).size;
@@ -136,9 +138,7 @@ describe('full-text index kept by the helper', () => {
 
 describe('full-text index without its helper', () => {
   it('a search still sees every acknowledged write after the helper died: the server indexes them itself', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
-    const s = await start();
-    await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+    const s = await startFresh();
     await put(s, 'before', { title: 'Before', content: 'ibex' });
     expect(await hits(s, 'ibex')).toEqual(['before']);
     const helpers = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
