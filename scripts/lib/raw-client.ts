@@ -26,7 +26,8 @@ export async function rawClient(port: number, headers: Record<string, string>): 
     return s;
   };
   const fail = (s: net.Socket, e: Error) => {
-    if (socket === s) socket = null;
+    if (socket !== s) return; // a late 'close' of a connection already given up: not this request's
+    socket = null;
     const p = pending;
     pending = null;
     if (p && !closedByUs) p.reject(e);
