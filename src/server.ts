@@ -51,11 +51,12 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       if (closed) return;
       closed = true;
       for (const job of jobs) await job.stop();
-      checkpointer?.stop();
+      const helperGone = checkpointer?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await helperGone; // its connections close first: the server's, the last, removes the WAL
       svc.fts.close();
       db.close();
     },

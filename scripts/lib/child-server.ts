@@ -47,13 +47,46 @@ export async function startChild(dataDir: string, env: Record<string, string> = 
   return {
     url, port, proc,
     stderr: () => err,
-    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill(signal);
-      }),
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => stopProcess(proc, signal),
   };
+}
+
+/**
+ * Signals `proc` and resolves once it and its checkpointer helper are gone. The helper outlives a
+ * SIGKILLed server by the moment it takes to see its standard input close and shut its
+ * connections; removing the data dir meanwhile can fail (ENOTEMPTY: it still writes there).
+ */
+export async function stopProcess(proc: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const helpers = helperPids(proc.pid!);
+  await new Promise<void>((resolve) => {
+    proc.once('exit', () => resolve());
+    proc.kill(signal);
+  });
+  const deadline = Date.now() + 10_000;
+  while (helpers.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** The pids of the checkpointer helpers (`internal-checkpointer`) whose parent is `pid` (Linux /proc). */
+export function helperPids(pid: number): number[] {
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid
+        && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('internal-checkpointer');
+    } catch {
+      return false; // gone meanwhile
+    }
+  }).map(Number);
+}
+
+/** Whether `pid` runs (a zombie, exited but not yet reaped, counts as gone). */
+export function alive(pid: number): boolean {
+  try {
+    return !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
 }
 
 /** Resident set size of a process in bytes (Linux /proc). */

@@ -57,7 +57,11 @@ export type CheckpointerOptions = {
   fts: FullTextIndex;
 };
 
-export type Checkpointer = { stop(): void };
+export type Checkpointer = {
+  /** Lets the helper go; resolves once it has exited (killed after STOP_WAIT_MS if it has not). */
+  stop(): Promise<void>;
+};
+const STOP_WAIT_MS = 5000;
 
 /** The command that starts this same program as the checkpointer (source checkout or executable). */
 function selfCommand(): string[] {
@@ -69,7 +73,7 @@ function selfCommand(): string[] {
 /** Starts the helper for `dbFile` and relaxes the writer's own checkpoints; no-op when it cannot. */
 export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts }: CheckpointerOptions): Checkpointer {
   const cmd = selfCommand();
-  if (cmd.length === 0) return { stop() {} };
+  if (cmd.length === 0) return { stop: async () => {} };
   let child: ChildProcess | null = spawn(cmd[0], [...cmd.slice(1), 'internal-checkpointer', dbFile], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -104,12 +108,22 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
   });
   child.on('error', () => {});
   return {
+    // When `kspace serve` exits after a signal nothing of it still works in the data dir: a
+    // backup or a `rm -r` that follows at once finds files that stay put.
     stop() {
       letGo();
       fts.detachHelper();
       const c = child;
       child = null;
-      c?.stdin?.end(); // the helper exits when its stdin closes (also when the server is killed)
+      if (!c || c.exitCode !== null || c.signalCode !== null) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const kill = setTimeout(() => c.kill('SIGKILL'), STOP_WAIT_MS);
+        c.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        c.stdin?.end(); // the helper exits when its stdin closes (also when the server is killed)
+      });
     },
   };
 }

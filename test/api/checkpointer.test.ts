@@ -4,21 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { authHeaders, ROOT, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { alive, authHeaders, helperPids, ROOT, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { nodeFlags } from '../../scripts/lib/node-flags.ts';
 
 // `kspace serve` checkpoints the WAL from a helper process so that no request waits for it.
-const helpersOf = (pid: number) =>
-  fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return ppid === pid && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('internal-checkpointer');
-    } catch {
-      return false;
-    }
-  }).map(Number);
-const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
 const waitFor = async (cond: () => boolean, ms = 5000) => {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
@@ -37,8 +26,8 @@ describe('WAL checkpointer', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
     server = await startChild(dir);
     const pid = server.proc.pid!;
-    expect(await waitFor(() => helpersOf(pid).length === 1)).toBe(true);
-    const [helper] = helpersOf(pid);
+    expect(await waitFor(() => helperPids(pid).length === 1)).toBe(true);
+    const [helper] = helperPids(pid);
     const before = fs.statSync(path.join(dir, 'kspace.db')).size;
     await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
     for (let i = 0; i < 50; i++) {
@@ -54,6 +43,32 @@ describe('WAL checkpointer', () => {
     db.close();
     server.proc.kill('SIGKILL');
     expect(await waitFor(() => !alive(helper))).toBe(true);
+  });
+
+  it('a server stopped by SIGTERM exits after its helper: nothing of it is left running or in the data dir', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
+    server = await startChild(dir);
+    const proc = server.proc;
+    expect(await waitFor(() => helperPids(proc.pid!).length === 1)).toBe(true);
+    const [helper] = helperPids(proc.pid!);
+    // A backlog for the full-text index: the helper is busy with it, a chunk at a time, when
+    // the signal comes, and finishes that chunk before it sees its standard input close.
+    const pages = Array.from({ length: 500 }, (_, i) => ({
+      path: `p${i}`, title: `P${i}`, content: Array.from({ length: 3000 }, (_, j) => `w${(i * 7 + j) % 5000}`).join(' '),
+    }));
+    const bundle = { format: 'service-space-export', formatVersion: 1, exportedAt: new Date().toISOString(), space: { slug: 's', name: 'S' }, pages };
+    const imported = await fetch(`${server.url}/spaces/s/import`, { method: 'POST', headers: authHeaders(), body: JSON.stringify(bundle) });
+    expect(await imported.json()).toMatchObject({ created: 500, errors: [] });
+    const code = await new Promise<number | null>((resolve) => {
+      proc.once('exit', (c) => resolve(c));
+      proc.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+    expect(alive(helper)).toBe(false); // at once, not after a wait
+    expect(fs.readdirSync(dir).sort()).toEqual(['kspace-fts.db', 'kspace.db']); // no -wal, no -shm
+    const db = new Database(path.join(dir, 'kspace.db'), { readonly: true });
+    expect(db.prepare('SELECT count(*) AS n FROM pages').get()).toEqual({ n: 500 });
+    db.close();
   });
 
   it('restarts a long log: asks for a hold, completes the backfill while held, lets go', async () => {

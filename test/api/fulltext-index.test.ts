@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { authHeaders, helperPids, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { FTS_FILE } from '../../src/store/fts-index.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { startServer } from '../support/server.ts';
@@ -141,15 +141,7 @@ describe('full-text index without its helper', () => {
     const s = await startFresh();
     await put(s, 'before', { title: 'Before', content: 'ibex' });
     expect(await hits(s, 'ibex')).toEqual(['before']);
-    const helpers = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === s.proc.pid
-          && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('internal-checkpointer');
-      } catch {
-        return false;
-      }
-    });
+    const helpers = helperPids(s.proc.pid!);
     expect(helpers).toHaveLength(1);
     process.kill(Number(helpers[0]), 'SIGKILL');
     const deadline = Date.now() + 5000;

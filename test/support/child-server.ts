@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { stopProcess } from '../../scripts/lib/child-server.ts';
 
 export type ChildServer = { proc: ChildProcess; url: string; stderr: () => string };
 
@@ -28,10 +29,7 @@ export function startChildServer(dataDir: string, env: Record<string, string>): 
   });
 }
 
+/** SIGKILLs the server; resolves once it and its checkpointer helper are gone. */
 export function killHard(child: ChildServer): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.proc.exitCode !== null || child.proc.signalCode !== null) return resolve();
-    child.proc.once('exit', () => resolve());
-    child.proc.kill('SIGKILL');
-  });
+  return stopProcess(child.proc, 'SIGKILL');
 }
