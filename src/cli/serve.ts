@@ -31,8 +31,10 @@ export function registerServeCommands(program: Command): void {
     .command('internal-checkpointer <dbFile>', { hidden: true })
     .description('WAL checkpoints for a running server (started by serve)')
     .option('--restart-pages <n>', 'log length at which the log is restarted (tests)')
-    .action(async (dbFile: string, opts: { restartPages?: string }) =>
-      (await import('../store/checkpointer.ts')).runCheckpointer(dbFile, opts.restartPages ? Number(opts.restartPages) : undefined));
+    .option('--max-defer-pages <n>', 'full-text backlog at which indexing resumes while the server is busy (tests)')
+    .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string }) =>
+      (await import('../store/checkpointer.ts')).runCheckpointer(
+        dbFile, opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined));
 
   const admin = program.command('admin').description('offline admin of a data directory').helpGroup('Server:');
   admin

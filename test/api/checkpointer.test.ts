@@ -6,6 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { alive, authHeaders, helperPids, ROOT, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { nodeFlags } from '../../scripts/lib/node-flags.ts';
+import { nextLoadState } from '../../src/store/checkpointer.ts';
+import { openDb } from '../../src/store/db.ts';
+import { ensureIndexGeneration, indexedSeq, openIndexConnection } from '../../src/store/fts-index.ts';
 
 // `kspace serve` checkpoints the WAL from a helper process so that no request waits for it.
 const waitFor = async (cond: () => boolean, ms = 5000) => {
@@ -107,5 +110,71 @@ describe('WAL checkpointer', () => {
       reader.close();
       db.close();
     }
+  });
+
+  it('lets the full-text index fall behind while the server is busy and nobody searches, within a cap', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
+    const db = openDb(dir);
+    const file = db.name;
+    const idx = openIndexConnection(file);
+    ensureIndexGeneration(db, idx);
+    const at = new Date().toISOString();
+    db.prepare("INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'o', 'O', ?)").run(at);
+    db.prepare("INSERT INTO spaces (id, org_id, slug, name, created_at, updated_at) VALUES (1, 1, 's', 'S', ?, ?)").run(at, at);
+    const page = db.prepare("INSERT INTO pages (space_id, path, title, content, version, created_at, updated_at) VALUES (1, ?, ?, 'words', 1, ?, ?)");
+    const queue = db.prepare('INSERT INTO fts_queue (page_id) VALUES (?)');
+    let n = 0;
+    const write = (count: number) => db.transaction(() => {
+      for (let i = 0; i < count; i++, n++) queue.run(page.run(`p${n}`, `P${n}`, at, at).lastInsertRowid);
+    })();
+    const indexed = () => indexedSeq(idx);
+    const helper = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--max-defer-pages', '50'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+    const quiet = () => new Promise((r) => setTimeout(r, 300)); // a dozen of the helper's 25 ms rounds
+    try {
+      write(10);
+      expect(await waitFor(() => indexed() === 10)).toBe(true); // calm: indexed at once
+      helper.stdin.write('busy\n');
+      await quiet();
+      write(30);
+      await quiet();
+      expect(indexed()).toBe(10); // busy: deferred
+      write(30); // backlog 60, past the cap of 50: the whole backlog is indexed
+      expect(await waitFor(() => indexed() === 70)).toBe(true);
+      write(20);
+      await quiet();
+      expect(indexed()).toBe(70); // under the cap again: deferred again
+      helper.stdin.write('calm\n');
+      expect(await waitFor(() => indexed() === 90)).toBe(true);
+      helper.stdin.write('busy\n');
+      write(5);
+      await quiet();
+      expect(indexed()).toBe(90);
+      helper.stdin.write('s 95\n'); // a search: caught up for it, and no deferral for a while after
+      expect(await waitFor(() => lines.includes('d 95 95'))).toBe(true);
+      write(5);
+      expect(await waitFor(() => indexed() === 100)).toBe(true);
+    } finally {
+      helper.stdin.end();
+      await new Promise((r) => helper.once('exit', r));
+      idx.close();
+      db.close();
+    }
+  });
+});
+
+describe('nextLoadState: when the event loop counts as busy', () => {
+  it.each([
+    { busy: false, u: 0.5, next: false },
+    { busy: false, u: 0.7, next: false },
+    { busy: false, u: 0.71, next: true },
+    { busy: false, u: 1, next: true },
+    { busy: true, u: 0.6, next: true }, // hysteresis: stays busy down to 0.5
+    { busy: true, u: 0.5, next: true },
+    { busy: true, u: 0.49, next: false },
+    { busy: true, u: 0, next: false },
+  ])('busy=$busy, utilisation $u → $next', ({ busy, u, next }) => {
+    expect(nextLoadState(busy, u)).toBe(next);
   });
 });
