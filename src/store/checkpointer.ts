@@ -55,9 +55,9 @@ const HELPER_NICE = 10;
 // SEARCH_QUIET_MS, the helper lets the index fall behind by up to MAX_DEFER_PAGES pages (~1 s of
 // indexing here), indexing only what comes beyond, and catches up once the server is calm. A
 // search always has it catch up first, and ends the deferral for SEARCH_QUIET_MS, so people who
-// search while scripts write see no lag. Measured
-// under the core load (exp, 5 alternating pairs, indexing deferred throughout): helper CPU 1.6–2.0
-// → 0.4 s in a ~4 s run, PUT p99 median 21.4 → 19.3 ms, requests over 20 ms 140 → 76.
+// search while scripts write see no lag. Measured under the core load (5 alternating pairs):
+// helper CPU 1.5–1.9 → 0.5–0.7 s in a ~4 s run, PUT p99 median 19.8 → 18.9 ms, writes/s +13 %
+// (docs/performance.md, Seventh pass).
 export const MAX_DEFER_PAGES = 10_000;
 const SEARCH_QUIET_MS = 30_000;
 const LOAD_WINDOW_MS = 100;
