@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import sea from 'node:sea';
+import { everyLoadWindow } from '../loop-load.ts';
 import Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { nativeBindingOption } from './db.ts';
@@ -114,18 +114,12 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
   });
   fts.attachHelper((line) => child?.stdin?.write(line + '\n'));
   // Tells the helper when the event loop is busy ("busy") and when calm again ("calm").
-  let lastElu = performance.eventLoopUtilization();
   let busy = false;
-  const loadTimer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const next = nextLoadState(busy, performance.eventLoopUtilization(now, lastElu).utilization);
-    lastElu = now;
-    if (next !== busy) {
-      busy = next;
-      child?.stdin?.write(busy ? 'busy\n' : 'calm\n');
-    }
-  }, LOAD_WINDOW_MS);
-  loadTimer.unref();
+  const loadTimer = everyLoadWindow(LOAD_WINDOW_MS, (utilisation) => {
+    if (nextLoadState(busy, utilisation) === busy) return;
+    busy = !busy;
+    child?.stdin?.write(busy ? 'busy\n' : 'calm\n');
+  });
   child.on('exit', (code, signal) => {
     clearInterval(loadTimer);
     letGo();

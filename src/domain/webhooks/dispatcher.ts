@@ -22,6 +22,7 @@ import { planAfterAttempt, sendDelivery, type SendResult } from './delivery.ts';
 import { drainOutbox } from './outbox-drain.ts';
 import { pruneEvents } from '../../store/events.ts';
 import { createPacer } from './pacer.ts';
+import { everyLoadWindow } from '../../loop-load.ts';
 import { createSendQueue } from './send-queue.ts';
 import { secretBox } from './secret-box.ts';
 
@@ -73,7 +74,6 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const dueHooks = new Set<string>(); // these may have unclaimed due rows
   let writesSeen = false;
   let warnedNoKey = false;
-  let lastElu = performance.eventLoopUtilization();
   let prunedAt = 0;
   const timers: Record<'tick' | 'retry' | 'flush' | 'pace' | 'window', NodeJS.Timeout | null> = {
     tick: null, retry: null, flush: null, pace: null, window: null,
@@ -266,11 +266,9 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   }
 
   // Every window: slow down while page writes saturate the loop, speed up again when they do not.
-  function measureWindow(): void {
-    const elu = performance.eventLoopUtilization(lastElu);
-    lastElu = performance.eventLoopUtilization();
+  function measureWindow(utilisation: number): void {
     const before = pacer.rate;
-    pacer.adjust(elu.utilization, writesSeen, performance.now());
+    pacer.adjust(utilisation, writesSeen, performance.now());
     writesSeen = false;
     if (pacer.rate === Infinity && before !== Infinity) scheduleTick(0); // drain what waited
     if (pacer.rate > before && queue.queued > 0) fill();
@@ -282,8 +280,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
       dispatchers.set(svc, self);
       clearClaims(svc.db); // whatever a previous process held (it may have been killed) is due again
       svc.eventsWritten.add(wake);
-      timers.window = setInterval(measureWindow, PACE_WINDOW_MS);
-      timers.window.unref();
+      timers.window = everyLoadWindow(PACE_WINDOW_MS, measureWindow);
       scheduleTick(0); // resume: drain what the last process left in the outbox and send what is due
     },
     subscriptionChanged(webhookId) {
