@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authHeaders, helperPids, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { FTS_FILE } from '../../src/store/fts-index.ts';
@@ -133,6 +134,60 @@ describe('full-text index kept by the helper', () => {
       after.close();
     }
     expect(fs.statSync(path.join(dir, FTS_FILE)).size).toBeLessThan(before / 10);
+  });
+});
+
+describe('full-text index under sustained writes', () => {
+  // The wiring end to end: the server measures its event loop, tells the helper "busy", the
+  // helper leaves the index behind (by up to MAX_DEFER_PAGES), and catches up on "calm". The
+  // unit tests cover each half (test/unit/loop-load.test.ts, checkpointer.test.ts); this one
+  // shows the line gets through under real load. With indexing not deferred the helper keeps
+  // the lag to a few hundred pages (it indexes up to 200 every 25 ms).
+  it('lets the index fall behind while the server is busy, and catches up once it is calm', async () => {
+    const s = await startFresh();
+    const main = new Database(path.join(dir, 'kspace.db'), { readonly: true });
+    const lag = () => {
+      const queued = (main.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'fts_queue'").get() as { seq: number } | undefined)?.seq ?? 0;
+      const idx = new Database(path.join(dir, FTS_FILE), { readonly: true });
+      try {
+        return queued - ((idx.prepare('SELECT indexed_seq AS n FROM fts_state WHERE id = 1').get() as { n: number } | undefined)?.n ?? 0);
+      } finally {
+        idx.close();
+      }
+    };
+    const content = `# Load\n\n${'capybara grazes by the river bank. '.repeat(55)}`;
+    const pool = new Pool(s.url, { connections: 16 });
+    try {
+      let maxLag = 0;
+      let writing = true;
+      const sampler = (async () => {
+        while (writing) {
+          maxLag = Math.max(maxLag, lag());
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      let next = 0;
+      const until = Date.now() + 3000;
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        while (Date.now() < until) {
+          const i = next++;
+          const r = await pool.request({ method: 'PUT', path: `/pages/kb/load/p${i}`, headers: authHeaders(), body: JSON.stringify({ title: `Load ${i}`, content: `${content}\n\nmarker${i}` }) });
+          await r.body.dump();
+          expect(r.statusCode).toBe(201);
+        }
+      }));
+      writing = false;
+      await sampler;
+      expect(next).toBeGreaterThan(1500); // enough writes to see a lag the helper would not leave
+      expect(maxLag).toBeGreaterThan(1000);
+      const deadline = Date.now() + 15_000;
+      while (lag() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(lag()).toBe(0);
+      expect(await hits(s, `marker${next - 1}`)).toEqual([`load/p${next - 1}`]);
+    } finally {
+      await pool.close();
+      main.close();
+    }
   });
 });
 
