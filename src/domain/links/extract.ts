@@ -16,12 +16,20 @@ export type PageRef = { space: string; path: string };
 // benchmark's pages that is under half the allocations of the full pipeline. Emphasis,
 // strikethrough, entities and hard breaks never make or unmake a link (link labels are matched
 // before emphasis is resolved, and an entity cannot spell `[`), so they are off.
-const PARSER = new MarkdownIt('default', { html: false, linkify: false }).disable([
-  'normalize', 'inline', 'replacements', 'smartquotes', 'text_join', // core: inline runs below
-  'emphasis', 'strikethrough', 'entity', 'newline', 'balance_pairs', 'fragments_join',
-]);
-const PARSER_LINKIFY = new MarkdownIt('default', { html: false, linkify: true });
-PARSER.normalizeLink = PARSER_LINKIFY.normalizeLink = normalizeLinkFast(PARSER.normalizeLink.bind(PARSER));
+//
+// The two parsers are built on first use, not at import: building them (linkify's patterns, the
+// rule chains) took ~5 ms of a cold start whose first request parses no Markdown.
+let parsers: { plain: MarkdownIt; linkify: MarkdownIt } | null = null;
+function getParsers(): { plain: MarkdownIt; linkify: MarkdownIt } {
+  if (parsers) return parsers;
+  const plain = new MarkdownIt('default', { html: false, linkify: false }).disable([
+    'normalize', 'inline', 'replacements', 'smartquotes', 'text_join', // core: inline runs below
+    'emphasis', 'strikethrough', 'entity', 'newline', 'balance_pairs', 'fragments_join',
+  ]);
+  const linkify = new MarkdownIt('default', { html: false, linkify: true });
+  plain.normalizeLink = linkify.normalizeLink = normalizeLinkFast(plain.normalizeLink.bind(plain));
+  return (parsers = { plain, linkify });
+}
 // What markdown-it's 'normalize' rule does, needed only when the text has CR or NUL.
 const NEEDS_NORMALIZE = /[\r\0]/;
 
@@ -50,7 +58,7 @@ export function extractLinks(content: string, from: PageRef, baseUrls: string[] 
   if (!bareUrls && !content.includes('](') && !content.includes(']:') && !content.includes('<')) {
     return []; // every other link form needs `](` (inline), `]:` (definition) or `<` (autolink)
   }
-  const tokens = bareUrls ? PARSER_LINKIFY.parse(content, {}) : parseBlocks(content);
+  const tokens = bareUrls ? getParsers().linkify.parse(content, {}) : parseBlocks(content);
   const seen = new Set<string>();
   const out: PageRef[] = [];
   // Inline links, autolinks and reference-style links (resolved to their definition) all come out
@@ -75,12 +83,13 @@ export function extractLinks(content: string, from: PageRef, baseUrls: string[] 
 function parseBlocks(content: string): ReturnType<MarkdownIt['parse']> {
   const src = NEEDS_NORMALIZE.test(content) ? content.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD') : content;
   const env = {}; // holds the reference definitions the block parser found, for the inline parser
-  const tokens = PARSER.parse(src, env);
+  const parser = getParsers().plain;
+  const tokens = parser.parse(src, env);
   for (const t of tokens) {
     // A link needs `[` (inline, reference) or `<` (autolink); other blocks keep no children.
     if (t.type === 'inline' && (t.content.includes('[') || t.content.includes('<'))) {
       t.children = [];
-      PARSER.inline.parse(t.content, PARSER, env, t.children);
+      parser.inline.parse(t.content, parser, env, t.children);
     }
   }
   return tokens;
