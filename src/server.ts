@@ -16,6 +16,13 @@ export type Running = { svc: Services; server: http.Server; url: string; close()
 export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
 export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher];
 
+// The checkpointer helper starts this long after the server listens. Its own start-up (~100 ms of
+// CPU: Node and the bundle) otherwise shares the two cores with the server's first answers: cold
+// start to the first 200 of the executable, 3 × 15 alternating starts, median 126–161 ms
+// against 159–194 (docs/performance.md, Doors). Until it runs, SQLite's own automatic
+// checkpoints keep the WAL short and a search indexes what it needs itself (store/fts-sync.ts).
+const HELPER_START_DELAY_MS = 250;
+
 export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper process (kspace serve). */ checkpointer?: boolean };
 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
@@ -36,8 +43,11 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const url = `http://${host}:${addr.port}`;
   if (config.port === 0 && !process.env.SERVICE_BASE_URL) svc.config.baseUrl = url;
   svc.fts.check(); // the index is checked (and reset if it is not this database's) before the helper starts
-  const checkpointer: Checkpointer | null = withCheckpointer
-    ? startCheckpointer(db, db.name, { log: (m) => log.warn(m), holdWrites: () => svc.writes.hold(), fts: svc.fts })
+  let checkpointer: Checkpointer | null = null;
+  const helperStart = withCheckpointer
+    ? setTimeout(() => {
+      checkpointer = startCheckpointer(db, db.name, { log: (m) => log.warn(m), holdWrites: () => svc.writes.hold(), fts: svc.fts });
+    }, HELPER_START_DELAY_MS)
     : null;
   const jobs = backgroundJobs.map((make) => make(svc));
   for (const job of jobs) job.start(svc);
@@ -51,6 +61,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       if (closed) return;
       closed = true;
       for (const job of jobs) await job.stop();
+      if (helperStart) clearTimeout(helperStart);
       const helperGone = checkpointer?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

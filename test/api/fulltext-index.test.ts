@@ -196,7 +196,12 @@ describe('full-text index without its helper', () => {
     const s = await startFresh();
     await put(s, 'before', { title: 'Before', content: 'ibex' });
     expect(await hits(s, 'ibex')).toEqual(['before']);
-    const helpers = helperPids(s.proc.pid!);
+    let helpers = helperPids(s.proc.pid!);
+    const started = Date.now() + 5000; // the helper starts a moment after the server (src/server.ts)
+    while (helpers.length === 0 && Date.now() < started) {
+      await new Promise((r) => setTimeout(r, 50));
+      helpers = helperPids(s.proc.pid!);
+    }
     expect(helpers).toHaveLength(1);
     process.kill(Number(helpers[0]), 'SIGKILL');
     const deadline = Date.now() + 5000;
