@@ -6,16 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { alive, authHeaders, helperPids, ROOT, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { nodeFlags } from '../../scripts/lib/node-flags.ts';
+import { waitFor } from '../support/wait.ts';
 import { nextLoadState } from '../../src/store/checkpointer.ts';
 import { openDb } from '../../src/store/db.ts';
 import { ensureIndexGeneration, indexedSeq, openIndexConnection } from '../../src/store/fts-index.ts';
 
 // `kspace serve` checkpoints the WAL from a helper process so that no request waits for it.
-const waitFor = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  return cond();
-};
 
 let dir: string;
 let server: ChildServer | undefined;

@@ -8,6 +8,7 @@ import { authHeaders, helperPids, startChild, type ChildServer } from '../../scr
 import { FTS_FILE } from '../../src/store/fts-index.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { startServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 // The full-text index lives in kspace-fts.db and is kept by the helper process, off the write
 // path (src/store/fts-index.ts). These run `kspace serve` as a child process, helper included.
@@ -64,9 +65,7 @@ describe('full-text index kept by the helper', () => {
     expect(await hits(s, 'number4')).toEqual([]);
     expect((await hits(s, 'walrus')).length).toBe(13);
     // Queue rows the index holds are trimmed by the server (about a second later).
-    const deadline = Date.now() + 5000;
-    while (queueLength() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(queueLength()).toBe(0);
+    expect(await waitFor(() => queueLength() === 0)).toBe(true);
   });
 
   it('acknowledged writes reach the index after a SIGKILL, and a lost index file is rebuilt from the pages', async () => {
@@ -180,9 +179,7 @@ describe('full-text index under sustained writes', () => {
       await sampler;
       expect(next).toBeGreaterThan(1500); // enough writes to see a lag the helper would not leave
       expect(maxLag).toBeGreaterThan(1000);
-      const deadline = Date.now() + 15_000;
-      while (lag() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(lag()).toBe(0);
+      expect(await waitFor(() => lag() === 0, 15_000)).toBe(true);
       expect(await hits(s, `marker${next - 1}`)).toEqual([`load/p${next - 1}`]);
     } finally {
       await pool.close();
@@ -196,17 +193,11 @@ describe('full-text index without its helper', () => {
     const s = await startFresh();
     await put(s, 'before', { title: 'Before', content: 'ibex' });
     expect(await hits(s, 'ibex')).toEqual(['before']);
-    let helpers = helperPids(s.proc.pid!);
-    const started = Date.now() + 5000; // the helper starts a moment after the server (src/server.ts)
-    while (helpers.length === 0 && Date.now() < started) {
-      await new Promise((r) => setTimeout(r, 50));
-      helpers = helperPids(s.proc.pid!);
-    }
-    expect(helpers).toHaveLength(1);
+    // The helper starts a moment after the server (src/server.ts).
+    expect(await waitFor(() => helperPids(s.proc.pid!).length === 1)).toBe(true);
+    const helpers = helperPids(s.proc.pid!);
     process.kill(Number(helpers[0]), 'SIGKILL');
-    const deadline = Date.now() + 5000;
-    while (!s.stderr().includes('checkpointer exited') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(s.stderr()).toContain('checkpointer exited');
+    expect(await waitFor(() => s.stderr().includes('checkpointer exited'))).toBe(true);
     for (let i = 0; i < 5; i++) {
       expect((await put(s, `after${i}`, { title: `After ${i}`, content: `ibex later${i}` })).status).toBe(201);
       expect(await hits(s, `later${i}`)).toEqual([`after${i}`]);
