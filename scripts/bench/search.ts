@@ -14,7 +14,7 @@ import { percentile, runLoad } from '../lib/load.ts';
 import { rawClient, type RawClient } from '../lib/raw-client.ts';
 import { insertCorpus, termsByPages } from '../lib/search-corpus.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
-import { READABLE_PAGE } from '../../src/domain/access.ts';
+import { READABLE_PAGE } from '../../src/store/access-sql.ts';
 
 type Timing = { p50: number; p99: number };
 

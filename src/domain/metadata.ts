@@ -2,9 +2,8 @@ import type { Issue } from './issues.ts';
 import type { Limits } from '../config.ts';
 import { parseIsoDate } from './iso-date.ts';
 
-export type Scalar = string | number | boolean;
-export type MetaValue = Scalar | Scalar[];
-export type Metadata = Record<string, MetaValue>;
+export type { MetaValue, Metadata, Scalar } from '../model.ts';
+import type { IndexRow, MetaValue, Metadata, Scalar } from '../model.ts';
 
 export const META_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 // Keys that would reach an object's prototype if ever used as a plain property name.
@@ -75,7 +74,7 @@ export function normalizeMetadata(input: Record<string, unknown>): Metadata {
   return out;
 }
 
-export type IndexRow = { key: string; pos: number; t: 's' | 'n' | 'b' | 'd'; v: string | number };
+export type { IndexRow } from '../model.ts';
 
 /** The metadata index rows of one page: scalars at pos -1, list items at pos 0..n-1. */
 export function indexRows(metadata: Metadata): IndexRow[] {

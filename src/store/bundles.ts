@@ -1,5 +1,6 @@
 import { stmt, type Db } from './db.ts';
-import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
+import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
 
 export type ExportBatch = { n: number; last: string | null; json: string | null };
 

@@ -1,5 +1,6 @@
 import { commitLog, stmt, type Db } from './db.ts';
-import { READABLE_GROUP, callerParams, type Caller } from '../domain/access.ts';
+import { READABLE_GROUP, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
 
 // meta_key_stats: pages per (space, reader set, key, type), kept by the write path so that key
 // discovery sums a few rows per key instead of scanning the metadata index.

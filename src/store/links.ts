@@ -1,6 +1,7 @@
 import { stmt, type Db } from './db.ts';
-import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
-import type { PageRef } from '../domain/links/extract.ts';
+import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
+import type { PageRef } from '../model.ts';
 
 // The link index: one row per (source page, target address). A target is looked up when read,
 // so whether it exists (for this caller) is always current. READABLE_PAGE appears twice in

@@ -1,7 +1,8 @@
 import { cached } from '../bounded-cache.ts';
 import { dynamicStmt, stmt, type Db } from './db.ts';
-import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
-import type { MetaType, Params } from '../domain/search/filters.ts';
+import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
+import type { MetaType, Params } from '../model.ts';
 
 // The metadata query shapes. The filter SQL comes from domain/search/filters.ts (bound
 // parameters only); which shape runs is the planner's choice in domain/search/metadata-query.ts.

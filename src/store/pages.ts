@@ -1,6 +1,7 @@
 import { stmt, type Db } from './db.ts';
-import { READABLE_PAGE, callerParams, type AclEntry, type Caller } from '../domain/access.ts';
-import type { IndexRow } from '../domain/metadata.ts';
+import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import type { AclEntry, Caller } from '../model.ts';
+import type { IndexRow } from '../model.ts';
 
 export type PageRow = {
   id: number;

@@ -1,5 +1,6 @@
 import { dynamicStmt, stmt, type Db } from './db.ts';
-import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
+import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
 
 // Template pages and record rows. Template pages are `templates/<name>`: the range
 // ['templates/', 'templates0') holds every path under the prefix ('0' follows '/'), so the walk

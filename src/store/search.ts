@@ -1,5 +1,6 @@
 import { stmt, type Db } from './db.ts';
-import { READABLE_PAGE, callerParams, type Caller } from '../domain/access.ts';
+import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
 
 // The ranked, access-filtered full-text queries. They run on the index connection (kspace.db
 // with kspace-fts.db attached, fts-index.ts), where page_fts is the index's table. MATCH

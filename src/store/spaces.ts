@@ -1,6 +1,7 @@
 import { cached } from '../bounded-cache.ts';
 import { stmt, type Db } from './db.ts';
-import { VISIBLE_SPACE, callerParams, type Caller } from '../domain/access.ts';
+import { VISIBLE_SPACE, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
 
 export type SpaceRow = {
   id: number;

@@ -10,14 +10,8 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 export const MAX_FILTERS = 20;
 export const MAX_IN_VALUES = 100;
 
-export type MetaType = 's' | 'n' | 'b' | 'd';
-export type TypedValue = { t: MetaType; v: string | number };
-
-/** One validated filter, its value typed as page_meta stores it. */
-export type Condition =
-  | { op: 'eq' | 'neq' | 'contains' | 'gt' | 'gte' | 'lt' | 'lte'; key: string; value: TypedValue }
-  | { op: 'exists' | 'missing'; key: string }
-  | { op: 'in'; key: string; values: TypedValue[] };
+export type { Condition, MetaType, Params, TypedValue } from '../../model.ts';
+import type { Condition, Params, TypedValue } from '../../model.ts';
 
 const FILTER_FIELDS = new Set(['key', 'op', 'value']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -109,7 +103,6 @@ function dedupe(values: TypedValue[]): TypedValue[] {
   });
 }
 
-export type Params = Record<string, string | number>;
 type ValueCondition = Exclude<Condition, { op: 'exists' | 'missing' }>;
 const isKeyOnly = (c: Condition): c is Extract<Condition, { op: 'exists' | 'missing' }> => c.op === 'exists' || c.op === 'missing';
 const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;

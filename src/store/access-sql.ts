@@ -1,0 +1,39 @@
+// The access rules as SQL conditions, for every read, list, count and search (inside the SQL, so
+// limits and cursors stay right). domain/access.ts encodes the same rules for one page already
+// loaded (canReadPage …); a property test holds the two together.
+import type { Caller } from '../model.ts';
+
+/**
+ * SQL condition: page `p` in space `s` is live and readable by the caller. Bind callerParams().
+ */
+export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AND (
+  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+       WHEN @callerAdmin = 1 THEN 1
+       WHEN p.has_acl = 0 THEN s.default_access <> 'none'
+       ELSE EXISTS (SELECT 1 FROM page_acl a WHERE a.page_id = p.id AND a.principal_id = @callerId)
+  END))`;
+
+/**
+ * SQL condition: the pages of space `s` whose page ACL lists readers `g.readers` are readable by
+ * the caller. READABLE_PAGE for counts kept per reader set (meta_key_stats) instead of per page:
+ * `g.readers` is '' for pages without an ACL, else ',id1,id2,' (',' for an empty ACL). Deleted
+ * pages are never counted there. Bind callerParams().
+ */
+export const READABLE_GROUP = `(s.org_id = @callerOrg AND (
+  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+       WHEN @callerAdmin = 1 THEN 1
+       WHEN g.readers = '' THEN s.default_access <> 'none'
+       ELSE instr(g.readers, ',' || @callerId || ',') > 0
+  END))`;
+
+/** SQL condition: space `s` is visible to the caller (GET /spaces). */
+export const VISIBLE_SPACE = `(s.org_id = @callerOrg AND (
+  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+       WHEN @callerAdmin = 1 OR s.default_access <> 'none' THEN 1
+       ELSE EXISTS (SELECT 1 FROM page_acl a JOIN pages p ON p.id = a.page_id
+                    WHERE a.principal_id = @callerId AND p.space_id = s.id AND p.deleted_at IS NULL)
+  END))`;
+
+export function callerParams(caller: Caller): { callerId: string; callerOrg: number; callerAdmin: number } {
+  return { callerId: caller.id, callerOrg: caller.orgId, callerAdmin: caller.orgAdmin ? 1 : 0 };
+}
