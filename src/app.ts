@@ -1,31 +1,9 @@
-import { H3 } from 'h3';
+import type { H3 } from 'h3';
 import type { Services } from './services.ts';
-import { AppError } from './domain/errors.ts';
-import { problem } from './http/respond.ts';
-import { registerAdminRoutes } from './http/routes/admin.ts';
-import { registerBundleRoutes } from './http/routes/bundles.ts';
-import { registerLinkRoutes } from './http/routes/links.ts';
-import { registerPageRoutes } from './http/routes/pages.ts';
-import { registerRecordRoutes } from './http/routes/records.ts';
-import { registerSearchRoutes } from './http/routes/search.ts';
-import { registerSpaceRoutes } from './http/routes/spaces.ts';
-import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
-import { registerTemplateRoutes } from './http/routes/templates.ts';
-import { registerWebhookRoutes } from './http/routes/webhooks.ts';
-import { registerMcpRoutes } from './mcp/http.ts';
+import { endpoints } from './http/endpoints.ts';
+import { buildApp } from './http/router.ts';
 
-export type RouteModule = (app: H3, svc: Services) => void;
-
-/** Route modules in registration order; each feature adds its own. */
-export const routeModules: RouteModule[] = [
-  registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
-  registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
-];
-
-/** The HTTP application over injected services; no side effects on import. */
+/** The HTTP application over injected services, built from the endpoint table; no side effects on import. */
 export function createApp(svc: Services): H3 {
-  const app = new H3();
-  for (const register of routeModules) register(app, svc);
-  app.all('/**', (event) => problem(new AppError('not_found', `no route ${event.req.method} ${event.url.pathname}`), svc.log));
-  return app;
+  return buildApp(svc, endpoints);
 }

@@ -24,6 +24,8 @@ export type Config = {
     logRetentionDays: number;
   };
   spaceTemplates: SpaceTemplatesConfig;
+  /** Tests only (SERVICE_VALIDATE_RESPONSES=1): every answer is checked against its declared schema (src/http/response-check.ts). */
+  validateResponses: boolean;
 };
 
 export type SpaceTemplatesConfig = {
@@ -102,6 +104,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       refreshSeconds: toInt('SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS', env.SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS ?? 3600, 1),
       maxBytes: toInt('SERVICE_SPACE_TEMPLATES_MAX_BYTES', env.SERVICE_SPACE_TEMPLATES_MAX_BYTES ?? 10 * 1024 * 1024, 1024),
     },
+    validateResponses: env.SERVICE_VALIDATE_RESPONSES === '1',
   };
 }
 

@@ -6,14 +6,13 @@ import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
-import { createLogger, createServices, type Logger, type Services } from './services.ts';
+import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
 
 export type Running = { svc: Services; server: http.Server; url: string; close(): Promise<void> };
 
 /** Background jobs (webhook dispatcher, catalog refresh) register here; each gets start/stop. */
-export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
 export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher];
 
 // The checkpointer helper starts this long after the server listens. Its own start-up (~100 ms of

@@ -10,6 +10,9 @@ export type Logger = {
   error(msg: string, fields?: Record<string, unknown>): void;
 };
 
+/** Background jobs (webhook dispatcher, catalog refresh): started after listen, stopped before close (src/server.ts). */
+export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
+
 /** Everything a request or a background job needs, created once by serve() or a test. */
 export type Services = {
   db: Db;

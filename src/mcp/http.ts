@@ -1,15 +1,18 @@
 // MCP over Streamable HTTP at /mcp. Stateless: every POST gets a fresh McpServer and transport,
 // answered as plain JSON. Tools reach the API in-process through the same h3 app with the
 // caller's own Authorization header, so ACLs, validation and events are exactly those of HTTP.
-import type { H3, H3Event } from 'h3';
+// GET and DELETE (SSE stream, session end) are not declared, so they answer 405 with `Allow: POST`.
+import * as v from 'valibot';
+import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
-import { AppError } from '../domain/errors.ts';
-import { requireCaller } from '../http/auth.ts';
-import { problem } from '../http/respond.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { documentAs } from '../http/json-schema.ts';
 import { readBody, type CallApi } from './api.ts';
 
+type Fetcher = { fetch(req: Request): Response | Promise<Response> };
+
 /** The /mcp door's callApi: a sub-request into `app` carrying the caller's credentials. */
-export function inProcessCallApi(app: H3, origin: string, authorization: string): CallApi {
+export function inProcessCallApi(app: Fetcher, origin: string, authorization: string): CallApi {
   return async (method, path, body) => {
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -18,15 +21,9 @@ export function inProcessCallApi(app: H3, origin: string, authorization: string)
   };
 }
 
-async function handleMcp(app: H3, svc: Services, event: H3Event): Promise<Response> {
-  const authorization = event.req.headers.get('authorization');
-  // Bearer keys only (the web app's cookie is for the web app); 401 before any MCP parsing.
-  if (!authorization) throw new AppError('unauthorized', 'send Authorization: Bearer <API key>');
-  requireCaller(event, svc);
-  if (event.req.method !== 'POST') {
-    // Stateless: no server-initiated messages, so no standalone SSE stream (the spec allows 405).
-    throw new AppError('method_not_allowed', 'this MCP endpoint is stateless: send JSON-RPC with POST', undefined, undefined);
-  }
+async function handleMcp(svc: Services, event: H3Event): Promise<Response> {
+  const app = event.app as Fetcher; // the h3 app this request came through
+  const authorization = event.req.headers.get('authorization')!; // checked by the endpoint's auth
   // Loaded on first use: a server that never sees an MCP client never pays for the SDK.
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./tools.ts'),
@@ -46,17 +43,25 @@ async function handleMcp(app: H3, svc: Services, event: H3Event): Promise<Respon
   }
 }
 
-export function registerMcpRoutes(app: H3, svc: Services): void {
-  const handler = async (event: H3Event) => {
-    try {
-      return await handleMcp(app, svc, event);
-    } catch (err) {
-      const res = problem(err, svc.log, '/mcp');
-      if (err instanceof AppError && err.code === 'method_not_allowed') res.headers.set('allow', 'POST');
-      return res;
-    }
-  };
-  app.on('POST', '/mcp', handler);
-  app.on('GET', '/mcp', handler);
-  app.on('DELETE', '/mcp', handler);
-}
+const JsonRpc = v.looseObject({ jsonrpc: v.literal('2.0') });
+const JsonRpcMessages = documentAs(v.union([JsonRpc, v.array(JsonRpc)]), {
+  description: 'a JSON-RPC 2.0 message or batch (MCP Streamable HTTP)',
+  oneOf: [{ type: 'object', required: ['jsonrpc'] }, { type: 'array', items: { type: 'object', required: ['jsonrpc'] } }],
+});
+
+export const mcpEndpoints = [
+  endpoint({
+    method: 'POST', path: '/mcp', tag: 'mcp', auth: 'key', body: JsonRpcMessages,
+    bodyExample: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    summary: 'MCP Streamable HTTP (stateless, JSON answers)',
+    description: 'The body is read by the MCP transport itself; JSON-RPC errors are JSON-RPC answers, not problem+json.',
+    responses: [
+      { status: 200, schema: JsonRpcMessages },
+      { status: 202, description: 'notifications and responses only: accepted, no body' },
+      { status: 400, schema: JsonRpcMessages, description: 'a JSON-RPC parse or protocol error' },
+      { status: 406, schema: JsonRpcMessages, description: 'Accept does not include application/json and text/event-stream' },
+      { status: 415, schema: JsonRpcMessages, description: 'not application/json' },
+    ],
+    handler: ({ svc, event }) => handleMcp(svc, event),
+  }),
+];
