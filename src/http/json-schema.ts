@@ -15,10 +15,11 @@ export function documentAs<S extends v.GenericSchema>(schema: S, json: JsonSchem
 export function jsonSchemaOf(schema: v.GenericSchema): JsonSchema {
   const own = documented.get(schema);
   if (own) return own;
-  return toJsonSchema(schema, {
+  const { $schema: _, ...json } = toJsonSchema(schema, {
     target: 'draft-2020-12',
     typeMode: 'input',
     errorMode: 'ignore',
     overrideSchema: ({ valibotSchema }) => documented.get(valibotSchema) ?? null,
   });
+  return json; // OpenAPI 3.1 declares the dialect once (jsonSchemaDialect)
 }

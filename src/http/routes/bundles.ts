@@ -45,6 +45,10 @@ export const bundleEndpoints = [
     method: 'POST', path: '/spaces/:slug/import', tag: 'bundles', auth: 'key', params: SlugParams,
     query: v.object({ mode: Mode }),
     body: Bundle,
+    bodyExample: {
+      format: 'service-space-export', formatVersion: 1, space: { slug: 'wiki', name: 'Wiki' },
+      pages: [{ path: 'start', title: 'Start here', content: '# Hello', metadata: { stage: 'draft' } }],
+    },
     summary: 'Import a bundle into a space (created when absent)',
     responses: [{ status: 200, schema: ImportResult }],
     handler: async ({ svc, caller, params, query, body }) => {
