@@ -18,6 +18,8 @@ const CATALOGUE = {
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;
+/** Every stable code (the fuzzer checks each 4xx against this list). */
+export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[];
 
 export class AppError extends Error {
   readonly code: ErrorCode;
