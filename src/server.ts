@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import { createApp } from './app.ts';
+import { invalid } from './domain/errors.ts';
+import { problemBody } from './http/respond.ts';
 import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
@@ -22,6 +24,22 @@ export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTem
 // checkpoints keep the WAL short and a search indexes what it needs itself (store/fts-sync.ts).
 const HELPER_START_DELAY_MS = 250;
 
+/**
+ * A request whose URL cannot be built (a Host such as `x:99999` with a path srvx normalises, e.g.
+ * one with `..`) throws inside h3 before any hook runs, and a throw in the 'request' event would
+ * end the process. Found by the fuzzer (docs/security.md); answered 400 problem+json here.
+ */
+function guardNodeHandler(handler: http.RequestListener): http.RequestListener {
+  return (req, res) => {
+    try {
+      return handler(req, res);
+    } catch {
+      const body = problemBody(invalid([{ key: 'Host', code: 'format', message: 'the Host header and the URL path do not form a valid URL' }]), req.url);
+      res.writeHead(400, { 'content-type': 'application/problem+json' }).end(body);
+    }
+  };
+}
+
 export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper process (kspace serve). */ checkpointer?: boolean };
 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
@@ -31,7 +49,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
-  const handler = toNodeHandler(createApp(svc));
+  const handler = guardNodeHandler(toNodeHandler(createApp(svc)));
   const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
+import { invalid } from '../domain/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { documentAs } from '../http/json-schema.ts';
 import { readBody, type CallApi } from './api.ts';
@@ -28,7 +29,7 @@ async function handleMcp(svc: Services, event: H3Event): Promise<Response> {
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./tools.ts'),
   ]);
-  const server = createMcpServer(inProcessCallApi(app, new URL(event.req.url).origin, authorization));
+  const server = createMcpServer(inProcessCallApi(app, originOf(event), authorization));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -40,6 +41,15 @@ async function handleMcp(svc: Services, event: H3Event): Promise<Response> {
   } finally {
     // JSON mode answers only when every response is ready, so the server can go now.
     void server.close().catch(() => {});
+  }
+}
+
+/** The origin the in-process sub-requests carry; a Host header that makes no URL (`x:99999`) is a 400. */
+function originOf(event: H3Event): string {
+  try {
+    return new URL(event.req.url).origin;
+  } catch {
+    throw invalid([{ key: 'Host', code: 'format', message: 'the Host header is not a valid host[:port]' }]);
   }
 }
 

@@ -75,3 +75,26 @@ describe('routing', () => {
     expect(c.body.issues[0]).toMatchObject({ key: 'cursor', code: 'format' });
   });
 });
+
+describe('a Host header that makes no URL', () => {
+  it('is a 400 problem+json and the server stays up (it ended the process)', async () => {
+    const { default: http } = await import('node:http');
+    const u = new URL(srv.url);
+    const send = (path: string) => new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+      const r = http.request({ host: u.hostname, port: u.port, path, headers: { host: 'x:99999', authorization: `Bearer ${srv.admin.key}` } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+      });
+      r.on('error', reject);
+      r.end();
+    });
+    for (const path of ['/admin/principals/../keys', '/pages/wiki/a/./b']) {
+      const r = await send(path);
+      expect(r.status, path).toBe(400);
+      expect(r.type).toBe('application/problem+json');
+      expect(JSON.parse(r.body).issues[0]).toMatchObject({ key: 'Host' });
+    }
+    expect((await srv.admin.get('/me')).status).toBe(200);
+  });
+});

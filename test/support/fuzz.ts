@@ -4,12 +4,20 @@
 // code of the catalogue and its own status. 2xx bodies are checked by the server itself
 // (SERVICE_VALIDATE_RESPONSES=1: a violation is a 500). Used by test/api/fuzz.test.ts and
 // `npm run fuzz`.
+import http from 'node:http';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../../src/domain/errors.ts';
 import { newAgent, type TestServer } from './server.ts';
 
 type Operation = { method: string; path: string; op: { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }>; requestBody?: { content: Record<string, { example?: unknown }> } } };
-export type FuzzWorld = { srv: TestServer; callers: Record<string, string | undefined>; operations: Operation[]; known: Record<string, string[]> };
+export type FuzzWorld = {
+  srv: TestServer;
+  callers: Record<string, string | undefined>;
+  operations: Operation[];
+  known: Record<string, string[]>;
+  /** How often each operation answered each status (to see that generation reaches success too). */
+  statuses: Record<string, Record<number, number>>;
+};
 export type FuzzFailure = { request: string; status: number; body: string; why: string };
 
 /** The server's fixtures: spaces `wiki` (everyone writes) and `secret` (nobody but admins), pages, a webhook. */
@@ -34,6 +42,7 @@ export async function buildWorld(srv: TestServer): Promise<FuzzWorld> {
     srv,
     callers: { admin: srv.admin.key, member: member.key, outsider: outsider.key, nobody: undefined },
     operations,
+    statuses: {},
     known: {
       space: ['wiki', 'secret', '~fuzz-member', 'nope'],
       slug: ['wiki', 'secret', '~fuzz-member', 'nope'],
@@ -106,6 +115,7 @@ function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
     headers: fc.record({
       'if-match': fc.constantFrom('"1"', 'W/"2"', 'x', '"999"'),
       accept: fc.constantFrom('application/json', 'text/markdown', '*/*'),
+      host: fc.constantFrom('x:99999', 'a b', '[::1', '%', 'localhost:1'),
     }, { requiredKeys: [] }),
   }).map(({ caller, params: values, query, extra, body: b, headers }) => {
     let url = o.path;
@@ -118,6 +128,27 @@ function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
   });
 }
 
+const agent = new http.Agent({ keepAlive: true });
+
+/** One raw HTTP request (node:http sends the URL and the Host header as given; fetch would normalise them). */
+function send(base: string, method: string, url: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: url, method, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** Sends one request and says what is wrong with the answer, if anything. */
 async function check(world: FuzzWorld, o: Operation, r: Req): Promise<FuzzFailure | null> {
   const headers: Record<string, string> = { ...r.headers };
@@ -125,8 +156,10 @@ async function check(world: FuzzWorld, o: Operation, r: Req): Promise<FuzzFailur
   if (key) headers.authorization = `Bearer ${key}`;
   if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/json';
   if (o.path === '/mcp') headers.accept = 'application/json, text/event-stream';
-  const res = await fetch(world.srv.url + r.url, { method: o.method, headers, body: r.body });
-  const text = await res.text();
+  const res = await send(world.srv.url, o.method, r.url, headers, r.body);
+  const text = res.text;
+  const tally = (world.statuses[`${o.method} ${o.path}`] ??= {});
+  tally[res.status] = (tally[res.status] ?? 0) + 1;
   const request = `${r.caller} ${o.method} ${r.url}${r.body !== undefined ? ` ${r.body.slice(0, 300)}` : ''}`;
   const fail = (why: string) => ({ request, status: res.status, body: text.slice(0, 500), why });
   if (res.status >= 500) return fail('5xx');
@@ -151,7 +184,9 @@ export async function fuzzOperations(
   const failures: FuzzFailure[] = [];
   const msByOperation: Record<string, number> = {};
   let requests = 0;
-  for (const o of world.operations.filter(opts.only ?? (() => true))) {
+  // Deletes last, so the fixtures (the webhook, the pages) serve the other operations first.
+  const order = (o: Operation) => (o.method === 'DELETE' ? 1 : 0);
+  for (const o of world.operations.filter(opts.only ?? (() => true)).sort((a, b) => order(a) - order(b))) {
     const started = performance.now();
     const result = await fc.check(fc.asyncProperty(requestArb(o, world), async (r) => {
       requests++;
