@@ -174,6 +174,8 @@ export function deletePage(svc: Services, caller: Caller, slug: string, path: st
     }
     const now = svc.now();
     unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {}, previous: null });
+    // The page's ACL goes with the page; the history it governed keeps its readers.
+    store.sealHistory(svc.db, page.id);
     store.markDeleted(svc.db, page.id, now);
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
   });
