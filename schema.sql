@@ -77,6 +77,8 @@ CREATE TABLE revisions (
   metadata    TEXT NOT NULL,
   author_id   TEXT NOT NULL REFERENCES principals(id),
   created_at  TEXT NOT NULL,
+  readers     TEXT,                               -- the page's own ACL when written: NULL = none, else
+                                                  -- ',id1,id2,' of its principals (',' = nobody)
   PRIMARY KEY (page_id, version)
 ) WITHOUT ROWID;
 
@@ -109,6 +111,18 @@ CREATE TABLE page_acl (
   PRIMARY KEY (page_id, principal_id)
 ) WITHOUT ROWID;
 CREATE INDEX page_acl_principal ON page_acl(principal_id, page_id);
+
+-- History access (docs/security.md): when a page's own ACL is dropped (the page deleted, or its
+-- ACL removed), the history it governed stays readable only by that ACL's readers, whatever
+-- happens to the path later. A revision is readable (beyond the live page's own rules) only if
+-- every row covering it (up_to >= version) lists the caller; org admins in shared spaces and the
+-- owner of a personal space read all. Append-only, like revisions.
+CREATE TABLE history_access (
+  page_id  INTEGER NOT NULL REFERENCES pages(id),
+  up_to    INTEGER NOT NULL,                      -- covers versions 1..up_to
+  readers  TEXT NOT NULL,                         -- ',id1,id2,' (',' = nobody but admins/owner)
+  PRIMARY KEY (page_id, up_to, readers)
+) WITHOUT ROWID;
 
 -- Events outbox, written in the same transaction as the change it describes. The webhook
 -- dispatcher reads rows with dispatched_at IS NULL after commit; nothing committed is lost.

@@ -44,6 +44,10 @@ export type Limits = {
   bodyBytes: number;
   importBytes: number;
   pageBytes: number;
+  /** The whole stored page: content + frontmatter JSON + metadata JSON. */
+  storedPageBytes: number;
+  frontmatterBytes: number;
+  frontmatterKeys: number;
   metadataKeys: number;
   stringBytes: number;
   listItems: number;
@@ -83,6 +87,9 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       bodyBytes: toInt('SERVICE_MAX_BODY_BYTES', env.SERVICE_MAX_BODY_BYTES ?? 10 * 1024 * 1024, 1024),
       importBytes: toInt('SERVICE_MAX_IMPORT_BYTES', env.SERVICE_MAX_IMPORT_BYTES ?? 100 * 1024 * 1024, 1024),
       pageBytes: toInt('SERVICE_MAX_PAGE_BYTES', env.SERVICE_MAX_PAGE_BYTES ?? 2 * 1024 * 1024, 1),
+      storedPageBytes: toInt('SERVICE_MAX_STORED_PAGE_BYTES', env.SERVICE_MAX_STORED_PAGE_BYTES ?? 4 * 1024 * 1024, 1),
+      frontmatterBytes: toInt('SERVICE_MAX_FRONTMATTER_BYTES', env.SERVICE_MAX_FRONTMATTER_BYTES ?? 256 * 1024, 2),
+      frontmatterKeys: toInt('SERVICE_MAX_FRONTMATTER_KEYS', env.SERVICE_MAX_FRONTMATTER_KEYS ?? 1000, 1),
       metadataKeys: toInt('SERVICE_MAX_METADATA_KEYS', env.SERVICE_MAX_METADATA_KEYS ?? 200, 1),
       stringBytes: toInt('SERVICE_MAX_STRING_BYTES', env.SERVICE_MAX_STRING_BYTES ?? 16 * 1024, 1),
       listItems: toInt('SERVICE_MAX_LIST_ITEMS', env.SERVICE_MAX_LIST_ITEMS ?? 1000, 1),

@@ -5,7 +5,7 @@ import { changePageAccess } from './indexing.ts';
 import type { Issue } from './issues.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db.ts';
-import { readAcl, replaceAcl } from '../store/pages.ts';
+import { readAcl, replaceAcl, sealHistory } from '../store/pages.ts';
 import { existingPrincipalIds } from '../store/principals.ts';
 
 /** `restricted: false` means the page follows its space's defaultAccess. */
@@ -44,6 +44,8 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
 export function deleteAcl(svc: Services, caller: Caller, slug: string, path: string) {
   tx(svc.db, () => {
     const { page } = loadWritablePage(svc, caller, slug, path);
+    // The page follows its space default from now on; the history the ACL governed keeps its readers.
+    sealHistory(svc.db, page.id);
     changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, null));
   });
   return presentAcl([], false);

@@ -42,7 +42,7 @@ export function patchMetadata(
     if (changedKeys.length === 0) return { space, row: page, changedKeys };
     if (page.template) {
       // A record: checked against its type like a write (absent fields take their defaults).
-      const record = checkPatchedRecord(svc, space, page.template, next, patch);
+      const record = checkPatchedRecord(svc, caller, space, page.template, next, patch);
       if (record.issues.length) throw invalid(record.issues);
       next = record.metadata;
       changedKeys = changedKeysOf(current, next);

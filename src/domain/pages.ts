@@ -6,6 +6,7 @@ import { recordPageEvent } from './events.ts';
 import { indexPage, unindexPage } from './indexing.ts';
 import type { Issue } from './issues.ts';
 import { checkMetadata, normalizeMetadata, type Metadata } from './metadata.ts';
+import { checkFrontmatter, checkStoredSize } from './page-size.ts';
 import { checkPagePath } from './paths.ts';
 import { applyTemplates } from './records/apply.ts';
 import { resolveSpace } from './spaces.ts';
@@ -85,8 +86,11 @@ export function putPage(svc: Services, caller: Caller, slug: string, path: strin
   if (input.metadata !== undefined) issues.push(...checkMetadata(input.metadata, limits));
   if (issues.length) throw invalid(issues);
   if (input.content !== undefined && Buffer.byteLength(input.content) > limits.pageBytes) {
-    throw new AppError('payload_too_large', `page content is limited to ${limits.pageBytes} bytes`);
+    throw new AppError('payload_too_large', `page content is limited to ${limits.pageBytes} bytes`, [
+      { key: 'content', code: 'max', message: `page content is limited to ${limits.pageBytes} bytes` },
+    ]);
   }
+  if (input.frontmatter !== undefined) checkFrontmatter(input.frontmatter, limits);
 
   const result = tx(svc.db, () => {
     const space = resolveSpace(svc, caller, slug);
@@ -128,6 +132,8 @@ export function writeRevision(
   event?: { name: 'page.metadata.updated'; changedKeys: string[] },
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   const db = svc.db;
+  // Every door (PUT, metadata patch, import, templates) writes through here.
+  checkStoredSize(next, existing !== null && existing.deleted_at === null ? existing : null, svc.config.limits);
   const now = svc.now();
   const created = existing === null || existing.deleted_at !== null;
   let id: number;
@@ -174,6 +180,8 @@ export function deletePage(svc: Services, caller: Caller, slug: string, path: st
     }
     const now = svc.now();
     unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {}, previous: null });
+    // The page's ACL goes with the page; the history it governed keeps its readers.
+    store.sealHistory(svc.db, page.id);
     store.markDeleted(svc.db, page.id, now);
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
   });

@@ -26,6 +26,29 @@ export const READABLE_GROUP = `(s.org_id = @callerOrg AND (
        ELSE instr(g.readers, ',' || @callerId || ',') > 0
   END))`;
 
+/**
+ * SQL expression: the reader set of page `p`'s own ACL: NULL without one, else ',id1,id2,' of
+ * the listed principals (sorted; ',' when it lists nobody). The format of meta_key_stats.readers,
+ * revisions.readers and history_access.readers.
+ */
+export const ACL_READERS = `CASE WHEN p.has_acl = 0 THEN NULL ELSE ',' || coalesce(
+  (SELECT group_concat(a.principal_id || ',', '' ORDER BY a.principal_id) FROM page_acl a WHERE a.page_id = p.id), '') END`;
+
+/**
+ * SQL condition: revision `r` of a page in space `s` is readable by the caller, given that the
+ * caller may read the live page (its current ACL covers all its history: check that first).
+ * Beyond that, a revision written under a page ACL (r.readers) and every revision an ACL
+ * governed before it was dropped (history_access rows, appended on delete and ACL removal)
+ * stay readable only by those readers. Org admins in shared spaces and the owner of a personal
+ * space read all. Bind callerParams().
+ */
+export const READABLE_REVISION = `(CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+  WHEN @callerAdmin = 1 THEN 1
+  ELSE (r.readers IS NULL OR instr(r.readers, ',' || @callerId || ',') > 0)
+   AND NOT EXISTS (SELECT 1 FROM history_access h WHERE h.page_id = r.page_id AND h.up_to >= r.version
+                   AND instr(h.readers, ',' || @callerId || ',') = 0)
+  END)`;
+
 /** SQL condition: space `s` is visible to the caller (GET /spaces). */
 export const VISIBLE_SPACE = `(s.org_id = @callerOrg AND (
   CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId

@@ -1,5 +1,5 @@
 import { commitLog, stmt, type Db } from './db.ts';
-import { READABLE_GROUP, callerParams } from './access-sql.ts';
+import { ACL_READERS, READABLE_GROUP, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 
 // meta_key_stats: pages per (space, reader set, key, type), kept by the write path so that key
@@ -11,8 +11,7 @@ export function metaRowsOf(db: Db, pageId: number): Array<{ key: string; pos: nu
 }
 
 // '' without a page ACL; ',id1,id2,' (sorted) with one, ',' when it lists nobody.
-const READERS = `CASE WHEN p.has_acl = 0 THEN '' ELSE ',' || coalesce(
-  (SELECT group_concat(a.principal_id || ',', '' ORDER BY a.principal_id) FROM page_acl a WHERE a.page_id = p.id), '') END`;
+const READERS = `coalesce(${ACL_READERS}, '')`;
 
 /** The page's space and reader set (see meta_key_stats in schema.sql). */
 export function readersOf(db: Db, pageId: number): { spaceId: number; readers: string } | undefined {

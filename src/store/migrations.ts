@@ -1,9 +1,10 @@
 import type { Db } from './db.ts';
 import { readAssetText } from '../assets.ts';
+import { ACL_READERS } from './access-sql.ts';
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const STEPS: Array<{ to: number; sql: string }> = [
   {
@@ -20,6 +21,19 @@ const STEPS: Array<{ to: number; sql: string }> = [
     // UNIQUE (space_id, path) index serves too, and each page write paid ~0.9 WAL pages for it.
     to: 3,
     sql: 'DROP INDEX IF EXISTS pages_live_path;',
+  },
+  {
+    // Revisions keep the ACL they were written under (docs/security.md). Revisions written
+    // before this version did not record it: those of a page that has an ACL now are treated
+    // as written under it (a history_access row up to its current version). A deleted page's
+    // ACL was already dropped by the older kspace; nothing is left to restore there.
+    to: 4,
+    sql: `ALTER TABLE revisions ADD COLUMN readers TEXT;
+      CREATE TABLE history_access (
+        page_id INTEGER NOT NULL REFERENCES pages(id), up_to INTEGER NOT NULL, readers TEXT NOT NULL,
+        PRIMARY KEY (page_id, up_to, readers)) WITHOUT ROWID;
+      INSERT INTO history_access (page_id, up_to, readers)
+        SELECT p.id, p.version, ${ACL_READERS} FROM pages p WHERE p.has_acl = 1;`,
   },
 ];
 

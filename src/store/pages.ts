@@ -1,5 +1,5 @@
 import { stmt, type Db } from './db.ts';
-import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import { ACL_READERS, READABLE_PAGE, READABLE_REVISION, callerParams } from './access-sql.ts';
 import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';
 
@@ -49,24 +49,46 @@ export function markDeleted(db: Db, id: number, now: string): void {
   stmt(db, 'DELETE FROM page_acl WHERE page_id = ?').run(id);
 }
 
+/** A new revision; it records the readers of the page's own ACL as it is now (NULL: none). */
 export function insertRevision(db: Db, pageId: number, version: number, s: PageState, authorId: string, now: string): void {
-  stmt(db, `INSERT INTO revisions (page_id, version, title, content, frontmatter, metadata, author_id, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(pageId, version, s.title, s.content, s.frontmatter, s.metadata, authorId, now);
+  stmt(db, `INSERT INTO revisions (page_id, version, title, content, frontmatter, metadata, author_id, created_at, readers)
+            SELECT @pageId, @version, @title, @content, @frontmatter, @metadata, @authorId, @now, ${ACL_READERS}
+            FROM pages p WHERE p.id = @pageId`)
+    .run({ pageId, version, title: s.title, content: s.content, frontmatter: s.frontmatter, metadata: s.metadata, authorId, now });
+}
+
+/**
+ * Before the page's own ACL is dropped (page deleted, ACL removed): the history it governed,
+ * every version up to the current one, stays readable only by that ACL's readers. No-op for a
+ * page without an ACL.
+ */
+export function sealHistory(db: Db, pageId: number): void {
+  stmt(db, `INSERT OR IGNORE INTO history_access (page_id, up_to, readers)
+            SELECT p.id, p.version, ${ACL_READERS} FROM pages p WHERE p.id = ? AND p.has_acl = 1`).run(pageId);
 }
 
 export type RevisionListRow = { version: number; title: string; created_at: string; author_id: string; author_kind: string; author_name: string };
 
-export function listRevisions(db: Db, pageId: number, beforeVersion: number, limit: number): RevisionListRow[] {
-  return stmt(db, `SELECT r.version, r.title, r.created_at, r.author_id, p.kind AS author_kind, p.name AS author_name
-                   FROM revisions r JOIN principals p ON p.id = r.author_id
-                   WHERE r.page_id = ? AND r.version < ? ORDER BY r.version DESC LIMIT ?`).all(pageId, beforeVersion, limit) as never;
+/** The revisions of a page the caller may read (READABLE_REVISION), newest first, before a version. */
+export function listRevisions(db: Db, caller: Caller, pageId: number, beforeVersion: number, limit: number): RevisionListRow[] {
+  return stmt(db, `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
+                   FROM revisions r JOIN principals a ON a.id = r.author_id
+                   JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
+                   WHERE r.page_id = @pageId AND r.version < @before AND ${READABLE_REVISION}
+                   ORDER BY r.version DESC LIMIT @limit`)
+    .all({ ...callerParams(caller), pageId, before: beforeVersion, limit }) as never;
 }
 
-export type RevisionRow = PageState & { version: number; created_at: string; author_id: string; author_kind: string; author_name: string };
+export type RevisionRow = Omit<PageState, 'template'> & { version: number; created_at: string; author_id: string; author_kind: string; author_name: string };
 
-export function findRevision(db: Db, pageId: number, version: number): RevisionRow | undefined {
-  return stmt(db, `SELECT r.*, p.kind AS author_kind, p.name AS author_name FROM revisions r
-                   JOIN principals p ON p.id = r.author_id WHERE r.page_id = ? AND r.version = ?`).get(pageId, version) as never;
+/** One revision, if the caller may read it (READABLE_REVISION). */
+export function findRevision(db: Db, caller: Caller, pageId: number, version: number): RevisionRow | undefined {
+  return stmt(db, `SELECT r.version, r.title, r.content, r.frontmatter, r.metadata, r.created_at, r.author_id,
+                          a.kind AS author_kind, a.name AS author_name
+                   FROM revisions r JOIN principals a ON a.id = r.author_id
+                   JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
+                   WHERE r.page_id = @pageId AND r.version = @version AND ${READABLE_REVISION}`)
+    .get({ ...callerParams(caller), pageId, version }) as never;
 }
 
 export function replaceMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {

@@ -217,6 +217,8 @@ describe('schema version 1 databases', () => {
     await srv.close();
     // What version 1 had: the index inside kspace.db, no queue.
     const db = new Database(path.join(dir, 'kspace.db'));
+    // Undo the later versions' additions too (4: revision readers, history_access).
+    db.exec(`ALTER TABLE revisions DROP COLUMN readers; DROP TABLE history_access;`);
     db.exec(`DROP TABLE fts_queue; DROP TABLE derived_state;
       CREATE VIEW page_fts_source AS SELECT id, title, content FROM pages WHERE deleted_at IS NULL;
       CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = 'page_fts_source', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');

@@ -40,6 +40,13 @@ const GOOD_FILES: Record<string, string> = {
   ])),
 };
 
+// Bundle files and ids that an object would answer from Object.prototype (issue 18 finding 7).
+const PROTO_ROOT = JSON.stringify({ templates: [
+  { id: 'constructor', name: 'C', bundle: 'constructor' },
+  { id: 'proto', name: 'P', bundle: '__proto__' },
+  { id: 'tostring', name: 'T', bundle: 'toString' },
+] });
+
 // 16 KB on the wire (well under the cap), 16 MB once inflated: only a cap counted after
 // decompression stops it.
 const GZIP_BOMB = gzipSync(Buffer.alloc(16 * 1024 * 1024, 0x20), { level: 9 });
@@ -76,6 +83,10 @@ function handle(req: import('node:http').IncomingMessage, res: import('node:http
   if (url.startsWith('/final/') && GOOD_FILES[url.replace('/final/', '/catalog/')]) return send(200, GOOD_FILES[url.replace('/final/', '/catalog/')]);
   if (mode === 'redirect-loop' && isRoot) return send(302, '', { location: '/catalog/root.json' });
   if (mode === 'error' && isRoot) return send(500, 'boom');
+  if (mode === 'proto-names') {
+    if (isRoot) return send(200, PROTO_ROOT);
+    if (['/catalog/constructor', '/catalog/__proto__', '/catalog/toString'].includes(url)) return send(200, GOOD_FILES['/catalog/bundles/handbook.json']);
+  }
   if (mode === 'gzip-good' && GOOD_FILES[url]) return send(200, gzipSync(GOOD_FILES[url]), { 'content-encoding': 'gzip' });
   if (GOOD_FILES[url]) return send(200, GOOD_FILES[url]);
   send(404, '{}');
@@ -180,6 +191,19 @@ describe('remote catalog, guard allowance for the local test host', () => {
     expect((await srv.admin.get('/space-templates')).text).toBe(goodGallery); // before any refresh finished
     expect((await refreshRemoteCatalog(srv.svc)).ok).toBe(false);
     expect((await srv.admin.get('/space-templates')).text).toBe(goodGallery);
+  });
+
+  it('takes entries and bundle files named constructor, __proto__ and toString, also from its copy on disk', async () => {
+    mode = 'proto-names';
+    expect(await refreshRemoteCatalog(srv.svc)).toEqual({ ok: true });
+    const ids = async () => remoteOf((await srv.admin.get('/space-templates')).body).map((t) => `${t.id} ${t.pages}`);
+    expect(await ids()).toEqual(['constructor 2', 'proto 2', 'tostring 2']);
+    mode = 'error';
+    await srv.close();
+    srv = await startServer(remoteEnv(`https://127.0.0.1:${port}/catalog/root.json`, { SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }), { dataDir, keepData: true });
+    expect(await ids()).toEqual(['constructor 2', 'proto 2', 'tostring 2']);
+    const made = await srv.admin.post('/space-templates/remote/constructor/spaces', { slug: 'from-constructor' });
+    expect(made.body.import.created).toBe(2);
   });
 
   it('refuses a plain http catalog URL', async () => {

@@ -134,6 +134,23 @@ describe('org templates', () => {
     expect((await member.get('/pages/handbook-copy-2/intro')).body.content).toBe('Hello');
   });
 
+  it('refuses a personal space and a space members cannot read, saying why (issue 18 finding 7)', async () => {
+    await srv.admin.put('/pages/~admin/diary', { title: 'Diary', content: 'private' });
+    const personal = await srv.admin.post('/space-templates/org', { space: '~admin', name: 'Mine' });
+    expect(personal.status).toBe(400);
+    expect(personal.body.issues[0]).toMatchObject({ key: 'space', code: 'format' });
+    expect(personal.body.issues[0].message).toContain('personal');
+    await srv.admin.post('/spaces', { slug: 'board', name: 'Board', defaultAccess: 'none' });
+    await srv.admin.put('/pages/board/minutes', { title: 'Minutes', content: 'closed session' });
+    const closed = await srv.admin.post('/space-templates/org', { space: 'board', name: 'Board' });
+    expect(closed.status).toBe(400);
+    expect(closed.body.issues[0]).toMatchObject({ key: 'space', code: 'format' });
+    expect(closed.body.issues[0].message).toContain('defaultAccess');
+    const names = (await member.get('/space-templates')).body.map((t: any) => t.name);
+    expect(names).not.toContain('Mine');
+    expect(names).not.toContain('Board');
+  });
+
   it('makes ids unique, refuses a taken or malformed id, and is for org admins only', async () => {
     const a = await srv.admin.post('/space-templates/org', { space: 'handbook', name: 'Company handbook' });
     expect(a.body.id).toBe('company-handbook-2');

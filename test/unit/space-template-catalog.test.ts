@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { parseBundle } from '../../src/domain/bundles/bundle.ts';
-import { checkTemplateBundle, loadTemplateBundle, parseCatalogIndex } from '../../src/domain/space-templates/catalog.ts';
+import { checkTemplateBundle, loadTemplateBundle, parseCatalogIndex, templatesFromFiles } from '../../src/domain/space-templates/catalog.ts';
 import { slugify } from '../../src/domain/space-templates/org.ts';
 
 const limits = loadConfig({}, {}).limits;
@@ -99,5 +99,28 @@ describe('slugify', () => {
     ['a'.repeat(100), 'a'.repeat(60)],
   ])('%s → %s', (name, id) => {
     expect(slugify(name)).toBe(id);
+  });
+});
+
+describe('templatesFromFiles', () => {
+  const bundleText = JSON.stringify({
+    format: 'service-space-export', formatVersion: 1, exportedAt: '2026-01-01T00:00:00.000Z',
+    space: { slug: 'x', name: 'X', description: '' }, pages: [{ path: 'home', title: 'Home' }],
+  });
+  // Names an object would answer from Object.prototype.
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('takes a bundle file named %s', (file) => {
+    const root = JSON.stringify({ templates: [{ id: 'a', name: 'A', bundle: file }] });
+    const got = templatesFromFiles(new Map([['root.json', root], [file, bundleText]]), limits, 'remote');
+    expect(got.map((t) => [t.id, t.pages])).toEqual([['a', 1]]);
+  });
+
+  it.each(['constructor', '__proto__', 'toString'])('reports a missing bundle file named %s as missing', (file) => {
+    const root = JSON.stringify({ templates: [{ id: 'a', name: 'A', bundle: file }] });
+    expect(() => templatesFromFiles(new Map([['root.json', root]]), limits, 'remote')).toThrow(`${file}: missing`);
+  });
+
+  it('takes an entry whose id is constructor', () => {
+    const root = JSON.stringify({ templates: [{ id: 'constructor', name: 'C', bundle: 'c.json' }] });
+    expect(templatesFromFiles(new Map([['root.json', root], ['c.json', bundleText]]), limits, 'remote')[0].id).toBe('constructor');
   });
 });

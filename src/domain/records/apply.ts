@@ -70,7 +70,7 @@ export function applyTemplates(
   if (input.title === undefined && title === '') {
     throw invalid([{ key: 'title', code: 'required', message: 'a title is required (a template supplies one only when it creates the page)' }]);
   }
-  if (type === null && ref !== null) type = loadStoredType(svc.db, space, ref);
+  if (type === null && ref !== null) type = loadStoredType(svc.db, caller, space, ref);
 
   const issues: Issue[] = [];
   if (ref !== null) {
@@ -127,9 +127,9 @@ export function checkTemplateFrontmatter(name: string, frontmatter: Record<strin
  * absent fields take their defaults. Issue keys name the patch member when there is one.
  */
 export function checkPatchedRecord(
-  svc: Services, space: SpaceRow, ref: string, metadata: Metadata, patch: MetadataPatch,
+  svc: Services, caller: Caller, space: SpaceRow, ref: string, metadata: Metadata, patch: MetadataPatch,
 ): { metadata: Metadata; issues: Issue[] } {
-  const type = loadStoredType(svc.db, space, ref);
+  const type = loadStoredType(svc.db, caller, space, ref);
   if (type === null) return { metadata, issues: [] };
   const r = validateRecord(type, metadata, { applyDefaults: true });
   const issues = r.issues.map((i) => {

@@ -133,14 +133,17 @@ export function loadTemplateForWrite(svc: Services, caller: Caller, home: SpaceR
 }
 
 /**
- * The record type behind a stored reference, without the caller's ACL: a record stays bound to
- * its type whoever edits it. Null when the type page is gone or no longer declares a schema.
+ * The record type behind a stored reference, as the caller sees it. Null when the type page is
+ * gone, no longer declares a schema, or is one the caller may not read: an unreadable type is
+ * absent for that caller (its issues would tell its fields and options, its defaults would show
+ * its hidden metadataDefaults), so their write is taken as on a record whose type is gone.
  */
-export function loadStoredType(db: Db, home: SpaceRow, storedRef: string): RecordType | null {
+export function loadStoredType(db: Db, caller: Caller, home: SpaceRow, storedRef: string): RecordType | null {
   const colon = storedRef.indexOf(':');
   const space = colon === -1 ? home : findSpaceBySlug(db, storedRef.slice(0, colon));
   if (!space || space.org_id !== home.org_id) return null;
   const row = findPage(db, space.id, TEMPLATE_PREFIX + stampOf(storedRef));
   if (!row || row.deleted_at !== null) return null;
+  if (!canReadPage(caller, space, row, row.has_acl ? readAcl(db, row.id) : [])) return null;
   return parseTemplatePage(db, row).type;
 }

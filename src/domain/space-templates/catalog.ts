@@ -122,6 +122,27 @@ export function loadTemplateBundle(entry: CatalogEntry, bytes: Buffer | string, 
   return bundle;
 }
 
+/**
+ * A fetched catalog (root.json and the bundle files by name) → its templates; any problem refuses
+ * the whole catalog. A Map, not an object: a bundle file may be called `constructor` or
+ * `__proto__`, which an object would answer from its prototype.
+ */
+export function templatesFromFiles(files: ReadonlyMap<string, string>, limits: Limits, source: TemplateSource): LoadedTemplate[] {
+  let root: unknown;
+  try {
+    root = JSON.parse(files.get('root.json') ?? '');
+  } catch (e) {
+    throw new Error(`root.json: not valid JSON (${(e as Error).message})`);
+  }
+  const { entries, issues } = parseCatalogIndex(root);
+  if (issues.length) throw new Error(`root.json: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}`);
+  return entries.map((entry) => {
+    const text = files.get(entry.bundle);
+    if (text === undefined) throw new Error(`${entry.bundle}: missing`);
+    return toLoadedTemplate(source, entry, loadTemplateBundle(entry, text, limits));
+  });
+}
+
 export function toLoadedTemplate(source: TemplateSource, entry: CatalogEntry, bundle: ParsedBundle): LoadedTemplate {
   return { source, id: entry.id, name: entry.name, description: entry.description, pages: bundle.pages.length, bundle };
 }

@@ -18,8 +18,9 @@ function present(r: store.OrgTemplateListRow): GalleryEntry {
 }
 
 /**
- * Builds the snapshot: the space's pages the admin may read, except pages with their own ACL —
- * a template is visible to the whole organisation, which those pages are not.
+ * Builds the snapshot: only what every member of the organisation could read, since every member
+ * sees the template. A personal space or one with defaultAccess none is refused (400 saying why);
+ * of a shared space, the pages with their own ACL are left out.
  */
 export function snapshotSpace(svc: Services, caller: Caller, input: SaveOrgTemplateInput): { text: string; bundle: ParsedBundle; space: string } {
   if (!caller.orgAdmin) throw forbidden('only org admins save space templates');
@@ -27,6 +28,12 @@ export function snapshotSpace(svc: Services, caller: Caller, input: SaveOrgTempl
     throw invalid([{ key: 'id', code: 'format', message: 'an id is 1–63 characters of a-z, 0-9 and -, starting with a letter or digit' }]);
   }
   const space = resolveSpace(svc, caller, input.space);
+  if (space.owner_id !== null) {
+    throw invalid([{ key: 'space', code: 'format', message: 'a personal space cannot become an org template: only its owner may read it, and every member would see the template' }]);
+  }
+  if (space.default_access === 'none') {
+    throw invalid([{ key: 'space', code: 'format', message: "this space has defaultAccess 'none': members cannot read it, and every member would see the template" }]);
+  }
   const text = buildBundleText(svc.db, caller, space, { exportedAt: svc.now(), withAcl: false, maxBytes: svc.config.limits.importBytes });
   return { text, bundle: parseBundle(JSON.parse(text), svc.config.limits), space: space.slug };
 }

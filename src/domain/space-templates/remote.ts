@@ -3,7 +3,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import type { Services } from '../../services.ts';
 import { guardedFetch } from '../net/guarded-fetch.ts';
-import { loadTemplateBundle, parseCatalogIndex, toLoadedTemplate, type LoadedTemplate } from './catalog.ts';
+import { parseCatalogIndex, templatesFromFiles, type LoadedTemplate } from './catalog.ts';
 
 // The remote catalog (opt-in, SERVICE_SPACE_TEMPLATES_URL names a root.json). Fetched in the
 // background, never while a request waits: https only, every hop through the address guard of
@@ -16,8 +16,10 @@ const MAX_REDIRECTS = 3;
 const TIMEOUT_MS = 15_000;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-type Files = Record<string, string>; // 'root.json' and each bundle file name → its text
-type CacheFile = { url: string; fetchedAt: string; files: Files };
+// 'root.json' and each bundle file name → its text. A Map: file names come from the remote index
+// and may be `constructor` or `__proto__`. On disk, an object of the same pairs (own keys only).
+type Files = Map<string, string>;
+type CacheFile = { url: string; fetchedAt: string; files: Record<string, string> };
 type State = { templates: LoadedTemplate[]; fetchedAt: string | null; lastError: string | null; chain: Promise<unknown>; abort: AbortController };
 
 const states = new WeakMap<Services, State>();
@@ -43,9 +45,9 @@ export function refreshRemoteCatalog(svc: Services): Promise<{ ok: boolean; erro
     if (!url) return { ok: false, error: 'no remote catalog configured' };
     try {
       const files = await fetchCatalogFiles(svc, url, s.abort.signal);
-      const templates = templatesFromFiles(svc, files);
+      const templates = templatesFromFiles(files, svc.config.limits, 'remote');
       const fetchedAt = svc.now();
-      writeCache(svc, { url, fetchedAt, files });
+      writeCache(svc, { url, fetchedAt, files: Object.fromEntries(files) });
       Object.assign(s, { templates, fetchedAt, lastError: null });
       svc.log.info('remote space-template catalog refreshed', { url, templates: templates.length });
       return { ok: true };
@@ -80,13 +82,13 @@ function stateOf(svc: Services): State {
 
 async function fetchCatalogFiles(svc: Services, url: string, signal: AbortSignal): Promise<Files> {
   const root = await fetchFollowing(svc, new URL(url), signal);
-  const files: Files = { 'root.json': root.text };
+  const files: Files = new Map([['root.json', root.text]]);
   const { entries, issues } = parseCatalogIndex(parseJson('root.json', root.text));
   if (issues.length) throw new Error(`root.json: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}`);
   for (const entry of entries) {
-    if (files[entry.bundle] !== undefined) continue;
+    if (files.has(entry.bundle)) continue;
     // Bundle names are plain relative paths, so they resolve beside the index, on its origin.
-    files[entry.bundle] = (await fetchFollowing(svc, new URL(entry.bundle, root.url), signal)).text;
+    files.set(entry.bundle, (await fetchFollowing(svc, new URL(entry.bundle, root.url), signal)).text);
   }
   return files;
 }
@@ -112,17 +114,6 @@ async function fetchFollowing(svc: Services, start: URL, signal: AbortSignal): P
     if (res.status !== 200) throw new Error(`${url.href} answered ${res.status}`);
     return { text: res.body.toString('utf8'), url };
   }
-}
-
-/** Index and bundles → templates; any problem refuses the whole catalog. */
-function templatesFromFiles(svc: Services, files: Files): LoadedTemplate[] {
-  const { entries, issues } = parseCatalogIndex(parseJson('root.json', files['root.json'] ?? ''));
-  if (issues.length) throw new Error(`root.json: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}`);
-  return entries.map((entry) => {
-    const text = files[entry.bundle];
-    if (text === undefined) throw new Error(`${entry.bundle}: missing`);
-    return toLoadedTemplate('remote', entry, loadTemplateBundle(entry, text, svc.config.limits));
-  });
 }
 
 function parseJson(name: string, text: string): unknown {
@@ -156,7 +147,9 @@ function loadCache(svc: Services, s: State): void {
   }
   if (cache.url !== url || typeof cache.files !== 'object' || cache.files === null) return;
   try {
-    s.templates = templatesFromFiles(svc, cache.files);
+    // Own string-valued keys only: nothing is read through the prototype.
+    const files: Files = new Map(Object.entries(cache.files).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    s.templates = templatesFromFiles(files, svc.config.limits, 'remote');
     s.fetchedAt = cache.fetchedAt;
   } catch (e) {
     svc.log.warn('the cached remote space-template catalog is unusable', { error: describe(e) });

@@ -1,0 +1,93 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { newAgent, startServer } from '../support/server.ts';
+
+// A database made by schema version 3 (test/support/schema-v3.sql, the schema.sql of that
+// version) is brought to version 4: every page and revision kept, and the revisions of pages
+// that have an ACL treated as written under it.
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-mig-'));
+  dirs.push(d);
+  return d;
+};
+
+type Cols = Record<string, string[]>;
+function shape(db: Database.Database): Cols {
+  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>;
+  const out: Cols = {};
+  for (const { name } of tables) {
+    const cols = db.prepare(`SELECT name, type, "notnull", pk FROM pragma_table_info(?) ORDER BY cid`).all(name) as Array<Record<string, unknown>>;
+    out[name] = cols.map((c) => `${c.name} ${c.type} ${c.notnull} ${c.pk}`);
+  }
+  return out;
+}
+
+const HISTORY = 'SELECT page_id, version, title, content, frontmatter, metadata, author_id, created_at FROM revisions ORDER BY page_id, version';
+
+describe('schema version 3 databases', () => {
+  it('are migrated to version 4 with every page and revision, and the ACLs of today covering the old history', async () => {
+    // Data written by the running server, copied into a database of the version 3 schema.
+    const src = tempDir();
+    const srv = await startServer({}, { dataDir: src, keepData: true });
+    await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
+    await srv.admin.put('/pages/wiki/open', { title: 'Open', content: 'one' });
+    await srv.admin.put('/pages/wiki/open', { title: 'Open', content: 'two', metadata: { n: 1 } });
+    await srv.admin.put('/pages/wiki/hr/pay', { title: 'Pay', content: 'alice 100k' });
+    await srv.admin.put('/pages/wiki/hr/pay/acl', { read: [] });
+    await srv.admin.put('/pages/wiki/hr/pay', { title: 'Pay', content: 'alice 120k' });
+    await srv.admin.put('/pages/wiki/gone', { title: 'Gone' });
+    await srv.admin.del('/pages/wiki/gone');
+    const fresh = new Database(path.join(src, 'kspace.db'), { readonly: true });
+    const freshShape = shape(fresh);
+    const history = fresh.prepare(HISTORY).all();
+    const pages = fresh.prepare('SELECT * FROM pages ORDER BY id').all();
+    fresh.close();
+    await srv.close();
+
+    const dir = tempDir();
+    const old = new Database(path.join(dir, 'kspace.db'));
+    old.pragma('journal_mode = WAL');
+    old.exec(fs.readFileSync(new URL('../support/schema-v3.sql', import.meta.url), 'utf8'));
+    old.pragma('foreign_keys = OFF');
+    old.prepare('ATTACH DATABASE ? AS src').run(path.join(src, 'kspace.db'));
+    const tables = old.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
+    for (const { name } of tables) {
+      const cols = (old.prepare('SELECT name FROM pragma_table_info(?)').all(name) as Array<{ name: string }>).map((c) => `"${c.name}"`).join(', ');
+      old.exec(`INSERT INTO main."${name}" (${cols}) SELECT ${cols} FROM src."${name}"`);
+    }
+    old.exec('DETACH DATABASE src');
+    old.pragma('user_version = 3');
+    old.close();
+
+    const after = await startServer({}, { dataDir: dir });
+    try {
+      const db = after.svc.db;
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(SCHEMA_VERSION).toBe(4);
+      expect(db.prepare(HISTORY).all()).toEqual(history);
+      expect(db.prepare('SELECT * FROM pages ORDER BY id').all()).toEqual(pages);
+      // The migrated database has the shape of a new one (schema.sql and the steps agree).
+      expect(shape(db)).toEqual(freshShape);
+      expect((await after.admin.get('/pages/wiki/open/revisions/1')).body.content).toBe('one');
+      // The old history counts as written under the page's ACL of today: a reader added later
+      // reads the page, not that history.
+      const reader = await newAgent(after, 'carol');
+      expect((await after.admin.put('/pages/wiki/hr/pay/acl', { read: [reader.id] })).status).toBe(200);
+      expect((await reader.get('/pages/wiki/hr/pay')).body.content).toBe('alice 120k');
+      expect((await reader.get('/pages/wiki/hr/pay/revisions/1')).status).toBe(404);
+      expect((await reader.get('/pages/wiki/hr/pay/revisions/2')).status).toBe(404);
+      expect((await after.admin.get('/pages/wiki/hr/pay/revisions/1')).body.content).toBe('alice 100k');
+    } finally {
+      await after.close();
+    }
+  });
+});
