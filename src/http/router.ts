@@ -64,6 +64,7 @@ export function buildApp(svc: Services, table: AnyEndpoint[]): H3 {
   });
   app.all('/**', (event) => {
     const found = find(method(event), event.url.pathname);
+    if (found && 'endpoint' in found) return run(found.endpoint, event, svc, found.params); // HEAD of a GET endpoint
     if (found && 'allow' in found) return methodNotAllowed(event, found.allow, svc);
     throw new AppError('not_found', `no route ${event.req.method} ${event.url.pathname}`);
   });

@@ -98,3 +98,13 @@ describe('a Host header that makes no URL', () => {
     expect((await srv.admin.get('/me')).status).toBe(200);
   });
 });
+
+describe('HEAD', () => {
+  it('answers as GET without a body, on any route', async () => {
+    for (const p of ['/spaces/wiki', '/pages/wiki/a/b', '/me']) {
+      const r = await fetch(srv.url + p, { method: 'HEAD', headers: { authorization: `Bearer ${srv.admin.key}` } });
+      expect(r.status, p).toBe(200);
+      expect(await r.text()).toBe('');
+    }
+  });
+});
