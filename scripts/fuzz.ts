@@ -13,7 +13,10 @@ try {
   const world = await buildWorld(srv);
   const started = Date.now();
   const only = values.only;
-  const { failures, requests, msByOperation } = await fuzzOperations(world, { runs, seed, only: only ? (o) => o.path.includes(only) : undefined });
+  const { failures, requests, msByOperation } = await fuzzOperations(world, {
+    runs, seed, only: only ? (o) => o.path.includes(only) : undefined,
+    onOperation: (name, ms, failed) => console.log(`${new Date().toISOString()} ${name}: ${runs} runs, ${ms} ms${failed ? ', FAILED' : ''}`),
+  });
   const seconds = (Date.now() - started) / 1000;
   const integrity = srv.svc.db.pragma('integrity_check', { simple: true });
   const alive = (await srv.admin.get('/me')).status === 200;

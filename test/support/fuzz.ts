@@ -179,7 +179,8 @@ async function check(world: FuzzWorld, o: Operation, r: Req): Promise<FuzzFailur
 
 /** Runs `runs` generated requests per operation; returns the failures (fast-check shrinks each to its smallest). */
 export async function fuzzOperations(
-  world: FuzzWorld, opts: { runs: number; seed?: number; only?: (o: Operation) => boolean },
+  world: FuzzWorld,
+  opts: { runs: number; seed?: number; only?: (o: Operation) => boolean; onOperation?: (name: string, ms: number, failed: boolean) => void },
 ): Promise<{ failures: FuzzFailure[]; requests: number; msByOperation: Record<string, number> }> {
   const failures: FuzzFailure[] = [];
   const msByOperation: Record<string, number> = {};
@@ -197,6 +198,7 @@ export async function fuzzOperations(
       failures.push(again ?? { request: JSON.stringify(result.counterexample[0]), status: 0, body: String(result.errorInstance ?? ''), why: 'failed once, passed again' });
     }
     msByOperation[`${o.method} ${o.path}`] = Math.round(performance.now() - started);
+    opts.onOperation?.(`${o.method} ${o.path}`, msByOperation[`${o.method} ${o.path}`], result.failed);
   }
   return { failures, requests, msByOperation };
 }
