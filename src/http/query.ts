@@ -35,3 +35,10 @@ export function readBool(url: URL, name: string): boolean {
   if (raw === 'true' || raw === '1') return true;
   throw new AppError('validation_failed', `${name} is true or false`, [{ key: name, code: 'format', message: `${name} is true or false` }]);
 }
+
+/** An RFC 8288 `Link` header value for the next page: this request's URL with `cursor` replaced. */
+export function nextLink(url: URL, cursor: string): string {
+  const q = new URLSearchParams(url.searchParams);
+  q.set('cursor', cursor);
+  return `<${url.pathname}?${q}>; rel="next"`;
+}

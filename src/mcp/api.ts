@@ -4,7 +4,8 @@
 // the events, so both doors behave exactly like HTTP.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export type ApiAnswer = { status: number; body: unknown };
+/** `next`: the cursor of a `Link: <…>; rel="next"` header (a bare-array answer's next page). */
+export type ApiAnswer = { status: number; body: unknown; next?: string | null };
 export type CallApi = (method: string, path: string, body?: unknown) => Promise<ApiAnswer>;
 
 type Problem = { code?: string; title?: string; detail?: string; issues?: Array<{ key: string; code: string; message: string }> };
@@ -54,8 +55,14 @@ export function httpCallApi(baseUrl: string, key: string | undefined): CallApi {
       const code = (err as { cause?: { code?: string } }).cause?.code;
       return { status: 0, body: { detail: `cannot reach ${base} (${code === 'ECONNREFUSED' ? 'connection refused' : code ?? (err as Error).message})` } };
     }
-    return { status: res.status, body: await readBody(res) };
+    return { status: res.status, body: await readBody(res), next: nextCursorOf(res) };
   };
+}
+
+/** The cursor named by a response's `Link: <…?cursor=…>; rel="next"` header, else null. */
+export function nextCursorOf(res: Response): string | null {
+  const m = /<([^>]*)>\s*;\s*rel="next"/.exec(res.headers.get('link') ?? '');
+  return m ? new URL(m[1], 'http://x').searchParams.get('cursor') : null;
 }
 
 export async function readBody(res: Response): Promise<unknown> {

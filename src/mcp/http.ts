@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import { AppError } from '../domain/errors.ts';
 import { requireCaller } from '../http/auth.ts';
 import { problem } from '../http/respond.ts';
-import { readBody, type CallApi } from './api.ts';
+import { nextCursorOf, readBody, type CallApi } from './api.ts';
 
 /** The /mcp door's callApi: a sub-request into `app` carrying the caller's credentials. */
 export function inProcessCallApi(app: H3, origin: string, authorization: string): CallApi {
@@ -14,7 +14,7 @@ export function inProcessCallApi(app: H3, origin: string, authorization: string)
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await app.fetch(new Request(origin + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
-    return { status: res.status, body: await readBody(res) };
+    return { status: res.status, body: await readBody(res), next: nextCursorOf(res) };
   };
 }
 

@@ -17,6 +17,7 @@ const ro = { readOnlyHint: true, openWorldHint: false } as const;
 const space = z.string().min(1).describe('the space slug, e.g. "wiki" (a personal space is "~name")');
 const pagePath = z.string().min(1).describe('the page path inside the space, e.g. "projects/alpha/notes"');
 const limit = z.number().int().min(1).max(200).optional().describe('at most this many results (1–200, default 50)');
+const linkLimit = z.number().int().min(1).max(1000).optional().describe('at most this many links (1–1000, default 50)');
 const cursor = z.string().optional().describe('nextCursor from a previous answer, to get the next results');
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 export const filterSchema = z.object({
@@ -92,17 +93,21 @@ function registerReadTools(server: McpServer, api: CallApi): void {
 
   server.registerTool('get_links', {
     title: 'Links and backlinks of a page',
-    description: "A page's outbound internal links (space, path, exists) and its backlinks (pages linking to it that you can read).",
-    inputSchema: { space, path: pagePath },
+    description: "A page's outbound internal links (space, path, exists) and its backlinks (pages linking to it that you can read), up to limit of each; nextCursor continues both.",
+    inputSchema: { space, path: pagePath, limit: linkLimit, cursor },
     annotations: ro,
-  }, (a) => call(api, 'GET', pageApiPath(a.space, a.path, 'links')));
+  }, ({ space: s, path: p, ...q }) => call(api, 'GET', withQuery(pageApiPath(s, p, 'links'), q)));
 
   server.registerTool('broken_links', {
     title: 'Broken links of a space',
-    description: 'Links in a space whose target page does not exist: [{source: {space, path}, target: {space, path}}].',
-    inputSchema: { space },
+    description: 'Links in a space whose target page does not exist: {links: [{source: {space, path}, target: {space, path}}], nextCursor}.',
+    inputSchema: { space, limit: linkLimit, cursor },
     annotations: ro,
-  }, (a) => call(api, 'GET', `/spaces/${encodeURIComponent(a.space)}/links/broken`));
+  }, async ({ space: s, ...q }) => {
+    // The API answers a bare array and names the next page in a Link header.
+    const answer = await api('GET', withQuery(`/spaces/${encodeURIComponent(s)}/links/broken`, q));
+    return toToolResult(answer.status === 200 ? { status: 200, body: { links: answer.body, nextCursor: answer.next ?? null } } : answer);
+  });
 
   server.registerTool('list_templates', {
     title: 'List templates',

@@ -3,7 +3,7 @@ import type { Limits } from '../../config.ts';
 import { invalid } from '../errors.ts';
 import type { Issue } from '../issues.ts';
 import { checkMetadata } from '../metadata.ts';
-import { checkPagePath } from '../paths.ts';
+import { checkPagePath, normalizePagePath } from '../paths.ts';
 
 // The export bundle (service.md "Export bundle") and the pure checks an import or a catalog runs
 // on one before anything is written. Problems with the bundle as a whole are fatal (400); a
@@ -104,12 +104,13 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
       errors.push(pageError(label, issues));
       return;
     }
-    if (seen.has(p.path)) {
-      errors.push({ path: p.path, code: 'duplicate_path', message: 'the bundle holds this path more than once; the first one was used' });
+    const path = normalizePagePath(p.path); // stored in NFC: two spellings of one path are one page
+    if (seen.has(path)) {
+      errors.push({ path, code: 'duplicate_path', message: 'the bundle holds this path more than once; the first one was used' });
       return;
     }
-    seen.add(p.path);
-    pages.push({ path: p.path, title: p.title, content: p.content ?? '', frontmatter: p.frontmatter ?? {}, metadata: p.metadata ?? {} });
+    seen.add(path);
+    pages.push({ path, title: p.title, content: p.content ?? '', frontmatter: p.frontmatter ?? {}, metadata: p.metadata ?? {} });
   });
   return {
     space: { slug: space.slug ?? '', name: space.name ?? '', description: space.description ?? '' },

@@ -5,6 +5,7 @@ import { domainToUnicode } from 'node:url';
 
 export type { PageRef } from '../../model.ts';
 import type { PageRef } from '../../model.ts';
+import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
 
 // markdown-it, not mdast-util-from-markdown: on the same 2 KB pages with three links it takes
 // ~0.02 ms a page against ~0.5–0.8 ms for micromark/mdast (measured in one run), and link
@@ -37,8 +38,6 @@ const NEEDS_NORMALIZE = /[\r\0]/;
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SPACE_SLUG = /^(~[^/]{1,64}|[a-z0-9][a-z0-9-]{0,62})$/;
 const CONTROL = /\p{Cc}/u;
-// A page cannot have these as its last segment: they name a page's sub-resources.
-const RESERVED_LAST = new Set(['metadata', 'links', 'acl', 'revisions']);
 const MAX_PATH_CHARS = 512;
 
 // markdown-it puts every link destination through mdurl's parse, format and percent-encoding,
@@ -221,7 +220,8 @@ function decodeSegment(seg: string): string | null {
 }
 
 function toPageRef(space: string, segments: string[]): PageRef | null {
-  let path = segments.join('/');
+  // Page paths are stored in NFC, so a link written in another form reaches the same page.
+  let path = normalizePagePath(segments.join('/'));
   if (path.endsWith('.md')) path = path.slice(0, -3);
   return isValidPagePath(path) ? { space, path } : null;
 }
@@ -235,5 +235,5 @@ function isValidPagePath(path: string): boolean {
   for (const seg of segments) {
     if (seg === '' || seg === '.' || seg === '..') return false;
   }
-  return !RESERVED_LAST.has(segments[segments.length - 1]);
+  return !RESERVED_LAST_SEGMENTS.has(segments[segments.length - 1]);
 }
