@@ -80,6 +80,29 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     }
     floorDb.close();
 
+    // Hostile queries (issue 18): each sent 20 times in a row while a second connection sends
+    // GET /me back to back; the slowest /me is the longest the server's event loop was held.
+    await admin.json('POST', '/spaces', { slug: 'empty', name: 'Empty' });
+    const w = corpus.words;
+    const hostile: Array<[string, string]> = [
+      ['`t*` 32 times', `/search?q=${encodeURIComponent('t* '.repeat(32))}`],
+      [`\`${w[0]}*\` (a prefix of a word in every page)`, `/search?q=${encodeURIComponent(w[0] + '*')}`],
+      ['4 three-letter prefixes', `/search?q=${encodeURIComponent(['kab*', 'lob*', 'mib*', 'neb*'].join(' '))}`],
+      ['32 distinct common words', `/search?q=${encodeURIComponent(w.slice(0, 32).join(' '))}`],
+      ['a phrase of 150 common words', `/search?q=${encodeURIComponent(`"${w.slice(0, 150).join(' ')}"`)}`],
+      [`\`${everywhere}\` in an empty space (walks every match)`, `/search?q=${everywhere}&space=empty`],
+    ];
+    const pinger = await rawClient(server.port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` });
+    let worst = 0;
+    for (const [name, url] of hostile) {
+      const r = await timeHostile(timedHalf, pinger, url, 20);
+      worst = Math.max(worst, r.block);
+      out.push({ name: `hostile: ${name}, slowest request (${r.status}, reads half)`, value: r.slowest, unit: 'ms' });
+      out.push({ name: `hostile: ${name}, longest event-loop hold (slowest GET /me meanwhile)`, value: r.block, unit: 'ms', target: '≤ 100', pass: r.block <= 100 });
+    }
+    out.push({ name: 'hostile queries: worst event-loop hold', value: worst, unit: 'ms', target: '≤ 100', pass: worst <= 100 });
+    pinger.close();
+
     // Writes at this size: new 2 KB pages with 3 links each, 16 connections.
     const writes = opts.quick ? 2000 : 5000;
     const put = await runLoad(server.url, {
@@ -134,6 +157,29 @@ async function timeGets(c: RawClient, n: number, url: (i: number) => string): Pr
   }
   const sorted = [...t].sort((a, b) => a - b);
   return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+}
+
+/** `n` requests of `url` in a row while `pinger` sends GET /me back to back: slowest of each. */
+async function timeHostile(c: RawClient, pinger: RawClient, url: string, n: number): Promise<{ slowest: number; block: number; status: number }> {
+  let running = true;
+  let block = 0;
+  const pings = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await pinger.get('/me');
+      block = Math.max(block, performance.now() - t0);
+    }
+  })();
+  let slowest = 0;
+  let status = 0;
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    status = await c.get(url);
+    slowest = Math.max(slowest, performance.now() - t0);
+  }
+  running = false;
+  await pings;
+  return { slowest, block, status };
 }
 
 function timeSql(db: Database.Database, n: number, sql: string, params: (i: number) => Record<string, unknown>): Timing {
