@@ -9,6 +9,7 @@ import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type Logger, type Services } from './services.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
+import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 
 export type Running = { svc: Services; server: http.Server; url: string; close(): Promise<void> };
 
@@ -28,7 +29,16 @@ export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
 export async function serve(config: Config, opts: ServeOptions | Logger = {}): Promise<Running> {
   const { log = createLogger(), checkpointer: withCheckpointer = false } = 'info' in opts ? { log: opts } : opts;
-  const db = openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
+  const lock = lockDataDir(ensurePrivateDir(config.dataDir)); // a second server on this directory stops here
+  // Checked before opening: SQLite gives a new -wal and -shm the database file's mode.
+  for (const line of looseModes(config.dataDir)) log.warn(`other users can read the data: ${line}`);
+  let db: ReturnType<typeof openDb>;
+  try {
+    db = openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
@@ -51,7 +61,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
     : null;
   const jobs = backgroundJobs.map((make) => make(svc));
   for (const job of jobs) job.start(svc);
-  log.info(`kspace listening on ${url}`, { dataDir: config.dataDir });
+  log.info(`kspace listening on ${url} with data directory ${config.dataDir}`);
   let closed = false;
   return {
     svc,
@@ -70,6 +80,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       await helperGone; // its connections close first: the server's, the last, removes the WAL
       svc.fts.close();
       db.close();
+      lock.release();
     },
   };
 }
