@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import { createApp } from './app.ts';
+import { createFront } from './ops/front.ts';
 import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
@@ -28,7 +29,7 @@ export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper 
 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
 export async function serve(config: Config, opts: ServeOptions | Logger = {}): Promise<Running> {
-  const { log = createLogger(), checkpointer: withCheckpointer = false } = 'info' in opts ? { log: opts } : opts;
+  const { log = createLogger(false, { format: config.ops.logFormat, level: config.ops.logLevel }), checkpointer: withCheckpointer = false } = 'info' in opts ? { log: opts } : opts;
   const lock = lockDataDir(ensurePrivateDir(config.dataDir)); // a second server on this directory stops here
   // Checked before opening: SQLite gives a new -wal and -shm the database file's mode.
   for (const line of looseModes(config.dataDir)) log.warn(`other users can read the data: ${line}`);
@@ -42,8 +43,11 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
-  const handler = toNodeHandler(createApp(svc));
-  const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+  const front = createFront(svc, toNodeHandler(createApp(svc)));
+  const { headersTimeoutMs, requestTimeoutMs } = config.ops;
+  // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).
+  const server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, front.handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
