@@ -162,6 +162,6 @@ describe('the log of kspace serve', () => {
     ]);
     for (const l of parsed) expect(l).toMatchObject({ time: expect.stringMatching(/Z$/), level: expect.any(String), msg: expect.any(String) });
     for (const s of secrets) expect([s, log.includes(s)]).toEqual([s, false]);
-    expect(parsed.find((l) => l.msg.toString().startsWith('kspace listening on'))!.msg).toBe(`kspace listening on ${child.url} with data directory ${dataDir}`);
+    expect(parsed.find((l) => String(l.msg).startsWith('kspace listening on'))!.msg).toBe(`kspace listening on ${child.url} with data directory ${dataDir}`);
   });
 });
