@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerBackupCommands } from './backup.ts';
 import { ExitError } from './exit-error.ts';
 
 // The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
@@ -37,6 +38,8 @@ export function registerServeCommands(program: Command): void {
     .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string }) =>
       (await import('../store/checkpointer.ts')).runCheckpointer(
         dbFile, opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined));
+
+  registerBackupCommands(program);
 
   const admin = program.command('admin').description('offline admin of a data directory').helpGroup('Server:');
   admin

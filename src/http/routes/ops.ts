@@ -2,6 +2,8 @@ import type { H3 } from 'h3';
 import { FastResponse } from 'srvx';
 import type { Services } from '../../services.ts';
 import { checkReadiness } from '../../ops/readiness.ts';
+import { streamBackup } from '../../ops/backup-stream.ts';
+import { requireOrgAdmin } from '../../domain/principals.ts';
 import { json } from '../respond.ts';
 import { on } from '../route.ts';
 
@@ -18,4 +20,9 @@ export function registerOpsRoutes(app: H3, svc: Services): void {
     };
     return new FastResponse(JSON.stringify(problem), { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '1' } });
   }, { public: true });
+
+  on(app, svc, 'POST', '/admin/backup', ({ caller }) => {
+    requireOrgAdmin(caller);
+    return streamBackup(svc);
+  });
 }
