@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import { createApp } from './app.ts';
 import { createFront } from './ops/front.ts';
+import { attachMetrics } from './ops/metrics.ts';
 import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
@@ -44,6 +45,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
   const front = createFront(svc, toNodeHandler(createApp(svc)));
+  if (config.ops.metrics) attachMetrics(svc, front);
   const { headersTimeoutMs, requestTimeoutMs } = config.ops;
   // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).
   const server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
@@ -71,20 +73,44 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
     svc,
     server,
     url,
+    // Graceful: stop accepting, let in-flight requests finish (up to SERVICE_SHUTDOWN_TIMEOUT_MS),
+    // commit what the group commit holds, stop the jobs (a webhook delivery cut off goes back to
+    // pending, sent again at the next start), let the helper go, checkpoint the WAL, close.
     async close() {
       if (closed) return;
       closed = true;
+      const t0 = performance.now();
+      const took: Record<string, number> = {};
+      const mark = (name: string) => (took[name] = Math.round(performance.now() - t0));
+      front.drain();
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const deadline = Date.now() + config.ops.shutdownTimeoutMs;
+      while (front.inFlight() > 0 && Date.now() < deadline) {
+        server.closeIdleConnections(); // keep-alive connections between two requests
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (front.inFlight() > 0) log.warn(`shutting down with ${front.inFlight()} requests unfinished after ${config.ops.shutdownTimeoutMs} ms`);
+      server.closeAllConnections();
+      await serverClosed;
+      front.stop();
+      mark('requests');
+      await svc.writes.run(() => null).catch(() => {}); // runs after every batch queued before it
+      mark('writes');
       for (const job of jobs) await job.stop();
+      mark('jobs');
       if (helperStart) clearTimeout(helperStart);
-      const helperGone = checkpointer?.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await helperGone; // its connections close first: the server's, the last, removes the WAL
+      await checkpointer?.stop(); // its connections close first: the server's, the last, removes the WAL
+      mark('helper');
       svc.fts.close();
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // busy: closing the last connection checkpoints anyway
+      }
       db.close();
       lock.release();
+      mark('closed');
+      log.info('kspace stopped', { ms: took });
     },
   };
 }

@@ -36,6 +36,8 @@ export type Front = {
   inFlight(): number;
   /** Called with each finished request (metrics). */
   onDone: Array<(d: Done) => void>;
+  /** Shutting down: every answer from now on closes its connection. */
+  drain(): void;
   stop(): void;
 };
 
@@ -53,6 +55,7 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
   const busyKeys = new Map<string, number>();
   const live = new Set<Live>();
   const onDone: Front['onDone'] = [];
+  let draining = false;
 
   // Once a second: a request past SERVICE_MAX_REQUEST_MS is answered 503 (or its connection
   // closed, when its answer has begun) and logged. Work it started in the database goes on to
@@ -76,6 +79,7 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     let id = ops.trustProxy ? req.headers['x-request-id'] : undefined;
     if (typeof id !== 'string' || !ID_PATTERN.test(id)) id = `${prefix}-${(++counter).toString(36)}`;
     res.setHeader('x-request-id', id);
+    if (draining) res.setHeader('connection', 'close');
     const auth = req.headers.authorization;
     let limited: string | null = null;
     if (perIp) {
@@ -125,7 +129,11 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     });
     if (!limited) return inner(req, res);
   };
-  return { handler, inFlight: () => live.size, onDone, stop: () => clearInterval(sweep) };
+  return {
+    handler, inFlight: () => live.size, onDone,
+    drain: () => (draining = true),
+    stop: () => clearInterval(sweep),
+  };
 }
 
 /** The caller's address: the socket's, or the last X-Forwarded-For hop behind a trusted proxy. */

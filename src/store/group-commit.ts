@@ -17,6 +17,8 @@ export type GroupCommit = {
    * wait) and the event loop goes on. The WAL checkpointer uses it to find the log idle.
    */
   hold(): () => void;
+  /** Committed batches, and the writes in them by batch size (metrics): sizes[i] counts batches of size i+1. */
+  readonly stats: { commits: number; writes: number; sizes: number[] };
 };
 
 export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
@@ -24,6 +26,7 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
   let scheduled = false;
   let after: Array<() => void> = [];
   let holds = 0;
+  const stats = { commits: 0, writes: 0, sizes: new Array<number>(maxBatch).fill(0) };
 
   const flush = () => {
     scheduled = false;
@@ -46,6 +49,9 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
       runAfter();
       return;
     }
+    stats.commits++;
+    stats.writes += jobs.length;
+    stats.sizes[jobs.length - 1]++;
     jobs.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)));
     runAfter();
   };
@@ -61,6 +67,7 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
     }
   };
   return {
+    stats,
     run<T>(fn: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
