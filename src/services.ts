@@ -45,7 +45,10 @@ export function createLogger(quiet = false, opts: { format?: LogFormat; level?: 
 }
 
 export function createServices(db: Db, config: Config, log: Logger = createLogger()): Services {
-  const writes = createGroupCommit(db);
+  const writes = createGroupCommit(db, 128, {
+    slowMs: config.ops.logSlowQueryMs,
+    onSlow: (ms, n) => log.warn('slow write transaction', { ms: Math.round(ms * 10) / 10, writes: n }),
+  });
   return {
     db, config, log, eventsWritten: new Set(), now: () => new Date().toISOString(),
     writes, authCache: new Map(), fts: createFullTextIndex(db, (fn) => writes.run(fn), config.dbCacheMb),

@@ -14,6 +14,8 @@ export type OpsConfig = {
   logLevel: LogLevel;
   /** Requests slower than this are logged at warn. */
   logSlowMs: number;
+  /** Write transactions (a group-commit batch) slower than this are logged at warn. */
+  logSlowQueryMs: number;
   /** Honour X-Request-Id and X-Forwarded-For from a reverse proxy in front. */
   trustProxy: boolean;
   /** /readyz answers 503 once this many page writes wait for the full-text index. */
@@ -52,6 +54,7 @@ export function loadOpsConfig(env: Env): OpsConfig {
     logFormat: format,
     logLevel: level as LogLevel,
     logSlowMs: toInt('SERVICE_LOG_SLOW_MS', env.SERVICE_LOG_SLOW_MS ?? 500, 0),
+    logSlowQueryMs: toInt('SERVICE_LOG_SLOW_QUERY_MS', env.SERVICE_LOG_SLOW_QUERY_MS ?? 100, 0),
     trustProxy: env.SERVICE_TRUST_PROXY === '1',
     readyMaxIndexBacklog: toInt('SERVICE_READY_MAX_INDEX_BACKLOG', env.SERVICE_READY_MAX_INDEX_BACKLOG ?? 50_000, 0),
     rateLimitPerKey: rate('SERVICE_RATE_LIMIT_PER_KEY', env, 0),

@@ -21,7 +21,10 @@ export type GroupCommit = {
   readonly stats: { commits: number; writes: number; sizes: number[] };
 };
 
-export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
+/** A batch that took longer than `slowMs` (BEGIN to COMMIT) is reported to `onSlow`. */
+export type SlowBatchReport = { slowMs: number; onSlow: (ms: number, writes: number) => void };
+
+export function createGroupCommit(db: Db, maxBatch = 128, slow?: SlowBatchReport): GroupCommit {
   let queue: Job[] = [];
   let scheduled = false;
   let after: Array<() => void> = [];
@@ -34,6 +37,7 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
     const jobs = queue.splice(0, maxBatch);
     if (queue.length) schedule();
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    const started = slow ? performance.now() : 0;
     try {
       tx(db, () => {
         for (const job of jobs) {
@@ -48,6 +52,10 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
       for (const job of jobs) job.reject(e);
       runAfter();
       return;
+    }
+    if (slow) {
+      const ms = performance.now() - started;
+      if (ms > slow.slowMs) slow.onSlow(ms, jobs.length);
     }
     stats.commits++;
     stats.writes += jobs.length;

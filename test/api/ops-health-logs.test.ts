@@ -109,15 +109,18 @@ describe('request log lines', () => {
     expect(bad.headers.get('x-request-id')).not.toContain('spaces');
   });
 
-  it('go to warn with their cost past SERVICE_LOG_SLOW_MS', async () => {
+  it('go to warn with their cost past SERVICE_LOG_SLOW_MS, and so do write transactions past SERVICE_LOG_SLOW_QUERY_MS', async () => {
     const seen: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-log-'));
     const log: Logger = { info() {}, warn: (msg, fields) => seen.push({ msg, fields }), error() {} };
-    const slow = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_LOG_SLOW_MS: '0' }), log);
+    const slow = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_LOG_SLOW_MS: '0', SERVICE_LOG_SLOW_QUERY_MS: '0' }), log);
     await client(slow.url, ADMIN_KEY).get('/me');
+    await client(slow.url, ADMIN_KEY).post('/spaces', { slug: 's', name: 'S' });
+    await client(slow.url, ADMIN_KEY).put('/pages/s/a', { title: 'A', content: 'a' });
     await slow.close();
     fs.rmSync(dir, { recursive: true, force: true });
     expect(seen).toContainEqual({ msg: 'slow request', fields: expect.objectContaining({ route: '/me', status: 200, ms: expect.any(Number) }) });
+    expect(seen).toContainEqual({ msg: 'slow write transaction', fields: { ms: expect.any(Number), writes: 1 } });
   });
 });
 
