@@ -13,18 +13,20 @@ import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
 import { registerWebhookRoutes } from './http/routes/webhooks.ts';
 import { registerMcpRoutes } from './mcp/http.ts';
+import { noteEvent } from './ops/front.ts';
+import { registerOpsRoutes } from './http/routes/ops.ts';
 
 export type RouteModule = (app: H3, svc: Services) => void;
 
 /** Route modules in registration order; each feature adds its own. */
 export const routeModules: RouteModule[] = [
-  registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
+  registerOpsRoutes, registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
   registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */
 export function createApp(svc: Services): H3 {
-  const app = new H3();
+  const app = new H3({ onRequest: noteEvent }); // the request log's route and principal (ops/front.ts)
   for (const register of routeModules) register(app, svc);
   app.all('/**', (event) => problem(new AppError('not_found', `no route ${event.req.method} ${event.url.pathname}`), svc.log));
   return app;

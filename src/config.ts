@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { loadOpsConfig, type OpsConfig } from './ops/config.ts';
 
 // Settings: command-line flags > SERVICE_* environment variables > defaults, validated once.
 export type Config = {
@@ -24,6 +25,8 @@ export type Config = {
     logRetentionDays: number;
   };
   spaceTemplates: SpaceTemplatesConfig;
+  /** Logs, health, limits, shutdown and metrics (src/ops/config.ts). */
+  ops: OpsConfig;
 };
 
 export type SpaceTemplatesConfig = {
@@ -109,10 +112,11 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       refreshSeconds: toInt('SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS', env.SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS ?? 3600, 1),
       maxBytes: toInt('SERVICE_SPACE_TEMPLATES_MAX_BYTES', env.SERVICE_SPACE_TEMPLATES_MAX_BYTES ?? 10 * 1024 * 1024, 1024),
     },
+    ops: loadOpsConfig(env),
   };
 }
 
-function toInt(name: string, raw: string | number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function toInt(name: string, raw: string | number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = typeof raw === 'number' ? raw : Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new ConfigError(`${name}: '${raw}' is not a whole number from ${min} to ${max}`);

@@ -14,7 +14,10 @@ const CATALOGUE = {
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Request too large' },
   unsupported_media_type: { status: 415, title: 'The body must be JSON' },
+  too_many_requests: { status: 429, title: 'Too many requests' },
   not_configured: { status: 503, title: 'Not configured' },
+  not_ready: { status: 503, title: 'Not ready' },
+  request_timeout: { status: 503, title: 'The request took too long' },
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;
