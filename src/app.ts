@@ -11,6 +11,7 @@ import { registerSearchRoutes } from './http/routes/search.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
+import { registerWebAppRoutes } from './http/routes/web-app.ts';
 import { registerWebhookRoutes } from './http/routes/webhooks.ts';
 import { registerMcpRoutes } from './mcp/http.ts';
 
@@ -20,6 +21,7 @@ export type RouteModule = (app: H3, svc: Services) => void;
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
   registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
+  registerWebAppRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */
