@@ -8,6 +8,7 @@ import { registerLinkRoutes } from './http/routes/links.ts';
 import { registerPageRoutes } from './http/routes/pages.ts';
 import { registerRecordRoutes } from './http/routes/records.ts';
 import { registerSearchRoutes } from './http/routes/search.ts';
+import { registerSessionRoutes } from './http/routes/sessions.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
@@ -21,7 +22,7 @@ export type RouteModule = (app: H3, svc: Services) => void;
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
   registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
-  registerWebAppRoutes,
+  registerSessionRoutes, registerWebAppRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */

@@ -3,7 +3,7 @@ import { readAssetText } from '../assets.ts';
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 5;
 
 const STEPS: Array<{ to: number; sql: string }> = [
   {
@@ -20,6 +20,14 @@ const STEPS: Array<{ to: number; sql: string }> = [
     // UNIQUE (space_id, path) index serves too, and each page write paid ~0.9 WAL pages for it.
     to: 3,
     sql: 'DROP INDEX IF EXISTS pages_live_path;',
+  },
+  {
+    // Web sessions: idle expiry and the device list need the last use and the user agent;
+    // revocation ends a principal's sessions by principal. (Step 4 comes from another branch.)
+    to: 5,
+    sql: `ALTER TABLE sessions ADD COLUMN last_seen_at TEXT NOT NULL DEFAULT '';
+      ALTER TABLE sessions ADD COLUMN user_agent TEXT NOT NULL DEFAULT '';
+      CREATE INDEX sessions_principal ON sessions(principal_id);`,
   },
 ];
 
