@@ -7,6 +7,7 @@ import { registerBundleRoutes } from './http/routes/bundles.ts';
 import { registerLinkRoutes } from './http/routes/links.ts';
 import { registerPageRoutes } from './http/routes/pages.ts';
 import { registerRecordRoutes } from './http/routes/records.ts';
+import { registerRenderRoutes } from './http/routes/render.ts';
 import { registerSearchRoutes } from './http/routes/search.ts';
 import { registerSessionRoutes } from './http/routes/sessions.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
@@ -22,7 +23,7 @@ export type RouteModule = (app: H3, svc: Services) => void;
 export const routeModules: RouteModule[] = [
   registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
   registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
-  registerSessionRoutes, registerWebAppRoutes,
+  registerSessionRoutes, registerRenderRoutes, registerWebAppRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */
