@@ -20,7 +20,7 @@ export function Header({ route }: { route: Route }) {
         <kbd class="hint" aria-hidden="true">/</kbd>
       </form>
       <nav class="topnav" aria-label="Main">
-        <a href={href.newPage({ space })} class="button primary small" aria-keyshortcuts="n"><Icon name="plus" /><span>New page</span></a>
+        <a href={href.newPage({ space })} class="button primary small" aria-label="New page" aria-keyshortcuts="n"><Icon name="plus" /><span>New page</span></a>
         <a href={href.gallery()} class="navlink">Gallery</a>
         {principal.orgAdmin && <a href={href.admin()} class="navlink">Admin</a>}
       </nav>

@@ -34,10 +34,10 @@ export function Admin() {
                     <td>{p.name} <span class="muted small mono">{p.id}</span></td>
                     <td>{p.kind}</td>
                     <td>{p.orgAdmin ? <Badge tone="accent">org admin</Badge> : 'member'}</td>
-                    <td class="actions">
+                    <td><div class="actions">
                       <button type="button" class="button small" aria-pressed={selected === p.id} onClick={() => setSelected(selected === p.id ? null : p.id)}>Keys of {p.name}</button>
                       {p.kind === 'user' && p.id !== principal.id && <EndSessions principal={p} />}
-                    </td>
+                    </div></td>
                   </tr>
                 ))}
               </tbody>
