@@ -12,7 +12,7 @@ export function Header({ route }: { route: Route }) {
   const space = 'space' in route && typeof route.space === 'string' && route.space ? route.space : undefined;
   return (
     <header class="topbar">
-      <a class="brand" href={href.home()} aria-label="kspace home"><Icon name="logo" /><span>kspace</span></a>
+      <a class="brand" href={href.home()}><Icon name="logo" /><span>kspace</span></a>
       <form role="search" class="search-form" onSubmit={(e) => { e.preventDefault(); navigate(href.search(q.trim())); }}>
         <Icon name="search" />
         <input id={SEARCH_INPUT_ID} type="search" aria-label="Search" placeholder="Search" value={q}
