@@ -1,5 +1,6 @@
 // A form generated from a record type's schema: one control per field type, labelled by the
-// field's label (else its key), required marked, descriptions as help text, and the server's
+// field's label (else its key) exactly, required marked (a visible * and aria-required),
+// descriptions as help text, and the server's
 // issue for a field shown beside it (aria-describedby + aria-invalid).
 import type { Field, Issue } from '../api/types.ts';
 import type { RawValue, RawValues } from '../lib/metadata-form.ts';
@@ -61,7 +62,7 @@ export function RecordForm({ fields, values, issues, onChange, idPrefix }: Props
         const isGroup = f.type === 'multiselect';
         const labelEl = (
           <span class="label" id={`${id}-label`}>
-            {label}{f.required && <span class="req" aria-hidden="true"> *</span>}{f.required && <span class="sr-only"> (required)</span>}
+            {label}{f.required && <span class="req" aria-hidden="true"> *</span>}
           </span>
         );
         return (
