@@ -19,7 +19,14 @@ export async function openBrowser(): Promise<Browser> {
 
 /** Signs in through the sign-in view as a person would, and waits for the signed-in header. */
 export async function signIn(page: Page, name: string, password: string, opts: { baseUrl?: string } = {}): Promise<void> {
-  if (!page.url().includes('/app/sign-in')) await page.goto(`${opts.baseUrl ?? ''}/app/sign-in`);
+  const here = page.url();
+  // On an app address the app itself moves to sign-in (keeping the way back); wait for that.
+  if (here.startsWith('http') && !opts.baseUrl) await page.waitForURL((u) => u.pathname === '/app/sign-in', { timeout: 10_000 }).catch(() => {});
+  if (!page.url().includes('/app/sign-in')) {
+    const base = opts.baseUrl ?? (here.startsWith('http') ? new URL(here).origin : null);
+    if (!base) throw new Error('signIn: open an app address first or pass baseUrl');
+    await page.goto(`${base}/app/sign-in`);
+  }
   await page.getByLabel('Name').fill(name);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
