@@ -60,14 +60,13 @@ export function RecordForm({ fields, values, issues, onChange, idPrefix }: Props
         const help = [f.description, f.type === 'list' ? 'One item per line.' : '', f.type === 'number' && (f.min !== undefined || f.max !== undefined) ? `From ${f.min ?? '−∞'} to ${f.max ?? '∞'}.` : '']
           .filter(Boolean).join(' ');
         const isGroup = f.type === 'multiselect';
-        const labelEl = (
-          <span class="label" id={`${id}-label`}>
-            {label}{f.required && <span class="req" aria-hidden="true"> *</span>}
-          </span>
-        );
+        const mark = f.required ? <span class="req" aria-hidden="true" title="required">*</span> : null;
         return (
           <div key={f.key} class={`field${f.type === 'boolean' ? ' field-check' : ''}`}>
-            {isGroup ? labelEl : <label for={id}>{labelEl}</label>}
+            <div class="label-row">
+              {isGroup ? <span class="label" id={`${id}-label`}>{label}</span> : <label for={id} class="label" id={`${id}-label`}>{label}</label>}
+              {mark}
+            </div>
             <Control field={f} value={values[f.key] ?? ''} id={id} props={{ ...props, 'aria-required': f.required ? 'true' : undefined }} onChange={(v) => onChange(f.key, v)} />
             {help && <span class="help" id={helpId ?? `${id}-help`}>{help}</span>}
             <FieldError id={id} issue={issue} />
