@@ -7,10 +7,13 @@ import { registerBundleRoutes } from './http/routes/bundles.ts';
 import { registerLinkRoutes } from './http/routes/links.ts';
 import { registerPageRoutes } from './http/routes/pages.ts';
 import { registerRecordRoutes } from './http/routes/records.ts';
+import { registerRenderRoutes } from './http/routes/render.ts';
 import { registerSearchRoutes } from './http/routes/search.ts';
+import { registerSessionRoutes } from './http/routes/sessions.ts';
 import { registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
+import { registerWebAppRoutes } from './http/routes/web-app.ts';
 import { registerWebhookRoutes } from './http/routes/webhooks.ts';
 import { registerMcpRoutes } from './mcp/http.ts';
 import { noteEvent } from './ops/front.ts';
@@ -22,6 +25,7 @@ export type RouteModule = (app: H3, svc: Services) => void;
 export const routeModules: RouteModule[] = [
   registerOpsRoutes, registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
   registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
+  registerSessionRoutes, registerRenderRoutes, registerWebAppRoutes,
 ];
 
 /** The HTTP application over injected services; no side effects on import. */

@@ -27,6 +27,17 @@ export type Config = {
   spaceTemplates: SpaceTemplatesConfig;
   /** Logs, health, limits, shutdown and metrics (src/ops/config.ts). */
   ops: OpsConfig;
+  sessions: SessionsConfig;
+};
+
+export type SessionsConfig = {
+  /** A session unused this long ends (minutes; decimals allowed, for tests). */
+  idleMinutes: number;
+  /** A session ends this long after sign-in, used or not (days; decimals allowed). */
+  maxDays: number;
+  /** Sign-in failures: token buckets per name and per client address (burst, then so many per minute). */
+  signInPerName: { burst: number; perMinute: number };
+  signInPerAddress: { burst: number; perMinute: number };
 };
 
 export type SpaceTemplatesConfig = {
@@ -113,7 +124,25 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       maxBytes: toInt('SERVICE_SPACE_TEMPLATES_MAX_BYTES', env.SERVICE_SPACE_TEMPLATES_MAX_BYTES ?? 10 * 1024 * 1024, 1024),
     },
     ops: loadOpsConfig(env),
+    sessions: {
+      idleMinutes: toPositive('SERVICE_SESSION_IDLE_MINUTES', env.SERVICE_SESSION_IDLE_MINUTES ?? 720),
+      maxDays: toPositive('SERVICE_SESSION_MAX_DAYS', env.SERVICE_SESSION_MAX_DAYS ?? 30),
+      signInPerName: {
+        burst: toInt('SERVICE_SIGNIN_NAME_BURST', env.SERVICE_SIGNIN_NAME_BURST ?? 5, 1),
+        perMinute: toPositive('SERVICE_SIGNIN_NAME_PER_MINUTE', env.SERVICE_SIGNIN_NAME_PER_MINUTE ?? 1),
+      },
+      signInPerAddress: {
+        burst: toInt('SERVICE_SIGNIN_ADDRESS_BURST', env.SERVICE_SIGNIN_ADDRESS_BURST ?? 20, 1),
+        perMinute: toPositive('SERVICE_SIGNIN_ADDRESS_PER_MINUTE', env.SERVICE_SIGNIN_ADDRESS_PER_MINUTE ?? 10),
+      },
+    },
   };
+}
+
+function toPositive(name: string, raw: string | number): number {
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name}: '${raw}' is not a positive number`);
+  return n;
 }
 
 export function toInt(name: string, raw: string | number, min: number, max = Number.MAX_SAFE_INTEGER): number {

@@ -57,7 +57,8 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
-  if (config.port === 0 && !process.env.SERVICE_BASE_URL) svc.config.baseUrl = url;
+  // Port 0 (tests): the default base URL named port 0; a configured SERVICE_BASE_URL stays.
+  if (config.port === 0 && svc.config.baseUrl.endsWith(':0')) svc.config.baseUrl = url;
   svc.fts.check(); // the index is checked (and reset if it is not this database's) before the helper starts
   let checkpointer: Checkpointer | null = null;
   const helperStart = withCheckpointer

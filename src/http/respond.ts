@@ -31,7 +31,9 @@ export function problem(err: unknown, log: Logger, instance?: string): Response 
       ...(err.issues ? { issues: err.issues } : {}),
       ...(err.extra ?? {}),
     };
-    return new FastResponse(JSON.stringify(body), { status: err.status, headers: { 'content-type': 'application/problem+json' } });
+    const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+    if (typeof err.extra?.retryAfter === 'number') headers['retry-after'] = String(err.extra.retryAfter);
+    return new FastResponse(JSON.stringify(body), { status: err.status, headers });
   }
   log.error('unhandled error', { error: err instanceof Error ? err.stack ?? err.message : String(err), instance });
   const body = { type: 'about:blank', title: 'Internal server error', status: 500, code: 'internal_error' };

@@ -85,3 +85,14 @@ export function countOrgLinks(db: Db, orgId: number): number {
   return (stmt(db, `SELECT count(*) AS n FROM links l JOIN pages p ON p.id = l.source_id JOIN spaces s ON s.id = p.space_id
     WHERE s.org_id = ?`).get(orgId) as { n: number }).n;
 }
+
+/** Of these addresses, those holding a live page the caller may read (`space/path` keys). */
+export function readableTargets(db: Db, caller: Caller, targets: PageRef[]): Set<string> {
+  if (targets.length === 0) return new Set();
+  const rows = stmt(db, `SELECT s.slug AS space, p.path
+    FROM json_each(@targets) j
+    JOIN spaces s ON s.slug = json_extract(j.value, '$[0]')
+    JOIN pages p ON p.space_id = s.id AND p.path = json_extract(j.value, '$[1]')
+    WHERE ${READABLE_PAGE}`).all({ ...callerParams(caller), targets: JSON.stringify(targets.map((t) => [t.space, t.path])) }) as PageRef[];
+  return new Set(rows.map((r) => `${r.space}/${r.path}`));
+}

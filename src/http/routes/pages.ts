@@ -6,6 +6,7 @@ import { toMarkdownDocument } from '../../domain/markdown-doc.ts';
 import { deleteAcl, getAcl, setAcl } from '../../domain/page-acl.ts';
 import { patchMetadata } from '../../domain/page-metadata.ts';
 import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
+import { renderForCaller } from '../../domain/rendering.ts';
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
 import { parse } from '../body.ts';
 import { encodeCursor, isNumber, readCursor, readLimit } from '../query.ts';
@@ -73,7 +74,8 @@ async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
   // …/revisions/<n>: one revision.
   if (n >= 3 && segments[n - 2] === 'revisions' && /^\d+$/.test(segments[n - 1])) {
     if (method !== 'GET') throw new AppError('method_not_allowed', 'revisions are read-only');
-    return json(getRevision(ctx.svc, ctx.caller, space, segments.slice(0, -2).join('/'), Number(segments[n - 1])));
+    const rev = getRevision(ctx.svc, ctx.caller, space, segments.slice(0, -2).join('/'), Number(segments[n - 1]));
+    return json(wantsHtml(ctx) ? { ...rev, html: renderForCaller(ctx.svc, ctx.caller, { space: rev.space, path: rev.path }, rev.content) } : rev);
   }
   const sub = n >= 2 ? pageSubresources.get(segments[n - 1]) : undefined;
   if (sub) {
@@ -89,7 +91,9 @@ async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
         const p = presentPage(s, page);
         return text(toMarkdownDocument(p.title, p.frontmatter, p.content), 'text/markdown; charset=utf-8', { etag: `"${p.version}"` });
       }
-      return json(presentPage(s, page), 200, { etag: `"${page.version}"` });
+      const p = presentPage(s, page);
+      if (wantsHtml(ctx)) return json({ ...p, html: renderForCaller(ctx.svc, ctx.caller, { space: s.slug, path: page.path }, p.content) });
+      return json(p, 200, { etag: `"${page.version}"` });
     }
     case 'PUT': {
       const input = parse(PutPage, await ctx.body());
@@ -108,6 +112,14 @@ async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
     default:
       throw new AppError('method_not_allowed', `${method} is not supported on a page`);
   }
+}
+
+/** `?render=html`: the web app's rendered form (docs/web.md); any other value is a 400. */
+function wantsHtml(ctx: RouteContext): boolean {
+  const render = ctx.url.searchParams.get('render');
+  if (render === null) return false;
+  if (render !== 'html') throw invalid([{ key: 'render', code: 'option', message: "render is 'html' or absent" }]);
+  return true;
 }
 
 function prefersMarkdown(accept: string | null): boolean {

@@ -1,0 +1,103 @@
+// The editor: live preview and save; a conflicting save from a second browser context resolved
+// without losing text; a draft that survives a reload.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+
+let app: AppServer;
+let browser: Browser;
+let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+
+beforeAll(async () => {
+  app = await startAppServer();
+  browser = await openBrowser();
+  const user = await app.createUser('edith');
+  await app.createSpace('docs', 'Docs');
+  const ctx = await browser.newContext({ baseURL: app.url });
+  const page = await ctx.newPage();
+  await page.goto('/app/');
+  await signIn(page, user.name, user.password);
+  session = await ctx.storageState();
+  await ctx.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function open(allow: RegExp[] = []): Promise<Page> {
+  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
+  const page = await ctx.newPage();
+  guard(page, app.url, { allowConsole: allow });
+  return page;
+}
+
+async function openEditor(page: Page, path: string): Promise<void> {
+  await page.goto(`/app/p/docs/${path}?edit`);
+  await page.locator('.cm-content').waitFor(); // CodeMirror's chunk has loaded
+}
+
+const content = (page: Page) => page.getByRole('textbox', { name: 'Content' });
+
+describe('the editor', { timeout: 90_000 }, () => {
+  it('previews while typing and saves a new version', async () => {
+    await app.putPage('docs', 'guide', { title: 'Guide', content: 'Old text.' });
+    const page = await open();
+    await openEditor(page, 'guide');
+    await page.getByLabel('Title', { exact: true }).fill('The guide');
+    await content(page).fill('# Welcome\n\nSee [the FAQ](faq) and **bold** words.');
+    const preview = page.getByRole('region', { name: 'Preview' });
+    await preview.getByRole('heading', { name: 'Welcome' }).waitFor();
+    await expect.poll(() => preview.locator('strong').textContent()).toBe('bold');
+    expect(await preview.getByRole('link', { name: 'the FAQ' }).getAttribute('class')).toContain('broken');
+    await checkA11y(page);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { level: 1, name: 'The guide' }).waitFor();
+    const saved = await app.admin.get('/pages/docs/guide');
+    expect(saved.body).toMatchObject({ title: 'The guide', content: '# Welcome\n\nSee [the FAQ](faq) and **bold** words.', version: 2 });
+    const rev = await app.admin.get('/pages/docs/guide/revisions/2');
+    expect(rev.body.author.name).toBe('edith');
+  });
+
+  it('resolves a conflicting save from a second browser context without losing text', async () => {
+    await app.putPage('docs', 'plan', { title: 'Plan', content: 'line one\nline two\nline three' });
+    const mine = await open([/status of 409/]);
+    const theirs = await open();
+    await openEditor(mine, 'plan');
+    await openEditor(theirs, 'plan');
+    // The other person changes the first line and saves first.
+    await content(theirs).fill('line one, edited by them\nline two\nline three');
+    await theirs.getByRole('button', { name: 'Save' }).click();
+    await theirs.getByRole('heading', { level: 1, name: 'Plan' }).waitFor();
+    // I change the last line and save: refused, both versions shown, a merge offered.
+    await content(mine).fill('line one\nline two\nline three, edited by me');
+    await mine.keyboard.press('Control+s');
+    const conflict = mine.getByRole('region', { name: 'This page was changed while you were editing' });
+    await conflict.waitFor();
+    await expect.poll(() => conflict.getByRole('region', { name: 'Your version' }).textContent()).toContain('line three, edited by me');
+    expect(await conflict.getByRole('region', { name: /saved meanwhile/ }).textContent()).toContain('line one, edited by them');
+    const merged = conflict.getByLabel('Merged content');
+    await expect.poll(() => merged.inputValue()).toBe('line one, edited by them\nline two\nline three, edited by me');
+    await checkA11y(mine);
+    await conflict.getByRole('button', { name: 'Save merged version' }).click();
+    await mine.getByRole('heading', { level: 1, name: 'Plan' }).waitFor();
+    const page = await app.admin.get('/pages/docs/plan');
+    expect(page.body.content).toBe('line one, edited by them\nline two\nline three, edited by me');
+    expect(page.body.version).toBe(3);
+  });
+
+  it('keeps an unsaved draft across a reload and offers it back', async () => {
+    await app.putPage('docs', 'notes', { title: 'Notes', content: 'saved text' });
+    const page = await open();
+    await openEditor(page, 'notes');
+    await content(page).fill('saved text\nand a sentence typed but never saved');
+    await page.waitForTimeout(600); // the draft is written 300 ms after typing stops
+    await page.reload();
+    await page.locator('.cm-content').waitFor();
+    await page.getByRole('button', { name: 'Restore draft' }).click();
+    await expect.poll(() => content(page).textContent()).toContain('and a sentence typed but never saved');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Notes' }).waitFor();
+    expect((await app.admin.get('/pages/docs/notes')).body.content).toBe('saved text\nand a sentence typed but never saved');
+  });
+});
