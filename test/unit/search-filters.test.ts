@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { compileDriver, compileFilters, parseFilters, type Params } from '../../src/domain/search/filters.ts';
+import { parseFilters, type Params } from '../../src/domain/search/filters.ts';
+import { compileDriver, compileFilters } from '../../src/store/meta-filter-sql.ts';
 
 const parse = (filters: unknown) => parseFilters(typeof filters === 'string' ? filters : JSON.stringify(filters));
 
