@@ -25,6 +25,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const slowReps = opts.quick ? 100 : 300; // the term in every page (~10 ms a query)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-search-'));
   const out: BenchResult[] = [];
+  // Each figure also goes to stderr as it is measured: a run that fails later keeps them.
+  const push = out.push.bind(out);
+  out.push = (...r: BenchResult[]) => {
+    for (const x of r) console.error(`  ${x.name}: ${x.value.toFixed(2)} ${x.unit}`);
+    return push(...r);
+  };
   let server: ChildServer | null = null;
   try {
     // Bootstrap a data dir, make the space and principals, stop, bulk-insert pages, restart.
