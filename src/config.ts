@@ -63,6 +63,8 @@ export type Limits = {
   metadataKeys: number;
   stringBytes: number;
   listItems: number;
+  /** Scalar values and list items of one page's metadata together: its metadata index rows. */
+  metadataItems: number;
   jsonDepth: number;
 };
 
@@ -105,6 +107,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       metadataKeys: toInt('SERVICE_MAX_METADATA_KEYS', env.SERVICE_MAX_METADATA_KEYS ?? 200, 1),
       stringBytes: toInt('SERVICE_MAX_STRING_BYTES', env.SERVICE_MAX_STRING_BYTES ?? 16 * 1024, 1),
       listItems: toInt('SERVICE_MAX_LIST_ITEMS', env.SERVICE_MAX_LIST_ITEMS ?? 1000, 1),
+      metadataItems: toInt('SERVICE_MAX_METADATA_ITEMS', env.SERVICE_MAX_METADATA_ITEMS ?? 10_000, 1),
       jsonDepth: toInt('SERVICE_MAX_JSON_DEPTH', env.SERVICE_MAX_JSON_DEPTH ?? 32, 2, 1000),
     },
     encryptionKey,
