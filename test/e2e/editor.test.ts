@@ -100,4 +100,30 @@ describe('the editor', { timeout: 90_000 }, () => {
     await page.getByRole('heading', { level: 1, name: 'Notes' }).waitFor();
     expect((await app.admin.get('/pages/docs/notes')).body.content).toBe('saved text\nand a sentence typed but never saved');
   });
+
+  it('shows history: one old revision, a diff of two, and restores a version as a new one', async () => {
+    await app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\na time' });
+    await app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\nanother time\nthe end' });
+    const page = await open();
+    await page.goto('/app/p/docs/story');
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByRole('link', { name: 'Version 1' }).waitFor();
+    await page.getByLabel('Compare from version 1').check();
+    await page.getByLabel('Compare to version 2').check();
+    await page.getByRole('button', { name: 'Compare versions' }).click();
+    const diff = page.getByRole('table', { name: 'Changes from version 1 to 2' });
+    await diff.waitFor();
+    expect(page.url()).toContain('?diff=1..2');
+    expect(await diff.locator('.diff-line.del').allTextContents()).toEqual(['−removeda time']);
+    expect(await diff.locator('.diff-line.add').allTextContents()).toEqual(['+addedanother time', '+addedthe end']);
+    await checkA11y(page);
+    await page.getByRole('link', { name: 'Version 1' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Story' }).waitFor();
+    expect(page.url()).toContain('?rev=1');
+    await expect.poll(() => page.locator('.markdown').textContent()).toContain('a time');
+    await page.getByRole('button', { name: 'Restore this version' }).click();
+    await page.getByRole('link', { name: 'Edit' }).waitFor();
+    const now = await app.admin.get('/pages/docs/story');
+    expect(now.body).toMatchObject({ version: 3, content: 'once\nupon\na time' });
+  });
 });
