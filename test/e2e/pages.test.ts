@@ -37,6 +37,24 @@ async function open(allow: RegExp[] = []): Promise<Page> {
 }
 
 describe('reading pages', { timeout: 90_000 }, () => {
+  it('signs in from a page address and comes back to it; a wrong password says so', async () => {
+    const ctx = await browser.newContext({ baseURL: app.url });
+    const page = await ctx.newPage();
+    guard(page, app.url, { allowConsole: [/status of 401/] });
+    await page.goto('/app/p/wiki/guides/setup');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/app/p/wiki/guides/setup');
+    await page.getByLabel('Name').fill(user.name);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Wrong name or password' }).waitFor();
+    await checkA11y(page);
+    await signIn(page, user.name, user.password);
+    await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
+    expect(page.url()).toBe(`${app.url}/app/p/wiki/guides/setup`);
+    expect(await page.getByRole('banner').getByText(user.name, { exact: true }).isVisible()).toBe(true);
+  });
+
   it('goes from the page tree to a page and its backlinks', async () => {
     const page = await open();
     await page.goto('/app/');
