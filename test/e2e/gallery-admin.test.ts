@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
 
+// The machine may be busy: wait up to 15 s for what a page shows.
+const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
 let session: Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -49,7 +51,7 @@ describe('gallery and admin', { timeout: 90_000 }, () => {
     await dialog.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'Our wiki' }).waitFor();
     expect(page.url()).toBe(`${app.url}/app/s/our-wiki`);
-    await expect.poll(() => page.getByRole('list', { name: 'Pages' }).getByRole('link').count()).toBeGreaterThan(3);
+    await expect.poll(() => page.getByRole('list', { name: 'Pages' }).getByRole('link').count(), POLL).toBeGreaterThan(3);
     const space = await app.admin.get('/spaces/our-wiki');
     expect(space.body).toMatchObject({ slug: 'our-wiki', name: 'Our wiki' });
   });

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
 
+// The machine may be busy: wait up to 15 s for what a page shows.
+const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
 let user: { name: string; password: string };
@@ -59,7 +61,7 @@ describe('reading pages', { timeout: 90_000 }, () => {
     const page = await open();
     await page.goto('/app/');
     await page.getByRole('link', { name: 'Team wiki' }).click();
-    await expect.poll(() => page.url()).toContain('/app/s/wiki');
+    await expect.poll(() => page.url(), POLL).toContain('/app/s/wiki');
     await page.getByRole('list', { name: 'Pages' }).getByRole('link', { name: 'Setup guide' }).click();
     await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
     expect(page.url()).toBe(`${app.url}/app/p/wiki/guides/setup`);
@@ -68,7 +70,7 @@ describe('reading pages', { timeout: 90_000 }, () => {
     expect(await backlinks.getByRole('link').allTextContents()).toEqual(expect.arrayContaining(['Start here', 'Old FAQ']));
     // The typed metadata panel shows the values.
     const meta = page.getByRole('region', { name: 'Metadata' });
-    await expect.poll(() => meta.textContent()).toContain('wendy');
+    await expect.poll(() => meta.textContent(), POLL).toContain('wendy');
     expect(await meta.locator('time').getAttribute('datetime')).toBe('2026-12-01');
     await checkA11y(page);
     // A backlink leads to the linking page, whose rendered links stay inside the app.
@@ -107,7 +109,7 @@ describe('reading pages', { timeout: 90_000 }, () => {
     await page.goto('/app/p/wiki/guides/setup');
     await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
     await page.keyboard.press('/');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Search');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')), POLL).toBe('Search');
     await page.keyboard.press('Escape');
     await page.locator('body').click({ position: { x: 5, y: 300 } });
     await page.keyboard.press('e');
