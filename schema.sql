@@ -32,8 +32,11 @@ CREATE TABLE sessions (
   id_hash      TEXT PRIMARY KEY,                  -- sha256 hex of the cookie value
   principal_id TEXT NOT NULL REFERENCES principals(id),
   created_at   TEXT NOT NULL,
-  expires_at   TEXT NOT NULL
+  expires_at   TEXT NOT NULL,                     -- absolute expiry (SERVICE_SESSION_MAX_DAYS)
+  last_seen_at TEXT NOT NULL DEFAULT '',          -- idle expiry counts from here (SERVICE_SESSION_IDLE_MINUTES)
+  user_agent   TEXT NOT NULL DEFAULT ''
 );
+CREATE INDEX sessions_principal ON sessions(principal_id);
 
 CREATE TABLE spaces (
   id             INTEGER PRIMARY KEY,

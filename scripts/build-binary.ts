@@ -1,4 +1,4 @@
-// `npm run build`: dist/kspace, one executable for Linux x64 that needs no Node.js beside it.
+// `npm run build` (after scripts/build-web.ts): dist/kspace, one executable for Linux x64 that needs no Node.js beside it.
 // esbuild bundles the app to one CJS file; Node's single-executable support injects it (with the
 // better-sqlite3 addon, schema.sql, the built-in template catalog and web assets as SEA assets)
 // into a copy of the pinned Node 24.
@@ -31,7 +31,7 @@ await build({
 /** Files shipped as SEA assets, by their path relative to the project root. */
 function assetFiles(): string[] {
   const files = ['schema.sql'];
-  for (const dir of ['templates/space', 'src/web/dist']) {
+  for (const dir of ['templates/space', 'dist/web']) {
     const abs = path.join(root, dir);
     if (!fs.existsSync(abs)) continue;
     for (const f of fs.readdirSync(abs, { recursive: true }) as string[]) {

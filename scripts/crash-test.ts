@@ -3,7 +3,9 @@
 // every page's versions contiguous. Then import rounds: a 5,000-page import is SIGKILLed half-way,
 // the server restarted and the import run again; the space must end exactly as after an
 // uninterrupted import (exported bundles compared without timestamps), in skip and overwrite mode.
-// `node scripts/crash-test.ts [--rounds 20] [--import-rounds 2]`. Exit 1 on any loss or difference.
+// Then SIGTERM rounds: 16 writers, SIGTERM at a random moment; the server must exit 0 with
+// nothing acknowledged lost and no -wal file left (a graceful shutdown checkpoints the WAL).
+// `node scripts/crash-test.ts [--rounds 20] [--import-rounds 2] [--term-rounds 5]`. Exit 1 on any loss or difference.
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +15,7 @@ import { authHeaders, startChild } from './lib/child-server.ts';
 const arg = (name: string, dflt: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
 const rounds = arg('--rounds', 20);
 const importRounds = arg('--import-rounds', 2);
+const termRounds = arg('--term-rounds', 5);
 const IMPORT_PAGES = 5000;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-crash-'));
 type Ack = { path: string; version: number; title: string };
@@ -75,6 +78,30 @@ for (let round = 1; round <= rounds; round++) {
   await verify(server.url);
   process.stdout.write(`round ${round}: ${total} acknowledged writes so far, ${lost} lost\n`);
 }
+let termFailures = 0;
+for (let round = 1; round <= termRounds; round++) {
+  const stop = { now: false };
+  const writers = Array.from({ length: 16 }, (_, w) => writer(server.url, w, 1000 + round, stop));
+  await new Promise((r) => setTimeout(r, 300 + Math.random() * 700));
+  const started = Date.now();
+  const code = await new Promise<number | null>((resolve) => {
+    server.proc.once('exit', (c) => resolve(c));
+    server.proc.kill('SIGTERM');
+  });
+  const ms = Date.now() - started;
+  stop.now = true;
+  await Promise.all(writers);
+  const wal = fs.existsSync(path.join(dataDir, 'kspace.db-wal'));
+  const written = acked.length;
+  total += written;
+  checkDatabase();
+  server = await startChild(dataDir);
+  const lostBefore = lost;
+  await verify(server.url);
+  if (code !== 0 || wal || lost > lostBefore) termFailures++;
+  process.stdout.write(`SIGTERM round ${round}: exit ${code} after ${ms} ms, ${written} acknowledged writes, ${lost - lostBefore} lost, `
+    + `${wal ? 'a -wal file LEFT' : 'no -wal file'}\n`);
+}
 let differences = 0;
 let interrupted = 0; // kills that landed mid-import (not before the first or after the last chunk)
 for (let round = 1; round <= importRounds; round++) {
@@ -106,9 +133,10 @@ await server.stop();
 checkDatabase();
 fs.rmSync(dataDir, { recursive: true, force: true });
 console.log(`crash-test: ${rounds} rounds, ${total} acknowledged writes, ${lost} lost, integrity ok, versions contiguous; `
+  + `${termRounds} SIGTERM rounds under 16 writers, ${termFailures} failed; `
   + `${importRounds * 2} killed imports (${interrupted} mid-way), ${differences} ended differently`);
 if (importRounds > 0 && interrupted === 0) console.error('no kill landed in the middle of an import: nothing was tested there');
-process.exit(lost === 0 && differences === 0 && (importRounds === 0 || interrupted > 0) ? 0 : 1);
+process.exit(lost === 0 && differences === 0 && termFailures === 0 && (importRounds === 0 || interrupted > 0) ? 0 : 1);
 
 // ---- import rounds ----------------------------------------------------------------------------
 

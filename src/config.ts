@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { loadOpsConfig, type OpsConfig } from './ops/config.ts';
 
 // Settings: command-line flags > SERVICE_* environment variables > defaults, validated once.
 export type Config = {
@@ -24,8 +25,21 @@ export type Config = {
     logRetentionDays: number;
   };
   spaceTemplates: SpaceTemplatesConfig;
+  /** Logs, health, limits, shutdown and metrics (src/ops/config.ts). */
+  ops: OpsConfig;
+  sessions: SessionsConfig;
   /** Tests only (SERVICE_VALIDATE_RESPONSES=1): every answer is checked against its declared schema (src/http/response-check.ts). */
   validateResponses: boolean;
+};
+
+export type SessionsConfig = {
+  /** A session unused this long ends (minutes; decimals allowed, for tests). */
+  idleMinutes: number;
+  /** A session ends this long after sign-in, used or not (days; decimals allowed). */
+  maxDays: number;
+  /** Sign-in failures: token buckets per name and per client address (burst, then so many per minute). */
+  signInPerName: { burst: number; perMinute: number };
+  signInPerAddress: { burst: number; perMinute: number };
 };
 
 export type SpaceTemplatesConfig = {
@@ -51,6 +65,8 @@ export type Limits = {
   metadataKeys: number;
   stringBytes: number;
   listItems: number;
+  /** Scalar values and list items of one page's metadata together: its metadata index rows. */
+  metadataItems: number;
   jsonDepth: number;
 };
 
@@ -93,6 +109,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       metadataKeys: toInt('SERVICE_MAX_METADATA_KEYS', env.SERVICE_MAX_METADATA_KEYS ?? 200, 1),
       stringBytes: toInt('SERVICE_MAX_STRING_BYTES', env.SERVICE_MAX_STRING_BYTES ?? 16 * 1024, 1),
       listItems: toInt('SERVICE_MAX_LIST_ITEMS', env.SERVICE_MAX_LIST_ITEMS ?? 1000, 1),
+      metadataItems: toInt('SERVICE_MAX_METADATA_ITEMS', env.SERVICE_MAX_METADATA_ITEMS ?? 10_000, 1),
       jsonDepth: toInt('SERVICE_MAX_JSON_DEPTH', env.SERVICE_MAX_JSON_DEPTH ?? 32, 2, 1000),
     },
     encryptionKey,
@@ -111,11 +128,30 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       refreshSeconds: toInt('SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS', env.SERVICE_SPACE_TEMPLATES_REFRESH_SECONDS ?? 3600, 1),
       maxBytes: toInt('SERVICE_SPACE_TEMPLATES_MAX_BYTES', env.SERVICE_SPACE_TEMPLATES_MAX_BYTES ?? 10 * 1024 * 1024, 1024),
     },
+    ops: loadOpsConfig(env),
+    sessions: {
+      idleMinutes: toPositive('SERVICE_SESSION_IDLE_MINUTES', env.SERVICE_SESSION_IDLE_MINUTES ?? 720),
+      maxDays: toPositive('SERVICE_SESSION_MAX_DAYS', env.SERVICE_SESSION_MAX_DAYS ?? 30),
+      signInPerName: {
+        burst: toInt('SERVICE_SIGNIN_NAME_BURST', env.SERVICE_SIGNIN_NAME_BURST ?? 5, 1),
+        perMinute: toPositive('SERVICE_SIGNIN_NAME_PER_MINUTE', env.SERVICE_SIGNIN_NAME_PER_MINUTE ?? 1),
+      },
+      signInPerAddress: {
+        burst: toInt('SERVICE_SIGNIN_ADDRESS_BURST', env.SERVICE_SIGNIN_ADDRESS_BURST ?? 20, 1),
+        perMinute: toPositive('SERVICE_SIGNIN_ADDRESS_PER_MINUTE', env.SERVICE_SIGNIN_ADDRESS_PER_MINUTE ?? 10),
+      },
+    },
     validateResponses: env.SERVICE_VALIDATE_RESPONSES === '1',
   };
 }
 
-function toInt(name: string, raw: string | number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function toPositive(name: string, raw: string | number): number {
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name}: '${raw}' is not a positive number`);
+  return n;
+}
+
+export function toInt(name: string, raw: string | number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = typeof raw === 'number' ? raw : Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new ConfigError(`${name}: '${raw}' is not a whole number from ${min} to ${max}`);

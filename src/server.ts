@@ -4,6 +4,8 @@ import { toNodeHandler } from 'h3';
 import { createApp } from './app.ts';
 import { invalid } from './domain/errors.ts';
 import { problemBody } from './http/respond.ts';
+import { createFront } from './ops/front.ts';
+import { attachMetrics } from './ops/metrics.ts';
 import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
@@ -11,6 +13,7 @@ import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
+import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 
 export type Running = { svc: Services; server: http.Server; url: string; close(): Promise<void> };
 
@@ -44,13 +47,26 @@ export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper 
 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
 export async function serve(config: Config, opts: ServeOptions | Logger = {}): Promise<Running> {
-  const { log = createLogger(), checkpointer: withCheckpointer = false } = 'info' in opts ? { log: opts } : opts;
-  const db = openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
+  const { log = createLogger(false, { format: config.ops.logFormat, level: config.ops.logLevel }), checkpointer: withCheckpointer = false } = 'info' in opts ? { log: opts } : opts;
+  const lock = lockDataDir(ensurePrivateDir(config.dataDir)); // a second server on this directory stops here
+  // Checked before opening: SQLite gives a new -wal and -shm the database file's mode.
+  for (const line of looseModes(config.dataDir)) log.warn(`other users can read the data: ${line}`);
+  let db: ReturnType<typeof openDb>;
+  try {
+    db = openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
-  const handler = guardNodeHandler(toNodeHandler(createApp(svc)));
-  const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+  const front = createFront(svc, guardNodeHandler(toNodeHandler(createApp(svc))));
+  if (config.ops.metrics) attachMetrics(svc, front);
+  const { headersTimeoutMs, requestTimeoutMs } = config.ops;
+  // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).
+  const server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, front.handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -58,7 +74,8 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
-  if (config.port === 0 && !process.env.SERVICE_BASE_URL) svc.config.baseUrl = url;
+  // Port 0 (tests): the default base URL named port 0; a configured SERVICE_BASE_URL stays.
+  if (config.port === 0 && svc.config.baseUrl.endsWith(':0')) svc.config.baseUrl = url;
   svc.fts.check(); // the index is checked (and reset if it is not this database's) before the helper starts
   let checkpointer: Checkpointer | null = null;
   const helperStart = withCheckpointer
@@ -68,25 +85,50 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
     : null;
   const jobs = backgroundJobs.map((make) => make(svc));
   for (const job of jobs) job.start(svc);
-  log.info(`kspace listening on ${url}`, { dataDir: config.dataDir });
+  log.info(`kspace listening on ${url} with data directory ${config.dataDir}`);
   let closed = false;
   return {
     svc,
     server,
     url,
+    // Graceful: stop accepting, let in-flight requests finish (up to SERVICE_SHUTDOWN_TIMEOUT_MS),
+    // commit what the group commit holds, stop the jobs (a webhook delivery cut off goes back to
+    // pending, sent again at the next start), let the helper go, checkpoint the WAL, close.
     async close() {
       if (closed) return;
       closed = true;
+      const t0 = performance.now();
+      const took: Record<string, number> = {};
+      const mark = (name: string) => (took[name] = Math.round(performance.now() - t0));
+      front.drain();
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const deadline = Date.now() + config.ops.shutdownTimeoutMs;
+      while (front.inFlight() > 0 && Date.now() < deadline) {
+        server.closeIdleConnections(); // keep-alive connections between two requests
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (front.inFlight() > 0) log.warn(`shutting down with ${front.inFlight()} requests unfinished after ${config.ops.shutdownTimeoutMs} ms`);
+      server.closeAllConnections();
+      await serverClosed;
+      front.stop();
+      mark('requests');
+      await svc.writes.run(() => null).catch(() => {}); // runs after every batch queued before it
+      mark('writes');
       for (const job of jobs) await job.stop();
+      mark('jobs');
       if (helperStart) clearTimeout(helperStart);
-      const helperGone = checkpointer?.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await helperGone; // its connections close first: the server's, the last, removes the WAL
+      await checkpointer?.stop(); // its connections close first: the server's, the last, removes the WAL
+      mark('helper');
       svc.fts.close();
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // busy: closing the last connection checkpoints anyway
+      }
       db.close();
+      lock.release();
+      mark('closed');
+      log.info('kspace stopped', { ms: took });
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { Config } from './config.ts';
 import type { Caller } from './domain/access.ts';
+import type { LogFormat, LogLevel } from './ops/config.ts';
+import { createLineWriter, formatLine, levelEnabled } from './ops/log.ts';
 import type { Db } from './store/db.ts';
 import { createFullTextIndex, type FullTextIndex } from './store/fts-sync.ts';
 import { createGroupCommit, type GroupCommit } from './store/group-commit.ts';
@@ -30,10 +32,13 @@ export type Services = {
   fts: FullTextIndex;
 };
 
-export function createLogger(quiet = false): Logger {
-  const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
-    if (quiet && level === 'info') return;
-    process.stderr.write(`${new Date().toISOString()} ${level} ${msg}${fields ? ' ' + JSON.stringify(fields) : ''}\n`);
+/** Lines on standard error, as SERVICE_LOG_FORMAT and SERVICE_LOG_LEVEL say (src/ops/log.ts). */
+export function createLogger(quiet = false, opts: { format?: LogFormat; level?: LogLevel } = {}): Logger {
+  const format = opts.format ?? (process.stderr.isTTY ? 'text' : 'json');
+  const min: LogLevel = quiet ? 'warn' : opts.level ?? 'info';
+  const out = createLineWriter();
+  const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (levelEnabled(min, level)) out.write(formatLine(format, level, msg, fields));
   };
   return {
     info: (m, f) => write('info', m, f),
@@ -43,7 +48,10 @@ export function createLogger(quiet = false): Logger {
 }
 
 export function createServices(db: Db, config: Config, log: Logger = createLogger()): Services {
-  const writes = createGroupCommit(db);
+  const writes = createGroupCommit(db, 128, {
+    slowMs: config.ops.logSlowQueryMs,
+    onSlow: (ms, n) => log.warn('slow write transaction', { ms: Math.round(ms * 10) / 10, writes: n }),
+  });
   return {
     db, config, log, eventsWritten: new Set(), now: () => new Date().toISOString(),
     writes, authCache: new Map(), fts: createFullTextIndex(db, (fn) => writes.run(fn), config.dbCacheMb),

@@ -125,7 +125,7 @@ describe('dist/kspace alone in an empty directory', () => {
     expect(help.stdout).toContain('Usage: kspace <command>');
     expect(help.stderr).toBe('');
     const data = path.join(dir, 'offline');
-    const p = await runCli(['admin', 'create-principal', '--data', data, '--name', 'robot'], { bin, cwd: dir, env: bareEnv() });
+    const p = await runCli(['admin', 'create-principal', '--init', '--data', data, '--name', 'robot'], { bin, cwd: dir, env: bareEnv() });
     expect(p.code).toBe(0);
     expect(p.stderr).toMatch(/^admin API key: ks_/);
     const k = await runCli(['admin', 'create-key', '--data', data, '--principal', 'robot'], { bin, cwd: dir, env: bareEnv() });

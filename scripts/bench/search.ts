@@ -25,6 +25,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const slowReps = opts.quick ? 100 : 300; // the term in every page (~10 ms a query)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-search-'));
   const out: BenchResult[] = [];
+  // Each figure also goes to stderr as it is measured: a run that fails later keeps them.
+  const push = out.push.bind(out);
+  out.push = (...r: BenchResult[]) => {
+    for (const x of r) console.error(`  ${x.name}: ${x.value.toFixed(2)} ${x.unit}`);
+    return push(...r);
+  };
   let server: ChildServer | null = null;
   try {
     // Bootstrap a data dir, make the space and principals, stop, bulk-insert pages, restart.
@@ -80,6 +86,29 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     }
     floorDb.close();
 
+    // Hostile queries (issue 18): each sent 20 times in a row while a second connection sends
+    // GET /me back to back; the slowest /me is the longest the server's event loop was held.
+    await admin.json('POST', '/spaces', { slug: 'empty', name: 'Empty' });
+    const w = corpus.words;
+    const hostile: Array<[string, string]> = [
+      ['`t*` 32 times', `/search?q=${encodeURIComponent('t* '.repeat(32))}`],
+      [`\`${w[0]}*\` (a prefix of a word in every page)`, `/search?q=${encodeURIComponent(w[0] + '*')}`],
+      ['4 three-letter prefixes', `/search?q=${encodeURIComponent(['kab*', 'lob*', 'mib*', 'neb*'].join(' '))}`],
+      ['32 distinct common words', `/search?q=${encodeURIComponent(w.slice(0, 32).join(' '))}`],
+      ['a phrase of 150 common words', `/search?q=${encodeURIComponent(`"${w.slice(0, 150).join(' ')}"`)}`],
+      [`\`${everywhere}\` in an empty space (walks every match)`, `/search?q=${everywhere}&space=empty`],
+    ];
+    let worst = 0;
+    for (const [name, url] of hostile) {
+      const port = server.port;
+      const r = await timeHostile(() => rawClient(port, { authorization: `Bearer ${halfKey}` }), () => rawClient(port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` }), url, 20);
+      if (r.error) out.push({ name: `hostile: ${name}: a request failed (${r.error})`, value: 0, unit: '' });
+      worst = Math.max(worst, r.block);
+      out.push({ name: `hostile: ${name}, slowest request (${r.status}, reads half)`, value: r.slowest, unit: 'ms' });
+      out.push({ name: `hostile: ${name}, longest event-loop hold (slowest GET /me meanwhile)`, value: r.block, unit: 'ms', target: '≤ 100', pass: r.block <= 100 });
+    }
+    out.push({ name: 'hostile queries: worst event-loop hold', value: worst, unit: 'ms', target: '≤ 100', pass: worst <= 100 });
+
     // Writes at this size: new 2 KB pages with 3 links each, 16 connections.
     const writes = opts.quick ? 2000 : 5000;
     const put = await runLoad(server.url, {
@@ -134,6 +163,41 @@ async function timeGets(c: RawClient, n: number, url: (i: number) => string): Pr
   }
   const sorted = [...t].sort((a, b) => a - b);
   return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+}
+
+/**
+ * `n` requests of `url` in a row on a fresh connection while another one sends GET /me back to
+ * back: the slowest of each. A failed request ends the figure and says why instead of the run.
+ */
+async function timeHostile(open: () => Promise<RawClient>, openPinger: () => Promise<RawClient>, url: string, n: number): Promise<{ slowest: number; block: number; status: number; error?: string }> {
+  const c = await open();
+  const pinger = await openPinger();
+  let running = true;
+  let block = 0;
+  let error: string | undefined;
+  const pings = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await pinger.get('/me');
+      block = Math.max(block, performance.now() - t0);
+    }
+  })().catch((e: Error) => { error = `GET /me: ${e.message}`; });
+  let slowest = 0;
+  let status = 0;
+  try {
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      status = await c.get(url);
+      slowest = Math.max(slowest, performance.now() - t0);
+    }
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  running = false;
+  await pings;
+  c.close();
+  pinger.close();
+  return { slowest, block, status, error };
 }
 
 function timeSql(db: Database.Database, n: number, sql: string, params: (i: number) => Record<string, unknown>): Timing {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerBackupCommands } from './backup.ts';
 import { ExitError } from './exit-error.ts';
 
 // The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
@@ -16,8 +17,10 @@ export function registerServeCommands(program: Command): void {
     .option('--port <port>', 'port to listen on (default 8080)')
     .action(async (opts: { data?: string; host?: string; port?: string }) => {
       const config = await configOrExit(opts);
-      const { serve } = await import('../server.ts');
-      const running = await serve(config, { checkpointer: true });
+      const [{ serve }, { DataDirLockedError }] = await Promise.all([import('../server.ts'), import('../store/files.ts')]);
+      const running = await serve(config, { checkpointer: true }).catch((e: unknown) => {
+        throw e instanceof DataDirLockedError ? new ExitError(e.message, 1) : e;
+      });
       await new Promise<void>((resolve) => {
         const stop = () => {
           running.close().then(resolve, resolve);
@@ -36,19 +39,22 @@ export function registerServeCommands(program: Command): void {
       (await import('../store/checkpointer.ts')).runCheckpointer(
         dbFile, opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined));
 
+  registerBackupCommands(program);
+
   const admin = program.command('admin').description('offline admin of a data directory').helpGroup('Server:');
   admin
     .command('create-principal')
     .description('create a principal and print its id')
-    .requiredOption('--data <dir>', 'data directory')
+    .option('--data <dir>', DATA_HELP)
+    .option('--init', INIT_HELP, false)
     .requiredOption('--name <name>', 'principal name')
     .option('--kind <kind>', 'agent or user', 'agent')
     .option('--org-admin', 'make it an org admin', false)
     .option('--password-stdin', 'read a password for a user from standard input', false)
-    .action(async (opts: { data: string; name: string; kind: string; orgAdmin: boolean; passwordStdin: boolean }) => {
+    .action(async (opts: OfflineFlags & { name: string; kind: string; orgAdmin: boolean; passwordStdin: boolean }) => {
       if (opts.kind !== 'agent' && opts.kind !== 'user') throw new ExitError("--kind is 'agent' or 'user'", 2);
       const password = opts.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
-      const svc = await offlineServices(opts.data);
+      const svc = await offlineServices(opts);
       const { createPrincipal } = await import('../domain/principals.ts');
       try {
         const p = createPrincipal(svc, { name: opts.name, kind: opts.kind, orgAdmin: opts.orgAdmin, password });
@@ -60,10 +66,11 @@ export function registerServeCommands(program: Command): void {
   admin
     .command('create-key')
     .description('issue a new API key for an agent principal and print it (shown once)')
-    .requiredOption('--data <dir>', 'data directory')
+    .option('--data <dir>', DATA_HELP)
+    .option('--init', INIT_HELP, false)
     .requiredOption('--principal <nameOrId>', 'principal name or id')
-    .action(async (opts: { data: string; principal: string }) => {
-      const svc = await offlineServices(opts.data);
+    .action(async (opts: OfflineFlags & { principal: string }) => {
+      const svc = await offlineServices(opts);
       const { createKey } = await import('../domain/principals.ts');
       try {
         process.stdout.write(`${createKey(svc, opts.principal).key}\n`);
@@ -83,8 +90,24 @@ async function configOrExit(flags: { data?: string; host?: string; port?: string
   }
 }
 
-async function offlineServices(dataDir: string) {
-  const config = await configOrExit({ data: dataDir });
+const DATA_HELP = 'data directory (default $SERVICE_DATA_DIR or ./kspace-data)';
+const INIT_HELP = 'create a new data directory if it holds no kspace database';
+type OfflineFlags = { data?: string; init?: boolean };
+
+/** The data dir of an offline command: it must hold a kspace database, unless --init. */
+export async function offlineDataDir(opts: OfflineFlags): Promise<string> {
+  const config = await configOrExit({ data: opts.data });
+  const { hasDatabase } = await import('../store/files.ts');
+  if (!opts.init && !hasDatabase(config.dataDir)) {
+    // A mistyped --data must not quietly create a second organisation with a new admin key.
+    throw new ExitError(`${config.dataDir} holds no kspace database (kspace.db); check --data or SERVICE_DATA_DIR, or pass --init to create one there`, 2);
+  }
+  return config.dataDir;
+}
+
+async function offlineServices(opts: OfflineFlags) {
+  await offlineDataDir(opts);
+  const config = await configOrExit({ data: opts.data });
   const [{ bootstrap }, { createLogger, createServices }, { openDb }] = await Promise.all([
     import('../domain/principals.ts'), import('../services.ts'), import('../store/db.ts'),
   ]);

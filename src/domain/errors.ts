@@ -7,6 +7,8 @@ const CATALOGUE = {
   bad_request: { status: 400, title: 'Bad request' },
   invalid_json: { status: 400, title: 'The body is not valid JSON' },
   unauthorized: { status: 401, title: 'Missing or invalid credentials' },
+  invalid_credentials: { status: 401, title: 'Wrong name or password' },
+  csrf_failed: { status: 403, title: 'Cross-site request refused' },
   forbidden: { status: 403, title: 'Not allowed' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
@@ -14,7 +16,11 @@ const CATALOGUE = {
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Request too large' },
   unsupported_media_type: { status: 415, title: 'The body must be JSON' },
+  too_many_requests: { status: 429, title: 'Too many requests' },
+  rate_limited: { status: 429, title: 'Too many attempts' },
   not_configured: { status: 503, title: 'Not configured' },
+  not_ready: { status: 503, title: 'Not ready' },
+  request_timeout: { status: 503, title: 'The request took too long' },
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -51,7 +51,7 @@ export function patchMetadata(
     const afterIssues = checkMetadata(next, svc.config.limits);
     if (afterIssues.length) throw invalid(afterIssues);
     const state: PageState = { title: page.title, content: page.content, frontmatter: page.frontmatter, metadata: JSON.stringify(next), template: page.template };
-    const w = writeRevision(svc, caller, space, path, page, state, { name: 'page.metadata.updated', changedKeys });
+    const w = writeRevision(svc, caller, space, page.path, page, state, { name: 'page.metadata.updated', changedKeys });
     return { space, row: w.row, changedKeys };
   });
   if (out.changedKeys.length) notifyEventsWritten(svc);

@@ -7,7 +7,7 @@ import { indexPage, unindexPage } from './indexing.ts';
 import type { Issue } from './issues.ts';
 import { checkMetadata, normalizeMetadata, type Metadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
-import { checkPagePath } from './paths.ts';
+import { checkPagePath, normalizePagePath } from './paths.ts';
 import { applyTemplates } from './records/apply.ts';
 import { resolveSpace } from './spaces.ts';
 import { tx } from '../store/db.ts';
@@ -46,7 +46,10 @@ export type PageContext = { space: SpaceRow; page: PageRow; acl: AclEntry[] };
 /** A live page the caller may read, else 404: an unreadable page is absent for its caller. */
 export function loadReadablePage(svc: Services, caller: Caller, slug: string, path: string): PageContext {
   const space = resolveSpace(svc, caller, slug);
-  const page = store.findPage(svc.db, space.id, path);
+  // Paths are stored in NFC; a page an older kspace stored under another form is still found
+  // by its exact spelling.
+  const nfc = normalizePagePath(path);
+  const page = store.findPage(svc.db, space.id, nfc) ?? (nfc !== path ? store.findPage(svc.db, space.id, path) : undefined);
   if (!page || page.deleted_at !== null) throw notFound(`page '${slug}/${path}'`);
   const acl = page.has_acl ? store.readAcl(svc.db, page.id) : [];
   if (!canReadPage(caller, space, page, acl)) throw notFound(`page '${slug}/${path}'`);
@@ -73,11 +76,12 @@ export type PutPageInput = {
 export type WriteResult = { page: Page; created: boolean; changed: boolean };
 
 /** The one page write path: HTTP, MCP and import all come here. One transaction. */
-export function putPage(svc: Services, caller: Caller, slug: string, path: string, input: PutPageInput): WriteResult {
+export function putPage(svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput): WriteResult {
   const limits = svc.config.limits;
   const issues: Issue[] = [];
-  const pathIssue = checkPagePath(path);
+  const pathIssue = checkPagePath(rawPath);
   if (pathIssue) issues.push(pathIssue);
+  const path = normalizePagePath(rawPath);
   if (input.title === undefined) {
     if (input.template === undefined) issues.push({ key: 'title', code: 'required', message: 'a title is required' });
   } else if (input.title.trim() === '' || input.title.length > 1024) {
@@ -152,6 +156,7 @@ export function writeRevision(
     previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
     fresh: existing === null,
     baseUrls: [svc.config.baseUrl],
+    changedKeys: event?.changedKeys,
   });
   if (event) {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
@@ -172,9 +177,10 @@ function sameState(row: PageRow, next: PageState): boolean {
 }
 
 /** Deletes a page: revisions stay; a later write continues the numbering as `page.created`. */
-export function deletePage(svc: Services, caller: Caller, slug: string, path: string): void {
+export function deletePage(svc: Services, caller: Caller, slug: string, rawPath: string): void {
   tx(svc.db, () => {
-    const { space, page } = loadReadablePage(svc, caller, slug, path);
+    const { space, page } = loadReadablePage(svc, caller, slug, rawPath);
+    const path = page.path;
     if (!canDeletePage(caller, space)) {
       throw new AppError('forbidden', space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space');
     }
@@ -192,7 +198,7 @@ export type PageListItem = { path: string; title: string; version: number; updat
 
 export function listPages(svc: Services, caller: Caller, slug: string, q: { prefix: string; after: string; limit: number }) {
   const space = resolveSpace(svc, caller, slug);
-  const rows = store.listReadablePages(svc.db, caller, space.id, q.prefix, q.after, q.limit + 1);
+  const rows = store.listReadablePages(svc.db, caller, space.id, normalizePagePath(q.prefix), q.after, q.limit + 1);
   const more = rows.length > q.limit;
   const pages: PageListItem[] = rows.slice(0, q.limit).map((r) => ({
     path: r.path, title: r.title, version: r.version, updatedAt: r.updated_at, ...(r.template ? { template: r.template } : {}),

@@ -114,6 +114,12 @@ export function verifyPassword(password: string, stored: string): boolean {
   return crypto.timingSafeEqual(expected, actual);
 }
 
+/** A principal by id, presented; null when it no longer exists. */
+export function principalOf(svc: Services, id: string): Principal | null {
+  const row = store.findPrincipal(svc.db, id);
+  return row ? presentPrincipal(row) : null;
+}
+
 /** The principals of the caller's organisation (org admins only). */
 export function listOrgPrincipals(svc: Services, caller: Caller): Principal[] {
   requireOrgAdmin(caller);

@@ -21,6 +21,7 @@ export const Page = v.strictObject({
   version: v.number(),
   updatedAt: Iso,
 });
+export const RenderedPage = v.strictObject({ ...Page.entries, html: v.optional(v.string()) });
 export const PageWithChanges = v.strictObject({ ...Page.entries, changedKeys: v.array(v.string()) });
 
 export const Space = v.strictObject({
@@ -94,6 +95,7 @@ export const KeyList = v.array(v.strictObject({ key: v.string(), types: v.array(
 export const PageLinks = v.strictObject({
   outbound: v.array(v.strictObject({ space: v.string(), path: v.string(), exists: v.boolean() })),
   backlinks: v.array(v.strictObject({ space: v.string(), path: v.string(), title: v.string() })),
+  nextCursor: NextCursor,
 });
 export const BrokenLinks = v.array(v.strictObject({ source: Ref, target: Ref }));
 export const RebuildResult = v.strictObject({ pages: v.number(), links: v.number() });

@@ -52,6 +52,8 @@ export type Endpoint<P = Record<string, string>, Q = Record<string, never>, B = 
   description?: string;
   tag: string;
   auth: Auth;
+  /** Only a Bearer key, never the web app's session cookie (MCP). */
+  bearerOnly?: boolean;
   params?: ObjSchema;
   query?: ObjSchema;
   body?: Schema;

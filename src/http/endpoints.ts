@@ -9,9 +9,12 @@ import { openApiDocument } from './openapi.ts';
 import { adminEndpoints } from './routes/admin.ts';
 import { bundleEndpoints } from './routes/bundles.ts';
 import { linkEndpoints } from './routes/links.ts';
+import { opsEndpoints } from './routes/ops.ts';
 import { pageEndpoints } from './routes/pages.ts';
 import { recordEndpoints } from './routes/records.ts';
+import { renderEndpoints } from './routes/render.ts';
 import { searchEndpoints } from './routes/search.ts';
+import { sessionEndpoints } from './routes/sessions.ts';
 import { spaceEndpoints } from './routes/spaces.ts';
 import { spaceTemplateEndpoints } from './routes/space-templates.ts';
 import { templateEndpoints } from './routes/templates.ts';
@@ -33,6 +36,7 @@ const openApiEndpoint = endpoint({
 });
 
 export const endpoints: AnyEndpoint[] = [
-  openApiEndpoint, ...adminEndpoints, ...spaceEndpoints, ...pageEndpoints, ...bundleEndpoints, ...spaceTemplateEndpoints,
+  openApiEndpoint, ...opsEndpoints, ...adminEndpoints, ...spaceEndpoints, ...pageEndpoints, ...bundleEndpoints, ...spaceTemplateEndpoints,
   ...templateEndpoints, ...recordEndpoints, ...webhookEndpoints, ...searchEndpoints, ...linkEndpoints, ...mcpEndpoints,
+  ...sessionEndpoints, ...renderEndpoints,
 ];

@@ -35,7 +35,9 @@ export function problemBody(err: AppError, instance?: string): string {
 /** RFC 9457 problem+json for an AppError; anything else is logged and becomes a bare 500. */
 export function problem(err: unknown, log: Logger, instance?: string): Response {
   if (err instanceof AppError) {
-    return new FastResponse(problemBody(err, instance), { status: err.status, headers: { 'content-type': 'application/problem+json' } });
+    const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+    if (typeof err.extra?.retryAfter === 'number') headers['retry-after'] = String(err.extra.retryAfter);
+    return new FastResponse(problemBody(err, instance), { status: err.status, headers });
   }
   log.error('unhandled error', { error: err instanceof Error ? err.stack ?? err.message : String(err), instance });
   const body = { type: 'about:blank', title: 'Internal server error', status: 500, code: 'internal_error' };

@@ -2,14 +2,13 @@
 // endpoints through src/http/page-paths.ts), authenticated, its params and query validated by
 // their schemas, and every error, wherever thrown, turned into problem+json by one onError hook.
 import { H3, type H3Event, type HTTPError } from 'h3';
-import * as v from 'valibot';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
 import { AppError, invalid, type ErrorCode } from '../domain/errors.ts';
 import { checkPagePath } from '../domain/paths.ts';
 import { requireOrgAdmin } from '../domain/principals.ts';
 import { requireCaller } from './auth.ts';
-import { readJson, toIssue } from './body.ts';
+import { parse, readJson } from './body.ts';
 import type { AnyEndpoint, Method } from './endpoint.ts';
 import { isPageEndpoint, pageMatcher, pageSegments } from './page-paths.ts';
 import { problem } from './respond.ts';
@@ -48,9 +47,13 @@ function routeRegExp(path: string): RegExp {
 }
 
 /** The HTTP application over the endpoint table; no side effects beyond the returned app. */
-export function buildApp(svc: Services, table: AnyEndpoint[]): H3 {
-  const app = new H3({ silent: true, onError: (error, event) => errorResponse(error, event, svc) });
+export function buildApp(
+  svc: Services, table: AnyEndpoint[],
+  opts: { onRequest?: (event: H3Event) => void; /** Routes that are not API endpoints (the web app's files). */ files?: (app: H3) => void } = {},
+): H3 {
+  const app = new H3({ silent: true, onRequest: opts.onRequest, onError: (error, event) => errorResponse(error, event, svc) });
   const find = endpointFinder(table);
+  opts.files?.(app);
   for (const e of table) {
     if (!isPageEndpoint(e)) app.on(e.method, e.path, (event) => run(e, event, svc, decodeParams(event.context.params ?? {})));
   }
@@ -86,22 +89,16 @@ function methodNotAllowed(event: H3Event, allow: Method[], svc: Services): Respo
 }
 
 async function run(e: AnyEndpoint, event: H3Event, svc: Services, rawParams: Record<string, string>): Promise<Response> {
-  const caller = e.auth === 'public' ? ANONYMOUS : requireCaller(event, svc);
+  const caller = e.auth === 'public' ? ANONYMOUS : requireCaller(event, svc, { bearerOnly: e.bearerOnly });
   if (e.auth === 'admin') requireOrgAdmin(caller);
-  const params = e.params ? validate(e.params, rawParams) : rawParams;
-  const query = e.query ? validate(e.query, queryObject(event.url)) : {};
+  const params = e.params ? parse(e.params, rawParams) : rawParams;
+  const query = e.query ? parse(e.query, queryObject(event.url)) : {};
   const body = async (maxBytes?: number) => {
     const data = await readJson(event.req, maxBytes ?? svc.config.limits.bodyBytes, svc.config.limits.jsonDepth);
-    return e.body ? validate(e.body, data) : data;
+    return e.body ? parse(e.body, data) : data;
   };
   const res = await e.handler({ event, svc, caller, params, query, body });
   return svc.config.validateResponses ? checkResponse(e, res, svc.log) : res;
-}
-
-function validate(schema: v.GenericSchema, data: unknown): unknown {
-  const r = v.safeParse(schema, data);
-  if (r.success) return r.output;
-  throw invalid(r.issues.map(toIssue));
 }
 
 /** The query string as an object; a repeated name keeps its first value. */

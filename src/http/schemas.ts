@@ -4,18 +4,27 @@
 import * as v from 'valibot';
 import { documentAs } from './json-schema.ts';
 
-const LIMIT_MAX = 200;
-const limitMessage = `limit is a whole number from 1 to ${LIMIT_MAX}`;
+/** `limit` 1–`max`, default 50. */
+export function limit(max: number) {
+  return documentAs(
+    v.pipe(
+      v.optional(v.string(), ''),
+      v.check((s) => s === '' || (/^\d{1,7}$/.test(s) && Number(s) >= 1 && Number(s) <= max), `limit is a whole number from 1 to ${max}`),
+      v.transform((s) => (s === '' ? 50 : Number(s))),
+    ),
+    { type: 'integer', minimum: 1, maximum: max, default: 50, description: 'page size' },
+  );
+}
 
 /** `limit` 1–200, default 50 (contract: Search limits apply to every list). */
-export const Limit = documentAs(
-  v.pipe(
-    v.optional(v.string(), ''),
-    v.check((s) => s === '' || (/^\d{1,4}$/.test(s) && Number(s) >= 1 && Number(s) <= LIMIT_MAX), limitMessage),
-    v.transform((s) => (s === '' ? 50 : Number(s))),
-  ),
-  { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: 50, description: 'page size' },
-);
+export const Limit = limit(200);
+
+/** An RFC 8288 `Link` header value for the next page: this request's URL with `cursor` replaced. */
+export function nextLink(url: URL, cursorValue: string): string {
+  const q = new URLSearchParams(url.searchParams);
+  q.set('cursor', cursorValue);
+  return `<${url.pathname}?${q}>; rel="next"`;
+}
 
 /** Opaque cursors: base64url JSON that only this server reads back. */
 export function encodeCursor(value: unknown): string {

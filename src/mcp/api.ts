@@ -4,14 +4,49 @@
 // the events, so both doors behave exactly like HTTP.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export type ApiAnswer = { status: number; body: unknown };
+/** `next`: the cursor of a `Link: <…>; rel="next"` header (a bare-array answer's next page). */
+export type ApiAnswer = { status: number; body: unknown; next?: string | null };
 export type CallApi = (method: string, path: string, body?: unknown) => Promise<ApiAnswer>;
 
 type Problem = { code?: string; title?: string; detail?: string; issues?: Array<{ key: string; code: string; message: string }> };
 
+// A tool argument becomes part of an API path. A `.` or `..` segment, a `/` inside a single
+// segment, or text that decodes to one of those (`%2e%2e`, `%252e`) would make the request leave
+// the route the tool is for (`space: ".."` reached `/spaces` instead of a page): refused, naming
+// the argument, as an isError result (the SDK turns a tool's exception into one).
+function escapesRoute(segment: string): boolean {
+  let s = segment;
+  for (let i = 0; i < 4; i++) {
+    if (s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\\')) return true;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(s);
+    } catch {
+      return false; // not decodable: the API reads it as plain text
+    }
+    if (decoded === s) return false;
+    s = decoded;
+  }
+  return true;
+}
+
+/** One path segment from the tool argument `key`, percent-encoded; throws when it would escape its route. */
+export function routeSegment(key: string, value: string): string {
+  if (escapesRoute(value)) {
+    throw new Error(`${key}: ${JSON.stringify(value)} is not valid here: it may not be empty, ".", "..", contain "/" or "\\", or encode any of those`);
+  }
+  return encodeURIComponent(value);
+}
+
 /** `/pages/<space>/<path>` with each segment percent-encoded (and an optional sub-resource). */
 export function pageApiPath(space: string, path: string, sub?: string): string {
-  return `/pages/${encodeURIComponent(space)}/${path.split('/').map(encodeURIComponent).join('/')}${sub ? `/${sub}` : ''}`;
+  const segments = path.split('/').map((seg) => {
+    if (escapesRoute(seg)) {
+      throw new Error(`path: ${JSON.stringify(path)} is not valid: no segment may be empty, ".", "..", contain "\\" or encode any of those`);
+    }
+    return encodeURIComponent(seg);
+  });
+  return `/pages/${routeSegment('space', space)}/${segments.join('/')}${sub ? `/${sub}` : ''}`;
 }
 
 /** A path with a query string; empty and absent values are left out. */
@@ -54,8 +89,14 @@ export function httpCallApi(baseUrl: string, key: string | undefined): CallApi {
       const code = (err as { cause?: { code?: string } }).cause?.code;
       return { status: 0, body: { detail: `cannot reach ${base} (${code === 'ECONNREFUSED' ? 'connection refused' : code ?? (err as Error).message})` } };
     }
-    return { status: res.status, body: await readBody(res) };
+    return { status: res.status, body: await readBody(res), next: nextCursorOf(res) };
   };
+}
+
+/** The cursor named by a response's `Link: <…?cursor=…>; rel="next"` header, else null. */
+export function nextCursorOf(res: Response): string | null {
+  const m = /<([^>]*)>\s*;\s*rel="next"/.exec(res.headers.get('link') ?? '');
+  return m ? new URL(m[1], 'http://x').searchParams.get('cursor') : null;
 }
 
 export async function readBody(res: Response): Promise<unknown> {

@@ -5,10 +5,11 @@
 import * as v from 'valibot';
 import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
-import { invalid } from '../domain/errors.ts';
+import { AppError } from '../domain/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { documentAs } from '../http/json-schema.ts';
-import { readBody, type CallApi } from './api.ts';
+import { readText } from '../http/body.ts';
+import { nextCursorOf, readBody, type CallApi } from './api.ts';
 
 type Fetcher = { fetch(req: Request): Response | Promise<Response> };
 
@@ -18,18 +19,23 @@ export function inProcessCallApi(app: Fetcher, origin: string, authorization: st
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await app.fetch(new Request(origin + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
-    return { status: res.status, body: await readBody(res) };
+    return { status: res.status, body: await readBody(res), next: nextCursorOf(res) };
   };
 }
 
 async function handleMcp(svc: Services, event: H3Event): Promise<Response> {
   const app = event.app as Fetcher; // the h3 app this request came through
-  const authorization = event.req.headers.get('authorization')!; // checked by the endpoint's auth
+  const authorization = event.req.headers.get('authorization')!; // checked by the endpoint's auth (Bearer only)
+  const origin = originOf(event);
+  const text = await readText(event.req, svc.config.limits.bodyBytes);
+  // A JSON-RPC batch (an array) runs every call in it within one request: one 872-byte POST of
+  // four searches held the server 3.6 s (issue 18). MCP 2025-06-18 dropped batches: refused.
+  if (/^\s*\[/.test(text)) return batchRefused();
   // Loaded on first use: a server that never sees an MCP client never pays for the SDK.
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./tools.ts'),
   ]);
-  const server = createMcpServer(inProcessCallApi(app, originOf(event), authorization));
+  const server = createMcpServer(inProcessCallApi(app, origin, authorization));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -37,7 +43,7 @@ async function handleMcp(svc: Services, event: H3Event): Promise<Response> {
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(event.req as Request);
+    return await transport.handleRequest(new Request(event.req.url, { method: 'POST', headers: event.req.headers, body: text }));
   } finally {
     // JSON mode answers only when every response is ready, so the server can go now.
     void server.close().catch(() => {});
@@ -49,26 +55,31 @@ function originOf(event: H3Event): string {
   try {
     return new URL(event.req.url).origin;
   } catch {
-    throw invalid([{ key: 'Host', code: 'format', message: 'the Host header is not a valid host[:port]' }]);
+    throw new AppError('bad_request', 'the Host header is not a valid host and port');
   }
+}
+
+function batchRefused(): Response {
+  const error = { code: -32600, message: 'JSON-RPC batches (arrays) are not accepted: send one JSON-RPC message per request' };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error }), { status: 400, headers: { 'content-type': 'application/json' } });
 }
 
 const JsonRpc = v.looseObject({ jsonrpc: v.literal('2.0') });
 const JsonRpcMessages = documentAs(v.union([JsonRpc, v.array(JsonRpc)]), {
-  description: 'a JSON-RPC 2.0 message or batch (MCP Streamable HTTP)',
-  oneOf: [{ type: 'object', required: ['jsonrpc'] }, { type: 'array', items: { type: 'object', required: ['jsonrpc'] } }],
+  description: 'one JSON-RPC 2.0 message (MCP Streamable HTTP); batches (arrays) are refused with 400',
+  type: 'object', required: ['jsonrpc'],
 });
 
 export const mcpEndpoints = [
   endpoint({
-    method: 'POST', path: '/mcp', tag: 'mcp', auth: 'key', body: JsonRpcMessages,
+    method: 'POST', path: '/mcp', tag: 'mcp', auth: 'key', bearerOnly: true, body: JsonRpcMessages,
     bodyExample: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     summary: 'MCP Streamable HTTP (stateless, JSON answers)',
     description: 'The body is read by the MCP transport itself; JSON-RPC errors are JSON-RPC answers, not problem+json.',
     responses: [
       { status: 200, schema: JsonRpcMessages },
       { status: 202, description: 'notifications and responses only: accepted, no body' },
-      { status: 400, schema: JsonRpcMessages, description: 'a JSON-RPC parse or protocol error' },
+      { status: 400, schema: JsonRpcMessages, description: 'a JSON-RPC parse or protocol error, or a batch' },
       { status: 406, schema: JsonRpcMessages, description: 'Accept does not include application/json and text/event-stream' },
       { status: 415, schema: JsonRpcMessages, description: 'not application/json' },
     ],

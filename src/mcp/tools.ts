@@ -3,7 +3,7 @@
 // or writes: the API does, identically for every door.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { pageApiPath, toToolResult, withQuery, type CallApi } from './api.ts';
+import { pageApiPath, routeSegment, toToolResult, withQuery, type CallApi } from './api.ts';
 import { registerWriteTools } from './write-tools.ts';
 
 export const SERVER_INFO = { name: 'kspace', version: '0.1.0' };
@@ -17,6 +17,7 @@ const ro = { readOnlyHint: true, openWorldHint: false } as const;
 const space = z.string().min(1).describe('the space slug, e.g. "wiki" (a personal space is "~name")');
 const pagePath = z.string().min(1).describe('the page path inside the space, e.g. "projects/alpha/notes"');
 const limit = z.number().int().min(1).max(200).optional().describe('at most this many results (1–200, default 50)');
+const linkLimit = z.number().int().min(1).max(1000).optional().describe('at most this many links (1–1000, default 50)');
 const cursor = z.string().optional().describe('nextCursor from a previous answer, to get the next results');
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 export const filterSchema = z.object({
@@ -51,7 +52,7 @@ function registerReadTools(server: McpServer, api: CallApi): void {
     description: 'Pages of a space in path order (path, title, version, updatedAt, record type). Use prefix for a folder.',
     inputSchema: { space, prefix: z.string().optional().describe('only paths starting with this, e.g. "projects/"'), limit, cursor },
     annotations: ro,
-  }, ({ space: s, ...q }) => call(api, 'GET', withQuery(`/spaces/${encodeURIComponent(s)}/pages`, q)));
+  }, ({ space: s, ...q }) => call(api, 'GET', withQuery(`/spaces/${routeSegment('space', s)}/pages`, q)));
 
   server.registerTool('get_page', {
     title: 'Get a page',
@@ -79,30 +80,34 @@ function registerReadTools(server: McpServer, api: CallApi): void {
     description: "A space's record types with their fields (key, type, required, options, min/max, default), defaultPathPrefix and whether undeclared keys are allowed. Read this before create_record.",
     inputSchema: { space },
     annotations: ro,
-  }, (a) => call(api, 'GET', `/spaces/${encodeURIComponent(a.space)}/record-types`));
+  }, (a) => call(api, 'GET', `/spaces/${routeSegment('space', a.space)}/record-types`));
 
   server.registerTool('query_records', {
     title: 'Query records of a type',
     description: 'Records of one type in a space, as rows with their metadata; filters as in query_metadata (in included), optional order.',
     inputSchema: { space, type: z.string().min(1).describe('the record type name'), filters: filters.optional(), orderBy: z.string().optional().describe('sort by this metadata key'), order, limit, cursor },
     annotations: ro,
-  }, ({ space: s, type, filters: f, ...q }) => call(api, 'GET', withQuery(`/spaces/${encodeURIComponent(s)}/records/${encodeURIComponent(type)}`, {
+  }, ({ space: s, type, filters: f, ...q }) => call(api, 'GET', withQuery(`/spaces/${routeSegment('space', s)}/records/${routeSegment('type', type)}`, {
     filters: f?.length ? JSON.stringify(f) : undefined, ...q,
   })));
 
   server.registerTool('get_links', {
     title: 'Links and backlinks of a page',
-    description: "A page's outbound internal links (space, path, exists) and its backlinks (pages linking to it that you can read).",
-    inputSchema: { space, path: pagePath },
+    description: "A page's outbound internal links (space, path, exists) and its backlinks (pages linking to it that you can read), up to limit of each; nextCursor continues both.",
+    inputSchema: { space, path: pagePath, limit: linkLimit, cursor },
     annotations: ro,
-  }, (a) => call(api, 'GET', pageApiPath(a.space, a.path, 'links')));
+  }, ({ space: s, path: p, ...q }) => call(api, 'GET', withQuery(pageApiPath(s, p, 'links'), q)));
 
   server.registerTool('broken_links', {
     title: 'Broken links of a space',
-    description: 'Links in a space whose target page does not exist: [{source: {space, path}, target: {space, path}}].',
-    inputSchema: { space },
+    description: 'Links in a space whose target page does not exist: {links: [{source: {space, path}, target: {space, path}}], nextCursor}.',
+    inputSchema: { space, limit: linkLimit, cursor },
     annotations: ro,
-  }, (a) => call(api, 'GET', `/spaces/${encodeURIComponent(a.space)}/links/broken`));
+  }, async ({ space: s, ...q }) => {
+    // The API answers a bare array and names the next page in a Link header.
+    const answer = await api('GET', withQuery(`/spaces/${routeSegment('space', s)}/links/broken`, q));
+    return toToolResult(answer.status === 200 ? { status: 200, body: { links: answer.body, nextCursor: answer.next ?? null } } : answer);
+  });
 
   server.registerTool('list_templates', {
     title: 'List templates',

@@ -3,7 +3,7 @@
 // listing each issue.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { pageApiPath, toToolResult, type CallApi } from './api.ts';
+import { pageApiPath, routeSegment, toToolResult, type CallApi } from './api.ts';
 
 const space = z.string().min(1).describe('the space slug');
 const pagePath = z.string().min(1).describe('the page path inside the space, e.g. "notes/2025-06-01"');
@@ -20,7 +20,7 @@ export function slugify(title: string): string {
 async function recordPath(api: CallApi, spaceSlug: string, type: string, title: string): Promise<string> {
   let prefix = '';
   if (!type.includes(':')) {
-    const r = await api('GET', `/spaces/${encodeURIComponent(spaceSlug)}/record-types`);
+    const r = await api('GET', `/spaces/${routeSegment('space', spaceSlug)}/record-types`);
     const t = Array.isArray(r.body) ? (r.body as Array<{ name: string; defaultPathPrefix: string | null }>).find((x) => x.name === type) : undefined;
     if (t?.defaultPathPrefix) prefix = t.defaultPathPrefix.endsWith('/') ? t.defaultPathPrefix : `${t.defaultPathPrefix}/`;
   }

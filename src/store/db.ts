@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
 import path from 'node:path';
 import { cached } from '../bounded-cache.ts';
+import { ensurePrivateDir, ensurePrivateFile } from './files.ts';
 import { migrate } from './migrations.ts';
 
 export type Db = Database.Database;
@@ -21,8 +21,9 @@ export type OpenOptions = { synchronous?: 'normal' | 'full'; readonly?: boolean;
 
 /** Opens (creating and migrating if needed) the kspace database in `dataDir`. */
 export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = path.join(dataDir, 'kspace.db');
+  ensurePrivateFile(file); // 0600 before SQLite creates it: its -wal and -shm take the same mode (files.ts)
   const db = new Database(file, nativeBindingOption());
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');

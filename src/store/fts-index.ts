@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { nativeBindingOption, stmt, type Db } from './db.ts';
+import { ensurePrivateFile } from './files.ts';
 
 // The full-text index lives in a database file of its own, kspace-fts.db next to kspace.db,
 // and is kept up to date off the write path. A page write only appends a row to fts_queue (in
@@ -50,6 +51,7 @@ export function openIndexConnection(mainFile: string, cacheMb = 8): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   db.pragma(`cache_size = -${cacheMb * 1024}`);
+  ensurePrivateFile(ftsFileOf(mainFile)); // 0600, and so its -wal and -shm (files.ts)
   db.prepare('ATTACH DATABASE ? AS fts').run(ftsFileOf(mainFile));
   db.pragma('fts.journal_mode = WAL');
   db.pragma('fts.synchronous = NORMAL');

@@ -20,6 +20,8 @@ export type FullTextIndex = {
   detachHelper(): void;
   /** A line from the helper: "i <seq>" (indexed up to seq), "d <target> <seq>" (caught up with target). */
   helperLine(line: string): void;
+  /** Page writes queued and not yet indexed, as far as the server knows (readiness, metrics). */
+  backlog(): number;
   close(): void;
 };
 
@@ -127,6 +129,10 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
         advance(Number(b));
         settle(Number(a));
       }
+    },
+    backlog() {
+      if (known < 0) conn();
+      return Math.max(0, lastQueued(db) - known);
     },
     close() {
       if (trimTimer) clearTimeout(trimTimer);

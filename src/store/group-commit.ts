@@ -17,13 +17,19 @@ export type GroupCommit = {
    * wait) and the event loop goes on. The WAL checkpointer uses it to find the log idle.
    */
   hold(): () => void;
+  /** Committed batches, and the writes in them by batch size (metrics): sizes[i] counts batches of size i+1. */
+  readonly stats: { commits: number; writes: number; sizes: number[] };
 };
 
-export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
+/** A batch that took longer than `slowMs` (BEGIN to COMMIT) is reported to `onSlow`. */
+export type SlowBatchReport = { slowMs: number; onSlow: (ms: number, writes: number) => void };
+
+export function createGroupCommit(db: Db, maxBatch = 128, slow?: SlowBatchReport): GroupCommit {
   let queue: Job[] = [];
   let scheduled = false;
   let after: Array<() => void> = [];
   let holds = 0;
+  const stats = { commits: 0, writes: 0, sizes: new Array<number>(maxBatch).fill(0) };
 
   const flush = () => {
     scheduled = false;
@@ -31,6 +37,7 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
     const jobs = queue.splice(0, maxBatch);
     if (queue.length) schedule();
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    const started = slow ? performance.now() : 0;
     try {
       tx(db, () => {
         for (const job of jobs) {
@@ -46,6 +53,13 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
       runAfter();
       return;
     }
+    if (slow) {
+      const ms = performance.now() - started;
+      if (ms > slow.slowMs) slow.onSlow(ms, jobs.length);
+    }
+    stats.commits++;
+    stats.writes += jobs.length;
+    stats.sizes[jobs.length - 1]++;
     jobs.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)));
     runAfter();
   };
@@ -61,6 +75,7 @@ export function createGroupCommit(db: Db, maxBatch = 128): GroupCommit {
     }
   };
   return {
+    stats,
     run<T>(fn: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });

@@ -4,7 +4,7 @@ import { ACL_READERS } from './access-sql.ts';
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const STEPS: Array<{ to: number; sql: string }> = [
   {
@@ -34,6 +34,14 @@ const STEPS: Array<{ to: number; sql: string }> = [
         PRIMARY KEY (page_id, up_to, readers)) WITHOUT ROWID;
       INSERT INTO history_access (page_id, up_to, readers)
         SELECT p.id, p.version, ${ACL_READERS} FROM pages p WHERE p.has_acl = 1;`,
+  },
+  {
+    // Web sessions: idle expiry and the device list need the last use and the user agent;
+    // revocation ends a principal's sessions by principal.
+    to: 5,
+    sql: `ALTER TABLE sessions ADD COLUMN last_seen_at TEXT NOT NULL DEFAULT '';
+      ALTER TABLE sessions ADD COLUMN user_agent TEXT NOT NULL DEFAULT '';
+      CREATE INDEX sessions_principal ON sessions(principal_id);`,
   },
 ];
 

@@ -2,62 +2,70 @@ import { stmt, type Db } from './db.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 
-// The ranked, access-filtered full-text queries. They run on the index connection (kspace.db
-// with kspace-fts.db attached, fts-index.ts), where page_fts is the index's table. MATCH
-// expressions come from domain/search/fts-query.ts and are always bound, never spliced in.
+// The access-filtered full-text queries. They run on the index connection (kspace.db with
+// kspace-fts.db attached, fts-index.ts), where page_fts is the index's table. MATCH expressions
+// come from domain/search/fts-query.ts and are always bound, never spliced in.
+//
+// No query here ranks by bm25 or reads any other statistic of the whole index: those count pages
+// the caller may not read (domain/search/full-text.ts says why and what ranks instead).
 
-/** How many pages match, counting no further than `cap` (a doclist walk, no ranking). */
-export function countMatches(db: Db, match: string, cap: number): number {
-  const r = stmt(db, 'SELECT count(*) AS n FROM (SELECT 1 FROM page_fts WHERE page_fts MATCH ? LIMIT ?)').get(match, cap) as { n: number };
-  return r.n;
+/** Whether any page matches (one doclist step). */
+export function anyMatch(db: Db, match: string): boolean {
+  return stmt(db, 'SELECT 1 FROM page_fts WHERE page_fts MATCH ? LIMIT 1').pluck().get(match) !== undefined;
 }
 
-export function maxPageId(db: Db): number {
-  return (stmt(db, 'SELECT coalesce(max(id), 0) AS m FROM pages').get() as { m: number }).m;
+/** Up to `limit` ids of pages matching `match` below `before`, newest first: a doclist walk, no ranking. */
+export function matchingIds(db: Db, match: string, before: number, limit: number): number[] {
+  return stmt(db, 'SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?')
+    .pluck().all(match, before, limit) as number[];
 }
 
 /** `content` is the body's first SNIPPET_SOURCE_CHARS characters: shorter means it is the whole body. */
-export type RankedHit = { id: number; score: number; space: string; path: string; title: string; content: string };
+export type TextHit = { id: number; space: string; path: string; title: string; content: string };
 
 // Snippets are cut from the hit's text in JS; a page of hits must not pull megabytes of body
 // text into memory, so the query hands over at most this much of each body (a longer one is
 // read whole afterwards, one hit at a time: pageBody).
 export const SNIPPET_SOURCE_CHARS = 32_768;
 
-export type RankedQuery = {
-  match: string;
-  lo: number;
-  hi: number;
-  /** Keyset position: hits after (afterScore, afterId) in (score, id) order. */
-  afterScore: number;
-  afterId: number;
-  spaceId: number | null;
-  need: number;
-  /** Upper bound of the matches in [lo, hi]; the inner ranking keeps them all. */
-  cap: number;
-};
-
 /**
- * The best `need` readable hits among the matches with ids in [lo, hi], after the keyset
- * position. bm25 ranks the matches first (title weighs 10× the body; lower is better), then
- * the walk in that order checks READABLE_PAGE and stops at `need`: the access filter is in the
- * query, so a limit or cursor never counts an unreadable page.
+ * Of `ids` (in the order given), the first `need` pages the caller may read, optionally in one
+ * space, in that order. The access filter is in the query, so an unreadable page is never
+ * counted, shown or read beyond its ACL check.
  */
-export function rankedReadable(db: Db, caller: Caller, q: RankedQuery): RankedHit[] {
-  return stmt(db, `SELECT h.id, h.score, s.slug AS space, p.path, p.title,
-      substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content
-    FROM (SELECT rowid AS id, bm25(page_fts, 10.0, 1.0) AS score FROM page_fts
-          WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
-          ORDER BY score, rowid LIMIT @cap) h
-    JOIN pages p ON p.id = h.id JOIN spaces s ON s.id = p.space_id
-    WHERE (h.score > @afterScore OR (h.score = @afterScore AND h.id > @afterId))
-      AND (@spaceId IS NULL OR p.space_id = @spaceId)
-      AND ${READABLE_PAGE}
-    ORDER BY h.score, h.id
-    LIMIT @need`).all({ ...callerParams(caller), ...q }) as never;
+export function readableHits(db: Db, caller: Caller, ids: number[], spaceId: number | null, need: number): TextHit[] {
+  return stmt(db, `SELECT p.id, s.slug AS space, p.path, p.title, substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content
+    FROM json_each(@ids) j JOIN pages p ON p.id = j.value JOIN spaces s ON s.id = p.space_id
+    WHERE (@spaceId IS NULL OR p.space_id = @spaceId) AND ${READABLE_PAGE}
+    ORDER BY j.key
+    LIMIT @need`).all({ ...callerParams(caller), ids: JSON.stringify(ids), spaceId, need }) as TextHit[];
 }
 
 /** A page's whole body, for the snippet of a hit whose body is longer than SNIPPET_SOURCE_CHARS. */
 export function pageBody(db: Db, id: number): string | undefined {
   return stmt(db, 'SELECT content FROM pages WHERE id = ?').pluck().get(id) as string | undefined;
+}
+
+/**
+ * How many pages the words starting with `word` are in, summed over those words, walking the
+ * index's word list in order and stopping once the sum passes `maxPages` (a doclist walk per
+ * word, so the check costs no more than what it allows). `words` counts the words seen.
+ */
+export function prefixBreadth(db: Db, word: string, maxPages: number): { words: number; pages: number } {
+  stmt(db, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.page_fts_words USING fts5vocab('fts', 'page_fts', 'row')").run();
+  const cps = [...word];
+  const last = cps.pop()!;
+  const upper = cps.join('') + String.fromCodePoint(last.codePointAt(0)! + 1);
+  let words = 0;
+  let pages = 0;
+  for (const n of stmt(db, 'SELECT doc FROM temp.page_fts_words WHERE term >= ? AND term < ?').pluck().iterate(word, upper) as IterableIterator<number>) {
+    words++;
+    pages += n;
+    if (pages > maxPages) break;
+  }
+  return { words, pages };
+}
+
+export function maxPageId(db: Db): number {
+  return (stmt(db, 'SELECT coalesce(max(id), 0) AS m FROM pages').get() as { m: number }).m;
 }

@@ -71,7 +71,7 @@ describe('PUT /pages/:space/:path', () => {
     [{ title: 'T', metadata: { a: [[1]] } }, 'metadata.a', 'type'],
     [{ title: 'T', metadata: { 'bad key': 1 } }, 'metadata.bad key', 'format'],
     [{ title: 'T', metadata: { a: null } }, 'metadata.a', 'type'],
-    [{ title: 'T', extra: 1 }, 'extra', 'type'],
+    [{ title: 'T', extra: 1 }, 'extra', 'undeclared'],
   ])('rejects bad body %j naming %s', async (body, key, code) => {
     const r = await srv.admin.put('/pages/wiki/bad', body);
     expect(r.status).toBe(400);

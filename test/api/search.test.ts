@@ -107,20 +107,60 @@ describe('GET /search', () => {
     expect(all.slice(0, 5).sort()).toEqual(['kb/many/0', 'kb/many/10', 'kb/many/15', 'kb/many/20', 'kb/many/5']);
   });
 
-  it('ranks very common words slice by slice, newest first, and still pages through every hit', async () => {
+  it('orders each group newest first and pages through every hit in small chunks', async () => {
     for (let i = 0; i < 12; i++) await srv.admin.put(`/pages/kb/slice/${i}`, { title: i === 1 ? 'Okapi' : `S${i}`, content: `okapi ${'okapi '.repeat(i % 3)}` });
-    const exact = await searchAll(srv.admin, 'okapi', 5);
-    ranking.slice = 3;
+    const body = Array.from({ length: 12 }, (_, k) => 11 - k).filter((i) => i !== 1).map((i) => `kb/slice/${i}`);
+    expect(await searchAll(srv.admin, 'okapi', 50)).toEqual(['kb/slice/1', ...body]);
+    const saved = { ...ranking };
+    ranking.firstChunk = 2;
+    ranking.maxChunk = 3;
     try {
-      const sliced = await searchAll(srv.admin, 'okapi', 5);
-      expect(sliced.sort()).toEqual(exact.sort());
-      const again = await searchAll(srv.admin, 'okapi', 2);
-      expect(new Set(again).size).toBe(12);
-      expect(again[0]).toBe('kb/slice/1'); // the title group comes first whatever the slicing
-      // Body hits: the newest page ids come before the oldest.
-      expect(again.indexOf('kb/slice/11')).toBeLessThan(again.indexOf('kb/slice/0'));
+      expect(await searchAll(srv.admin, 'okapi', 2)).toEqual(['kb/slice/1', ...body]);
+      const r = await search(srv.admin, 'okapi', '&limit=3');
+      expect(r.body.hits.map((h: { score: number }) => h.score)).toEqual([2, 1, 1]);
     } finally {
-      ranking.slice = 10_000;
+      Object.assign(ranking, saved);
+    }
+  });
+
+  it('stops a long walk early and answers the hits so far with a cursor that resumes after them', async () => {
+    for (let i = 0; i < 10; i++) {
+      await srv.admin.put(`/pages/kb/walk/${i}`, { title: `W${i}`, content: 'dugong' });
+      if (i > 0) expect((await srv.admin.put(`/pages/kb/walk/${i}/acl`, { read: [], write: [] })).status).toBe(200);
+    }
+    await bob.put('/pages/~bob/dugong', { title: 'Mine', content: 'dugong' });
+    const saved = { ...ranking };
+    ranking.firstChunk = 2;
+    ranking.maxChunk = 2;
+    ranking.maxWalk = 4;
+    try {
+      const first = await search(bob, 'dugong', '&limit=5');
+      expect(first.status).toBe(200);
+      expect(paths(first)).toEqual(['~bob/dugong']); // the newest; the walk then met only hidden pages
+      expect(first.body.nextCursor).not.toBeNull();
+      expect(await searchAll(bob, 'dugong', 5)).toEqual(['~bob/dugong', 'kb/walk/0']);
+    } finally {
+      Object.assign(ranking, saved);
+    }
+  });
+
+  it('bounds the cost of a query: repeated words count once, short or broad prefixes are refused', async () => {
+    await srv.admin.put('/pages/kb/prefix', { title: 'Prefix', content: 'tamarin tamandua tambourine' });
+    expect(paths(await search(srv.admin, 'tamarin '.repeat(40)))).toEqual(['kb/prefix']);
+    expect(paths(await search(srv.admin, 'tam* '.repeat(40)))).toEqual(['kb/prefix']);
+    const short = await search(srv.admin, 'ta*');
+    expect(short.status).toBe(400);
+    expect(short.body.issues[0]).toMatchObject({ key: 'q', code: 'min' });
+    expect(short.body.issues[0].message).toContain('`ta*`');
+    expect((await search(srv.admin, 'tama* tamb* tamc* tamd* tame*')).body.issues[0]).toMatchObject({ key: 'q', code: 'max' });
+    const saved = { ...ranking };
+    ranking.prefixMaxPages = 0;
+    try {
+      const broad = await search(srv.admin, 'tam*');
+      expect(broad.status).toBe(400);
+      expect(broad.body.issues[0].message).toContain('`tam*` matches too many words');
+    } finally {
+      Object.assign(ranking, saved);
     }
   });
 
@@ -156,7 +196,8 @@ describe('GET /search', () => {
   it.each([
     ['1,000 characters', 'x'.repeat(1000), 200],
     ['10 KB of text', 'lorem ipsum dolor sit amet, '.repeat(360), 400],
-    ['33 words', 'w '.repeat(33), 400],
+    ['33 words', Array.from({ length: 33 }, (_, i) => `w${i}`).join(' '), 400],
+    ['one word 33 times', 'w '.repeat(33), 200],
   ])('answers a query of %s with %i', async (_name, q, status) => {
     const r = await search(srv.admin, q);
     expect(r.status).toBe(status);

@@ -62,4 +62,17 @@ describe('search and query from the command line', () => {
       { source: { space: 'wiki', path: 'guides/deploy' }, target: { space: 'wiki', path: 'home' } },
     ]);
   });
+
+  it('links and broken links follow the pages of the answer to the end', async () => {
+    await srv.admin.post('/spaces', { slug: 'many', name: 'Many' });
+    const n = 1205; // more than one page of 1000
+    await srv.admin.put('/pages/many/hub', { title: 'Hub', content: Array.from({ length: n }, (_, i) => `[x](./t${i})`).join('\n') });
+    const r = await cli(['links', 'many', 'hub']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`outbound (${n})`);
+    const json = JSON.parse((await cli(['links', 'many', 'hub', '--json'])).stdout);
+    expect([json.outbound.length, json.nextCursor]).toEqual([n, null]);
+    const broken = JSON.parse((await cli(['links', 'broken', 'many', '--json'])).stdout);
+    expect(broken.length).toBe(n);
+  });
 });

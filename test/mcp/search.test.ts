@@ -40,6 +40,25 @@ describe('search and link tools, as another agent sees them', () => {
     const links = await callTool(mcp, 'get_links', { space: 'kb', path: 'b' });
     expect(links.json.backlinks.map((l: { path: string }) => l.path)).toEqual(['a']);
     const broken = await callTool(mcp, 'broken_links', { space: 'kb' });
-    expect(broken.json).toEqual([{ source: { space: 'kb', path: 'a' }, target: { space: 'kb', path: 'gone' } }]);
+    expect(broken.json).toEqual({ links: [{ source: { space: 'kb', path: 'a' }, target: { space: 'kb', path: 'gone' } }], nextCursor: null });
+    expect(links.json.nextCursor).toBeNull();
+  });
+
+  it('get_links and broken_links page with limit and cursor', async () => {
+    await srv.admin.post('/spaces', { slug: 'paged', name: 'Paged' });
+    await srv.admin.put('/pages/paged/p', { title: 'P', content: '[1](./x1) [2](./x2) [3](./x3)' });
+    const targets: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await callTool(mcp, 'broken_links', { space: 'paged', limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(r.isError).toBe(false);
+      targets.push(...r.json.links.map((l: { target: { path: string } }) => l.target.path));
+      cursor = r.json.nextCursor ?? undefined;
+    } while (cursor);
+    expect(targets).toEqual(['x1', 'x2', 'x3']);
+    const first = await callTool(mcp, 'get_links', { space: 'paged', path: 'p', limit: 2 });
+    expect(first.json.outbound.map((l: { path: string }) => l.path)).toEqual(['x1', 'x2']);
+    const rest = await callTool(mcp, 'get_links', { space: 'paged', path: 'p', limit: 2, cursor: first.json.nextCursor });
+    expect(rest.json).toMatchObject({ outbound: [{ path: 'x3' }], nextCursor: null });
   });
 });

@@ -24,6 +24,8 @@ describe('parseQuery', () => {
     ['🎉party', [['🎉party', false]]],
     ['café', [['café', false]]],
     ['漢字', [['漢字', false]]],
+    ['x X x "x" x*', [['x', false], ['x*'.slice(0, 1), true]]],
+    ['Café cafe CAFÉ', [['Café', false]]],
   ])('%j', (q, expected) => {
     expect(parseQuery(q).map((p) => [p.text, p.prefix])).toEqual(expected);
   });
@@ -52,7 +54,16 @@ describe('checkQuery', () => {
     ['x'.repeat(1000), null],
     ['x'.repeat(1001), 'max'],
     ['w '.repeat(32), null],
-    ['w '.repeat(33), 'max'],
+    [Array.from({ length: 33 }, (_, i) => `w${i}`).join(' '), 'max'],
+    ['w '.repeat(33), null], // one word, written 33 times
+    ['t* '.repeat(32), 'min'],
+    ['ab*', 'min'],
+    ['"x ab"*', 'min'],
+    ['abc*', null],
+    ['"x abc"*', null],
+    ['éab*', null],
+    ['abc* abd* abe* abf*', null],
+    ['abc* abd* abe* abf* abg*', 'max'],
   ])('%j', (q, code) => {
     expect(checkQuery(q)?.code ?? null).toBe(code);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPagePath, isSpaceSlug } from '../../src/domain/paths.ts';
+import { checkPagePath, isSpaceSlug, normalizePagePath } from '../../src/domain/paths.ts';
 
 describe('checkPagePath', () => {
   it.each([
@@ -25,8 +25,52 @@ describe('checkPagePath', () => {
     ['x/acl', 'reserved'],
     ['x/revisions', 'reserved'],
     ['x/revisions/3', 'reserved'],
+    ['x/files', 'reserved'],
+    ['files', 'reserved'],
+    ['files/x', null],
+    // Unicode: any normalisation form is fine (it is stored as NFC); invisible characters are not.
+    ['Cafe\u0301', null],
+    ['e\u0301'.repeat(512), null], // 1024 UTF-16 units, 512 characters once composed
+    ['a\u200bb', 'format'], // zero-width space
+    ['a\u200cb', 'format'], // zero-width non-joiner
+    ['a\u200db', 'format'], // zero-width joiner
+    ['a\u2060b', 'format'], // word joiner
+    ['\ufeffa', 'format'], // zero-width no-break space (BOM)
+    ['a\u200eb', 'format'], // left-to-right mark
+    ['a\u200fb', 'format'], // right-to-left mark
+    ['a\u202ab', 'format'], // LRE
+    ['a\u202bb', 'format'], // RLE
+    ['a\u202cb', 'format'], // PDF
+    ['a\u202db', 'format'], // LRO
+    ['invoice\u202efdp.exe', 'format'], // RLO
+    ['a\u2066b', 'format'], // LRI
+    ['a\u2067b', 'format'], // RLI
+    ['a\u2068b', 'format'], // FSI
+    ['a\u2069b', 'format'], // PDI
+    ['a\ud800b', 'format'], // lone surrogate
+    ['\u05e9\u05dc\u05d5\u05dd/x', null], // right-to-left text itself is fine
   ])('%j → %s', (path, code) => {
-    expect(checkPagePath(path)?.code ?? null).toBe(code);
+    const issue = checkPagePath(path);
+    expect(issue?.code ?? null).toBe(code);
+    if (issue) expect(issue.key).toBe('path');
+  });
+
+  it('names the invisible character it refuses', () => {
+    expect(checkPagePath('a\u202eb')?.message).toContain('U+202E');
+  });
+});
+
+describe('normalizePagePath', () => {
+  it.each([
+    ['Cafe\u0301', 'Caf\u00e9'],
+    ['Caf\u00e9', 'Caf\u00e9'],
+    ['A\u030a/o\u0308', '\u00c5/\u00f6'],
+    ['\u1100\u1161', '\uac00'], // Hangul jamo compose
+    ['\u212b', '\u00c5'], // ANGSTROM SIGN → Å (canonical equivalent)
+    ['\ufb01', '\ufb01'], // NFC keeps compatibility characters (ﬁ stays ﬁ)
+    ['plain/path', 'plain/path'],
+  ])('%j → %j', (path, nfc) => {
+    expect(normalizePagePath(path)).toBe(nfc);
   });
 });
 

@@ -1,10 +1,14 @@
 // Link extraction for the link index: which pages does a page's Markdown point at?
 // Pure functions; the caller stores the result in the same transaction as the page write.
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import { domainToUnicode } from 'node:url';
+import { getLinkParsers as getParsers } from './parsers.ts';
+
+export { normalizeLinkFast } from './parsers.ts';
 
 export type { PageRef } from '../../model.ts';
 import type { PageRef } from '../../model.ts';
+import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
 
 // markdown-it, not mdast-util-from-markdown: on the same 2 KB pages with three links it takes
 // ~0.02 ms a page against ~0.5–0.8 ms for micromark/mdast (measured in one run), and link
@@ -18,40 +22,13 @@ import type { PageRef } from '../../model.ts';
 // strikethrough, entities and hard breaks never make or unmake a link (link labels are matched
 // before emphasis is resolved, and an entity cannot spell `[`), so they are off.
 //
-// The two parsers are built on first use, not at import: building them (linkify's patterns, the
-// rule chains) took ~5 ms of a cold start whose first request parses no Markdown.
-let parsers: { plain: MarkdownIt; linkify: MarkdownIt } | null = null;
-function getParsers(): { plain: MarkdownIt; linkify: MarkdownIt } {
-  if (parsers) return parsers;
-  const plain = new MarkdownIt('default', { html: false, linkify: false }).disable([
-    'normalize', 'inline', 'replacements', 'smartquotes', 'text_join', // core: inline runs below
-    'emphasis', 'strikethrough', 'entity', 'newline', 'balance_pairs', 'fragments_join',
-  ]);
-  const linkify = new MarkdownIt('default', { html: false, linkify: true });
-  plain.normalizeLink = linkify.normalizeLink = normalizeLinkFast(plain.normalizeLink.bind(plain));
-  return (parsers = { plain, linkify });
-}
 // What markdown-it's 'normalize' rule does, needed only when the text has CR or NUL.
 const NEEDS_NORMALIZE = /[\r\0]/;
 
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SPACE_SLUG = /^(~[^/]{1,64}|[a-z0-9][a-z0-9-]{0,62})$/;
 const CONTROL = /\p{Cc}/u;
-// A page cannot have these as its last segment: they name a page's sub-resources.
-const RESERVED_LAST = new Set(['metadata', 'links', 'acl', 'revisions']);
 const MAX_PATH_CHARS = 512;
-
-// markdown-it puts every link destination through mdurl's parse, format and percent-encoding,
-// which build the result a character at a time: ~1.3 KB of garbage a link, a tenth of what a
-// benchmark page write allocates. A destination with no scheme (no `:`), no host (no leading
-// `//`) and only characters the encoding keeps (no `%`, no space, nothing outside ASCII)
-// comes out of that unchanged, so it is returned as it is; anything else takes the full path.
-const UNCHANGED_BY_NORMALIZE = /^(?!\/\/)[A-Za-z0-9\-._~!$&'()*+,;=@/?#]*$/;
-
-/** markdown-it's normalizeLink, skipped where it is the identity (see above). */
-export function normalizeLinkFast(full: (url: string) => string): (url: string) => string {
-  return (url) => (UNCHANGED_BY_NORMALIZE.test(url) ? url : full(url));
-}
 
 /** The distinct pages `content` links to, in order of first appearance (self links included). */
 export function extractLinks(content: string, from: PageRef, baseUrls: string[] = []): PageRef[] {
@@ -221,7 +198,8 @@ function decodeSegment(seg: string): string | null {
 }
 
 function toPageRef(space: string, segments: string[]): PageRef | null {
-  let path = segments.join('/');
+  // Page paths are stored in NFC, so a link written in another form reaches the same page.
+  let path = normalizePagePath(segments.join('/'));
   if (path.endsWith('.md')) path = path.slice(0, -3);
   return isValidPagePath(path) ? { space, path } : null;
 }
@@ -235,5 +213,5 @@ function isValidPagePath(path: string): boolean {
   for (const seg of segments) {
     if (seg === '' || seg === '.' || seg === '..') return false;
   }
-  return !RESERVED_LAST.has(segments[segments.length - 1]);
+  return !RESERVED_LAST_SEGMENTS.has(segments[segments.length - 1]);
 }

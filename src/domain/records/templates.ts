@@ -2,7 +2,7 @@ import type { Services } from '../../services.ts';
 import { canReadPage, type Caller } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { Issue } from '../issues.ts';
-import { isSpaceSlug } from '../paths.ts';
+import { isSpaceSlug, normalizePagePath } from '../paths.ts';
 import { resolveSpace } from '../spaces.ts';
 import type { Db } from '../../store/db.ts';
 import { findPage, readAcl, type PageRow } from '../../store/pages.ts';
@@ -38,7 +38,7 @@ export function parseTemplateRef(ref: string, key = 'template'): TemplateRef | I
   if (name === '' || name.includes('/') || name === '.' || name === '..' || /[\u0000-\u001f\u007f]/.test(name)) {
     return { key, code: 'format', message: 'a template name is one path segment below templates/' };
   }
-  return { space, name };
+  return { space, name: normalizePagePath(name) }; // template pages' paths are stored in NFC
 }
 
 /**

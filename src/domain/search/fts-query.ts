@@ -7,11 +7,17 @@
 // goes to FTS5 as a double-quoted string (inner quotes doubled), the only FTS5 syntax used
 // besides `*`, `AND`, `NOT`, parentheses and the `{title}` column filter this module writes.
 import type { Issue } from '../issues.ts';
+import { foldToken } from './snippet.ts';
 
 export type Phrase = { text: string; prefix: boolean };
 
 export const MAX_QUERY_CHARS = 1000;
 export const MAX_PHRASES = 32;
+// A prefix is expanded by FTS5 into every indexed word that starts with it, and their page lists
+// merged before the first match comes out: `t*` over 100,000 pages took ~0.5 s in one statement
+// (docs/performance.md, Search cost). Short prefixes are refused, and so are many of them.
+export const MIN_PREFIX_CHARS = 3;
+export const MAX_PREFIXES = 4;
 
 // Characters the unicode61 tokenizer keeps in tokens: letters, numbers and private-use
 // characters. A phrase without one has no tokens; FTS5 would match nothing for it, so it is
@@ -51,15 +57,32 @@ export function parseQuery(q: string): Phrase[] {
   return out;
 }
 
+// A phrase written twice matches the same pages: FTS5 would still walk its page list twice.
 function push(out: Phrase[], text: string, prefix: boolean): void {
-  if (TOKEN_CHAR.test(text)) out.push({ text, prefix });
+  if (!TOKEN_CHAR.test(text)) return;
+  const key = foldToken(text);
+  if (out.some((p) => p.prefix === prefix && foldToken(p.text) === key)) return;
+  out.push({ text, prefix });
+}
+
+const TOKENS = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
+
+/** The word a prefix phrase ends with, as the index holds words (folded): what `*` expands. */
+export function prefixWord(p: Phrase): string {
+  const words = p.text.match(TOKENS) ?? [];
+  return foldToken(words[words.length - 1] ?? '');
 }
 
 /** Why the query cannot run (400), or null. */
 export function checkQuery(q: string | null): Issue | null {
   if (q === null || q.trim() === '') return { key: 'q', code: 'required', message: 'q holds the words to search for' };
   if (q.length > MAX_QUERY_CHARS) return { key: 'q', code: 'max', message: `q has at most ${MAX_QUERY_CHARS} characters` };
-  if (parseQuery(q).length > MAX_PHRASES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PHRASES} words or phrases` };
+  const phrases = parseQuery(q);
+  if (phrases.length > MAX_PHRASES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PHRASES} words or phrases` };
+  const prefixes = phrases.filter((p) => p.prefix);
+  if (prefixes.length > MAX_PREFIXES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PREFIXES} prefixes (words ending in *)` };
+  const short = prefixes.find((p) => [...prefixWord(p)].length < MIN_PREFIX_CHARS);
+  if (short) return { key: 'q', code: 'min', message: `a prefix needs at least ${MIN_PREFIX_CHARS} letters before the *: \`${short.text}*\` is too short` };
   return null;
 }
 

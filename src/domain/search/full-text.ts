@@ -2,27 +2,38 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
-import { SNIPPET_SOURCE_CHARS, countMatches, maxPageId, pageBody, rankedReadable, type RankedHit } from '../../store/search.ts';
-import { checkQuery, matchAll, matchRest, matchTitle, parseQuery } from './fts-query.ts';
+import { SNIPPET_SOURCE_CHARS, anyMatch, matchingIds, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
+import { checkQuery, matchAll, matchRest, matchTitle, parseQuery, prefixWord, type Phrase } from './fts-query.ts';
 import { snippetMaker } from './snippet.ts';
 
-// GET /search: full-text hits in rank order.
+// GET /search: full-text hits, pages whose title holds every word or phrase first, then the other
+// hits; within each group, the newest page first.
 //
-// Order: pages whose title holds every word or phrase come first, then the other hits; within
-// each group, bm25 with the title weighted 10× the body. bm25 must score every match before it
-// knows the best one (~0.6 µs a match here, plus a pass over each word's doclist for its idf):
-// ~70 ms for a word in all of 100k pages. So a group of more than `ranking.slice` matches is
-// ranked in slices of that many page ids, newest slice first, and no ranking query scores more
-// than `ranking.slice` matches, whatever the corpus size. Such a common word weighs little in
-// bm25 (low idf; none at all in over half the pages), so newest-first between slices is a fair
-// trade for a bounded cost; queries with fewer matches get the exact ranking. Snippets are cut from the returned hits' text (snippet.ts).
-// `ranking` is an object, not a constant, so that tests can exercise slicing on a few pages.
-export const ranking = { slice: 10_000 };
+// Why not bm25 (issue 18): bm25 weighs each word by how many pages of the whole index hold it
+// (idf) and each page's length against the average of all pages, so a caller comparing the
+// scores of two pages of their own learned whether pages they cannot read contain a word. An
+// answer must not depend on such pages in any way. Computing bm25's statistics over the
+// caller's readable pages, or a per-page term-frequency score, needs each match's word counts,
+// which FTS5 gives only to auxiliary functions written in C (better-sqlite3 cannot register
+// one) or through fts5vocab's instance table (1.5 s for a word in 100,000 pages). So the order
+// uses nothing but the page itself: whether its title holds every word, and its age
+// (docs/search.md, Ranking). It is also cheap: the index walks a word's pages newest first and
+// stops at the limit, where bm25 had to score every match first.
+//
+// The walk is bounded: it reads page ids from the index in chunks, checks each chunk against the
+// caller's access in one query, and stops at the limit, after `ranking.maxWalk` matches or once
+// `ranking.budgetMs` have passed. A walk that stops early answers the hits found so far and a
+// cursor that resumes where it stopped (a caller who may read few of many matches pages on).
+// `ranking` is an object, not constants, so that tests can exercise the bounds on a few pages.
+export const ranking = { firstChunk: 64, maxChunk: 4096, maxWalk: 50_000, budgetMs: 50, prefixMaxPages: 50_000 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
 export type SearchHit = { space: string; path: string; title: string; snippet: string; score: number };
 
 export type FullTextSearch = { q: string | null; space: string | null; limit: number; cursor: SearchCursor | null };
+
+/** The score of each group: it says which group a hit is in (higher first). */
+const GROUP_SCORE = [2, 1] as const;
 
 export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch): { hits: SearchHit[]; next: SearchCursor | null } {
   const issue = checkQuery(q.q);
@@ -32,50 +43,61 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   if (phrases.length === 0) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
 
   const db = svc.fts.conn(); // kspace.db with the index attached (store/fts-index.ts)
+  checkPrefixes(db, phrases);
   const need = q.limit + 1;
-  const found: Array<RankedHit & { g: 0 | 1 }> = [];
-  const slice = ranking.slice;
+  const found: Array<TextHit & { g: 0 | 1 }> = [];
+  const started = performance.now();
+  let walked = 0;
+  let stop: SearchCursor | null = null;
   const titleMatch = matchTitle(phrases);
-  const titleCount = countMatches(db, titleMatch, slice + 1);
-  // With no title hits, the other group is every hit: rank the plain expression (NOT costs more).
-  const groups = [titleMatch, titleCount === 0 ? matchAll(phrases) : matchRest(phrases)];
-  for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need; gi++) {
+  // With no title match anywhere, the other group is every hit: the plain expression costs less
+  // than the one with NOT, and finds the same pages.
+  const groups = [titleMatch, anyMatch(db, titleMatch) ? matchRest(phrases) : matchAll(phrases)];
+  for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need && stop === null; gi++) {
     const g = gi as 0 | 1;
-    const count = g === 0 ? titleCount : countMatches(db, groups[g], slice + 1);
-    if (count === 0) continue;
-    const after = q.cursor?.g === g ? q.cursor : null;
-    for (const [lo, hi] of rankRanges(db, count > slice, after)) {
-      const resume = after !== null && after.i >= lo && after.i <= hi;
-      const rows = rankedReadable(db, caller, {
-        match: groups[g], lo, hi, spaceId, cap: slice + 1, need: need - found.length,
-        afterScore: resume ? after.s : -Infinity, afterId: resume ? after.i : 0,
-      });
-      for (const r of rows) found.push({ ...r, g });
-      if (found.length >= need) break;
+    let before = q.cursor?.g === g ? q.cursor.i : Number.MAX_SAFE_INTEGER;
+    let chunk = ranking.firstChunk;
+    for (;;) {
+      const ids = matchingIds(db, groups[g], before, chunk);
+      walked += ids.length;
+      for (const h of readableHits(db, caller, ids, spaceId, need - found.length)) found.push({ ...h, g });
+      if (ids.length < chunk || found.length >= need) break;
+      before = ids[ids.length - 1];
+      if (walked >= ranking.maxWalk || performance.now() - started >= ranking.budgetMs) {
+        stop = { g, s: GROUP_SCORE[g], i: before }; // resume below the last page walked
+        break;
+      }
+      chunk = Math.min(chunk * 4, ranking.maxChunk);
     }
   }
 
   const page = found.slice(0, q.limit);
   const last = page[page.length - 1];
   const snippet = snippetMaker(phrases);
-  // length() in SQL would count the characters of every hit's whole body (~30 % of a rare-term
-  // query); a body cut short by substr is exactly SNIPPET_SOURCE_CHARS long. A longer body is
-  // read whole, one hit at a time, so at most one such body (≤ SERVICE_MAX_PAGE_BYTES) is held.
-  const snippetOf = (h: RankedHit) => snippet(h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content));
+  // length() in SQL would count the characters of every hit's whole body; a body cut short by
+  // substr is exactly SNIPPET_SOURCE_CHARS long. A longer body is read whole, one hit at a time,
+  // so at most one such body (≤ SERVICE_MAX_PAGE_BYTES) is held.
+  const snippetOf = (h: TextHit) => snippet(h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content));
+  const next = found.length > q.limit && last ? { g: last.g, s: GROUP_SCORE[last.g], i: last.id } : stop;
   return {
-    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippetOf(h), score: -h.score })),
-    next: found.length > q.limit && last ? { g: last.g, s: last.score, i: last.id } : null,
+    hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippetOf(h), score: GROUP_SCORE[h.g] })),
+    next,
   };
 }
 
-/** The id ranges to rank one after the other: all ids, or slices newest first when there are many matches. */
-function rankRanges(db: Services['db'], sliced: boolean, after: SearchCursor | null): Array<[number, number]> {
-  if (!sliced) return [[1, Number.MAX_SAFE_INTEGER]];
-  const slice = ranking.slice;
-  const top = Math.floor((Math.max(after?.i ?? maxPageId(db), 1) - 1) / slice);
-  const out: Array<[number, number]> = [];
-  for (let k = top; k >= 0; k--) out.push([k * slice + 1, (k + 1) * slice]);
-  return out;
+/**
+ * A prefix FTS5 expands into too many words' page lists (summed over those words, more than
+ * `ranking.prefixMaxPages`) is refused: its first statement alone would block the server.
+ */
+function checkPrefixes(db: Services['db'], phrases: Phrase[]): void {
+  for (const p of phrases) {
+    if (!p.prefix) continue;
+    const word = prefixWord(p);
+    const breadth = prefixBreadth(db, word, ranking.prefixMaxPages);
+    if (breadth.pages > ranking.prefixMaxPages) {
+      throw invalid([{ key: 'q', code: 'max', message: `the prefix \`${word}*\` matches too many words; write more of the word` }]);
+    }
+  }
 }
 
 /** Checks a cursor read back from a client (see readCursor). */

@@ -61,6 +61,11 @@ export function notifySubscriptionChanged(svc: Services, webhookId: string): voi
   dispatchers.get(svc)?.subscriptionChanged(webhookId);
 }
 
+/** Whether the dispatcher of `svc` is running (readiness). */
+export function isDispatcherRunning(svc: Services): boolean {
+  return dispatchers.has(svc);
+}
+
 export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const agents = createAgentPool();
   const abort = new AbortController();

@@ -1,24 +1,39 @@
-import { brokenLinksOf, pageLinks } from '../../domain/links/link-index.ts';
+import * as v from 'valibot';
+import { MAX_LINK_LIMIT, brokenLinksOf, isBrokenCursor, isLinksCursor, pageLinks } from '../../domain/links/link-index.ts';
 import { rebuildIndexes } from '../../domain/links/rebuild.ts';
 import { BrokenLinks, PageLinks, RebuildResult } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json } from '../respond.ts';
-import { SlugParams } from '../schemas.ts';
+import { cursor, encodeCursor, limit, nextLink, SlugParams } from '../schemas.ts';
 import { PageParams } from './pages.ts';
+
+const LinkLimit = limit(MAX_LINK_LIMIT);
 
 export const linkEndpoints = [
   endpoint({
     method: 'GET', path: `${PAGE_PREFIX}/links`, tag: 'links', auth: 'key', params: PageParams,
-    summary: "A page's outbound links and backlinks",
+    query: v.object({ limit: LinkLimit, cursor: cursor(isLinksCursor) }),
+    summary: "A page's outbound links and backlinks, paged together",
+    description: 'The next page is in `nextCursor` and in a `Link: <…>; rel="next"` header.',
     responses: [{ status: 200, schema: PageLinks }],
-    handler: ({ svc, caller, params }) => json(pageLinks(svc, caller, params.space, params.path)),
+    handler: ({ svc, caller, params, query, event }) => {
+      const r = pageLinks(svc, caller, params.space, params.path, { limit: query.limit, after: query.cursor });
+      const nextCursor = r.next && encodeCursor(r.next);
+      return json({ outbound: r.outbound, backlinks: r.backlinks, nextCursor }, 200, nextCursor ? { link: nextLink(event.url, nextCursor) } : undefined);
+    },
   }),
+  // The contract fixes this answer as a bare array: the next page is in a Link header.
   endpoint({
     method: 'GET', path: '/spaces/:slug/links/broken', tag: 'links', auth: 'key', params: SlugParams,
+    query: v.object({ limit: LinkLimit, cursor: cursor(isBrokenCursor) }),
     summary: "Links from a space's readable pages to absent pages",
+    description: 'A bare array; the next page is in a `Link: <…>; rel="next"` header.',
     responses: [{ status: 200, schema: BrokenLinks }],
-    handler: ({ svc, caller, params }) => json(brokenLinksOf(svc, caller, params.slug)),
+    handler: ({ svc, caller, params, query, event }) => {
+      const r = brokenLinksOf(svc, caller, params.slug, { limit: query.limit, after: query.cursor });
+      return json(r.links, 200, r.next ? { link: nextLink(event.url, encodeCursor(r.next)) } : undefined);
+    },
   }),
   endpoint({
     method: 'POST', path: '/links/rebuild', tag: 'links', auth: 'admin',

@@ -4,8 +4,9 @@ import { toMarkdownDocument } from '../../domain/markdown-doc.ts';
 import { deleteAcl, getAcl, setAcl } from '../../domain/page-acl.ts';
 import { patchMetadata } from '../../domain/page-metadata.ts';
 import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
+import { renderForCaller } from '../../domain/rendering.ts';
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
-import { Acl, Page, PageWithChanges, Revision, RevisionList } from '../answers.ts';
+import { Acl, Page, PageWithChanges, RenderedPage, Revision, RevisionList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent, text } from '../respond.ts';
@@ -30,21 +31,24 @@ const RevisionParams = v.object({
   version: v.pipe(v.string(), v.regex(/^\d{1,15}$/), v.transform(Number)),
 });
 const Paged = v.object({ limit: Limit, cursor: cursor(isNumber) });
+/** `?render=html`: the web app's rendered form (docs/web.md) beside the page. */
+const Render = v.object({ render: v.optional(v.picklist(['html'], "render is 'html' or absent")) });
 
 const pageExample = { title: 'Start here', content: '# Hello', frontmatter: { tags: ['intro'] }, metadata: { stage: 'draft', points: 3 } };
 
 export const pageEndpoints = [
   endpoint({
-    method: 'GET', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams,
+    method: 'GET', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams, query: Render,
     summary: 'Read a page',
-    description: 'The page with an ETag of its version; with `Accept: text/markdown`, the page as a Markdown document.',
-    responses: [{ status: 200, schema: Page }, { status: 200, contentType: 'text/markdown', description: 'with Accept: text/markdown' }],
-    handler: ({ svc, caller, params, event }) => {
+    description: 'The page with an ETag of its version; with `Accept: text/markdown`, the page as a Markdown document; with `?render=html`, also its `html`.',
+    responses: [{ status: 200, schema: RenderedPage }, { status: 200, contentType: 'text/markdown', description: 'with Accept: text/markdown' }],
+    handler: ({ svc, caller, params, query, event }) => {
       const { space, page } = loadReadablePage(svc, caller, params.space, params.path);
       const p = presentPage(space, page);
       if (prefersMarkdown(event.req.headers.get('accept'))) {
         return text(toMarkdownDocument(p.title, p.frontmatter, p.content), 'text/markdown; charset=utf-8', { etag: `"${p.version}"` });
       }
+      if (query.render) return json({ ...p, html: renderForCaller(svc, caller, { space: space.slug, path: page.path }, p.content) });
       return json(p, 200, { etag: `"${page.version}"` });
     },
   }),
@@ -118,10 +122,13 @@ export const pageEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: `${PAGE_PREFIX}/revisions/:version`, tag: 'pages', auth: 'key', params: RevisionParams,
+    method: 'GET', path: `${PAGE_PREFIX}/revisions/:version`, tag: 'pages', auth: 'key', params: RevisionParams, query: Render,
     summary: 'Read one revision',
     responses: [{ status: 200, schema: Revision }],
-    handler: ({ svc, caller, params }) => json(getRevision(svc, caller, params.space, params.path, params.version)),
+    handler: ({ svc, caller, params, query }) => {
+      const rev = getRevision(svc, caller, params.space, params.path, params.version);
+      return json(query.render ? { ...rev, html: renderForCaller(svc, caller, { space: rev.space, path: rev.path }, rev.content) } : rev);
+    },
   }),
 ];
 

@@ -1,0 +1,160 @@
+// Markdown → HTML for the web app's page view and live preview: one renderer for both, on the
+// server, with the link index's parser settings (parsers.ts), so what shows as a page link is
+// what the index counts. Pure: the caller says which link targets exist for the reader.
+//
+// Safety (docs/web.md): raw HTML is not parsed (it comes out escaped); links keep only http(s),
+// mailto and relative addresses (anything else stays text); images load only from this origin
+// or data:image/*, and an image from elsewhere becomes a link to it, so a page never makes the
+// browser fetch from another origin.
+import MarkdownIt from 'markdown-it';
+import type { PageRef } from '../../model.ts';
+import { resolveLinkTarget } from './extract.ts';
+import { MARKDOWN_OPTIONS } from './parsers.ts';
+
+type Token = ReturnType<MarkdownIt['parse']>[number];
+
+const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+const SAFE_SCHEME = /^(?:https?:|mailto:|data:image\/(?:gif|png|jpeg|webp);)/i;
+const EXTERNAL = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/\/)/;
+const EXTERNAL_REL = 'noopener noreferrer nofollow';
+
+let md: MarkdownIt | null = null;
+function renderer(): MarkdownIt {
+  if (md) return md;
+  md = new MarkdownIt('default', MARKDOWN_OPTIONS);
+  md.validateLink = (url) => {
+    const u = url.trim();
+    return !SCHEME.test(u) || SAFE_SCHEME.test(u);
+  };
+  return md;
+}
+
+/** `${space}/${path}`: `/` cannot occur in a slug, so the key is unambiguous. */
+export const refKey = (r: PageRef): string => `${r.space}/${r.path}`;
+
+/** The app address of a page. */
+export function appPageHref(ref: PageRef): string {
+  return `/app/p/${encodeURIComponent(ref.space)}/${ref.path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** A heading's id: `h-` + its text, lowercased, spaces to `-`, punctuation dropped. */
+export function headingId(text: string): string {
+  const slug = text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s+/g, '-');
+  return `h-${slug || 'section'}`;
+}
+
+export type RenderInput = {
+  content: string;
+  /** The page the content belongs to: relative links resolve against its folder. */
+  from: PageRef;
+  baseUrls?: string[];
+  /** Which of these link targets exist for the reader (a page the reader may not read does not). */
+  existing: (targets: PageRef[]) => Set<string>;
+};
+
+export function renderMarkdown(input: RenderInput): string {
+  const parser = renderer();
+  const env = {};
+  const tokens = parser.parse(input.content, env);
+  addHeadingIds(tokens);
+  alignWithClasses(tokens);
+  const internal: Array<{ token: Token; target: PageRef; fragment: string }> = [];
+  for (const block of tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    const children = block.children;
+    for (let i = 0; i < children.length; i++) {
+      const t = children[i];
+      if (t.type === 'link_open') {
+        const href = t.attrGet('href') ?? '';
+        if (href.toLowerCase().startsWith('data:')) {
+          unwrapLink(children, i); // data: is for images only
+          continue;
+        }
+        const target = resolveLinkTarget(href, input.from, input.baseUrls ?? []);
+        if (target) internal.push({ token: t, target, fragment: fragmentOf(href) });
+        else if (href.startsWith('#')) t.attrSet('href', `#${headingId(decodeSafe(href.slice(1)))}`);
+        else if (EXTERNAL.test(href)) t.attrSet('rel', EXTERNAL_REL);
+      } else if (t.type === 'image') {
+        const src = t.attrGet('src') ?? '';
+        if (EXTERNAL.test(src) && !src.toLowerCase().startsWith('data:')) imageAsLink(parser, t, src);
+      }
+    }
+  }
+  const exists = internal.length ? input.existing(internal.map((l) => l.target)) : new Set<string>();
+  for (const { token, target, fragment } of internal) {
+    token.attrSet('href', appPageHref(target) + fragment);
+    if (exists.has(refKey(target))) {
+      token.attrSet('class', 'internal');
+    } else {
+      token.attrSet('class', 'internal broken');
+      token.attrSet('data-create', `/app/new?space=${encodeURIComponent(target.space)}&path=${encodeURIComponent(target.path)}`);
+    }
+  }
+  return parser.renderer.render(tokens, parser.options, env);
+}
+
+function addHeadingIds(tokens: Token[]): void {
+  const used = new Map<string, number>();
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i].type !== 'heading_open') continue;
+    const inline = tokens[i + 1];
+    const text = (inline?.children ?? []).filter((c) => c.type === 'text' || c.type === 'code_inline').map((c) => c.content).join('');
+    const base = headingId(text);
+    const n = used.get(base) ?? 0;
+    used.set(base, n + 1);
+    tokens[i].attrSet('id', n === 0 ? base : `${base}-${n + 1}`);
+  }
+}
+
+/**
+ * Table cell alignment as a class (`align-left|center|right`): markdown-it writes a style
+ * attribute, which the app's Content-Security-Policy (no 'unsafe-inline' styles) would block.
+ */
+function alignWithClasses(tokens: Token[]): void {
+  for (const t of tokens) {
+    if (t.type !== 'th_open' && t.type !== 'td_open') continue;
+    const m = /^text-align:(left|center|right)$/.exec(t.attrGet('style') ?? '');
+    t.attrs = m ? [['class', `align-${m[1]}`]] : null;
+  }
+}
+
+/** `#x` of an href, as a heading id of the target page (empty when there is none). */
+function fragmentOf(href: string): string {
+  const h = href.indexOf('#');
+  return h < 0 || h === href.length - 1 ? '' : `#${headingId(decodeSafe(href.slice(h + 1)))}`;
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Drops a link's open and close tokens, keeping its text. */
+function unwrapLink(children: Token[], openIndex: number): void {
+  children[openIndex].type = 'text';
+  children[openIndex].tag = '';
+  children[openIndex].content = '';
+  children[openIndex].attrs = null;
+  for (let j = openIndex + 1; j < children.length; j++) {
+    if (children[j].type === 'link_close') {
+      children[j].type = 'text';
+      children[j].tag = '';
+      children[j].content = '';
+      return;
+    }
+  }
+}
+
+/** An image from another origin, shown as a link to it (its alt text as the label). */
+function imageAsLink(parser: MarkdownIt, image: Token, src: string): void {
+  const esc = parser.utils.escapeHtml;
+  const alt = image.children?.map((c) => c.content).join('') || src;
+  // Our own markup (every part escaped) through the renderer's html_inline rule, which prints content as is.
+  image.type = 'html_inline';
+  image.content = `<a href="${esc(src)}" rel="${EXTERNAL_REL}" class="external-image">${esc(alt)}</a>`;
+  image.children = null;
+  image.attrs = null;
+}

@@ -1,0 +1,178 @@
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { H3Event } from 'h3';
+import type { Services } from '../services.ts';
+import type { Caller } from '../model.ts';
+import { createRateLimiter } from './rate-limit.ts';
+
+// Every request passes here first, on the Node side of h3: its id, the limits for a server on a
+// network (rate per address and per key, requests in progress per key, a longest request time),
+// and one log line when it is done. The route pattern and the principal come from the h3 event
+// (noteEvent, notePrincipal); nothing of the URL's path, the headers or the body is logged,
+// so no page name, key, cookie or page text ever reaches a log line.
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+const kEvent = Symbol('kspace.event');
+type Tagged = IncomingMessage & { [kEvent]?: H3Event };
+
+/** h3's onRequest hook: ties the event to its Node request, for the route and principal. */
+export function noteEvent(event: H3Event): void {
+  const req = event.runtime?.node?.req as Tagged | undefined;
+  if (req) req[kEvent] = event;
+}
+
+/** Called once a request's caller is known (auth). */
+export function notePrincipal(event: H3Event, caller: Caller): void {
+  event.context.principal = caller.id;
+}
+
+/** What a finished request was, for the log and the metrics. */
+export type Done = { route: string; status: number; ms: number; bytes: number };
+
+export type Front = {
+  handler: NodeHandler;
+  /** Requests being served now. */
+  inFlight(): number;
+  /** Called with each finished request (metrics). */
+  onDone: Array<(d: Done) => void>;
+  /** Shutting down: every answer from now on closes its connection. */
+  drain(): void;
+  stop(): void;
+};
+
+type Live = { started: number; res: ServerResponse; id: string };
+
+const ID_PATTERN = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+export function createFront(svc: Services, inner: NodeHandler): Front {
+  const ops = svc.config.ops;
+  const prefix = randomBytes(4).toString('hex');
+  let counter = 0;
+  const perIp = ops.rateLimitPerIp.rate > 0 ? createRateLimiter(ops.rateLimitPerIp) : null;
+  const perKey = ops.rateLimitPerKey.rate > 0 ? createRateLimiter(ops.rateLimitPerKey) : null;
+  const busyKeys = new Map<string, number>();
+  const live = new Set<Live>();
+  const onDone: Front['onDone'] = [];
+  let draining = false;
+
+  // Once a second: a request past SERVICE_MAX_REQUEST_MS is answered 503 (or its connection
+  // closed, when its answer has begun) and logged. Work it started in the database goes on to
+  // its end: a transaction is all-or-nothing and is never cut half-way.
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const l of live) {
+      if (now - l.started < ops.maxRequestMs) continue;
+      live.delete(l);
+      svc.log.warn('request cancelled: over SERVICE_MAX_REQUEST_MS', { id: l.id, ms: Math.round(now - l.started) });
+      l.res.on('error', () => {}); // the handler's own answer, when it comes, finds the response ended
+      if (!l.res.headersSent) reject(l.res, 'request_timeout', 503, `no answer within ${ops.maxRequestMs} ms`);
+      else l.res.destroy();
+    }
+  }, 1000);
+  sweep.unref();
+
+  const handler: NodeHandler = (req, res) => {
+    const started = performance.now();
+    const sent = req.socket.bytesWritten;
+    let id = ops.trustProxy ? req.headers['x-request-id'] : undefined;
+    if (typeof id !== 'string' || !ID_PATTERN.test(id)) id = `${prefix}-${(++counter).toString(36)}`;
+    (res as IdRes)[kId] = id;
+    res.writeHead = writeHeadWithId;
+    if (draining) res.setHeader('connection', 'close');
+    const auth = req.headers.authorization;
+    let limited: string | null = null;
+    if (perIp) {
+      const ip = clientAddress(req, ops.trustProxy);
+      if (ip && (ops.trustProxy || !LOOPBACK.has(ip))) {
+        const wait = perIp.take(ip, Date.now());
+        if (wait) limited = reject(res, 'too_many_requests', 429, 'too many requests from this address', wait);
+      }
+    }
+    if (!limited && auth && perKey) {
+      const wait = perKey.take(auth, Date.now());
+      if (wait) limited = reject(res, 'too_many_requests', 429, 'too many requests with this API key', wait);
+    }
+    let holdsKey = false;
+    if (!limited && auth) {
+      const n = busyKeys.get(auth) ?? 0;
+      if (n >= ops.maxConcurrentPerKey) limited = reject(res, 'too_many_requests', 429, `more than ${ops.maxConcurrentPerKey} requests in progress with this API key`, 1);
+      else {
+        busyKeys.set(auth, n + 1);
+        holdsKey = true;
+      }
+    }
+    const entry: Live = { started, res, id };
+    if (!limited) live.add(entry);
+    res.once('close', () => {
+      live.delete(entry);
+      if (holdsKey) {
+        const n = busyKeys.get(auth!)! - 1;
+        if (n > 0) busyKeys.set(auth!, n);
+        else busyKeys.delete(auth!);
+      }
+      const ms = performance.now() - started;
+      const event = (req as Tagged)[kEvent];
+      const done: Done = {
+        route: event?.context.matchedRoute?.route ?? limited ?? '-',
+        status: res.writableFinished ? res.statusCode : 499, // 499: the client went away first
+        ms,
+        bytes: req.socket ? req.socket.bytesWritten - sent : 0,
+      };
+      const fields = {
+        id, principal: event?.context.principal ?? null, method: req.method, route: done.route,
+        status: done.status, ms: Math.round(ms * 10) / 10, bytes: done.bytes,
+      };
+      if (ms > ops.logSlowMs) svc.log.warn('slow request', fields);
+      else svc.log.info('request', fields);
+      for (const fn of onDone) fn(done);
+    });
+    if (!limited) return inner(req, res);
+  };
+  return {
+    handler, inFlight: () => live.size, onDone,
+    drain: () => (draining = true),
+    stop: () => clearInterval(sweep),
+  };
+}
+
+// X-Request-Id joins the headers srvx hands to writeHead (a flat array). A header set earlier
+// with setHeader would send Node's writeHead down its slow path (every header of the answer
+// removed and appended again, validated each time), a few µs on every request.
+const kId = Symbol('kspace.requestId');
+type IdRes = ServerResponse & { [kId]?: string };
+const nodeWriteHead = ServerResponse.prototype.writeHead;
+
+function writeHeadWithId(this: IdRes, ...args: unknown[]): ServerResponse {
+  const id = this[kId]!;
+  const last = args[args.length - 1];
+  if (Array.isArray(last) && args.length > 1) last.push('x-request-id', id);
+  else if (last && typeof last === 'object' && args.length > 1) (last as Record<string, string>)['x-request-id'] = id;
+  else this.setHeader('x-request-id', id);
+  return (nodeWriteHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+}
+
+/** The caller's address: the socket's, or the last X-Forwarded-For hop behind a trusted proxy. */
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
+  if (trustProxy) {
+    const fwd = req.headers['x-forwarded-for'];
+    const list = typeof fwd === 'string' ? fwd.split(',') : [];
+    const last = list[list.length - 1]?.trim();
+    if (last) return last;
+  }
+  return req.socket.remoteAddress;
+}
+
+// Answers a refused request here, before h3; returns the pseudo-route logged for it.
+function reject(res: ServerResponse, code: string, status: number, detail: string, retryAfter?: number): string {
+  const body = JSON.stringify({
+    type: `https://kspace.dev/problems/${code.replaceAll('_', '-')}`,
+    title: status === 429 ? 'Too many requests' : 'The request took too long', status, code, detail,
+  });
+  const headers: Record<string, string | number> = { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body) };
+  if (retryAfter) headers['retry-after'] = retryAfter;
+  if (status === 503) headers.connection = 'close';
+  res.writeHead(status, headers).end(body);
+  return `(${code})`;
+}

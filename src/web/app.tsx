@@ -1,0 +1,67 @@
+// The app shell: reads the session on load (401 → sign-in), the header, the keyboard shortcuts
+// and the view for the current address.
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, del, get, setCsrfToken, UNAUTHORIZED_EVENT } from './api/client.ts';
+import type { Principal, Session } from './api/types.ts';
+import { ErrorBox, Loading } from './components/ui.tsx';
+import { Header } from './components/header.tsx';
+import { href, navigate, parseRoute, useLocation, type Route } from './router.ts';
+import { SessionContext } from './session.ts';
+import { useShortcuts } from './lib/shortcuts.ts';
+import { SignIn } from './views/sign-in.tsx';
+import { RouteView } from './views/route-view.tsx';
+
+export function App() {
+  const loc = useLocation();
+  const route = parseRoute(loc.pathname, loc.search);
+  const [principal, setPrincipal] = useState<Principal | null | undefined>(undefined);
+  const [loadError, setLoadError] = useState<unknown>(null);
+
+  const load = (): void => {
+    setLoadError(null);
+    get<Session>('/session', { quiet401: true }).then(
+      (s) => { setCsrfToken(s.csrfToken); setPrincipal(s.principal); },
+      (err: unknown) => {
+        if (err instanceof ApiError && err.status === 401) setPrincipal(null);
+        else setLoadError(err);
+      },
+    );
+  };
+  useEffect(load, []);
+  useEffect(() => {
+    const onUnauthorized = (): void => { setCsrfToken(null); setPrincipal(null); };
+    window.addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+    return () => window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+  }, []);
+
+  const current = loc.pathname + loc.search;
+  useEffect(() => {
+    if (principal === null && route.name !== 'signIn') navigate(href.signIn(current), { replace: true });
+    if (principal && route.name === 'signIn') navigate(route.next, { replace: true });
+  }, [principal, route.name, current]);
+
+  useShortcuts(route, Boolean(principal));
+
+  if (loadError) return <main id="main" class="narrow"><ErrorBox error={loadError} retry={load} /></main>;
+  if (principal === undefined) return <main id="main" class="narrow"><Loading /></main>;
+  if (principal === null || route.name === 'signIn') {
+    return <SignIn next={route.name === 'signIn' ? route.next : current} onSignedIn={(s) => { setCsrfToken(s.csrfToken); setPrincipal(s.principal); }} />;
+  }
+
+  const signOut = (): void => {
+    del('/session').catch(() => undefined).finally(() => {
+      setCsrfToken(null);
+      setPrincipal(null);
+      navigate('/app/sign-in', { replace: true });
+    });
+  };
+  return (
+    <SessionContext.Provider value={{ principal, signOut }}>
+      <a class="skip-link" href="#main">Skip to content</a>
+      <Header route={route} />
+      <main id="main" tabIndex={-1}>
+        <RouteView route={route as Exclude<Route, { name: 'signIn' }>} />
+      </main>
+    </SessionContext.Provider>
+  );
+}

@@ -1,0 +1,20 @@
+// A server issue shown beside its control: the control points at it with aria-describedby and
+// carries aria-invalid="true".
+import type { Issue } from '../api/types.ts';
+
+export function issueFor(issues: Issue[], key: string): Issue | undefined {
+  return issues.find((i) => i.key === key || i.key.startsWith(`${key}[`) || i.key.startsWith(`${key}.`));
+}
+
+export const errorId = (id: string): string => `${id}-error`;
+
+/** Props for the control: its id, and when there is an issue, aria-invalid and the description. */
+export function fieldProps(id: string, issue: Issue | undefined, helpId?: string): Record<string, string | undefined> {
+  const described = [issue ? errorId(id) : '', helpId ?? ''].filter(Boolean).join(' ');
+  return { id, 'aria-invalid': issue ? 'true' : undefined, 'aria-describedby': described || undefined };
+}
+
+export function FieldError({ id, issue }: { id: string; issue: Issue | undefined }) {
+  if (!issue) return null;
+  return <span class="field-error" id={errorId(id)}>{issue.message}</span>;
+}

@@ -1,0 +1,92 @@
+// Building blocks every view uses: loading, error, not-found and empty states, page titles.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { ApiError } from '../api/client.ts';
+import type { Async } from '../lib/use-async.ts';
+import { href } from '../router.ts';
+
+export function useTitle(title: string): void {
+  useEffect(() => { document.title = title ? `${title} · kspace` : 'kspace'; }, [title]);
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return <p class="loading" role="status"><span class="spinner" aria-hidden="true" />{label}</p>;
+}
+
+export function NotFound({ what = 'page', children }: { what?: string; children?: ComponentChildren }) {
+  useTitle('Not found');
+  return (
+    <section class="state-view" aria-labelledby="nf-title">
+      <h1 id="nf-title">Not found</h1>
+      <p>This {what} does not exist, or you may not see it.</p>
+      {children}
+      <p><a href={href.home()}>Back to home</a></p>
+    </section>
+  );
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.issues.length ? `${error.message} (${error.issues.map((i) => `${i.key}: ${i.message}`).join('; ')})` : error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+export function ErrorBox({ error, retry }: { error: unknown; retry?: () => void }) {
+  return (
+    <div class="error-box" role="alert">
+      <p>{errorMessage(error)}</p>
+      {retry && <button type="button" class="button" onClick={retry}>Try again</button>}
+    </div>
+  );
+}
+
+/** Renders an async value: a spinner while loading, "not found" for 404, an error with retry otherwise. */
+export function AsyncView<T>({ value, what, children }: { value: Async<T>; what?: string; children: (data: T) => ComponentChildren }) {
+  if (value.status === 'error') {
+    if (value.error instanceof ApiError && value.error.status === 404) return <NotFound what={what} />;
+    if (value.data === undefined) return <ErrorBox error={value.error} retry={value.reload} />;
+  }
+  if (value.data === undefined) return <Loading />;
+  return <>{value.status === 'error' && <ErrorBox error={value.error} retry={value.reload} />}{children(value.data)}</>;
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <div class="empty">{children}</div>;
+}
+
+export interface Crumb { label: string; href?: string }
+export function Breadcrumbs({ items }: { items: Crumb[] }) {
+  return (
+    <nav aria-label="Breadcrumb" class="crumbs">
+      <ol>
+        {items.map((c, i) => (
+          <li key={i}>{c.href ? <a href={c.href}>{c.label}</a> : <span aria-current="page">{c.label}</span>}</li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
+
+/** A modal dialog (native <dialog>): focus moves in, Escape closes, focus returns on close. */
+export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    const before = document.activeElement as HTMLElement | null;
+    if (d && !d.open) d.showModal();
+    return () => { before?.focus?.(); };
+  }, []);
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onClose(); }}>
+      <div class="dialog-head">
+        <h2 id="dialog-title">{title}</h2>
+        <button type="button" class="icon-button" aria-label="Close" onClick={onClose}>×</button>
+      </div>
+      {children}
+    </dialog>
+  );
+}
+
+export function Badge({ children, tone = 'plain' }: { children: ComponentChildren; tone?: string }) {
+  return <span class={`badge badge-${tone}`}>{children}</span>;
+}

@@ -1,0 +1,174 @@
+// The editor: Title, Content (CodeMirror, its own chunk), metadata (a record's type form), a live
+// Preview, Save with baseVersion. A 409 shows both versions and a merge; a draft survives reloads.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, get, pageApi, put } from '../api/client.ts';
+import type { Field, Issue, Metadata, Page, Template } from '../api/types.ts';
+import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
+import { FreeMetadata } from '../components/free-metadata.tsx';
+import { MarkdownEditor } from '../components/markdown-editor.tsx';
+import { Preview } from '../components/preview.tsx';
+import { RecordForm } from '../components/record-form.tsx';
+import { AsyncView, Breadcrumbs, ErrorBox, useTitle } from '../components/ui.tsx';
+import { ConflictPanel } from '../components/conflict-panel.tsx';
+import { clearDraft, readDraft, writeDraft, type Draft } from '../lib/drafts.ts';
+import { relativeTime } from '../lib/format.ts';
+import { fromRaw, fromRows, initialRaw, toRows, type FreeRow, type RawValues } from '../lib/metadata-form.ts';
+import { usePreview } from '../lib/use-preview.ts';
+import { useAsync } from '../lib/use-async.ts';
+import { href, navigate } from '../router.ts';
+import { pageCrumbs } from './page-view.tsx';
+
+export async function loadFields(space: string, template: string | null): Promise<Field[] | null> {
+  if (!template) return null;
+  const i = template.indexOf(':');
+  const [s, name] = i >= 0 ? [template.slice(0, i), template.slice(i + 1)] : [space, template];
+  const list = await get<Template[]>(`/templates?space=${encodeURIComponent(s)}`).catch(() => [] as Template[]);
+  return list.find((t) => t.name === name)?.fields ?? null;
+}
+
+export function EditorView({ space, path }: { space: string; path: string }) {
+  const data = useAsync(async () => {
+    const page = await get<Page>(pageApi(space, path));
+    return { page, fields: await loadFields(space, page.template) };
+  }, [space, path]);
+  return (
+    <AsyncView value={data} what="page">
+      {({ page, fields }) => <Editor page={page} fields={fields} />}
+    </AsyncView>
+  );
+}
+
+function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
+  const { space, path } = page;
+  const draftId = `${space}/${path}`;
+  useTitle(`Edit ${page.title}`);
+  const fieldKeys = fields?.map((f) => f.key) ?? [];
+  const [base, setBase] = useState(page);
+  const [title, setTitle] = useState(page.title);
+  const [content, setContent] = useState(page.content);
+  const [raw, setRaw] = useState<RawValues>(() => initialRaw(fields ?? [], page.metadata));
+  const [rows, setRows] = useState<FreeRow[]>(() => toRows(page.metadata, fields ? [...fieldKeys, 'template'] : []));
+  const [issues, setIssues] = useState<Issue[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [saving, setSaving] = useState(false);
+  const [conflict, setConflict] = useState<Page | null>(null);
+  const [offered, setOffered] = useState<Draft | null>(() => {
+    const d = readDraft(draftId);
+    return d && (d.title !== page.title || d.content !== page.content || d.baseVersion !== page.version) ? d : null;
+  });
+  const preview = usePreview(space, path, content);
+
+  const metadata = (): Metadata => {
+    if (!fields) return fromRows(rows);
+    const extras = fromRows(rows);
+    return { ...extras, ...fromRaw(fields, raw), ...(page.metadata.template !== undefined ? { template: page.metadata.template } : {}) };
+  };
+
+  // Keep what is typed: a draft per page, written shortly after each change.
+  const dirty = title !== base.title || content !== base.content;
+  useEffect(() => {
+    if (offered) return; // do not overwrite a draft the person has not yet answered
+    const t = setTimeout(() => {
+      if (dirty) writeDraft(draftId, { title, content, metadata: metadata(), baseVersion: base.version });
+    }, 300);
+    return () => clearTimeout(t);
+  }, [title, content, raw, rows, offered]);
+  useEffect(() => {
+    const warn = (e: BeforeUnloadEvent): void => { if (dirty) e.preventDefault(); };
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+
+  const save = async (over?: { content?: string; title?: string; baseVersion?: number }): Promise<void> => {
+    if (saving) return;
+    setSaving(true);
+    setError(null);
+    const body = { title: over?.title ?? title, content: over?.content ?? content, metadata: metadata(), baseVersion: over?.baseVersion ?? base.version };
+    try {
+      await put<Page>(pageApi(space, path), body);
+      clearDraft(draftId);
+      navigate(href.page(space, path));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && err.code === 'version_conflict') {
+        writeDraft(draftId, { title: body.title, content: body.content, metadata: body.metadata, baseVersion: body.baseVersion });
+        try { setConflict(await get<Page>(pageApi(space, path))); } catch (e2) { setError(e2); }
+      } else {
+        setIssues(err instanceof ApiError ? err.issues : []);
+        setError(err);
+      }
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's' && !e.defaultPrevented) { e.preventDefault(); void save(); }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+
+  const restoreDraft = (d: Draft): void => {
+    setTitle(d.title);
+    setContent(d.content);
+    if (d.metadata) {
+      if (fields) setRaw(initialRaw(fields, d.metadata));
+      setRows(toRows(d.metadata, fields ? [...fieldKeys, 'template'] : []));
+    }
+    if (d.baseVersion !== undefined && d.baseVersion !== base.version) setBase({ ...base, version: d.baseVersion });
+    setOffered(null);
+  };
+  const titleIssue = issueFor(issues, 'title');
+  const contentIssue = issueFor(issues, 'content');
+  const metaIssues = useMemo(() => issues.filter((i) => i.key.startsWith('metadata')), [issues]);
+
+  return (
+    <div class="editor-view">
+      <Breadcrumbs items={[...pageCrumbs(space, space, path, page.title), { label: 'Edit' }]} />
+      <form class="editor-form" noValidate onSubmit={(e) => { e.preventDefault(); void save(); }} aria-label={`Edit ${page.title}`}>
+        {offered && (
+          <div class="notice" role="status">
+            <p>You have unsaved changes from {relativeTime(offered.savedAt)}.</p>
+            <div class="actions">
+              <button type="button" class="button primary small" onClick={() => restoreDraft(offered)}>Restore draft</button>
+              <button type="button" class="button small ghost" onClick={() => { clearDraft(draftId); setOffered(null); }}>Discard draft</button>
+            </div>
+          </div>
+        )}
+        {conflict && (
+          <ConflictPanel base={base} mine={{ title, content }} theirs={conflict} saving={saving}
+            onSave={(merged) => { setContent(merged.content); setTitle(merged.title); void save({ ...merged, baseVersion: conflict.version }).then(() => undefined); }}
+            onTakeTheirs={() => { clearDraft(draftId); navigate(href.page(space, path)); }} />
+        )}
+        {error !== null && !(error instanceof ApiError && error.issues.length > 0) && <ErrorBox error={error} />}
+        {error instanceof ApiError && error.issues.length > 0 && <p class="error-box" role="alert">Not saved: {error.issues.length === 1 ? 'a field needs' : `${error.issues.length} fields need`} attention.</p>}
+        <div class="editor-top">
+          <label class="field grow">
+            <span class="label">Title</span>
+            <input class="title-input" value={title} onInput={(e) => setTitle(e.currentTarget.value)} {...fieldProps('ed-title', titleIssue)} />
+            <FieldError id="ed-title" issue={titleIssue} />
+          </label>
+          <div class="actions">
+            <a class="button ghost" href={href.page(space, path)}>Cancel</a>
+            <button type="submit" class="button primary" disabled={saving} aria-keyshortcuts="Control+S Meta+S">{saving ? 'Saving…' : 'Save'}</button>
+          </div>
+        </div>
+        <div class="split">
+          <div class="field">
+            <span class="label" id="ed-content-label">Content</span>
+            <MarkdownEditor id="ed-content" label="Content" value={content} onChange={setContent} onSave={() => void save()} describedBy={contentIssue ? 'ed-content-error' : undefined} />
+            <FieldError id="ed-content" issue={contentIssue} />
+          </div>
+          <Preview html={preview.html} error={preview.error} />
+        </div>
+        <section class="panel" aria-labelledby="ed-meta-title">
+          <h2 id="ed-meta-title">{fields ? `Record: ${page.template}` : 'Metadata'}</h2>
+          {fields && <RecordForm fields={fields} values={raw} issues={metaIssues} idPrefix="ed-f" onChange={(k, v) => setRaw({ ...raw, [k]: v })} />}
+          {(!fields || rows.length > 0) && <FreeMetadata rows={rows} onChange={setRows} issues={metaIssues} />}
+        </section>
+        <p class="muted small">Saving writes version {base.version + 1}. <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>S</kbd> saves.</p>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,133 @@
+// A page: the server-rendered Markdown (sanitised by the server), title, metadata, backlinks,
+// outbound links, and its access list for those who may change it.
+import { useEffect, useRef } from 'preact/hooks';
+import { ApiError, get, pageApi, spaceApi } from '../api/client.ts';
+import type { Acl, Links, Page, Space, Template } from '../api/types.ts';
+import { Icon } from '../components/icons.tsx';
+import { FrontmatterPanel, MetadataPanel } from '../components/metadata-panel.tsx';
+import { AccessPanel } from '../components/access-panel.tsx';
+import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, useTitle, type Crumb } from '../components/ui.tsx';
+import { relativeTime, fullTime } from '../lib/format.ts';
+import { useAsync } from '../lib/use-async.ts';
+import { href, navigate } from '../router.ts';
+import { useSession } from '../session.ts';
+
+export function pageCrumbs(space: string, spaceName: string, path: string, last?: string): Crumb[] {
+  const segs = path.split('/');
+  return [
+    { label: 'Home', href: href.home() },
+    { label: spaceName, href: href.space(space) },
+    ...segs.slice(0, -1).map((s) => ({ label: s })),
+    { label: last ?? segs[segs.length - 1] },
+  ];
+}
+
+async function loadTemplateFields(space: string, template: string | null) {
+  if (!template) return undefined;
+  const i = template.indexOf(':');
+  const [s, name] = i >= 0 ? [template.slice(0, i), template.slice(i + 1)] : [space, template];
+  const list = await get<Template[]>(`/templates?space=${encodeURIComponent(s)}`).catch(() => [] as Template[]);
+  return list.find((t) => t.name === name)?.fields;
+}
+
+/** Clicks on a broken link go to the New Page form for its target. */
+function useBrokenLinkClicks(ref: { current: HTMLElement | null }): void {
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const onClick = (e: MouseEvent): void => {
+      const a = (e.target as Element).closest('a.broken');
+      const create = a?.getAttribute('data-create');
+      if (create && create.startsWith('/app/new')) { e.preventDefault(); navigate(create); }
+    };
+    el.querySelectorAll('a.broken').forEach((a) => a.setAttribute('title', 'This page does not exist yet — click to create it'));
+    el.addEventListener('click', onClick);
+    return () => el.removeEventListener('click', onClick);
+  });
+}
+
+export function PageView({ space, path }: { space: string; path: string }) {
+  const { principal } = useSession();
+  const page = useAsync(() => get<Page>(`${pageApi(space, path)}?render=html`), [space, path]);
+  const links = useAsync(() => get<Links>(`${pageApi(space, path)}/links`), [space, path]);
+  const info = useAsync(() => get<Space>(spaceApi(space)), [space]);
+  const acl = useAsync(() => get<Acl>(`${pageApi(space, path)}/acl`), [space, path]);
+  const fields = useAsync(() => loadTemplateFields(space, page.data?.template ?? null), [space, page.data?.template]);
+  const body = useRef<HTMLDivElement>(null);
+  useBrokenLinkClicks(body);
+  useTitle(page.data?.title ?? path);
+
+  if (page.status === 'error' && page.error instanceof ApiError && page.error.status === 404) {
+    return (
+      <NotFound what="page">
+        <p><a class="button primary" href={href.newPage({ space, path })}>Create this page</a></p>
+      </NotFound>
+    );
+  }
+  const mayChangeAcl = (a: Acl, s: Space): boolean =>
+    principal.orgAdmin || (a.restricted ? a.write.includes(principal.id) : s.defaultAccess === 'write' || s.slug === `~${principal.name}`);
+
+  return (
+    <AsyncView value={page} what="page">
+      {(p) => (
+        <div class="page-grid">
+          <article class="content" aria-labelledby="page-title">
+            <Breadcrumbs items={pageCrumbs(space, info.data?.name ?? space, path, p.title)} />
+            <div class="view-head">
+              <div>
+                <h1 id="page-title">{p.title}</h1>
+                <p class="muted small">
+                  <span class="mono">{space}/{path}</span> · version {p.version} · updated <time dateTime={p.updatedAt} title={fullTime(p.updatedAt)}>{relativeTime(p.updatedAt)}</time>
+                  {p.template && <> · <Badge tone="accent">{p.template}</Badge></>}
+                  {acl.data?.restricted && <> · <Badge tone="warn"><Icon name="lock" />Restricted</Badge></>}
+                </p>
+              </div>
+              <div class="actions">
+                <a class="button primary" href={href.edit(space, path)} aria-keyshortcuts="e"><Icon name="edit" />Edit</a>
+                <a class="button" href={href.history(space, path)}><Icon name="history" />History</a>
+              </div>
+            </div>
+            {p.html === undefined
+              ? <pre class="markdown-source">{p.content}</pre>
+              : p.html.trim() === ''
+                ? <p class="empty">This page is empty — <a href={href.edit(space, path)}>write something</a>.</p>
+                // The server renders with raw HTML off and safe link schemes only (spec/web.md).
+                : <div ref={body} class="markdown" dangerouslySetInnerHTML={{ __html: p.html }} />}
+          </article>
+          <aside class="side" aria-label="About this page">
+            <MetadataPanel metadata={p.metadata} fields={fields.data} />
+            <FrontmatterPanel frontmatter={p.frontmatter} />
+            <section aria-labelledby="backlinks-title" class="panel">
+              <h2 id="backlinks-title">Backlinks</h2>
+              {links.status === 'error' ? <ErrorBox error={links.error} retry={links.reload} /> : !links.data ? <Loading /> :
+                links.data.backlinks.length === 0 ? <p class="muted">No page links here yet.</p> : (
+                  <ul class="plain-list">
+                    {links.data.backlinks.map((b) => (
+                      <li key={`${b.space}/${b.path}`}><a href={href.page(b.space, b.path)}>{b.title}</a>{b.space !== space && <span class="muted small"> in {b.space}</span>}</li>
+                    ))}
+                  </ul>
+                )}
+            </section>
+            <section aria-labelledby="outbound-title" class="panel">
+              <h2 id="outbound-title">Links from this page</h2>
+              {!links.data ? (links.status === 'error' ? null : <Loading />) : links.data.outbound.length === 0 ? <p class="muted">None.</p> : (
+                <ul class="plain-list">
+                  {links.data.outbound.map((o) => (
+                    <li key={`${o.space}/${o.path}`}>
+                      {o.exists
+                        ? <a href={href.page(o.space, o.path)}>{o.space === space ? o.path : `${o.space}/${o.path}`}</a>
+                        : <><span class="broken-target">{o.space === space ? o.path : `${o.space}/${o.path}`}</span> <a class="small" href={href.newPage({ space: o.space, path: o.path })}>create this page</a></>}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+            {acl.data && info.data && mayChangeAcl(acl.data, info.data) && (
+              <AccessPanel space={space} path={path} acl={acl.data} onChange={acl.reload} />
+            )}
+          </aside>
+        </div>
+      )}
+    </AsyncView>
+  );
+}

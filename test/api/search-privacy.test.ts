@@ -1,0 +1,63 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+
+// Issue 18: bm25 scored with corpus-wide statistics (how many pages hold a word), so a caller
+// could learn whether a page they cannot read contains a word by comparing the scores of their
+// own pages. Every output of a search must be the same with or without pages the caller may not
+// read: hits, order, scores, snippets, cursors.
+
+let srv: TestServer;
+let bob: Client & { id: string };
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob');
+  expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
+});
+afterAll(() => srv.close());
+afterEach(() => expect(srv.errors).toEqual([]));
+
+/** Every answer of a search as bob sees it, page by page, following nextCursor. */
+async function answers(c: Client, q: string, limit: number): Promise<unknown[]> {
+  const out: unknown[] = [];
+  let cursor = '';
+  for (let i = 0; i < 50; i++) {
+    const r = await c.get(`/search?${new URLSearchParams({ q, limit: String(limit), ...(cursor ? { cursor } : {}) })}`);
+    expect(r.status).toBe(200);
+    out.push(r.body);
+    if (!r.body.nextCursor) return out;
+    cursor = r.body.nextCursor;
+  }
+  throw new Error('no end');
+}
+
+const QUERIES = ['pangolin', 'pangolin scales', 'pango*', '"pangolin scales"', 'scales'];
+
+async function everything(c: Client): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const q of QUERIES) for (const limit of [1, 2, 50]) out.push(await answers(c, q, limit));
+  return out;
+}
+
+describe('search answers do not depend on pages the caller may not read', () => {
+  it('gives bob the same hits, order, scores, snippets and cursors with or without hidden pages holding the words', async () => {
+    // bob's pages: of the same shape, different word counts and lengths, one with the word in its title.
+    await bob.put('/pages/~bob/a', { title: 'Notes', content: 'pangolin scales are keratin' });
+    await bob.put('/pages/~bob/b', { title: 'More notes', content: 'pangolin pangolin pangolin scales and a longer body about other things entirely' });
+    await bob.put('/pages/~bob/c', { title: 'Pangolin', content: 'scales' });
+    await bob.put('/pages/~bob/d', { title: 'Unrelated', content: 'a page about scales only' });
+    await srv.admin.put('/pages/kb/open', { title: 'Open', content: 'pangolin scales in the open' });
+    const before = await everything(bob);
+    expect(JSON.stringify(before)).toContain('~bob');
+
+    // Pages bob may not read, full of the words, in titles and bodies, long and short.
+    for (let i = 0; i < 6; i++) {
+      const path = `/pages/kb/hidden/${i}`;
+      expect((await srv.admin.put(path, { title: i % 2 ? 'Pangolin scales' : 'Secret', content: `${'pangolin scales '.repeat(1 + i * 20)} pangolins` })).status).toBe(201);
+      expect((await srv.admin.put(`${path}/acl`, { read: [], write: [] })).status).toBe(200);
+    }
+    const after = await everything(bob);
+    expect(after).toEqual(before);
+    // The admin, who reads them, does see them.
+    expect(JSON.stringify(await answers(srv.admin, 'pangolin', 50))).toContain('"path":"hidden/');
+  });
+});
