@@ -215,9 +215,9 @@ describe('schema version 1 databases', () => {
     await srv.admin.put('/pages/kb/gone', { title: 'Gone', content: 'quokka' });
     await srv.admin.del('/pages/kb/gone');
     await srv.close();
-    // What version 1 had: the index inside kspace.db, no queue.
+    // What version 1 had: the index inside kspace.db, no queue (and none of version 4's revision readers).
     const db = new Database(path.join(dir, 'kspace.db'));
-    db.exec(`DROP TABLE fts_queue; DROP TABLE derived_state;
+    db.exec(`DROP TABLE fts_queue; DROP TABLE derived_state; DROP TABLE history_access; ALTER TABLE revisions DROP COLUMN readers;
       CREATE VIEW page_fts_source AS SELECT id, title, content FROM pages WHERE deleted_at IS NULL;
       CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = 'page_fts_source', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO page_fts (page_fts) VALUES ('rebuild');
