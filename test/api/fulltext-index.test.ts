@@ -215,7 +215,7 @@ describe('schema version 1 databases', () => {
     await srv.admin.put('/pages/kb/gone', { title: 'Gone', content: 'quokka' });
     await srv.admin.del('/pages/kb/gone');
     await srv.close();
-    // What version 1 had: the index inside kspace.db, no queue.
+    // What version 1 had: the index inside kspace.db, no queue (and none of version 4's revision readers).
     const db = new Database(path.join(dir, 'kspace.db'));
     // Undo the later versions' additions too (4: revision readers, history_access).
     db.exec(`ALTER TABLE revisions DROP COLUMN readers; DROP TABLE history_access;`);
