@@ -94,8 +94,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ['`t*` 32 times', `/search?q=${encodeURIComponent('t* '.repeat(32))}`],
       [`\`${w[0]}*\` (a prefix of a word in every page)`, `/search?q=${encodeURIComponent(w[0] + '*')}`],
       ['4 three-letter prefixes', `/search?q=${encodeURIComponent(['kab*', 'lob*', 'mib*', 'neb*'].join(' '))}`],
+      ['2 three-letter prefixes', `/search?q=${encodeURIComponent(['bob*', 'dob*'].join(' '))}`],
       ['32 distinct common words', `/search?q=${encodeURIComponent(w.slice(0, 32).join(' '))}`],
+      ['12 distinct common words', `/search?q=${encodeURIComponent(w.slice(0, 12).join(' '))}`],
       ['a phrase of 150 common words', `/search?q=${encodeURIComponent(`"${w.slice(0, 150).join(' ')}"`)}`],
+      ['a phrase of 12 common words (no page holds it)', `/search?q=${encodeURIComponent(`"${w.slice(0, 12).join(' ')}"`)}`],
       [`\`${everywhere}\` in an empty space (walks every match)`, `/search?q=${everywhere}&space=empty`],
     ];
     let worst = 0;
