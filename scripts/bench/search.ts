@@ -51,11 +51,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const admin = client(server.url, BENCH_ADMIN_KEY);
     // Latency figures go over a minimal keep-alive client (lib/raw-client.ts): undici's own
     // work added 0.3–0.7 ms to the p99 of a bare node:http server on this machine.
-    const timedAdmin = await rawClient(server.port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` });
-    const timedHalf = await rawClient(server.port, { authorization: `Bearer ${halfKey}` });
     const t1 = performance.now();
     const rebuilt = await admin.json('POST', '/links/rebuild');
     const rebuildSeconds = (performance.now() - t1) / 1000;
+    // Opened after the rebuild: on a loaded machine it can outlast the server's request timeout,
+    // which closes an idle connection with a 408 this client does not read.
+    const timedAdmin = await rawClient(server.port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` });
+    const timedHalf = await rawClient(server.port, { authorization: `Bearer ${halfKey}` });
     if (rebuilt.pages !== n) throw new Error(`rebuild saw ${rebuilt.pages} pages, not ${n}`);
     out.push({ name: `POST /links/rebuild (${rebuilt.pages.toLocaleString('en')} pages, ${rebuilt.links.toLocaleString('en')} links, with FTS and metadata)`, value: rebuildSeconds, unit: 's', target: '≤ 60', pass: rebuildSeconds <= 60 });
 
@@ -94,8 +96,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ['`t*` 32 times', `/search?q=${encodeURIComponent('t* '.repeat(32))}`],
       [`\`${w[0]}*\` (a prefix of a word in every page)`, `/search?q=${encodeURIComponent(w[0] + '*')}`],
       ['4 three-letter prefixes', `/search?q=${encodeURIComponent(['kab*', 'lob*', 'mib*', 'neb*'].join(' '))}`],
+      ['2 three-letter prefixes', `/search?q=${encodeURIComponent(['bob*', 'dob*'].join(' '))}`],
       ['32 distinct common words', `/search?q=${encodeURIComponent(w.slice(0, 32).join(' '))}`],
+      ['12 distinct common words', `/search?q=${encodeURIComponent(w.slice(0, 12).join(' '))}`],
       ['a phrase of 150 common words', `/search?q=${encodeURIComponent(`"${w.slice(0, 150).join(' ')}"`)}`],
+      ['a phrase of 12 common words (no page holds it)', `/search?q=${encodeURIComponent(`"${w.slice(0, 12).join(' ')}"`)}`],
       [`\`${everywhere}\` in an empty space (walks every match)`, `/search?q=${everywhere}&space=empty`],
     ];
     let worst = 0;
