@@ -215,13 +215,14 @@ describe('schema version 1 databases', () => {
     await srv.admin.put('/pages/kb/gone', { title: 'Gone', content: 'quokka' });
     await srv.admin.del('/pages/kb/gone');
     await srv.close();
-    // What version 1 had: the index inside kspace.db, no queue.
+    // What version 1 had: the index inside kspace.db, no queue, sessions without their version 5 columns.
     const db = new Database(path.join(dir, 'kspace.db'));
     db.exec(`DROP TABLE fts_queue; DROP TABLE derived_state;
       CREATE VIEW page_fts_source AS SELECT id, title, content FROM pages WHERE deleted_at IS NULL;
       CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = 'page_fts_source', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO page_fts (page_fts) VALUES ('rebuild');
       CREATE INDEX pages_live_path ON pages(space_id, path) WHERE deleted_at IS NULL;
+      DROP INDEX sessions_principal; ALTER TABLE sessions DROP COLUMN last_seen_at; ALTER TABLE sessions DROP COLUMN user_agent;
       PRAGMA user_version = 1;`);
     db.close();
     for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(FTS_FILE))) fs.rmSync(path.join(dir, f));
