@@ -74,7 +74,7 @@ const browser = await pw.launch({ executablePath: await chromium.executablePath(
 async function shot(p: Page, name: string): Promise<void> {
   await p.waitForLoadState('networkidle');
   await p.waitForTimeout(150);
-  const file = path.join(out, `${name}.png`);
+  const file = process.argv.includes('--narrow') ? path.join(os.tmpdir(), `${name}-390.png`) : path.join(out, `${name}.png`);
   await p.screenshot({ path: file });
   console.log(`${name}.png ${(fs.statSync(file).size / 1024).toFixed(0)} KB`);
 }
@@ -91,7 +91,9 @@ async function signedIn(width: number, height: number): Promise<Page> {
 }
 try {
   fs.mkdirSync(out, { recursive: true });
-  const only = process.argv.slice(2);
+  // `--narrow`: every view at 390 px into the temp dir, to look at (not for the docs).
+  const narrow = process.argv.includes('--narrow');
+  const only = process.argv.slice(2).filter((a) => a !== '--narrow');
   const want = (n: string): boolean => only.length === 0 || only.includes(n);
   {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -100,7 +102,7 @@ try {
     if (want('sign-in')) await shot(p, 'sign-in');
     await ctx.close();
   }
-  const p = await signedIn(1280, 800);
+  const p = narrow ? await signedIn(390, 844) : await signedIn(1280, 800);
   const views: [string, string][] = [
     ['home', '/app/'],
     ['space', '/app/s/handbook'],

@@ -88,4 +88,27 @@ describe('gallery and admin', { timeout: 90_000 }, () => {
     await page.getByText(/^revoked /).waitFor();
     expect((await fetch(`${app.url}/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
   });
+
+  it("shows a page's access list to an org admin and lets them restrict and release it", async () => {
+    await app.createSpace('hr', 'People team');
+    await app.putPage('hr', 'salaries', { title: 'Salaries', content: 'Numbers.' });
+    const page = await open();
+    await page.goto('/app/p/hr/salaries');
+    const access = page.getByRole('region', { name: 'Access' });
+    await access.getByText("Follows the space's default access.").waitFor();
+    await access.getByRole('button', { name: 'Restrict access' }).click();
+    await access.getByLabel('Readers').fill('olga');
+    await access.getByLabel('Writers').fill('olga');
+    await checkA11y(page);
+    await access.getByRole('button', { name: 'Save access' }).click();
+    await access.getByRole('button', { name: 'Remove restriction' }).waitFor();
+    const me = (await app.admin.get('/admin/principals')).body.find((p: { name: string }) => p.name === 'olga');
+    const acl = (await app.admin.get('/pages/hr/salaries/acl')).body;
+    expect(acl.restricted).toBe(true);
+    expect(acl.write).toEqual([me.id]); // writers may read too; the server may list them only once
+    expect(await access.textContent()).toContain('olga');
+    await access.getByRole('button', { name: 'Remove restriction' }).click();
+    await access.getByRole('button', { name: 'Restrict access' }).waitFor();
+    expect((await app.admin.get('/pages/hr/salaries/acl')).body.restricted).toBe(false);
+  });
 });
