@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
+import type { RequestFields } from './log.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
 // Every request passes here first, on the Node side of h3: its id, the limits for a server on a
@@ -120,11 +121,13 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
         ms,
         bytes: req.socket ? req.socket.bytesWritten - sent : 0,
       };
-      const fields = {
-        id, principal: event?.context.principal ?? null, method: req.method, route: done.route,
+      const fields: RequestFields = {
+        id, principal: (event?.context.principal as string | undefined) ?? null, method: req.method ?? '-', route: done.route,
         status: done.status, ms: Math.round(ms * 10) / 10, bytes: done.bytes,
       };
-      if (ms > ops.logSlowMs) svc.log.warn('slow request', fields);
+      const slow = ms > ops.logSlowMs;
+      if (svc.log.request) svc.log.request(fields, slow);
+      else if (slow) svc.log.warn('slow request', fields);
       else svc.log.info('request', fields);
       for (const fn of onDone) fn(done);
     });
