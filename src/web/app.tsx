@@ -1,6 +1,6 @@
 // The app shell: reads the session on load (401 → sign-in), the header, the keyboard shortcuts
 // and the view for the current address.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, del, get, setCsrfToken, UNAUTHORIZED_EVENT } from './api/client.ts';
 import type { Principal, Session } from './api/types.ts';
 import { ErrorBox, Loading } from './components/ui.tsx';
@@ -41,6 +41,15 @@ export function App() {
   }, [principal, route.name, current]);
 
   useShortcuts(route, Boolean(principal));
+
+  // After moving to another view, focus goes to the content (as after a page load), so keyboard
+  // and screen-reader users start there; changes of the query alone (filters, dialogs) keep focus.
+  const firstPath = useRef(loc.pathname);
+  useEffect(() => {
+    if (loc.pathname === firstPath.current) return;
+    firstPath.current = '';
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [loc.pathname]);
 
   if (loadError) return <main id="main" class="narrow"><ErrorBox error={loadError} retry={load} /></main>;
   if (principal === undefined) return <main id="main" class="narrow"><Loading /></main>;
