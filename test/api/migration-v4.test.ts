@@ -4,10 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { makeOldDatabase } from '../support/old-db.ts';
 import { newAgent, startServer } from '../support/server.ts';
 
 // A database made by schema version 3 (test/support/schema-v3.sql, the schema.sql of that
-// version) is brought to version 4: every page and revision kept, and the revisions of pages
+// version) is brought to the current version: every page and revision kept, and the revisions of pages
 // that have an ACL treated as written under it.
 
 const dirs: string[] = [];
@@ -54,25 +55,12 @@ describe('schema version 3 databases', () => {
     await srv.close();
 
     const dir = tempDir();
-    const old = new Database(path.join(dir, 'kspace.db'));
-    old.pragma('journal_mode = WAL');
-    old.exec(fs.readFileSync(new URL('../support/schema-v3.sql', import.meta.url), 'utf8'));
-    old.pragma('foreign_keys = OFF');
-    old.prepare('ATTACH DATABASE ? AS src').run(path.join(src, 'kspace.db'));
-    const tables = old.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
-    for (const { name } of tables) {
-      const cols = (old.prepare('SELECT name FROM pragma_table_info(?)').all(name) as Array<{ name: string }>).map((c) => `"${c.name}"`).join(', ');
-      old.exec(`INSERT INTO main."${name}" (${cols}) SELECT ${cols} FROM src."${name}"`);
-    }
-    old.exec('DETACH DATABASE src');
-    old.pragma('user_version = 3');
-    old.close();
+    makeOldDatabase(path.join(src, 'kspace.db'), dir, './schema-v3.sql', 3);
 
     const after = await startServer({}, { dataDir: dir });
     try {
       const db = after.svc.db;
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(4);
       expect(db.prepare(HISTORY).all()).toEqual(history);
       expect(db.prepare('SELECT * FROM pages ORDER BY id').all()).toEqual(pages);
       // The migrated database has the shape of a new one (schema.sql and the steps agree).

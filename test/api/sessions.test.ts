@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { runCli } from '../support/cli.ts';
+import { makeOldDatabase } from '../support/old-db.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -221,11 +221,10 @@ describe('session expiry and the per-address limit', () => {
     const first = await startServer({}, { dataDir, keepData: true });
     await createUser(first, 'vera');
     await first.close();
-    const db = new Database(path.join(dataDir, 'kspace.db'));
-    db.exec(`DROP INDEX sessions_principal; ALTER TABLE sessions DROP COLUMN last_seen_at;
-      ALTER TABLE sessions DROP COLUMN user_agent; PRAGMA user_version = 3;`);
-    db.close();
-    const srv = await startServer({}, { dataDir });
+    const oldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-v3-old-'));
+    makeOldDatabase(path.join(dataDir, 'kspace.db'), oldDir, './schema-v3.sql', 3);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const srv = await startServer({}, { dataDir: oldDir });
     try {
       const cols = (srv.svc.db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
       expect(cols).toEqual(expect.arrayContaining(['last_seen_at', 'user_agent']));
