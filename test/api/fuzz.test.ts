@@ -25,5 +25,5 @@ describe('fuzzing every documented operation', () => {
     expect(srv.svc.db.pragma('integrity_check', { simple: true })).toBe('ok');
     console.info(`fuzz: ${requests} requests over ${world.operations.length} operations in ${Date.now() - started} ms`);
     if (process.env.FUZZ_TIMES) console.info(Object.entries(msByOperation).sort((a, b) => b[1] - a[1]).slice(0, 12));
-  }, 120_000);
+  }, 300_000);
 });
