@@ -4,7 +4,7 @@ import { startServer, type TestServer } from '../support/server.ts';
 
 // Every operation of /openapi.json with generated valid and invalid input, as admin, member,
 // outsider and nobody (test/support/fuzz.ts). The long run: `npm run fuzz -- --runs 10000`.
-const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 
 let srv: TestServer;
 let world: FuzzWorld;
