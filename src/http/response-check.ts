@@ -19,7 +19,7 @@ async function findViolation(e: AnyEndpoint, res: Response): Promise<string | nu
   if (!answer) return `status ${res.status} is not declared`;
   if (answer.streamed) return null;
   const type = res.headers.get('content-type') ?? '';
-  if (!answer.schema) return res.body === null || res.status === 204 ? null : 'a body where none is declared';
+  if (!answer.schema) return answer.contentType || res.body === null || res.status === 204 ? null : 'a body where none is declared';
   if (!type.includes('json') || (answer.contentType && !answer.contentType.includes('json'))) return null; // a stream or Markdown
   const text = await res.clone().text();
   let data: unknown;
