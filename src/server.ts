@@ -61,6 +61,10 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
+  if (boot) {
+    // A new organisation has no user yet: say how a person gets into the web app.
+    process.stderr.write(`web app: create a user to sign in with, e.g.\n  printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin\n`);
+  }
   const front = createFront(svc, guardNodeHandler(toNodeHandler(createApp(svc))));
   if (config.ops.metrics) attachMetrics(svc, front);
   const { headersTimeoutMs, requestTimeoutMs } = config.ops;

@@ -112,6 +112,8 @@ describe('dist/kspace alone in an empty directory', () => {
       expect(test).toMatchObject({ code: 0, stdout: expect.stringMatching(/^outcome:\s+delivered\nstatus:\s+204\n/) });
       expect(fs.existsSync(path.join(dir, 'kspace-data', 'kspace.db'))).toBe(true);
       expect(srv.stderr()).not.toMatch(/Warning/);
+      // A new organisation has no user yet: the first start says how to make one for the web app.
+      expect(srv.stderr()).toMatch(/create-principal --data \S+ --name you --kind user --org-admin --password-stdin/);
     } finally {
       await srv.stop();
       await new Promise((r) => receiver.close(r));

@@ -7,7 +7,7 @@ import { href } from '../router.ts';
 
 export function BrokenLinks({ space }: { space: string }) {
   useTitle(`Broken links in ${space}`);
-  const links = useAsync(() => get<BrokenLink[]>(`${spaceApi(space)}/links/broken`), [space]);
+  const links = useAsync(() => get<BrokenLink[]>(`${spaceApi(space)}/links/broken?limit=1000`), [space]);
   return (
     <div class="content-wide">
       <Breadcrumbs items={[{ label: 'Home', href: href.home() }, { label: space, href: href.space(space) }, { label: 'Broken links' }]} />

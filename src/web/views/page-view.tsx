@@ -53,7 +53,7 @@ function useBrokenLinkClicks(ref: { current: HTMLElement | null }): void {
 export function PageView({ space, path }: { space: string; path: string }) {
   const { principal } = useSession();
   const page = useAsync(() => get<Page>(`${pageApi(space, path)}?render=html`), [space, path]);
-  const links = useAsync(() => get<Links>(`${pageApi(space, path)}/links`), [space, path]);
+  const links = useAsync(() => get<Links>(`${pageApi(space, path)}/links?limit=1000`), [space, path]);
   const info = useAsync(() => get<Space>(spaceApi(space)).then((s) => { rememberSpace(s); return s; }), [space]);
   const acl = useAsync(() => get<Acl>(`${pageApi(space, path)}/acl`), [space, path]);
   const fields = useAsync(() => loadTemplateFields(space, page.data?.template ?? null), [space, page.data?.template]);
