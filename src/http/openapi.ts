@@ -10,11 +10,15 @@ import { Problem } from './schemas.ts';
 type SecurityScheme = Record<string, unknown>;
 
 /**
- * How a caller proves who it is. Every `key`/`admin` operation accepts any one of these; a door
- * that adds a way in (the web app's `kspaceSession` cookie) adds its scheme here.
+ * How a caller proves who it is. Every `key`/`admin` operation accepts any one of these (a
+ * `bearerOnly` one, MCP, only the key); a new way in adds its scheme here.
  */
 export const securitySchemes: Record<string, SecurityScheme> = {
   kspaceKey: { type: 'http', scheme: 'bearer', description: 'an API key: `Authorization: Bearer ks_…`' },
+  kspaceSession: {
+    type: 'apiKey', in: 'cookie', name: 'kspace_session',
+    description: 'the web app\'s session (`__Host-kspace_session` over https), from `POST /session`; writes also need `X-CSRF-Token` and this origin',
+  },
 };
 
 /** `:name` → `{name}`; the page path `**:path` → `{path}` (it may hold `/`). */
@@ -98,7 +102,7 @@ function operation(e: AnyEndpoint): Record<string, unknown> {
       },
     } : {}),
     responses: responses(e),
-    security: e.auth === 'public' ? [] : Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
+    security: e.auth === 'public' ? [] : e.bearerOnly ? [{ kspaceKey: [] }] : Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     ...(e.auth === 'admin' ? { 'x-kspace-auth': 'org admin' } : {}),
   };
 }

@@ -30,6 +30,9 @@ describe('GET /openapi.json', () => {
   it('is an OpenAPI 3.1 document with security schemes, unique operation ids and problem+json errors', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.kspaceKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.kspaceSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'kspace_session' });
+    expect(doc.paths['/mcp'].post.security).toEqual([{ kspaceKey: [] }]);
+    expect(doc.paths['/healthz'].get.security).toEqual([]);
     const ids = operations().map((o) => o.op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const { method, path, op } of operations()) {
