@@ -10,7 +10,7 @@ import { registerRecordRoutes } from './http/routes/records.ts';
 import { registerRenderRoutes } from './http/routes/render.ts';
 import { registerSearchRoutes } from './http/routes/search.ts';
 import { registerSessionRoutes } from './http/routes/sessions.ts';
-import { registerSpaceRoutes } from './http/routes/spaces.ts';
+import { registerMoveAndTrashRoutes, registerSpaceRoutes } from './http/routes/spaces.ts';
 import { registerSpaceTemplateRoutes } from './http/routes/space-templates.ts';
 import { registerTemplateRoutes } from './http/routes/templates.ts';
 import { registerWebAppRoutes } from './http/routes/web-app.ts';
@@ -23,7 +23,7 @@ export type RouteModule = (app: H3, svc: Services) => void;
 
 /** Route modules in registration order; each feature adds its own. */
 export const routeModules: RouteModule[] = [
-  registerOpsRoutes, registerAdminRoutes, registerSpaceRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
+  registerOpsRoutes, registerAdminRoutes, registerSpaceRoutes, registerMoveAndTrashRoutes, registerPageRoutes, registerBundleRoutes, registerSpaceTemplateRoutes,
   registerTemplateRoutes, registerRecordRoutes, registerWebhookRoutes, registerSearchRoutes, registerLinkRoutes, registerMcpRoutes,
   registerSessionRoutes, registerRenderRoutes, registerWebAppRoutes,
 ];

@@ -12,6 +12,8 @@ import { applyTemplates } from './records/apply.ts';
 import { resolveSpace } from './spaces.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
+import { dropRedirect } from '../store/moves.ts';
+import { putInTrash, takeFromTrash } from '../store/trash.ts';
 import type { PageRow, PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 
@@ -151,6 +153,11 @@ export function writeRevision(
     store.updatePage(db, id, next, version, now);
   }
   store.insertRevision(db, id, version, next, caller.id, now);
+  if (created) {
+    // A page written at an old address ends its redirect; a revived page leaves the trash.
+    dropRedirect(db, space.id, path);
+    if (existing !== null) takeFromTrash(db, id);
+  }
   indexPage(db, {
     id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
     previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
@@ -175,7 +182,7 @@ function sameState(row: PageRow, next: PageState): boolean {
     && row.metadata === next.metadata && row.template === next.template;
 }
 
-/** Deletes a page: revisions stay; a later write continues the numbering as `page.created`. */
+/** Deletes a page into its space's trash: revisions stay; a later write continues the numbering as `page.created`. */
 export function deletePage(svc: Services, caller: Caller, slug: string, rawPath: string): void {
   tx(svc.db, () => {
     const { space, page } = loadReadablePage(svc, caller, slug, rawPath);
@@ -185,7 +192,9 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
     }
     const now = svc.now();
     unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {}, previous: null });
-    // The page's ACL goes with the page; the history it governed keeps its readers.
+    // The page's ACL goes with the page (the trash keeps it for a restore); the history it
+    // governed keeps its readers.
+    putInTrash(svc.db, page.id, caller.id);
     store.sealHistory(svc.db, page.id);
     store.markDeleted(svc.db, page.id, now);
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);

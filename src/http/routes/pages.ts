@@ -7,7 +7,8 @@ import { deleteAcl, getAcl, setAcl } from '../../domain/page-acl.ts';
 import { patchMetadata } from '../../domain/page-metadata.ts';
 import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
 import { renderForCaller } from '../../domain/rendering.ts';
-import { getRevision, listRevisions } from '../../domain/revisions.ts';
+import { diffRevisions, getRevision, listRevisions, restoreRevision } from '../../domain/revisions.ts';
+import { redirectFor } from '../../domain/moves.ts';
 import { parse } from '../body.ts';
 import { encodeCursor, isNumber, readCursor, readLimit } from '../query.ts';
 import { json, noContent, text } from '../respond.ts';
@@ -71,6 +72,16 @@ async function dispatch(method: Method, ctx: RouteContext): Promise<Response> {
   const { space, segments } = splitPagePath(ctx.url.pathname);
   if (segments.length === 0 || segments.every((s) => s === '')) throw notFound('page');
   const n = segments.length;
+  // …/revisions/<a>/diff/<b> and …/revisions/<n>/restore.
+  if (n >= 5 && segments[n - 4] === 'revisions' && segments[n - 2] === 'diff' && /^\d+$/.test(segments[n - 3]) && /^\d+$/.test(segments[n - 1])) {
+    if (method !== 'GET') throw new AppError('method_not_allowed', 'a diff is read-only');
+    return json(diffRevisions(ctx.svc, ctx.caller, space, segments.slice(0, -4).join('/'), Number(segments[n - 3]), Number(segments[n - 1])));
+  }
+  if (n >= 4 && segments[n - 3] === 'revisions' && segments[n - 1] === 'restore' && /^\d+$/.test(segments[n - 2])) {
+    if (method !== 'POST') throw new AppError('method_not_allowed', 'restore a revision with POST');
+    const path = segments.slice(0, -3).join('/');
+    return json(await ctx.svc.writes.run(() => restoreRevision(ctx.svc, ctx.caller, space, path, Number(segments[n - 2]))));
+  }
   // …/revisions/<n>: one revision.
   if (n >= 3 && segments[n - 2] === 'revisions' && /^\d+$/.test(segments[n - 1])) {
     if (method !== 'GET') throw new AppError('method_not_allowed', 'revisions are read-only');
@@ -129,8 +140,25 @@ function prefersMarkdown(accept: string | null): boolean {
   return md !== -1 && (js === -1 || md < js);
 }
 
+/**
+ * GET of an address a page was moved away from (no page there now): 308 to the page's current
+ * address, with the same sub-resource and query, when the caller may read the page; otherwise
+ * the 404 stands, so a caller who may not read a moved page learns nothing about it.
+ */
+async function followMoves(ctx: RouteContext): Promise<Response> {
+  try {
+    return await dispatch('GET', ctx);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+    const { space, segments } = splitPagePath(ctx.url.pathname);
+    const location = redirectFor(ctx.svc, ctx.caller, space, segments);
+    if (location === null) throw err;
+    return new Response(null, { status: 308, headers: { location: location + ctx.url.search } });
+  }
+}
+
 export function registerPageRoutes(app: H3, svc: Services): void {
   for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'POST'] as const) {
-    on(app, svc, method, '/pages/**', (ctx) => dispatch(method, ctx));
+    on(app, svc, method, '/pages/**', method === 'GET' ? followMoves : (ctx) => dispatch(method, ctx));
   }
 }

@@ -5,7 +5,9 @@ import { createSpace, listSpaces, patchSpace, presentSpace, resolveSpace } from 
 import { listPages } from '../../domain/pages.ts';
 import { parse } from '../body.ts';
 import { encodeCursor, isString, readCursor, readLimit } from '../query.ts';
-import { json } from '../respond.ts';
+import { json, noContent } from '../respond.ts';
+import { movePages } from '../../domain/moves.ts';
+import { listTrash, listTrashedSpaces, restoreFromTrash, restoreSpace, trashSpace } from '../../domain/trash.ts';
 import { on } from '../route.ts';
 
 const Access = v.picklist(['write', 'read', 'none']);
@@ -49,4 +51,47 @@ export function registerSpaceRoutes(app: H3, svc: Services): void {
     const { pages, last } = listPages(svc, caller, params.slug, { prefix, after, limit });
     return json({ pages, nextCursor: last === null ? null : encodeCursor(last) });
   });
+}
+
+const Move = v.strictObject({
+  from: v.string(),
+  to: v.string(),
+  toSpace: v.optional(v.string()),
+  prefix: v.optional(v.boolean()),
+});
+const Restore = v.strictObject({ path: v.string(), to: v.optional(v.string()) });
+
+/** Moves and the page trash of a space; the org trash of spaces (docs/pages.md). */
+export function registerMoveAndTrashRoutes(app: H3, svc: Services): void {
+  on(app, svc, 'POST', '/spaces/:slug/moves', async ({ caller, params, body }) => {
+    const input = parse(Move, await body());
+    return json(await svc.writes.run(() => movePages(svc, caller, params.slug, input)));
+  });
+
+  on(app, svc, 'GET', '/spaces/:slug/trash', ({ caller, params, url }) => {
+    const limit = readLimit(url);
+    const after = readCursor(url, isString) ?? '';
+    const { pages, last } = listTrash(svc, caller, params.slug, { after, limit });
+    return json({ pages, nextCursor: last === null ? null : encodeCursor(last) });
+  });
+
+  on(app, svc, 'POST', '/spaces/:slug/trash/restore', async ({ caller, params, body }) => {
+    const input = parse(Restore, await body());
+    return json(await svc.writes.run(() => restoreFromTrash(svc, caller, params.slug, input)));
+  });
+
+  on(app, svc, 'DELETE', '/spaces/:slug', async ({ caller, params }) => {
+    await svc.writes.run(() => trashSpace(svc, caller, params.slug));
+    return noContent();
+  });
+
+  on(app, svc, 'GET', '/admin/trash/spaces', ({ caller, url }) => {
+    const limit = readLimit(url);
+    const after = readCursor(url, isString) ?? '';
+    const { spaces, last } = listTrashedSpaces(svc, caller, { after, limit });
+    return json({ spaces, nextCursor: last === null ? null : encodeCursor(last) });
+  });
+
+  on(app, svc, 'POST', '/admin/trash/spaces/:slug/restore', async ({ caller, params }) =>
+    json(await svc.writes.run(() => restoreSpace(svc, caller, params.slug))));
 }
