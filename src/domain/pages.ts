@@ -84,9 +84,8 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
   const pathIssue = checkPagePath(rawPath);
   if (pathIssue) issues.push(pathIssue);
   const path = normalizePagePath(rawPath);
-  if (input.title === undefined) {
-    if (input.template === undefined) issues.push({ key: 'title', code: 'required', message: 'a title is required' });
-  } else if (input.title.trim() === '' || input.title.length > 1024) {
+  // An absent title keeps an existing page's one (checked in the transaction, below).
+  if (input.title !== undefined && (input.title.trim() === '' || input.title.length > 1024)) {
     issues.push({ key: 'title', code: 'format', message: 'a title has 1–1024 characters and is not blank' });
   }
   if (input.metadata !== undefined) issues.push(...checkMetadata(input.metadata, limits));
@@ -108,6 +107,8 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
       if (!canWritePage(caller, space, live, acl)) throw new AppError('forbidden', 'you may read this page but not change it');
     } else if (!canCreateIn(caller, space)) {
       throw new AppError('forbidden', `you may not create pages in '${slug}'`);
+    } else if (input.title === undefined && input.template === undefined) {
+      throw invalid([{ key: 'title', code: 'required', message: 'a title is required to create a page' }]);
     }
     if (input.baseVersion !== undefined && input.baseVersion !== (live?.version ?? 0)) {
       throw new AppError('version_conflict', `the page is at version ${live?.version ?? 0}, not ${input.baseVersion}`, undefined, {
@@ -119,7 +120,7 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
       : live ? (JSON.parse(live.metadata) as Metadata) : {};
     // Templates, record validation and the type stamp (records/apply.ts) complete the state.
     const next = applyTemplates(svc, caller, space, path, input, live, {
-      title: input.title ?? '',
+      title: input.title ?? live?.title ?? '',
       content: input.content ?? live?.content ?? '',
       frontmatter: input.frontmatter !== undefined ? JSON.stringify(input.frontmatter) : live?.frontmatter ?? '{}',
       metadata,
