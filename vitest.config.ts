@@ -19,8 +19,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/support/global-setup.ts'],
-          // Two cores shared with the API suite: a page load plus an axe run can take seconds.
-          testTimeout: 60_000,
+          // Two cores shared with the API suite: a page load plus an axe run took up to a minute at load 30.
+          testTimeout: 120_000,
         },
       },
     ],

@@ -13,6 +13,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   webhooks: async () => (await import('./bench/webhooks.ts')).run,
   search: async () => (await import('./bench/search.ts')).run,
   doors: async () => (await import('./bench/doors.ts')).run,
+  web: async () => (await import('./bench/web.ts')).run,
   moves: async () => (await import('./bench/moves.ts')).run,
 };
 

@@ -67,13 +67,14 @@ const tasks: [string, string, Record<string, unknown>][] = [
   ['tasks/runbook-review', 'Review every runbook', { stage: 'doing', owner: 'alice', points: 1, due: '2026-11-30' }],
 ];
 for (const [p, title, metadata] of tasks) await page('handbook', p, { title, content: `## What\n\n${title}.\n`, template: 'task', metadata });
+await page('handbook', 'index', { title: 'Welcome to the platform team', content: ((await api('GET', '/pages/handbook/index')) as { content: string }).content.replace('Shared CI runners', 'Shared CI runners and their caches'), baseVersion: 1 });
 await page('design', 'tokens', { title: 'Colour tokens', content: 'Our palette. Used by the [handbook](/pages/handbook/index).' });
 
 const browser = await pw.launch({ executablePath: await chromium.executablePath(), args: chromium.args.filter((a) => a !== '--single-process') });
 async function shot(p: Page, name: string): Promise<void> {
   await p.waitForLoadState('networkidle');
   await p.waitForTimeout(150);
-  const file = path.join(out, `${name}.png`);
+  const file = process.argv.includes('--narrow') ? path.join(os.tmpdir(), `${name}-390.png`) : path.join(out, `${name}.png`);
   await p.screenshot({ path: file });
   console.log(`${name}.png ${(fs.statSync(file).size / 1024).toFixed(0)} KB`);
 }
@@ -90,7 +91,9 @@ async function signedIn(width: number, height: number): Promise<Page> {
 }
 try {
   fs.mkdirSync(out, { recursive: true });
-  const only = process.argv.slice(2);
+  // `--narrow`: every view at 390 px into the temp dir, to look at (not for the docs).
+  const narrow = process.argv.includes('--narrow');
+  const only = process.argv.slice(2).filter((a) => a !== '--narrow');
   const want = (n: string): boolean => only.length === 0 || only.includes(n);
   {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -99,7 +102,7 @@ try {
     if (want('sign-in')) await shot(p, 'sign-in');
     await ctx.close();
   }
-  const p = await signedIn(1280, 800);
+  const p = narrow ? await signedIn(390, 844) : await signedIn(1280, 800);
   const views: [string, string][] = [
     ['home', '/app/'],
     ['space', '/app/s/handbook'],
@@ -108,15 +111,23 @@ try {
     ['new-page', '/app/new?space=handbook&template=handbook:task'],
     ['records', `/app/s/handbook/records/task?filters=${encodeURIComponent(JSON.stringify([{ key: 'stage', op: 'in', value: ['todo', 'doing'] }]))}&orderBy=points&order=desc`],
     ['search', '/app/search?q=deploy'],
-    ['history', '/app/p/handbook/index?history'],
+    ['history', '/app/p/handbook/index?diff=1..2'],
+    ['record-editor', '/app/p/handbook/tasks/rotate-certs?edit'],
+    ['broken-links', '/app/s/handbook/links/broken'],
     ['gallery', '/app/gallery'],
     ['admin', '/app/admin'],
   ];
   for (const [name, url] of views) {
     if (!want(name)) continue;
     await p.goto(base + url);
-    if (name === 'editor') { await p.locator('.cm-content').waitFor(); await p.waitForTimeout(600); }
+    if (name === 'editor' || name === 'record-editor') { await p.locator('.cm-content').waitFor(); await p.waitForTimeout(600); }
     await shot(p, name);
+  }
+  if (want('page-dark')) {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', storageState: await p.context().storageState() });
+    const d = await ctx.newPage();
+    await d.goto(`${base}/app/p/handbook/index`);
+    await shot(d, 'page-dark');
   }
   if (want('page-mobile')) {
     const m = await signedIn(390, 844);

@@ -28,6 +28,8 @@ export type Config = {
   /** Logs, health, limits, shutdown and metrics (src/ops/config.ts). */
   ops: OpsConfig;
   sessions: SessionsConfig;
+  /** Tests only (SERVICE_VALIDATE_RESPONSES=1): every answer is checked against its declared schema (src/http/response-check.ts). */
+  validateResponses: boolean;
 };
 
 export type SessionsConfig = {
@@ -63,6 +65,8 @@ export type Limits = {
   metadataKeys: number;
   stringBytes: number;
   listItems: number;
+  /** Scalar values and list items of one page's metadata together: its metadata index rows. */
+  metadataItems: number;
   jsonDepth: number;
 };
 
@@ -105,6 +109,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       metadataKeys: toInt('SERVICE_MAX_METADATA_KEYS', env.SERVICE_MAX_METADATA_KEYS ?? 200, 1),
       stringBytes: toInt('SERVICE_MAX_STRING_BYTES', env.SERVICE_MAX_STRING_BYTES ?? 16 * 1024, 1),
       listItems: toInt('SERVICE_MAX_LIST_ITEMS', env.SERVICE_MAX_LIST_ITEMS ?? 1000, 1),
+      metadataItems: toInt('SERVICE_MAX_METADATA_ITEMS', env.SERVICE_MAX_METADATA_ITEMS ?? 10_000, 1),
       jsonDepth: toInt('SERVICE_MAX_JSON_DEPTH', env.SERVICE_MAX_JSON_DEPTH ?? 32, 2, 1000),
     },
     encryptionKey,
@@ -136,6 +141,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
         perMinute: toPositive('SERVICE_SIGNIN_ADDRESS_PER_MINUTE', env.SERVICE_SIGNIN_ADDRESS_PER_MINUTE ?? 10),
       },
     },
+    validateResponses: env.SERVICE_VALIDATE_RESPONSES === '1',
   };
 }
 

@@ -2,13 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import { createApp } from './app.ts';
+import { invalid } from './domain/errors.ts';
+import { problemBody } from './http/respond.ts';
 import { createFront } from './ops/front.ts';
 import { attachMetrics } from './ops/metrics.ts';
 import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
-import { createLogger, createServices, type Logger, type Services } from './services.ts';
+import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
@@ -16,7 +18,6 @@ import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 export type Running = { svc: Services; server: http.Server; url: string; close(): Promise<void> };
 
 /** Background jobs (webhook dispatcher, catalog refresh) register here; each gets start/stop. */
-export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
 export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher];
 
 // The checkpointer helper starts this long after the server listens. Its own start-up (~100 ms of
@@ -25,6 +26,22 @@ export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTem
 // against 159–194 (docs/performance.md, Doors). Until it runs, SQLite's own automatic
 // checkpoints keep the WAL short and a search indexes what it needs itself (store/fts-sync.ts).
 const HELPER_START_DELAY_MS = 250;
+
+/**
+ * A request whose URL cannot be built (a Host such as `x:99999` with a path srvx normalises, e.g.
+ * one with `..`) throws inside h3 before any hook runs, and a throw in the 'request' event would
+ * end the process. Found by the fuzzer (docs/security.md); answered 400 problem+json here.
+ */
+function guardNodeHandler(handler: http.RequestListener): http.RequestListener {
+  return (req, res) => {
+    try {
+      return handler(req, res);
+    } catch {
+      const body = problemBody(invalid([{ key: 'Host', code: 'format', message: 'the Host header and the URL path do not form a valid URL' }]), req.url);
+      res.writeHead(400, { 'content-type': 'application/problem+json' }).end(body);
+    }
+  };
+}
 
 export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper process (kspace serve). */ checkpointer?: boolean };
 
@@ -44,7 +61,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
-  const front = createFront(svc, toNodeHandler(createApp(svc)));
+  const front = createFront(svc, guardNodeHandler(toNodeHandler(createApp(svc))));
   if (config.ops.metrics) attachMetrics(svc, front);
   const { headersTimeoutMs, requestTimeoutMs } = config.ops;
   // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).

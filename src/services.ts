@@ -1,7 +1,7 @@
 import type { Config } from './config.ts';
 import type { Caller } from './domain/access.ts';
 import type { LogFormat, LogLevel } from './ops/config.ts';
-import { createLineWriter, formatLine, levelEnabled } from './ops/log.ts';
+import { createLineWriter, formatLine, formatRequestLine, levelEnabled, type RequestFields } from './ops/log.ts';
 import type { Db } from './store/db.ts';
 import { createFullTextIndex, type FullTextIndex } from './store/fts-sync.ts';
 import { createGroupCommit, type GroupCommit } from './store/group-commit.ts';
@@ -10,7 +10,12 @@ export type Logger = {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** The per-request line, on a fast path where the logger has one (else info/warn with the fields). */
+  request?(fields: RequestFields, slow: boolean): void;
 };
+
+/** Background jobs (webhook dispatcher, catalog refresh): started after listen, stopped before close (src/server.ts). */
+export type BackgroundJob = { start(svc: Services): void; stop(): Promise<void> | void };
 
 /** Everything a request or a background job needs, created once by serve() or a test. */
 export type Services = {
@@ -37,10 +42,15 @@ export function createLogger(quiet = false, opts: { format?: LogFormat; level?: 
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (levelEnabled(min, level)) out.write(formatLine(format, level, msg, fields));
   };
+  const infoOn = levelEnabled(min, 'info');
+  const warnOn = levelEnabled(min, 'warn');
   return {
     info: (m, f) => write('info', m, f),
     warn: (m, f) => write('warn', m, f),
     error: (m, f) => write('error', m, f),
+    request(fields, slow) {
+      if (slow ? warnOn : infoOn) out.write(formatRequestLine(format, slow ? 'warn' : 'info', slow ? 'slow request' : 'request', fields));
+    },
   };
 }
 

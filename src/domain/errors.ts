@@ -1,7 +1,7 @@
 import type { Issue } from './issues.ts';
 
 // The one error catalogue: every failure a caller can cause has a stable code and status here.
-// src/http/problem.ts turns these into application/problem+json; anything else is a 500.
+// src/http/respond.ts (problem) turns these into application/problem+json; anything else is a 500.
 const CATALOGUE = {
   validation_failed: { status: 400, title: 'The request is not valid' },
   bad_request: { status: 400, title: 'Bad request' },
@@ -24,6 +24,8 @@ const CATALOGUE = {
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;
+/** Every stable code (the fuzzer checks each 4xx against this list). */
+export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[];
 
 export class AppError extends Error {
   readonly code: ErrorCode;

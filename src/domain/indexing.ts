@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.ts';
-import { bumpKeyStats, metaRowsOf, readersOf } from '../store/key-stats.ts';
+import { bumpKeyStats, metaRowsOf, metaRowsOfKeys, readersOf } from '../store/key-stats.ts';
 import { insertLinks, replaceLinks } from '../store/links.ts';
-import { insertMetaIndex, replaceMetaIndex } from '../store/pages.ts';
+import { insertMetaIndex, replaceMetaIndex, replaceMetaIndexKeys } from '../store/pages.ts';
 import { queueForIndex } from '../store/fts-index.ts';
 import { extractLinks } from './links/extract.ts';
 import { indexRows, type IndexRow, type Metadata } from './metadata.ts';
@@ -31,12 +31,20 @@ export type IndexedPage = {
   fresh?: boolean;
   /** Base URLs under which a link is internal: the server's own (config.baseUrl). */
   baseUrls?: string[];
+  /**
+   * Only these metadata keys changed since the previous revision (a metadata patch of a live
+   * page): only their index rows are rewritten. A patch of one key of a page with thousands of
+   * list items rewrote every row (0.9 s for 200,000; issue 18).
+   */
+  changedKeys?: string[];
 };
 
 export function indexPage(db: Db, page: IndexedPage): void {
-  const rows = indexRows(page.metadata);
-  updateKeyStats(db, page.id, page.fresh ? [] : metaRowsOf(db, page.id), rows);
+  const keys = page.changedKeys && page.previous && !page.fresh ? page.changedKeys : null;
+  const rows = indexRows(keys ? pick(page.metadata, keys) : page.metadata);
+  updateKeyStats(db, page.id, page.fresh ? [] : keys ? metaRowsOfKeys(db, page.id, keys) : metaRowsOf(db, page.id), rows);
   if (page.fresh) insertMetaIndex(db, page.id, rows);
+  else if (keys) replaceMetaIndexKeys(db, page.id, keys, rows);
   else replaceMetaIndex(db, page.id, rows);
   const prev = page.previous;
   // The full-text index is kept off the write path (store/fts-index.ts): a queue row here.
@@ -69,6 +77,12 @@ export function changePageAccess(db: Db, pageId: number, apply: () => void): voi
   const pairs = minus(keyTypes(metaRowsOf(db, pageId)), new Set());
   bumpKeyStats(db, before.spaceId, before.readers, pairs, -1);
   bumpKeyStats(db, after.spaceId, after.readers, pairs, +1);
+}
+
+function pick(metadata: Metadata, keys: string[]): Metadata {
+  const out: Metadata = {};
+  for (const k of keys) if (Object.hasOwn(metadata, k)) out[k] = metadata[k];
+  return out;
 }
 
 function updateKeyStats(db: Db, pageId: number, before: ReadonlyArray<{ key: string; pos: number; t: string }>, after: IndexRow[]): void {

@@ -11,10 +11,11 @@ import { existingPrincipalIds, findPrincipalByName } from '../store/principals.t
 /** `restricted: false` means the page follows its space's defaultAccess. */
 export type Acl = { restricted: boolean; read: string[]; write: string[] };
 
+/** The ACL as it was PUT: `read` lists every reader, writers included (write implies read). */
 export function presentAcl(entries: AclEntry[], hasAcl: boolean): Acl {
   return {
     restricted: hasAcl,
-    read: entries.filter((e) => e.perm === 'read').map((e) => e.principal_id),
+    read: entries.map((e) => e.principal_id),
     write: entries.filter((e) => e.perm === 'write').map((e) => e.principal_id),
   };
 }

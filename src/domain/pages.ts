@@ -164,6 +164,7 @@ export function writeRevision(
     previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
     fresh: existing === null,
     baseUrls: [svc.config.baseUrl],
+    changedKeys: event?.changedKeys,
   });
   if (event) {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);

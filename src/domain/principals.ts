@@ -114,6 +114,41 @@ export function verifyPassword(password: string, stored: string): boolean {
   return crypto.timingSafeEqual(expected, actual);
 }
 
+/** A principal by id, presented; null when it no longer exists. */
+export function principalOf(svc: Services, id: string): Principal | null {
+  const row = store.findPrincipal(svc.db, id);
+  return row ? presentPrincipal(row) : null;
+}
+
+/** The principals of the caller's organisation (org admins only). */
+export function listOrgPrincipals(svc: Services, caller: Caller): Principal[] {
+  requireOrgAdmin(caller);
+  return store.listPrincipals(svc.db, caller.orgId).map(presentPrincipal);
+}
+
+export type KeyInfo = { id: string; prefix: string; createdAt: string; revokedAt: string | null };
+
+/** A principal of the caller's organisation, else 404 (another organisation's is absent). */
+function orgPrincipal(svc: Services, caller: Caller, id: string): store.PrincipalRow {
+  requireOrgAdmin(caller);
+  const p = store.findPrincipal(svc.db, id);
+  if (!p || p.org_id !== caller.orgId) throw notFound(`principal '${id}'`);
+  return p;
+}
+
+/** The API keys of a principal of the caller's organisation, without their secrets. */
+export function listPrincipalKeys(svc: Services, caller: Caller, principalId: string): KeyInfo[] {
+  const p = orgPrincipal(svc, caller, principalId);
+  return store.listKeys(svc.db, p.id).map((k) => ({ id: k.id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at }));
+}
+
+/** Issues a key for a principal of the caller's organisation (the key is shown once). */
+export function issuePrincipalKey(svc: Services, caller: Caller, principalId: string): { id: string; key: string; principalId: string } {
+  const p = orgPrincipal(svc, caller, principalId);
+  const { id, key } = createKey(svc, p.id);
+  return { id, key, principalId: p.id };
+}
+
 export function requireOrgAdmin(caller: Caller): void {
   if (!caller.orgAdmin) throw new AppError('forbidden', 'this operation is for org admins');
 }

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { AppError, invalid } from '../domain/errors.ts';
-import type { Issue } from '../domain/issues.ts';
+import { toIssue } from '../domain/input-issues.ts';
 
 /**
  * Reads a JSON request body: 415 unless it is JSON, 413 past `maxBytes` (counted while reading,
@@ -68,19 +68,18 @@ function depthExceeds(value: unknown, max: number): boolean {
   return false;
 }
 
-/** Parses `data` with a valibot schema; failures become 400 with one issue per field. */
+const OBJECT_SCHEMAS = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
+
+/**
+ * Parses `data` with a valibot schema; failures become 400 with one issue per field, in words
+ * for people (domain/input-issues.ts). A body that must be an object and is not (an array, a
+ * string, null) is one issue on `body`: valibot would take an array's indexes for field names.
+ */
 export function parse<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
+  if (OBJECT_SCHEMAS.has(schema.type) && (data === null || typeof data !== 'object' || Array.isArray(data))) {
+    throw invalid([{ key: 'body', code: 'type', message: 'the body must be a JSON object' }]);
+  }
   const r = v.safeParse(schema, data);
   if (r.success) return r.output;
-  throw invalid(r.issues.map(toIssue));
-}
-
-export function toIssue(i: v.BaseIssue<unknown>): Issue {
-  const key = i.path?.map((p) => String(p.key)).join('.') || 'body';
-  const code = i.received === 'undefined' ? 'required'
-    : i.type === 'min_value' || i.type === 'min_length' ? 'min'
-    : i.type === 'max_value' || i.type === 'max_length' ? 'max'
-    : i.type === 'picklist' ? 'option'
-    : i.kind === 'schema' ? 'type' : 'format';
-  return { key, code, message: i.message };
+  throw invalid(r.issues.map((i) => toIssue(i, schema)));
 }

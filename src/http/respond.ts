@@ -18,22 +18,26 @@ export function noContent(): Response {
   return new FastResponse(null, { status: 204 });
 }
 
+/** The RFC 9457 problem+json text of an AppError. */
+export function problemBody(err: AppError, instance?: string): string {
+  return JSON.stringify({
+    type: `https://kspace.dev/problems/${err.code.replaceAll('_', '-')}`,
+    title: err.title,
+    status: err.status,
+    code: err.code,
+    detail: err.message,
+    ...(instance ? { instance } : {}),
+    ...(err.issues ? { issues: err.issues } : {}),
+    ...(err.extra ?? {}),
+  });
+}
+
 /** RFC 9457 problem+json for an AppError; anything else is logged and becomes a bare 500. */
 export function problem(err: unknown, log: Logger, instance?: string): Response {
   if (err instanceof AppError) {
-    const body: Record<string, unknown> = {
-      type: `https://kspace.dev/problems/${err.code.replaceAll('_', '-')}`,
-      title: err.title,
-      status: err.status,
-      code: err.code,
-      detail: err.message,
-      ...(instance ? { instance } : {}),
-      ...(err.issues ? { issues: err.issues } : {}),
-      ...(err.extra ?? {}),
-    };
     const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
     if (typeof err.extra?.retryAfter === 'number') headers['retry-after'] = String(err.extra.retryAfter);
-    return new FastResponse(JSON.stringify(body), { status: err.status, headers });
+    return new FastResponse(problemBody(err, instance), { status: err.status, headers });
   }
   log.error('unhandled error', { error: err instanceof Error ? err.stack ?? err.message : String(err), instance });
   const body = { type: 'about:blank', title: 'Internal server error', status: 500, code: 'internal_error' };

@@ -1,16 +1,20 @@
 // MCP over Streamable HTTP at /mcp. Stateless: every POST gets a fresh McpServer and transport,
 // answered as plain JSON. Tools reach the API in-process through the same h3 app with the
 // caller's own Authorization header, so ACLs, validation and events are exactly those of HTTP.
-import type { H3, H3Event } from 'h3';
+// GET and DELETE (SSE stream, session end) are not declared, so they answer 405 with `Allow: POST`.
+import * as v from 'valibot';
+import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
 import { AppError } from '../domain/errors.ts';
-import { requireCaller } from '../http/auth.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { documentAs } from '../http/json-schema.ts';
 import { readText } from '../http/body.ts';
-import { problem } from '../http/respond.ts';
 import { nextCursorOf, readBody, type CallApi } from './api.ts';
 
+type Fetcher = { fetch(req: Request): Response | Promise<Response> };
+
 /** The /mcp door's callApi: a sub-request into `app` carrying the caller's credentials. */
-export function inProcessCallApi(app: H3, origin: string, authorization: string): CallApi {
+export function inProcessCallApi(app: Fetcher, origin: string, authorization: string): CallApi {
   return async (method, path, body) => {
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -19,21 +23,10 @@ export function inProcessCallApi(app: H3, origin: string, authorization: string)
   };
 }
 
-async function handleMcp(app: H3, svc: Services, event: H3Event): Promise<Response> {
-  const authorization = event.req.headers.get('authorization');
-  // Bearer keys only (the web app's cookie is for the web app); 401 before any MCP parsing.
-  if (!authorization) throw new AppError('unauthorized', 'send Authorization: Bearer <API key>');
-  requireCaller(event, svc);
-  if (event.req.method !== 'POST') {
-    // Stateless: no server-initiated messages, so no standalone SSE stream (the spec allows 405).
-    throw new AppError('method_not_allowed', 'this MCP endpoint is stateless: send JSON-RPC with POST', undefined, undefined);
-  }
-  let origin: string;
-  try {
-    origin = new URL(event.req.url).origin; // built from the Host header, which may be anything
-  } catch {
-    throw new AppError('bad_request', 'the Host header is not a valid host and port');
-  }
+async function handleMcp(svc: Services, event: H3Event): Promise<Response> {
+  const app = event.app as Fetcher; // the h3 app this request came through
+  const authorization = event.req.headers.get('authorization')!; // checked by the endpoint's auth (Bearer only)
+  const origin = originOf(event);
   const text = await readText(event.req, svc.config.limits.bodyBytes);
   // A JSON-RPC batch (an array) runs every call in it within one request: one 872-byte POST of
   // four searches held the server 3.6 s (issue 18). MCP 2025-06-18 dropped batches: refused.
@@ -57,22 +50,39 @@ async function handleMcp(app: H3, svc: Services, event: H3Event): Promise<Respon
   }
 }
 
+/** The origin the in-process sub-requests carry; a Host header that makes no URL (`x:99999`) is a 400. */
+function originOf(event: H3Event): string {
+  try {
+    return new URL(event.req.url).origin;
+  } catch {
+    throw new AppError('bad_request', 'the Host header is not a valid host and port');
+  }
+}
+
 function batchRefused(): Response {
   const error = { code: -32600, message: 'JSON-RPC batches (arrays) are not accepted: send one JSON-RPC message per request' };
   return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error }), { status: 400, headers: { 'content-type': 'application/json' } });
 }
 
-export function registerMcpRoutes(app: H3, svc: Services): void {
-  const handler = async (event: H3Event) => {
-    try {
-      return await handleMcp(app, svc, event);
-    } catch (err) {
-      const res = problem(err, svc.log, '/mcp');
-      if (err instanceof AppError && err.code === 'method_not_allowed') res.headers.set('allow', 'POST');
-      return res;
-    }
-  };
-  app.on('POST', '/mcp', handler);
-  app.on('GET', '/mcp', handler);
-  app.on('DELETE', '/mcp', handler);
-}
+const JsonRpc = v.looseObject({ jsonrpc: v.literal('2.0') });
+const JsonRpcMessages = documentAs(v.union([JsonRpc, v.array(JsonRpc)]), {
+  description: 'one JSON-RPC 2.0 message (MCP Streamable HTTP); batches (arrays) are refused with 400',
+  type: 'object', required: ['jsonrpc'],
+});
+
+export const mcpEndpoints = [
+  endpoint({
+    method: 'POST', path: '/mcp', tag: 'mcp', auth: 'key', bearerOnly: true, body: JsonRpcMessages,
+    bodyExample: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    summary: 'MCP Streamable HTTP (stateless, JSON answers)',
+    description: 'The body is read by the MCP transport itself; JSON-RPC errors are JSON-RPC answers, not problem+json.',
+    responses: [
+      { status: 200, schema: JsonRpcMessages },
+      { status: 202, description: 'notifications and responses only: accepted, no body' },
+      { status: 400, schema: JsonRpcMessages, description: 'a JSON-RPC parse or protocol error, or a batch' },
+      { status: 406, schema: JsonRpcMessages, description: 'Accept does not include application/json and text/event-stream' },
+      { status: 415, schema: JsonRpcMessages, description: 'not application/json' },
+    ],
+    handler: ({ svc, event }) => handleMcp(svc, event),
+  }),
+];

@@ -1,8 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
+import type { RequestFields } from './log.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
 // Every request passes here first, on the Node side of h3: its id, the limits for a server on a
@@ -78,7 +79,8 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     const sent = req.socket.bytesWritten;
     let id = ops.trustProxy ? req.headers['x-request-id'] : undefined;
     if (typeof id !== 'string' || !ID_PATTERN.test(id)) id = `${prefix}-${(++counter).toString(36)}`;
-    res.setHeader('x-request-id', id);
+    (res as IdRes)[kId] = id;
+    res.writeHead = writeHeadWithId;
     if (draining) res.setHeader('connection', 'close');
     const auth = req.headers.authorization;
     let limited: string | null = null;
@@ -119,11 +121,13 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
         ms,
         bytes: req.socket ? req.socket.bytesWritten - sent : 0,
       };
-      const fields = {
-        id, principal: event?.context.principal ?? null, method: req.method, route: done.route,
+      const fields: RequestFields = {
+        id, principal: (event?.context.principal as string | undefined) ?? null, method: req.method ?? '-', route: done.route,
         status: done.status, ms: Math.round(ms * 10) / 10, bytes: done.bytes,
       };
-      if (ms > ops.logSlowMs) svc.log.warn('slow request', fields);
+      const slow = ms > ops.logSlowMs;
+      if (svc.log.request) svc.log.request(fields, slow);
+      else if (slow) svc.log.warn('slow request', fields);
       else svc.log.info('request', fields);
       for (const fn of onDone) fn(done);
     });
@@ -134,6 +138,22 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     drain: () => (draining = true),
     stop: () => clearInterval(sweep),
   };
+}
+
+// X-Request-Id joins the headers srvx hands to writeHead (a flat array). A header set earlier
+// with setHeader would send Node's writeHead down its slow path (every header of the answer
+// removed and appended again, validated each time), a few µs on every request.
+const kId = Symbol('kspace.requestId');
+type IdRes = ServerResponse & { [kId]?: string };
+const nodeWriteHead = ServerResponse.prototype.writeHead;
+
+function writeHeadWithId(this: IdRes, ...args: unknown[]): ServerResponse {
+  const id = this[kId]!;
+  const last = args[args.length - 1];
+  if (Array.isArray(last) && args.length > 1) last.push('x-request-id', id);
+  else if (last && typeof last === 'object' && args.length > 1) (last as Record<string, string>)['x-request-id'] = id;
+  else this.setHeader('x-request-id', id);
+  return (nodeWriteHead as (...a: unknown[]) => ServerResponse).apply(this, args);
 }
 
 /** The caller's address: the socket's, or the last X-Forwarded-For hop behind a trusted proxy. */

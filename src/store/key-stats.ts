@@ -13,6 +13,11 @@ export function metaRowsOf(db: Db, pageId: number): Array<{ key: string; pos: nu
 // '' without a page ACL; ',id1,id2,' (sorted) with one, ',' when it lists nobody.
 const READERS = `coalesce(${ACL_READERS}, '')`;
 
+/** The metadata index rows of some keys of a page. */
+export function metaRowsOfKeys(db: Db, pageId: number, keys: string[]): Array<{ key: string; pos: number; t: string }> {
+  return stmt(db, 'SELECT key, pos, t FROM page_meta WHERE page_id = ? AND key IN (SELECT value FROM json_each(?))').all(pageId, JSON.stringify(keys)) as never;
+}
+
 /** The page's space and reader set (see meta_key_stats in schema.sql). */
 export function readersOf(db: Db, pageId: number): { spaceId: number; readers: string } | undefined {
   return stmt(db, `SELECT p.space_id AS spaceId, ${READERS} AS readers FROM pages p WHERE p.id = ?`).get(pageId) as never;

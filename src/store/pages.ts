@@ -96,6 +96,12 @@ export function replaceMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void
   insertMetaIndex(db, pageId, rows);
 }
 
+/** Replaces the metadata index rows of some keys of a page; `rows` are those keys' new rows. */
+export function replaceMetaIndexKeys(db: Db, pageId: number, keys: string[], rows: IndexRow[]): void {
+  stmt(db, 'DELETE FROM page_meta WHERE page_id = ? AND key IN (SELECT value FROM json_each(?))').run(pageId, JSON.stringify(keys));
+  insertMetaIndex(db, pageId, rows);
+}
+
 /** Adds a page's metadata index rows; it has none yet. */
 export function insertMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {
   const ins = stmt(db, 'INSERT INTO page_meta (page_id, key, pos, t, v) VALUES (?, ?, ?, ?, ?)');

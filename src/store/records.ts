@@ -1,6 +1,7 @@
 import { dynamicStmt, stmt, type Db } from './db.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
-import type { Caller } from '../model.ts';
+import type { Caller, Condition, MetaType, Params, TypedValue } from '../model.ts';
+import { compileFilters, inListSql } from './meta-filter-sql.ts';
 
 // Template pages and record rows. Template pages are `templates/<name>`: the range
 // ['templates/', 'templates0') holds every path under the prefix ('0' follows '/'), so the walk
@@ -47,16 +48,6 @@ export function iterateReadableRecords(db: Db, caller: Caller, spaceId: number, 
 
 // ---- the records query -------------------------------------------------------------------
 
-export type MetaType = 's' | 'n' | 'b' | 'd';
-export type TypedValue = { t: MetaType; v: string | number };
-
-/** One validated filter; values are already typed as the metadata index stores them. */
-export type Condition =
-  | { op: 'eq' | 'neq' | 'contains'; key: string; value: TypedValue }
-  | { op: 'gt' | 'gte' | 'lt' | 'lte'; key: string; value: TypedValue }
-  | { op: 'exists' | 'missing'; key: string }
-  | { op: 'in'; key: string; values: TypedValue[] };
-
 /** Keyset position: phase 1 walks rows holding the order key, phase 2 the rows without it. */
 export type RecordCursor = { phase: 1; t: MetaType; v: string | number; id: number } | { phase: 2; id: number };
 
@@ -79,41 +70,12 @@ export type RecordHit = RecordRow & { ot?: MetaType; ov?: string | number };
 
 const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-/**
- * SQL for the conditions, with their parameters appended to `params` (never inlined). Each is a
- * probe of one page's rows by primary key (page_id, key, pos); the unary `+` on t and v keeps
- * the planner from answering it by a range scan of page_meta_kv over every page instead.
- */
+/** The conditions on the page `idCol` (store/meta-filter-sql.ts), their parameters added to `params`. */
 function compileConditions(conds: Condition[], params: Record<string, unknown>, idCol: string): string {
-  const parts: string[] = [];
-  conds.forEach((c, i) => {
-    const k = `k${i}`;
-    params[k] = c.key;
-    const has = (extra: string) => `EXISTS (SELECT 1 FROM page_meta m WHERE m.page_id = ${idCol} AND m.key = @${k}${extra})`;
-    const bind = (tv: TypedValue, name: string) => {
-      params[`${name}t`] = tv.t;
-      params[`${name}v`] = tv.v;
-      return `+m.t = @${name}t AND +m.v = @${name}v`;
-    };
-    switch (c.op) {
-      case 'exists': parts.push(has('')); break;
-      case 'missing': parts.push(`NOT ${has('')}`); break;
-      case 'eq': parts.push(has(` AND m.pos = -1 AND ${bind(c.value, `f${i}`)}`)); break;
-      case 'neq': parts.push(`NOT ${has(` AND m.pos = -1 AND ${bind(c.value, `f${i}`)}`)}`); break;
-      case 'contains': parts.push(has(` AND m.pos >= 0 AND ${bind(c.value, `f${i}`)}`)); break;
-      case 'in': {
-        const alts = c.values.map((tv, j) => `(${bind(tv, `f${i}_${j}`)})`).join(' OR ');
-        parts.push(has(` AND m.pos = -1 AND (${alts})`));
-        break;
-      }
-      default: {
-        params[`f${i}t`] = c.value.t;
-        params[`f${i}v`] = c.value.v;
-        parts.push(has(` AND m.pos = -1 AND +m.t = @f${i}t AND +m.v ${CMP[c.op]} @f${i}v`));
-      }
-    }
-  });
-  return parts.length ? parts.map((p) => ` AND ${p}`).join('') : '';
+  const bound: Params = {};
+  const sql = compileFilters(conds, bound, idCol);
+  Object.assign(params, bound);
+  return sql;
 }
 
 /**
@@ -121,12 +83,12 @@ function compileConditions(conds: Condition[], params: Record<string, unknown>, 
  * and stops at their bounds instead of stepping over every non-matching value.
  */
 function walkBounds(q: RecordsQuery): string {
-  // The values are bound by compileConditions under the same parameter names.
+  // The values are bound by compileConditions (compileFilters) under the same parameter names.
   let sql = '';
   q.conditions.forEach((c, i) => {
     if (c.key !== q.orderBy) return;
     if (c.op === 'in') {
-      sql += ` AND (${c.values.map((_, j) => `(o.t = @f${i}_${j}t AND o.v = @f${i}_${j}v)`).join(' OR ')})`;
+      sql += ` AND (o.t, o.v) IN ${inListSql(`f${i}in`)}`;
     } else if (c.op === 'eq') {
       sql += ` AND o.t = @f${i}t AND o.v = @f${i}v`;
     } else if (c.op === 'gt' || c.op === 'gte' || c.op === 'lt' || c.op === 'lte') {
@@ -219,11 +181,9 @@ function pickSeed(db: Db, conds: Condition[], cap: number): number | null {
 function querySeeded(db: Db, q: RecordsQuery, base: Record<string, unknown>, seed: number, scope: string): RecordHit[] {
   // The seed's values are bound by compileConditions (via `scope`) under these names.
   const c = q.conditions[seed];
-  const match = c.op === 'in'
-    ? c.values.map((_, j) => `(f.t = @f${seed}_${j}t AND f.v = @f${seed}_${j}v)`).join(' OR ')
-    : `f.t = @f${seed}t AND f.v = @f${seed}v`;
+  const match = c.op === 'in' ? `(f.t, f.v) IN ${inListSql(`f${seed}in`)}` : `f.t = @f${seed}t AND f.v = @f${seed}v`;
   const from = `FROM page_meta f CROSS JOIN pages p ON p.id = f.page_id CROSS JOIN spaces s ON s.id = p.space_id`;
-  const where = `f.key = @k${seed} AND f.pos = -1 AND (${match}) AND ${scope}`;
+  const where = `f.key = @f${seed}k AND f.pos = -1 AND (${match}) AND ${scope}`;
   const cmp = q.desc ? '<' : '>';
   const dir = q.desc ? 'DESC' : 'ASC';
   if (q.orderBy === null) {

@@ -9,15 +9,13 @@ import type { Caller } from '../model.ts';
 // No query here ranks by bm25 or reads any other statistic of the whole index: those count pages
 // the caller may not read (domain/search/full-text.ts says why and what ranks instead).
 
-/** Whether any page matches (one doclist step). */
-export function anyMatch(db: Db, match: string): boolean {
-  return stmt(db, 'SELECT 1 FROM page_fts WHERE page_fts MATCH ? LIMIT 1').pluck().get(match) !== undefined;
-}
-
-/** Up to `limit` ids of pages matching `match` below `before`, newest first: a doclist walk, no ranking. */
-export function matchingIds(db: Db, match: string, before: number, limit: number): number[] {
-  return stmt(db, 'SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?')
-    .pluck().all(match, before, limit) as number[];
+/**
+ * Up to `limit` ids of pages matching `match` with ids in [lo, hi], newest first: a doclist walk,
+ * no ranking. FTS5 applies the id range to every word's page list, so the range bounds the work.
+ */
+export function matchingIds(db: Db, match: string, lo: number, hi: number, limit: number): number[] {
+  return stmt(db, 'SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?')
+    .pluck().all(match, lo, hi, limit) as number[];
 }
 
 /** `content` is the body's first SNIPPET_SOURCE_CHARS characters: shorter means it is the whole body. */

@@ -89,7 +89,7 @@ describe('page ACLs', () => {
     await srv.admin.post('/spaces', { slug: 'acl', name: 'ACL' });
     await alice.put('/pages/acl/open', { title: 'Open' });
     await alice.put('/pages/acl/closed', { title: 'Closed' });
-    expect((await alice.put('/pages/acl/closed/acl', { read: [], write: [alice.id] })).body).toEqual({ restricted: true, read: [], write: [alice.id] });
+    expect((await alice.put('/pages/acl/closed/acl', { read: [], write: [alice.id] })).body).toEqual({ restricted: true, read: [alice.id], write: [alice.id] });
     expect((await bob.get('/pages/acl/closed')).status).toBe(404);
     expect((await bob.get('/pages/acl/closed/revisions')).status).toBe(404);
     expect((await bob.get('/pages/acl/closed/revisions/1')).status).toBe(404);

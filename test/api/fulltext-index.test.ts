@@ -215,7 +215,7 @@ describe('schema version 1 databases', () => {
     await srv.admin.put('/pages/kb/gone', { title: 'Gone', content: 'quokka' });
     await srv.admin.del('/pages/kb/gone');
     await srv.close();
-    // What version 1 had: the index inside kspace.db, no queue.
+    // What version 1 had: the index inside kspace.db, no queue; none of versions 4 and 5's additions.
     const db = new Database(path.join(dir, 'kspace.db'));
     // Undo the later versions' additions too (4: revision readers, history_access).
     db.exec(`ALTER TABLE revisions DROP COLUMN readers; DROP TABLE history_access;`);
@@ -224,6 +224,7 @@ describe('schema version 1 databases', () => {
       CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = 'page_fts_source', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO page_fts (page_fts) VALUES ('rebuild');
       CREATE INDEX pages_live_path ON pages(space_id, path) WHERE deleted_at IS NULL;
+      DROP INDEX sessions_principal; ALTER TABLE sessions DROP COLUMN last_seen_at; ALTER TABLE sessions DROP COLUMN user_agent;
       PRAGMA user_version = 1;`);
     db.close();
     for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(FTS_FILE))) fs.rmSync(path.join(dir, f));

@@ -84,10 +84,12 @@ describe('the link index', () => {
     expect(await broken(srv.admin, 'other')).toEqual(['other/y -> ghost/page']);
   });
 
-  it('404s for an absent page or space, 405 for a write to links', async () => {
+  it('404s for an absent page or space, 400 for a PUT to links (a reserved page path)', async () => {
     expect((await srv.admin.get('/pages/wiki/nope/links')).status).toBe(404);
     expect((await srv.admin.get('/spaces/nope/links/broken')).status).toBe(404);
-    expect((await srv.admin.put('/pages/wiki/a/links', {})).status).toBe(405);
+    const put = await srv.admin.put('/pages/wiki/a/links', {});
+    expect(put.status).toBe(400);
+    expect(put.body.issues[0]).toMatchObject({ key: 'path', code: 'reserved' });
   });
 });
 

@@ -49,7 +49,7 @@ describe('PATCH /pages/:space/:path/metadata', () => {
     [{ appendUnique: { t: 'x' } }, 'appendUnique.t', 'type'],
     [{ appendUnique: { t: [{}] } }, 'appendUnique.t', 'type'],
     [{ set: { template: 'x' } }, 'template', 'format'],
-    [{ other: 1 }, 'other', 'type'],
+    [{ other: 1 }, 'other', 'undeclared'],
     [{ set: [] }, 'set', 'type'],
   ])('rejects %j naming %s', async (patch, key, code) => {
     await srv.admin.put('/pages/m/bad', { title: 'B', metadata: { keep: 1 } });

@@ -166,5 +166,5 @@ describe('the log of kspace serve', () => {
     for (const l of parsed) expect(l).toMatchObject({ time: expect.stringMatching(/Z$/), level: expect.any(String), msg: expect.any(String) });
     for (const s of secrets) expect([s, log.includes(s)]).toEqual([s, false]);
     expect(parsed.find((l) => String(l.msg).startsWith('kspace listening on'))!.msg).toBe(`kspace listening on ${child.url} with data directory ${dataDir}`);
-  });
+  }, 60_000);
 });

@@ -36,5 +36,5 @@ describe('SIGTERM', () => {
     again.proc.kill('SIGTERM');
     await new Promise((r) => again.proc.once('exit', r));
     fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { runCli } from '../support/cli.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startServer, type TestServer } from '../support/server.ts';
@@ -215,6 +216,26 @@ describe('sessions', () => {
 });
 
 describe('session expiry and the per-address limit', () => {
+  it('brings a version 3 database forward: the sessions columns and index arrive, sign-in works', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-v3-'));
+    const first = await startServer({}, { dataDir, keepData: true });
+    await createUser(first, 'vera');
+    await first.close();
+    const db = new Database(path.join(dataDir, 'kspace.db'));
+    db.exec(`DROP INDEX sessions_principal; ALTER TABLE sessions DROP COLUMN last_seen_at;
+      ALTER TABLE sessions DROP COLUMN user_agent; PRAGMA user_version = 3;`);
+    db.close();
+    const srv = await startServer({}, { dataDir });
+    try {
+      const cols = (srv.svc.db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
+      expect(cols).toEqual(expect.arrayContaining(['last_seen_at', 'user_agent']));
+      const s = await signIn(srv, 'vera');
+      expect((await as(srv, s, 'GET', '/me')).status).toBe(200);
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('signs in a user created offline with kspace admin create-principal --kind user --password-stdin', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-user-'));
     const first = await startServer({}, { dataDir, keepData: true }); // bootstraps the data dir

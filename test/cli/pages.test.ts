@@ -109,7 +109,7 @@ describe('meta, acl, spaces', () => {
     await cli(['page', 'put', 'wiki', 'secret', '--title', 'S']);
     const me = (await srv.admin.get('/me')).body;
     const set = await cli(['acl', 'set', 'wiki', 'secret', '--write', me.id, '--json']);
-    expect(JSON.parse(set.stdout)).toEqual({ restricted: true, read: [], write: [me.id] });
+    expect(JSON.parse(set.stdout)).toEqual({ restricted: true, read: [me.id], write: [me.id] });
     expect((await cli(['acl', 'get', 'wiki', 'secret'])).stdout).toContain(me.id);
     expect((await cli(['acl', 'clear', 'wiki', 'secret'])).stdout).toMatch(/space's default/);
   });

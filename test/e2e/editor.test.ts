@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
 
+// The machine may be busy: wait up to 15 s for what a page shows.
+const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
 let session: Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -48,7 +50,7 @@ describe('the editor', { timeout: 90_000 }, () => {
     await content(page).fill('# Welcome\n\nSee [the FAQ](faq) and **bold** words.');
     const preview = page.getByRole('region', { name: 'Preview' });
     await preview.getByRole('heading', { name: 'Welcome' }).waitFor();
-    await expect.poll(() => preview.locator('strong').textContent()).toBe('bold');
+    await expect.poll(() => preview.locator('strong').textContent(), POLL).toBe('bold');
     expect(await preview.getByRole('link', { name: 'the FAQ' }).getAttribute('class')).toContain('broken');
     await checkA11y(page);
     await page.getByRole('button', { name: 'Save' }).click();
@@ -74,10 +76,10 @@ describe('the editor', { timeout: 90_000 }, () => {
     await mine.keyboard.press('Control+s');
     const conflict = mine.getByRole('region', { name: 'This page was changed while you were editing' });
     await conflict.waitFor();
-    await expect.poll(() => conflict.getByRole('region', { name: 'Your version' }).textContent()).toContain('line three, edited by me');
+    await expect.poll(() => conflict.getByRole('region', { name: 'Your version' }).textContent(), POLL).toContain('line three, edited by me');
     expect(await conflict.getByRole('region', { name: /saved meanwhile/ }).textContent()).toContain('line one, edited by them');
     const merged = conflict.getByLabel('Merged content');
-    await expect.poll(() => merged.inputValue()).toBe('line one, edited by them\nline two\nline three, edited by me');
+    await expect.poll(() => merged.inputValue(), POLL).toBe('line one, edited by them\nline two\nline three, edited by me');
     await checkA11y(mine);
     await conflict.getByRole('button', { name: 'Save merged version' }).click();
     await mine.getByRole('heading', { level: 1, name: 'Plan' }).waitFor();
@@ -95,9 +97,35 @@ describe('the editor', { timeout: 90_000 }, () => {
     await page.reload();
     await page.locator('.cm-content').waitFor();
     await page.getByRole('button', { name: 'Restore draft' }).click();
-    await expect.poll(() => content(page).textContent()).toContain('and a sentence typed but never saved');
+    await expect.poll(() => content(page).textContent(), POLL).toContain('and a sentence typed but never saved');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { level: 1, name: 'Notes' }).waitFor();
     expect((await app.admin.get('/pages/docs/notes')).body.content).toBe('saved text\nand a sentence typed but never saved');
+  });
+
+  it('shows history: one old revision, a diff of two, and restores a version as a new one', async () => {
+    await app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\na time' });
+    await app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\nanother time\nthe end' });
+    const page = await open();
+    await page.goto('/app/p/docs/story');
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByRole('link', { name: 'Version 1' }).waitFor();
+    await page.getByLabel('Compare from version 1').check();
+    await page.getByLabel('Compare to version 2').check();
+    await page.getByRole('button', { name: 'Compare versions' }).click();
+    const diff = page.getByRole('table', { name: 'Changes from version 1 to 2' });
+    await diff.waitFor();
+    expect(page.url()).toContain('?diff=1..2');
+    expect(await diff.locator('.diff-line.del').allTextContents()).toEqual(['−removeda time']);
+    expect(await diff.locator('.diff-line.add').allTextContents()).toEqual(['+addedanother time', '+addedthe end']);
+    await checkA11y(page);
+    await page.getByRole('link', { name: 'Version 1' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Story' }).waitFor();
+    expect(page.url()).toContain('?rev=1');
+    await expect.poll(() => page.locator('.markdown').textContent(), POLL).toContain('a time');
+    await page.getByRole('button', { name: 'Restore this version' }).click();
+    await page.getByRole('link', { name: 'Edit' }).waitFor();
+    const now = await app.admin.get('/pages/docs/story');
+    expect(now.body).toMatchObject({ version: 3, content: 'once\nupon\na time' });
   });
 });

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
 
+// The machine may be busy: wait up to 15 s for what a page shows.
+const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
 let session: Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -71,9 +73,9 @@ describe('the New Page form', { timeout: 90_000 }, () => {
     expect(await chooser.locator('optgroup').evaluateAll((gs) => gs.map((g) => `${g.getAttribute('label')}: ${[...g.querySelectorAll('option')].map((o) => o.textContent).join(', ')}`)))
       .toEqual(['Operations: Task', 'Team: Meeting notes']);
     await chooser.selectOption({ label: 'Meeting notes' });
-    await expect.poll(() => page.getByLabel('Title', { exact: true }).inputValue()).toBe('Meeting notes');
+    await expect.poll(() => page.getByLabel('Title', { exact: true }).inputValue(), POLL).toBe('Meeting notes');
     await page.locator('.cm-content').waitFor();
-    await expect.poll(() => page.getByRole('textbox', { name: 'Content' }).textContent()).toContain('## Agenda');
+    await expect.poll(() => page.getByRole('textbox', { name: 'Content' }).textContent(), POLL).toContain('## Agenda');
     await page.getByLabel('Path').fill('meetings/2026-11-25');
     await page.getByLabel('Title', { exact: true }).fill('Weekly sync, 25 November');
     await checkA11y(page);

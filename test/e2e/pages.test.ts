@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
 
+// The machine may be busy: wait up to 15 s for what a page shows.
+const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
 let user: { name: string; password: string };
@@ -37,11 +39,29 @@ async function open(allow: RegExp[] = []): Promise<Page> {
 }
 
 describe('reading pages', { timeout: 90_000 }, () => {
+  it('signs in from a page address and comes back to it; a wrong password says so', async () => {
+    const ctx = await browser.newContext({ baseURL: app.url });
+    const page = await ctx.newPage();
+    guard(page, app.url, { allowConsole: [/status of 401/] });
+    await page.goto('/app/p/wiki/guides/setup');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/app/p/wiki/guides/setup');
+    await page.getByLabel('Name').fill(user.name);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Wrong name or password' }).waitFor();
+    await checkA11y(page);
+    await signIn(page, user.name, user.password);
+    await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
+    expect(page.url()).toBe(`${app.url}/app/p/wiki/guides/setup`);
+    expect(await page.getByRole('banner').getByText(user.name, { exact: true }).isVisible()).toBe(true);
+  });
+
   it('goes from the page tree to a page and its backlinks', async () => {
     const page = await open();
     await page.goto('/app/');
     await page.getByRole('link', { name: 'Team wiki' }).click();
-    await expect.poll(() => page.url()).toContain('/app/s/wiki');
+    await expect.poll(() => page.url(), POLL).toContain('/app/s/wiki');
     await page.getByRole('list', { name: 'Pages' }).getByRole('link', { name: 'Setup guide' }).click();
     await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
     expect(page.url()).toBe(`${app.url}/app/p/wiki/guides/setup`);
@@ -50,7 +70,7 @@ describe('reading pages', { timeout: 90_000 }, () => {
     expect(await backlinks.getByRole('link').allTextContents()).toEqual(expect.arrayContaining(['Start here', 'Old FAQ']));
     // The typed metadata panel shows the values.
     const meta = page.getByRole('region', { name: 'Metadata' });
-    await expect.poll(() => meta.textContent()).toContain('wendy');
+    await expect.poll(() => meta.textContent(), POLL).toContain('wendy');
     expect(await meta.locator('time').getAttribute('datetime')).toBe('2026-12-01');
     await checkA11y(page);
     // A backlink leads to the linking page, whose rendered links stay inside the app.
@@ -89,7 +109,7 @@ describe('reading pages', { timeout: 90_000 }, () => {
     await page.goto('/app/p/wiki/guides/setup');
     await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
     await page.keyboard.press('/');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Search');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')), POLL).toBe('Search');
     await page.keyboard.press('Escape');
     await page.locator('body').click({ position: { x: 5, y: 300 } });
     await page.keyboard.press('e');

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
 
+// The machine may be busy: wait up to 15 s for what a page shows.
+const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
 let session: Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -55,17 +57,17 @@ describe('records and search', { timeout: 90_000 }, () => {
     await page.goto('/app/s/eng');
     await page.getByRole('region', { name: 'Record types' }).getByRole('link', { name: 'task' }).click();
     await page.getByRole('heading', { level: 1, name: 'task' }).waitFor();
-    await expect.poll(() => titlesIn(page)).toHaveLength(6);
+    await expect.poll(() => titlesIn(page), POLL).toHaveLength(6);
     await page.getByText('Filters', { exact: true }).click();
     await page.getByRole('button', { name: 'Add filter' }).click();
     await page.getByLabel('Filter 1 key').fill('stage');
     await page.getByLabel('Filter 1 operator').selectOption('in');
     await page.getByLabel('Filter 1 value').fill('todo, doing');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(() => titlesIn(page)).toHaveLength(5);
+    await expect.poll(() => titlesIn(page), POLL).toHaveLength(5);
     await page.getByRole('button', { name: 'Points' }).click(); // ascending
     await page.getByRole('button', { name: 'Points' }).click(); // descending
-    await expect.poll(() => page.getByRole('columnheader', { name: /Points/ }).getAttribute('aria-sort')).toBe('descending');
+    await expect.poll(() => page.getByRole('columnheader', { name: /Points/ }).getAttribute('aria-sort'), POLL).toBe('descending');
     const url = new URL(page.url());
     expect(JSON.parse(url.searchParams.get('filters') ?? '')).toEqual([{ key: 'stage', op: 'in', value: ['todo', 'doing'] }]);
     expect(url.searchParams.get('orderBy')).toBe('points');
@@ -73,11 +75,11 @@ describe('records and search', { timeout: 90_000 }, () => {
     const api = await app.admin.get(`/spaces/eng/records/task?filters=${encodeURIComponent(url.searchParams.get('filters') ?? '')}&orderBy=points&order=desc`);
     const expected = (api.body.pages as { title: string }[]).map((p) => p.title);
     expect(expected).toEqual(['Echo', 'Bravo', 'Alpha', 'Foxtrot <b>bold</b> & co', 'Delta']);
-    await expect.poll(() => titlesIn(page)).toEqual(expected);
+    await expect.poll(() => titlesIn(page), POLL).toEqual(expected);
     await checkA11y(page);
     // The address alone restores the view.
     await page.reload();
-    await expect.poll(() => titlesIn(page)).toEqual(expected);
+    await expect.poll(() => titlesIn(page), POLL).toEqual(expected);
   });
 
   it('searches with highlighted snippets and escapes everything else', async () => {
@@ -89,7 +91,7 @@ describe('records and search', { timeout: 90_000 }, () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Results for “habitat”' }).waitFor();
     const hits = page.locator('.hit');
-    await expect.poll(() => hits.count()).toBe(6);
+    await expect.poll(() => hits.count(), POLL).toBe(6);
     expect(await page.locator('.snippet mark').first().textContent()).toBe('habitat');
     // A title with markup is shown as text.
     await page.getByRole('link', { name: 'Foxtrot <b>bold</b> & co' }).waitFor();
@@ -103,7 +105,7 @@ describe('records and search', { timeout: 90_000 }, () => {
     await mq.getByLabel('Filter 1 operator').selectOption('gte');
     await mq.getByLabel('Filter 1 value').fill('8');
     await mq.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'Metadata query' }).getByRole('listitem').count()).toBe(2);
+    await expect.poll(() => page.getByRole('region', { name: 'Metadata query' }).getByRole('listitem').count(), POLL).toBe(2);
     expect(new URL(page.url()).searchParams.get('filters')).toBe(JSON.stringify([{ key: 'points', op: 'gte', value: 8 }]));
   });
 });

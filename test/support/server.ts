@@ -12,7 +12,9 @@ export type TestServer = Running & { dataDir: string; admin: Client; errors: str
 /** The real server on a random port over a fresh SQLite file in a temp dir. */
 export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-test-'));
-  const config = loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, ...env });
+  // SERVICE_VALIDATE_RESPONSES: every answer is checked against the endpoint table's schemas
+  // (src/http/response-check.ts): a violation is a 500 and a logged error, so the test fails.
+  const config = loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_VALIDATE_RESPONSES: '1', ...env });
   const errors: string[] = [];
   const log: Logger = { info() {}, warn() {}, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`) };
   const running = await serve(config, log);

@@ -62,8 +62,12 @@ describe('checkQuery', () => {
     ['abc*', null],
     ['"x abc"*', null],
     ['éab*', null],
-    ['abc* abd* abe* abf*', null],
-    ['abc* abd* abe* abf* abg*', 'max'],
+    ['abc* abd*', null],
+    ['abc* abd* abe*', 'max'],
+    ['a b c d e f g h', null],
+    ['a b c d e f g h i', 'max'],
+    ['"a b c d e f g h i"', 'max'],
+    ['"a b c d" "e f g h"', null],
   ])('%j', (q, code) => {
     expect(checkQuery(q)?.code ?? null).toBe(code);
   });

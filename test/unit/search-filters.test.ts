@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { compileDriver, compileFilters, parseFilters, type Params } from '../../src/domain/search/filters.ts';
+import { parseFilters, type Params } from '../../src/domain/search/filters.ts';
+import { compileDriver, compileFilters } from '../../src/store/meta-filter-sql.ts';
 
 const parse = (filters: unknown) => parseFilters(typeof filters === 'string' ? filters : JSON.stringify(filters));
 
@@ -87,5 +88,25 @@ describe('compileFilters and compileDriver', () => {
 
   it('ANDs conditions with distinct parameter names', () => {
     expect(ids([{ key: 'n', op: 'gte', value: 9 }, { key: 'n', op: 'lte', value: 9 }, { key: 's', op: 'exists' }])).toEqual([2]);
+  });
+
+  it('finds numbers, dates and booleans in an in-list by type', () => {
+    expect(ids([{ key: 'n', op: 'in', value: [9, 10, 'x'] }])).toEqual([1, 2]);
+    expect(ids([{ key: 'n', op: 'in', value: ['9', '10'] }])).toEqual([]);
+  });
+
+  // Issue 18: SQL built per combination of keys, values and in-list lengths made every new query a
+  // new statement, and 20 in-lists of 100 values took over a second to prepare.
+  it('writes the same SQL whatever the keys, values and in-list lengths: only ops and their number shape it', () => {
+    const sqlOf = (filters: unknown) => compileFilters(parse(filters).conditions, {});
+    const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
+    expect(sqlOf([{ key: 'a', op: 'in', value: values(1) }, { key: 'b', op: 'eq', value: 1 }]))
+      .toBe(sqlOf([{ key: 'zz', op: 'in', value: values(100) }, { key: 'y', op: 'eq', value: 'text' }]));
+    const many = Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, op: 'in', value: values(100) }));
+    const sql = sqlOf(many);
+    expect(sql.length).toBeLessThan(10_000);
+    const t0 = performance.now();
+    db.prepare(`SELECT p.id FROM pages p WHERE 1 ${sql}`);
+    expect(performance.now() - t0).toBeLessThan(200);
   });
 });

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Limits } from '../../config.ts';
 import { invalid } from '../errors.ts';
+import { toIssue } from '../input-issues.ts';
 import type { Issue } from '../issues.ts';
 import { checkMetadata } from '../metadata.ts';
 import { checkPagePath, normalizePagePath } from '../paths.ts';
@@ -49,12 +50,6 @@ const Page = v.looseObject({
   updatedAt: v.optional(v.string()),
 });
 
-function toIssue(i: v.BaseIssue<unknown>): Issue {
-  const key = i.path?.map((p) => String(p.key)).join('.') || 'body';
-  const code = i.received === 'undefined' ? 'required' : i.type === 'literal' ? 'option' : i.kind === 'schema' ? 'type' : 'format';
-  return { key, code, message: i.message };
-}
-
 /**
  * Checks a decoded bundle. Throws a 400 (nothing may be written) when the envelope is wrong:
  * not an object, another `format` or `formatVersion`, no `space` object or no `pages` list.
@@ -78,7 +73,7 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
   }
   if (headIssues.length) throw invalid(headIssues);
   const env = v.safeParse(Envelope, data);
-  if (!env.success) throw invalid(env.issues.map((i) => toIssue(i)));
+  if (!env.success) throw invalid(env.issues.map((i) => toIssue(i, Envelope)));
   const { space, pages: rawPages } = env.output;
 
   const pages: BundlePage[] = [];
@@ -89,7 +84,7 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
       ? (raw as { path: string }).path : `pages[${i}]`;
     const r = v.safeParse(Page, raw);
     if (!r.success) {
-      errors.push(pageError(label, r.issues.map((x) => toIssue(x))));
+      errors.push(pageError(label, r.issues.map((x) => toIssue(x, Page))));
       return;
     }
     const p = r.output;

@@ -34,7 +34,7 @@ export async function rebuildIndexes(svc: Services, caller: Caller): Promise<{ p
     pages += n;
     if (n < BATCH) break;
   }
-  const result = tx(svc.db, () => {
+  const result = await svc.writes.run(() => {
     deleteOrphanLinks(svc.db);
     rebuildKeyStats(svc.db, caller.orgId);
     return { pages, links: countOrgLinks(svc.db, caller.orgId) };

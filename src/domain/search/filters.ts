@@ -1,7 +1,7 @@
 // Metadata filters: `filters` is a JSON array of {key, op, value}, AND-ed. Pure: parseFilters
 // validates and types the values the way the metadata index stores them (typed(): dates as
-// epoch ms, booleans as 0/1), and compileFilters turns them into SQL over page_meta whose only
-// variable parts are bound parameters. No user text ever becomes SQL.
+// epoch ms, booleans as 0/1); store/meta-filter-sql.ts turns the conditions into SQL over
+// page_meta whose only variable parts are bound parameters. No user text ever becomes SQL.
 import type { Issue } from '../issues.ts';
 import { checkKey, typed } from '../metadata.ts';
 
@@ -11,7 +11,7 @@ export const MAX_FILTERS = 20;
 export const MAX_IN_VALUES = 100;
 
 export type { Condition, MetaType, Params, TypedValue } from '../../model.ts';
-import type { Condition, Params, TypedValue } from '../../model.ts';
+import type { Condition, TypedValue } from '../../model.ts';
 
 const FILTER_FIELDS = new Set(['key', 'op', 'value']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -101,72 +101,4 @@ function dedupe(values: TypedValue[]): TypedValue[] {
     seen.add(id);
     return true;
   });
-}
-
-type ValueCondition = Exclude<Condition, { op: 'exists' | 'missing' }>;
-const isKeyOnly = (c: Condition): c is Extract<Condition, { op: 'exists' | 'missing' }> => c.op === 'exists' || c.op === 'missing';
-const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-
-/**
- * The rows of page_meta (alias `alias`) that satisfy a condition on their own, as SQL whose
- * values are bound into `params` under names starting with `name`. Semantics:
- * eq/in/gt…: the key's scalar value (pos -1), compared within its type, so numbers compare
- * numerically and dates chronologically; contains: an item of the key's list (pos ≥ 0).
- */
-function rowCondition(c: ValueCondition, alias: string, name: string, params: Params): string {
-  params[`${name}k`] = c.key;
-  const head = `${alias}.key = @${name}k`;
-  const bind = (tv: TypedValue, n: string) => {
-    params[`${n}t`] = tv.t;
-    params[`${n}v`] = tv.v;
-    return `${alias}.t = @${n}t AND ${alias}.v = @${n}v`;
-  };
-  switch (c.op) {
-    case 'eq':
-    case 'neq':
-      return `${head} AND ${alias}.pos = -1 AND ${bind(c.value, name)}`;
-    case 'contains':
-      return `${head} AND ${alias}.pos >= 0 AND ${bind(c.value, name)}`;
-    case 'in':
-      // Each alternative whole, so that SQLite can look each one up in the (key, t, v) index.
-      return `(${c.values.map((tv, j) => `(${head} AND ${alias}.pos = -1 AND ${bind(tv, `${name}_${j}`)})`).join(' OR ')})`;
-    default:
-      params[`${name}t`] = c.value.t;
-      params[`${name}v`] = c.value.v;
-      return `${head} AND ${alias}.pos = -1 AND ${alias}.t = @${name}t AND ${alias}.v ${CMP[c.op]} @${name}v`;
-  }
-}
-
-/**
- * SQL (`AND …` per filter) that the page whose id is `pageId` satisfies every condition; values
- * bound into `params`. Naming the id of the walk's driving row (not `p.id`) lets SQLite check
- * the filters on the small metadata rows before it reads a page row. Each check must stay a
- * primary-key lookup (page_id, key, pos): NOT INDEXED keeps the (key, t, v) index out, and
- * LIMIT 1 keeps SQLite from turning the EXISTS into a join that scans that index instead.
- */
-export function compileFilters(conditions: Condition[], params: Params, pageId = 'p.id'): string {
-  return conditions.map((c, i) => {
-    const name = `f${i}`;
-    if (isKeyOnly(c)) {
-      params[`${name}k`] = c.key;
-      const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND m.key = @${name}k LIMIT 1)`;
-      return ` AND ${c.op === 'missing' ? 'NOT ' : ''}${has}`;
-    }
-    const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND ${rowCondition(c, 'm', name, params)} LIMIT 1)`;
-    // neq is the exact negation of eq: it also holds when the key is missing.
-    return ` AND ${c.op === 'neq' ? 'NOT ' : ''}${has}`;
-  }).join('');
-}
-
-/**
- * A condition that can drive a query from the (key, t, v) index: the page_meta rows (alias `d`)
- * it selects. null for neq and missing, which hold for pages without rows.
- */
-export function compileDriver(c: Condition, params: Params, name = 'drv'): string | null {
-  if (c.op === 'neq' || c.op === 'missing') return null;
-  if (isKeyOnly(c)) {
-    params[`${name}k`] = c.key;
-    return `d.key = @${name}k`;
-  }
-  return rowCondition(c, 'd', name, params);
 }

@@ -13,11 +13,14 @@ export type Phrase = { text: string; prefix: boolean };
 
 export const MAX_QUERY_CHARS = 1000;
 export const MAX_PHRASES = 32;
+// Every word of the query is a page list FTS5 walks (a phrase's words too, with their positions):
+// 32 common words cost ~0.6 s a statement over 100,000 pages (docs/performance.md, Search cost).
+export const MAX_WORDS = 8;
 // A prefix is expanded by FTS5 into every indexed word that starts with it, and their page lists
 // merged before the first match comes out: `t*` over 100,000 pages took ~0.5 s in one statement
 // (docs/performance.md, Search cost). Short prefixes are refused, and so are many of them.
 export const MIN_PREFIX_CHARS = 3;
-export const MAX_PREFIXES = 4;
+export const MAX_PREFIXES = 2;
 
 // Characters the unicode61 tokenizer keeps in tokens: letters, numbers and private-use
 // characters. A phrase without one has no tokens; FTS5 would match nothing for it, so it is
@@ -67,6 +70,11 @@ function push(out: Phrase[], text: string, prefix: boolean): void {
 
 const TOKENS = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
 
+/** The words of all phrases together (a phrase counts each of its words). */
+export function countWords(phrases: Phrase[]): number {
+  return phrases.reduce((n, p) => n + (p.text.match(TOKENS)?.length ?? 0), 0);
+}
+
 /** The word a prefix phrase ends with, as the index holds words (folded): what `*` expands. */
 export function prefixWord(p: Phrase): string {
   const words = p.text.match(TOKENS) ?? [];
@@ -79,6 +87,8 @@ export function checkQuery(q: string | null): Issue | null {
   if (q.length > MAX_QUERY_CHARS) return { key: 'q', code: 'max', message: `q has at most ${MAX_QUERY_CHARS} characters` };
   const phrases = parseQuery(q);
   if (phrases.length > MAX_PHRASES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PHRASES} words or phrases` };
+  const words = countWords(phrases);
+  if (words > MAX_WORDS) return { key: 'q', code: 'max', message: `q has at most ${MAX_WORDS} different words (a phrase counts each of its words); this one has ${words}` };
   const prefixes = phrases.filter((p) => p.prefix);
   if (prefixes.length > MAX_PREFIXES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PREFIXES} prefixes (words ending in *)` };
   const short = prefixes.find((p) => [...prefixWord(p)].length < MIN_PREFIX_CHARS);

@@ -2,8 +2,8 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
-import { SNIPPET_SOURCE_CHARS, anyMatch, matchingIds, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
-import { checkQuery, matchAll, matchRest, matchTitle, parseQuery, prefixWord, type Phrase } from './fts-query.ts';
+import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
+import { checkQuery, countWords, matchRest, matchTitle, parseQuery, prefixWord, type Phrase } from './fts-query.ts';
 import { snippetMaker } from './snippet.ts';
 
 // GET /search: full-text hits, pages whose title holds every word or phrase first, then the other
@@ -20,12 +20,20 @@ import { snippetMaker } from './snippet.ts';
 // (docs/search.md, Ranking). It is also cheap: the index walks a word's pages newest first and
 // stops at the limit, where bm25 had to score every match first.
 //
-// The walk is bounded: it reads page ids from the index in chunks, checks each chunk against the
-// caller's access in one query, and stops at the limit, after `ranking.maxWalk` matches or once
-// `ranking.budgetMs` have passed. A walk that stops early answers the hits found so far and a
-// cursor that resumes where it stopped (a caller who may read few of many matches pages on).
-// `ranking` is an object, not constants, so that tests can exercise the bounds on a few pages.
-export const ranking = { firstChunk: 64, maxChunk: 4096, maxWalk: 50_000, budgetMs: 50, prefixMaxPages: 50_000 };
+// The walk is bounded. Each statement reads the matches within a window of page ids, newest
+// window first, at most a chunk of them (64, then 256, … 4,096): FTS5 applies the id range to
+// every word's page list, so a statement reads no more than a window of any list, however many
+// pages a long phrase or many common words would otherwise make it check (a phrase of 150
+// common words that no page holds read all 100,000 pages: seconds). A statement's cost grows with
+// the window and with the words, each checked by position, so the first window is
+// `ranking.window` / words² ids; a window that took under 2 ms is followed by one four times as
+// wide, one that took over 10 ms by one a quarter as wide. Each chunk is checked against the
+// caller's access in one query. The walk stops at the limit, after `ranking.maxSteps`
+// statements, or once `ranking.budgetMs` have passed (and 10,000 ids are walked: a small corpus
+// always gets a whole answer); a walk that stops early answers the hits found so far and a cursor
+// that resumes where it stopped (a caller who may read few of many matches pages on). `ranking`
+// is an object, not constants, so that tests can exercise the bounds on a few pages.
+export const ranking = { window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 50, prefixMaxPages: 20_000 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
 export type SearchHit = { space: string; path: string; title: string; snippet: string; score: number };
@@ -47,27 +55,37 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   const need = q.limit + 1;
   const found: Array<TextHit & { g: 0 | 1 }> = [];
   const started = performance.now();
-  let walked = 0;
+  let spanned = 0;
+  let steps = 0;
   let stop: SearchCursor | null = null;
-  const titleMatch = matchTitle(phrases);
-  // With no title match anywhere, the other group is every hit: the plain expression costs less
-  // than the one with NOT, and finds the same pages.
-  const groups = [titleMatch, anyMatch(db, titleMatch) ? matchRest(phrases) : matchAll(phrases)];
+  const groups = [matchTitle(phrases), matchRest(phrases)];
+  const newest = maxPageId(db);
+  const words = countWords(phrases);
+  let span = Math.max(1, Math.floor(ranking.window / (words * words)));
   for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need && stop === null; gi++) {
     const g = gi as 0 | 1;
-    let before = q.cursor?.g === g ? q.cursor.i : Number.MAX_SAFE_INTEGER;
+    let top = q.cursor?.g === g ? Math.min(q.cursor.i - 1, newest) : newest; // walk ids top, top - 1, …
     let chunk = ranking.firstChunk;
-    for (;;) {
-      const ids = matchingIds(db, groups[g], before, chunk);
-      walked += ids.length;
-      for (const h of readableHits(db, caller, ids, spaceId, need - found.length)) found.push({ ...h, g });
-      if (ids.length < chunk || found.length >= need) break;
-      before = ids[ids.length - 1];
-      if (walked >= ranking.maxWalk || performance.now() - started >= ranking.budgetMs) {
-        stop = { g, s: GROUP_SCORE[g], i: before }; // resume below the last page walked
+    while (top >= 1 && found.length < need) {
+      // The clock stops a walk only past its first window: a corpus of fewer pages, where every
+      // statement is small anyway, always gets a whole answer.
+      const late = spanned >= 10_000 && performance.now() - started >= ranking.budgetMs;
+      if (steps > 0 && (steps >= ranking.maxSteps || late)) {
+        stop = { g, s: GROUP_SCORE[g], i: top + 1 }; // resume below the last id walked
         break;
       }
-      chunk = Math.min(chunk * 4, ranking.maxChunk);
+      steps++;
+      const lo = Math.max(1, top - span + 1);
+      const t0 = performance.now();
+      const ids = matchingIds(db, groups[g], lo, top, chunk);
+      const took = performance.now() - t0;
+      if (took < 2) span *= 4;
+      else if (took > 10) span = Math.max(64, Math.floor(span / 4));
+      for (const h of readableHits(db, caller, ids, spaceId, need - found.length)) found.push({ ...h, g });
+      const next = ids.length === chunk ? ids[ids.length - 1] - 1 : lo - 1;
+      spanned += top - next;
+      top = next;
+      chunk = ids.length === chunk ? Math.min(chunk * 4, ranking.maxChunk) : ranking.firstChunk;
     }
   }
 

@@ -8,7 +8,8 @@ import { maxPageId } from '../../store/search.ts';
 import {
   countMetaRows, pagesWithKey, queryById, queryByOrderKey, queryDriven, type MetaCursor, type MetaHit, type MetaQuery,
 } from '../../store/metadata-search.ts';
-import { compileDriver, compileFilters, parseFilters, type Condition, type Params } from './filters.ts';
+import { compileDriver, compileFilters } from '../../store/meta-filter-sql.ts';
+import { parseFilters, type Condition, type Params } from './filters.ts';
 
 // GET /search/metadata: AND-ed filters over the metadata index, ordered by any key (missing
 // values last, page id as the tie-breaker), in keyset pages.

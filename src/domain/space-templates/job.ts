@@ -1,5 +1,4 @@
-import type { BackgroundJob } from '../../server.ts';
-import type { Services } from '../../services.ts';
+import type { BackgroundJob, Services } from '../../services.ts';
 import { localTemplates } from './local.ts';
 import { refreshRemoteCatalog, remoteTemplates, stopRemoteCatalog } from './remote.ts';
 

@@ -1,5 +1,4 @@
 import type { Services } from '../../services.ts';
-import { tx } from '../../store/db.ts';
 import { insertDelivery, recordAttempt } from '../../store/deliveries.ts';
 import type { Caller } from '../access.ts';
 import { createAgentPool } from '../net/guarded-fetch.ts';
@@ -21,7 +20,7 @@ export async function sendTestDelivery(svc: Services, caller: Caller, id: string
   const payload = { event: 'webhook.test', occurredAt: now, actor: { id: caller.id, kind: caller.kind } };
   const body = buildDeliveryBody(deliveryId, JSON.stringify(payload));
   // next_attempt_at stays NULL, so the dispatcher never picks the row up.
-  tx(svc.db, () => insertDelivery(svc.db, {
+  await svc.writes.run(() => insertDelivery(svc.db, {
     id: deliveryId, webhook_id: w.id, event_id: null, event: 'webhook.test', body, status: 'pending',
     attempts: 0, next_attempt_at: null, claimed: 0, created_at: now,
   }));
@@ -31,7 +30,7 @@ export async function sendTestDelivery(svc: Services, caller: Caller, id: string
     .finally(() => agents.close());
   const plan = planAfterAttempt(r, 1, [], 0, Date.now());
   const outcome = plan.outcome === 'retrying' ? 'failed' : plan.outcome;
-  tx(svc.db, () => recordAttempt(svc.db, {
+  await svc.writes.run(() => recordAttempt(svc.db, {
     deliveryId, webhookId: w.id, attempt: 1, at: svc.now(), outcome, httpStatus: r.httpStatus, error: r.error,
     durationMs: r.durationMs, status: plan.status, nextAttemptAt: null,
   }));

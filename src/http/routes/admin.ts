@@ -1,12 +1,11 @@
-import type { H3 } from 'h3';
 import * as v from 'valibot';
-import type { Services } from '../../services.ts';
-import { createKey, createPrincipal, presentPrincipal, requireOrgAdmin, revokeKey } from '../../domain/principals.ts';
-import { notFound } from '../../domain/errors.ts';
-import { findPrincipal, listKeys, listPrincipals } from '../../store/principals.ts';
-import { parse } from '../body.ts';
+import {
+  createPrincipal, issuePrincipalKey, listOrgPrincipals, listPrincipalKeys, revokeKey,
+} from '../../domain/principals.ts';
+import { KeyInfo, Me, NewKey, Principal } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
-import { on } from '../route.ts';
+import { IdParams } from '../schemas.ts';
 
 const CreatePrincipal = v.strictObject({
   name: v.string(),
@@ -15,38 +14,48 @@ const CreatePrincipal = v.strictObject({
   password: v.optional(v.string()),
 });
 
-export function registerAdminRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'GET', '/me', ({ caller }) => json({ id: caller.id, name: caller.name, kind: caller.kind, orgAdmin: caller.orgAdmin }));
-
-  on(app, svc, 'GET', '/admin/principals', ({ caller }) => {
-    requireOrgAdmin(caller);
-    return json(listPrincipals(svc.db, caller.orgId).map(presentPrincipal));
-  });
-
-  on(app, svc, 'POST', '/admin/principals', async ({ caller, body }) => {
-    requireOrgAdmin(caller);
-    const input = parse(CreatePrincipal, await body());
-    return json(createPrincipal(svc, input, caller.orgId), 201);
-  });
-
-  on(app, svc, 'GET', '/admin/principals/:id/keys', ({ caller, params }) => {
-    requireOrgAdmin(caller);
-    const p = findPrincipal(svc.db, params.id);
-    if (!p || p.org_id !== caller.orgId) throw notFound(`principal '${params.id}'`);
-    return json(listKeys(svc.db, p.id).map((k) => ({ id: k.id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at })));
-  });
-
-  on(app, svc, 'POST', '/admin/principals/:id/keys', ({ caller, params }) => {
-    requireOrgAdmin(caller);
-    const p = findPrincipal(svc.db, params.id);
-    if (!p || p.org_id !== caller.orgId) throw notFound(`principal '${params.id}'`);
-    const { id, key } = createKey(svc, p.id);
-    return json({ id, key, principalId: p.id }, 201);
-  });
-
-  on(app, svc, 'DELETE', '/admin/keys/:id', ({ caller, params }) => {
-    requireOrgAdmin(caller);
-    revokeKey(svc, caller, params.id);
-    return noContent();
-  });
-}
+export const adminEndpoints = [
+  endpoint({
+    method: 'GET', path: '/me', tag: 'principals', auth: 'key',
+    summary: 'The principal behind your key',
+    responses: [{ status: 200, schema: Me }],
+    handler: ({ caller }) => json({ id: caller.id, name: caller.name, kind: caller.kind, orgAdmin: caller.orgAdmin }),
+  }),
+  endpoint({
+    method: 'GET', path: '/admin/principals', tag: 'principals', auth: 'admin',
+    summary: "The organisation's principals",
+    responses: [{ status: 200, schema: v.array(Principal) }],
+    handler: ({ svc, caller }) => json(listOrgPrincipals(svc, caller)),
+  }),
+  endpoint({
+    method: 'POST', path: '/admin/principals', tag: 'principals', auth: 'admin', body: CreatePrincipal,
+    bodyExample: { name: 'ci-bot', kind: 'agent', orgAdmin: false },
+    summary: 'Create a principal (an agent, or a user with a password)',
+    responses: [{ status: 201, schema: Principal }],
+    handler: async ({ svc, caller, body }) => {
+      const input = await body();
+      return json(await svc.writes.run(() => createPrincipal(svc, input, caller.orgId)), 201);
+    },
+  }),
+  endpoint({
+    method: 'GET', path: '/admin/principals/:id/keys', tag: 'principals', auth: 'admin', params: IdParams,
+    summary: "A principal's API keys (never the secrets)",
+    responses: [{ status: 200, schema: v.array(KeyInfo) }],
+    handler: ({ svc, caller, params }) => json(listPrincipalKeys(svc, caller, params.id)),
+  }),
+  endpoint({
+    method: 'POST', path: '/admin/principals/:id/keys', tag: 'principals', auth: 'admin', params: IdParams,
+    summary: 'Issue an API key for an agent (shown only in this answer)',
+    responses: [{ status: 201, schema: NewKey }],
+    handler: async ({ svc, caller, params }) => json(await svc.writes.run(() => issuePrincipalKey(svc, caller, params.id)), 201),
+  }),
+  endpoint({
+    method: 'DELETE', path: '/admin/keys/:id', tag: 'principals', auth: 'admin', params: IdParams,
+    summary: 'Revoke an API key (refused from the next request on)',
+    responses: [{ status: 204 }],
+    handler: async ({ svc, caller, params }) => {
+      await svc.writes.run(() => revokeKey(svc, caller, params.id));
+      return noContent();
+    },
+  }),
+];

@@ -1,41 +1,60 @@
-import type { H3 } from 'h3';
+import * as v from 'valibot';
 import { FastResponse } from 'srvx';
-import type { Services } from '../../services.ts';
 import { parseBundle } from '../../domain/bundles/bundle.ts';
 import { openExportStream } from '../../domain/bundles/export.ts';
-import { IMPORT_MODES, importBundle, type ImportMode } from '../../domain/bundles/import.ts';
-import { invalid } from '../../domain/errors.ts';
+import { IMPORT_MODES, importBundle } from '../../domain/bundles/import.ts';
 import { resolveSpace } from '../../domain/spaces.ts';
+import { ImportResult } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
+import { documentAs } from '../json-schema.ts';
 import { json } from '../respond.ts';
-import { on } from '../route.ts';
+import { SlugParams } from '../schemas.ts';
 
-export function registerBundleRoutes(app: H3, svc: Services): void {
+const Mode = documentAs(
+  v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((s) => (s === '' ? 'skip' : s)),
+    v.picklist(IMPORT_MODES, `mode is one of: ${IMPORT_MODES.join(', ')}`),
+  ),
+  { type: 'string', enum: [...IMPORT_MODES], default: 'skip' },
+);
+/** A bundle as export writes it; checked in full by parseBundle, which names each bad field. */
+const Bundle = documentAs(v.unknown(), {
+  type: 'object', required: ['format', 'formatVersion', 'space', 'pages'], description: 'an export bundle (docs/export-import.md)',
+});
+
+export const bundleEndpoints = [
   // Requires list access (the space is visible); only pages the caller may read are written.
-  on(app, svc, 'GET', '/spaces/:slug/export', ({ caller, params }) => {
-    const space = resolveSpace(svc, caller, params.slug);
-    const filename = `${space.slug.replace(/[^a-z0-9-]/g, '_')}-export.json`;
-    return new FastResponse(openExportStream(svc, caller, space) as never, {
-      headers: {
-        'content-type': 'application/json; charset=utf-8',
-        'content-disposition': `attachment; filename="${filename}"`,
-        'cache-control': 'no-store',
-      },
-    });
-  });
-
-  on(app, svc, 'POST', '/spaces/:slug/import', async ({ caller, params, url, body }) => {
-    const mode = readMode(url);
-    const bundle = parseBundle(await body(svc.config.limits.importBytes), svc.config.limits);
-    const { result } = await importBundle(svc, caller, { slug: params.slug }, bundle, mode);
-    return json(result);
-  });
-}
-
-function readMode(url: URL): ImportMode {
-  const raw = url.searchParams.get('mode');
-  if (raw === null || raw === '') return 'skip';
-  if (!(IMPORT_MODES as readonly string[]).includes(raw)) {
-    throw invalid([{ key: 'mode', code: 'option', message: `mode is one of: ${IMPORT_MODES.join(', ')}` }]);
-  }
-  return raw as ImportMode;
-}
+  endpoint({
+    method: 'GET', path: '/spaces/:slug/export', tag: 'bundles', auth: 'key', params: SlugParams,
+    summary: 'Export the pages you can read as a bundle (streamed JSON)',
+    responses: [{ status: 200, schema: Bundle, streamed: true }],
+    handler: ({ svc, caller, params }) => {
+      const space = resolveSpace(svc, caller, params.slug);
+      const filename = `${space.slug.replace(/[^a-z0-9-]/g, '_')}-export.json`;
+      return new FastResponse(openExportStream(svc, caller, space) as never, {
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'content-disposition': `attachment; filename="${filename}"`,
+          'cache-control': 'no-store',
+        },
+      });
+    },
+  }),
+  endpoint({
+    method: 'POST', path: '/spaces/:slug/import', tag: 'bundles', auth: 'key', params: SlugParams,
+    query: v.object({ mode: Mode }),
+    body: Bundle,
+    bodyExample: {
+      format: 'service-space-export', formatVersion: 1, space: { slug: 'wiki', name: 'Wiki' },
+      pages: [{ path: 'start', title: 'Start here', content: '# Hello', metadata: { stage: 'draft' } }],
+    },
+    summary: 'Import a bundle into a space (created when absent)',
+    responses: [{ status: 200, schema: ImportResult }],
+    handler: async ({ svc, caller, params, query, body }) => {
+      const bundle = parseBundle(await body(svc.config.limits.importBytes), svc.config.limits);
+      const { result } = await importBundle(svc, caller, { slug: params.slug }, bundle, query.mode);
+      return json(result);
+    },
+  }),
+];

@@ -1,24 +1,44 @@
-import type { H3 } from 'h3';
-import type { Services } from '../../services.ts';
+import * as v from 'valibot';
 import { MAX_LINK_LIMIT, brokenLinksOf, isBrokenCursor, isLinksCursor, pageLinks } from '../../domain/links/link-index.ts';
 import { rebuildIndexes } from '../../domain/links/rebuild.ts';
-import { encodeCursor, nextLink, readCursor, readLimit } from '../query.ts';
+import { BrokenLinks, PageLinks, RebuildResult } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
+import { PAGE_PREFIX } from '../page-paths.ts';
 import { json } from '../respond.ts';
-import { on } from '../route.ts';
-import { pageSubresources } from './pages.ts';
+import { cursor, encodeCursor, limit, nextLink, SlugParams } from '../schemas.ts';
+import { PageParams } from './pages.ts';
 
-export function registerLinkRoutes(app: H3, svc: Services): void {
-  pageSubresources.set('links', {
-    GET: (ctx, t) => {
-      const r = pageLinks(ctx.svc, ctx.caller, t.space, t.path, { limit: readLimit(ctx.url, 50, MAX_LINK_LIMIT), after: readCursor(ctx.url, isLinksCursor) });
+const LinkLimit = limit(MAX_LINK_LIMIT);
+
+export const linkEndpoints = [
+  endpoint({
+    method: 'GET', path: `${PAGE_PREFIX}/links`, tag: 'links', auth: 'key', params: PageParams,
+    query: v.object({ limit: LinkLimit, cursor: cursor(isLinksCursor) }),
+    summary: "A page's outbound links and backlinks, paged together",
+    description: 'The next page is in `nextCursor` and in a `Link: <…>; rel="next"` header.',
+    responses: [{ status: 200, schema: PageLinks }],
+    handler: ({ svc, caller, params, query, event }) => {
+      const r = pageLinks(svc, caller, params.space, params.path, { limit: query.limit, after: query.cursor });
       const nextCursor = r.next && encodeCursor(r.next);
-      return json({ outbound: r.outbound, backlinks: r.backlinks, nextCursor }, 200, nextCursor ? { link: nextLink(ctx.url, nextCursor) } : undefined);
+      return json({ outbound: r.outbound, backlinks: r.backlinks, nextCursor }, 200, nextCursor ? { link: nextLink(event.url, nextCursor) } : undefined);
     },
-  });
+  }),
   // The contract fixes this answer as a bare array: the next page is in a Link header.
-  on(app, svc, 'GET', '/spaces/:slug/links/broken', ({ caller, params, url }) => {
-    const r = brokenLinksOf(svc, caller, params.slug, { limit: readLimit(url, 50, MAX_LINK_LIMIT), after: readCursor(url, isBrokenCursor) });
-    return json(r.links, 200, r.next ? { link: nextLink(url, encodeCursor(r.next)) } : undefined);
-  });
-  on(app, svc, 'POST', '/links/rebuild', async ({ caller }) => json(await rebuildIndexes(svc, caller)));
-}
+  endpoint({
+    method: 'GET', path: '/spaces/:slug/links/broken', tag: 'links', auth: 'key', params: SlugParams,
+    query: v.object({ limit: LinkLimit, cursor: cursor(isBrokenCursor) }),
+    summary: "Links from a space's readable pages to absent pages",
+    description: 'A bare array; the next page is in a `Link: <…>; rel="next"` header.',
+    responses: [{ status: 200, schema: BrokenLinks }],
+    handler: ({ svc, caller, params, query, event }) => {
+      const r = brokenLinksOf(svc, caller, params.slug, { limit: query.limit, after: query.cursor });
+      return json(r.links, 200, r.next ? { link: nextLink(event.url, encodeCursor(r.next)) } : undefined);
+    },
+  }),
+  endpoint({
+    method: 'POST', path: '/links/rebuild', tag: 'links', auth: 'admin',
+    summary: 'Rebuild the link, metadata and full-text indexes of the organisation',
+    responses: [{ status: 200, schema: RebuildResult }],
+    handler: async ({ svc, caller }) => json(await rebuildIndexes(svc, caller)),
+  }),
+];

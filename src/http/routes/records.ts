@@ -1,26 +1,38 @@
-import type { H3 } from 'h3';
-import type { Services } from '../../services.ts';
+import * as v from 'valibot';
 import { listRecordTypes } from '../../domain/records/listing.ts';
 import { isRecordCursor, listNonconforming, listRecords } from '../../domain/records/query.ts';
-import { encodeCursor, readCursor, readLimit } from '../query.ts';
+import { MetaPageList, Nonconforming, RecordTypeList } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { on } from '../route.ts';
+import { cursor, encodeCursor, Limit, OptionalText, Segment, SlugParams } from '../schemas.ts';
 
-export function registerRecordRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'GET', '/spaces/:slug/record-types', ({ caller, params }) => json(listRecordTypes(svc, caller, params.slug)));
+const TypeParams = v.object({ slug: Segment, type: Segment });
 
-  on(app, svc, 'GET', '/spaces/:slug/records/:type', ({ caller, params, url }) => {
-    const q = url.searchParams;
-    const { pages, next } = listRecords(svc, caller, params.slug, params.type, {
-      filters: q.get('filters'),
-      orderBy: q.get('orderBy') || null,
-      order: q.get('order') || null,
-      limit: readLimit(url),
-      cursor: readCursor(url, isRecordCursor),
-    });
-    return json({ pages, nextCursor: next === null ? null : encodeCursor(next) });
-  });
-
-  on(app, svc, 'GET', '/spaces/:slug/records/:type/nonconforming', ({ caller, params }) =>
-    json(listNonconforming(svc, caller, params.slug, params.type)));
-}
+export const recordEndpoints = [
+  endpoint({
+    method: 'GET', path: '/spaces/:slug/record-types', tag: 'records', auth: 'key', params: SlugParams,
+    summary: 'The record types of a space',
+    responses: [{ status: 200, schema: RecordTypeList }],
+    handler: ({ svc, caller, params }) => json(listRecordTypes(svc, caller, params.slug)),
+  }),
+  endpoint({
+    method: 'GET', path: '/spaces/:slug/records/:type', tag: 'records', auth: 'key', params: TypeParams,
+    query: v.object({
+      filters: v.optional(v.string()), orderBy: OptionalText, order: OptionalText, limit: Limit, cursor: cursor(isRecordCursor),
+    }),
+    summary: 'List the records of a type, filtered and ordered',
+    responses: [{ status: 200, schema: MetaPageList }],
+    handler: ({ svc, caller, params, query }) => {
+      const { pages, next } = listRecords(svc, caller, params.slug, params.type, {
+        filters: query.filters ?? null, orderBy: query.orderBy, order: query.order, limit: query.limit, cursor: query.cursor,
+      });
+      return json({ pages, nextCursor: next === null ? null : encodeCursor(next) });
+    },
+  }),
+  endpoint({
+    method: 'GET', path: '/spaces/:slug/records/:type/nonconforming', tag: 'records', auth: 'key', params: TypeParams,
+    summary: "Records the type's current schema no longer accepts",
+    responses: [{ status: 200, schema: Nonconforming }],
+    handler: ({ svc, caller, params }) => json(listNonconforming(svc, caller, params.slug, params.type)),
+  }),
+];

@@ -1,10 +1,7 @@
-import type { H3 } from 'h3';
 import * as v from 'valibot';
-import type { Services } from '../../services.ts';
 import { renderPreview } from '../../domain/rendering.ts';
-import { parse } from '../body.ts';
+import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { on } from '../route.ts';
 
 const RenderBody = v.strictObject({
   space: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
@@ -13,9 +10,12 @@ const RenderBody = v.strictObject({
 });
 
 /** POST /render: the editor's live preview, through the page view's renderer. */
-export function registerRenderRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'POST', '/render', async ({ caller, body }) => {
-    const input = parse(RenderBody, await body());
-    return json({ html: renderPreview(svc, caller, input) });
-  });
-}
+export const renderEndpoints = [
+  endpoint({
+    method: 'POST', path: '/render', tag: 'pages', auth: 'key', body: RenderBody,
+    bodyExample: { space: 'wiki', path: 'start', content: '# Hello [[other]]' },
+    summary: 'Render Markdown as the page view would (the editor preview)',
+    responses: [{ status: 200, schema: v.strictObject({ html: v.string() }) }],
+    handler: async ({ svc, caller, body }) => json({ html: renderPreview(svc, caller, await body()) }),
+  }),
+];

@@ -1,28 +1,46 @@
-import type { H3 } from 'h3';
-import type { Services } from '../../services.ts';
+import * as v from 'valibot';
 import { searchFullText, isSearchCursor } from '../../domain/search/full-text.ts';
 import { discoverKeys } from '../../domain/search/keys.ts';
 import { isMetaCursor, searchMetadata } from '../../domain/search/metadata-query.ts';
-import { encodeCursor, readCursor, readLimit } from '../query.ts';
+import { KeyList, MetaPageList, SearchHits } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { on } from '../route.ts';
+import { cursor, encodeCursor, Limit } from '../schemas.ts';
 
-export function registerSearchRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'GET', '/search', async ({ caller, url }) => {
-    const q = url.searchParams;
-    await svc.fts.synced(); // every write acknowledged before this request is in the index
-    const r = searchFullText(svc, caller, { q: q.get('q'), space: q.get('space'), limit: readLimit(url), cursor: readCursor(url, isSearchCursor) });
-    return json({ hits: r.hits, nextCursor: r.next ? encodeCursor(r.next) : null });
-  });
+const Space = v.optional(v.string());
 
-  on(app, svc, 'GET', '/search/metadata', ({ caller, url }) => {
-    const q = url.searchParams;
-    const r = searchMetadata(svc, caller, {
-      filters: q.get('filters'), orderBy: q.get('orderBy'), order: q.get('order'), space: q.get('space'),
-      limit: readLimit(url), cursor: readCursor(url, isMetaCursor),
-    });
-    return json({ pages: r.pages, nextCursor: r.next ? encodeCursor(r.next) : null });
-  });
-
-  on(app, svc, 'GET', '/search/metadata/keys', ({ caller, url }) => json(discoverKeys(svc, caller, url.searchParams.get('space'))));
-}
+export const searchEndpoints = [
+  endpoint({
+    method: 'GET', path: '/search', tag: 'search', auth: 'key',
+    query: v.object({ q: v.optional(v.string()), space: Space, limit: Limit, cursor: cursor(isSearchCursor) }),
+    summary: 'Full-text search over the pages you can read',
+    responses: [{ status: 200, schema: SearchHits }],
+    handler: async ({ svc, caller, query }) => {
+      await svc.fts.synced(); // every write acknowledged before this request is in the index
+      const r = searchFullText(svc, caller, { q: query.q ?? null, space: query.space ?? null, limit: query.limit, cursor: query.cursor });
+      return json({ hits: r.hits, nextCursor: r.next ? encodeCursor(r.next) : null });
+    },
+  }),
+  endpoint({
+    method: 'GET', path: '/search/metadata', tag: 'search', auth: 'key',
+    query: v.object({
+      filters: v.optional(v.string()), orderBy: v.optional(v.string()), order: v.optional(v.string()), space: Space,
+      limit: Limit, cursor: cursor(isMetaCursor),
+    }),
+    summary: 'Pages whose metadata match filters',
+    responses: [{ status: 200, schema: MetaPageList }],
+    handler: ({ svc, caller, query }) => {
+      const r = searchMetadata(svc, caller, {
+        filters: query.filters ?? null, orderBy: query.orderBy ?? null, order: query.order ?? null, space: query.space ?? null,
+        limit: query.limit, cursor: query.cursor,
+      });
+      return json({ pages: r.pages, nextCursor: r.next ? encodeCursor(r.next) : null });
+    },
+  }),
+  endpoint({
+    method: 'GET', path: '/search/metadata/keys', tag: 'search', auth: 'key', query: v.object({ space: Space }),
+    summary: 'The metadata keys on pages you can read',
+    responses: [{ status: 200, schema: KeyList }],
+    handler: ({ svc, caller, query }) => json(discoverKeys(svc, caller, query.space ?? null)),
+  }),
+];

@@ -1,11 +1,10 @@
-import type { H3 } from 'h3';
 import * as v from 'valibot';
-import type { Services } from '../../services.ts';
 import { createSpaceFromTemplate, listGallery } from '../../domain/space-templates/gallery.ts';
 import { deleteOrgTemplate, saveOrgTemplate, snapshotSpace } from '../../domain/space-templates/org.ts';
-import { parse } from '../body.ts';
+import { GalleryEntry, SpaceFromTemplate } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
-import { on } from '../route.ts';
+import { IdParams, Segment } from '../schemas.ts';
 
 const SaveOrgTemplate = v.strictObject({
   space: v.pipe(v.string(), v.minLength(1)),
@@ -19,22 +18,42 @@ const CreateFromTemplate = v.strictObject({
   description: v.optional(v.pipe(v.string(), v.maxLength(4000))),
 });
 
-export function registerSpaceTemplateRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'GET', '/space-templates', ({ caller }) => json(listGallery(svc, caller)));
-
-  on(app, svc, 'POST', '/space-templates/org', async ({ caller, body }) => {
-    const input = parse(SaveOrgTemplate, await body());
-    const snap = snapshotSpace(svc, caller, input);
-    return json(await svc.writes.run(() => saveOrgTemplate(svc, caller, input, snap)), 201);
-  });
-
-  on(app, svc, 'DELETE', '/space-templates/org/:id', async ({ caller, params }) => {
-    await svc.writes.run(() => deleteOrgTemplate(svc, caller, params.id));
-    return noContent();
-  });
-
-  on(app, svc, 'POST', '/space-templates/:source/:id/spaces', async ({ caller, params, body }) => {
-    const input = parse(CreateFromTemplate, await body());
-    return json(await createSpaceFromTemplate(svc, caller, params.source, params.id, input), 201);
-  });
-}
+export const spaceTemplateEndpoints = [
+  endpoint({
+    method: 'GET', path: '/space-templates', tag: 'space-templates', auth: 'key',
+    summary: 'The space template gallery (built-in, remote catalog, organisation)',
+    responses: [{ status: 200, schema: v.array(GalleryEntry) }],
+    handler: ({ svc, caller }) => json(listGallery(svc, caller)),
+  }),
+  endpoint({
+    method: 'POST', path: '/space-templates/org', tag: 'space-templates', auth: 'key', body: SaveOrgTemplate,
+    bodyExample: { space: 'wiki', name: 'Team wiki', description: 'Our starting layout' },
+    summary: 'Save a space as an organisation template',
+    responses: [{ status: 201, schema: GalleryEntry }],
+    handler: async ({ svc, caller, body }) => {
+      const input = await body();
+      const snap = snapshotSpace(svc, caller, input);
+      return json(await svc.writes.run(() => saveOrgTemplate(svc, caller, input, snap)), 201);
+    },
+  }),
+  endpoint({
+    method: 'DELETE', path: '/space-templates/org/:id', tag: 'space-templates', auth: 'key', params: IdParams,
+    summary: 'Delete an organisation template',
+    responses: [{ status: 204 }],
+    handler: async ({ svc, caller, params }) => {
+      await svc.writes.run(() => deleteOrgTemplate(svc, caller, params.id));
+      return noContent();
+    },
+  }),
+  endpoint({
+    method: 'POST', path: '/space-templates/:source/:id/spaces', tag: 'space-templates', auth: 'key',
+    params: v.object({ source: Segment, id: Segment }), body: CreateFromTemplate,
+    bodyExample: { slug: 'handbook', name: 'Handbook' },
+    summary: 'Create a new space from a template',
+    responses: [{ status: 201, schema: SpaceFromTemplate }],
+    handler: async ({ svc, caller, params, body }) => {
+      const input = await body();
+      return json(await createSpaceFromTemplate(svc, caller, params.source, params.id, input), 201);
+    },
+  }),
+];

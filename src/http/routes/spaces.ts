@@ -1,14 +1,10 @@
-import type { H3 } from 'h3';
 import * as v from 'valibot';
-import type { Services } from '../../services.ts';
 import { createSpace, listSpaces, patchSpace, presentSpace, resolveSpace } from '../../domain/spaces.ts';
 import { listPages } from '../../domain/pages.ts';
-import { parse } from '../body.ts';
-import { encodeCursor, isString, readCursor, readLimit } from '../query.ts';
-import { json, noContent } from '../respond.ts';
-import { movePages } from '../../domain/moves.ts';
-import { listTrash, listTrashedSpaces, restoreFromTrash, restoreSpace, trashSpace } from '../../domain/trash.ts';
-import { on } from '../route.ts';
+import { PageList, Space, SpaceList } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
+import { json } from '../respond.ts';
+import { cursor, encodeCursor, isString, Limit, SlugParams } from '../schemas.ts';
 
 const Access = v.picklist(['write', 'read', 'none']);
 const CreateSpace = v.strictObject({
@@ -23,75 +19,52 @@ const PatchSpace = v.strictObject({
   defaultAccess: v.optional(Access),
 });
 
-export function registerSpaceRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'GET', '/spaces', ({ caller, url }) => {
-    const limit = readLimit(url);
-    const after = readCursor(url, isString) ?? '';
-    const rows = listSpaces(svc, caller, after, limit + 1);
-    const spaces = rows.slice(0, limit).map(presentSpace);
-    return json({ spaces, nextCursor: rows.length > limit ? encodeCursor(spaces[spaces.length - 1].slug) : null });
-  });
-
-  on(app, svc, 'POST', '/spaces', async ({ caller, body }) => {
-    const input = parse(CreateSpace, await body());
-    return json(presentSpace(createSpace(svc, caller, input)), 201);
-  });
-
-  on(app, svc, 'GET', '/spaces/:slug', ({ caller, params }) => json(presentSpace(resolveSpace(svc, caller, params.slug))));
-
-  on(app, svc, 'PATCH', '/spaces/:slug', async ({ caller, params, body }) => {
-    const input = parse(PatchSpace, await body());
-    return json(presentSpace(patchSpace(svc, caller, params.slug, input)));
-  });
-
-  on(app, svc, 'GET', '/spaces/:slug/pages', ({ caller, params, url }) => {
-    const limit = readLimit(url);
-    const after = readCursor(url, isString) ?? '';
-    const prefix = url.searchParams.get('prefix') ?? '';
-    const { pages, last } = listPages(svc, caller, params.slug, { prefix, after, limit });
-    return json({ pages, nextCursor: last === null ? null : encodeCursor(last) });
-  });
-}
-
-const Move = v.strictObject({
-  from: v.string(),
-  to: v.string(),
-  toSpace: v.optional(v.string()),
-  prefix: v.optional(v.boolean()),
-});
-const Restore = v.strictObject({ path: v.string(), to: v.optional(v.string()) });
-
-/** Moves and the page trash of a space; the org trash of spaces (docs/pages.md). */
-export function registerMoveAndTrashRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'POST', '/spaces/:slug/moves', async ({ caller, params, body }) => {
-    const input = parse(Move, await body());
-    return json(await svc.writes.run(() => movePages(svc, caller, params.slug, input)));
-  });
-
-  on(app, svc, 'GET', '/spaces/:slug/trash', ({ caller, params, url }) => {
-    const limit = readLimit(url);
-    const after = readCursor(url, isString) ?? '';
-    const { pages, last } = listTrash(svc, caller, params.slug, { after, limit });
-    return json({ pages, nextCursor: last === null ? null : encodeCursor(last) });
-  });
-
-  on(app, svc, 'POST', '/spaces/:slug/trash/restore', async ({ caller, params, body }) => {
-    const input = parse(Restore, await body());
-    return json(await svc.writes.run(() => restoreFromTrash(svc, caller, params.slug, input)));
-  });
-
-  on(app, svc, 'DELETE', '/spaces/:slug', async ({ caller, params }) => {
-    await svc.writes.run(() => trashSpace(svc, caller, params.slug));
-    return noContent();
-  });
-
-  on(app, svc, 'GET', '/admin/trash/spaces', ({ caller, url }) => {
-    const limit = readLimit(url);
-    const after = readCursor(url, isString) ?? '';
-    const { spaces, last } = listTrashedSpaces(svc, caller, { after, limit });
-    return json({ spaces, nextCursor: last === null ? null : encodeCursor(last) });
-  });
-
-  on(app, svc, 'POST', '/admin/trash/spaces/:slug/restore', async ({ caller, params }) =>
-    json(await svc.writes.run(() => restoreSpace(svc, caller, params.slug))));
-}
+export const spaceEndpoints = [
+  endpoint({
+    method: 'GET', path: '/spaces', tag: 'spaces', auth: 'key',
+    query: v.object({ limit: Limit, cursor: cursor(isString) }),
+    summary: 'List the spaces you can see',
+    responses: [{ status: 200, schema: SpaceList }],
+    handler: ({ svc, caller, query }) => {
+      const rows = listSpaces(svc, caller, query.cursor ?? '', query.limit + 1);
+      const spaces = rows.slice(0, query.limit).map(presentSpace);
+      return json({ spaces, nextCursor: rows.length > query.limit ? encodeCursor(spaces[spaces.length - 1].slug) : null });
+    },
+  }),
+  endpoint({
+    method: 'POST', path: '/spaces', tag: 'spaces', auth: 'key', body: CreateSpace,
+    bodyExample: { slug: 'wiki', name: 'Wiki', description: 'Team notes', defaultAccess: 'write' },
+    summary: 'Create a space',
+    responses: [{ status: 201, schema: Space }],
+    handler: async ({ svc, caller, body }) => {
+      const input = await body();
+      return json(presentSpace(await svc.writes.run(() => createSpace(svc, caller, input))), 201);
+    },
+  }),
+  endpoint({
+    method: 'GET', path: '/spaces/:slug', tag: 'spaces', auth: 'key', params: SlugParams,
+    summary: 'Read a space',
+    responses: [{ status: 200, schema: Space }],
+    handler: ({ svc, caller, params }) => json(presentSpace(resolveSpace(svc, caller, params.slug))),
+  }),
+  endpoint({
+    method: 'PATCH', path: '/spaces/:slug', tag: 'spaces', auth: 'key', params: SlugParams, body: PatchSpace,
+    bodyExample: { name: 'Team wiki', defaultAccess: 'read' },
+    summary: 'Rename a space or change its default access',
+    responses: [{ status: 200, schema: Space }],
+    handler: async ({ svc, caller, params, body }) => {
+      const input = await body();
+      return json(presentSpace(await svc.writes.run(() => patchSpace(svc, caller, params.slug, input))));
+    },
+  }),
+  endpoint({
+    method: 'GET', path: '/spaces/:slug/pages', tag: 'spaces', auth: 'key', params: SlugParams,
+    query: v.object({ prefix: v.optional(v.string(), ''), limit: Limit, cursor: cursor(isString) }),
+    summary: 'List the pages you can read, in path order',
+    responses: [{ status: 200, schema: PageList }],
+    handler: ({ svc, caller, params, query }) => {
+      const { pages, last } = listPages(svc, caller, params.slug, { prefix: query.prefix, after: query.cursor ?? '', limit: query.limit });
+      return json({ pages, nextCursor: last === null ? null : encodeCursor(last) });
+    },
+  }),
+];

@@ -1,14 +1,17 @@
-import type { H3 } from 'h3';
-import type { Services } from '../../services.ts';
+import * as v from 'valibot';
 import { listTemplates } from '../../domain/records/listing.ts';
-import { readBool } from '../query.ts';
+import { TemplateList } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { on } from '../route.ts';
+import { flag, OptionalText } from '../schemas.ts';
 
-export function registerTemplateRoutes(app: H3, svc: Services): void {
+export const templateEndpoints = [
   // Page templates the caller can read across the organisation (a hidden one is never listed).
-  on(app, svc, 'GET', '/templates', ({ caller, url }) => {
-    const space = url.searchParams.get('space');
-    return json(listTemplates(svc, caller, { space: space === null || space === '' ? null : space, includeContent: readBool(url, 'includeContent') }));
-  });
-}
+  endpoint({
+    method: 'GET', path: '/templates', tag: 'records', auth: 'key',
+    query: v.object({ space: OptionalText, includeContent: flag('includeContent') }),
+    summary: 'Page templates and record types you can read',
+    responses: [{ status: 200, schema: TemplateList }],
+    handler: ({ svc, caller, query }) => json(listTemplates(svc, caller, { space: query.space, includeContent: query.includeContent })),
+  }),
+];

@@ -1,16 +1,13 @@
-import type { H3 } from 'h3';
 import * as v from 'valibot';
-import type { Services } from '../../services.ts';
 import { listDeliveryLog } from '../../domain/webhooks/delivery-log.ts';
 import {
   createWebhook, listWebhooks, loadWebhook, presentWebhook, removeWebhook, rotateSecret, updateWebhook,
 } from '../../domain/webhooks/subscriptions.ts';
-import { requireOrgAdmin } from '../../domain/principals.ts';
 import { sendTestDelivery } from '../../domain/webhooks/test-delivery.ts';
-import { parse } from '../body.ts';
-import { encodeCursor, isNumber, readCursor, readLimit } from '../query.ts';
+import { DeliveryLog, TestOutcome, Webhook, WebhookWithSecret } from '../answers.ts';
+import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
-import { on } from '../route.ts';
+import { cursor, encodeCursor, IdParams, isNumber, Limit } from '../schemas.ts';
 
 const Url = v.pipe(v.string(), v.maxLength(2048));
 const Events = v.pipe(v.array(v.string()), v.maxLength(32));
@@ -33,36 +30,70 @@ const PatchWebhook = v.strictObject({
 });
 
 /** Webhook subscriptions and their delivery log; org admins only (403 for anyone else). */
-export function registerWebhookRoutes(app: H3, svc: Services): void {
-  on(app, svc, 'GET', '/admin/webhooks', ({ caller }) => json(listWebhooks(svc, caller)));
-
-  on(app, svc, 'POST', '/admin/webhooks', async ({ caller, body }) => {
-    requireOrgAdmin(caller); // 403 before the body is judged
-    const input = parse(CreateWebhook, await body());
-    return json(createWebhook(svc, caller, input), 201);
-  });
-
-  on(app, svc, 'GET', '/admin/webhooks/:id', ({ caller, params }) => json(presentWebhook(loadWebhook(svc, caller, params.id))));
-
-  on(app, svc, 'PATCH', '/admin/webhooks/:id', async ({ caller, params, body }) => {
-    loadWebhook(svc, caller, params.id); // 403/404 before the body is judged
-    const patch = parse(PatchWebhook, await body());
-    return json(updateWebhook(svc, caller, params.id, patch));
-  });
-
-  on(app, svc, 'DELETE', '/admin/webhooks/:id', ({ caller, params }) => {
-    removeWebhook(svc, caller, params.id);
-    return noContent();
-  });
-
-  on(app, svc, 'POST', '/admin/webhooks/:id/rotate-secret', ({ caller, params }) => json(rotateSecret(svc, caller, params.id)));
-
-  on(app, svc, 'POST', '/admin/webhooks/:id/test', async ({ caller, params }) => json(await sendTestDelivery(svc, caller, params.id)));
-
-  on(app, svc, 'GET', '/admin/webhooks/:id/deliveries', ({ caller, params, url }) => {
-    const limit = readLimit(url);
-    const before = readCursor(url, isNumber) ?? Number.MAX_SAFE_INTEGER;
-    const { entries, last } = listDeliveryLog(svc, caller, params.id, { before, limit });
-    return json({ deliveries: entries, nextCursor: last === null ? null : encodeCursor(last) });
-  });
-}
+export const webhookEndpoints = [
+  endpoint({
+    method: 'GET', path: '/admin/webhooks', tag: 'webhooks', auth: 'admin',
+    summary: 'List webhook subscriptions',
+    responses: [{ status: 200, schema: v.array(Webhook) }],
+    handler: ({ svc, caller }) => json(listWebhooks(svc, caller)),
+  }),
+  endpoint({
+    method: 'POST', path: '/admin/webhooks', tag: 'webhooks', auth: 'admin', body: CreateWebhook,
+    bodyExample: { url: 'https://example.com/hooks/kspace', events: ['page.created', 'page.updated'], spaceSlug: 'wiki' },
+    summary: 'Subscribe a URL to events (the signing secret is shown here only)',
+    responses: [{ status: 201, schema: WebhookWithSecret }],
+    handler: async ({ svc, caller, body }) => {
+      const input = await body();
+      return json(await svc.writes.run(() => createWebhook(svc, caller, input)), 201);
+    },
+  }),
+  endpoint({
+    method: 'GET', path: '/admin/webhooks/:id', tag: 'webhooks', auth: 'admin', params: IdParams,
+    summary: 'Read a subscription',
+    responses: [{ status: 200, schema: Webhook }],
+    handler: ({ svc, caller, params }) => json(presentWebhook(loadWebhook(svc, caller, params.id))),
+  }),
+  endpoint({
+    method: 'PATCH', path: '/admin/webhooks/:id', tag: 'webhooks', auth: 'admin', params: IdParams, body: PatchWebhook,
+    bodyExample: { enabled: false },
+    summary: 'Change a subscription',
+    responses: [{ status: 200, schema: Webhook }],
+    handler: async ({ svc, caller, params, body }) => {
+      loadWebhook(svc, caller, params.id); // 404 before the body is judged
+      const patch = await body();
+      return json(await svc.writes.run(() => updateWebhook(svc, caller, params.id, patch)));
+    },
+  }),
+  endpoint({
+    method: 'DELETE', path: '/admin/webhooks/:id', tag: 'webhooks', auth: 'admin', params: IdParams,
+    summary: 'Delete a subscription',
+    responses: [{ status: 204 }],
+    handler: async ({ svc, caller, params }) => {
+      await svc.writes.run(() => removeWebhook(svc, caller, params.id));
+      return noContent();
+    },
+  }),
+  endpoint({
+    method: 'POST', path: '/admin/webhooks/:id/rotate-secret', tag: 'webhooks', auth: 'admin', params: IdParams,
+    summary: 'Issue a new signing secret (shown here only)',
+    responses: [{ status: 200, schema: WebhookWithSecret }],
+    handler: async ({ svc, caller, params }) => json(await svc.writes.run(() => rotateSecret(svc, caller, params.id))),
+  }),
+  endpoint({
+    method: 'POST', path: '/admin/webhooks/:id/test', tag: 'webhooks', auth: 'admin', params: IdParams,
+    summary: 'Send a `webhook.test` delivery now and report the outcome',
+    responses: [{ status: 200, schema: TestOutcome }],
+    handler: async ({ svc, caller, params }) => json(await sendTestDelivery(svc, caller, params.id)),
+  }),
+  endpoint({
+    method: 'GET', path: '/admin/webhooks/:id/deliveries', tag: 'webhooks', auth: 'admin', params: IdParams,
+    query: v.object({ limit: Limit, cursor: cursor(isNumber) }),
+    summary: "A subscription's delivery attempts, newest first",
+    responses: [{ status: 200, schema: DeliveryLog }],
+    handler: ({ svc, caller, params, query }) => {
+      const before = query.cursor ?? Number.MAX_SAFE_INTEGER;
+      const { entries, last } = listDeliveryLog(svc, caller, params.id, { before, limit: query.limit });
+      return json({ deliveries: entries, nextCursor: last === null ? null : encodeCursor(last) });
+    },
+  }),
+];

@@ -50,7 +50,10 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
   }
   if (!res.ok) {
     if (res.status === 401 && !opts.quiet401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
-    throw new ApiError(res.status, data && typeof data === 'object' ? (data as Record<string, unknown>) : {});
+    const body = data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+    const retryAfter = res.headers.get('retry-after');
+    if (retryAfter && body.retryAfter === undefined) body.retryAfter = Number(retryAfter);
+    throw new ApiError(res.status, body);
   }
   return data as T;
 }

@@ -38,8 +38,8 @@ export function AccessPanel({ space, path, acl, onChange }: { space: string; pat
         ? <p class="muted">Follows the space's default access.</p>
         : (
           <dl class="meta">
-            <div class="meta-row"><dt>Read</dt><dd>{acl.read.map(nameOf).join(', ') || '—'}</dd></div>
-            <div class="meta-row"><dt>Write</dt><dd>{acl.write.map(nameOf).join(', ') || '—'}</dd></div>
+            <div class="meta-row"><dt>Read</dt><dd>{[...new Set([...acl.read, ...acl.write])].map(nameOf).join(', ') || 'org admins only'}</dd></div>
+            <div class="meta-row"><dt>Write</dt><dd>{acl.write.map(nameOf).join(', ') || 'org admins only'}</dd></div>
           </dl>
         )}
       {error !== null && <ErrorBox error={error} />}

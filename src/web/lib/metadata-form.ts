@@ -36,7 +36,7 @@ export function fromRaw(fields: Field[], raw: RawValues): Metadata {
       case 'boolean': out[f.key] = v === true; break;
       case 'multiselect': if (Array.isArray(v) && v.length) out[f.key] = v; break;
       case 'list': {
-        const items = String(v).split('\n').map((s) => s.trim()).filter(Boolean).map(listItem);
+        const items = String(v).split("\n").map((s) => s.trim()).filter(Boolean);
         if (items.length) out[f.key] = items;
         break;
       }

@@ -1,7 +1,7 @@
 // History: the revisions of a page (author, time), one old revision, a diff of two, and
 // "restore this version" (which writes a new revision).
 import { useState } from 'preact/hooks';
-import { ApiError, get, pageApi, post, put, query } from '../api/client.ts';
+import { get, pageApi, put, query } from '../api/client.ts';
 import type { Page, Revision, RevisionSummary } from '../api/types.ts';
 import { AsyncView, Breadcrumbs, Badge, ErrorBox, useTitle } from '../components/ui.tsx';
 import { diffLines } from '../lib/diff.ts';
@@ -56,14 +56,8 @@ export function HistoryView({ space, path }: { space: string; path: string }) {
   );
 }
 
+/** Restores by writing the old revision's fields as a new revision (the server has no restore route). */
 async function restore(space: string, path: string, rev: Revision): Promise<void> {
-  try {
-    await post(`${pageApi(space, path)}/revisions/${rev.version}/restore`);
-    return;
-  } catch (err) {
-    if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 405)) throw err;
-  }
-  // No restore route on this server: write the old revision's fields as a new revision.
   const current = await get<Page>(pageApi(space, path));
   await put(pageApi(space, path), { title: rev.title, content: rev.content, frontmatter: rev.frontmatter, metadata: rev.metadata, baseVersion: current.version });
 }

@@ -10,6 +10,7 @@ import { relativeTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
+import { rememberSpace } from './page-view.tsx';
 
 export async function loadAllSpaces(): Promise<Space[]> {
   const out: Space[] = [];
@@ -17,6 +18,7 @@ export async function loadAllSpaces(): Promise<Space[]> {
   do {
     const r: { spaces: Space[]; nextCursor: string | null } = await get(`/spaces${query({ limit: 200, cursor })}`);
     out.push(...r.spaces);
+    r.spaces.forEach(rememberSpace);
     cursor = r.nextCursor;
   } while (cursor && out.length < 2000);
   return out;

@@ -12,11 +12,15 @@ import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
 
+// Space names seen so far, so breadcrumbs of views that do not load the space still name it.
+const spaceNames = new Map<string, string>();
+export const rememberSpace = (s: Space): void => { spaceNames.set(s.slug, s.name); };
+
 export function pageCrumbs(space: string, spaceName: string, path: string, last?: string): Crumb[] {
   const segs = path.split('/');
   return [
     { label: 'Home', href: href.home() },
-    { label: spaceName, href: href.space(space) },
+    { label: spaceName !== space ? spaceName : spaceNames.get(space) ?? space, href: href.space(space) },
     ...segs.slice(0, -1).map((s) => ({ label: s })),
     { label: last ?? segs[segs.length - 1] },
   ];
@@ -50,7 +54,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
   const { principal } = useSession();
   const page = useAsync(() => get<Page>(`${pageApi(space, path)}?render=html`), [space, path]);
   const links = useAsync(() => get<Links>(`${pageApi(space, path)}/links`), [space, path]);
-  const info = useAsync(() => get<Space>(spaceApi(space)), [space]);
+  const info = useAsync(() => get<Space>(spaceApi(space)).then((s) => { rememberSpace(s); return s; }), [space]);
   const acl = useAsync(() => get<Acl>(`${pageApi(space, path)}/acl`), [space, path]);
   const fields = useAsync(() => loadTemplateFields(space, page.data?.template ?? null), [space, page.data?.template]);
   const body = useRef<HTMLDivElement>(null);

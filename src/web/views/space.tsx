@@ -8,6 +8,7 @@ import { plural } from '../lib/format.ts';
 import { buildTree } from '../lib/tree.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href } from '../router.ts';
+import { rememberSpace } from './page-view.tsx';
 
 const MAX_TREE_PAGES = 5000;
 
@@ -23,7 +24,7 @@ export async function loadPages(space: string): Promise<{ pages: PageSummary[]; 
 }
 
 export function SpaceView({ space }: { space: string }) {
-  const info = useAsync(() => get<Space>(spaceApi(space)), [space]);
+  const info = useAsync(() => get<Space>(spaceApi(space)).then((s) => { rememberSpace(s); return s; }), [space]);
   const pages = useAsync(() => loadPages(space), [space]);
   const types = useAsync(() => get<RecordType[]>(`${spaceApi(space)}/record-types`), [space]);
   useTitle(info.data?.name ?? space);

@@ -1,0 +1,121 @@
+// GET /openapi.json: the OpenAPI 3.1 document, generated from the endpoint table (never written
+// by hand), so it lists exactly the routes the app serves with the schemas it validates.
+import * as v from 'valibot';
+import type { JsonSchema } from '@valibot/to-json-schema';
+import type { AnyEndpoint, Answer } from './endpoint.ts';
+import { jsonSchemaOf } from './json-schema.ts';
+import { PAGE_PREFIX } from './page-paths.ts';
+import { Problem } from './schemas.ts';
+
+type SecurityScheme = Record<string, unknown>;
+
+/**
+ * How a caller proves who it is. Every `key`/`admin` operation accepts any one of these; a door
+ * that adds a way in (the web app's `kspaceSession` cookie) adds its scheme here.
+ */
+export const securitySchemes: Record<string, SecurityScheme> = {
+  kspaceKey: { type: 'http', scheme: 'bearer', description: 'an API key: `Authorization: Bearer ks_…`' },
+};
+
+/** `:name` → `{name}`; the page path `**:path` → `{path}` (it may hold `/`). */
+export function openApiPath(path: string): string {
+  return path.replace('/**:path', '/{path}').replace(/:([A-Za-z_]+)/g, '{$1}');
+}
+
+const ERRORS: Record<string, string> = {
+  400: 'validation_failed, invalid_json or bad_request; `issues` names each field',
+  401: 'unauthorized: no key, an unknown or a revoked key',
+  403: 'forbidden: you may see it but not do this',
+  404: 'not_found: absent, or not readable by you (never told apart)',
+  405: 'method_not_allowed: `Allow` lists the methods of this path',
+  409: 'conflict or version_conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type: the body must be application/json',
+  503: 'not_configured',
+};
+
+function errorStatuses(e: AnyEndpoint): string[] {
+  const out = ['400', '404', '405'];
+  if (e.auth !== 'public') out.push('401', '403');
+  if (e.method !== 'GET') out.push('409');
+  if (e.body) out.push('413', '415');
+  if (e.tag === 'webhooks') out.push('503');
+  return out.filter((s) => !e.responses.some((a) => String(a.status) === s)).sort();
+}
+
+function operationId(e: AnyEndpoint): string {
+  const words = e.path.replace('**:path', 'path').split(/[/:-]+/).filter(Boolean);
+  return e.method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+function parameters(e: AnyEndpoint): unknown[] {
+  const out: unknown[] = [];
+  for (const [name, schema] of Object.entries(e.params?.entries ?? {})) {
+    const json = jsonSchemaOf(schema as v.GenericSchema);
+    out.push({
+      name, in: 'path', required: true, schema: json,
+      ...(name === 'path' && e.path.startsWith(PAGE_PREFIX)
+        ? { description: 'the page path: `/`-separated segments, each percent-encoded', allowReserved: true }
+        : {}),
+    });
+  }
+  for (const [name, schema] of Object.entries(e.query?.entries ?? {})) {
+    out.push({ name, in: 'query', required: false, schema: jsonSchemaOf(schema as v.GenericSchema) });
+  }
+  return out;
+}
+
+function responses(e: AnyEndpoint): Record<string, unknown> {
+  const out: Record<string, { description: string; content?: Record<string, unknown> }> = {};
+  for (const a of e.responses) {
+    const r = (out[a.status] ??= { description: a.description ?? (a.status === 204 ? 'no content' : 'success') });
+    if (a.schema || a.contentType) {
+      r.content ??= {};
+      r.content[a.contentType ?? 'application/json'] = answerContent(a);
+    }
+  }
+  for (const s of errorStatuses(e)) out[s] = { description: ERRORS[s], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  return out;
+}
+
+function answerContent(a: Answer): Record<string, unknown> {
+  const schema: JsonSchema = a.schema ? jsonSchemaOf(a.schema) : { type: 'string' };
+  return a.example === undefined ? { schema } : { schema, example: a.example };
+}
+
+function operation(e: AnyEndpoint): Record<string, unknown> {
+  const params = parameters(e);
+  return {
+    operationId: operationId(e),
+    summary: e.summary,
+    ...(e.description ? { description: e.description } : {}),
+    tags: [e.tag],
+    ...(params.length ? { parameters: params } : {}),
+    ...(e.body ? {
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: jsonSchemaOf(e.body), ...(e.bodyExample === undefined ? {} : { example: e.bodyExample }) } },
+      },
+    } : {}),
+    responses: responses(e),
+    security: e.auth === 'public' ? [] : Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
+    ...(e.auth === 'admin' ? { 'x-kspace-auth': 'org admin' } : {}),
+  };
+}
+
+/** The document for a table; `version` is the package's. */
+export function openApiDocument(table: AnyEndpoint[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const e of table) (paths[openApiPath(e.path)] ??= {})[e.method.toLowerCase()] = operation(e);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'kspace HTTP API',
+      version,
+      description: 'Errors are application/problem+json (RFC 9457) with a stable `code`. Lists page with `limit` and `cursor`. See docs/api.md.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    paths,
+    components: { schemas: { Problem: jsonSchemaOf(Problem) }, securitySchemes },
+  };
+}

@@ -1,0 +1,71 @@
+// Page paths of any depth. h3's router cannot match a wildcard followed by more segments, so the
+// endpoints under `/pages/:space/**:path` are matched here, from their declarations alone:
+//
+//   /pages/:space/**:path                       the page itself
+//   /pages/:space/**:path/metadata              a fixed suffix names a sub-resource
+//   /pages/:space/**:path/revisions/:version    a suffix parameter matches when its declared schema accepts it
+//
+// The longest suffix whose literal segments are equal and whose parameters pass their schemas wins,
+// provided at least one segment is left for the page path; no suffix matches → the page itself.
+// Segments are percent-decoded one by one after the split, so an encoded `/` is part of the page
+// path (where the path rules judge it) and never completes a sub-resource suffix.
+import * as v from 'valibot';
+import type { AnyEndpoint } from './endpoint.ts';
+
+export const PAGE_PREFIX = '/pages/:space/**:path';
+
+type Suffix = { parts: Array<{ literal: string } | { param: string }>; endpoints: AnyEndpoint[] };
+
+export type PageMatch = {
+  /** Every endpoint declared on the matched resource (one per method). */
+  endpoints: AnyEndpoint[];
+  params: Record<string, string>;
+};
+
+export function isPageEndpoint(e: AnyEndpoint): boolean {
+  return e.path === PAGE_PREFIX || e.path.startsWith(`${PAGE_PREFIX}/`);
+}
+
+/** The matcher of the page endpoints in `table`, longest suffix first. */
+export function pageMatcher(table: AnyEndpoint[]): (segments: string[]) => PageMatch | null {
+  const bySuffix = new Map<string, Suffix>();
+  for (const e of table.filter(isPageEndpoint)) {
+    const rest = e.path.slice(PAGE_PREFIX.length);
+    let s = bySuffix.get(rest);
+    if (!s) {
+      const parts = rest.split('/').filter(Boolean).map((p) => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p }));
+      s = { parts, endpoints: [] };
+      bySuffix.set(rest, s);
+    }
+    s.endpoints.push(e);
+  }
+  const suffixes = [...bySuffix.values()].sort((a, b) => b.parts.length - a.parts.length);
+  return (segments) => {
+    const [space, ...rest] = segments;
+    if (space === undefined || rest.every((seg) => seg === '')) return null;
+    for (const s of suffixes) {
+      const n = s.parts.length;
+      if (rest.length <= n) continue;
+      const tail = rest.slice(rest.length - n);
+      const params: Record<string, string> = { space, path: rest.slice(0, rest.length - n).join('/') };
+      const fits = s.parts.every((part, i) => {
+        if ('literal' in part) return tail[i] === part.literal;
+        const schema = s.endpoints[0].params?.entries[part.param];
+        params[part.param] = tail[i];
+        return schema ? v.is(schema, tail[i]) : true;
+      });
+      if (fits) return { endpoints: s.endpoints, params };
+    }
+    return null;
+  };
+}
+
+/** Splits `/pages/<space>/<path…>` into percent-decoded segments (after `/pages`); null when one is malformed. */
+export function pageSegments(pathname: string): string[] | null {
+  const parts = pathname.split('/').slice(2);
+  try {
+    return parts.map((p) => decodeURIComponent(p));
+  } catch {
+    return null;
+  }
+}

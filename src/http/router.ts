@@ -1,0 +1,163 @@
+// Builds the h3 app from the endpoint table: each endpoint is registered with h3's router (page
+// endpoints through src/http/page-paths.ts), authenticated, its params and query validated by
+// their schemas, and every error, wherever thrown, turned into problem+json by one onError hook.
+import { H3, type H3Event, type HTTPError } from 'h3';
+import type { Services } from '../services.ts';
+import type { Caller } from '../model.ts';
+import { AppError, invalid, type ErrorCode } from '../domain/errors.ts';
+import { checkPagePath } from '../domain/paths.ts';
+import { requireOrgAdmin } from '../domain/principals.ts';
+import { requireCaller } from './auth.ts';
+import { parse, readJson } from './body.ts';
+import type { AnyEndpoint, Method } from './endpoint.ts';
+import { isPageEndpoint, pageMatcher, pageSegments } from './page-paths.ts';
+import { problem } from './respond.ts';
+import { redirectFor } from '../domain/moves.ts';
+import { checkResponse } from './response-check.ts';
+
+/** Who a `public` endpoint runs as: nobody, with no rights anywhere. */
+const ANONYMOUS: Caller = { id: '', name: '', kind: 'agent', orgId: -1, orgAdmin: false };
+
+/** Finds the endpoint for a method and a URL path, or the methods the path allows. */
+export type EndpointFinder = (method: string, pathname: string) => { endpoint: AnyEndpoint; params: Record<string, string> } | { allow: Method[] } | null;
+
+/** Matches method + path against the table without h3 (the 405 answer, the response check, tests). */
+export function endpointFinder(table: AnyEndpoint[]): EndpointFinder {
+  const matchPage = pageMatcher(table);
+  const others = table.filter((e) => !isPageEndpoint(e)).map((e) => ({ e, re: routeRegExp(e.path) }));
+  return (method, pathname) => {
+    let candidates: Array<{ endpoint: AnyEndpoint; params: Record<string, string> }> = [];
+    if (pathname.startsWith('/pages/')) {
+      const segments = pageSegments(pathname);
+      const m = segments && matchPage(segments);
+      if (m) candidates = m.endpoints.map((endpoint) => ({ endpoint, params: m.params }));
+    } else {
+      for (const { e, re } of others) {
+        const m = re.exec(pathname);
+        if (m) candidates.push({ endpoint: e, params: decodeParams(m.groups ?? {}) });
+      }
+    }
+    if (!candidates.length) return null;
+    return candidates.find((c) => c.endpoint.method === method) ?? { allow: [...new Set(candidates.map((c) => c.endpoint.method))] };
+  };
+}
+
+function routeRegExp(path: string): RegExp {
+  const src = path.split('/').map((seg) => (seg.startsWith(':') ? `(?<${seg.slice(1)}>[^/]+)` : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+  return new RegExp(`^${src}$`);
+}
+
+/** The HTTP application over the endpoint table; no side effects beyond the returned app. */
+export function buildApp(
+  svc: Services, table: AnyEndpoint[],
+  opts: { onRequest?: (event: H3Event) => void; /** Routes that are not API endpoints (the web app's files). */ files?: (app: H3) => void } = {},
+): H3 {
+  const app = new H3({ silent: true, onRequest: opts.onRequest, onError: (error, event) => errorResponse(error, event, svc) });
+  const find = endpointFinder(table);
+  opts.files?.(app);
+  for (const e of table) {
+    if (!isPageEndpoint(e)) app.on(e.method, e.path, (event) => run(e, event, svc, decodeParams(event.context.params ?? {})));
+  }
+  // Every method on /pages/**: the table's page matcher picks the endpoint, or answers 404/405/400.
+  app.all('/pages/**', (event) => {
+    const found = find(method(event), event.url.pathname);
+    if (found && 'endpoint' in found) {
+      return found.endpoint.method === 'GET' ? followMoves(() => run(found.endpoint, event, svc, found.params), event, svc)
+        : run(found.endpoint, event, svc, found.params);
+    }
+    if (!found) throw new AppError('not_found', 'page not found');
+    if (event.req.method === 'PUT') throw reservedPath(event.url.pathname);
+    return methodNotAllowed(event, found.allow, svc);
+  });
+  app.all('/**', (event) => {
+    const found = find(method(event), event.url.pathname);
+    if (found && 'endpoint' in found) return run(found.endpoint, event, svc, found.params); // HEAD of a GET endpoint
+    if (found && 'allow' in found) return methodNotAllowed(event, found.allow, svc);
+    throw new AppError('not_found', `no route ${event.req.method} ${event.url.pathname}`);
+  });
+  return app;
+}
+
+/**
+ * A GET of an address a page was moved away from (no page there now) answers 308 to the page's
+ * current address, sub-resource and query kept, when the caller may read the page; otherwise
+ * the 404 stands, so a caller who may not read a moved page learns nothing about it.
+ */
+async function followMoves(fn: () => Promise<Response>, event: H3Event, svc: Services): Promise<Response> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+    const segments = pageSegments(event.url.pathname);
+    if (!segments || segments.length < 2) throw err;
+    const location = redirectFor(svc, requireCaller(event, svc), segments[0], segments.slice(1));
+    if (location === null) throw err;
+    return new Response(null, { status: 308, headers: { location: location + event.url.search } });
+  }
+}
+
+const method = (event: H3Event) => (event.req.method === 'HEAD' ? 'GET' : event.req.method);
+
+/** A PUT that lands on a sub-resource is a page write to a path the sub-resource reserves: 400 naming `path`. */
+function reservedPath(pathname: string): AppError {
+  const path = (pageSegments(pathname) ?? []).slice(1).join('/');
+  return invalid([checkPagePath(path) ?? { key: 'path', code: 'reserved', message: 'this page path names a page sub-resource' }]);
+}
+
+function methodNotAllowed(event: H3Event, allow: Method[], svc: Services): Response {
+  const res = problem(new AppError('method_not_allowed', `${event.req.method} is not supported here; use ${allow.join(', ')}`), svc.log, event.url.pathname);
+  res.headers.set('allow', allow.join(', '));
+  return res;
+}
+
+async function run(e: AnyEndpoint, event: H3Event, svc: Services, rawParams: Record<string, string>): Promise<Response> {
+  const caller = e.auth === 'public' ? ANONYMOUS : requireCaller(event, svc, { bearerOnly: e.bearerOnly });
+  if (e.auth === 'admin') requireOrgAdmin(caller);
+  const params = e.params ? parse(e.params, rawParams) : rawParams;
+  const query = e.query ? parse(e.query, queryObject(event.url)) : {};
+  const body = async (maxBytes?: number) => {
+    const data = await readJson(event.req, maxBytes ?? svc.config.limits.bodyBytes, svc.config.limits.jsonDepth);
+    return e.body ? parse(e.body, data) : data;
+  };
+  const res = await e.handler({ event, svc, caller, params, query, body });
+  return svc.config.validateResponses ? checkResponse(e, res, svc.log) : res;
+}
+
+/** The query string as an object; a repeated name keeps its first value. */
+function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of url.searchParams) if (!Object.hasOwn(out, k)) out[k] = val;
+  return out;
+}
+
+function decodeParams(params: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  // h3 refuses malformed percent-encoding before routing (a 400 from errorResponse).
+  for (const [k, val] of Object.entries(params)) out[k] = decodeURIComponent(val);
+  return out;
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
+  413: 'payload_too_large', 415: 'unsupported_media_type',
+};
+
+/** The one error hook: an AppError is its problem+json; h3's own errors get their catalogue code; the rest a logged 500. */
+function errorResponse(error: HTTPError, event: H3Event, svc: Services): Response {
+  const instance = event.url.pathname;
+  if (error.cause instanceof AppError) return problem(error.cause, svc.log, instance);
+  if (!isDecodable(instance)) {
+    return problem(invalid([{ key: 'path', code: 'format', message: 'the URL path is not valid percent-encoding' }]), svc.log, instance);
+  }
+  const code = error.unhandled ? undefined : STATUS_CODES[error.status];
+  return problem(code ? new AppError(code, error.message) : (error.cause ?? error), svc.log, instance);
+}
+
+function isDecodable(pathname: string): boolean {
+  try {
+    decodeURI(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWorld, fuzzOperations, type FuzzWorld } from '../support/fuzz.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+// Every operation of /openapi.json with generated valid and invalid input, as admin, member,
+// outsider and nobody (test/support/fuzz.ts). The long run: `npm run fuzz -- --runs 10000`.
+const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+
+let srv: TestServer;
+let world: FuzzWorld;
+beforeAll(async () => {
+  srv = await startServer({ SERVICE_SETTINGS_ENCRYPTION_KEY: 'fuzz-encryption-key-0123456789abcdef', SERVICE_WEBHOOKS_TIMEOUT_MS: '200' });
+  world = await buildWorld(srv);
+});
+afterAll(() => srv.close());
+
+describe('fuzzing every documented operation', () => {
+  it(`answers ${RUNS} generated requests per operation with no 5xx and only catalogued problem+json errors`, async () => {
+    const started = Date.now();
+    const { failures, requests, msByOperation } = await fuzzOperations(world, { runs: RUNS });
+    expect(failures).toEqual([]);
+    expect(srv.errors).toEqual([]);
+    expect(requests).toBeGreaterThanOrEqual(RUNS * world.operations.length);
+    expect((await srv.admin.get('/me')).status).toBe(200); // still alive
+    expect(srv.svc.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    console.info(`fuzz: ${requests} requests over ${world.operations.length} operations in ${Date.now() - started} ms`);
+    if (process.env.FUZZ_TIMES) console.info(Object.entries(msByOperation).sort((a, b) => b[1] - a[1]).slice(0, 12));
+  }, 120_000);
+});

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { endpoints } from '../../src/http/endpoints.ts';
+import { openApiPath } from '../../src/http/openapi.ts';
+import { checkResponse } from '../../src/http/response-check.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let doc: any;
+beforeAll(async () => {
+  srv = await startServer({ SERVICE_METRICS: '1' }); // /metrics answers (off, it is a 404 like no route)
+  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
+  expect((await srv.admin.put('/pages/wiki/a/b', { title: 'AB' })).status).toBe(201);
+  const r = await fetch(`${srv.url}/openapi.json`); // public: no key
+  expect(r.status).toBe(200);
+  doc = await r.json();
+});
+afterAll(() => srv.close());
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const operations = () => Object.entries(doc.paths as Record<string, Record<string, any>>)
+  .flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => ({ method: m.toUpperCase(), path: p, op })));
+const fill = (p: string) => p.replace('{space}', 'wiki').replace('{path}', 'a/b').replace('{version}', '1').replace(/\{\w+\}/g, 'x');
+/** Did the router itself refuse (no route, or not this method)? Anything else means an endpoint answered. */
+const routerRefused = (r: { status: number; body: any }) => r.status === 405 || (r.status === 404 && /^no route/.test(r.body?.detail ?? ''));
+const matches = (template: string, url: string) =>
+  new RegExp(`^${template.replace('{path}', '.+').replace(/\{\w+\}/g, '[^/]+')}$`).test(url);
+
+describe('GET /openapi.json', () => {
+  it('is an OpenAPI 3.1 document with security schemes, unique operation ids and problem+json errors', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes.kspaceKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const ids = operations().map((o) => o.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { method, path, op } of operations()) {
+      expect(op.summary, `${method} ${path}`).toBeTruthy();
+      expect(op.responses['404'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');
+      if (op.requestBody) expect(op.requestBody.content['application/json'].example, `${method} ${path} example`).toBeDefined();
+      const success = Object.keys(op.responses).filter((s) => s < '400');
+      expect(success.length, `${method} ${path}`).toBeGreaterThan(0);
+    }
+    expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code']));
+  });
+
+  it('lists exactly the endpoints of the table', () => {
+    const documented = operations().map((o) => `${o.method} ${o.path}`).sort();
+    expect(documented).toEqual(endpoints.map((e) => `${e.method} ${openApiPath(e.path)}`).sort());
+  });
+
+  it('documents every route registered with h3 (the page-path routes are probed below)', () => {
+    const app = createApp(srv.svc) as unknown as { '~routes': Array<{ method: string; route: string }> };
+    // The web app's files (/, /app/…) are not API endpoints (src/app.ts): not in the document.
+    const files = (route: string) => route === '/' || route.startsWith('/app/');
+    const registered = app['~routes'].filter((r) => r.method !== '' && !files(r.route)).map((r) => `${r.method} ${openApiPath(r.route)}`);
+    const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
+    for (const r of registered) expect(documented.has(r), r).toBe(true);
+  });
+
+  it('every documented operation is served', async () => {
+    for (const { method, path } of operations()) {
+      const r = await srv.admin.req(method, fill(path));
+      expect(routerRefused(r), `${method} ${path}: ${r.status} ${r.text.slice(0, 200)}`).toBe(false);
+    }
+  });
+
+  it('nothing is served that is not documented (probing page sub-resources and every prefix)', async () => {
+    const urls = new Set<string>();
+    for (const { path } of operations()) {
+      const url = fill(path);
+      urls.add(url);
+      urls.add(`${url}/x`);
+      for (const suffix of ['metadata', 'acl', 'revisions', 'revisions/1', 'links', 'files', 'revisions/1/diff/2', 'x']) urls.add(`/pages/wiki/a/b/${suffix}`);
+    }
+    for (const url of urls) {
+      for (const method of METHODS) {
+        const r = await srv.admin.req(method, url, method === 'GET' || method === 'DELETE' ? undefined : {});
+        if (routerRefused(r)) continue;
+        const ops = operations().filter((o) => o.method === method && matches(o.path, url));
+        expect(ops.length, `${method} ${url} answered ${r.status} but is not documented`).toBeGreaterThan(0);
+      }
+    }
+  }, 120_000);
+});
+
+describe('the response check (SERVICE_VALIDATE_RESPONSES=1, on in every API test)', () => {
+  const me = endpoints.find((e) => e.method === 'GET' && e.path === '/me')!;
+  const errors: string[] = [];
+  const log = { info() {}, warn() {}, error: (m: string, f?: object) => errors.push(`${m} ${JSON.stringify(f)}`) };
+  const answer = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+  it('passes an answer its schema accepts and turns a violation into a logged 500', async () => {
+    expect((await checkResponse(me, answer({ id: 'p', name: 'n', kind: 'agent', orgAdmin: false }), log)).status).toBe(200);
+    const bad = await checkResponse(me, answer({ id: 'p', name: 'n', kind: 'robot', orgAdmin: false, extra: 1 }), log);
+    expect(bad.status).toBe(500);
+    expect(errors.join('\n')).toMatch(/GET \/me violates its declaration: kind/);
+    expect((await checkResponse(me, answer({}, 201), log)).status).toBe(500); // an undeclared status
+  });
+
+  it('is on in the test servers', () => {
+    expect(srv.svc.config.validateResponses).toBe(true);
+  });
+});

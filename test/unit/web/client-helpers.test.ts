@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { parseRoute, safeNext } from '../../../src/web/router.ts';
+import { parseSnippet } from '../../../src/web/lib/snippet.ts';
+import { buildTree } from '../../../src/web/lib/tree.ts';
+import { fromRaw, initialRaw } from '../../../src/web/lib/metadata-form.ts';
+import { fromFilterRows } from '../../../src/web/lib/filters.ts';
+import type { Field } from '../../../src/web/api/types.ts';
+
+describe('parseRoute', () => {
+  it.each([
+    ['/app/', '', { name: 'home' }],
+    ['/app/s/wiki', '', { name: 'space', space: 'wiki' }],
+    ['/app/p/wiki/a/b%20c', '', { name: 'page', space: 'wiki', path: 'a/b c', mode: { kind: 'view' } }],
+    ['/app/p/wiki/a', '?edit', { name: 'page', space: 'wiki', path: 'a', mode: { kind: 'edit' } }],
+    ['/app/p/wiki/a', '?rev=3', { name: 'page', space: 'wiki', path: 'a', mode: { kind: 'rev', rev: 3 } }],
+    ['/app/p/wiki/a', '?diff=1..4', { name: 'page', space: 'wiki', path: 'a', mode: { kind: 'diff', from: 1, to: 4 } }],
+    ['/app/s/wiki/links/broken', '', { name: 'broken', space: 'wiki' }],
+    ['/app/gallery', '?template=built-in/crm', { name: 'gallery', template: 'built-in/crm' }],
+    ['/app/new', '?space=w&template=w:task', { name: 'new', space: 'w', template: 'w:task', path: '' }],
+    ['/app/p/wiki', '', { name: 'notFound' }],
+    ['/app/p/wiki/%E0%A4%A', '', { name: 'notFound' }],
+    ['/app/whatever', '', { name: 'notFound' }],
+  ])('%s%s', (path, search, want) => {
+    expect(parseRoute(path, search)).toMatchObject(want);
+  });
+
+  it.each([
+    [null, '/app/'], ['/app/p/w/a?edit', '/app/p/w/a?edit'], ['https://evil.example/', '/app/'], ['//evil.example/app/', '/app/'], ['/app/sign-in', '/app/'],
+  ])('sign-in returns only inside the app: %s → %s', (next, want) => {
+    expect(safeNext(next)).toBe(want);
+  });
+});
+
+describe('parseSnippet', () => {
+  it('keeps marks and turns everything else into text', () => {
+    expect(parseSnippet('…a &lt;script&gt; <mark>word</mark> &amp; <b>x</b>…')).toEqual([
+      { text: '…a <script> ', mark: false }, { text: 'word', mark: true }, { text: ' & x…', mark: false },
+    ]);
+  });
+});
+
+describe('buildTree', () => {
+  it('nests pages by path; a page may also be a folder', () => {
+    const t = buildTree([
+      { path: 'guide', title: 'Guide', version: 1, updatedAt: '' },
+      { path: 'guide/setup', title: 'Setup', version: 1, updatedAt: '' },
+      { path: 'a/b/c', title: 'C', version: 1, updatedAt: '' },
+      { path: 'z', title: 'Zed', version: 1, updatedAt: '' },
+    ]);
+    expect(t.map((n) => [n.name, n.page?.title ?? null, n.children.map((c) => c.name)])).toEqual([
+      ['a', null, ['b']], ['guide', 'Guide', ['setup']], ['z', 'Zed', []],
+    ]);
+  });
+});
+
+describe('record form values', () => {
+  const fields: Field[] = [
+    { key: 'n', type: 'number' }, { key: 'b', type: 'boolean' }, { key: 'm', type: 'multiselect', options: ['x', 'y'] },
+    { key: 'l', type: 'list' }, { key: 's', type: 'string', default: 'd' }, { key: 'e', type: 'string' },
+  ];
+  it('fills defaults and converts back; what cannot be converted is sent as typed', () => {
+    const raw = initialRaw(fields, { n: 3 }, { m: ['x'] });
+    expect(raw).toEqual({ n: '3', b: false, m: ['x'], l: '', s: 'd', e: '' });
+    expect(fromRaw(fields, { ...raw, n: 'abc', l: 'one\n\n two ' })).toEqual({ n: 'abc', b: false, m: ['x'], l: ['one', 'two'], s: 'd' });
+  });
+});
+
+describe('filters from the builder', () => {
+  it('types values by field, splits `in` lists, drops values for exists/missing', () => {
+    const typeOf = (k: string) => ({ points: 'number', done: 'boolean' } as Record<string, string>)[k] ?? 'string';
+    expect(fromFilterRows([
+      { key: 'stage', op: 'in', value: 'todo, doing' }, { key: 'points', op: 'gte', value: '3' },
+      { key: 'done', op: 'eq', value: 'true' }, { key: 'due', op: 'exists', value: 'x' }, { key: ' ', op: 'eq', value: '' },
+    ], typeOf)).toEqual([
+      { key: 'stage', op: 'in', value: ['todo', 'doing'] }, { key: 'points', op: 'gte', value: 3 },
+      { key: 'done', op: 'eq', value: true }, { key: 'due', op: 'exists' },
+    ]);
+  });
+});
