@@ -48,7 +48,9 @@ CREATE TABLE spaces (
   owner_id       TEXT REFERENCES principals(id),  -- set only for personal spaces
   created_by     TEXT REFERENCES principals(id),
   created_at     TEXT NOT NULL,
-  updated_at     TEXT NOT NULL
+  updated_at     TEXT NOT NULL,
+  deleted_at     TEXT,                            -- set while the space is in the org trash
+  deleted_by     TEXT REFERENCES principals(id)
 );
 
 -- The current state of every page. A deleted page keeps its row (deleted_at set) so that its
@@ -68,6 +70,29 @@ CREATE TABLE pages (
   updated_at  TEXT NOT NULL,
   deleted_at  TEXT,
   UNIQUE (space_id, path)
+);
+
+-- The old addresses of moved pages (POST /spaces/:slug/moves): each answers 308 to the page's
+-- current address until a page is written there (that write removes the row). By page id, so a
+-- page moved twice is found from either old address.
+CREATE TABLE redirects (
+  space_id   INTEGER NOT NULL REFERENCES spaces(id),
+  path       TEXT NOT NULL,
+  page_id    INTEGER NOT NULL REFERENCES pages(id),
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (space_id, path)
+) WITHOUT ROWID;
+CREATE INDEX redirects_page ON redirects(page_id);
+
+-- The trash: one row per deleted page (pages.deleted_at set) deleted since schema version 6:
+-- who deleted it, and its own ACL when deleted (readers: ',id1,id2,' as revisions.readers, NULL
+-- without one; acl: JSON [{principal_id, perm}]) so that the trash lists it only to those who
+-- could read it and a restore brings the ACL back. A write at the path (or a restore) removes it.
+CREATE TABLE trash (
+  page_id    INTEGER PRIMARY KEY REFERENCES pages(id),
+  deleted_by TEXT NOT NULL REFERENCES principals(id),
+  readers    TEXT,
+  acl        TEXT
 );
 
 -- Append-only history: triggers below refuse UPDATE and DELETE.

@@ -14,6 +14,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   search: async () => (await import('./bench/search.ts')).run,
   doors: async () => (await import('./bench/doors.ts')).run,
   web: async () => (await import('./bench/web.ts')).run,
+  moves: async () => (await import('./bench/moves.ts')).run,
 };
 
 const { values } = parseArgs({

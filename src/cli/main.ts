@@ -15,6 +15,9 @@ import { registerServeCommands } from './serve.ts';
 import { registerSpaceCommands } from './spaces.ts';
 import { registerSpaceTemplateCommands } from './space-templates.ts';
 import { registerWebhookCommands } from './webhooks.ts';
+import { registerHistoryCommands } from './history.ts';
+import { registerPeopleCommands } from './people.ts';
+import { registerCompletionCommand } from './completion.ts';
 
 export { ExitError } from './exit-error.ts';
 
@@ -22,7 +25,8 @@ export { ExitError } from './exit-error.ts';
 export const commandModules: Array<(program: Command) => void> = [
   registerPageCommands, registerMetaCommands, registerAclCommands, registerSearchCommands, registerRecordCommands,
   registerLinkCommands, registerSpaceCommands, registerSpaceTemplateCommands, registerBundleCommands,
-  registerWebhookCommands, registerServeCommands, registerMcpCommand,
+  registerWebhookCommands, registerServeCommands, registerMcpCommand, registerHistoryCommands, registerPeopleCommands,
+  registerCompletionCommand,
 ];
 
 const FOOTER = `

@@ -51,6 +51,7 @@ export async function buildPutBody(api: Api, space: string, path: string, opts: 
   let title = opts.title;
   let content = opts.content;
   let frontmatter = opts.frontmatter !== undefined ? parseObject(opts.frontmatter, '--frontmatter') : undefined;
+  let docMeta: Record<string, unknown> | undefined;
   const text = await readDocument(opts);
   if (text !== undefined) {
     let doc: ReturnType<typeof parseMarkdownDocument>;
@@ -61,12 +62,14 @@ export async function buildPutBody(api: Api, space: string, path: string, opts: 
     }
     content = doc.content;
     if (Object.keys(doc.frontmatter).length > 0) {
-      const { title: fmTitle, ...rest } = doc.frontmatter;
+      const { title: fmTitle, metadata: fmMeta, ...rest } = doc.frontmatter;
       if (title === undefined && typeof fmTitle === 'string') title = fmTitle;
       frontmatter ??= rest;
+      // What `page get` prints: the metadata under a `metadata:` key of the frontmatter.
+      if (fmMeta !== null && typeof fmMeta === 'object' && !Array.isArray(fmMeta) && opts.metadata === undefined) docMeta = fmMeta as Record<string, unknown>;
     }
   }
-  let metadata: Record<string, unknown> | undefined = opts.metadata !== undefined ? parseObject(opts.metadata, '--metadata') : undefined;
+  let metadata: Record<string, unknown> | undefined = opts.metadata !== undefined ? parseObject(opts.metadata, '--metadata') : docMeta;
   if (opts.meta?.length) metadata = { ...metadata, ...parsed(() => parseAssignments(opts.meta!)) };
   // A new page needs a title (a template can give one); an existing page keeps its own.
   if (title === undefined && opts.template === undefined) {
@@ -111,8 +114,11 @@ export function registerPageCommands(program: Command): void {
         process.stdout.write(toMarkdownDocument(rev.title, rev.frontmatter ?? {}, rev.content));
         return;
       }
-      if (wantsJson(cmd)) return printJson(await api.get<Page>(pageUrl(space, path)));
-      const text = await (await api.send('GET', pageUrl(space, path), { accept: 'text/markdown' })).text();
+      const p = await api.get<Page>(pageUrl(space, path));
+      if (wantsJson(cmd)) return printJson(p);
+      // A page's metadata shows as a `metadata:` key of the frontmatter (page put reads it back).
+      const fm = Object.keys(p.metadata ?? {}).length ? { ...p.frontmatter, metadata: p.metadata } : p.frontmatter;
+      const text = toMarkdownDocument(p.title, fm, p.content);
       process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     });
 
@@ -153,8 +159,9 @@ export function registerPageCommands(program: Command): void {
       hintMore(r.nextCursor);
     });
 
-  addPagingOptions(addClientOptions(program.command('revisions').argument('<space>').argument('<path>').description("a page's revisions, newest first")), 'revisions')
-    .helpGroup('Pages and metadata:')
+  // `kspace revisions SPACE PATH` lists (the default verb); diff and restore: cli/history.ts.
+  const revisions = program.command('revisions').description("a page's revisions: list, diff, restore").helpGroup('Pages and metadata:');
+  addPagingOptions(addClientOptions(revisions.command('list', { isDefault: true }).argument('<space>').argument('<path>').description("a page's revisions, newest first")), 'revisions')
     .action(async (space: string, path: string, opts: PagingOptions, cmd: Command) => {
       type Rev = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
       const r = await fetchList<Rev>(apiOf(cmd), pageUrl(space, path, 'revisions'), 'revisions', {}, opts);

@@ -3,7 +3,7 @@ import { insertEvent } from '../store/events.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 import type { Caller } from './access.ts';
 
-export const PAGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated'] as const;
+export const PAGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated', 'page.moved'] as const;
 export type PageEvent = (typeof PAGE_EVENTS)[number];
 export const EVENT_NAMES = [...PAGE_EVENTS, 'webhook.test'] as const;
 
@@ -13,6 +13,8 @@ export type EventPayload = {
   actor: { id: string; kind: string };
   page: { path: string; space: string; title: string; version: number };
   changedKeys?: string[];
+  /** page.moved: the address the page had. */
+  from?: { space: string; path: string };
 };
 
 /** Writes one outbox row; call inside the transaction of the change it describes. */
@@ -24,6 +26,7 @@ export function recordPageEvent(
   page: { path: string; title: string; version: number },
   occurredAt: string,
   changedKeys?: string[],
+  from?: { space: string; path: string },
 ): void {
   const payload: EventPayload = {
     event,
@@ -31,6 +34,7 @@ export function recordPageEvent(
     actor: { id: actor.id, kind: actor.kind },
     page: { path: page.path, space: space.slug, title: page.title, version: page.version },
     ...(changedKeys ? { changedKeys } : {}),
+    ...(from ? { from } : {}),
   };
   insertEvent(db, {
     event,

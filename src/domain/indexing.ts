@@ -66,14 +66,14 @@ export function unindexPage(db: Db, page: IndexedPage): void {
 }
 
 /**
- * Runs `apply` (a change of the page's ACL) and moves the page's key stats to its new reader
+ * Runs `apply` (a change of the page's ACL, or a move to another space) and moves the page's key stats to its new reader
  * set. Every ACL change goes through here, as every page write goes through indexPage.
  */
 export function changePageAccess(db: Db, pageId: number, apply: () => void): void {
   const before = readersOf(db, pageId);
   apply();
   const after = readersOf(db, pageId);
-  if (!before || !after || before.readers === after.readers) return;
+  if (!before || !after || (before.readers === after.readers && before.spaceId === after.spaceId)) return;
   const pairs = minus(keyTypes(metaRowsOf(db, pageId)), new Set());
   bumpKeyStats(db, before.spaceId, before.readers, pairs, -1);
   bumpKeyStats(db, after.spaceId, after.readers, pairs, +1);

@@ -6,7 +6,7 @@ import type { Issue } from './issues.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db.ts';
 import { readAcl, replaceAcl, sealHistory } from '../store/pages.ts';
-import { existingPrincipalIds } from '../store/principals.ts';
+import { existingPrincipalIds, findPrincipalByName } from '../store/principals.ts';
 
 /** `restricted: false` means the page follows its space's defaultAccess. */
 export type Acl = { restricted: boolean; read: string[]; write: string[] };
@@ -29,13 +29,20 @@ export function getAcl(svc: Services, caller: Caller, slug: string, path: string
 export function setAcl(svc: Services, caller: Caller, slug: string, path: string, input: { read: string[]; write: string[] }) {
   return tx(svc.db, () => {
     const { page } = loadWritablePage(svc, caller, slug, path);
-    const all = [...new Set([...input.read, ...input.write])];
-    const known = existingPrincipalIds(svc.db, caller.orgId, all);
+    // Entries name principals by id or, failing that, by name (docs/security.md).
+    const known = existingPrincipalIds(svc.db, caller.orgId, [...input.read, ...input.write]);
     const issues: Issue[] = [];
-    input.read.forEach((id, i) => { if (!known.has(id)) issues.push({ key: `read[${i}]`, code: 'unknown', message: `no principal '${id}'` }); });
-    input.write.forEach((id, i) => { if (!known.has(id)) issues.push({ key: `write[${i}]`, code: 'unknown', message: `no principal '${id}'` }); });
+    const resolve = (list: string[], key: string) => list.map((ref, i) => {
+      if (known.has(ref)) return ref;
+      const byName = findPrincipalByName(svc.db, caller.orgId, ref);
+      if (!byName) issues.push({ key: `${key}[${i}]`, code: 'unknown', message: `no principal '${ref}'` });
+      return byName ?? ref;
+    });
+    const read = resolve(input.read, 'read');
+    const write = resolve(input.write, 'write');
     if (issues.length) throw invalid(issues);
-    const writers = new Set(input.write);
+    const all = [...new Set([...read, ...write])];
+    const writers = new Set(write);
     const entries: AclEntry[] = all.map((id) => ({ principal_id: id, perm: writers.has(id) ? 'write' : 'read' }));
     changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, entries));
     return presentAcl(readAcl(svc.db, page.id), true);

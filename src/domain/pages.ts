@@ -12,6 +12,8 @@ import { applyTemplates } from './records/apply.ts';
 import { resolveSpace } from './spaces.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
+import { dropRedirect } from '../store/moves.ts';
+import { putInTrash, takeFromTrash } from '../store/trash.ts';
 import type { PageRow, PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 
@@ -82,9 +84,8 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
   const pathIssue = checkPagePath(rawPath);
   if (pathIssue) issues.push(pathIssue);
   const path = normalizePagePath(rawPath);
-  if (input.title === undefined) {
-    if (input.template === undefined) issues.push({ key: 'title', code: 'required', message: 'a title is required' });
-  } else if (input.title.trim() === '' || input.title.length > 1024) {
+  // An absent title keeps an existing page's one (checked in the transaction, below).
+  if (input.title !== undefined && (input.title.trim() === '' || input.title.length > 1024)) {
     issues.push({ key: 'title', code: 'format', message: 'a title has 1–1024 characters and is not blank' });
   }
   if (input.metadata !== undefined) issues.push(...checkMetadata(input.metadata, limits));
@@ -106,6 +107,8 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
       if (!canWritePage(caller, space, live, acl)) throw new AppError('forbidden', 'you may read this page but not change it');
     } else if (!canCreateIn(caller, space)) {
       throw new AppError('forbidden', `you may not create pages in '${slug}'`);
+    } else if (input.title === undefined && input.template === undefined) {
+      throw invalid([{ key: 'title', code: 'required', message: 'a title is required to create a page' }]);
     }
     if (input.baseVersion !== undefined && input.baseVersion !== (live?.version ?? 0)) {
       throw new AppError('version_conflict', `the page is at version ${live?.version ?? 0}, not ${input.baseVersion}`, undefined, {
@@ -117,7 +120,7 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
       : live ? (JSON.parse(live.metadata) as Metadata) : {};
     // Templates, record validation and the type stamp (records/apply.ts) complete the state.
     const next = applyTemplates(svc, caller, space, path, input, live, {
-      title: input.title ?? '',
+      title: input.title ?? live?.title ?? '',
       content: input.content ?? live?.content ?? '',
       frontmatter: input.frontmatter !== undefined ? JSON.stringify(input.frontmatter) : live?.frontmatter ?? '{}',
       metadata,
@@ -151,6 +154,11 @@ export function writeRevision(
     store.updatePage(db, id, next, version, now);
   }
   store.insertRevision(db, id, version, next, caller.id, now);
+  if (created) {
+    // A page written at an old address ends its redirect; a revived page leaves the trash.
+    dropRedirect(db, space.id, path);
+    if (existing !== null) takeFromTrash(db, id);
+  }
   indexPage(db, {
     id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
     previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
@@ -176,7 +184,7 @@ function sameState(row: PageRow, next: PageState): boolean {
     && row.metadata === next.metadata && row.template === next.template;
 }
 
-/** Deletes a page: revisions stay; a later write continues the numbering as `page.created`. */
+/** Deletes a page into its space's trash: revisions stay; a later write continues the numbering as `page.created`. */
 export function deletePage(svc: Services, caller: Caller, slug: string, rawPath: string): void {
   tx(svc.db, () => {
     const { space, page } = loadReadablePage(svc, caller, slug, rawPath);
@@ -186,7 +194,9 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
     }
     const now = svc.now();
     unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {}, previous: null });
-    // The page's ACL goes with the page; the history it governed keeps its readers.
+    // The page's ACL goes with the page (the trash keeps it for a restore); the history it
+    // governed keeps its readers.
+    putInTrash(svc.db, page.id, caller.id);
     store.sealHistory(svc.db, page.id);
     store.markDeleted(svc.db, page.id, now);
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);

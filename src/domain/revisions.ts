@@ -1,7 +1,10 @@
 import type { Services } from '../services.ts';
+import { notifyEventsWritten } from '../services.ts';
 import type { Caller } from './access.ts';
 import { notFound } from './errors.ts';
-import { loadReadablePage } from './pages.ts';
+import { createTwoFilesPatch } from 'diff';
+import { loadReadablePage, loadWritablePage, putPage, type Page } from './pages.ts';
+import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
 
 export type RevisionSummary = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
@@ -33,4 +36,59 @@ export function getRevision(svc: Services, caller: Caller, slug: string, path: s
     author: { id: r.author_id, kind: r.author_kind, name: r.author_name },
     createdAt: r.created_at,
   };
+}
+
+export type RevisionDiff = {
+  from: number;
+  to: number;
+  /** Present when the title changed. */
+  title?: { from: string; to: string };
+  contentDiff: string;
+  frontmatterChanged: string[];
+  metadataChanged: string[];
+};
+
+/** GET …/revisions/:a/diff/:b: a unified diff of the content and the changed keys; both revisions readable. */
+export function diffRevisions(svc: Services, caller: Caller, slug: string, path: string, a: number, b: number): RevisionDiff {
+  const { page } = loadReadablePage(svc, caller, slug, path);
+  const ra = store.findRevision(svc.db, caller, page.id, a);
+  if (!ra) throw notFound(`revision ${a} of '${slug}/${path}'`);
+  const rb = store.findRevision(svc.db, caller, page.id, b);
+  if (!rb) throw notFound(`revision ${b} of '${slug}/${path}'`);
+  return {
+    from: a,
+    to: b,
+    ...(ra.title !== rb.title ? { title: { from: ra.title, to: rb.title } } : {}),
+    contentDiff: createTwoFilesPatch(`${page.path}@${a}`, `${page.path}@${b}`, withNewline(ra.content), withNewline(rb.content), '', '', { context: 3 }),
+    frontmatterChanged: changedKeys(JSON.parse(ra.frontmatter), JSON.parse(rb.frontmatter)),
+    metadataChanged: changedKeys(JSON.parse(ra.metadata), JSON.parse(rb.metadata)),
+  };
+}
+
+// Without it, a last line that differs only in its missing newline shows a "\ No newline" marker.
+function withNewline(s: string): string {
+  return s === '' || s.endsWith('\n') ? s : s + '\n';
+}
+
+/** The keys whose value differs between two JSON objects (added, removed or changed), sorted. */
+export function changedKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+}
+
+/**
+ * POST …/revisions/:n/restore: writes revision n's title, content, frontmatter and metadata as
+ * a new revision (through putPage: record validation and the template stamp apply as to any write).
+ */
+export function restoreRevision(svc: Services, caller: Caller, slug: string, path: string, version: number): Page {
+  const page = tx(svc.db, () => {
+    const { page } = loadWritablePage(svc, caller, slug, path);
+    const r = store.findRevision(svc.db, caller, page.id, version);
+    if (!r) throw notFound(`revision ${version} of '${slug}/${path}'`);
+    return putPage(svc, caller, slug, page.path, {
+      title: r.title, content: r.content, frontmatter: JSON.parse(r.frontmatter), metadata: JSON.parse(r.metadata),
+    }).page;
+  });
+  notifyEventsWritten(svc);
+  return page;
 }

@@ -36,7 +36,7 @@ export function presentSpace(s: SpaceRow): Space {
 export function resolveSpace(svc: Services, caller: Caller, slug: string): SpaceRow {
   let space = store.findSpaceBySlug(svc.db, slug);
   if (!space && slug === `~${caller.name}`) space = ensurePersonalSpace(svc, caller);
-  if (!space || !canSeeSpace(caller, space, () => store.hasAclGrantInSpace(svc.db, space.id, caller.id))) {
+  if (!space || space.deleted_at || !canSeeSpace(caller, space, () => store.hasAclGrantInSpace(svc.db, space.id, caller.id))) {
     throw notFound(`space '${slug}'`);
   }
   return space;

@@ -9,6 +9,7 @@ import { openApiDocument } from './openapi.ts';
 import { adminEndpoints } from './routes/admin.ts';
 import { bundleEndpoints } from './routes/bundles.ts';
 import { linkEndpoints } from './routes/links.ts';
+import { moveEndpoints } from './routes/moves.ts';
 import { opsEndpoints } from './routes/ops.ts';
 import { pageEndpoints } from './routes/pages.ts';
 import { recordEndpoints } from './routes/records.ts';
@@ -36,7 +37,7 @@ const openApiEndpoint = endpoint({
 });
 
 export const endpoints: AnyEndpoint[] = [
-  openApiEndpoint, ...opsEndpoints, ...adminEndpoints, ...spaceEndpoints, ...pageEndpoints, ...bundleEndpoints, ...spaceTemplateEndpoints,
+  openApiEndpoint, ...opsEndpoints, ...adminEndpoints, ...spaceEndpoints, ...moveEndpoints, ...pageEndpoints, ...bundleEndpoints, ...spaceTemplateEndpoints,
   ...templateEndpoints, ...recordEndpoints, ...webhookEndpoints, ...searchEndpoints, ...linkEndpoints, ...mcpEndpoints,
   ...sessionEndpoints, ...renderEndpoints,
 ];

@@ -12,6 +12,7 @@ import { parse, readJson } from './body.ts';
 import type { AnyEndpoint, Method } from './endpoint.ts';
 import { isPageEndpoint, pageMatcher, pageSegments } from './page-paths.ts';
 import { problem } from './respond.ts';
+import { redirectFor } from '../domain/moves.ts';
 import { checkResponse } from './response-check.ts';
 
 /** Who a `public` endpoint runs as: nobody, with no rights anywhere. */
@@ -60,7 +61,10 @@ export function buildApp(
   // Every method on /pages/**: the table's page matcher picks the endpoint, or answers 404/405/400.
   app.all('/pages/**', (event) => {
     const found = find(method(event), event.url.pathname);
-    if (found && 'endpoint' in found) return run(found.endpoint, event, svc, found.params);
+    if (found && 'endpoint' in found) {
+      return found.endpoint.method === 'GET' ? followMoves(() => run(found.endpoint, event, svc, found.params), event, svc)
+        : run(found.endpoint, event, svc, found.params);
+    }
     if (!found) throw new AppError('not_found', 'page not found');
     if (event.req.method === 'PUT') throw reservedPath(event.url.pathname);
     return methodNotAllowed(event, found.allow, svc);
@@ -72,6 +76,24 @@ export function buildApp(
     throw new AppError('not_found', `no route ${event.req.method} ${event.url.pathname}`);
   });
   return app;
+}
+
+/**
+ * A GET of an address a page was moved away from (no page there now) answers 308 to the page's
+ * current address, sub-resource and query kept, when the caller may read the page; otherwise
+ * the 404 stands, so a caller who may not read a moved page learns nothing about it.
+ */
+async function followMoves(fn: () => Promise<Response>, event: H3Event, svc: Services): Promise<Response> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+    const segments = pageSegments(event.url.pathname);
+    if (!segments || segments.length < 2) throw err;
+    const location = redirectFor(svc, requireCaller(event, svc), segments[0], segments.slice(1));
+    if (location === null) throw err;
+    return new Response(null, { status: 308, headers: { location: location + event.url.search } });
+  }
 }
 
 const method = (event: H3Event) => (event.req.method === 'HEAD' ? 'GET' : event.req.method);

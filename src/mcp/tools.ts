@@ -5,6 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { pageApiPath, routeSegment, toToolResult, withQuery, type CallApi } from './api.ts';
 import { registerWriteTools } from './write-tools.ts';
+import { registerPageTools } from './page-tools.ts';
 
 export const SERVER_INFO = { name: 'kspace', version: '0.1.0' };
 
@@ -31,9 +32,10 @@ const order = z.enum(['asc', 'desc']).optional().describe('sort direction for or
 
 /** A fresh MCP server with every kspace tool, calling the API through `callApi`. */
 export function createMcpServer(callApi: CallApi): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } });
   registerReadTools(server, callApi);
   registerWriteTools(server, callApi);
+  registerPageTools(server, callApi);
   return server;
 }
 

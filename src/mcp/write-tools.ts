@@ -30,10 +30,10 @@ async function recordPath(api: CallApi, spaceSlug: string, type: string, title: 
 export function registerWriteTools(server: McpServer, api: CallApi): void {
   server.registerTool('put_page', {
     title: 'Create or replace a page',
-    description: 'Creates the page or writes a new revision. title is required for a new page. content and frontmatter replace the current ones when given (left out: kept). metadata, when given, replaces ALL of the page\'s metadata: to change some keys use patch_metadata. template names a page template or record type ("name", or "space:name" for another space). baseVersion makes the write conditional (0: only if the page does not exist).',
+    description: 'Creates the page or writes a new revision. title is required for a new page; on an existing page leave it out to keep the current title. content and frontmatter replace the current ones when given (left out: kept). metadata, when given, replaces ALL of the page\'s metadata: to change some keys use patch_metadata. template names a page template or record type ("name", or "space:name" for another space). baseVersion makes the write conditional (0: only if the page does not exist). Needs: write access to the page, or permission to create pages in the space.',
     inputSchema: {
       space, path: pagePath,
-      title: z.string().optional().describe('the page title'),
+      title: z.string().optional().describe('the page title (required for a new page; absent: an existing page keeps its title)'),
       content: z.string().optional().describe('the Markdown body'),
       frontmatter: z.record(z.string(), z.unknown()).optional().describe('free-form frontmatter object'),
       metadata: metadata.optional(),

@@ -4,9 +4,10 @@
 import type { Caller } from '../model.ts';
 
 /**
- * SQL condition: page `p` in space `s` is live and readable by the caller. Bind callerParams().
+ * SQL condition: page `p` in space `s` is live and readable by the caller (a space in the org
+ * trash reads as absent). Bind callerParams().
  */
-export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AND (
+export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AND s.deleted_at IS NULL AND (
   CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
        WHEN @callerAdmin = 1 THEN 1
        WHEN p.has_acl = 0 THEN s.default_access <> 'none'
@@ -19,7 +20,7 @@ export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AN
  * `g.readers` is '' for pages without an ACL, else ',id1,id2,' (',' for an empty ACL). Deleted
  * pages are never counted there. Bind callerParams().
  */
-export const READABLE_GROUP = `(s.org_id = @callerOrg AND (
+export const READABLE_GROUP = `(s.org_id = @callerOrg AND s.deleted_at IS NULL AND (
   CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
        WHEN @callerAdmin = 1 THEN 1
        WHEN g.readers = '' THEN s.default_access <> 'none'
@@ -50,7 +51,7 @@ export const READABLE_REVISION = `(CASE WHEN s.owner_id IS NOT NULL THEN s.owner
   END)`;
 
 /** SQL condition: space `s` is visible to the caller (GET /spaces). */
-export const VISIBLE_SPACE = `(s.org_id = @callerOrg AND (
+export const VISIBLE_SPACE = `(s.org_id = @callerOrg AND s.deleted_at IS NULL AND (
   CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
        WHEN @callerAdmin = 1 OR s.default_access <> 'none' THEN 1
        ELSE EXISTS (SELECT 1 FROM page_acl a JOIN pages p ON p.id = a.page_id

@@ -8,8 +8,13 @@ import type { PageRef } from '../model.ts';
 // some queries: for the source (outer p, s) and, inside a subquery that rebinds p and s, for
 // the target.
 
-const TARGET_READABLE = `EXISTS (SELECT 1 FROM spaces s JOIN pages p ON p.space_id = s.id
-  WHERE s.slug = l.target_space AND p.path = l.target_path AND ${READABLE_PAGE})`;
+// An address a readable page was moved away from (redirects) counts as that page: the link
+// still reaches it (308), so it is not broken.
+const TARGET_READABLE = `(EXISTS (SELECT 1 FROM spaces s JOIN pages p ON p.space_id = s.id
+  WHERE s.slug = l.target_space AND p.path = l.target_path AND ${READABLE_PAGE})
+  OR EXISTS (SELECT 1 FROM spaces s0 JOIN redirects r ON r.space_id = s0.id
+    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
+    WHERE s0.slug = l.target_space AND r.path = l.target_path AND ${READABLE_PAGE}))`;
 
 /** Replaces a page's outbound links. */
 export function replaceLinks(db: Db, sourceId: number, targets: PageRef[]): void {
@@ -47,6 +52,17 @@ export function backlinks(db: Db, caller: Caller, target: PageRef, after: PageRe
       AND ${READABLE_PAGE}
     ORDER BY s.slug, p.path LIMIT @limit`)
     .all({ ...callerParams(caller), space: target.space, path: target.path, afterSpace: after.space, afterPath: after.path, limit }) as never;
+}
+
+/** backlinks() to any of several addresses (a moved page: its own and those redirecting to it). */
+export function backlinksToAny(db: Db, caller: Caller, targets: PageRef[], after: PageRef, limit: number): BacklinkRow[] {
+  return stmt(db, `SELECT DISTINCT s.slug AS space, p.path, p.title
+    FROM json_each(@targets) j
+    JOIN links l ON l.target_space = json_extract(j.value, '$[0]') AND l.target_path = json_extract(j.value, '$[1]')
+    JOIN pages p ON p.id = l.source_id JOIN spaces s ON s.id = p.space_id
+    WHERE (s.slug, p.path) > (@afterSpace, @afterPath) AND ${READABLE_PAGE}
+    ORDER BY s.slug, p.path LIMIT @limit`)
+    .all({ ...callerParams(caller), targets: JSON.stringify(targets.map((t) => [t.space, t.path])), afterSpace: after.space, afterPath: after.path, limit }) as never;
 }
 
 export type BrokenRow = { sourcePath: string; targetSpace: string; targetPath: string };

@@ -2,9 +2,20 @@ import type { Db } from './db.ts';
 import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 
+const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
+    space_id INTEGER NOT NULL REFERENCES spaces(id), path TEXT NOT NULL,
+    page_id INTEGER NOT NULL REFERENCES pages(id), created_at TEXT NOT NULL,
+    PRIMARY KEY (space_id, path)) WITHOUT ROWID;
+  CREATE INDEX redirects_page ON redirects(page_id);
+  CREATE TABLE trash (
+    page_id INTEGER PRIMARY KEY REFERENCES pages(id), deleted_by TEXT NOT NULL REFERENCES principals(id),
+    readers TEXT, acl TEXT);
+  ALTER TABLE spaces ADD COLUMN deleted_at TEXT;
+  ALTER TABLE spaces ADD COLUMN deleted_by TEXT REFERENCES principals(id);`;
+
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 const STEPS: Array<{ to: number; sql: string }> = [
   {
@@ -42,6 +53,13 @@ const STEPS: Array<{ to: number; sql: string }> = [
     sql: `ALTER TABLE sessions ADD COLUMN last_seen_at TEXT NOT NULL DEFAULT '';
       ALTER TABLE sessions ADD COLUMN user_agent TEXT NOT NULL DEFAULT '';
       CREATE INDEX sessions_principal ON sessions(principal_id);`,
+  },
+  {
+    // Moves, trash (issue 21): the old address of a moved page redirects to it until a page is
+    // written there; a deleted page's ACL and deleter wait in the trash for a restore; a deleted
+    // space waits in the org trash.
+    to: 6,
+    sql: MOVES_AND_TRASH_SQL,
   },
 ];
 

@@ -61,3 +61,8 @@ export function listKeys(db: Db, principalId: string): KeyRow[] {
 export function revokeKey(db: Db, id: string, now: string): void {
   stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
 }
+
+/** The id of the org's principal with this name. */
+export function findPrincipalByName(db: Db, orgId: number, name: string): string | undefined {
+  return stmt(db, 'SELECT id FROM principals WHERE org_id = ? AND name = ?').pluck().get(orgId, name) as string | undefined;
+}

@@ -14,6 +14,9 @@ export type SpaceRow = {
   created_by: string | null;
   created_at: string;
   updated_at: string;
+  /** Set while the space is in the org trash (absent to everyone but the trash routes). */
+  deleted_at?: string | null;
+  deleted_by?: string | null;
 };
 
 // Every page request resolves its space by slug, and spaces change rarely: committed rows are
@@ -59,4 +62,18 @@ export function listVisibleSpaces(db: Db, caller: Caller, afterSlug: string, lim
 export function hasAclGrantInSpace(db: Db, spaceId: number, principalId: string): boolean {
   return stmt(db, `SELECT 1 FROM page_acl a JOIN pages p ON p.id = a.page_id
                    WHERE a.principal_id = ? AND p.space_id = ? AND p.deleted_at IS NULL LIMIT 1`).get(principalId, spaceId) !== undefined;
+}
+
+/** Puts a space in the org trash, or takes it out (`at` null). */
+export function setSpaceDeleted(db: Db, id: number, at: string | null, by: string | null): void {
+  bySlug.delete(db);
+  stmt(db, 'UPDATE spaces SET deleted_at = ?, deleted_by = ? WHERE id = ?').run(at, by, id);
+}
+
+export type TrashedSpaceRow = SpaceRow & { deleted_by_name: string | null };
+
+/** The org's spaces in the trash, by slug after `afterSlug`. */
+export function listTrashedSpaces(db: Db, orgId: number, afterSlug: string, limit: number): TrashedSpaceRow[] {
+  return stmt(db, `SELECT s.*, d.name AS deleted_by_name FROM spaces s LEFT JOIN principals d ON d.id = s.deleted_by
+    WHERE s.org_id = ? AND s.deleted_at IS NOT NULL AND s.slug > ? ORDER BY s.slug LIMIT ?`).all(orgId, afterSlug, limit) as never;
 }

@@ -2,7 +2,8 @@ import type { Services } from '../../services.ts';
 import type { Caller } from '../access.ts';
 import { loadReadablePage } from '../pages.ts';
 import { resolveSpace } from '../spaces.ts';
-import { backlinks, brokenLinks, outboundLinks } from '../../store/links.ts';
+import { backlinks, backlinksToAny, brokenLinks, outboundLinks } from '../../store/links.ts';
+import { redirectsTo } from '../../store/moves.ts';
 
 // Reading the link index. A target the caller may not read is absent for that caller, exactly
 // like a page that does not exist: `exists: false` in outbound links, and a broken link in the
@@ -40,7 +41,13 @@ export function pageLinks(
   const { space, page } = loadReadablePage(svc, caller, slug, path);
   const at = q.after ?? { o: -1, b: ['', ''] };
   const out = at.o === false ? [] : outboundLinks(svc.db, caller, page.id, at.o, q.limit + 1);
-  const back = at.b === false ? [] : backlinks(svc.db, caller, { space: space.slug, path: page.path }, { space: at.b[0], path: at.b[1] }, q.limit + 1);
+  // A moved page's backlinks include the links to its old addresses (they redirect to it).
+  const old = at.b === false ? [] : redirectsTo(svc.db, page.id);
+  const here = { space: space.slug, path: page.path };
+  const from = { space: at.b === false ? '' : at.b[0], path: at.b === false ? '' : at.b[1] };
+  const back = at.b === false ? []
+    : old.length === 0 ? backlinks(svc.db, caller, here, from, q.limit + 1)
+    : backlinksToAny(svc.db, caller, [here, ...old], from, q.limit + 1);
   const outPage = out.slice(0, q.limit);
   const backPage = back.slice(0, q.limit);
   const last = backPage[backPage.length - 1];

@@ -1,0 +1,186 @@
+import type { Services } from '../services.ts';
+import { notifyEventsWritten } from '../services.ts';
+import { canCreateIn, canReadPage, canWritePage, type AclEntry, type Caller } from './access.ts';
+import { AppError, invalid, notFound } from './errors.ts';
+import { recordPageEvent } from './events.ts';
+import { changePageAccess } from './indexing.ts';
+import type { Issue } from './issues.ts';
+import { extractLinks } from './links/extract.ts';
+import { hrefOf, rewriteLinks } from './links/rewrite.ts';
+import { writeRevision } from './pages.ts';
+import { checkPagePath, normalizePagePath } from './paths.ts';
+import { resolveSpace } from './spaces.ts';
+import type { PageRef } from '../model.ts';
+import { tx } from '../store/db.ts';
+import { replaceLinks } from '../store/links.ts';
+import * as moves from '../store/moves.ts';
+import { readAcl, type PageRow } from '../store/pages.ts';
+import { findSpaceById, type SpaceRow } from '../store/spaces.ts';
+
+export type MoveInput = { from: string; to: string; toSpace?: string; prefix?: boolean };
+export type MoveResult = { moved: Array<{ from: string; to: string }>; rewritten: PageRef[]; notRewritten: PageRef[] };
+
+/**
+ * POST /spaces/:slug/moves (docs/pages.md "Moving"). The page rows keep their ids, so history,
+ * metadata and ACL go with them; the old addresses redirect. One transaction.
+ */
+export function movePages(svc: Services, caller: Caller, slug: string, input: MoveInput): MoveResult {
+  const issues: Issue[] = [];
+  for (const key of ['from', 'to'] as const) {
+    const issue = checkPagePath(input[key], key);
+    if (issue) issues.push(issue);
+  }
+  if (issues.length) throw invalid(issues);
+  const from = normalizePagePath(input.from);
+  const to = normalizePagePath(input.to);
+  const result = tx(svc.db, () => {
+    const db = svc.db;
+    const space = resolveSpace(svc, caller, slug);
+    const target = input.toSpace !== undefined ? resolveSpace(svc, caller, input.toSpace) : space;
+    if (target.id === space.id && (to === from || (input.prefix && to.startsWith(from + '/')))) {
+      throw invalid([{ key: 'to', code: 'format', message: 'a page cannot move onto itself or under itself' }]);
+    }
+    if (!canCreateIn(caller, target)) throw new AppError('forbidden', `you may not create pages in '${target.slug}'`);
+    // Pages the caller may not read are absent: left where they are, never mentioned.
+    const rows = moves.pagesAtOrUnder(db, space.id, from, input.prefix === true).filter((p) => p.deleted_at === null)
+      .map((p) => ({ p, acl: p.has_acl ? readAcl(db, p.id) : [] }))
+      .filter(({ p, acl }) => canReadPage(caller, space, p, acl));
+    if (rows.length === 0) throw notFound(input.prefix ? `pages under '${slug}/${from}'` : `page '${slug}/${from}'`);
+    for (const { p, acl } of rows) {
+      if (!canWritePage(caller, space, p, acl)) throw new AppError('forbidden', `you may read '${slug}/${p.path}' but not change it`);
+    }
+    const plan = rows.map(({ p }) => ({ row: p, to: input.prefix ? to + p.path.slice(from.length) : to }));
+    for (const { to: dest } of plan) {
+      const issue = checkPagePath(dest, 'to');
+      if (issue) throw invalid([issue]);
+      const there = moves.pagesAtOrUnder(db, target.id, dest, false)[0];
+      if (there && !plan.some((m) => m.row.id === there.id)) {
+        throw new AppError('conflict', there.deleted_at === null
+          ? `a page exists at '${target.slug}/${dest}'`
+          : `a deleted page at '${target.slug}/${dest}' is in the trash: restore it elsewhere first`);
+      }
+    }
+    const now = svc.now();
+    // Two passes, so a prefix moving onto its own pages' paths never collides half-way.
+    for (const m of plan) moves.setPageAddress(db, m.row.id, space.id, `\u0000moving/${m.row.id}`);
+    const movedMap = new Map<string, PageRef>();
+    for (const m of plan) {
+      changePageAccess(db, m.row.id, () => moves.setPageAddress(db, m.row.id, target.id, m.to));
+      moves.dropRedirect(db, target.id, m.to);
+      moves.putRedirect(db, space.id, m.row.path, m.row.id, now);
+      movedMap.set(`${space.slug}/${m.row.path}`, { space: target.slug, path: m.to });
+      // Relative links resolve against the page's folder: index them from the new address.
+      replaceLinks(db, m.row.id, extractLinks(m.row.content, { space: target.slug, path: m.to }, [svc.config.baseUrl]));
+      recordPageEvent(db, 'page.moved', caller, target, { path: m.to, title: m.row.title, version: m.row.version }, now,
+        undefined, { space: space.slug, path: m.row.path });
+    }
+    const movedRows = new Map(plan.map((m) => [`${space.slug}/${m.row.path}`, m.row]));
+    const { rewritten, notRewritten } = rewriteSources(svc, caller, movedMap, movedRows, target);
+    return { moved: plan.map((m) => ({ from: m.row.path, to: m.to })), rewritten, notRewritten };
+  });
+  notifyEventsWritten(svc);
+  return result;
+}
+
+/**
+ * Rewrites the links to moved addresses in the pages the mover may write, when that tells no
+ * reader of the source anything it could not read: the rewritten link names the new address,
+ * so a source is rewritten only if everyone who can read it can read the moved page. The rest
+ * are left (their links follow the redirect) and reported when the mover can read them.
+ */
+function rewriteSources(
+  svc: Services, caller: Caller, movedMap: Map<string, PageRef>, movedRows: Map<string, PageRow>, target: SpaceRow,
+): { rewritten: PageRef[]; notRewritten: PageRef[] } {
+  const db = svc.db;
+  const targets = [...movedMap.keys()].map((k) => {
+    const slash = k.indexOf('/');
+    return { space: k.slice(0, slash), path: k.slice(slash + 1) };
+  });
+  const sources = new Map<number, Set<string>>();
+  for (const s of moves.linkSourcesOf(db, targets)) {
+    const set = sources.get(s.id) ?? new Set();
+    set.add(`${s.target_space}/${s.target_path}`);
+    sources.set(s.id, set);
+  }
+  const rewritten: PageRef[] = [];
+  const notRewritten: PageRef[] = [];
+  const spaces = new Map<number, SpaceRow | undefined>();
+  const spaceOf = (id: number) => {
+    if (!spaces.has(id)) spaces.set(id, findSpaceById(db, id));
+    return spaces.get(id);
+  };
+  for (const [id, pointsAt] of sources) {
+    const row = moves.findPageById(db, id);
+    const space = row && spaceOf(row.space_id);
+    if (!row || !space || row.deleted_at !== null || space.deleted_at) continue;
+    const acl = row.has_acl ? readAcl(db, row.id) : [];
+    if (!canReadPage(caller, space, row, acl)) continue;
+    const ref = { space: space.slug, path: row.path };
+    const seeAll = [...pointsAt].every((k) => {
+      const moved = movedRows.get(k);
+      return moved !== undefined && readersWithin(space, row, acl, target, moved, moved.has_acl ? readAcl(db, moved.id) : []);
+    });
+    if (!canWritePage(caller, space, row, acl) || !seeAll) {
+      notRewritten.push(ref);
+      continue;
+    }
+    const content = rewriteLinks(row.content, ref, movedMap, [svc.config.baseUrl]);
+    if (content === row.content) continue; // the index saw a link the text no longer spells the same way
+    writeRevision(svc, caller, space, row.path, row, {
+      title: row.title, content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
+    });
+    rewritten.push(ref);
+  }
+  const order = (a: PageRef, b: PageRef) => (a.space + '/' + a.path < b.space + '/' + b.path ? -1 : 1);
+  return { rewritten: rewritten.sort(order), notRewritten: notRewritten.sort(order) };
+}
+
+/**
+ * Whether every reader of `src` may read `dst` (both live, rules of access.ts). Conservative:
+ * answers false when it cannot tell without listing the org's members.
+ */
+export function readersWithin(
+  srcSpace: SpaceRow, src: PageRow, srcAcl: AclEntry[], dstSpace: SpaceRow, dst: PageRow, dstAcl: AclEntry[],
+): boolean {
+  if (srcSpace.owner_id !== null) {
+    // Only the owner reads the source: do they read the target?
+    const owner = { id: srcSpace.owner_id, orgId: srcSpace.org_id, orgAdmin: false } as Caller;
+    return canReadPage(owner, dstSpace, dst, dstAcl);
+  }
+  if (dstSpace.owner_id !== null) return false; // a personal page: nobody else reads it
+  // Readers of the source: its ACL's principals (plus org admins), or with no ACL the whole org
+  // (none but the org admins when the space's default is 'none'). Org admins read every shared page.
+  const srcReaders: string[] | 'org' | 'admins' = src.has_acl ? srcAcl.map((e) => e.principal_id)
+    : srcSpace.default_access === 'none' ? 'admins' : 'org';
+  if (srcReaders === 'admins') return true;
+  if (!dst.has_acl) return dstSpace.default_access !== 'none' || (srcReaders !== 'org' && srcReaders.length === 0);
+  if (srcReaders === 'org') return false;
+  const dstReaders = new Set(dstAcl.map((e) => e.principal_id));
+  return srcReaders.every((id) => dstReaders.has(id));
+}
+
+/**
+ * Where a GET of a moved-away address goes: the page's current address (`/pages/…`, followed by
+ * the rest of `segments` past the old path), or null when no redirect applies or the caller may
+ * not read the page (then the 404 stands: an unreadable page is absent, moved or not).
+ */
+export function redirectFor(svc: Services, caller: Caller, slug: string, segments: string[]): string | null {
+  let space: SpaceRow;
+  try {
+    space = resolveSpace(svc, caller, slug);
+  } catch {
+    return null;
+  }
+  for (let k = segments.length; k >= 1; k--) {
+    const old = normalizePagePath(segments.slice(0, k).join('/'));
+    const pageId = moves.findRedirect(svc.db, space.id, old);
+    if (pageId === undefined) continue;
+    const row = moves.findPageById(svc.db, pageId);
+    const at = row && findSpaceById(svc.db, row.space_id);
+    if (!row || !at || at.deleted_at) return null;
+    if (!canReadPage(caller, at, row, row.has_acl ? readAcl(svc.db, row.id) : [])) return null;
+    const rest = segments.slice(k).map(encodeURIComponent);
+    return [hrefOf({ space: at.slug, path: row.path }), ...rest].join('/');
+  }
+  return null;
+}

@@ -1,0 +1,115 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let bob: Client & { id: string };
+let carol: Client & { id: string };
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob');
+  carol = await newAgent(srv, 'carol');
+  for (const slug of ['wiki', 'old']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+});
+afterAll(() => srv.close());
+afterEach(() => expect(srv.errors).toEqual([]));
+
+describe('the page trash', () => {
+  it('lists a deleted page to those who could read it, keeps its history, and restores it with its ACL', async () => {
+    await bob.put('/pages/wiki/secret', { title: 'Secret', content: 'one' });
+    expect((await srv.admin.put('/pages/wiki/secret/acl', { read: [], write: [bob.id] })).status).toBe(200);
+    await bob.put('/pages/wiki/secret', { content: 'two' });
+    await bob.put('/pages/wiki/open', { title: 'Open', content: 'x' });
+    expect((await bob.del('/pages/wiki/secret')).status).toBe(403); // shared space: org admins delete
+    expect((await srv.admin.del('/pages/wiki/secret')).status).toBe(204);
+    expect((await srv.admin.del('/pages/wiki/open')).status).toBe(204);
+
+    const t = await bob.get('/spaces/wiki/trash');
+    expect(t.status, t.text).toBe(200);
+    expect(t.body.pages.map((p: { path: string }) => p.path)).toEqual(['open', 'secret']);
+    expect(t.body.pages[1]).toMatchObject({ path: 'secret', title: 'Secret', version: 2, deletedBy: { name: 'admin' } });
+    expect(typeof t.body.pages[1].deletedAt).toBe('string');
+    // carol could not read it: absent from her trash, and she cannot restore it.
+    expect((await carol.get('/spaces/wiki/trash')).body.pages.map((p: { path: string }) => p.path)).toEqual(['open']);
+    expect((await carol.post('/spaces/wiki/trash/restore', { path: 'secret' })).status).toBe(404);
+    // Paging.
+    const first = await bob.get('/spaces/wiki/trash?limit=1');
+    expect(first.body.pages).toHaveLength(1);
+    expect((await bob.get(`/spaces/wiki/trash?limit=1&cursor=${first.body.nextCursor}`)).body.pages[0].path).toBe('secret');
+
+    const r = await bob.post('/spaces/wiki/trash/restore', { path: 'secret' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ path: 'secret', title: 'Secret', content: 'two', version: 3 });
+    expect((await carol.get('/pages/wiki/secret')).status).toBe(404); // the ACL came back
+    expect((await bob.get('/pages/wiki/secret/acl')).body.write).toEqual([bob.id]);
+    const revs = await bob.get('/pages/wiki/secret/revisions');
+    expect(revs.body.revisions.map((x: { version: number }) => x.version)).toEqual([3, 2, 1]);
+    expect((await bob.get('/pages/wiki/secret/revisions/1')).body.content).toBe('one');
+    expect((await bob.get('/spaces/wiki/trash')).body.pages.map((p: { path: string }) => p.path)).toEqual(['open']);
+
+    // Restore to another path; an occupied target is refused.
+    await bob.put('/pages/wiki/taken', { title: 'T', content: '' });
+    expect((await bob.post('/spaces/wiki/trash/restore', { path: 'open', to: 'taken' })).status).toBe(409);
+    const moved = await bob.post('/spaces/wiki/trash/restore', { path: 'open', to: 'archive/open' });
+    expect(moved.body).toMatchObject({ path: 'archive/open', version: 2, content: 'x' });
+    expect((await bob.get('/pages/wiki/archive/open/revisions')).body.revisions).toHaveLength(2);
+    expect((await bob.post('/spaces/wiki/trash/restore', { path: 'nothing' })).status).toBe(404);
+    expect((await bob.post('/spaces/wiki/trash/restore', {})).body.issues[0].key).toBe('path');
+  });
+
+  it('puts a space in the org trash and brings it back, nothing lost', async () => {
+    await bob.put('/pages/old/p', { title: 'P', content: 'kept' });
+    expect((await bob.del('/spaces/old')).status).toBe(403);
+    expect((await srv.admin.del('/spaces/~admin')).status).toBe(403);
+    expect((await srv.admin.del('/spaces/old')).status).toBe(204);
+    expect((await bob.get('/pages/old/p')).status).toBe(404);
+    expect((await bob.get('/spaces/old')).status).toBe(404);
+    expect((await bob.get('/spaces')).body.spaces.map((s: { slug: string }) => s.slug)).not.toContain('old');
+    expect((await bob.post('/spaces', { slug: 'old', name: 'again' })).status).toBe(409);
+    expect((await bob.get('/admin/trash/spaces')).status).toBe(403);
+    const list = await srv.admin.get('/admin/trash/spaces');
+    expect(list.body.spaces).toMatchObject([{ slug: 'old', deletedBy: { name: 'admin' } }]);
+    expect((await bob.post('/admin/trash/spaces/old/restore')).status).toBe(403);
+    expect((await srv.admin.post('/admin/trash/spaces/old/restore')).body.slug).toBe('old');
+    expect((await bob.get('/pages/old/p')).body.content).toBe('kept');
+    expect((await srv.admin.get('/admin/trash/spaces')).body.spaces).toEqual([]);
+    expect((await srv.admin.post('/admin/trash/spaces/old/restore')).status).toBe(404);
+  });
+});
+
+describe('a PUT without a title', () => {
+  it('keeps the current title of an existing page and is refused when it would create one', async () => {
+    await bob.put('/pages/wiki/titled', { title: 'Kept', content: '1' });
+    const r = await bob.put('/pages/wiki/titled', { content: '2' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ title: 'Kept', content: '2', version: 2 });
+    const c = await bob.put('/pages/wiki/untitled', { content: '1' });
+    expect(c.status).toBe(400);
+    expect(c.body.issues[0]).toMatchObject({ key: 'title', code: 'required' });
+  });
+});
+
+describe('revision diff and restore', () => {
+  it('diffs two revisions and restores an old one as a new revision', async () => {
+    await bob.put('/pages/wiki/d', { title: 'D1', content: 'a\nb\nc\n', frontmatter: { x: 1 }, metadata: { stage: 'todo', n: 1 } });
+    await bob.put('/pages/wiki/d', { title: 'D2', content: 'a\nB\nc\n', frontmatter: { x: 2 }, metadata: { stage: 'todo', n: 2, extra: true } });
+    const d = await bob.get('/pages/wiki/d/revisions/1/diff/2');
+    expect(d.status, d.text).toBe(200);
+    expect(d.body).toMatchObject({ from: 1, to: 2, title: { from: 'D1', to: 'D2' }, frontmatterChanged: ['x'], metadataChanged: ['extra', 'n'] });
+    expect(d.body.contentDiff).toContain('-b\n+B\n');
+    expect(d.body.contentDiff).toContain('@@');
+    const same = await bob.get('/pages/wiki/d/revisions/2/diff/2');
+    expect(same.body.title).toBeUndefined();
+    expect((await bob.get('/pages/wiki/d/revisions/1/diff/9')).status).toBe(404);
+    expect((await carol.get('/pages/wiki/d/revisions/1/diff/2')).status).toBe(200);
+
+    const r = await bob.post('/pages/wiki/d/revisions/1/restore');
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ title: 'D1', content: 'a\nb\nc\n', version: 3, frontmatter: { x: 1 }, metadata: { stage: 'todo', n: 1 } });
+    expect((await bob.post('/pages/wiki/d/revisions/7/restore')).status).toBe(404);
+    expect((await bob.get('/pages/wiki/d/revisions/1/restore')).status).toBe(405);
+    // A revision the caller may not read cannot be diffed or restored.
+    expect((await srv.admin.put('/pages/wiki/d/acl', { read: [], write: [bob.id] })).status).toBe(200);
+    expect((await carol.get('/pages/wiki/d/revisions/1/diff/2')).status).toBe(404);
+    expect((await carol.post('/pages/wiki/d/revisions/1/restore')).status).toBe(404);
+  });
+});
