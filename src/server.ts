@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from 'h3';
-import { createApp } from './app.ts';
+import { createNodeHandler } from './app.ts';
 import { invalid } from './domain/errors.ts';
 import { problemBody } from './http/respond.ts';
 import { createFront } from './ops/front.ts';
@@ -66,7 +65,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
     // person gets into the web app. A log line, so that a JSON log stays JSON.
     log.info(`web app: create a user to sign in with: printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin`);
   }
-  const front = createFront(svc, guardNodeHandler(toNodeHandler(createApp(svc))));
+  const front = createFront(svc, createNodeHandler(svc, guardNodeHandler));
   if (config.ops.metrics) attachMetrics(svc, front);
   const { headersTimeoutMs, requestTimeoutMs } = config.ops;
   // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).

@@ -43,15 +43,37 @@ export function presentPage(space: SpaceRow, p: PageRow): Page {
   };
 }
 
+/**
+ * The JSON text of presentPage(space, p), built without the intermediate object: the stored
+ * frontmatter and metadata are JSON text already (written by JSON.stringify), so they are copied,
+ * not parsed and serialised again. The hottest answer (GET of a page) is this text.
+ */
+export function pageJson(space: SpaceRow, p: PageRow): string {
+  return `{"space":${JSON.stringify(space.slug)},"path":${JSON.stringify(p.path)},"title":${JSON.stringify(p.title)}`
+    + `,"content":${JSON.stringify(p.content)},"frontmatter":${p.frontmatter},"metadata":${p.metadata}`
+    + `,"template":${p.template === null ? 'null' : JSON.stringify(p.template)},"version":${p.version},"updatedAt":${JSON.stringify(p.updated_at)}}`;
+}
+
 export type PageContext = { space: SpaceRow; page: PageRow; acl: AclEntry[] };
 
 /** A live page the caller may read, else 404: an unreadable page is absent for its caller. */
 export function loadReadablePage(svc: Services, caller: Caller, slug: string, path: string): PageContext {
+  return findReadable(svc, caller, slug, path, store.findPage);
+}
+
+/** As loadReadablePage, with only the page row's id, version and access columns (a conditional GET). */
+export function readablePageStamp(svc: Services, caller: Caller, slug: string, path: string): { space: SpaceRow; page: store.PageStamp } {
+  return findReadable(svc, caller, slug, path, store.findPageStamp);
+}
+
+function findReadable<T extends store.PageStamp>(
+  svc: Services, caller: Caller, slug: string, path: string, find: (db: Services['db'], spaceId: number, path: string) => T | undefined,
+): { space: SpaceRow; page: T; acl: AclEntry[] } {
   const space = resolveSpace(svc, caller, slug);
   // Paths are stored in NFC; a page an older kspace stored under another form is still found
   // by its exact spelling.
   const nfc = normalizePagePath(path);
-  const page = store.findPage(svc.db, space.id, nfc) ?? (nfc !== path ? store.findPage(svc.db, space.id, path) : undefined);
+  const page = find(svc.db, space.id, nfc) ?? (nfc !== path ? find(svc.db, space.id, path) : undefined);
   if (!page || page.deleted_at !== null) throw notFound(`page '${slug}/${path}'`);
   const acl = page.has_acl ? store.readAcl(svc.db, page.id) : [];
   if (!canReadPage(caller, space, page, acl)) throw notFound(`page '${slug}/${path}'`);

@@ -9,12 +9,14 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // pages, and a right-to-left override makes a path read as another one.
 const INVISIBLE = /[\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * The stored form of a page path: Unicode NFC, so that paths differing only in normalisation
  * (a precomposed é or e + U+0301) are one page. Every door a path enters by goes through here.
  */
 export function normalizePagePath(path: string): string {
-  return path.normalize('NFC');
+  return ASCII.test(path) ? path : path.normalize('NFC'); // ASCII is NFC already; the test is the cheaper call
 }
 
 /** Why `path` is not a valid page path, or null when it is (contract: Pages). Checks its NFC form. */

@@ -14,18 +14,26 @@ export async function checkResponse(e: AnyEndpoint, res: Response, log: Logger):
 }
 
 async function findViolation(e: AnyEndpoint, res: Response): Promise<string | null> {
-  if (res.status >= 400) return null; // errors are problem+json, built in one place (respond.ts)
+  const type = res.headers.get('content-type');
   const answer = e.responses.find((a) => a.status === res.status);
-  if (!answer) return `status ${res.status} is not declared`;
+  // The body is read only where it is judged: a JSON answer with a schema, not streamed.
+  const judged = res.status < 400 && answer?.schema && !answer.streamed && (type ?? '').includes('json');
+  return answerViolation(e, res.status, type, res.body === null ? null : judged ? await res.clone().text() : '');
+}
+
+/** What is wrong with an answer (status, content type, body text) against the endpoint's declaration, or null. */
+export function answerViolation(e: AnyEndpoint, status: number, contentType: string | null, body: string | null): string | null {
+  if (status >= 400) return null; // errors are problem+json, built in one place (respond.ts)
+  const answer = e.responses.find((a) => a.status === status);
+  if (!answer) return `status ${status} is not declared`;
   if (answer.streamed) return null;
-  const type = res.headers.get('content-type') ?? '';
+  const type = contentType ?? '';
   // A declared content type without a schema is a body of another kind (Prometheus text, Markdown).
-  if (!answer.schema) return res.body === null || res.status === 204 || answer.contentType ? null : 'a body where none is declared';
+  if (!answer.schema) return body === null || status === 204 || answer.contentType ? null : 'a body where none is declared';
   if (!type.includes('json') || (answer.contentType && !answer.contentType.includes('json'))) return null; // a stream or Markdown
-  const text = await res.clone().text();
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(body ?? '');
   } catch {
     return 'the body is not JSON';
   }

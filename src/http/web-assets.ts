@@ -84,13 +84,7 @@ export function pickEncoding(acceptEncoding: string | null, asset: WebAsset): En
   return 'identity';
 }
 
-/** True when an If-None-Match header names this ETag (weak comparison, as RFC 9110 asks for GET). */
-export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  const bare = (t: string): string => t.trim().replace(/^W\//, '');
-  return ifNoneMatch.split(',').some((t) => bare(t) === bare(etag));
-}
+export { etagMatches } from './etag.ts';
 
 function hash(buf: Buffer): string {
   return crypto.createHash('sha256').update(buf).digest('base64url').slice(0, 22);

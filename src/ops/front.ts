@@ -15,12 +15,19 @@ import { createRateLimiter } from './rate-limit.ts';
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 const kEvent = Symbol('kspace.event');
-type Tagged = IncomingMessage & { [kEvent]?: H3Event };
+/** What the log line reads of a request: an h3 event, or the same two facts from a request answered before h3. */
+type Noted = { context: { matchedRoute?: { route?: string }; principal?: unknown } };
+type Tagged = IncomingMessage & { [kEvent]?: Noted };
 
 /** h3's onRequest hook: ties the event to its Node request, for the route and principal. */
 export function noteEvent(event: H3Event): void {
   const req = event.runtime?.node?.req as Tagged | undefined;
   if (req) req[kEvent] = event;
+}
+
+/** A request answered on the Node side, without an h3 event (src/http/page-read.ts): its route pattern and principal. */
+export function noteDirect(req: IncomingMessage, route: string, principal: string): void {
+  (req as Tagged)[kEvent] = { context: { matchedRoute: { route }, principal } };
 }
 
 /** Called once a request's caller is known (auth). */

@@ -32,6 +32,13 @@ export function findPage(db: Db, spaceId: number, path: string): PageRow | undef
   return stmt(db, 'SELECT * FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
 }
 
+/** What a conditional read needs of the page row at a path (never its content): live or deleted. */
+export type PageStamp = { id: number; version: number; has_acl: number; deleted_at: string | null };
+
+export function findPageStamp(db: Db, spaceId: number, path: string): PageStamp | undefined {
+  return stmt(db, 'SELECT id, version, has_acl, deleted_at FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
+}
+
 export function insertPage(db: Db, spaceId: number, path: string, s: PageState, now: string): number {
   return Number(stmt(db, `INSERT INTO pages (space_id, path, title, content, frontmatter, metadata, template, version, created_at, updated_at)
     VALUES (@spaceId, @path, @title, @content, @frontmatter, @metadata, @template, 1, @now, @now)`)

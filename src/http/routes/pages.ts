@@ -1,6 +1,6 @@
+import { FastResponse } from 'srvx';
 import * as v from 'valibot';
 import { invalid } from '../../domain/errors.ts';
-import { toMarkdownDocument } from '../../domain/markdown-doc.ts';
 import { deleteAcl, getAcl, setAcl } from '../../domain/page-acl.ts';
 import { patchMetadata } from '../../domain/page-metadata.ts';
 import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
@@ -8,6 +8,7 @@ import { renderForCaller } from '../../domain/rendering.ts';
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
 import { Acl, Page, PageWithChanges, RenderedPage, Revision, RevisionList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
+import { prefersMarkdown, readPageAnswer } from '../page-read.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent, text } from '../respond.ts';
 import { cursor, encodeCursor, isNumber, JsonObject, Limit } from '../schemas.ts';
@@ -40,16 +41,22 @@ export const pageEndpoints = [
   endpoint({
     method: 'GET', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams, query: Render,
     summary: 'Read a page',
-    description: 'The page with an ETag of its version; with `Accept: text/markdown`, the page as a Markdown document; with `?render=html`, also its `html`.',
-    responses: [{ status: 200, schema: RenderedPage }, { status: 200, contentType: 'text/markdown', description: 'with Accept: text/markdown' }],
+    description: 'The page with an ETag `"<version>-<tag>"`; `If-None-Match` with it answers 304 while the page is unchanged. '
+      + 'With `Accept: text/markdown`, the page as a Markdown document; with `?render=html`, also its `html` (no ETag).',
+    responses: [
+      { status: 200, schema: RenderedPage },
+      { status: 200, contentType: 'text/markdown', description: 'with Accept: text/markdown' },
+      { status: 304, description: 'If-None-Match names the current ETag' },
+    ],
     handler: ({ svc, caller, params, query, event }) => {
-      const { space, page } = loadReadablePage(svc, caller, params.space, params.path);
-      const p = presentPage(space, page);
-      if (prefersMarkdown(event.req.headers.get('accept'))) {
-        return text(toMarkdownDocument(p.title, p.frontmatter, p.content), 'text/markdown; charset=utf-8', { etag: `"${p.version}"` });
+      // The same answer as the direct path of src/http/page-read.ts, which serves most page reads.
+      if (query.render) {
+        const { space, page } = loadReadablePage(svc, caller, params.space, params.path);
+        return json({ ...presentPage(space, page), html: renderForCaller(svc, caller, { space: space.slug, path: page.path }, page.content) });
       }
-      if (query.render) return json({ ...p, html: renderForCaller(svc, caller, { space: space.slug, path: page.path }, p.content) });
-      return json(p, 200, { etag: `"${page.version}"` });
+      const a = readPageAnswer(svc, caller, params.space, params.path, event.req.headers.get('if-none-match'), prefersMarkdown(event.req.headers.get('accept')));
+      if (a.status === 304) return new FastResponse(null, { status: 304, headers: { etag: a.etag } });
+      return text(a.body!, a.contentType!, { etag: a.etag });
     },
   }),
   endpoint({
@@ -61,7 +68,8 @@ export const pageEndpoints = [
       const input = await body();
       const ifMatch = event.req.headers.get('if-match');
       if (ifMatch !== null) {
-        const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(ifMatch);
+        // A version, or an ETag of a GET ("<version>-<tag>"): the version is compared.
+        const m = /^\s*(?:W\/)?"?(\d+)(?:-[A-Za-z0-9_-]+)?"?\s*$/.exec(ifMatch);
         if (!m) throw invalid([{ key: 'If-Match', code: 'format', message: 'If-Match holds the version number the write expects' }]);
         input.baseVersion = Number(m[1]);
       }
@@ -132,9 +140,3 @@ export const pageEndpoints = [
   }),
 ];
 
-function prefersMarkdown(accept: string | null): boolean {
-  if (!accept) return false;
-  const md = accept.indexOf('text/markdown');
-  const js = accept.indexOf('application/json');
-  return md !== -1 && (js === -1 || md < js);
-}
