@@ -18,15 +18,51 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   ops: async () => (await import('./bench/ops.ts')).run,
 };
 
-const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, pages: { type: 'string', default: '100000' } },
-});
+const HELP = `npm run bench [-- options]: runs the benchmark sections, one line per figure with its target.
+
+Options:
+  --only <a,b>    run these sections only (default: all)
+  --quick         smaller loads, for a quick look (figures are rougher)
+  --pages <n>     pages of the search section's corpus (default 100000)
+  --help          this text
+
+Sections:
+  core        floors (bare node:http, raw SQLite) and kspace PUT/GET over 16 connections, conditional GET,
+              peak RSS of the server and its helper, from source and as the single executable
+  bundles     a 10,000-page bundle imported, then the space grown to --pages and exported (with RSS)
+  records     record writes against plain page writes, record queries over 100k records
+  webhooks    webhook delivery throughput and latency
+  search      full-text, metadata and link queries on a --pages corpus, against naive floors
+  doors       the single executable's cold start and size; an MCP tool call against the HTTP request
+  web         the web app: bytes sent, largest contentful paint in headless Chromium, embedded size
+  moves       a 1,000-page prefix with 5,000 inbound links moved with one request
+  ops         what the request log and the metrics cost PUT throughput
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${HELP}`);
+  process.exit(2);
+}
+
+let values: { quick?: boolean; only?: string; pages?: string; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, pages: { type: 'string', default: '100000' }, help: { type: 'boolean', short: 'h', default: false } },
+  }));
+} catch (e) {
+  fail(e instanceof Error ? e.message : String(e));
+}
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
 const opts: BenchOptions = { quick: values.quick!, pages: Number(values.pages) };
+if (!Number.isInteger(opts.pages) || opts.pages <= 0) fail(`--pages takes a positive whole number, not '${values.pages}'`);
 const names = values.only ? values.only.split(',') : Object.keys(SECTIONS);
+for (const name of names) if (!SECTIONS[name]) fail(`unknown bench section '${name}'`);
 let failed = 0;
 for (const name of names) {
   const load = SECTIONS[name];
-  if (!load) throw new Error(`unknown bench section '${name}' (have: ${Object.keys(SECTIONS).join(', ')})`);
   console.log(`\n## ${name}`);
   for (const r of await (await load())(opts)) {
     const v = r.value >= 100 ? Math.round(r.value).toLocaleString('en') : r.value.toFixed(r.unit === '×' ? 2 : 2);

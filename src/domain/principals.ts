@@ -18,7 +18,8 @@ export function toCaller(p: store.PrincipalRow): Caller {
   return { id: p.id, name: p.name, kind: p.kind, orgId: p.org_id, orgAdmin: p.org_admin === 1 };
 }
 
-export const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
+// The one-shot hash: no Hash object per call (every request with a key hashes it, to find the cached caller).
+export const hashKey = (key: string) => crypto.hash('sha256', key, 'hex');
 const randomId = (prefix: string) => prefix + crypto.randomBytes(12).toString('base64url');
 
 /** First start: organisation `default`, org-admin agent `admin` and its key (returned once). */

@@ -14,7 +14,8 @@ import type { AnyEndpoint } from './endpoint.ts';
 
 export const PAGE_PREFIX = '/pages/:space/**:path';
 
-type Suffix = { parts: Array<{ literal: string } | { param: string }>; endpoints: AnyEndpoint[] };
+type Part = { literal: string } | { param: string; schema?: v.GenericSchema };
+type Suffix = { parts: Part[]; endpoints: AnyEndpoint[] };
 
 export type PageMatch = {
   /** Every endpoint declared on the matched resource (one per method). */
@@ -33,28 +34,40 @@ export function pageMatcher(table: AnyEndpoint[]): (segments: string[]) => PageM
     const rest = e.path.slice(PAGE_PREFIX.length);
     let s = bySuffix.get(rest);
     if (!s) {
-      const parts = rest.split('/').filter(Boolean).map((p) => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p }));
+      const parts = rest.split('/').filter(Boolean).map((p): Part => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p }));
       s = { parts, endpoints: [] };
       bySuffix.set(rest, s);
     }
     s.endpoints.push(e);
   }
   const suffixes = [...bySuffix.values()].sort((a, b) => b.parts.length - a.parts.length);
+  for (const s of suffixes) {
+    for (const part of s.parts) if ('param' in part) part.schema = s.endpoints[0].params?.entries[part.param];
+  }
+  // Every page request comes here: the suffixes are compared in place, and the params object is
+  // built only for the one that fits.
   return (segments) => {
-    const [space, ...rest] = segments;
-    if (space === undefined || rest.every((seg) => seg === '')) return null;
+    const count = segments.length;
+    let empty = true;
+    for (let i = 1; i < count && empty; i++) empty = segments[i] === '';
+    if (count === 0 || empty) return null;
     for (const s of suffixes) {
       const n = s.parts.length;
-      if (rest.length <= n) continue;
-      const tail = rest.slice(rest.length - n);
-      const params: Record<string, string> = { space, path: rest.slice(0, rest.length - n).join('/') };
-      const fits = s.parts.every((part, i) => {
-        if ('literal' in part) return tail[i] === part.literal;
-        const schema = s.endpoints[0].params?.entries[part.param];
-        params[part.param] = tail[i];
-        return schema ? v.is(schema, tail[i]) : true;
-      });
-      if (fits) return { endpoints: s.endpoints, params };
+      const base = count - n; // index of the suffix's first segment; the page path is segments[1..base)
+      if (base < 2) continue;
+      let fits = true;
+      for (let i = 0; i < n && fits; i++) {
+        const part = s.parts[i];
+        const seg = segments[base + i];
+        fits = 'literal' in part ? seg === part.literal : part.schema ? v.is(part.schema, seg) : true;
+      }
+      if (!fits) continue;
+      const params: Record<string, string> = { space: segments[0], path: base === 2 ? segments[1] : segments.slice(1, base).join('/') };
+      for (let i = 0; i < n; i++) {
+        const part = s.parts[i];
+        if ('param' in part) params[part.param] = segments[base + i];
+      }
+      return { endpoints: s.endpoints, params };
     }
     return null;
   };
@@ -63,6 +76,7 @@ export function pageMatcher(table: AnyEndpoint[]): (segments: string[]) => PageM
 /** Splits `/pages/<space>/<path…>` into percent-decoded segments (after `/pages`); null when one is malformed. */
 export function pageSegments(pathname: string): string[] | null {
   const parts = pathname.split('/').slice(2);
+  if (!pathname.includes('%')) return parts;
   try {
     return parts.map((p) => decodeURIComponent(p));
   } catch {

@@ -30,7 +30,10 @@ export function endpointFinder(table: AnyEndpoint[]): EndpointFinder {
     if (pathname.startsWith('/pages/')) {
       const segments = pageSegments(pathname);
       const m = segments && matchPage(segments);
-      if (m) candidates = m.endpoints.map((endpoint) => ({ endpoint, params: m.params }));
+      if (!m) return null;
+      const endpoint = m.endpoints.find((e) => e.method === method);
+      if (endpoint) return { endpoint, params: m.params };
+      candidates = m.endpoints.map((e) => ({ endpoint: e, params: m.params }));
     } else {
       for (const { e, re } of others) {
         const m = re.exec(pathname);
