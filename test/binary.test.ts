@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBinary } from '../scripts/lib/binary.ts';
-import { freePort } from '../scripts/lib/child-server.ts';
+import { freePort, helperThreads } from '../scripts/lib/child-server.ts';
+import { waitFor } from './support/wait.ts';
 import { runCli } from './support/cli.ts';
 import { callTool, connectStdio } from './support/mcp.ts';
 import { ADMIN_KEY, startServer } from './support/server.ts';
@@ -25,7 +26,7 @@ function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: emptyPath, HOME: dir, ...extra };
 }
 
-async function serveBinary(args: string[], env: Record<string, string>): Promise<{ url: string; stderr: () => string; stop(): Promise<void> }> {
+async function serveBinary(args: string[], env: Record<string, string>): Promise<{ url: string; pid: number; stderr: () => string; stop(): Promise<void> }> {
   const port = await freePort();
   const proc = spawn(bin, ['serve', '--port', String(port), ...args], { cwd: dir, env: bareEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(proc);
@@ -43,6 +44,7 @@ async function serveBinary(args: string[], env: Record<string, string>): Promise
   }
   return {
     url,
+    pid: proc.pid!,
     stderr: () => stderr,
     stop: () => new Promise<void>((resolve) => {
       if (proc.exitCode !== null) return resolve();
@@ -84,11 +86,11 @@ describe('dist/kspace alone in an empty directory', () => {
       expect((await cli(['page', 'put', 'wiki', 'start/here', '--title', 'Start here', '--meta', 'points=3'], '# Welcome\n\nThe binary wrote this.\n')).code).toBe(0);
       expect((await cli(['page', 'get', 'wiki', 'start/here'])).stdout).toBe('---\ntitle: Start here\nmetadata:\n  points: 3\n---\n\n# Welcome\n\nThe binary wrote this.\n');
       expect(JSON.parse((await cli(['page', 'get', 'wiki', 'start/here', '--json'])).stdout).metadata).toEqual({ points: 3 });
-      const search = await fetch(`${srv.url}/search?q=welcome`, { headers: { authorization: `Bearer ${KEY}` } });
-      if (search.status !== 404) {
-        const hits = await cli(['search', 'welcome']);
-        expect(hits.stdout).toMatch(/^wiki\/start\/here {2}Start here {2}/);
-      }
+      // The checkpoint and full-text helper runs as a thread, from the bundle the executable carries.
+      expect(await waitFor(() => helperThreads(srv.pid).some((t) => t.nice === 10))).toBe(true);
+      const hits = await cli(['search', 'welcome']);
+      expect(hits.stdout).toMatch(/^wiki\/start\/here {2}Start here {2}/);
+      expect(srv.stderr()).not.toContain('checkpointer');
       const bad = await cli(['page', 'put', 'wiki', 'x', '--title', 'X', '--metadata', '{"a":{"b":1}}']);
       expect(bad.code).toBe(2);
       // MCP over HTTP, served by the binary (the SDK is bundled inside it).

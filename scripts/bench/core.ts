@@ -1,11 +1,12 @@
 // Core figures (issue 2): the floors (bare node:http, raw better-sqlite3 one transaction per page)
-// and kspace PUT/GET over 16 connections, with the server's RSS.
+// and kspace PUT/GET over 16 connections, with the peak RSS of every kspace process (issue 22:
+// the server, and its helper while that was a second process).
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { authHeaders, freePort, peakRssBytes, ROOT, startChild } from '../lib/child-server.ts';
+import { authHeaders, freePort, helperPids, peakRssAllBytes, ROOT, startChild } from '../lib/child-server.ts';
 import { rng, syntheticPage, vocabulary, zipf, type SyntheticPage } from '../lib/corpus.ts';
 import { runLoad, type LoadResult } from '../lib/load.ts';
 import { ensureBinary } from '../lib/binary.ts';
@@ -20,7 +21,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
 }
 
 async function measure(opts: BenchOptions): Promise<BenchResult[]> {
-  const n = opts.quick ? 2000 : 10_000;
+  // 20,000 pages: the size at which issue 22 set the memory target (10,000 before 2026-11-26).
+  const n = opts.quick ? 2000 : 20_000;
   const random = rng(42);
   const words = vocabulary(20_000);
   const pick = zipf(words.length, random);
@@ -40,15 +42,18 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   out.push({ name: 'kspace PUT p50', value: put.p50, unit: 'ms' });
   out.push({ name: 'kspace PUT p99', value: put.p99, unit: 'ms', target: '≤ 20', pass: put.p99 <= 20 });
   out.push({ name: 'kspace GET page (16 connections)', value: get.perSecond, unit: 'req/s' });
-  out.push({ name: 'kspace GET vs bare node:http floor', value: get.perSecond / helloPerSecond, unit: '×', target: '≥ 0.5', pass: get.perSecond / helloPerSecond >= 0.5 });
-  out.push({ name: 'kspace GET p99', value: get.p99, unit: 'ms' });
-  out.push({ name: 'server peak RSS, from source', value: fromSource.rssMb, unit: 'MB' });
+  out.push({ name: 'kspace GET vs bare node:http floor', value: get.perSecond / helloPerSecond, unit: '×', target: '≥ 0.6', pass: get.perSecond / helloPerSecond >= 0.6 });
+  out.push({ name: 'kspace GET p99', value: get.p99, unit: 'ms', target: '≤ 5', pass: get.p99 <= 5 });
+  out.push({ name: 'kspace conditional GET (If-None-Match of the current ETag → 304, 16 connections)', value: fromSource.notModified.perSecond, unit: 'req/s' });
+  out.push({ name: 'kspace conditional GET p99', value: fromSource.notModified.p99, unit: 'ms' });
+  out.push({ name: `peak RSS of all kspace processes (server + helpers), from source, ${n.toLocaleString('en')} pages`, value: fromSource.rssMb, unit: 'MB' });
   // The same load on the single executable, which is what ships: its memory is the target.
   const binary = await serverRun(pages, opts, [ensureBinary().path]);
   out.push({ name: 'single executable: PUT (16 connections)', value: binary.put.perSecond, unit: 'writes/s' });
   out.push({ name: 'single executable: PUT p99', value: binary.put.p99, unit: 'ms' });
   out.push({ name: 'single executable: GET (16 connections)', value: binary.get.perSecond, unit: 'req/s' });
-  out.push({ name: 'single executable: server peak RSS', value: binary.rssMb, unit: 'MB', target: '≤ 150', pass: binary.rssMb <= 150 });
+  out.push({ name: 'single executable: GET vs bare node:http floor', value: binary.get.perSecond / helloPerSecond, unit: '×' });
+  out.push({ name: `single executable: peak RSS of all kspace processes, ${n.toLocaleString('en')} pages`, value: binary.rssMb, unit: 'MB', target: '≤ 150', pass: binary.rssMb <= 150 });
   return out;
 }
 
@@ -56,7 +61,7 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
 // (the disk is mounted with online discard) went on under the next server's writes.
 const leftovers: string[] = [];
 
-type ServerRun = { put: LoadResult; get: LoadResult; rssMb: number };
+type ServerRun = { put: LoadResult; get: LoadResult; notModified: LoadResult; rssMb: number };
 
 /** PUT every page, then GET random pages, against a fresh server; `command` runs the executable. */
 async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: string[]): Promise<ServerRun> {
@@ -88,7 +93,15 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
       next: () => ({ method: 'GET', path: `/pages/bench/${pages[Math.floor(r() * n)].path}`, headers }),
     });
     if (get.errors) throw new Error(`GET errors: ${JSON.stringify(get.statuses)}`);
-    return { put, get, rssMb: peakRssBytes(server.proc.pid!) / 1024 / 1024 };
+    // Conditional GETs of 1,000 pages whose ETags a first GET gave: 304 without the content.
+    const some = pages.slice(0, Math.min(1000, n));
+    const etags = await Promise.all(some.map(async (p) => (await fetch(`${server.url}/pages/bench/${p.path}`, { headers })).headers.get('etag') ?? '"none"'));
+    const notModified = await runLoad(server.url, {
+      connections: 16, total: opts.quick ? 5_000 : 20_000,
+      next: (i) => ({ method: 'GET', path: `/pages/bench/${some[i % some.length].path}`, headers: { ...headers, 'if-none-match': etags[i % some.length] } }),
+    });
+    // Read before the server stops: the helper processes of older builds go with it.
+    return { put, get, notModified, rssMb: peakRssAllBytes(server.proc.pid!, helperPids(server.proc.pid!)) / 1024 / 1024 };
   } finally {
     await server.stop();
     leftovers.push(dir);

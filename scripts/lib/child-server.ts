@@ -80,6 +80,34 @@ export function helperPids(pid: number): number[] {
   }).map(Number);
 }
 
+/** The helper threads (checkpoints and the full-text index) of server `pid`: thread ids with their nice values (Linux /proc). */
+export function helperThreads(pid: number): Array<{ tid: number; nice: number }> {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        if (!stat.includes('(WorkerThread)')) return [];
+        return [{ tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** Peak resident set of a server and its helper processes, if any (the helper was a process until 2026-11-26; now a thread, counted in the server's own). */
+export function peakRssAllBytes(pid: number, helpers = helperPids(pid)): number {
+  return [pid, ...helpers].reduce((sum, p) => {
+    try {
+      return sum + peakRssBytes(p);
+    } catch {
+      return sum; // gone meanwhile
+    }
+  }, 0);
+}
+
 /** Whether `pid` runs (a zombie, exited but not yet reaped, counts as gone). */
 export function alive(pid: number): boolean {
   try {

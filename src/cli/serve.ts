@@ -32,12 +32,14 @@ export function registerServeCommands(program: Command): void {
 
   program
     .command('internal-checkpointer <dbFile>', { hidden: true })
-    .description('WAL checkpoints for a running server (started by serve)')
+    .description('the checkpoint and full-text helper as a process, over standard input and output (serve runs it as a thread)')
     .option('--restart-pages <n>', 'log length at which the log is restarted (tests)')
     .option('--max-defer-pages <n>', 'full-text backlog at which indexing resumes while the server is busy (tests)')
-    .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string }) =>
-      (await import('../store/checkpointer.ts')).runCheckpointer(
-        dbFile, opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined));
+    .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string }) => {
+      const { processChannel, runCheckpointer } = await import('../store/checkpointer.ts');
+      await runCheckpointer(dbFile, processChannel(),
+        opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined);
+    });
 
   registerBackupCommands(program);
 

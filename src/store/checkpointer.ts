@@ -1,25 +1,32 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import sea from 'node:sea';
+import { Worker, type MessagePort } from 'node:worker_threads';
+import { assetPath } from '../assets.ts';
 import { everyLoadWindow } from '../loop-load.ts';
 import Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { nativeBindingOption } from './db.ts';
+import { nativeAddonFile, nativeBindingOption } from './db.ts';
 import { indexedSeq, indexQueued, lastQueued, openIndexConnection } from './fts-index.ts';
 import type { FullTextIndex } from './fts-sync.ts';
 
-// The helper process does two jobs off the server's event loop: WAL checkpoints (below) and
-// the full-text index (fts-index.ts: it moves queued pages into kspace-fts.db every
+// The helper does two jobs off the server's event loop: WAL checkpoints (below) and the
+// full-text index (fts-index.ts: it moves queued pages into kspace-fts.db every
 // INDEX_INTERVAL_MS, and at once when a search asks with "s <target>").
 //
 // WAL checkpoints copy committed pages back into the database file and fsync it: 10–50 ms here
 // for the default 1,000-page threshold. Run by the writing connection they stall every request
-// behind that commit. A small helper *process* (the normal multi-process WAL setup, so SQLite's
-// file locking stays correct) checkpoints PASSIVE-ly every few hundred milliseconds instead, on
-// the other core; the server's own automatic checkpoint stays as a safety net at a higher
-// threshold in case the helper lags or dies.
+// behind that commit. The helper, a worker thread of the server with connections of its own
+// (SQLite's locks work between connections of one process as between processes), checkpoints
+// PASSIVE-ly every few hundred milliseconds instead, on the other core; the server's own
+// automatic checkpoint stays as a safety net at a higher threshold in case the helper lags or
+// dies. It was a second process until 2026-11-26: a thread shares the server's copy of Node and
+// of the program, where a process had its own (peak RSS of the two under the core load 250 MB
+// → see docs/performance.md, Issue 22 figures). `kspace internal-checkpointer <db>` still runs it
+// as a process, talking over its standard input and output (tests of the protocol).
+//
+// The two sides talk in lines: "hold"/"held"/"release" (below), "busy"/"calm" (the server's
+// load), "s <target>" (a search waits), "i <seq>" and "d <target> <seq>" (indexed so far).
 //
 // The log restarts from its start only when a write begins after a complete backfill. Under
 // sustained writes a PASSIVE pass never finds the log complete (the server appends while it
@@ -49,6 +56,8 @@ const MAX_HOLD_MS = 200;
 const INDEX_INTERVAL_MS = 25;
 const INDEX_CHUNK = 200;
 const HELPER_NICE = 10;
+const HELPER_FTS_CACHE_MB = 4;
+const HELPER_MAIN_CACHE_MB = 2;
 // Foreground first, for the full-text index too. Indexing costs ~100–130 µs of CPU a page: at
 // 2,500 writes a second, half a core. While the server's event loop is busy (over BUSY_ABOVE of
 // a LOAD_WINDOW_MS window; calm again under CALM_BELOW) and nobody has searched for
@@ -75,24 +84,63 @@ export type CheckpointerOptions = {
 export type Checkpointer = {
   /** Lets the helper go; resolves once it has exited (killed after STOP_WAIT_MS if it has not). */
   stop(): Promise<void>;
+  /** Ends the helper at once, as a crash would (tests). */
+  terminate(): Promise<void>;
 };
-const STOP_WAIT_MS = 5000;
 
-/** The command that starts this same program as the checkpointer (source checkout or executable). */
-function selfCommand(): string[] {
-  if (sea.isSea()) return [process.execPath];
-  const script = process.argv[1];
-  return script && /\.(ts|js|cjs|mjs)$/.test(script) ? [process.execPath, ...process.execArgv, path.resolve(script)] : [];
+/** What the helper thread is started with (helper-worker.ts). */
+export type HelperData = { dbFile: string; /** The SQLite addon file the single executable loaded. */ addon?: string };
+/** The SEA asset holding the helper thread's bundle. */
+export const HELPER_BUNDLE_ASSET = 'helper-worker.cjs';
+/** The line that asks the helper to end. */
+const END = 'end';
+
+/** Both ends of the helper's line channel, from the helper's side. */
+export type HelperChannel = { send(line: string): void; onLine(fn: (line: string) => void): void; onEnd(fn: () => void): void };
+
+/** The helper's channel as a process (`kspace internal-checkpointer`): standard input and output, one line each. */
+export function processChannel(): HelperChannel {
+  return {
+    send: (line) => process.stdout.write(line + '\n'),
+    onLine: (fn) => onLines(process.stdin, fn),
+    onEnd(fn) {
+      process.stdin.on('end', fn);
+      process.stdin.on('error', fn);
+      process.stdin.resume();
+    },
+  };
 }
 
-/** Starts the helper for `dbFile` and relaxes the writer's own checkpoints; no-op when it cannot. */
+/** The helper's channel as a worker thread: messages on its port; END (or the port closing) ends it. */
+export function portChannel(port: MessagePort): HelperChannel {
+  const lines: Array<(line: string) => void> = [];
+  const ends: Array<() => void> = [];
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    for (const fn of ends) fn();
+  };
+  port.on('message', (line: string) => (line === END ? end() : lines.forEach((fn) => fn(line))));
+  port.on('close', end);
+  return { send: (line) => port.postMessage(line), onLine: (fn) => lines.push(fn), onEnd: (fn) => ends.push(fn) };
+}
+const STOP_WAIT_MS = 5000;
+
+/** Starts the helper thread for `dbFile` and relaxes the writer's own checkpoints. */
 export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts }: CheckpointerOptions): Checkpointer {
-  const cmd = selfCommand();
-  if (cmd.length === 0) return { stop: async () => {} };
-  let child: ChildProcess | null = spawn(cmd[0], [...cmd.slice(1), 'internal-checkpointer', dbFile], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  child.stdin!.on('error', () => {}); // a helper that died is noticed by 'exit'
+  const data: HelperData = { dbFile, addon: nativeAddonFile() };
+  let worker: Worker | null;
+  try {
+    worker = sea.isSea()
+      // The single executable carries the helper's own bundle (scripts/build-binary.ts).
+      ? new Worker(sea.getAsset(HELPER_BUNDLE_ASSET, 'utf8'), { eval: true, workerData: data })
+      : new Worker(assetPath('src/store/helper-worker.ts'), { workerData: data });
+  } catch (e) {
+    log(`checkpointer not started (${e instanceof Error ? e.message : String(e)}); the server checkpoints by itself`);
+    return { stop: async () => {}, terminate: async () => {} };
+  }
+  const send = (line: string) => worker?.postMessage(line);
   db.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
   let release: (() => void) | null = null;
   let timer: NodeJS.Timeout | undefined;
@@ -101,35 +149,38 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
     release?.();
     release = null;
   };
-  onLines(child.stdout!, (line) => {
+  worker.on('message', (line: string) => {
     if (line === 'hold' && !release) {
       release = holdWrites();
       timer = setTimeout(letGo, MAX_HOLD_MS);
-      child?.stdin?.write('held\n');
+      send('held');
     } else if (line === 'release') {
       letGo();
     } else {
       fts.helperLine(line);
     }
   });
-  fts.attachHelper((line) => child?.stdin?.write(line + '\n'));
+  fts.attachHelper(send);
   // Tells the helper when the event loop is busy ("busy") and when calm again ("calm").
   let busy = false;
   const loadTimer = everyLoadWindow(LOAD_WINDOW_MS, (utilisation) => {
     if (nextLoadState(busy, utilisation) === busy) return;
     busy = !busy;
-    child?.stdin?.write(busy ? 'busy\n' : 'calm\n');
+    send(busy ? 'busy' : 'calm');
   });
-  child.on('exit', (code, signal) => {
+  let exited = false;
+  let failure = '';
+  worker.on('error', (e) => (failure = e instanceof Error ? e.message : String(e)));
+  worker.on('exit', (code) => {
+    exited = true;
     clearInterval(loadTimer);
     letGo();
     fts.detachHelper();
-    if (!child) return; // stopped on purpose
-    child = null;
-    log(`checkpointer exited (${signal ?? code}); the server checkpoints by itself again`);
+    if (!worker) return; // stopped on purpose
+    worker = null;
+    log(`checkpointer exited (${failure || code}); the server checkpoints by itself again`);
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
   });
-  child.on('error', () => {});
   return {
     // When `kspace serve` exits after a signal nothing of it still works in the data dir: a
     // backup or a `rm -r` that follows at once finds files that stay put.
@@ -137,18 +188,19 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
       clearInterval(loadTimer);
       letGo();
       fts.detachHelper();
-      const c = child;
-      child = null;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return Promise.resolve();
+      const w = worker;
+      worker = null;
+      if (!w || exited) return Promise.resolve();
       return new Promise<void>((resolve) => {
-        const kill = setTimeout(() => c.kill('SIGKILL'), STOP_WAIT_MS);
-        c.once('exit', () => {
+        const kill = setTimeout(() => void w.terminate(), STOP_WAIT_MS);
+        w.once('exit', () => {
           clearTimeout(kill);
           resolve();
         });
-        c.stdin?.end(); // the helper exits when its stdin closes (also when the server is killed)
+        w.postMessage(END); // the helper closes its connections and ends
       });
     },
+    terminate: () => worker?.terminate().then(() => {}) ?? Promise.resolve(),
   };
 }
 
@@ -157,10 +209,11 @@ export function nextLoadState(busy: boolean, utilisation: number): boolean {
   return busy ? utilisation >= CALM_BELOW : utilisation > BUSY_ABOVE;
 }
 
-/** The helper process: PASSIVE checkpoints (and log restarts, see above) until standard input closes. */
-export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES, maxDeferPages = MAX_DEFER_PAGES): Promise<void> {
+/** The helper: PASSIVE checkpoints (and log restarts, see above) and the full-text index until its channel ends. */
+export function runCheckpointer(dbFile: string, channel: HelperChannel, restartPages = RESTART_PAGES, maxDeferPages = MAX_DEFER_PAGES): Promise<void> {
   // Background work: the server and its clients come first when the cores are busy (measured:
-  // PUT p99 1–4 ms lower with the helper at nice 10). The hold is short either way.
+  // PUT p99 1–4 ms lower with the helper at nice 10). The hold is short either way. On Linux a
+  // thread has a nice value of its own: in a worker this lowers the helper's thread only.
   try {
     os.setPriority(HELPER_NICE);
   } catch {
@@ -213,7 +266,7 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES, ma
       shortening = true;
       if (r.log - lastLog < TAIL_PAGES) {
         asked = true;
-        process.stdout.write('hold\n');
+        channel.send('hold');
       } else {
         next = 0; // copy again at once: the tail shrinks to what one short pass lets through
       }
@@ -226,7 +279,10 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES, ma
   // none while the log is being shortened for a restart unless a search is waiting: on two busy
   // cores the helper's indexing slowed those passes enough that the log ran on to 40,000–48,000
   // pages (a longer WAL file, longer for the writer to grow; see the top of this file).
-  const idx = openIndexConnection(dbFile);
+  // Smaller caches than a search connection's (8 + 8 MB): the helper reads each queued page once,
+  // and its index writes go to the end of the segments. Its thread is in the server's process,
+  // whose memory the caches add to (docs/performance.md, Issue 22 figures).
+  const idx = openIndexConnection(dbFile, HELPER_FTS_CACHE_MB, HELPER_MAIN_CACHE_MB);
   idx.pragma('busy_timeout = 50'); // a rebuild holds the index file: come back later, do not block checkpoints
   let wanted: number[] = []; // targets of searches waiting for the index
   let indexTimer: NodeJS.Timeout | undefined;
@@ -244,12 +300,12 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES, ma
     if (limit > 0) {
       try {
         const r = indexQueued(idx, limit);
-        if (r.rows) process.stdout.write(`i ${r.seq}\n`);
+        if (r.rows) channel.send(`i ${r.seq}`);
         const drained = r.rows < limit;
         const met = wanted.filter((t) => drained || t <= r.seq);
         if (met.length) {
           wanted = wanted.filter((t) => !met.includes(t));
-          process.stdout.write(`d ${Math.max(...met)} ${r.seq}\n`);
+          channel.send(`d ${Math.max(...met)} ${r.seq}`);
         }
         if (!drained) next = 0;
       } catch {
@@ -259,13 +315,13 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES, ma
     indexTimer = setTimeout(indexSome, next);
   };
   indexTimer = setTimeout(indexSome, INDEX_INTERVAL_MS);
-  onLines(process.stdin, (line) => {
+  channel.onLine((line) => {
     if (line === 'held') {
       pass(); // nothing is appended meanwhile: this completes the backfill
       restartLog();
       asked = false;
       shortening = false;
-      process.stdout.write('release\n');
+      channel.send('release');
     } else if (line === 'busy' || line === 'calm') {
       serverBusy = line === 'busy';
     } else if (line.startsWith('s ')) {
@@ -284,9 +340,7 @@ export function runCheckpointer(dbFile: string, restartPages = RESTART_PAGES, ma
       fs.closeSync(dbFd);
       resolve();
     };
-    process.stdin.on('end', done);
-    process.stdin.on('error', done);
-    process.stdin.resume();
+    channel.onEnd(done);
   });
 }
 

@@ -9,8 +9,15 @@ export type Statement = Database.Statement;
 
 // The single executable loads the addon itself and hands over the loaded module (see sea-main).
 let nativeBinding: object | undefined;
-export function setNativeBinding(binding: object): void {
+let nativeFile: string | undefined;
+/** `file`: where the addon was loaded from, for the helper thread to load it too (checkpointer.ts). */
+export function setNativeBinding(binding: object, file?: string): void {
   nativeBinding = binding;
+  nativeFile = file;
+}
+
+export function nativeAddonFile(): string | undefined {
+  return nativeFile;
 }
 
 export function nativeBindingOption(): { nativeBinding?: never } {

@@ -45,12 +45,12 @@ export function ftsFileOf(mainFile: string): string {
  * A connection to kspace.db with the index attached as `fts`: searches run on it, and so does
  * indexing. Its transactions are DEFERRED, so writing the index never takes kspace.db's lock.
  */
-export function openIndexConnection(mainFile: string, cacheMb = 8): Db {
+export function openIndexConnection(mainFile: string, cacheMb = 8, mainCacheMb = cacheMb): Db {
   // Not fileMustExist: an attached file is opened with the main file's flags, and may be new.
   const db = new Database(mainFile, nativeBindingOption());
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
-  db.pragma(`cache_size = -${cacheMb * 1024}`);
+  db.pragma(`cache_size = -${mainCacheMb * 1024}`);
   ensurePrivateFile(ftsFileOf(mainFile)); // 0600, and so its -wal and -shm (files.ts)
   db.prepare('ATTACH DATABASE ? AS fts').run(ftsFileOf(mainFile));
   db.pragma('fts.journal_mode = WAL');

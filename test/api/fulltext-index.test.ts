@@ -5,13 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authHeaders, helperPids, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { loadConfig } from '../../src/config.ts';
+import { serve } from '../../src/server.ts';
 import { FTS_FILE } from '../../src/store/fts-index.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
-import { startServer } from '../support/server.ts';
+import { client, startServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
-// The full-text index lives in kspace-fts.db and is kept by the helper process, off the write
+// The full-text index lives in kspace-fts.db and is kept by the helper thread, off the write
 // path (src/store/fts-index.ts). These run `kspace serve` as a child process, helper included.
 
 let dir: string;
@@ -191,19 +193,29 @@ describe('full-text index under sustained writes', () => {
 
 describe('full-text index without its helper', () => {
   it('a search still sees every acknowledged write after the helper died: the server indexes them itself', async () => {
-    const s = await startFresh();
-    await put(s, 'before', { title: 'Before', content: 'ibex' });
-    expect(await hits(s, 'ibex')).toEqual(['before']);
-    // The helper starts a moment after the server (src/server.ts).
-    expect(await waitFor(() => helperPids(s.proc.pid!).length === 1)).toBe(true);
-    const helpers = helperPids(s.proc.pid!);
-    process.kill(Number(helpers[0]), 'SIGKILL');
-    expect(await waitFor(() => s.stderr().includes('checkpointer exited'))).toBe(true);
-    for (let i = 0; i < 5; i++) {
-      expect((await put(s, `after${i}`, { title: `After ${i}`, content: `ibex later${i}` })).status).toBe(201);
-      expect(await hits(s, `later${i}`)).toEqual([`after${i}`]);
+    // In this process, so that the test can end the helper thread as a crash would.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
+    const warnings: string[] = [];
+    const log = { info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
+    const running = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: 'ks_test_admin_key_0123456789abcdef' }), { log, checkpointer: true });
+    const admin = client(running.url, 'ks_test_admin_key_0123456789abcdef');
+    const found = async (q: string) => ((await admin.get(`/search?${new URLSearchParams({ q })}`)).body.hits as Array<{ path: string }>).map((h) => h.path).sort();
+    try {
+      expect((await admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
+      await admin.put('/pages/kb/before', { title: 'Before', content: 'ibex' });
+      expect(await found('ibex')).toEqual(['before']);
+      // The helper starts a moment after the server (src/server.ts).
+      expect(await waitFor(() => running.helper() !== null)).toBe(true);
+      await running.helper()!.terminate();
+      expect(await waitFor(() => warnings.some((w) => w.includes('checkpointer exited')))).toBe(true);
+      for (let i = 0; i < 5; i++) {
+        expect((await admin.put(`/pages/kb/after${i}`, { title: `After ${i}`, content: `ibex later${i}` })).status).toBe(201);
+        expect(await found(`later${i}`)).toEqual([`after${i}`]);
+      }
+      expect((await found('ibex')).length).toBe(6);
+    } finally {
+      await running.close();
     }
-    expect((await hits(s, 'ibex')).length).toBe(6);
   });
 });
 

@@ -1,0 +1,15 @@
+// The checkpoint and full-text helper as a worker thread of the server (checkpointer.ts starts it:
+// from this file in a checkout, from its own bundle in the single executable). It gets the
+// database file and, in the executable, the SQLite addon the server loaded.
+import { parentPort, workerData } from 'node:worker_threads';
+import { portChannel, runCheckpointer, type HelperData } from './checkpointer.ts';
+import { setNativeBinding } from './db.ts';
+
+const data = workerData as HelperData;
+if (data.addon) {
+  const mod = { exports: {} as object };
+  process.dlopen(mod, data.addon);
+  setNativeBinding(mod.exports, data.addon);
+}
+const port = parentPort!;
+void runCheckpointer(data.dbFile, portChannel(port)).then(() => port.close());
