@@ -2,12 +2,14 @@
 // esbuild bundles the app to one CJS file; Node's single-executable support injects it (with the
 // better-sqlite3 addon, schema.sql, the built-in template catalog and web assets as SEA assets)
 // into a copy of the pinned Node 24.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { nodeFlags } from './lib/node-flags.ts';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET } from '../src/sea-wrap.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -28,6 +30,8 @@ const bundle = (entry: string, outfile: string) => build({
   minifySyntax: true,
 });
 await bundle('src/sea-main.ts', 'kspace.cjs');
+// The SEA main script: a loader that runs kspace.cjs (an asset) with a trained code cache.
+await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
 // code comes from this second, small bundle (an asset), started with `eval` (src/store/checkpointer.ts).
 await bundle('src/store/helper-worker.ts', 'helper-worker.cjs');
@@ -52,8 +56,11 @@ const assets: Record<string, string> = {
   'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
 };
 for (const f of assetFiles()) assets[f] = path.join(root, f);
+assets[BUNDLE_ASSET] = path.join(dist, 'kspace.cjs');
+const codeCache = trainCodeCache();
+if (codeCache) assets[CODE_CACHE_ASSET] = codeCache;
 const seaConfig = {
-  main: path.join(dist, 'kspace.cjs'),
+  main: path.join(dist, 'sea-loader.cjs'),
   output: path.join(dist, 'sea-prep.blob'),
   disableExperimentalSEAWarning: true,
   useCodeCache: true,
@@ -75,4 +82,27 @@ try {
 execFileSync(path.join(root, 'node_modules/.bin/postject'), [out, 'NODE_SEA_BLOB', path.join(dist, 'sea-prep.blob'),
   '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: ['ignore', 'ignore', 'inherit'] });
 const size = fs.statSync(out).size;
+
+/**
+ * The code cache of a real start (scripts/lib/sea-train.ts), or null when it could not be taken
+ * (the executable then compiles as it runs, as before). ~1 s.
+ */
+function trainCodeCache(): string | null {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-train-'));
+  const assetsFile = path.join(work, 'assets.json');
+  fs.writeFileSync(assetsFile, JSON.stringify(assets));
+  const outFile = path.join(dist, CODE_CACHE_ASSET);
+  fs.rmSync(outFile, { force: true });
+  const port = String(20_000 + Math.floor(Math.random() * 20_000));
+  const r = spawnSync(nodeBin, [...nodeFlags(), path.join(root, 'scripts/lib/sea-train.ts'), assets[BUNDLE_ASSET], assetsFile, outFile, path.join(work, 'data'), port, 'ks_train_key_0123456789abcdef'], {
+    env: { PATH: process.env.PATH ?? '', HOME: work, SERVICE_BOOTSTRAP_ADMIN_KEY: 'ks_train_key_0123456789abcdef', SERVICE_LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000,
+  });
+  fs.rmSync(work, { recursive: true, force: true });
+  if (r.status !== 0 || !fs.existsSync(outFile)) {
+    console.warn(`no code cache for the executable (training exited ${r.status ?? r.signal}): ${String(r.stderr).slice(-500)}`);
+    return null;
+  }
+  return outFile;
+}
 console.log(`built ${path.relative(root, out)}: ${(size / 1024 / 1024).toFixed(1)} MB, ${Object.keys(assets).length} assets`);
