@@ -71,6 +71,8 @@ CREATE TABLE pages (
   deleted_at  TEXT,
   UNIQUE (space_id, path)
 );
+-- A wikilink `[[Some Title]]` finds the one page of its space titled so (case-insensitive).
+CREATE INDEX pages_title ON pages(space_id, title COLLATE NOCASE);
 
 -- The old addresses of moved pages (POST /spaces/:slug/moves): each answers 308 to the page's
 -- current address until a page is written there (that write removes the row). By page id, so a
@@ -267,6 +269,19 @@ CREATE TABLE links (
   PRIMARY KEY (source_id, target_space, target_path)
 ) WITHOUT ROWID;
 CREATE INDEX links_target ON links(target_space, target_path, source_id);
+
+-- Where a page's wikilinks are filed for re-resolution (docs/search.md "Wikilinks"): a wikilink
+-- `[[x]]` resolves by what exists (the page's folder, the space root, a unique title, another
+-- space), so when a page appears in, leaves or changes title in `space`, the pages whose
+-- wikilinks are filed under its lower-cased title or a lower-cased trailing part of its path
+-- are indexed again. Kept with links, in the same write.
+CREATE TABLE wikilink_keys (
+  space     TEXT NOT NULL,                        -- space slug (may name no space)
+  key       TEXT NOT NULL,
+  source_id INTEGER NOT NULL REFERENCES pages(id),
+  PRIMARY KEY (space, key, source_id)
+) WITHOUT ROWID;
+CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);
 
 -- Metadata key discovery, counted per space and per "reader set" so that a caller's counts are
 -- a sum over the groups it may read (see READABLE_GROUP in src/domain/access.ts), never a scan

@@ -4,6 +4,7 @@ import { canCreateIn, canDeletePage, canReadPage, canWritePage, type AclEntry, t
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { indexPage, unindexPage } from './indexing.ts';
+import { reresolveAround } from './links/wiki-index.ts';
 import type { Issue } from './issues.ts';
 import { checkMetadata, normalizeMetadata, type Metadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
@@ -199,6 +200,8 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
     putInTrash(svc.db, page.id, caller.id);
     store.sealHistory(svc.db, page.id);
     store.markDeleted(svc.db, page.id, now);
+    // Wikilinks that meant this page now resolve without it.
+    reresolveAround(svc.db, space.slug, path, [page.title], [svc.config.baseUrl], page.id);
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
   });
   notifyEventsWritten(svc);

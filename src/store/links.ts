@@ -95,6 +95,30 @@ export function livePagesAfter(db: Db, orgId: number, afterId: number, limit: nu
 /** Drops links whose source page is deleted or gone (the rebuild's last step). */
 export function deleteOrphanLinks(db: Db): void {
   stmt(db, `DELETE FROM links WHERE source_id NOT IN (SELECT id FROM pages WHERE deleted_at IS NULL)`).run();
+  stmt(db, `DELETE FROM wikilink_keys WHERE source_id NOT IN (SELECT id FROM pages WHERE deleted_at IS NULL)`).run();
+}
+
+/** The addresses a page's links point at (`space/path` keys). */
+export function linkTargetsOf(db: Db, sourceId: number): Set<string> {
+  const rows = stmt(db, 'SELECT target_space AS space, target_path AS path FROM links WHERE source_id = ?').all(sourceId) as PageRef[];
+  return new Set(rows.map((r) => `${r.space}/${r.path}`));
+}
+
+/** Replaces the keys a page's wikilinks are filed under (schema.sql wikilink_keys). */
+export function replaceWikiKeys(db: Db, sourceId: number, keys: Array<{ space: string; key: string }>, fresh = false): void {
+  if (!fresh) stmt(db, 'DELETE FROM wikilink_keys WHERE source_id = ?').run(sourceId);
+  if (keys.length === 0) return;
+  const ins = stmt(db, 'INSERT OR IGNORE INTO wikilink_keys (space, key, source_id) VALUES (?, ?, ?)');
+  for (const k of keys) ins.run(k.space, k.key, sourceId);
+}
+
+/** The live pages with a wikilink filed under one of `keys` in `space`, in id order. */
+export function wikiSourcesUnder(db: Db, space: string, keys: string[]): number[] {
+  if (keys.length === 0) return [];
+  return (stmt(db, `SELECT DISTINCT w.source_id AS id FROM json_each(@keys) j
+    JOIN wikilink_keys w ON w.space = @space AND w.key = j.value
+    JOIN pages p ON p.id = w.source_id AND p.deleted_at IS NULL ORDER BY w.source_id`)
+    .all({ space, keys: JSON.stringify(keys) }) as Array<{ id: number }>).map((r) => r.id);
 }
 
 export function countOrgLinks(db: Db, orgId: number): number {

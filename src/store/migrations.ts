@@ -15,7 +15,7 @@ const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 const STEPS: Array<{ to: number; sql: string }> = [
   {
@@ -60,6 +60,15 @@ const STEPS: Array<{ to: number; sql: string }> = [
     // space waits in the org trash.
     to: 6,
     sql: MOVES_AND_TRASH_SQL,
+  },
+  {
+    // Wikilinks (issue 21): pages are found by title, and wikilinks are filed by the keys that
+    // re-resolve them. Existing wikilinks are indexed by POST /links/rebuild.
+    to: 7,
+    sql: `CREATE INDEX pages_title ON pages(space_id, title COLLATE NOCASE);
+      CREATE TABLE wikilink_keys (space TEXT NOT NULL, key TEXT NOT NULL, source_id INTEGER NOT NULL REFERENCES pages(id),
+        PRIMARY KEY (space, key, source_id)) WITHOUT ROWID;
+      CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);`,
   },
 ];
 

@@ -32,6 +32,12 @@ export function findPage(db: Db, spaceId: number, path: string): PageRow | undef
   return stmt(db, 'SELECT * FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
 }
 
+/** The live pages of a space titled `title` (ASCII case-insensitive), at most `limit`. */
+export function livePagesTitled(db: Db, spaceId: number, title: string, limit: number): PageRow[] {
+  return stmt(db, `SELECT * FROM pages WHERE space_id = ? AND title = ? COLLATE NOCASE AND deleted_at IS NULL
+    ORDER BY id LIMIT ?`).all(spaceId, title, limit) as never;
+}
+
 export function insertPage(db: Db, spaceId: number, path: string, s: PageState, now: string): number {
   return Number(stmt(db, `INSERT INTO pages (space_id, path, title, content, frontmatter, metadata, template, version, created_at, updated_at)
     VALUES (@spaceId, @path, @title, @content, @frontmatter, @metadata, @template, 1, @now, @now)`)

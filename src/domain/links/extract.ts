@@ -9,6 +9,7 @@ export { normalizeLinkFast } from './parsers.ts';
 export type { PageRef } from '../../model.ts';
 import type { PageRef } from '../../model.ts';
 import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
+import { NOTHING, resolveWikilink, type Wikilink } from './wikilinks.ts';
 
 // markdown-it, not mdast-util-from-markdown: on the same 2 KB pages with three links it takes
 // ~0.02 ms a page against ~0.5–0.8 ms for micromark/mdast (measured in one run), and link
@@ -30,11 +31,19 @@ const SPACE_SLUG = /^(~[^/]{1,64}|[a-z0-9][a-z0-9-]{0,62})$/;
 const CONTROL = /\p{Cc}/u;
 const MAX_PATH_CHARS = 512;
 
-/** The distinct pages `content` links to, in order of first appearance (self links included). */
-export function extractLinks(content: string, from: PageRef, baseUrls: string[] = []): PageRef[] {
+/** Where a wikilink's target points (wikilinks.ts resolveWikilink over some lookup), or null. */
+export type WikiResolver = (target: string, from: PageRef) => PageRef | null;
+
+const defaultWiki: WikiResolver = (target, from) => resolveWikilink(target, from, NOTHING);
+
+/**
+ * The distinct pages `content` links to, in order of first appearance (self links included).
+ * Wikilinks resolve through `wiki` (by default as if no page existed: their default address).
+ */
+export function extractLinks(content: string, from: PageRef, baseUrls: string[] = [], wiki: WikiResolver = defaultWiki): PageRef[] {
   const bareUrls = mayContainBareBaseUrl(content, baseUrls);
-  if (!bareUrls && !content.includes('](') && !content.includes(']:') && !content.includes('<')) {
-    return []; // every other link form needs `](` (inline), `]:` (definition) or `<` (autolink)
+  if (!bareUrls && !content.includes('](') && !content.includes(']:') && !content.includes('<') && !content.includes('[[')) {
+    return []; // every other link form needs `](` (inline), `]:` (definition), `<` (autolink) or `[[`
   }
   const tokens = bareUrls ? getParsers().linkify.parse(content, {}) : parseBlocks(content);
   const seen = new Set<string>();
@@ -44,8 +53,9 @@ export function extractLinks(content: string, from: PageRef, baseUrls: string[] 
   for (const block of tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     for (const t of block.children) {
-      if (t.type !== 'link_open') continue;
-      const target = resolveLinkTarget(t.attrGet('href') ?? '', from, baseUrls);
+      if (t.type !== 'link_open' && t.type !== 'wikilink') continue;
+      const target = t.type === 'wikilink' ? wiki((t.meta as Wikilink).target, from)
+        : resolveLinkTarget(t.attrGet('href') ?? '', from, baseUrls);
       if (!target) continue;
       // `/` cannot occur in a slug, so this key is unambiguous.
       const key = `${target.space}/${target.path}`;

@@ -8,8 +8,9 @@
 // browser fetch from another origin.
 import MarkdownIt from 'markdown-it';
 import type { PageRef } from '../../model.ts';
-import { resolveLinkTarget } from './extract.ts';
+import { resolveLinkTarget, type WikiResolver } from './extract.ts';
 import { MARKDOWN_OPTIONS } from './parsers.ts';
+import { NOTHING, resolveWikilink, wikilinkPlugin, type Wikilink } from './wikilinks.ts';
 
 type Token = ReturnType<MarkdownIt['parse']>[number];
 
@@ -22,6 +23,7 @@ let md: MarkdownIt | null = null;
 function renderer(): MarkdownIt {
   if (md) return md;
   md = new MarkdownIt('default', MARKDOWN_OPTIONS);
+  md.use(wikilinkPlugin);
   md.validateLink = (url) => {
     const u = url.trim();
     return !SCHEME.test(u) || SAFE_SCHEME.test(u);
@@ -50,6 +52,8 @@ export type RenderInput = {
   baseUrls?: string[];
   /** Which of these link targets exist for the reader (a page the reader may not read does not). */
   existing: (targets: PageRef[]) => Set<string>;
+  /** Where a wikilink points for the reader (default: its address as if no page existed). */
+  wiki?: WikiResolver;
 };
 
 export function renderMarkdown(input: RenderInput): string {
@@ -64,6 +68,20 @@ export function renderMarkdown(input: RenderInput): string {
     const children = block.children;
     for (let i = 0; i < children.length; i++) {
       const t = children[i];
+      if (t.type === 'wikilink') {
+        const link = t.meta as Wikilink;
+        const wiki = input.wiki ?? ((x: string, f: PageRef) => resolveWikilink(x, f, NOTHING));
+        const target = wiki(link.target, input.from);
+        if (!target) {
+          t.type = 'text'; // no page address: the text as written
+          continue;
+        }
+        const [open, text, close] = wikilinkTokens(t, link);
+        children.splice(i, 1, open, text, close);
+        internal.push({ token: open, target, fragment: link.heading ? `#${headingId(link.heading)}` : '' });
+        i += 2;
+        continue;
+      }
       if (t.type === 'link_open') {
         const href = t.attrGet('href') ?? '';
         if (href.toLowerCase().startsWith('data:')) {
@@ -91,6 +109,19 @@ export function renderMarkdown(input: RenderInput): string {
     }
   }
   return parser.renderer.render(tokens, parser.options, env);
+}
+
+/** A wikilink as link tokens: its label, or the target (and heading) as written. */
+function wikilinkTokens(t: Token, link: Wikilink): [Token, Token, Token] {
+  const Tok = t.constructor as new (type: string, tag: string, nesting: number) => Token;
+  const open = new Tok('link_open', 'a', 1);
+  open.attrs = [['href', '']];
+  open.markup = 'wikilink';
+  const text = new Tok('text', '', 0);
+  text.content = link.label ?? (link.target === '' ? link.heading! : link.heading ? `${link.target} › ${link.heading}` : link.target);
+  const close = new Tok('link_close', 'a', -1);
+  close.markup = 'wikilink';
+  return [open, text, close];
 }
 
 function addHeadingIds(tokens: Token[]): void {

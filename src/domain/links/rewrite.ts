@@ -5,19 +5,39 @@
 // autolinks are rewritten; fenced code blocks are left as written (links in code are not links).
 import type { PageRef } from '../../model.ts';
 import { resolveLinkTarget } from './extract.ts';
+import { parseWikilink } from './wikilinks.ts';
 
 // `](dest` of an inline link or image, `[label]: dest` of a definition, `<scheme://…>` autolinks.
 const INLINE = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*)/g;
 const DEFINITION = /^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)/gm;
 const AUTOLINK = /(<)([a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*)(?=>)/g;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+// `[[…]]`, not an embed `![[…]]`.
+const WIKILINK = /(?<!!)\[\[([^[\]\n]+)\]\]/g;
+
+/**
+ * For a move's rewrite of wikilinks: the new target text of a wikilink from `from` whose target
+ * is `target`, or null to leave it.
+ */
+export type WikiRewrite = (target: string, from: PageRef) => string | null;
 
 export function hrefOf(to: PageRef): string {
   return `/pages/${to.space}/${to.path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** `content` with its links to moved addresses (`moved`: 'space/path' → new address) rewritten. */
-export function rewriteLinks(content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[]): string {
+/**
+ * `content` with its links to moved addresses (`moved`: 'space/path' → new address) rewritten;
+ * wikilinks through `wiki`, keeping their `#heading` and `|label`.
+ */
+export function rewriteLinks(content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[], wiki?: WikiRewrite): string {
+  const rewriteWiki = (m: string, inner: string): string => {
+    const link = wiki && parseWikilink(inner);
+    if (!link || link.target === '') return m;
+    const to = wiki(link.target, from);
+    if (to === null) return m;
+    const bar = inner.includes('\\|') ? '\\|' : '|';
+    return `[[${to}${link.heading ? `#${link.heading}` : ''}${link.label ? `${bar}${link.label}` : ''}]]`;
+  };
   const rewriteDest = (dest: string): string => {
     const angle = dest.startsWith('<') && dest.endsWith('>');
     const raw = angle ? dest.slice(1, -1) : dest;
@@ -39,7 +59,8 @@ export function rewriteLinks(content: string, from: PageRef, moved: Map<string, 
     out.push(chunk.join('\n')
       .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
       .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
-      .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest)));
+      .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
+      .replace(WIKILINK, rewriteWiki));
     chunk = [];
   };
   for (const line of content.split('\n')) {
