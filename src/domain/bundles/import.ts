@@ -1,6 +1,7 @@
 import type { Services } from '../../services.ts';
 import { canReadPage, type Caller } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
+import { batchWikiResolution } from '../links/wiki-index.ts';
 import { putPage, type PutPageInput } from '../pages.ts';
 import { SPACE_SLUG, isPersonalSlug } from '../paths.ts';
 import { createSpace, resolveSpace, type NewSpace } from '../spaces.ts';
@@ -79,10 +80,13 @@ function importChunk(
 ): number {
   const deadline = performance.now() + CHUNK_MS;
   let i = from;
-  while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
-    importPage(svc, caller, space, pages[i], mode, result);
-    i++;
-  }
+  // Wikilinks to pages the chunk creates later resolve again once, at the end of the chunk.
+  batchWikiResolution(svc.db, () => {
+    while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
+      importPage(svc, caller, space, pages[i], mode, result);
+      i++;
+    }
+  });
   return i;
 }
 
