@@ -27,16 +27,20 @@ export function hrefOf(to: PageRef): string {
 
 /**
  * `content` with its links to moved addresses (`moved`: 'space/path' → new address) rewritten;
- * wikilinks through `wiki`, keeping their `#heading` and `|label`.
+ * wikilinks through `wiki`, keeping their `#heading` and `|label` (`keepText`: a wikilink with
+ * no label gets its old target as the label, so it reads as before).
  */
-export function rewriteLinks(content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[], wiki?: WikiRewrite): string {
+export function rewriteLinks(
+  content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[], wiki?: WikiRewrite, keepText = false,
+): string {
   const rewriteWiki = (m: string, inner: string): string => {
     const link = wiki && parseWikilink(inner);
     if (!link || link.target === '') return m;
     const to = wiki(link.target, from);
     if (to === null) return m;
     const bar = inner.includes('\\|') ? '\\|' : '|';
-    return `[[${to}${link.heading ? `#${link.heading}` : ''}${link.label ? `${bar}${link.label}` : ''}]]`;
+    const label = link.label ?? (keepText ? link.target : null);
+    return `[[${to}${link.heading ? `#${link.heading}` : ''}${label ? `${bar}${label}` : ''}]]`;
   };
   const rewriteDest = (dest: string): string => {
     const angle = dest.startsWith('<') && dest.endsWith('>');
