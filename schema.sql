@@ -274,11 +274,13 @@ CREATE INDEX links_target ON links(target_space, target_path, source_id);
 -- `[[x]]` resolves by what exists (the page's folder, the space root, a unique title, another
 -- space), so when a page appears in, leaves or changes title in `space`, the pages whose
 -- wikilinks are filed under its lower-cased title or a lower-cased trailing part of its path
--- are indexed again. Kept with links, in the same write.
+-- are indexed again (only the wikilinks filed under the keys that changed are resolved again:
+-- the others keep `target`). Kept with links, in the same write.
 CREATE TABLE wikilink_keys (
   space     TEXT NOT NULL,                        -- space slug (may name no space)
   key       TEXT NOT NULL,
   source_id INTEGER NOT NULL REFERENCES pages(id),
+  target    TEXT,                                 -- what they resolve to ('space/path', '' none; NULL: several)
   PRIMARY KEY (space, key, source_id)
 ) WITHOUT ROWID;
 CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);

@@ -98,27 +98,42 @@ export function deleteOrphanLinks(db: Db): void {
   stmt(db, `DELETE FROM wikilink_keys WHERE source_id NOT IN (SELECT id FROM pages WHERE deleted_at IS NULL)`).run();
 }
 
+/** A page's link targets in order of appearance. */
+export function linkRowsOf(db: Db, sourceId: number): PageRef[] {
+  return stmt(db, 'SELECT target_space AS space, target_path AS path FROM links WHERE source_id = ? ORDER BY ord').all(sourceId) as never;
+}
+
 /** The addresses a page's links point at (`space/path` keys). */
 export function linkTargetsOf(db: Db, sourceId: number): Set<string> {
   const rows = stmt(db, 'SELECT target_space AS space, target_path AS path FROM links WHERE source_id = ?').all(sourceId) as PageRef[];
   return new Set(rows.map((r) => `${r.space}/${r.path}`));
 }
 
+export type WikiKeyRow = { space: string; key: string; target: string | null };
+
 /** Replaces the keys a page's wikilinks are filed under (schema.sql wikilink_keys). */
-export function replaceWikiKeys(db: Db, sourceId: number, keys: Array<{ space: string; key: string }>, fresh = false): void {
+export function replaceWikiKeys(db: Db, sourceId: number, rows: WikiKeyRow[], fresh = false): void {
   if (!fresh) stmt(db, 'DELETE FROM wikilink_keys WHERE source_id = ?').run(sourceId);
-  if (keys.length === 0) return;
-  const ins = stmt(db, 'INSERT OR IGNORE INTO wikilink_keys (space, key, source_id) VALUES (?, ?, ?)');
-  for (const k of keys) ins.run(k.space, k.key, sourceId);
+  if (rows.length === 0) return;
+  const ins = stmt(db, 'INSERT OR REPLACE INTO wikilink_keys (space, key, source_id, target) VALUES (?, ?, ?, ?)');
+  for (const r of rows) ins.run(r.space, r.key, sourceId, r.target);
 }
 
-/** The live pages with a wikilink filed under one of `keys` in `space`, in id order. */
-export function wikiSourcesUnder(db: Db, space: string, keys: string[]): number[] {
+/** A page's filed wikilinks: `space key` → target. */
+export function wikiKeysOf(db: Db, sourceId: number): Map<string, string | null> {
+  const rows = stmt(db, 'SELECT space, key, target FROM wikilink_keys WHERE source_id = ?').all(sourceId) as WikiKeyRow[];
+  return new Map(rows.map((r) => [`${r.space} ${r.key}`, r.target]));
+}
+
+/** The live pages with a wikilink filed under one of `keys` in `space`, with the key. */
+export function wikiSourcesUnder(db: Db, space: string, keys: string[]): Array<{ id: number; key: string }> {
   if (keys.length === 0) return [];
-  return (stmt(db, `SELECT DISTINCT w.source_id AS id FROM json_each(@keys) j
-    JOIN wikilink_keys w ON w.space = @space AND w.key = j.value
+  // CROSS JOIN: the keys first, each an index range of wikilink_keys (left to itself, the
+  // planner scanned the space's every key for each key).
+  return stmt(db, `SELECT w.source_id AS id, w.key FROM json_each(@keys) j
+    CROSS JOIN wikilink_keys w ON w.space = @space AND w.key = j.value
     JOIN pages p ON p.id = w.source_id AND p.deleted_at IS NULL ORDER BY w.source_id`)
-    .all({ space, keys: JSON.stringify(keys) }) as Array<{ id: number }>).map((r) => r.id);
+    .all({ space, keys: JSON.stringify(keys) }) as never;
 }
 
 export function countOrgLinks(db: Db, orgId: number): number {

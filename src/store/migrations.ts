@@ -67,7 +67,7 @@ const STEPS: Array<{ to: number; sql: string }> = [
     to: 7,
     sql: `CREATE INDEX pages_title ON pages(space_id, title COLLATE NOCASE);
       CREATE TABLE wikilink_keys (space TEXT NOT NULL, key TEXT NOT NULL, source_id INTEGER NOT NULL REFERENCES pages(id),
-        PRIMARY KEY (space, key, source_id)) WITHOUT ROWID;
+        target TEXT, PRIMARY KEY (space, key, source_id)) WITHOUT ROWID;
       CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);`,
   },
 ];

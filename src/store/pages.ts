@@ -32,6 +32,27 @@ export function findPage(db: Db, spaceId: number, path: string): PageRow | undef
   return stmt(db, 'SELECT * FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
 }
 
+export type TitledRow = { id: number; path: string; title: string; has_acl: number; deleted_at: string | null };
+const TITLED = 'id, path, title, has_acl, deleted_at';
+
+/**
+ * The live pages of a space at one of `paths` (at most two) or titled `title` (ASCII
+ * case-insensitive): a wikilink's candidates in one query.
+ */
+export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], title: string): TitledRow[] {
+  // Three index lookups (an OR of the three made SQLite scan the space's titles); only the
+  // columns access needs (UNION compares whole rows).
+  return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @a AND deleted_at IS NULL
+    UNION SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @b AND deleted_at IS NULL
+    UNION SELECT * FROM (SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND title = @title COLLATE NOCASE AND deleted_at IS NULL LIMIT 32)`)
+    .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title }) as never;
+}
+
+/** Whether any old address of the space redirects (most spaces have none). */
+export function spaceHasRedirects(db: Db, spaceId: number): boolean {
+  return stmt(db, 'SELECT 1 FROM redirects WHERE space_id = ? LIMIT 1').get(spaceId) !== undefined;
+}
+
 /** The live pages of a space titled `title` (ASCII case-insensitive), at most `limit`. */
 export function livePagesTitled(db: Db, spaceId: number, title: string, limit: number): PageRow[] {
   return stmt(db, `SELECT * FROM pages WHERE space_id = ? AND title = ? COLLATE NOCASE AND deleted_at IS NULL

@@ -60,11 +60,13 @@ export function rewriteLinks(
   let chunk: string[] = [];
   const flush = () => {
     if (chunk.length === 0) return;
-    out.push(chunk.join('\n')
+    const text = chunk.join('\n');
+    // Nothing moved (an import respelling wikilinks only): the other link forms stay as they are.
+    const links = moved.size === 0 ? text : text
       .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
       .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
-      .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
-      .replace(WIKILINK, rewriteWiki));
+      .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest));
+    out.push(wiki ? links.replace(WIKILINK, rewriteWiki) : links);
     chunk = [];
   };
   for (const line of content.split('\n')) {

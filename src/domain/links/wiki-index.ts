@@ -6,29 +6,61 @@
 // indexed again when a page appears, leaves, changes title or access, or moves. Runs inside the
 // write's transaction, like the rest of indexing.
 import type { Db } from '../../store/db.ts';
-import { readersWithin, type AclEntry } from '../access.ts';
-import { replaceLinks, insertLinks, replaceWikiKeys, wikiSourcesUnder } from '../../store/links.ts';
+import { readersWithin, type AclEntry, type PageAccessRow } from '../access.ts';
+import { insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow } from '../../store/links.ts';
 import { findPageById, findRedirect } from '../../store/moves.ts';
-import { findPage, livePagesTitled, readAcl, type PageRow } from '../../store/pages.ts';
+import { findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects } from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
+import type { PageRef } from '../../model.ts';
 import { extractLinks } from './extract.ts';
 import { resolveWikilink, wikiKeys, wikiKeysOfPage, type WikiLookup } from './wikilinks.ts';
 
 export type LinkSource = { id: number; spaceSlug: string; path: string; content: string };
 
-/** Indexes a page's links (markdown links and resolved wikilinks) and files its wikilinks. */
-export function storeLinks(db: Db, page: LinkSource, baseUrls: string[], fresh = false): void {
+/** Which wikilinks to resolve again: those filed under these `space key`s, or all. */
+export type Again = Set<string> | 'all';
+
+/**
+ * Indexes a page's links (markdown links and resolved wikilinks) and files its wikilinks.
+ * `again`: the same content indexed again because what some of its wikilinks could mean
+ * changed: only those are resolved (the others keep the target filed with them), and links
+ * and keys are written only when they changed.
+ */
+export function storeLinks(db: Db, page: LinkSource, baseUrls: string[], fresh = false, again?: Again): void {
   const from = { space: page.spaceSlug, path: page.path };
-  const keys: Array<{ space: string; key: string }> = [];
+  const prev = again ? wikiKeysOf(db, page.id) : null;
+  const rows = new Map<string, WikiKeyRow>();
   let lookup: WikiLookup | null = null;
   const links = extractLinks(page.content, from, baseUrls, (target, at) => {
-    keys.push(...wikiKeys(target, at));
-    lookup ??= indexLookup(db, page.id);
-    return resolveWikilink(target, at, lookup);
+    const keys = wikiKeys(target, at);
+    const own = keys.length ? `${keys[0].space} ${keys[0].key}` : null;
+    let ref: PageRef | null;
+    const kept = own !== null && again !== 'all' && !again?.has(own) ? prev?.get(own) : undefined;
+    if (kept !== undefined && kept !== null) ref = kept === '' ? null : refOf(kept);
+    else ref = resolveWikilink(target, at, (lookup ??= indexLookup(db, page.id)));
+    const to = ref ? `${ref.space}/${ref.path}` : '';
+    for (const k of keys) {
+      const id = `${k.space} ${k.key}`;
+      const row = rows.get(id);
+      if (!row) rows.set(id, { ...k, target: to });
+      else if (row.target !== to) row.target = null; // two spellings of one key that mean two pages
+    }
+    return ref;
   });
+  if (prev) {
+    const now = linkRowsOf(db, page.id);
+    if (now.length !== links.length || links.some((l, i) => l.space !== now[i].space || l.path !== now[i].path)) replaceLinks(db, page.id, links);
+    if (rows.size !== prev.size || [...rows].some(([id, r]) => prev.get(id) !== r.target)) replaceWikiKeys(db, page.id, [...rows.values()]);
+    return;
+  }
   if (fresh) insertLinks(db, page.id, links);
   else replaceLinks(db, page.id, links);
-  replaceWikiKeys(db, page.id, keys, fresh);
+  replaceWikiKeys(db, page.id, [...rows.values()], fresh);
+}
+
+function refOf(key: string): PageRef {
+  const slash = key.indexOf('/');
+  return { space: key.slice(0, slash), path: key.slice(slash + 1) };
 }
 
 /**
@@ -48,21 +80,45 @@ export function indexLookup(db: Db, sourceId: number): WikiLookup {
     }
     return spaces.get(slug)!;
   };
-  const counts = (space: SpaceRow, row: PageRow | undefined): boolean =>
+  const counts = (space: SpaceRow, row: PageAccessRow | undefined): boolean =>
     row !== undefined && row.deleted_at === null
     && readersWithin(srcSpace, src, srcAcl, space, row, aclOf(db, row));
+  const redirects = new Map<number, boolean>();
+  const hasRedirects = (spaceId: number) => {
+    if (!redirects.has(spaceId)) redirects.set(spaceId, spaceHasRedirects(db, spaceId));
+    return redirects.get(spaceId)!;
+  };
+  const viaRedirect = (space: SpaceRow, path: string): boolean => {
+    if (!hasRedirects(space.id)) return false;
+    // The old address of a moved page still reaches it (it redirects): the link keeps it.
+    const moved = findRedirect(db, space.id, path);
+    if (moved === undefined) return false;
+    const to = findPageById(db, moved);
+    const toSpace = to && findSpaceById(db, to.space_id);
+    return !!to && !!toSpace && !toSpace.deleted_at && counts(toSpace, to);
+  };
   return {
+    local(slug, paths, title) {
+      const space = spaceOf(slug);
+      if (!space) return { paths: new Set(), titled: [] };
+      const rows = livePagesAtOrTitled(db, space.id, paths, title);
+      const found = new Set<string>();
+      const titled: PageRef[] = [];
+      const lower = asciiLower(title);
+      for (const r of rows) {
+        if (!counts(space, r)) continue;
+        if (paths.includes(r.path)) found.add(r.path);
+        if (asciiLower(r.title) === lower) titled.push({ space: slug, path: r.path });
+      }
+      for (const p of paths) if (!found.has(p) && !rows.some((r) => r.path === p) && viaRedirect(space, p)) found.add(p);
+      return { paths: found, titled };
+    },
     page(ref) {
       const space = spaceOf(ref.space);
       if (!space) return false;
       const row = findPage(db, space.id, ref.path);
       if (row && row.deleted_at === null) return counts(space, row);
-      // The old address of a moved page still reaches it (it redirects): the link keeps it.
-      const moved = findRedirect(db, space.id, ref.path);
-      if (moved === undefined) return false;
-      const to = findPageById(db, moved);
-      const toSpace = to && findSpaceById(db, to.space_id);
-      return !!to && !!toSpace && !toSpace.deleted_at && counts(toSpace, to);
+      return viaRedirect(space, ref.path);
     },
     titled(slug, title) {
       const space = spaceOf(slug);
@@ -82,19 +138,23 @@ function seenByAllReaders(src: SpaceRow, dst: SpaceRow): boolean {
   return dst.default_access !== 'none';
 }
 
-function aclOf(db: Db, row: PageRow): AclEntry[] {
+/** Lower-cases ASCII letters only, as SQLite's NOCASE compares. */
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+
+function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
   return row.has_acl ? readAcl(db, row.id) : [];
 }
 
 // Re-resolution inside a batch (an import chunk, a move) is collected and done once at the end:
 // a page linking to 500 pages that the same import creates after it is indexed again once, not
 // 500 times. Writes are synchronous, so one batch at a time.
-let pending: Map<number, string[]> | null = null;
+type Pending = Map<number, { baseUrls: string[]; again: Again }>;
+let pending: Pending | null = null;
 
 /** Runs `fn` (inside a transaction) with the re-indexing it causes done once, at its end. */
 export function batchWikiResolution<T>(db: Db, fn: () => T): T {
   if (pending) return fn();
-  const mine = new Map<number, string[]>();
+  const mine: Pending = new Map();
   pending = mine;
   let out: T;
   try {
@@ -102,7 +162,7 @@ export function batchWikiResolution<T>(db: Db, fn: () => T): T {
   } finally {
     pending = null;
   }
-  for (const [id, baseUrls] of mine) reindexSource(db, id, baseUrls);
+  for (const [id, p] of mine) reindexSource(db, id, p.baseUrls, p.again);
   return out;
 }
 
@@ -115,17 +175,26 @@ export function reresolveAround(
   db: Db, space: string, path: string | null, titles: string[], baseUrls: string[], except?: number,
 ): void {
   const keys = path === null ? [...new Set(titles.map((t) => t.toLowerCase()))] : wikiKeysOfPage(path, titles);
-  for (const id of wikiSourcesUnder(db, space, keys)) {
+  const found = new Map<number, Set<string>>();
+  for (const { id, key } of wikiSourcesUnder(db, space, keys)) {
     if (id === except) continue;
-    if (pending) pending.set(id, baseUrls);
-    else reindexSource(db, id, baseUrls);
+    found.set(id, (found.get(id) ?? new Set()).add(`${space} ${key}`));
+  }
+  for (const [id, again] of found) {
+    if (!pending) {
+      reindexSource(db, id, baseUrls, again);
+      continue;
+    }
+    const was = pending.get(id);
+    if (!was) pending.set(id, { baseUrls, again });
+    else if (was.again !== 'all') for (const k of again) was.again.add(k);
   }
 }
 
 /** Re-indexes the links of the live page `id` (a no-op for a page that is not live). */
-export function reindexSource(db: Db, id: number, baseUrls: string[]): void {
+export function reindexSource(db: Db, id: number, baseUrls: string[], again: Again = 'all'): void {
   const row = findPageById(db, id);
   const space = row && row.deleted_at === null ? findSpaceById(db, row.space_id) : undefined;
   if (!row || !space) return;
-  storeLinks(db, { id, spaceSlug: space.slug, path: row.path, content: row.content }, baseUrls);
+  storeLinks(db, { id, spaceSlug: space.slug, path: row.path, content: row.content }, baseUrls, false, again);
 }

@@ -65,6 +65,11 @@ export type WikiLookup = {
   titled(space: string, title: string): PageRef[];
   /** `slug` names a live space the link's readers can see. */
   space(slug: string): boolean;
+  /**
+   * Optional, all at once (one query instead of three): which of `paths` in `space` count, and
+   * the pages titled `title` that count.
+   */
+  local?(space: string, paths: string[], title: string): { paths: Set<string>; titled: PageRef[] };
 };
 
 /** A lookup for which nothing exists: every wikilink takes its default address. */
@@ -98,9 +103,18 @@ function plan(target: string, from: PageRef): Plan {
 export function resolveWikilink(target: string, from: PageRef, lookup: WikiLookup): PageRef | null {
   const p = plan(target, from);
   if (p.kind === 'only') return p.ref;
-  if (p.relative && lookup.page(p.relative)) return p.relative;
-  if (p.root && lookup.page(p.root)) return p.root;
-  const titled = lookup.titled(from.space, p.title);
+  let titled: PageRef[];
+  if (lookup.local) {
+    const paths = [p.relative, p.root].filter((r): r is PageRef => r !== null).map((r) => r.path);
+    const found = lookup.local(from.space, paths, p.title);
+    if (p.relative && found.paths.has(p.relative.path)) return p.relative;
+    if (p.root && found.paths.has(p.root.path)) return p.root;
+    titled = found.titled;
+  } else {
+    if (p.relative && lookup.page(p.relative)) return p.relative;
+    if (p.root && lookup.page(p.root)) return p.root;
+    titled = lookup.titled(from.space, p.title);
+  }
   if (titled.length === 1) return titled[0];
   if (p.cross && lookup.space(p.cross.space)) return p.cross;
   return p.title.includes('/') ? p.root : p.relative ?? p.root;
