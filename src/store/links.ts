@@ -115,8 +115,20 @@ export type WikiKeyRow = { space: string; key: string; target: string | null };
 export function replaceWikiKeys(db: Db, sourceId: number, rows: WikiKeyRow[], fresh = false): void {
   if (!fresh) stmt(db, 'DELETE FROM wikilink_keys WHERE source_id = ?').run(sourceId);
   if (rows.length === 0) return;
-  const ins = stmt(db, 'INSERT OR REPLACE INTO wikilink_keys (space, key, source_id, target) VALUES (?, ?, ?, ?)');
+  // Not OR REPLACE: with foreign keys on, that cost ~0.3 ms a row here (20× the import's time).
+  const ins = stmt(db, 'INSERT OR IGNORE INTO wikilink_keys (space, key, source_id, target) VALUES (?, ?, ?, ?)');
   for (const r of rows) ins.run(r.space, r.key, sourceId, r.target);
+}
+
+/** Sets the target filed with one of a page's wikilink keys. */
+export function setWikiTarget(db: Db, sourceId: number, row: WikiKeyRow): void {
+  stmt(db, 'UPDATE wikilink_keys SET target = ? WHERE space = ? AND key = ? AND source_id = ?').run(row.target, row.space, row.key, sourceId);
+}
+
+/** Points a page's link to `from` at `to` instead (`to` is not among its links). */
+export function retargetLink(db: Db, sourceId: number, from: PageRef, to: PageRef): void {
+  stmt(db, `UPDATE links SET target_space = ?, target_path = ? WHERE source_id = ? AND target_space = ? AND target_path = ?`)
+    .run(to.space, to.path, sourceId, from.space, from.path);
 }
 
 /** A page's filed wikilinks: `space key` → target. */

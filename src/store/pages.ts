@@ -40,11 +40,11 @@ const TITLED = 'id, path, title, has_acl, deleted_at';
  * case-insensitive): a wikilink's candidates in one query.
  */
 export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], title: string): TitledRow[] {
-  // Three index lookups (an OR of the three made SQLite scan the space's titles); only the
-  // columns access needs (UNION compares whole rows).
+  // Three index lookups (an OR of the three made SQLite scan the space's titles); a page may
+  // come twice (at a path and by title).
   return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @a AND deleted_at IS NULL
-    UNION SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @b AND deleted_at IS NULL
-    UNION SELECT * FROM (SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND title = @title COLLATE NOCASE AND deleted_at IS NULL LIMIT 32)`)
+    UNION ALL SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @b AND @b <> @a AND deleted_at IS NULL
+    UNION ALL SELECT * FROM (SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND title = @title COLLATE NOCASE AND deleted_at IS NULL LIMIT 32)`)
     .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title }) as never;
 }
 

@@ -7,7 +7,9 @@
 // write's transaction, like the rest of indexing.
 import type { Db } from '../../store/db.ts';
 import { readersWithin, type AclEntry, type PageAccessRow } from '../access.ts';
-import { insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow } from '../../store/links.ts';
+import {
+  insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, retargetLink, setWikiTarget, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow,
+} from '../../store/links.ts';
 import { findPageById, findRedirect } from '../../store/moves.ts';
 import { findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects } from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
@@ -48,14 +50,32 @@ export function storeLinks(db: Db, page: LinkSource, baseUrls: string[], fresh =
     return ref;
   });
   if (prev) {
-    const now = linkRowsOf(db, page.id);
-    if (now.length !== links.length || links.some((l, i) => l.space !== now[i].space || l.path !== now[i].path)) replaceLinks(db, page.id, links);
-    if (rows.size !== prev.size || [...rows].some(([id, r]) => prev.get(id) !== r.target)) replaceWikiKeys(db, page.id, [...rows.values()]);
+    updateLinks(db, page.id, links);
+    // The same content files the same keys: only their targets may differ.
+    if (rows.size !== prev.size || [...rows.keys()].some((id) => !prev.has(id))) replaceWikiKeys(db, page.id, [...rows.values()]);
+    else for (const [id, r] of rows) if (prev.get(id) !== r.target) setWikiTarget(db, page.id, r);
     return;
   }
   if (fresh) insertLinks(db, page.id, links);
   else replaceLinks(db, page.id, links);
   replaceWikiKeys(db, page.id, [...rows.values()], fresh);
+}
+
+/** Writes a page's links where they differ from `links` (usually one link now resolved). */
+function updateLinks(db: Db, sourceId: number, links: PageRef[]): void {
+  const now = linkRowsOf(db, sourceId);
+  const key = (r: PageRef) => `${r.space}/${r.path}`;
+  if (now.length === links.length) {
+    const had = new Set(now.map(key));
+    const changed = links.map((l, i) => (key(l) === key(now[i]) ? -1 : i)).filter((i) => i >= 0);
+    if (changed.length === 0) return;
+    // Each changed position to a target the page did not link to: moved in place (ord kept).
+    if (changed.every((i) => !had.has(key(links[i])))) {
+      for (const i of changed) retargetLink(db, sourceId, now[i], links[i]);
+      return;
+    }
+  }
+  replaceLinks(db, sourceId, links);
 }
 
 function refOf(key: string): PageRef {
@@ -105,7 +125,10 @@ export function indexLookup(db: Db, sourceId: number): WikiLookup {
       const found = new Set<string>();
       const titled: PageRef[] = [];
       const lower = asciiLower(title);
+      const seen = new Set<number>();
       for (const r of rows) {
+        if (seen.has(r.id)) continue;
+        seen.add(r.id);
         if (!counts(space, r)) continue;
         if (paths.includes(r.path)) found.add(r.path);
         if (asciiLower(r.title) === lower) titled.push({ space: slug, path: r.path });
