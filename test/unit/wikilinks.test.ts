@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { extractLinks } from '../../src/domain/links/extract.ts';
+import { extractLinks, scanWikilinksOnly } from '../../src/domain/links/extract.ts';
+import { getLinkParsers } from '../../src/domain/links/parsers.ts';
 import { renderMarkdown } from '../../src/domain/links/render.ts';
 import { rewriteLinks } from '../../src/domain/links/rewrite.ts';
 import {
-  parseWikilink, resolveWikilink, wikiKeys, wikiKeysOfPage, wikiPathCandidates, wikiTargetFor, type WikiLookup,
+  parseWikilink, resolveWikilink, wikiKeys, wikiKeysOfPage, wikiPathCandidates, wikiTargetFor, type WikiLookup, type Wikilink,
 } from '../../src/domain/links/wikilinks.ts';
 import type { PageRef } from '../../src/model.ts';
 
@@ -141,5 +142,33 @@ describe('rewriting wikilinks after a move', () => {
     ['```\n[[setup]]\n```', '```\n[[setup]]\n```'],
   ])('%s', (input, output) => {
     expect(rewriteLinks(input, at('guides/intro'), moved, [], wiki)).toBe(output);
+  });
+});
+
+describe('the wikilink-only scan agrees with the Markdown parser', () => {
+  const parsed = (content: string) => {
+    const md = getLinkParsers().linkify;
+    const out: Wikilink[] = [];
+    for (const b of md.parse(content, {})) for (const t of b.children ?? []) if (t.type === 'wikilink') out.push(t.meta as Wikilink);
+    return out;
+  };
+  it.each([
+    'plain [[a]] and [[b|B]] and [[c#h]]\n\n# Head [[d]]\n\n- item [[e]]\n  - nested [[f]]',
+    '![[embed.png]] [[[x]]] [[a]][[b]] [[ ]] [[|x]] *[[em]]* **[[strong|s]]**',
+    '> quote [[q]]\n\n1. [[one]]\n2. [[two]]\n\n---\n\n[[after rule]]',
+    'a | b\n--- | ---\n[[x|y]] | z', // a table: not scanned
+    '`[[code]]` [[real]]', // code: not scanned
+    '    [[indented code]]\n\n[[real]]',
+    'see [x](y) [[z]]',
+    'line [[a\nb]] [[c]]',
+  ])('%j', (content) => {
+    const scan = scanWikilinksOnly(content);
+    if (scan !== null) expect(scan).toEqual(parsed(content));
+  });
+  it('scans the common case and leaves the rest to the parser', () => {
+    expect(scanWikilinksOnly('x [[a]] y')).toEqual([{ target: 'a', heading: null, label: null }]);
+    expect(scanWikilinksOnly('a | b\n--- | ---\n[[x|y]] | z')).toBeNull();
+    expect(scanWikilinksOnly('`[[code]]`')).toBeNull();
+    expect(scanWikilinksOnly('see [x](y) [[z]]')).toBeNull();
   });
 });
