@@ -83,11 +83,15 @@ export function extractLinks(content: string, from: PageRef, baseUrls: string[] 
 // wikilink: nothing that makes code (backticks, `~~~` fences, lines indented 4 or a tab),
 // escapes, `<`, other link forms (`](`, `]:`) or a table delimiter row (a cell boundary may cut
 // `[[a|b]]`). Most notes of a vault are like that; scanning them is ~20× cheaper than parsing.
-const NOT_PLAIN = /[`\\<]|~~~|\]\(|\]:|^(?: {4}|\t)|^[ \t]*\|?[ \t]*:?-+:?[ \t]*\|/m;
+const INDENTED = /(?:^|\n)(?: {4}|\t)/;
+const TABLE_ROW = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*\||\|[ \t]*:?-+:?[ \t]*$/m;
 
 /** The wikilinks of `content` in order when a scan finds exactly those markdown-it would, else null. */
 export function scanWikilinksOnly(content: string): Wikilink[] | null {
-  if (NOT_PLAIN.test(content) || /\|[ \t]*:?-+:?[ \t]*$/m.test(content) && content.includes('|')) return null;
+  // includes() first: one multiline regex of all of these took a third of an import's extraction.
+  if (content.includes('`') || content.includes('\\') || content.includes('<') || content.includes('~~~')
+    || content.includes('](') || content.includes(']:') || INDENTED.test(content)
+    || (content.includes('|') && TABLE_ROW.test(content))) return null;
   const out: Wikilink[] = [];
   let i = content.indexOf('[[');
   while (i >= 0) {
