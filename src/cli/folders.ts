@@ -95,7 +95,9 @@ const BATCH_BYTES = 16 * 1024 * 1024;
 
 /** Sends the folder's pages through the bundle import, in batches; sums the results. */
 export async function importFolder(api: Api, space: string, dir: string, mode: string): Promise<ImportResult> {
+  const t0 = performance.now();
   const folder = readFolder(dir);
+  if (process.env.KSPACE_TIMING) process.stderr.write(`read ${(performance.now() - t0).toFixed(0)} ms\n`);
   const result: ImportResult = { created: 0, updated: 0, skipped: 0, errors: [...folder.errors] };
   const weight = (p: BundlePage) => Buffer.byteLength(p.content) + 256;
   const progress = startProgress(`import ${space}`, folder.pages.reduce((n, p) => n + weight(p), 0));
@@ -104,9 +106,11 @@ export async function importFolder(api: Api, space: string, dir: string, mode: s
     let size = 0;
     const send = async () => {
       if (batch.length === 0) return;
+      const t1 = performance.now();
       const r = await api.json<ImportResult>('POST', `/spaces/${enc(space)}/import`, {
         query: { mode }, body: toBundleJson(folder.space.name ? folder.space : { slug: space, name: space, description: '' }, batch),
       });
+      if (process.env.KSPACE_TIMING) process.stderr.write(`batch ${batch.length} ${(performance.now() - t1).toFixed(0)} ms\n`);
       result.created += r.created;
       result.updated += r.updated;
       result.skipped += r.skipped;

@@ -41,39 +41,48 @@ const defaultWiki: WikiResolver = (target, from) => resolveWikilink(target, from
  * Wikilinks resolve through `wiki` (by default as if no page existed: their default address).
  */
 export function extractLinks(content: string, from: PageRef, baseUrls: string[] = [], wiki: WikiResolver = defaultWiki): PageRef[] {
+  return distinctTargets(linkOccurrences(content, from, baseUrls), from, wiki);
+}
+
+/** The occurrences' targets, each once, in order; wikilinks resolved through `wiki`. */
+export function distinctTargets(occurrences: Array<PageRef | Wikilink>, from: PageRef, wiki: WikiResolver = defaultWiki): PageRef[] {
+  const seen = new Set<string>();
+  const out: PageRef[] = [];
+  for (const o of occurrences) {
+    const target = 'target' in o ? wiki(o.target, from) : o;
+    if (!target) continue;
+    // `/` cannot occur in a slug, so this key is unambiguous.
+    const key = `${target.space}/${target.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(target);
+  }
+  return out;
+}
+
+/**
+ * Every link of `content` in document order: a markdown link's page (internal links only), a
+ * wikilink as written (its resolution needs to know what exists).
+ */
+export function linkOccurrences(content: string, from: PageRef, baseUrls: string[] = []): Array<PageRef | Wikilink> {
   const bareUrls = mayContainBareBaseUrl(content, baseUrls);
   if (!bareUrls && !content.includes('](') && !content.includes(']:') && !content.includes('<') && !content.includes('[[')) {
     return []; // every other link form needs `](` (inline), `]:` (definition), `<` (autolink) or `[[`
   }
   const plain = bareUrls ? null : scanWikilinksOnly(content);
-  if (plain) {
-    const seen = new Set<string>();
-    const out: PageRef[] = [];
-    for (const w of plain) {
-      const target = wiki(w.target, from);
-      if (!target || seen.has(`${target.space}/${target.path}`)) continue;
-      seen.add(`${target.space}/${target.path}`);
-      out.push(target);
-    }
-    return out;
-  }
+  if (plain) return plain;
   const tokens = bareUrls ? getParsers().linkify.parse(content, {}) : parseBlocks(content);
-  const seen = new Set<string>();
-  const out: PageRef[] = [];
+  const out: Array<PageRef | Wikilink> = [];
   // Inline links, autolinks and reference-style links (resolved to their definition) all come out
   // as link_open tokens in document order; code spans and blocks never do; images are not links.
   for (const block of tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     for (const t of block.children) {
-      if (t.type !== 'link_open' && t.type !== 'wikilink') continue;
-      const target = t.type === 'wikilink' ? wiki((t.meta as Wikilink).target, from)
-        : resolveLinkTarget(t.attrGet('href') ?? '', from, baseUrls);
-      if (!target) continue;
-      // `/` cannot occur in a slug, so this key is unambiguous.
-      const key = `${target.space}/${target.path}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(target);
+      if (t.type === 'wikilink') out.push(t.meta as Wikilink);
+      else if (t.type === 'link_open') {
+        const target = resolveLinkTarget(t.attrGet('href') ?? '', from, baseUrls);
+        if (target) out.push(target);
+      }
     }
   }
   return out;

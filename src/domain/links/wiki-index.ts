@@ -11,10 +11,12 @@ import {
   insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, retargetLink, setWikiTarget, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow,
 } from '../../store/links.ts';
 import { findPageById, findRedirect } from '../../store/moves.ts';
-import { findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects } from '../../store/pages.ts';
+import {
+  findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects,
+} from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import type { PageRef } from '../../model.ts';
-import { extractLinks } from './extract.ts';
+import { distinctTargets, linkOccurrences } from './extract.ts';
 import { resolveWikilink, wikiKeys, wikiKeysOfPage, type WikiLookup } from './wikilinks.ts';
 
 export type LinkSource = { id: number; spaceSlug: string; path: string; content: string };
@@ -32,8 +34,9 @@ export function storeLinks(db: Db, page: LinkSource, baseUrls: string[], fresh =
   const from = { space: page.spaceSlug, path: page.path };
   const prev = again ? wikiKeysOf(db, page.id) : null;
   const rows = new Map<string, WikiKeyRow>();
+  const occurrences = linkOccurrences(page.content, from, baseUrls);
   let lookup: WikiLookup | null = null;
-  const links = extractLinks(page.content, from, baseUrls, (target, at) => {
+  const links = distinctTargets(occurrences, from, (target, at) => {
     const keys = wikiKeys(target, at);
     const own = keys.length ? `${keys[0].space} ${keys[0].key}` : null;
     let ref: PageRef | null;

@@ -77,7 +77,22 @@ export const NOTHING: WikiLookup = { page: () => false, titled: () => [], space:
 
 type Plan = { kind: 'only'; ref: PageRef | null } | { kind: 'search'; relative: PageRef | null; root: PageRef | null; title: string; cross: PageRef | null };
 
+// A page's wikilinks are planned by the index (keys, resolution) and again when it is indexed
+// anew: the last few thousand plans are kept.
+const plans = new Map<string, Plan>();
+
 function plan(target: string, from: PageRef): Plan {
+  const id = `${from.space}\n${from.path}\n${target}`;
+  let p = plans.get(id);
+  if (p === undefined) {
+    if (plans.size >= 4096) plans.clear();
+    p = planOf(target, from);
+    plans.set(id, p);
+  }
+  return p;
+}
+
+function planOf(target: string, from: PageRef): Plan {
   let t = normalizePagePath(target);
   if (t.toLowerCase().endsWith('.md')) t = t.slice(0, -3);
   if (t === '') return { kind: 'only', ref: from }; // `[[#heading]]`: this page
