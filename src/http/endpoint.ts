@@ -38,6 +38,11 @@ export type EndpointContext<P, Q, B> = {
    * (a 403 or 404 is answered before the body is judged). `maxBytes` overrides the body cap.
    */
   body(maxBytes?: number): Promise<B>;
+  /**
+   * The raw body of an endpoint that declares `rawBody` (any content type), read into one
+   * buffer: 413 before reading when Content-Length is over `maxBytes`, and while reading past it.
+   */
+  raw(maxBytes: number, tooLarge?: () => Error): Promise<Buffer>;
 };
 
 /**
@@ -58,6 +63,8 @@ export type Endpoint<P = Record<string, string>, Q = Record<string, never>, B = 
   query?: ObjSchema;
   body?: Schema;
   bodyExample?: unknown;
+  /** A body of any content type, read as bytes by `raw()` (OpenAPI: `*\/*`, binary). */
+  rawBody?: { description: string };
   /** Answers on success; errors are problem+json (documented for every operation). */
   responses: Answer[];
   handler(ctx: EndpointContext<P, Q, B>): Response | Promise<Response>;

@@ -1,0 +1,97 @@
+import { stmt, type Db } from './db.ts';
+import { READABLE_PAGE, callerParams } from './access-sql.ts';
+import type { Caller } from '../model.ts';
+
+// Attachments and their content-addressed blobs (schema.sql). A blob is stored once, in chunks
+// of CHUNK_BYTES, however many attachments name it; it is removed with the last one.
+
+export const CHUNK_BYTES = 1024 * 1024;
+
+export type AttachmentRow = {
+  page_id: number; name: string; sha256: string; content_type: string; size: number; created_at: string; created_by: string;
+};
+
+export function hasBlob(db: Db, sha256: string): boolean {
+  return stmt(db, 'SELECT 1 FROM blobs WHERE sha256 = ?').get(sha256) !== undefined;
+}
+
+/** Stores `data` under its hash unless a blob with that hash exists. */
+export function putBlob(db: Db, sha256: string, data: Buffer, now: string): void {
+  if (hasBlob(db, sha256)) return;
+  stmt(db, 'INSERT INTO blobs (sha256, size, chunk_size, created_at) VALUES (?, ?, ?, ?)').run(sha256, data.length, CHUNK_BYTES, now);
+  const insert = stmt(db, 'INSERT INTO blob_chunks (sha256, n, data) VALUES (?, ?, ?)');
+  for (let off = 0, n = 0; off < data.length || n === 0; off += CHUNK_BYTES, n++) insert.run(sha256, n, data.subarray(off, off + CHUNK_BYTES));
+}
+
+/** Bytes `start`..`end` (inclusive) of a blob, reading only the chunks that hold them. */
+export function readBlobRange(db: Db, sha256: string, start: number, end: number): Buffer {
+  if (end < start) return Buffer.alloc(0);
+  const chunk = (stmt(db, 'SELECT chunk_size FROM blobs WHERE sha256 = ?').pluck().get(sha256) as number | undefined) ?? CHUNK_BYTES;
+  const first = Math.floor(start / chunk);
+  const last = Math.floor(end / chunk);
+  const parts = stmt(db, 'SELECT data FROM blob_chunks WHERE sha256 = ? AND n BETWEEN ? AND ? ORDER BY n').pluck().all(sha256, first, last) as Buffer[];
+  const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  const from = start - first * chunk;
+  return whole.subarray(from, from + (end - start + 1));
+}
+
+export function readBlob(db: Db, sha256: string): Buffer | null {
+  const size = stmt(db, 'SELECT size FROM blobs WHERE sha256 = ?').pluck().get(sha256) as number | undefined;
+  return size === undefined ? null : readBlobRange(db, sha256, 0, size - 1);
+}
+
+/** Removes a blob no attachment names any more. */
+function dropBlobIfUnused(db: Db, sha256: string): void {
+  if (stmt(db, 'SELECT 1 FROM attachments WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined) return;
+  stmt(db, 'DELETE FROM blob_chunks WHERE sha256 = ?').run(sha256);
+  stmt(db, 'DELETE FROM blobs WHERE sha256 = ?').run(sha256);
+}
+
+export function findAttachment(db: Db, pageId: number, name: string): AttachmentRow | undefined {
+  return stmt(db, 'SELECT * FROM attachments WHERE page_id = ? AND name = ?').get(pageId, name) as never;
+}
+
+export function listAttachments(db: Db, pageId: number): AttachmentRow[] {
+  return stmt(db, 'SELECT * FROM attachments WHERE page_id = ? ORDER BY name').all(pageId) as never;
+}
+
+/** Adds or replaces an attachment (its blob must exist); a blob it replaced goes when unused. */
+export function upsertAttachment(db: Db, row: AttachmentRow): void {
+  const old = findAttachment(db, row.page_id, row.name);
+  stmt(db, `INSERT OR REPLACE INTO attachments (page_id, name, sha256, content_type, size, created_at, created_by)
+    VALUES (@page_id, @name, @sha256, @content_type, @size, @created_at, @created_by)`).run(row);
+  if (old && old.sha256 !== row.sha256) dropBlobIfUnused(db, old.sha256);
+}
+
+export function deleteAttachment(db: Db, pageId: number, name: string): boolean {
+  const old = findAttachment(db, pageId, name);
+  if (!old) return false;
+  stmt(db, 'DELETE FROM attachments WHERE page_id = ? AND name = ?').run(pageId, name);
+  dropBlobIfUnused(db, old.sha256);
+  return true;
+}
+
+/** Removes every attachment of a page (a new page written over a deleted one starts without). */
+export function deleteAttachmentsOf(db: Db, pageId: number): void {
+  for (const a of listAttachments(db, pageId)) deleteAttachment(db, pageId, a.name);
+}
+
+/**
+ * Bytes attached to the pages of a space, live and in the trash: each attachment counts its
+ * full size, even when its blob is shared (the quota is what the space's pages hold, not how it
+ * is stored).
+ */
+export function spaceAttachmentBytes(db: Db, spaceId: number): number {
+  return stmt(db, `SELECT coalesce(sum(a.size), 0) FROM pages p JOIN attachments a ON a.page_id = p.id WHERE p.space_id = ?`)
+    .pluck().get(spaceId) as number;
+}
+
+export type ExportedAttachment = { path: string; name: string; sha256: string; content_type: string; size: number };
+
+/** The attachments of the live pages of a space the caller may read (what an export carries), by path and name. */
+export function readableAttachmentsOfSpace(db: Db, caller: Caller, spaceId: number, withAcl = true): ExportedAttachment[] {
+  return stmt(db, `SELECT p.path, a.name, a.sha256, a.content_type, a.size
+    FROM pages p JOIN spaces s ON s.id = p.space_id JOIN attachments a ON a.page_id = p.id
+    WHERE p.space_id = @spaceId AND (@withAcl = 1 OR p.has_acl = 0) AND ${READABLE_PAGE}
+    ORDER BY p.path, a.name`).all({ ...callerParams(caller), spaceId, withAcl: withAcl ? 1 : 0 }) as never;
+}
