@@ -97,7 +97,10 @@ function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
   const params = (o.op.parameters ?? []).filter((p) => p.in === 'path');
   const queries = (o.op.parameters ?? []).filter((p) => p.in === 'query');
   const example = o.op.requestBody?.content['application/json']?.example;
-  const body: fc.Arbitrary<{ body?: string; contentType?: string }> = o.op.requestBody
+  const raw = o.op.requestBody && !o.op.requestBody.content['application/json'];
+  const body: fc.Arbitrary<{ body?: string; contentType?: string }> = raw
+    ? fc.record({ body: fc.string({ maxLength: 200 }), contentType: fc.constantFrom('application/octet-stream', 'image/png', 'text/html', 'x', '') })
+    : o.op.requestBody
     ? fc.oneof(
       { weight: 3, arbitrary: fc.constant(example).map((b) => ({ body: JSON.stringify(b) })) },
       { weight: 4, arbitrary: mutated(example).map((b) => ({ body: JSON.stringify(b) })) },
