@@ -58,6 +58,12 @@ export function hashUpload(data: Buffer): Upload {
   return { data, sha256: createHash('sha256').update(data).digest('hex') };
 }
 
+/** A running hash for a body read in chunks: `add` each chunk, then `finish` with the whole body. */
+export function uploadHasher(): { add(chunk: Uint8Array): void; finish(data: Buffer): Upload } {
+  const h = createHash('sha256');
+  return { add: (chunk) => { h.update(chunk); }, finish: (data) => ({ data, sha256: h.digest('hex') }) };
+}
+
 /** PUT /files/…: adds or replaces the file `name` of a page. One transaction. */
 export function putAttachment(
   svc: Services, caller: Caller, slug: string, pagePath: string, name: string, upload: Upload, declaredType: string | null,
@@ -96,9 +102,11 @@ export function findFile(svc: Services, caller: Caller, slug: string, pagePath: 
   return row;
 }
 
-/** Bytes `start`..`end` (inclusive) of a stored file. */
+/** Bytes `start`..`end` (inclusive) of a stored file; 404 when it was removed meanwhile. */
 export function readFileRange(svc: Services, row: AttachmentRow, start: number, end: number): Buffer {
-  return store.readBlobRange(svc.db, row.sha256, start, end);
+  const data = store.readBlobRange(svc.db, row.sha256, start, end);
+  if (data === null) throw notFound(`file '${row.name}'`);
+  return data;
 }
 
 export function deleteAttachment(svc: Services, caller: Caller, slug: string, pagePath: string, name: string): void {

@@ -22,13 +22,17 @@ export async function readJson(req: Request, maxBytes: number, maxDepth: number)
   return data;
 }
 
+/** How a raw body is read: the 413 to throw past the cap, and a look at each chunk as it arrives (a running hash). */
+export type RawOptions = { tooLarge?: () => Error; onChunk?: (chunk: Uint8Array) => void };
+
 export async function readText(req: Request, maxBytes: number): Promise<string> {
   return (await readBytes(req, maxBytes)).toString('utf8');
 }
 
 /** The body as bytes: 413 when Content-Length says more than `maxBytes` (before reading) or it grows past it. */
-export async function readBytes(req: Request, maxBytes: number, tooLarge?: () => Error): Promise<Buffer> {
-  const refuse = tooLarge ?? (() => new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`));
+export async function readBytes(req: Request, maxBytes: number, opts: RawOptions = {}): Promise<Buffer> {
+  const refuse = opts.tooLarge ?? (() => new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`));
+  const seen = opts.onChunk ?? (() => {});
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw refuse();
   // On Node, read the IncomingMessage itself: a web ReadableStream over it costs more than the write.
@@ -39,6 +43,7 @@ export async function readBytes(req: Request, maxBytes: number, tooLarge?: () =>
     for await (const chunk of nodeReq) {
       size += chunk.length;
       if (size > maxBytes) throw refuse();
+      seen(chunk);
       chunks.push(chunk);
     }
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
@@ -55,6 +60,7 @@ export async function readBytes(req: Request, maxBytes: number, tooLarge?: () =>
       await reader.cancel().catch(() => {});
       throw refuse();
     }
+    seen(value);
     chunks.push(value);
   }
   return Buffer.concat(chunks);

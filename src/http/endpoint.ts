@@ -2,6 +2,7 @@ import type { H3Event } from 'h3';
 import * as v from 'valibot';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
+import type { RawOptions } from './body.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** `key`: any principal's Bearer key; `admin`: an org admin's (403 otherwise); `public`: no credentials. */
@@ -42,7 +43,7 @@ export type EndpointContext<P, Q, B> = {
    * The raw body of an endpoint that declares `rawBody` (any content type), read into one
    * buffer: 413 before reading when Content-Length is over `maxBytes`, and while reading past it.
    */
-  raw(maxBytes: number, tooLarge?: () => Error): Promise<Buffer>;
+  raw(maxBytes: number, opts?: RawOptions): Promise<Buffer>;
 };
 
 /**

@@ -1,4 +1,5 @@
-import { stmt, type Db } from './db.ts';
+import Database from 'better-sqlite3';
+import { nativeBindingOption, stmt, type Db } from './db.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 
@@ -23,16 +24,46 @@ export function putBlob(db: Db, sha256: string, data: Buffer, now: string): void
   for (let off = 0, n = 0; off < data.length || n === 0; off += CHUNK_BYTES, n++) insert.run(sha256, n, data.subarray(off, off + CHUNK_BYTES));
 }
 
-/** Bytes `start`..`end` (inclusive) of a blob, reading only the chunks that hold them. */
-export function readBlobRange(db: Db, sha256: string, start: number, end: number): Buffer {
+// Blob reads go through a second, read-only connection with memory-mapped I/O: a chunk is a
+// chain of 256 overflow pages, and reading them from the map instead of one pread each was
+// measured about twice as fast (docs/performance.md). Only blob pages are touched through it,
+// so the main connection's page cache and the server's memory stay as they were.
+const readers = new WeakMap<Db, Db>();
+const MMAP_BYTES = 1024 * 1024 * 1024;
+
+function blobReader(db: Db): Db {
+  let r = readers.get(db);
+  if (r?.open) return r;
+  if (db.memory) return db;
+  r = new Database(db.name, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
+  r.pragma('busy_timeout = 5000');
+  r.pragma('cache_size = -1024');
+  r.pragma(`mmap_size = ${MMAP_BYTES}`);
+  readers.set(db, r);
+  return r;
+}
+
+/** Closes the blob reader of `db` (before `db` itself closes). */
+export function closeBlobReader(db: Db): void {
+  const r = readers.get(db);
+  readers.delete(db);
+  if (r && r !== db && r.open) r.close();
+}
+
+/**
+ * Bytes `start`..`end` (inclusive) of a blob, reading only the chunks that hold them (one
+ * statement, so one snapshot); null when the blob is gone (removed since its attachment was read).
+ */
+export function readBlobRange(db: Db, sha256: string, start: number, end: number): Buffer | null {
   if (end < start) return Buffer.alloc(0);
-  const chunk = (stmt(db, 'SELECT chunk_size FROM blobs WHERE sha256 = ?').pluck().get(sha256) as number | undefined) ?? CHUNK_BYTES;
-  const first = Math.floor(start / chunk);
-  const last = Math.floor(end / chunk);
-  const parts = stmt(db, 'SELECT data FROM blob_chunks WHERE sha256 = ? AND n BETWEEN ? AND ? ORDER BY n').pluck().all(sha256, first, last) as Buffer[];
-  const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-  const from = start - first * chunk;
-  return whole.subarray(from, from + (end - start + 1));
+  const rows = stmt(blobReader(db), `SELECT b.chunk_size AS size, c.n, c.data FROM blobs b JOIN blob_chunks c ON c.sha256 = b.sha256
+    WHERE b.sha256 = @sha256 AND c.n BETWEEN CAST(@start AS INTEGER) / b.chunk_size AND CAST(@end AS INTEGER) / b.chunk_size ORDER BY c.n`)
+    .all({ sha256, start, end }) as Array<{ size: number; n: number; data: Buffer }>;
+  if (rows.length === 0) return null;
+  const whole = rows.length === 1 ? rows[0].data : Buffer.concat(rows.map((r) => r.data));
+  const from = start - rows[0].n * rows[0].size;
+  const out = whole.subarray(from, from + (end - start + 1));
+  return out.length === end - start + 1 ? out : null;
 }
 
 export function readBlob(db: Db, sha256: string): Buffer | null {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { FastResponse } from 'srvx';
 import {
-  attachmentTooLarge, authorizeUpload, checkFileSize, deleteAttachment, fileHref, findFile, hashUpload, listFiles, putAttachment, readFileRange, splitFileAddress,
+  attachmentTooLarge, authorizeUpload, checkFileSize, deleteAttachment, fileHref, findFile, listFiles, putAttachment, readFileRange, splitFileAddress, uploadHasher,
 } from '../../domain/attachments.ts';
 import { AppError } from '../../domain/errors.ts';
 import { contentDisposition, etagMatches, parseRange, servedInline } from '../../domain/file-rules.ts';
@@ -41,12 +41,13 @@ export const fileEndpoints = [
     handler: async ({ svc, caller, params, event, raw }) => {
       const { pagePath, name } = splitFileAddress(params.path);
       authorizeUpload(svc, caller, params.space, pagePath, name);
+      const hasher = uploadHasher();
       let data: Buffer;
       try {
         const declared = Number(event.req.headers.get('content-length') ?? NaN);
         if (Number.isFinite(declared)) checkFileSize(svc, declared);
         const cap = svc.config.limits.attachmentBytes;
-        data = await raw(cap, () => attachmentTooLarge(cap));
+        data = await raw(cap, { tooLarge: () => attachmentTooLarge(cap), onChunk: hasher.add });
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
         // Refused before the body was read whole: the rest of it is still on its way, so this
@@ -55,7 +56,7 @@ export const fileEndpoints = [
         res.headers.set('connection', 'close');
         return res;
       }
-      const upload = hashUpload(data);
+      const upload = hasher.finish(data);
       const r = await svc.writes.run(() => putAttachment(svc, caller, params.space, pagePath, name, upload, event.req.headers.get('content-type')));
       return json(r.file, r.created ? 201 : 200, { etag: `"${r.file.sha256}"`, location: fileHref(params.space, pagePath, name) });
     },
