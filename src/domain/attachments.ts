@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { Services } from '../services.ts';
 import type { Caller } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
@@ -107,6 +108,39 @@ export function readFileRange(svc: Services, row: AttachmentRow, start: number, 
   const data = store.readBlobRange(svc.db, row.sha256, start, end);
   if (data === null) throw notFound(`file '${row.name}'`);
   return data;
+}
+
+/** Bytes `start`..`end` of a stored file: one buffer up to a chunk, a stream of chunks past it. */
+export function fileBody(svc: Services, row: AttachmentRow, start: number, end: number): Buffer | Readable {
+  return end - start + 1 <= store.CHUNK_BYTES ? readFileRange(svc, row, start, end) : streamFileRange(svc, row, start, end);
+}
+
+/**
+ * Bytes `start`..`end` of a stored file as a stream of its chunks, read one at a time as the
+ * client takes them (so reading the next overlaps sending this one, and memory stays at a chunk).
+ * Ends with an error, cutting the answer short, if the file is removed meanwhile.
+ */
+export function streamFileRange(svc: Services, row: AttachmentRow, start: number, end: number): Readable {
+  const chunks = store.blobChunks(svc.db, row.sha256, start, end);
+  let sent = 0;
+  return new Readable({
+    highWaterMark: store.CHUNK_BYTES,
+    read() {
+      try {
+        const next = chunks.next();
+        if (!next.done) {
+          sent += next.value.length;
+          this.push(next.value);
+        } else if (sent === end - start + 1) {
+          this.push(null);
+        } else {
+          this.destroy(new Error(`file '${row.name}' was removed while it was being sent`));
+        }
+      } catch (e) {
+        this.destroy(e as Error);
+      }
+    },
+  });
 }
 
 export function deleteAttachment(svc: Services, caller: Caller, slug: string, pagePath: string, name: string): void {

@@ -66,6 +66,21 @@ export function readBlobRange(db: Db, sha256: string, start: number, end: number
   return out.length === end - start + 1 ? out : null;
 }
 
+/**
+ * The chunks holding bytes `start`..`end` of a blob, one statement each, as they are asked for
+ * (a stream sends one while the next is read). Content-addressed blobs never change, so reading
+ * them chunk by chunk is consistent; a blob removed meanwhile ends the iteration early.
+ */
+export function* blobChunks(db: Db, sha256: string, start: number, end: number, chunkSize = CHUNK_BYTES): Generator<Buffer> {
+  const one = stmt(blobReader(db), 'SELECT data FROM blob_chunks WHERE sha256 = ? AND n = ?').pluck();
+  for (let n = Math.floor(start / chunkSize); n <= Math.floor(end / chunkSize); n++) {
+    const data = one.get(sha256, n) as Buffer | undefined;
+    if (!data) return;
+    const from = n * chunkSize;
+    yield data.subarray(Math.max(0, start - from), Math.min(data.length, end - from + 1));
+  }
+}
+
 export function readBlob(db: Db, sha256: string): Buffer | null {
   const size = stmt(db, 'SELECT size FROM blobs WHERE sha256 = ?').pluck().get(sha256) as number | undefined;
   return size === undefined ? null : readBlobRange(db, sha256, 0, size - 1);

@@ -67,6 +67,13 @@ describe('attachments', () => {
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 1048570-1048585/${data.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(data.subarray(1048570, 1048586))).toBe(true);
+    // Ranges over several 1 MiB chunks (streamed chunk by chunk), at and across chunk edges.
+    for (const [a, b] of [[1000, 3_000_000], [1048576, 2097151], [1048575, 4194304], [0, data.length - 1]]) {
+      const r2 = await send(bob, 'GET', '/files/wiki/guide/intro/diagram.png', undefined, { range: `bytes=${a}-${b}` });
+      expect(r2.status).toBe(206);
+      expect(r2.headers.get('content-length')).toBe(String(b - a + 1));
+      expect(Buffer.from(await r2.arrayBuffer()).equals(data.subarray(a, b + 1)), `${a}-${b}`).toBe(true);
+    }
     const tail = await send(bob, 'GET', '/files/wiki/guide/intro/diagram.png', undefined, { range: 'bytes=-10' });
     expect(tail.status).toBe(206);
     expect(Buffer.from(await tail.arrayBuffer()).equals(data.subarray(data.length - 10))).toBe(true);

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { FastResponse } from 'srvx';
 import {
-  attachmentTooLarge, authorizeUpload, checkFileSize, deleteAttachment, fileHref, findFile, listFiles, putAttachment, readFileRange, splitFileAddress, uploadHasher,
+  attachmentTooLarge, authorizeUpload, checkFileSize, deleteAttachment, fileBody, fileHref, findFile, listFiles, putAttachment, splitFileAddress, uploadHasher,
 } from '../../domain/attachments.ts';
 import { AppError } from '../../domain/errors.ts';
 import { contentDisposition, etagMatches, parseRange, servedInline } from '../../domain/file-rules.ts';
@@ -93,9 +93,11 @@ export const fileEndpoints = [
         res.headers.set('content-range', `bytes */${row.size}`);
         return res;
       }
-      if (range === null) return new FastResponse(readFileRange(svc, row, 0, row.size - 1) as Uint8Array<ArrayBuffer>, { status: 200, headers });
-      headers['content-range'] = `bytes ${range.start}-${range.end}/${row.size}`;
-      return new FastResponse(readFileRange(svc, row, range.start, range.end) as Uint8Array<ArrayBuffer>, { status: 206, headers });
+      const { start, end } = range ?? { start: 0, end: row.size - 1 };
+      if (range) headers['content-range'] = `bytes ${start}-${end}/${row.size}`;
+      const status = range ? 206 : 200;
+      headers['content-length'] = String(end - start + 1);
+      return new FastResponse(fileBody(svc, row, start, end) as never, { status, headers });
     },
   }),
   endpoint({
