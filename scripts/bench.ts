@@ -16,6 +16,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   web: async () => (await import('./bench/web.ts')).run,
   moves: async () => (await import('./bench/moves.ts')).run,
   files: async () => (await import('./bench/files.ts')).run,
+  ops: async () => (await import('./bench/ops.ts')).run,
 };
 
 const { values } = parseArgs({

@@ -62,9 +62,10 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
-  if (boot?.generated) {
-    // A new organisation has no user yet: say how a person gets into the web app.
-    process.stderr.write(`web app: create a user to sign in with, e.g.\n  printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin\n`);
+  if (boot) {
+    // A new organisation has no user yet (whether its admin key was generated or given): say how a
+    // person gets into the web app. A log line, so that a JSON log stays JSON.
+    log.info(`web app: create a user to sign in with: printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin`);
   }
   const front = createFront(svc, guardNodeHandler(toNodeHandler(createApp(svc))));
   if (config.ops.metrics) attachMetrics(svc, front);

@@ -58,7 +58,27 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
   return data as T;
 }
 
-export const get = <T>(path: string, opts?: RequestOptions): Promise<T> => api<T>('GET', path, undefined, opts);
+// GETs started at load, before the session is read (main.tsx): the first view's requests then
+// overlap the session's round trip instead of following it. Each is taken once by the first
+// get() of the same address; a failed one is dropped, so that the view asks again (after a
+// sign-in, say) instead of receiving the old failure.
+const early = new Map<string, Promise<unknown>>();
+
+/** Starts a GET now; the next get() of the same address receives its answer. */
+export function prefetch(path: string): void {
+  const p = api('GET', path, undefined, { quiet401: true });
+  p.catch(() => { if (early.get(path) === p) early.delete(path); });
+  early.set(path, p);
+}
+
+export const get = <T>(path: string, opts?: RequestOptions): Promise<T> => {
+  const p = opts?.signal ? undefined : early.get(path);
+  if (p) {
+    early.delete(path);
+    return p as Promise<T>;
+  }
+  return api<T>('GET', path, undefined, opts);
+};
 export const post = <T>(path: string, body?: unknown): Promise<T> => api<T>('POST', path, body ?? {});
 export const put = <T>(path: string, body: unknown): Promise<T> => api<T>('PUT', path, body);
 export const patch = <T>(path: string, body: unknown): Promise<T> => api<T>('PATCH', path, body);
