@@ -6,7 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
@@ -71,6 +71,7 @@ describe('files in the web app', { timeout: 90_000 }, () => {
     const got = await fetch(`${app.url}/files/wiki/design/overview/spec.txt`, { headers: { authorization: `Bearer ${app.admin.key}` } });
     expect(await got.text()).toBe('The specification.');
     fs.rmSync(tmp, { recursive: true, force: true });
+    await checkA11y(page);
     if (process.env.SCREENSHOTS) await page.screenshot({ path: 'docs/screenshots/page-files.png', fullPage: false });
     await ctx.close();
   });
