@@ -60,6 +60,12 @@ describe('attachments', () => {
     expect(r.headers.get('content-disposition')).toBe(`inline; filename="diagram.png"; filename*=UTF-8''diagram.png`);
     expect(r.headers.get('content-security-policy')).toMatch(/sandbox/);
 
+    const head = await send(bob, 'HEAD', '/files/wiki/guide/intro/diagram.png');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(data.length));
+    expect(head.headers.get('etag')).toBe(`"${sha(data)}"`);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+
     const again = await send(bob, 'GET', '/files/wiki/guide/intro/diagram.png', undefined, { 'if-none-match': `"${sha(data)}"` });
     expect(again.status).toBe(304);
 
