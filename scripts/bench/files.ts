@@ -11,6 +11,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { authHeaders, freePort, ROOT, startChild, stopProcess } from '../lib/child-server.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
+import { measureStorage } from './blob-storage.ts';
 
 const MB = 1024 * 1024;
 
@@ -93,6 +94,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       out.push({ name: `attachment download, ${label}`, value: k.down, unit: 'MB/s', target: '≥ 200', pass: k.down >= 200 });
       out.push({ name: `  floor: a bare node:http server keeping the bodies in memory, upload`, value: f.up, unit: 'MB/s' });
       out.push({ name: `  floor: the same, download`, value: f.down, unit: 'MB/s' });
+    }
+    for (const [size, count] of [[5 * MB, opts.quick ? 8 : 20], [50 * MB, opts.quick ? 2 : 4]] as const) {
+      const st = measureStorage(size, count);
+      const label = `${size / MB} MB ×${count}`;
+      out.push({ name: `storage only, ${label}: SQLite blobs (1 MiB chunks) write`, value: st.sqliteWrite, unit: 'MB/s' });
+      out.push({ name: `storage only, ${label}: SQLite blobs read (mmap, checkpointed)`, value: st.sqliteRead, unit: 'MB/s' });
+      out.push({ name: `storage only, ${label}: files write + fsync + rename`, value: st.fileWrite, unit: 'MB/s' });
+      out.push({ name: `storage only, ${label}: files read`, value: st.fileRead, unit: 'MB/s' });
     }
     const after = await pageLatency();
     const dbMb = fs.statSync(path.join(dir, 'kspace.db')).size / MB;
