@@ -114,6 +114,7 @@ CREATE TABLE blob_chunks (
 CREATE TABLE attachments (
   page_id      INTEGER NOT NULL REFERENCES pages(id),
   name         TEXT NOT NULL,                     -- one path segment, NFC
+  space_id     INTEGER NOT NULL REFERENCES spaces(id), -- the page's (kept by the trigger below): the quota's sum
   sha256       TEXT NOT NULL REFERENCES blobs(sha256),
   content_type TEXT NOT NULL,                     -- sniffed from the bytes (src/domain/attachments/sniff.ts)
   size         INTEGER NOT NULL,
@@ -122,6 +123,12 @@ CREATE TABLE attachments (
   PRIMARY KEY (page_id, name)
 ) WITHOUT ROWID;
 CREATE INDEX attachments_blob ON attachments(sha256);
+CREATE INDEX attachments_space ON attachments(space_id, size);
+-- A page moved to another space takes its files' bytes to that space's quota.
+CREATE TRIGGER attachments_follow_page AFTER UPDATE OF space_id ON pages WHEN NEW.space_id <> OLD.space_id
+BEGIN
+  UPDATE attachments SET space_id = NEW.space_id WHERE page_id = NEW.id;
+END;
 
 -- Append-only history: triggers below refuse UPDATE and DELETE.
 CREATE TABLE revisions (

@@ -88,7 +88,7 @@ export function putAttachment(
     const now = svc.now();
     store.putBlob(svc.db, upload.sha256, upload.data, now);
     const row: AttachmentRow = {
-      page_id: page.id, name, sha256: upload.sha256, content_type: contentType, size: upload.data.length, created_at: now, created_by: caller.id,
+      page_id: page.id, name, space_id: space.id, sha256: upload.sha256, content_type: contentType, size: upload.data.length, created_at: now, created_by: caller.id,
     };
     store.upsertAttachment(svc.db, row);
     return { file: present(row), created: old === undefined };

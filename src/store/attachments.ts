@@ -9,7 +9,7 @@ import type { Caller } from '../model.ts';
 export const CHUNK_BYTES = 1024 * 1024;
 
 export type AttachmentRow = {
-  page_id: number; name: string; sha256: string; content_type: string; size: number; created_at: string; created_by: string;
+  page_id: number; name: string; space_id: number; sha256: string; content_type: string; size: number; created_at: string; created_by: string;
 };
 
 export function hasBlob(db: Db, sha256: string): boolean {
@@ -104,8 +104,8 @@ export function listAttachments(db: Db, pageId: number): AttachmentRow[] {
 /** Adds or replaces an attachment (its blob must exist); a blob it replaced goes when unused. */
 export function upsertAttachment(db: Db, row: AttachmentRow): void {
   const old = findAttachment(db, row.page_id, row.name);
-  stmt(db, `INSERT OR REPLACE INTO attachments (page_id, name, sha256, content_type, size, created_at, created_by)
-    VALUES (@page_id, @name, @sha256, @content_type, @size, @created_at, @created_by)`).run(row);
+  stmt(db, `INSERT OR REPLACE INTO attachments (page_id, name, space_id, sha256, content_type, size, created_at, created_by)
+    VALUES (@page_id, @name, @space_id, @sha256, @content_type, @size, @created_at, @created_by)`).run(row);
   if (old && old.sha256 !== row.sha256) dropBlobIfUnused(db, old.sha256);
 }
 
@@ -125,11 +125,10 @@ export function deleteAttachmentsOf(db: Db, pageId: number): void {
 /**
  * Bytes attached to the pages of a space, live and in the trash: each attachment counts its
  * full size, even when its blob is shared (the quota is what the space's pages hold, not how it
- * is stored).
+ * is stored). From the (space_id, size) index alone.
  */
 export function spaceAttachmentBytes(db: Db, spaceId: number): number {
-  return stmt(db, `SELECT coalesce(sum(a.size), 0) FROM pages p JOIN attachments a ON a.page_id = p.id WHERE p.space_id = ?`)
-    .pluck().get(spaceId) as number;
+  return stmt(db, 'SELECT coalesce(sum(size), 0) FROM attachments WHERE space_id = ?').pluck().get(spaceId) as number;
 }
 
 export type ExportedAttachment = { path: string; name: string; sha256: string; content_type: string; size: number };

@@ -18,10 +18,16 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
   CREATE TABLE blob_chunks (
     sha256 TEXT NOT NULL REFERENCES blobs(sha256), n INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (sha256, n));
   CREATE TABLE attachments (
-    page_id INTEGER NOT NULL REFERENCES pages(id), name TEXT NOT NULL, sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+    page_id INTEGER NOT NULL REFERENCES pages(id), name TEXT NOT NULL, space_id INTEGER NOT NULL REFERENCES spaces(id),
+    sha256 TEXT NOT NULL REFERENCES blobs(sha256),
     content_type TEXT NOT NULL, size INTEGER NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL REFERENCES principals(id),
     PRIMARY KEY (page_id, name)) WITHOUT ROWID;
-  CREATE INDEX attachments_blob ON attachments(sha256);`;
+  CREATE INDEX attachments_blob ON attachments(sha256);
+  CREATE INDEX attachments_space ON attachments(space_id, size);
+  CREATE TRIGGER attachments_follow_page AFTER UPDATE OF space_id ON pages WHEN NEW.space_id <> OLD.space_id
+  BEGIN
+    UPDATE attachments SET space_id = NEW.space_id WHERE page_id = NEW.id;
+  END;`;
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.

@@ -190,6 +190,9 @@ describe('attachments', () => {
     expect(m.status, m.text).toBe(200);
     const moved = await send(bob, 'GET', '/files/wiki/new/place/pic.png');
     expect(Buffer.from(await moved.arrayBuffer()).equals(data)).toBe(true);
+    // The file's bytes now count against the space it moved to.
+    const spaceOf = srv.svc.db.prepare("SELECT s.slug FROM attachments a JOIN spaces s ON s.id = a.space_id WHERE a.name = 'pic.png'").pluck();
+    expect(spaceOf.get()).toBe('wiki');
     const redirect = await send(bob, 'GET', '/files/docs/old/place/pic.png');
     expect(redirect.status).toBe(308);
     expect(redirect.headers.get('location')).toBe('/files/wiki/new/place/pic.png');
