@@ -71,6 +71,12 @@ describe('parseBundle: the envelope', () => {
       attachments: [{ path: 'a', name: 'h.txt', sha256: sha }], blobs: { [sha]: Buffer.from('other').toString('base64') },
     }, limits);
     expect(tampered.errors[0].message).toMatch(/does not match its sha256/);
+    const orphan = parseBundle({
+      format: 'service-space-export', formatVersion: 2, space: {}, pages: [{ path: 'a', title: 'A' }],
+      attachments: [{ path: 'b', name: 'h.txt', sha256: sha }], blobs: { [sha]: blob.toString('base64') },
+    }, limits);
+    expect(orphan.files).toEqual([]);
+    expect(orphan.errors).toEqual([{ path: 'b', code: 'validation_failed', message: "attachment 'h.txt': the bundle has no page 'b'" }]);
   });
 });
 

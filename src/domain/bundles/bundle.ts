@@ -129,7 +129,11 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
     pages.push({ path, title: p.title, content: p.content ?? '', frontmatter: p.frontmatter ?? {}, metadata: p.metadata ?? {} });
   });
   const files = env.output.formatVersion === BUNDLE_FORMAT_VERSION_FILES
-    ? parseFiles(env.output.attachments ?? [], env.output.blobs ?? {}, errors) : [];
+    ? parseFiles(env.output.attachments ?? [], env.output.blobs ?? {}, errors).filter((f) => {
+      if (seen.has(f.path) || errors.some((e) => e.path === f.path)) return true;
+      errors.push({ path: f.path, code: 'validation_failed', message: `attachment '${f.name}': the bundle has no page '${f.path}'` });
+      return false;
+    }) : [];
   return {
     space: { slug: space.slug ?? '', name: space.name ?? '', description: space.description ?? '' },
     pages,
