@@ -55,10 +55,6 @@ export function authorizeUpload(svc: Services, caller: Caller, slug: string, pag
 /** An uploaded body and its hash (computed while it was read). */
 export type Upload = { data: Buffer; sha256: string };
 
-export function hashUpload(data: Buffer): Upload {
-  return { data, sha256: createHash('sha256').update(data).digest('hex') };
-}
-
 /** A running hash for a body read in chunks: `add` each chunk, then `finish` with the whole body. */
 export function uploadHasher(): { add(chunk: Uint8Array): void; finish(data: Buffer): Upload } {
   const h = createHash('sha256');
