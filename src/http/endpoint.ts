@@ -68,6 +68,8 @@ export type Endpoint<P = Record<string, string>, Q = Record<string, never>, B = 
   rawBody?: { description: string };
   /** Answers on success; errors are problem+json (documented for every operation). */
   responses: Answer[];
+  /** Error statuses beyond the usual ones (src/http/openapi.ts), e.g. 416 for a range. */
+  errors?: number[];
   handler(ctx: EndpointContext<P, Q, B>): Response | Promise<Response>;
 };
 

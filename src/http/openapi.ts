@@ -45,6 +45,7 @@ function errorStatuses(e: AnyEndpoint): string[] {
   if (e.method !== 'GET') out.push('409');
   if (e.body) out.push('413', '415');
   if (e.rawBody) out.push('413');
+  for (const status of e.errors ?? []) out.push(String(status));
   if (e.tag === 'webhooks') out.push('503');
   return out.filter((s) => !e.responses.some((a) => String(a.status) === s)).sort();
 }

@@ -71,6 +71,7 @@ export const fileEndpoints = [
       { status: 304, description: 'If-None-Match matched the ETag' },
       { status: 308, description: 'the page moved: Location is the file at the page\'s new address' },
     ],
+    errors: [416],
     handler: ({ svc, caller, params, event }) => {
       const { pagePath, name } = splitFileAddress(params.path);
       let row;
