@@ -84,6 +84,24 @@ export const put = <T>(path: string, body: unknown): Promise<T> => api<T>('PUT',
 export const patch = <T>(path: string, body: unknown): Promise<T> => api<T>('PATCH', path, body);
 export const del = (path: string): Promise<void> => api<void>('DELETE', path);
 
+/** PUT of raw bytes (an attachment), with its own content type and the CSRF token. */
+export async function putBytes<T>(path: string, data: Blob): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': data.type || 'application/octet-stream' };
+  if (csrfToken) headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(path, { method: 'PUT', headers, credentials: 'same-origin', body: data });
+  } catch {
+    throw new ApiError(0, { code: 'network', title: 'The server cannot be reached', detail: 'The server cannot be reached. Check the connection and try again.' });
+  }
+  const body = await res.json().catch(() => ({})) as Record<string, unknown>;
+  if (!res.ok) {
+    if (res.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+    throw new ApiError(res.status, body);
+  }
+  return body as T;
+}
+
 /** `a/b c` → `a/b%20c`: each segment encoded, the slashes kept. */
 export function encodePath(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
