@@ -97,6 +97,41 @@ CREATE TABLE trash (
   acl        TEXT
 );
 
+-- Attachments (issue 21): files attached to a page, by page id, so a move or the trash needs
+-- nothing; the bytes are content-addressed blobs, stored once however often they are attached,
+-- in chunks of 1 MiB (a range request reads only the chunks it needs; no row nears SQLite's
+-- 1 GB value limit). In the database, so backups, restores and replicas carry them as they are.
+CREATE TABLE blobs (
+  sha256     TEXT PRIMARY KEY,                    -- lowercase hex of the whole content
+  size       INTEGER NOT NULL,
+  chunk_size INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE blob_chunks (
+  sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  n      INTEGER NOT NULL,                        -- 0, 1, … in order
+  data   BLOB NOT NULL,
+  PRIMARY KEY (sha256, n)
+);
+CREATE TABLE attachments (
+  page_id      INTEGER NOT NULL REFERENCES pages(id),
+  name         TEXT NOT NULL,                     -- one path segment, NFC
+  space_id     INTEGER NOT NULL REFERENCES spaces(id), -- the page's (kept by the trigger below): the quota's sum
+  sha256       TEXT NOT NULL REFERENCES blobs(sha256),
+  content_type TEXT NOT NULL,                     -- sniffed from the bytes (src/domain/attachments/sniff.ts)
+  size         INTEGER NOT NULL,
+  created_at   TEXT NOT NULL,
+  created_by   TEXT NOT NULL REFERENCES principals(id),
+  PRIMARY KEY (page_id, name)
+) WITHOUT ROWID;
+CREATE INDEX attachments_blob ON attachments(sha256);
+CREATE INDEX attachments_space ON attachments(space_id, size);
+-- A page moved to another space takes its files' bytes to that space's quota.
+CREATE TRIGGER attachments_follow_page AFTER UPDATE OF space_id ON pages WHEN NEW.space_id <> OLD.space_id
+BEGIN
+  UPDATE attachments SET space_id = NEW.space_id WHERE page_id = NEW.id;
+END;
+
 -- Append-only history: triggers below refuse UPDATE and DELETE.
 CREATE TABLE revisions (
   page_id     INTEGER NOT NULL REFERENCES pages(id),

@@ -11,6 +11,7 @@ import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
+import { closeBlobReader } from './store/attachments.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
@@ -61,9 +62,10 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const svc = createServices(db, config, log);
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
-  if (boot?.generated) {
-    // A new organisation has no user yet: say how a person gets into the web app.
-    process.stderr.write(`web app: create a user to sign in with, e.g.\n  printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin\n`);
+  if (boot) {
+    // A new organisation has no user yet (whether its admin key was generated or given): say how a
+    // person gets into the web app. A log line, so that a JSON log stays JSON.
+    log.info(`web app: create a user to sign in with: printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin`);
   }
   const front = createFront(svc, guardNodeHandler(toNodeHandler(createApp(svc))));
   if (config.ops.metrics) attachMetrics(svc, front);
@@ -124,6 +126,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       await checkpointer?.stop(); // its connections close first: the server's, the last, removes the WAL
       mark('helper');
       svc.fts.close();
+      closeBlobReader(db);
       try {
         db.pragma('wal_checkpoint(TRUNCATE)');
       } catch {

@@ -82,7 +82,7 @@ describe('dist/kspace alone in an empty directory', () => {
       const cli = (args: string[], input?: string) => runCli(args, { bin, cwd: dir, env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: KEY }), input });
       expect(await cli(['spaces', 'create', 'wiki', '--name', 'Wiki'])).toEqual({ code: 0, stdout: 'created space wiki\n', stderr: '' });
       expect((await cli(['page', 'put', 'wiki', 'start/here', '--title', 'Start here', '--meta', 'points=3'], '# Welcome\n\nThe binary wrote this.\n')).code).toBe(0);
-      expect((await cli(['page', 'get', 'wiki', 'start/here'])).stdout).toBe('---\ntitle: Start here\n---\n\n# Welcome\n\nThe binary wrote this.\n');
+      expect((await cli(['page', 'get', 'wiki', 'start/here'])).stdout).toBe('---\ntitle: Start here\nmetadata:\n  points: 3\n---\n\n# Welcome\n\nThe binary wrote this.\n');
       expect(JSON.parse((await cli(['page', 'get', 'wiki', 'start/here', '--json'])).stdout).metadata).toEqual({ points: 3 });
       const search = await fetch(`${srv.url}/search?q=welcome`, { headers: { authorization: `Bearer ${KEY}` } });
       if (search.status !== 404) {

@@ -15,6 +15,7 @@ import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
 import { dropRedirect } from '../store/moves.ts';
 import { putInTrash, takeFromTrash } from '../store/trash.ts';
+import { deleteAttachmentsOf } from '../store/attachments.ts';
 import type { PageRow, PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 
@@ -128,6 +129,9 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
       template: live?.template ?? null,
     });
     if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
+    // A new page over a deleted one starts without its files: they were governed by the ACL the
+    // deletion dropped (restore the page from the trash to keep them).
+    if (existing !== null && existing.deleted_at !== null) deleteAttachmentsOf(svc.db, existing.id);
     return writeRevision(svc, caller, space, path, existing, next);
   });
   if (result.changed) notifyEventsWritten(svc);

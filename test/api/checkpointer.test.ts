@@ -64,7 +64,7 @@ describe('WAL checkpointer', () => {
     });
     expect(code).toBe(0);
     expect(alive(helper)).toBe(false); // at once, not after a wait
-    expect(fs.readdirSync(dir).sort()).toEqual(['kspace-fts.db', 'kspace.db']); // no -wal, no -shm
+    expect(fs.readdirSync(dir).sort()).toEqual(['kspace-fts.db', 'kspace.db', 'kspace.lock']); // no -wal, no -shm (the lock file stays)
     const db = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     expect(db.prepare('SELECT count(*) AS n FROM pages').get()).toEqual({ n: 500 });
     db.close();

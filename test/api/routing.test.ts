@@ -31,7 +31,7 @@ describe('routing', () => {
 
   it('answers a wrong method on a known path with 405 and Allow', async () => {
     const cases: Array<[string, string, string]> = [
-      ['DELETE', '/spaces/wiki', 'GET, PATCH'],
+      ['PUT', '/spaces/wiki', 'GET, PATCH, DELETE'],
       ['PUT', '/spaces', 'GET, POST'],
       ['POST', '/pages/wiki/a/b', 'GET, PUT, DELETE'],
       ['DELETE', '/pages/wiki/a/b/metadata', 'PATCH'],

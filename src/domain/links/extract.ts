@@ -2,6 +2,7 @@
 // Pure functions; the caller stores the result in the same transaction as the page write.
 import type MarkdownIt from 'markdown-it';
 import { domainToUnicode } from 'node:url';
+import { isRelativeFileHref } from './files.ts';
 import { getLinkParsers as getParsers } from './parsers.ts';
 
 export { normalizeLinkFast } from './parsers.ts';
@@ -153,6 +154,7 @@ export function resolveLinkTarget(href: string, from: PageRef, baseUrls: string[
     }
     return null;
   }
+  if (isRelativeFileHref(href)) return null; // an attached file of this page (links/files.ts)
   const folder = from.path.split('/');
   folder.pop();
   const segments = resolveSegments(folder, bare.split('/'));

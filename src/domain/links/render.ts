@@ -9,6 +9,7 @@
 import MarkdownIt from 'markdown-it';
 import type { PageRef } from '../../model.ts';
 import { resolveLinkTarget, type WikiResolver } from './extract.ts';
+import { resolveFileHref } from './files.ts';
 import { MARKDOWN_OPTIONS } from './parsers.ts';
 import { NOTHING, resolveWikilink, wikilinkPlugin, type Wikilink } from './wikilinks.ts';
 
@@ -88,13 +89,20 @@ export function renderMarkdown(input: RenderInput): string {
           unwrapLink(children, i); // data: is for images only
           continue;
         }
+        const file = resolveFileHref(href, input.from, input.baseUrls ?? []);
+        if (file) {
+          t.attrSet('href', file);
+          continue;
+        }
         const target = resolveLinkTarget(href, input.from, input.baseUrls ?? []);
         if (target) internal.push({ token: t, target, fragment: fragmentOf(href) });
         else if (href.startsWith('#')) t.attrSet('href', `#${headingId(decodeSafe(href.slice(1)))}`);
         else if (EXTERNAL.test(href)) t.attrSet('rel', EXTERNAL_REL);
       } else if (t.type === 'image') {
         const src = t.attrGet('src') ?? '';
-        if (EXTERNAL.test(src) && !src.toLowerCase().startsWith('data:')) imageAsLink(parser, t, src);
+        const file = resolveFileHref(src, input.from, input.baseUrls ?? []);
+        if (file) t.attrSet('src', file);
+        else if (EXTERNAL.test(src) && !src.toLowerCase().startsWith('data:')) imageAsLink(parser, t, src);
       }
     }
   }

@@ -1,0 +1,14 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { writeVault } from './bench/folder-import.ts';
+import { BENCH_ADMIN_KEY, ROOT, startChild } from './lib/child-server.ts';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prof-'));
+writeVault(path.join(dir, 'v'), 10000);
+const server = await startChild(path.join(dir, 'data'), { SERVICE_MAX_IMPORT_BYTES: String(256 * 1024 * 1024) });
+const t0 = performance.now();
+const out = execFileSync(path.join(ROOT, 'bin/kspace'), ['import-dir', path.join(dir, 'v'), '--space', 'v', '--json'], { env: { ...process.env, SERVICE_URL: server.url, SERVICE_API_KEY: BENCH_ADMIN_KEY, KSPACE_TIMING: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+console.log('cli total', ((performance.now() - t0) / 1000).toFixed(2), JSON.parse(out.toString()).created);
+await server.stop();
+fs.rmSync(dir, { recursive: true });

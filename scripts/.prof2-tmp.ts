@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readFolder } from '../src/cli/folders.ts';
+import { toBundleJson } from '../src/domain/bundles/markdown-folder.ts';
+import { writeVault } from './bench/folder-import.ts';
+import { ROOT, authHeaders, startChild } from './lib/child-server.ts';
+import { nodeFlags } from './lib/node-flags.ts';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prof-'));
+writeVault(path.join(dir, 'v'), 10000);
+const f = readFolder(path.join(dir, 'v'));
+const body = JSON.stringify(toBundleJson({ slug: 'v', name: 'v', description: '' }, f.pages));
+const profDir = path.join(dir, 'prof');
+const plain = process.argv[2] === 'plain';
+const server = await startChild(path.join(dir, 'data'), { SERVICE_MAX_IMPORT_BYTES: String(256 * 1024 * 1024) },
+  [process.execPath, '--cpu-prof', `--cpu-prof-dir=${profDir}`, ...nodeFlags(), path.join(ROOT, 'bin/kspace.ts')]);
+const t0 = performance.now();
+const r = await fetch(`${server.url}/spaces/v/import`, { method: 'POST', headers: authHeaders(), body: plain ? body.replace(/\[\[/g, '[') : body });
+const j = await r.json() as any; if (!j.errors) console.log(JSON.stringify(j));
+console.log('import', ((performance.now() - t0) / 1000).toFixed(2), 's', j.created, j.errors.length);
+console.log(server.stderr().split('\n').filter((l) => l.startsWith('wk')).slice(-5).join('\n')); await server.stop('SIGINT');
+await new Promise((res) => setTimeout(res, 1500));
+const file = fs.readdirSync(profDir)[0];
+const prof = JSON.parse(fs.readFileSync(path.join(profDir, file), 'utf8'));
+const self = new Map<string, number>();
+const dt = prof.timeDeltas as number[];
+const byId = new Map(prof.nodes.map((n: any) => [n.id, n]));
+prof.samples.forEach((id: number, i: number) => {
+  const n: any = byId.get(id);
+  const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber}`;
+  self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0));
+});
+console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${(v / 1000).toFixed(0)}ms ${k}`).join('\n'));
+const selfById = new Map<number, number>();
+prof.samples.forEach((id: number, i: number) => selfById.set(id, (selfById.get(id) ?? 0) + (dt[i] ?? 0)));
+const incl = new Map<string, number>();
+const walk = (n: any, stack: Set<string>): number => {
+  let t = selfById.get(n.id) ?? 0;
+  const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber}`;
+  const fresh = !stack.has(k);
+  if (fresh) stack.add(k);
+  for (const c of n.children ?? []) t += walk(byId.get(c), stack);
+  if (fresh) { stack.delete(k); incl.set(k, (incl.get(k) ?? 0) + t); }
+  return t;
+};
+walk(prof.nodes[0], new Set());
+const want = ['storeLinks', 'reindexSource', 'reresolveAround', 'batchWikiResolution', 'indexPage', 'writeRevision', 'putPage', 'importPage', 'extractLinks', 'resolveWikilink', 'indexLookup', 'local', 'updateLinks', 'parseBundle', 'readBody', 'applyTemplates', 'recordPageEvent'];
+console.log('--- inclusive');
+console.log([...incl].filter(([k]) => want.includes(k.split(' ')[0])).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${(v / 1000).toFixed(0)}ms ${k}`).join('\n'));
+fs.rmSync(dir, { recursive: true });
