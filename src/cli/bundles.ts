@@ -52,8 +52,8 @@ export function registerBundleCommands(program: Command): void {
       if (opts.format === 'markdown') {
         if (!opts.output) throw usageError('--format markdown needs -o <folder>');
         const r = await exportMarkdown(apiOf(cmd), space, opts.output);
-        if (wantsJson(cmd)) printJson({ space, folder: opts.output, pages: r.pages, bytes: r.bytes });
-        else if (process.stderr.isTTY) process.stderr.write(`exported ${space} to ${opts.output}: ${r.pages} pages (${formatBytes(r.bytes)})\n`);
+        if (wantsJson(cmd)) printJson({ space, folder: opts.output, pages: r.pages, files: r.files, bytes: r.bytes });
+        else if (process.stderr.isTTY) process.stderr.write(`exported ${space} to ${opts.output}: ${r.pages} pages, ${r.files} files (${formatBytes(r.bytes)})\n`);
         return;
       }
       const res = await apiOf(cmd).send('GET', `/spaces/${enc(space)}/export`);

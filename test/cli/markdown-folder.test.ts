@@ -68,7 +68,7 @@ describe('import-dir', () => {
         '![pic](attachments/pic.png) and `[[not a link]]`',
         '',
       ].join('\n'),
-      'Projects/Project Alpha.md': '---\nstatus: active\npriority: 1\n---\n## Goals\n\nBack to [[Home]], next [[Project Beta]], up [[../Home|home]].\n',
+      'Projects/Project Alpha.md': '---\nstatus: active\npriority: 1\n---\n## Goals\n\nBack to [[Home]], next [[Project Beta]], up [[../Home|home]].\n\n![[pic.png|300]]\n',
       'Projects/Project Beta.md': '# Risks\n\nSee [[Deep Note]] and [[Sub/Deep Note]].\n',
       'Projects/Sub/Deep Note.md': '---\ntitle: Deep Thoughts\naliases: [deep]\n---\nThinking about [[Project Alpha]].\n',
       'Daily/2024-01-05.md': 'Read [[Deep Thoughts]].\n',
@@ -80,13 +80,21 @@ describe('import-dir', () => {
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result).toMatchObject({ created: 5, updated: 0, skipped: 0 });
-    expect(result.errors.map((e: { path: string; code: string }) => `${e.path} ${e.code}`))
-      .toEqual(['attachments/pic.png unsupported_file', 'notes.txt unsupported_file']);
+    expect(result.errors.map((e: { path: string; code: string }) => `${e.path} ${e.code}`)).toEqual(['notes.txt not_referenced']);
+    // The image is attached to both notes that show it, and their references point at it.
+    for (const page of ['Home', 'Projects/Project Alpha']) {
+      const files = (await srv.admin.get(`/pages/vault/${page}/files`)).body.files as Array<{ name: string; size: number; contentType: string }>;
+      expect(files.map((f) => [f.name, f.size, f.contentType])).toEqual([['pic.png', 8, 'image/png']]);
+      const bytes = await fetch(`${srv.url}/files/vault/${page.split('/').map(encodeURIComponent).join('/')}/pic.png`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      expect(Buffer.from(await bytes.arrayBuffer())).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    }
 
     const pages = await pagesOf('vault');
     expect(pages.map((p) => p.path)).toEqual(['Daily/2024-01-05', 'Home', 'Projects/Project Alpha', 'Projects/Project Beta', 'Projects/Sub/Deep Note']);
     const home = pages.find((p) => p.path === 'Home')!;
     expect(home.title).toBe('Home');
+    expect(home.content).toContain('![pic](files/pic.png)');
+    expect(pages.find((p) => p.path === 'Projects/Project Alpha')!.content).toContain('![pic.png](files/pic.png)');
     expect(home.metadata).toEqual({ author: 'Ann', count: 3, created: '2024-01-05', published: true, rating: 4.5, tags: ['start', 'index'] });
     expect(home.frontmatter).toEqual({ 'Due date': '2024-02-01', nested: { a: 1 } });
     const deep = pages.find((p) => p.path === 'Projects/Sub/Deep Note')!;
@@ -127,6 +135,18 @@ describe('import-dir', () => {
     await put('guides/notes.md', { title: 'A page whose path ends in .md', content: '' });
     await put('ünïcode/页面 with spaces', { title: '"quoted" title', content: '---\nstarts with a rule' });
     await put('records/t1', { title: 'Task 1', template: 'task', content: 'do it', metadata: { due: '2025-01-01' } });
+    await put('guides/pics', { title: 'Pictures', content: '![d](files/diagram.svg) and [notes](files/notes.txt)' });
+    await put('guides/other', { title: 'Other', content: '![d](files/diagram.svg)' });
+    const upload = async (at: string, body: string, type: string) => {
+      const r = await fetch(`${srv.url}/files/rt/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': type }, body });
+      expect([200, 201]).toContain(r.status);
+    };
+    await upload('guides/pics/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>', 'image/svg+xml');
+    await upload('guides/pics/notes.txt', 'some notes', 'text/plain');
+    await upload('guides/other/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>', 'image/svg+xml'); // same name, other bytes
+    const filesOf = async (slug: string, page: string) =>
+      ((await srv.admin.get(`/pages/${slug}/${page}/files`)).body.files as Array<{ name: string; sha256: string; contentType: string }>)
+        .map((f) => [f.name, f.sha256, f.contentType]);
     const before = await pagesOf('rt');
 
     const dir = path.join(tmp, 'rt-export');
@@ -140,6 +160,8 @@ describe('import-dir', () => {
     expect(imp.code, imp.stderr).toBe(0);
     expect(JSON.parse(imp.stdout)).toEqual({ created: before.length, updated: 0, skipped: 0, errors: [] });
     expect(await pagesOf('rt-copy')).toEqual(before);
+    for (const page of ['guides/pics', 'guides/other']) expect(await filesOf('rt-copy', page)).toEqual(await filesOf('rt', page));
+    expect(fs.readFileSync(path.join(dir, 'guides', 'files', 'notes.txt'), 'utf8')).toBe('some notes');
     const space = (await srv.admin.get('/spaces/rt-copy')).body;
     expect(space).toMatchObject({ name: 'Round trip', description: 'all kinds of pages' });
     // Again in overwrite mode: nothing changes.
@@ -172,18 +194,24 @@ describe('GET /spaces/:slug/export?format=zip', () => {
     await srv.admin.put('/pages/zipped/a', { title: 'A', content: 'See [[b]].', metadata: { k: 1 } });
     await srv.admin.put('/pages/zipped/dir/b', { title: 'B', content: 'b' });
     await srv.admin.put('/pages/zipped/secret', { title: 'Secret', content: 'hidden' });
+    for (const at of ['a/logo.txt', 'secret/plan.txt']) {
+      const r = await fetch(`${srv.url}/files/zipped/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'text/plain' }, body: `bytes of ${at}` });
+      expect([200, 201]).toContain(r.status);
+    }
     expect((await srv.admin.put('/pages/zipped/secret/acl', { read: [], write: [] })).status).toBe(200);
     const res = await fetch(`${srv.url}/spaces/zipped/export?format=zip`, { headers: { authorization: `Bearer ${bob.key}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="zipped-export.zip"');
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-    expect(Object.keys(files).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md']);
+    expect(Object.keys(files).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt']);
+    expect(strFromU8(files['files/logo.txt'])).toBe('bytes of a/logo.txt');
+    expect(JSON.parse(strFromU8(files['.kspace/space.json'])).attachments).toEqual([{ path: 'a', name: 'logo.txt', contentType: expect.stringMatching(/^text\/plain/), file: 'files/logo.txt' }]);
     expect(strFromU8(files['a.md'])).toBe(pageToFile({ path: 'a', title: 'A', content: 'See [[b]].', frontmatter: {}, metadata: { k: 1 } }).text);
     expect(JSON.parse(strFromU8(files['.kspace/space.json'])).space).toEqual({ slug: 'zipped', name: 'Zipped', description: '' });
     // The admin sees the page bob may not read.
     const all = unzipSync(new Uint8Array(await (await fetch(`${srv.url}/spaces/zipped/export?format=zip`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).arrayBuffer()));
-    expect(Object.keys(all).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'secret.md']);
+    expect(Object.keys(all).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt', 'files/plan.txt', 'secret.md']);
     expect((await srv.admin.get('/spaces/zipped/export?format=tar')).status).toBe(400);
   });
 });

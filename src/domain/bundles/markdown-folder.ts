@@ -7,7 +7,7 @@ import type { Issue } from '../issues.ts';
 import { checkKey, checkValue } from '../metadata.ts';
 import { checkPagePath, normalizePagePath } from '../paths.ts';
 import type { PageRef } from '../../model.ts';
-import { rewriteLinks } from '../links/rewrite.ts';
+import { outsideFences, rewriteLinks } from '../links/rewrite.ts';
 import { resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage, type BundleSpace } from './bundle.ts';
@@ -47,10 +47,35 @@ export function pageToFile(page: BundlePage): FolderFile {
   return { path: fileOfPage(page.path), text: `---\n${YAML.stringify(props, { lineWidth: 0 })}---\n${page.content}` };
 }
 
-/** The folder of a bundle: one file per page and the marker naming the space. */
-export function bundleToFolder(space: BundleSpace, pages: BundlePage[]): FolderFile[] {
-  const marker = { format: FOLDER_FORMAT, version: 1, space };
-  return [{ path: FOLDER_MARKER, text: `${JSON.stringify(marker, null, 2)}\n` }, ...pages.map(pageToFile)];
+/** An attached file as the folder holds it: beside its page, at `file`. */
+export type PlacedAttachment = { path: string; name: string; contentType: string; file: string };
+
+/**
+ * Where a folder export puts each attached file: `<page's folder>/files/<name>`, where a page's
+ * relative `files/<name>` link finds it in Obsidian too (its "attachments in a subfolder named
+ * files" layout); when a sibling page has a different file of that name there, under
+ * `<page's folder>/files/<page name>/<name>` instead. The marker lists them all.
+ */
+export function placeAttachments(files: Array<{ path: string; name: string; contentType: string; sha256: string }>): PlacedAttachment[] {
+  const taken = new Map<string, string>(); // folder file → sha256
+  return files.map((f) => {
+    const dir = f.path.includes('/') ? f.path.slice(0, f.path.lastIndexOf('/') + 1) : '';
+    let file = `${dir}files/${f.name}`;
+    if (taken.has(file) && taken.get(file) !== f.sha256) file = `${dir}files/${f.path.slice(dir.length)}/${f.name}`;
+    taken.set(file, f.sha256);
+    return { path: f.path, name: f.name, contentType: f.contentType, file };
+  });
+}
+
+/** The marker file: the space, and where each attached file is. */
+export function folderMarker(space: BundleSpace, attachments: PlacedAttachment[] = []): FolderFile {
+  const marker = { format: FOLDER_FORMAT, version: 1, space, ...(attachments.length ? { attachments } : {}) };
+  return { path: FOLDER_MARKER, text: `${JSON.stringify(marker, null, 2)}\n` };
+}
+
+/** The folder of a bundle: one file per page and the marker (the attached files' bytes are the caller's to write). */
+export function bundleToFolder(space: BundleSpace, pages: BundlePage[], attachments: PlacedAttachment[] = []): FolderFile[] {
+  return [folderMarker(space, attachments), ...pages.map(pageToFile)];
 }
 
 /** Whether a folder entry is left out of an import: any part starting with `.` (`.obsidian/`, `.git/`, `.trash/`). */
@@ -60,7 +85,12 @@ export function isSkipped(relPath: string): boolean {
 
 const FRONTMATTER = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
-export type FolderBundle = { space: BundleSpace; pages: BundlePage[]; errors: BundleError[]; native: boolean };
+/** A file of a page to attach, with its bytes; `from`: the folder file it came from. */
+export type FolderAttachment = { path: string; name: string; contentType: string; data: Uint8Array; from: string };
+
+export type FolderBundle = {
+  space: BundleSpace; pages: BundlePage[]; attachments: FolderAttachment[]; errors: BundleError[]; native: boolean;
+};
 
 /**
  * The bundle of a folder's Markdown files (`files`: every `.md` file not skipped, any order).
@@ -70,16 +100,18 @@ export type FolderBundle = { space: BundleSpace; pages: BundlePage[]; errors: Bu
  * Obsidian (a note found by its name anywhere in the vault) is respelled to the page Obsidian
  * finds, its text kept as the label. One error per file that cannot be a page.
  */
-export function folderToBundle(files: FolderFile[], marker?: string): FolderBundle {
+export function folderToBundle(files: FolderFile[], marker?: string, binaries: Map<string, Uint8Array> = new Map()): FolderBundle {
   const errors: BundleError[] = [];
   let space: BundleSpace = { slug: '', name: '', description: '' };
   let native = false;
+  let manifest: PlacedAttachment[] = [];
   if (marker !== undefined) {
     try {
-      const m = JSON.parse(marker) as { format?: unknown; space?: Partial<BundleSpace> };
+      const m = JSON.parse(marker) as { format?: unknown; space?: Partial<BundleSpace>; attachments?: unknown };
       if (m.format === FOLDER_FORMAT) {
         native = true;
         space = { slug: String(m.space?.slug ?? ''), name: String(m.space?.name ?? ''), description: String(m.space?.description ?? '') };
+        if (Array.isArray(m.attachments)) manifest = m.attachments.filter((a): a is PlacedAttachment => a !== null && typeof a === 'object');
       }
     } catch {
       errors.push({ path: FOLDER_MARKER, code: 'invalid_json', message: 'not JSON: the folder is read as a plain Markdown folder' });
@@ -100,8 +132,22 @@ export function folderToBundle(files: FolderFile[], marker?: string): FolderBund
     seen.add(r.path);
     pages.push(r);
   }
-  if (!native) respellForeignLinks(pages);
-  return { space, pages: linkTargetsFirst(pages), errors, native };
+  const attachments: FolderAttachment[] = [];
+  if (native) {
+    for (const a of manifest) {
+      const data = typeof a.file === 'string' ? binaries.get(a.file) : undefined;
+      if (!data) errors.push({ path: String(a.file), code: 'not_found', message: `the marker lists this file of '${a.path}', the folder does not have it` });
+      else attachments.push({ path: String(a.path), name: String(a.name), contentType: String(a.contentType ?? ''), data, from: a.file });
+    }
+  } else {
+    attachments.push(...attachReferencedFiles(pages, binaries));
+    respellForeignLinks(pages);
+  }
+  const used = new Set(attachments.map((a) => a.from));
+  for (const path of binaries.keys()) {
+    if (!used.has(path)) errors.push({ path, code: 'not_referenced', message: 'no page links to this file: not imported' });
+  }
+  return { space, pages: linkTargetsFirst(pages), attachments, errors, native };
 }
 
 /** One Markdown file as a page, or why it cannot be one. */
@@ -264,6 +310,84 @@ function folderLookup(pages: BundlePage[]): WikiLookup {
     titled: (space, title) => (byTitle.get(title.toLowerCase()) ?? []).map((path) => ({ space, path })),
     space: () => false,
   };
+}
+
+// `![[name]]`, `![[name|300]]` (an Obsidian embed) and `](dest)` of a Markdown image or link.
+const EMBED = /!\[\[([^[\]\n|#]+)(?:[|#][^[\]\n]*)?\]\]/g;
+const DEST = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)/g;
+
+/**
+ * The folder's files (not `.md`) that the pages of a foreign folder embed or link to, as
+ * attachments of those pages, with the references respelled to the relative form `files/<name>`
+ * (links/files.ts): a destination relative to the note (or from the root with a leading `/`),
+ * an `![[name]]` embed found by its name anywhere, the note's folder first, as Obsidian does.
+ * A page given two files of one name gets the second as `name-2.ext`.
+ */
+export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string, Uint8Array>): FolderAttachment[] {
+  if (binaries.size === 0) return [];
+  const byName = new Map<string, string[]>();
+  for (const path of binaries.keys()) {
+    const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+    byName.set(name, [...(byName.get(name) ?? []), path]);
+  }
+  const out: FolderAttachment[] = [];
+  for (const page of pages) {
+    if (!page.content.includes('](') && !page.content.includes('![[')) continue;
+    const folder = page.path.includes('/') ? page.path.slice(0, page.path.lastIndexOf('/') + 1) : '';
+    const names = new Map<string, string>(); // folder file → its name on the page
+    const attach = (file: string): string => {
+      let name = names.get(file);
+      if (name !== undefined) return name;
+      const base = file.slice(file.lastIndexOf('/') + 1);
+      const dot = base.lastIndexOf('.');
+      name = base;
+      for (let n = 2; [...names.values()].includes(name); n++) name = dot > 0 ? `${base.slice(0, dot)}-${n}${base.slice(dot)}` : `${base}-${n}`;
+      names.set(file, name);
+      out.push({ path: page.path, name, contentType: '', data: binaries.get(file)!, from: file });
+      return name;
+    };
+    const href = (name: string) => `files/${encodeURIComponent(name)}`;
+    page.content = outsideFences(page.content, (text) => text
+      .replace(EMBED, (m, target: string) => {
+        const t = target.trim().replace(/^\//, '');
+        const found = binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
+        if (!found) return m;
+        const name = attach(found);
+        return `![${name.replace(/[[\]]/g, '')}](${href(name)})`;
+      })
+      .replace(DEST, (m, pre: string, dest: string) => {
+        const raw = dest.startsWith('<') ? dest.slice(1, -1) : dest;
+        if (/^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\/|^#/.test(raw)) return m;
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(raw.replace(/[?#].*$/, ''));
+        } catch {
+          return m;
+        }
+        const file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
+        if (file === null || !binaries.has(file)) return m;
+        return pre + href(attach(file));
+      }));
+  }
+  return out;
+}
+
+/** Of files of one name, the one in `folder`, else the one with the shortest path. */
+function nearest(paths: string[], folder: string): string | undefined {
+  const here = paths.find((p) => p.startsWith(folder) && !p.slice(folder.length).includes('/'));
+  return here ?? [...paths].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))[0];
+}
+
+/** `folder` + `rel` with `.` and `..` applied; null above the root. */
+function joinPath(folder: string, rel: string): string | null {
+  const out = folder ? folder.replace(/\/$/, '').split('/') : [];
+  for (const seg of rel.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (out.pop() === undefined) return null;
+    } else out.push(seg);
+  }
+  return out.join('/');
 }
 
 /** The bundle object the import endpoint reads. */

@@ -55,18 +55,24 @@ export function rewriteLinks(
     const href = (base ? base.replace(/\/+$/, '') : '') + hrefOf(to) + suffix;
     return angle ? `<${href}>` : href;
   };
-  const out: string[] = [];
-  let fence: string | null = null;
-  let chunk: string[] = [];
-  const flush = () => {
-    if (chunk.length === 0) return;
-    const text = chunk.join('\n');
+  return outsideFences(content, (text) => {
     // Nothing moved (an import respelling wikilinks only): the other link forms stay as they are.
     const links = moved.size === 0 ? text : text
       .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
       .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
       .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest));
-    out.push(wiki ? links.replace(WIKILINK, rewriteWiki) : links);
+    return wiki ? links.replace(WIKILINK, rewriteWiki) : links;
+  });
+}
+
+/** `content` with `fn` applied to the text outside fenced code blocks (links in code are not links). */
+export function outsideFences(content: string, fn: (text: string) => string): string {
+  const out: string[] = [];
+  let fence: string | null = null;
+  let chunk: string[] = [];
+  const flush = () => {
+    if (chunk.length === 0) return;
+    out.push(fn(chunk.join('\n')));
     chunk = [];
   };
   for (const line of content.split('\n')) {
