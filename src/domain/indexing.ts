@@ -53,7 +53,7 @@ export function indexPage(db: Db, page: IndexedPage): void {
   const baseUrls = page.baseUrls ?? [];
   if (!prev || prev.content !== page.content) storeLinks(db, page, baseUrls, page.fresh);
   // Wikilinks elsewhere may mean this page now (docs/search.md "Wikilinks").
-  if (!prev) reresolveAround(db, page.spaceSlug, page.path, [page.title], baseUrls, page.id);
+  if (!prev) reresolveAround(db, page.spaceSlug, page.path, [page.title], baseUrls, page.id, true);
   else if (prev.title !== page.title) reresolveAround(db, page.spaceSlug, null, [prev.title, page.title], baseUrls, page.id);
 }
 

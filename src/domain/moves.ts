@@ -83,7 +83,7 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     batchWikiResolution(db, () => {
       for (const m of plan) {
         reresolveAround(db, space.slug, m.row.path, [m.row.title], baseUrls);
-        reresolveAround(db, target.slug, m.to, [m.row.title], baseUrls);
+        reresolveAround(db, target.slug, m.to, [m.row.title], baseUrls, undefined, true);
       }
     });
     return { moved: plan.map((m) => ({ from: m.row.path, to: m.to })), rewritten, notRewritten };

@@ -146,11 +146,11 @@ export function wikiKeysOf(db: Db, sourceId: number): Map<string, string | null>
 }
 
 /** The live pages with a wikilink filed under one of `keys` in `space`, with the key. */
-export function wikiSourcesUnder(db: Db, space: string, keys: string[]): Array<{ id: number; key: string }> {
+export function wikiSourcesUnder(db: Db, space: string, keys: string[]): Array<{ id: number; key: string; target: string | null }> {
   if (keys.length === 0) return [];
   // CROSS JOIN: the keys first, each an index range of wikilink_keys (left to itself, the
   // planner scanned the space's every key for each key).
-  return stmt(db, `SELECT w.source_id AS id, w.key FROM json_each(@keys) j
+  return stmt(db, `SELECT w.source_id AS id, w.key, w.target FROM json_each(@keys) j
     CROSS JOIN wikilink_keys w ON w.space = @space AND w.key = j.value
     JOIN pages p ON p.id = w.source_id AND p.deleted_at IS NULL ORDER BY w.source_id`)
     .all({ space, keys: JSON.stringify(keys) }) as never;

@@ -1,7 +1,7 @@
 import type { Services } from '../../services.ts';
 import { canReadPage, type Caller } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
-import { batchWikiResolution } from '../links/wiki-index.ts';
+import { batchWikiResolution, expectPages, withExpectedPages, type Expected } from '../links/wiki-index.ts';
 import { putPage, type PutPageInput } from '../pages.ts';
 import { SPACE_SLUG, isPersonalSlug } from '../paths.ts';
 import { createSpace, resolveSpace, type NewSpace } from '../spaces.ts';
@@ -77,19 +77,24 @@ export async function importBundle(
   return { space: space!, result };
 }
 
+const expectations = new WeakMap<BundlePage[], Expected>();
+
 /** Imports pages from index `from` until the chunk is full; returns the next index. */
 function importChunk(
   svc: Services, caller: Caller, space: SpaceRow, pages: BundlePage[], files: Map<string, BundleFile[]>, from: number, mode: ImportMode, result: ImportResult,
 ): number {
   const deadline = performance.now() + CHUNK_MS;
   let i = from;
-  // Wikilinks to pages the chunk creates later resolve again once, at the end of the chunk.
-  batchWikiResolution(svc.db, () => {
+  // Wikilinks to pages the import writes later resolve to them at once (withExpectedPages); those
+  // the import's pages change otherwise resolve again once, at the end of the chunk.
+  let expect = expectations.get(pages);
+  if (!expect) expectations.set(pages, (expect = expectPages(space.slug, pages)));
+  withExpectedPages(expect, () => batchWikiResolution(svc.db, () => {
     while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
       if (importPage(svc, caller, space, pages[i], mode, result)) importFiles(svc, caller, space, files.get(pages[i].path) ?? [], result);
       i++;
     }
-  });
+  }));
   return i;
 }
 

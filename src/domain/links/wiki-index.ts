@@ -128,6 +128,13 @@ export function indexLookup(db: Db, sourceId: number): WikiLookup {
       const found = new Set<string>();
       const titled: PageRef[] = [];
       const lower = asciiLower(title);
+      if (expected && expected.space === slug) {
+        // A page the import writes later has no ACL of its own (unless it is there already).
+        const future = (path: string): boolean => !rows.some((r) => r.path === path) && findPage(db, space.id, path) === undefined
+          && readersWithin(srcSpace, src, srcAcl, space, { id: 0, has_acl: 0, deleted_at: null }, []);
+        for (const p of paths) if (expected.paths.has(p) && future(p)) found.add(p);
+        for (const p of expected.titles.get(lower) ?? []) if (future(p)) titled.push({ space: slug, path: p });
+      }
       const seen = new Set<number>();
       for (const r of rows) {
         if (seen.has(r.id)) continue;
@@ -171,6 +178,34 @@ function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
   return row.has_acl ? readAcl(db, row.id) : [];
 }
 
+// Pages an import is about to write (the rest of its bundle): a wikilink to one of them resolves
+// to it at once, as if it were there, instead of to its default address and again when it comes
+// (4 of 10 wikilinks of a vault point ahead of the import order). Set only while a chunk of the
+// import runs (synchronously), so no other write sees it.
+export type Expected = { space: string; paths: Set<string>; titles: Map<string, string[]> };
+let expected: Expected | null = null;
+
+/** The pages of an import, for withExpectedPages. */
+export function expectPages(space: string, pages: Array<{ path: string; title: string }>): Expected {
+  const titles = new Map<string, string[]>();
+  for (const p of pages) {
+    const t = asciiLower(p.title);
+    titles.set(t, [...(titles.get(t) ?? []), p.path]);
+  }
+  return { space, paths: new Set(pages.map((p) => p.path)), titles };
+}
+
+/** Runs `fn` (synchronously) with these pages foreseen by wikilink resolution. */
+export function withExpectedPages<T>(pages: Expected, fn: () => T): T {
+  const was = expected;
+  expected = pages;
+  try {
+    return fn();
+  } finally {
+    expected = was;
+  }
+}
+
 // Re-resolution inside a batch (an import chunk, a move) is collected and done once at the end:
 // a page linking to 500 pages that the same import creates after it is indexed again once, not
 // 500 times. Writes are synchronous, so one batch at a time.
@@ -194,16 +229,21 @@ export function batchWikiResolution<T>(db: Db, fn: () => T): T {
 
 /**
  * Indexes again the pages (but `except`) whose wikilinks are filed in `space` under the keys of
- * the page at `path` titled `titles` (path null: a change of title only), because it appeared,
- * left, or changed title or access. Call it once the change is written.
+ * the page at `path` titled `titles` (path null: a change of title only), because it appeared
+ * (`appeared`: created, restored, moved there), left, or changed title or access. Call it once
+ * the change is written.
  */
 export function reresolveAround(
-  db: Db, space: string, path: string | null, titles: string[], baseUrls: string[], except?: number,
+  db: Db, space: string, path: string | null, titles: string[], baseUrls: string[], except?: number, appeared = false,
 ): void {
   const keys = path === null ? [...new Set(titles.map((t) => t.toLowerCase()))] : wikiKeysOfPage(path, titles);
   const found = new Map<number, Set<string>>();
-  for (const { id, key } of wikiSourcesUnder(db, space, keys)) {
+  const here = `${space}/${path}`;
+  for (const { id, key, target } of wikiSourcesUnder(db, space, keys)) {
     if (id === except) continue;
+    // A page appearing where a wikilink already points (its default address, or foreseen by an
+    // import) changes nothing for it: a page it found before would have come first.
+    if (appeared && target === here) continue;
     found.set(id, (found.get(id) ?? new Set()).add(`${space} ${key}`));
   }
   for (const [id, again] of found) {
