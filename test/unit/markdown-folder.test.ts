@@ -1,7 +1,7 @@
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import {
-  attachReferencedFiles, fileToPage, folderToBundle, isSkipped, linkTargetsFirst, pageToFile, placeAttachments,
+  attachReferencedFiles, fileToPage, folderToBundle, isSkipped, pageToFile, placeAttachments,
 } from '../../src/domain/bundles/markdown-folder.ts';
 import { parseSimpleYaml } from '../../src/domain/bundles/simple-yaml.ts';
 import type { BundlePage } from '../../src/domain/bundles/bundle.ts';
@@ -75,13 +75,6 @@ describe('foreign folders', () => {
       'n/a pic.png <- n/pic.png', 'n/a pic-2.png <- img/pic.png', 'n/a img2.png <- n/img2.png', 'n/a my doc.pdf <- n/my doc.pdf',
     ]);
     expect(pages[0].content).toBe('![pic.png](files/pic.png) ![x](files/pic-2.png) ![y](files/img2.png) [doc](files/my%20doc.pdf) `![[code.png]]`\n```\n![[pic.png]]\n```');
-  });
-
-  it('orders pages after the pages their wikilinks name', () => {
-    const order = linkTargetsFirst([page('a', '[[b]] [[c]]'), page('b', '[[c]]'), page('c', '[[a]]'), page('d')]).map((p) => p.path);
-    expect(order.indexOf('c')).toBeLessThan(order.indexOf('b'));
-    expect(order.indexOf('b')).toBeLessThan(order.indexOf('a'));
-    expect(order).toHaveLength(4);
   });
 
   it('places attached files beside their pages, apart when two siblings have different files of one name', () => {
