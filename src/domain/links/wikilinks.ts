@@ -5,7 +5,7 @@
 // that a page appearing later (or changing title) re-resolves the links that could mean it.
 import type MarkdownIt from 'markdown-it';
 import type { PageRef } from '../../model.ts';
-import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
+import { RESERVED_LAST_SEGMENTS, isSpaceSlug, normalizePagePath } from '../paths.ts';
 
 export type Wikilink = {
   /** The target as written (trimmed), without `#heading` and `|label`; '' for `[[#heading]]`. */
@@ -104,7 +104,8 @@ function planOf(target: string, from: PageRef): Plan {
   const relative = folder.length ? toRef(from.space, resolveDots([...folder], segs)) : null;
   const root = toRef(from.space, resolveDots([], segs));
   let cross: PageRef | null = null;
-  if (segs.length >= 2 && segs[0] !== from.space) cross = toRef(segs[0], resolveDots([], segs.slice(1)));
+  // Only a first segment that can be a space slug names another space.
+  if (segs.length >= 2 && segs[0] !== from.space && isSpaceSlug(segs[0])) cross = toRef(segs[0], resolveDots([], segs.slice(1)));
   return { kind: 'search', relative, root, title: t, cross };
 }
 
