@@ -28,7 +28,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     if (b.length) throw new Error(`broken links after the import: ${JSON.stringify(b).slice(0, 300)}`);
     const again = await importDir(server.url, vault, 'overwrite');
     if (again.result.skipped !== notes) throw new Error(`re-import: ${JSON.stringify(again.result).slice(0, 400)}`);
+    // The same vault with its links as plain text: what the wikilinks cost.
+    const plainVault = path.join(dir, 'plain');
+    writeVault(plainVault, notes, false);
+    const plain = await importDir(server.url, plainVault, 'skip', 'plain');
     return [
+      { name: `import-dir of the same vault without links (the floor: reading, converting, importing)`, value: notes / plain.seconds, unit: 'pages/s' },
       { name: `kspace import-dir of a ${notes.toLocaleString('en')}-note vault (5 wikilinks each, every link resolved)`, value: notes / first.seconds, unit: 'pages/s', target: '≥ 2,000', pass: notes / first.seconds >= 2000 },
       { name: 'import-dir: the same vault again, --mode overwrite (identical → skipped)', value: notes / again.seconds, unit: 'pages/s' },
     ];
@@ -38,7 +43,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   }
 }
 
-export function writeVault(vault: string, n: number): void {
+export function writeVault(vault: string, n: number, links = true): void {
   const folderOf = (i: number) => FOLDERS[i % FOLDERS.length];
   const para = 'Notes from the week: what was decided, who follows up, and what is still open for discussion.\n';
   fs.mkdirSync(path.join(vault, '.obsidian'), { recursive: true });
@@ -46,7 +51,7 @@ export function writeVault(vault: string, n: number): void {
   fs.writeFileSync(path.join(vault, 'README.txt'), 'not a note');
   for (const f of FOLDERS) fs.mkdirSync(path.join(vault, f), { recursive: true });
   for (let i = 0; i < n; i++) {
-    const links = [
+    const refs = [
       `[[Note ${(i * 7 + 3) % n}]]`, // by name, anywhere
       `[[Note ${(i + 1) % n}|next]]`, // the next one, created later
       `[[${folderOf((i * 13 + 5) % n)}/Note ${(i * 13 + 5) % n}#Summary]]`, // by path, with a heading
@@ -66,17 +71,17 @@ export function writeVault(vault: string, n: number): void {
       '## Summary',
       '',
       para.repeat(8),
-      `Related: ${links.join(', ')}.`,
+      links ? `Related: ${refs.join(', ')}.` : `Related: ${refs.join(', ').replace(/\[\[|\]\]/g, '')}.`,
       '',
     ].join('\n');
     fs.writeFileSync(path.join(vault, folderOf(i), `Note ${i}.md`), text);
   }
 }
 
-async function importDir(url: string, vault: string, mode: string) {
+async function importDir(url: string, vault: string, mode: string, space = 'vault') {
   const t0 = performance.now();
   const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'import-dir', vault, '--space', 'vault', '--mode', mode, '--json'], {
+    const child = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'import-dir', vault, '--space', space, '--mode', mode, '--json'], {
       env: { ...process.env, SERVICE_URL: url, SERVICE_API_KEY: BENCH_ADMIN_KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
