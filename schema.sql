@@ -71,6 +71,8 @@ CREATE TABLE pages (
   deleted_at  TEXT,
   UNIQUE (space_id, path)
 );
+-- A wikilink `[[Some Title]]` finds the one page of its space titled so (case-insensitive).
+CREATE INDEX pages_title ON pages(space_id, title COLLATE NOCASE);
 
 -- The old addresses of moved pages (POST /spaces/:slug/moves): each answers 308 to the page's
 -- current address until a page is written there (that write removes the row). By page id, so a
@@ -94,6 +96,41 @@ CREATE TABLE trash (
   readers    TEXT,
   acl        TEXT
 );
+
+-- Attachments (issue 21): files attached to a page, by page id, so a move or the trash needs
+-- nothing; the bytes are content-addressed blobs, stored once however often they are attached,
+-- in chunks of 1 MiB (a range request reads only the chunks it needs; no row nears SQLite's
+-- 1 GB value limit). In the database, so backups, restores and replicas carry them as they are.
+CREATE TABLE blobs (
+  sha256     TEXT PRIMARY KEY,                    -- lowercase hex of the whole content
+  size       INTEGER NOT NULL,
+  chunk_size INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE blob_chunks (
+  sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  n      INTEGER NOT NULL,                        -- 0, 1, … in order
+  data   BLOB NOT NULL,
+  PRIMARY KEY (sha256, n)
+);
+CREATE TABLE attachments (
+  page_id      INTEGER NOT NULL REFERENCES pages(id),
+  name         TEXT NOT NULL,                     -- one path segment, NFC
+  space_id     INTEGER NOT NULL REFERENCES spaces(id), -- the page's (kept by the trigger below): the quota's sum
+  sha256       TEXT NOT NULL REFERENCES blobs(sha256),
+  content_type TEXT NOT NULL,                     -- sniffed from the bytes (src/domain/attachments/sniff.ts)
+  size         INTEGER NOT NULL,
+  created_at   TEXT NOT NULL,
+  created_by   TEXT NOT NULL REFERENCES principals(id),
+  PRIMARY KEY (page_id, name)
+) WITHOUT ROWID;
+CREATE INDEX attachments_blob ON attachments(sha256);
+CREATE INDEX attachments_space ON attachments(space_id, size);
+-- A page moved to another space takes its files' bytes to that space's quota.
+CREATE TRIGGER attachments_follow_page AFTER UPDATE OF space_id ON pages WHEN NEW.space_id <> OLD.space_id
+BEGIN
+  UPDATE attachments SET space_id = NEW.space_id WHERE page_id = NEW.id;
+END;
 
 -- Append-only history: triggers below refuse UPDATE and DELETE.
 CREATE TABLE revisions (
@@ -267,6 +304,21 @@ CREATE TABLE links (
   PRIMARY KEY (source_id, target_space, target_path)
 ) WITHOUT ROWID;
 CREATE INDEX links_target ON links(target_space, target_path, source_id);
+
+-- Where a page's wikilinks are filed for re-resolution (docs/search.md "Wikilinks"): a wikilink
+-- `[[x]]` resolves by what exists (the page's folder, the space root, a unique title, another
+-- space), so when a page appears in, leaves or changes title in `space`, the pages whose
+-- wikilinks are filed under its lower-cased title or a lower-cased trailing part of its path
+-- are indexed again (only the wikilinks filed under the keys that changed are resolved again:
+-- the others keep `target`). Kept with links, in the same write.
+CREATE TABLE wikilink_keys (
+  space     TEXT NOT NULL,                        -- space slug (may name no space)
+  key       TEXT NOT NULL,
+  source_id INTEGER NOT NULL REFERENCES pages(id),
+  target    TEXT,                                 -- what they resolve to ('space/path', '' none; NULL: several)
+  PRIMARY KEY (space, key, source_id)
+) WITHOUT ROWID;
+CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);
 
 -- Metadata key discovery, counted per space and per "reader set" so that a caller's counts are
 -- a sum over the groups it may read (see READABLE_GROUP in src/domain/access.ts), never a scan

@@ -15,7 +15,9 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   doors: async () => (await import('./bench/doors.ts')).run,
   web: async () => (await import('./bench/web.ts')).run,
   moves: async () => (await import('./bench/moves.ts')).run,
+  files: async () => (await import('./bench/files.ts')).run,
   ops: async () => (await import('./bench/ops.ts')).run,
+  'folder-import': async () => (await import('./bench/folder-import.ts')).run,
 };
 
 const HELP = `npm run bench [-- options]: runs the benchmark sections, one line per figure with its target.

@@ -68,6 +68,10 @@ export type Limits = {
   /** Scalar values and list items of one page's metadata together: its metadata index rows. */
   metadataItems: number;
   jsonDepth: number;
+  /** One attachment's size (SERVICE_MAX_ATTACHMENT_BYTES). */
+  attachmentBytes: number;
+  /** Attachment bytes a space may hold, each attachment counted in full; 0 = no quota (SERVICE_SPACE_QUOTA_BYTES). */
+  spaceQuotaBytes: number;
 };
 
 export type Flags = { data?: string; host?: string; port?: string | number };
@@ -111,6 +115,8 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       listItems: toInt('SERVICE_MAX_LIST_ITEMS', env.SERVICE_MAX_LIST_ITEMS ?? 1000, 1),
       metadataItems: toInt('SERVICE_MAX_METADATA_ITEMS', env.SERVICE_MAX_METADATA_ITEMS ?? 10_000, 1),
       jsonDepth: toInt('SERVICE_MAX_JSON_DEPTH', env.SERVICE_MAX_JSON_DEPTH ?? 32, 2, 1000),
+      attachmentBytes: toInt('SERVICE_MAX_ATTACHMENT_BYTES', env.SERVICE_MAX_ATTACHMENT_BYTES ?? 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+      spaceQuotaBytes: toInt('SERVICE_SPACE_QUOTA_BYTES', env.SERVICE_SPACE_QUOTA_BYTES ?? 1024 * 1024 * 1024, 0),
     },
     encryptionKey,
     webhooks: {

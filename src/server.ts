@@ -10,6 +10,7 @@ import { bootstrap } from './domain/principals.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
+import { closeBlobReader } from './store/attachments.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb } from './store/db.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
@@ -129,6 +130,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       await checkpointer?.stop(); // its connections close first: the server's, the last, removes the WAL
       mark('helper');
       svc.fts.close();
+      closeBlobReader(db);
       try {
         db.pragma('wal_checkpoint(TRUNCATE)');
       } catch {

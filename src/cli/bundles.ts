@@ -7,6 +7,7 @@ import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { ExitError, usageError } from './exit-error.ts';
 import { formatBytes, printJson, printLine, printTable } from './format.ts';
 import { startProgress, type Progress } from './progress.ts';
+import { exportMarkdown, importFolder } from './folders.ts';
 
 type ImportResult = { created: number; updated: number; skipped: number; errors: Array<{ path: string; code: string; message: string }> };
 
@@ -43,9 +44,18 @@ function uploadStream(source: Readable, progress: Progress): ReadableStream<Uint
 export function registerBundleCommands(program: Command): void {
   addClientOptions(program.command('export').argument('<space>').description('export a space as a JSON bundle (the pages you can read)'))
     .helpGroup('Export and import:')
-    .option('-o, --output <file>', 'write the bundle here (default: stdout)')
-    .addHelpText('after', '\nExamples:\n  kspace export wiki -o wiki.json\n  kspace export wiki | gzip > wiki.json.gz\n')
-    .action(async (space: string, opts: { output?: string }, cmd: Command) => {
+    .option('-o, --output <file>', 'write the bundle here (default: stdout); with --format markdown, a folder')
+    .option('--format <format>', 'json: one bundle (default); markdown: a folder of .md files (Obsidian properties)', 'json')
+    .addHelpText('after', '\nExamples:\n  kspace export wiki -o wiki.json\n  kspace export wiki | gzip > wiki.json.gz\n  kspace export wiki --format markdown -o wiki/\n')
+    .action(async (space: string, opts: { output?: string; format: string }, cmd: Command) => {
+      if (opts.format !== 'json' && opts.format !== 'markdown') throw usageError("--format is 'json' or 'markdown'");
+      if (opts.format === 'markdown') {
+        if (!opts.output) throw usageError('--format markdown needs -o <folder>');
+        const r = await exportMarkdown(apiOf(cmd), space, opts.output);
+        if (wantsJson(cmd)) printJson({ space, folder: opts.output, pages: r.pages, files: r.files, bytes: r.bytes });
+        else if (process.stderr.isTTY) process.stderr.write(`exported ${space} to ${opts.output}: ${r.pages} pages, ${r.files} files (${formatBytes(r.bytes)})\n`);
+        return;
+      }
       const res = await apiOf(cmd).send('GET', `/spaces/${enc(space)}/export`);
       const total = Number(res.headers.get('content-length')) || null;
       const progress = startProgress(`export ${space}`, total);
@@ -66,6 +76,20 @@ export function registerBundleCommands(program: Command): void {
         if (wantsJson(cmd)) printJson({ space, file: opts.output, bytes: progress.bytes });
         else if (process.stderr.isTTY) process.stderr.write(`exported ${space} to ${opts.output} (${formatBytes(progress.bytes)})\n`);
       }
+    });
+
+  addClientOptions(program.command('import-dir').argument('<dir>', 'a folder of Markdown files: a kspace export, an Obsidian vault, a SilverBullet space')
+    .description('import a folder of Markdown files into a space'))
+    .helpGroup('Export and import:')
+    .requiredOption('--space <space>', 'the target space (created when missing)')
+    .option('--mode <mode>', 'skip: leave existing pages alone (default); overwrite: write new revisions', 'skip')
+    .addHelpText('after', '\nExamples:\n  kspace import-dir ~/vault --space notes\n  kspace import-dir wiki/ --space wiki-copy --mode overwrite\n')
+    .action(async (dir: string, opts: { space: string; mode: string }, cmd: Command) => {
+      if (opts.mode !== 'skip' && opts.mode !== 'overwrite') throw usageError("--mode is 'skip' or 'overwrite'");
+      const result = await importFolder(apiOf(cmd), opts.space, dir, opts.mode);
+      if (wantsJson(cmd)) return printJson(result);
+      printLine(`imported ${dir} into ${opts.space}: ${result.created} created, ${result.updated} updated, ${result.skipped} skipped, ${result.errors.length} errors`);
+      printTable(['PATH', 'CODE', 'MESSAGE'], result.errors.map((e) => [e.path, e.code, e.message]));
     });
 
   addClientOptions(program.command('import').argument('<space>', 'the target space (created when missing)').argument('<file>', 'a bundle file; - for stdin').description('import a JSON bundle into a space'))

@@ -15,6 +15,8 @@ export type RequestOptions = {
   body?: unknown;
   /** A streamed body (import uploads), sent as it is read. */
   stream?: ReadableStream<Uint8Array>;
+  /** A raw body (attachment uploads), sent with `headers['content-type']`. */
+  bytes?: Uint8Array;
   accept?: string;
   headers?: Record<string, string>;
 };
@@ -105,7 +107,10 @@ export class Api {
     const headers: Record<string, string> = { accept: opts.accept ?? 'application/json', ...opts.headers };
     if (this.conn.key) headers.authorization = `Bearer ${this.conn.key}`;
     let body: BodyInit | undefined;
-    if (opts.stream) {
+    if (opts.bytes) {
+      body = opts.bytes as Uint8Array<ArrayBuffer>;
+      headers['content-type'] ??= 'application/octet-stream';
+    } else if (opts.stream) {
       body = opts.stream;
       headers['content-type'] ??= 'application/json';
     } else if (opts.body !== undefined) {

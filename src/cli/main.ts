@@ -5,6 +5,7 @@ import { registerBundleCommands } from './bundles.ts';
 import { DEFAULT_URL, finishClientOptions } from './client.ts';
 import { finishPagingOptions } from './paging.ts';
 import { ExitError } from './exit-error.ts';
+import { registerFileCommands } from './files.ts';
 import { registerLinkCommands } from './links.ts';
 import { registerMcpCommand } from './mcp.ts';
 import { registerMetaCommands } from './meta.ts';
@@ -26,7 +27,7 @@ export const commandModules: Array<(program: Command) => void> = [
   registerPageCommands, registerMetaCommands, registerAclCommands, registerSearchCommands, registerRecordCommands,
   registerLinkCommands, registerSpaceCommands, registerSpaceTemplateCommands, registerBundleCommands,
   registerWebhookCommands, registerServeCommands, registerMcpCommand, registerHistoryCommands, registerPeopleCommands,
-  registerCompletionCommand,
+  registerCompletionCommand, registerFileCommands,
 ];
 
 const FOOTER = `

@@ -45,3 +45,28 @@ export function canDeletePage(caller: Caller, space: SpaceAccessRow): boolean {
   if (space.owner_id !== null) return space.owner_id === caller.id;
   return caller.orgAdmin;
 }
+
+/**
+ * Whether every reader of `src` may read `dst` (both live, rules of access.ts). Conservative:
+ * answers false when it cannot tell without listing the org's members.
+ */
+export function readersWithin(
+  srcSpace: SpaceAccessRow, src: PageAccessRow, srcAcl: AclEntry[],
+  dstSpace: SpaceAccessRow, dst: PageAccessRow, dstAcl: AclEntry[],
+): boolean {
+  if (srcSpace.owner_id !== null) {
+    // Only the owner reads the source: do they read the target?
+    const owner = { id: srcSpace.owner_id, orgId: srcSpace.org_id, orgAdmin: false } as Caller;
+    return canReadPage(owner, dstSpace, dst, dstAcl);
+  }
+  if (dstSpace.owner_id !== null) return false; // a personal page: nobody else reads it
+  // Readers of the source: its ACL's principals (plus org admins), or with no ACL the whole org
+  // (none but the org admins when the space's default is 'none'). Org admins read every shared page.
+  const srcReaders: string[] | 'org' | 'admins' = src.has_acl ? srcAcl.map((e) => e.principal_id)
+    : srcSpace.default_access === 'none' ? 'admins' : 'org';
+  if (srcReaders === 'admins') return true;
+  if (!dst.has_acl) return dstSpace.default_access !== 'none' || (srcReaders !== 'org' && srcReaders.length === 0);
+  if (srcReaders === 'org') return false;
+  const dstReaders = new Set(dstAcl.map((e) => e.principal_id));
+  return srcReaders.every((id) => dstReaders.has(id));
+}

@@ -16,6 +16,7 @@ const CATALOGUE = {
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Request too large' },
   unsupported_media_type: { status: 415, title: 'The body must be JSON' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   too_many_requests: { status: 429, title: 'Too many requests' },
   rate_limited: { status: 429, title: 'Too many attempts' },
   not_configured: { status: 503, title: 'Not configured' },

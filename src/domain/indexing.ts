@@ -1,9 +1,9 @@
 import type { Db } from '../store/db.ts';
 import { bumpKeyStats, metaRowsOf, metaRowsOfKeys, readersOf } from '../store/key-stats.ts';
-import { insertLinks, replaceLinks } from '../store/links.ts';
+import { replaceLinks, replaceWikiKeys } from '../store/links.ts';
 import { insertMetaIndex, replaceMetaIndex, replaceMetaIndexKeys } from '../store/pages.ts';
 import { queueForIndex } from '../store/fts-index.ts';
-import { extractLinks } from './links/extract.ts';
+import { reresolveAround, storeLinks } from './links/wiki-index.ts';
 import { indexRows, type IndexRow, type Metadata } from './metadata.ts';
 import { keyTypes, minus } from './search/key-types.ts';
 
@@ -50,11 +50,11 @@ export function indexPage(db: Db, page: IndexedPage): void {
   // The full-text index is kept off the write path (store/fts-index.ts): a queue row here.
   if (!prev || prev.title !== page.title || prev.content !== page.content) queueForIndex(db, page.id);
   // A metadata patch or a title change leaves the body, and so the links, as they were.
-  if (!prev || prev.content !== page.content) {
-    const links = extractLinks(page.content, { space: page.spaceSlug, path: page.path }, page.baseUrls ?? []);
-    if (page.fresh) insertLinks(db, page.id, links);
-    else replaceLinks(db, page.id, links);
-  }
+  const baseUrls = page.baseUrls ?? [];
+  if (!prev || prev.content !== page.content) storeLinks(db, page, baseUrls, page.fresh);
+  // Wikilinks elsewhere may mean this page now (docs/search.md "Wikilinks").
+  if (!prev) reresolveAround(db, page.spaceSlug, page.path, [page.title], baseUrls, page.id, true);
+  else if (prev.title !== page.title) reresolveAround(db, page.spaceSlug, null, [prev.title, page.title], baseUrls, page.id);
 }
 
 /** Before the page is marked deleted: `title`/`content` are its live ones, as indexed. */
@@ -63,6 +63,7 @@ export function unindexPage(db: Db, page: IndexedPage): void {
   replaceMetaIndex(db, page.id, []);
   queueForIndex(db, page.id);
   replaceLinks(db, page.id, []);
+  replaceWikiKeys(db, page.id, []);
 }
 
 /**

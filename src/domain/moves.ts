@@ -1,21 +1,22 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import { canCreateIn, canReadPage, canWritePage, type AclEntry, type Caller } from './access.ts';
+import { canCreateIn, canReadPage, canWritePage, readersWithin, type Caller } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { changePageAccess } from './indexing.ts';
 import type { Issue } from './issues.ts';
-import { extractLinks } from './links/extract.ts';
-import { hrefOf, rewriteLinks } from './links/rewrite.ts';
+import { hrefOf, rewriteLinks, type WikiRewrite } from './links/rewrite.ts';
+import { wikiPathCandidates, wikiTargetFor } from './links/wikilinks.ts';
+import { batchWikiResolution, reresolveAround, storeLinks } from './links/wiki-index.ts';
 import { writeRevision } from './pages.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
 import { resolveSpace } from './spaces.ts';
 import type { PageRef } from '../model.ts';
-import { tx } from '../store/db.ts';
-import { replaceLinks } from '../store/links.ts';
+import { tx, type Db } from '../store/db.ts';
+import { linkTargetsOf } from '../store/links.ts';
 import * as moves from '../store/moves.ts';
-import { readAcl, type PageRow } from '../store/pages.ts';
-import { findSpaceById, type SpaceRow } from '../store/spaces.ts';
+import { findPage, readAcl, type PageRow } from '../store/pages.ts';
+import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../store/spaces.ts';
 
 export type MoveInput = { from: string; to: string; toSpace?: string; prefix?: boolean };
 export type MoveResult = { moved: Array<{ from: string; to: string }>; rewritten: PageRef[]; notRewritten: PageRef[] };
@@ -61,6 +62,7 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       }
     }
     const now = svc.now();
+    const baseUrls = [svc.config.baseUrl];
     // Two passes, so a prefix moving onto its own pages' paths never collides half-way.
     for (const m of plan) moves.setPageAddress(db, m.row.id, space.id, `\u0000moving/${m.row.id}`);
     const movedMap = new Map<string, PageRef>();
@@ -70,12 +72,20 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       moves.putRedirect(db, space.id, m.row.path, m.row.id, now);
       movedMap.set(`${space.slug}/${m.row.path}`, { space: target.slug, path: m.to });
       // Relative links resolve against the page's folder: index them from the new address.
-      replaceLinks(db, m.row.id, extractLinks(m.row.content, { space: target.slug, path: m.to }, [svc.config.baseUrl]));
+      storeLinks(db, { id: m.row.id, spaceSlug: target.slug, path: m.to, content: m.row.content }, baseUrls);
       recordPageEvent(db, 'page.moved', caller, target, { path: m.to, title: m.row.title, version: m.row.version }, now,
         undefined, { space: space.slug, path: m.row.path });
     }
     const movedRows = new Map(plan.map((m) => [`${space.slug}/${m.row.path}`, m.row]));
     const { rewritten, notRewritten } = rewriteSources(svc, caller, movedMap, movedRows, target);
+    // Wikilinks that could mean a page at its old or new address resolve again (once each, at
+    // the end of the batch): after the rewrite, so that the rewrite sees what they meant.
+    batchWikiResolution(db, () => {
+      for (const m of plan) {
+        reresolveAround(db, space.slug, m.row.path, [m.row.title], baseUrls);
+        reresolveAround(db, target.slug, m.to, [m.row.title], baseUrls, undefined, true);
+      }
+    });
     return { moved: plan.map((m) => ({ from: m.row.path, to: m.to })), rewritten, notRewritten };
   });
   notifyEventsWritten(svc);
@@ -124,7 +134,7 @@ function rewriteSources(
       notRewritten.push(ref);
       continue;
     }
-    const content = rewriteLinks(row.content, ref, movedMap, [svc.config.baseUrl]);
+    const content = rewriteLinks(row.content, ref, movedMap, [svc.config.baseUrl], wikiRewrite(db, row.id, movedMap));
     if (content === row.content) continue; // the index saw a link the text no longer spells the same way
     writeRevision(svc, caller, space, row.path, row, {
       title: row.title, content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
@@ -136,27 +146,26 @@ function rewriteSources(
 }
 
 /**
- * Whether every reader of `src` may read `dst` (both live, rules of access.ts). Conservative:
- * answers false when it cannot tell without listing the org's members.
+ * A wikilink of page `sourceId` meant the first of its path candidates that the index holds for
+ * the page (title matches do not change with a move); when that one moved, the new spelling.
  */
-export function readersWithin(
-  srcSpace: SpaceRow, src: PageRow, srcAcl: AclEntry[], dstSpace: SpaceRow, dst: PageRow, dstAcl: AclEntry[],
-): boolean {
-  if (srcSpace.owner_id !== null) {
-    // Only the owner reads the source: do they read the target?
-    const owner = { id: srcSpace.owner_id, orgId: srcSpace.org_id, orgAdmin: false } as Caller;
-    return canReadPage(owner, dstSpace, dst, dstAcl);
-  }
-  if (dstSpace.owner_id !== null) return false; // a personal page: nobody else reads it
-  // Readers of the source: its ACL's principals (plus org admins), or with no ACL the whole org
-  // (none but the org admins when the space's default is 'none'). Org admins read every shared page.
-  const srcReaders: string[] | 'org' | 'admins' = src.has_acl ? srcAcl.map((e) => e.principal_id)
-    : srcSpace.default_access === 'none' ? 'admins' : 'org';
-  if (srcReaders === 'admins') return true;
-  if (!dst.has_acl) return dstSpace.default_access !== 'none' || (srcReaders !== 'org' && srcReaders.length === 0);
-  if (srcReaders === 'org') return false;
-  const dstReaders = new Set(dstAcl.map((e) => e.principal_id));
-  return srcReaders.every((id) => dstReaders.has(id));
+function wikiRewrite(db: Db, sourceId: number, movedMap: Map<string, PageRef>): WikiRewrite {
+  let indexed: Set<string> | null = null;
+  return (target, from) => {
+    indexed ??= linkTargetsOf(db, sourceId);
+    for (const c of wikiPathCandidates(target, from)) {
+      const key = `${c.space}/${c.path}`;
+      if (!indexed.has(key)) continue;
+      const to = movedMap.get(key);
+      if (!to) return null;
+      return wikiTargetFor(to, from, (ref) => {
+        const space = findSpaceBySlug(db, ref.space);
+        const row = space && findPage(db, space.id, ref.path);
+        return !!row && row.deleted_at === null;
+      });
+    }
+    return null;
+  };
 }
 
 /**

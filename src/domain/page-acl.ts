@@ -2,6 +2,7 @@ import type { Services } from '../services.ts';
 import type { AclEntry, Caller } from './access.ts';
 import { invalid } from './errors.ts';
 import { changePageAccess } from './indexing.ts';
+import { reindexSource, reresolveAround } from './links/wiki-index.ts';
 import type { Issue } from './issues.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db.ts';
@@ -28,7 +29,7 @@ export function getAcl(svc: Services, caller: Caller, slug: string, path: string
 /** Sets a page's own ACL (write implies read); only those who may write the page may do it. */
 export function setAcl(svc: Services, caller: Caller, slug: string, path: string, input: { read: string[]; write: string[] }) {
   return tx(svc.db, () => {
-    const { page } = loadWritablePage(svc, caller, slug, path);
+    const { space, page } = loadWritablePage(svc, caller, slug, path);
     // Entries name principals by id or, failing that, by name (docs/security.md).
     const known = existingPrincipalIds(svc.db, caller.orgId, [...input.read, ...input.write]);
     const issues: Issue[] = [];
@@ -45,16 +46,25 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
     const writers = new Set(write);
     const entries: AclEntry[] = all.map((id) => ({ principal_id: id, perm: writers.has(id) ? 'write' : 'read' }));
     changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, entries));
+    accessChanged(svc, space.slug, page);
     return presentAcl(readAcl(svc.db, page.id), true);
   });
 }
 
 export function deleteAcl(svc: Services, caller: Caller, slug: string, path: string) {
   tx(svc.db, () => {
-    const { page } = loadWritablePage(svc, caller, slug, path);
+    const { space, page } = loadWritablePage(svc, caller, slug, path);
     // The page follows its space default from now on; the history the ACL governed keeps its readers.
     sealHistory(svc.db, page.id);
     changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, null));
+    accessChanged(svc, space.slug, page);
   });
   return presentAcl([], false);
+}
+
+/** Who may read a page decides which wikilinks may resolve to it and which it may resolve to. */
+function accessChanged(svc: Services, space: string, page: { id: number; path: string; title: string }): void {
+  const baseUrls = [svc.config.baseUrl];
+  reindexSource(svc.db, page.id, baseUrls);
+  reresolveAround(svc.db, space, page.path, [page.title], baseUrls, page.id);
 }

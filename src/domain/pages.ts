@@ -4,6 +4,7 @@ import { canCreateIn, canDeletePage, canReadPage, canWritePage, type AclEntry, t
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { indexPage, unindexPage } from './indexing.ts';
+import { reresolveAround } from './links/wiki-index.ts';
 import type { Issue } from './issues.ts';
 import { checkMetadata, normalizeMetadata, type Metadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
@@ -14,6 +15,7 @@ import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
 import { dropRedirect } from '../store/moves.ts';
 import { putInTrash, takeFromTrash } from '../store/trash.ts';
+import { deleteAttachmentsOf } from '../store/attachments.ts';
 import type { PageRow, PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 
@@ -149,6 +151,9 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
       template: live?.template ?? null,
     });
     if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
+    // A new page over a deleted one starts without its files: they were governed by the ACL the
+    // deletion dropped (restore the page from the trash to keep them).
+    if (existing !== null && existing.deleted_at !== null) deleteAttachmentsOf(svc.db, existing.id);
     return writeRevision(svc, caller, space, path, existing, next);
   });
   if (result.changed) notifyEventsWritten(svc);
@@ -221,6 +226,8 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
     putInTrash(svc.db, page.id, caller.id);
     store.sealHistory(svc.db, page.id);
     store.markDeleted(svc.db, page.id, now);
+    // Wikilinks that meant this page now resolve without it.
+    reresolveAround(svc.db, space.slug, path, [page.title], [svc.config.baseUrl], page.id);
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
   });
   notifyEventsWritten(svc);

@@ -22,9 +22,19 @@ export async function readJson(req: Request, maxBytes: number, maxDepth: number)
   return data;
 }
 
+/** How a raw body is read: the 413 to throw past the cap, and a look at each chunk as it arrives (a running hash). */
+export type RawOptions = { tooLarge?: () => Error; onChunk?: (chunk: Uint8Array) => void };
+
 export async function readText(req: Request, maxBytes: number): Promise<string> {
+  return (await readBytes(req, maxBytes)).toString('utf8');
+}
+
+/** The body as bytes: 413 when Content-Length says more than `maxBytes` (before reading) or it grows past it. */
+export async function readBytes(req: Request, maxBytes: number, opts: RawOptions = {}): Promise<Buffer> {
+  const refuse = opts.tooLarge ?? (() => new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`));
+  const seen = opts.onChunk ?? (() => {});
   const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`);
+  if (declared > maxBytes) throw refuse();
   // On Node, read the IncomingMessage itself: a web ReadableStream over it costs more than the write.
   const nodeReq = (req as { runtime?: { node?: { req?: AsyncIterable<Buffer> } } }).runtime?.node?.req;
   if (nodeReq) {
@@ -32,12 +42,13 @@ export async function readText(req: Request, maxBytes: number): Promise<string> 
     let size = 0;
     for await (const chunk of nodeReq) {
       size += chunk.length;
-      if (size > maxBytes) throw new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`);
+      if (size > maxBytes) throw refuse();
+      seen(chunk);
       chunks.push(chunk);
     }
-    return chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
   }
-  if (!req.body) return '';
+  if (!req.body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
@@ -47,11 +58,12 @@ export async function readText(req: Request, maxBytes: number): Promise<string> 
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new AppError('payload_too_large', `the body is limited to ${maxBytes} bytes`);
+      throw refuse();
     }
+    seen(value);
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function depthExceeds(value: unknown, max: number): boolean {

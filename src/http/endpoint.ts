@@ -2,6 +2,7 @@ import type { H3Event } from 'h3';
 import * as v from 'valibot';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
+import type { RawOptions } from './body.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** `key`: any principal's Bearer key; `admin`: an org admin's (403 otherwise); `public`: no credentials. */
@@ -38,6 +39,11 @@ export type EndpointContext<P, Q, B> = {
    * (a 403 or 404 is answered before the body is judged). `maxBytes` overrides the body cap.
    */
   body(maxBytes?: number): Promise<B>;
+  /**
+   * The raw body of an endpoint that declares `rawBody` (any content type), read into one
+   * buffer: 413 before reading when Content-Length is over `maxBytes`, and while reading past it.
+   */
+  raw(maxBytes: number, opts?: RawOptions): Promise<Buffer>;
 };
 
 /**
@@ -58,8 +64,12 @@ export type Endpoint<P = Record<string, string>, Q = Record<string, never>, B = 
   query?: ObjSchema;
   body?: Schema;
   bodyExample?: unknown;
+  /** A body of any content type, read as bytes by `raw()` (OpenAPI: `*\/*`, binary). */
+  rawBody?: { description: string };
   /** Answers on success; errors are problem+json (documented for every operation). */
   responses: Answer[];
+  /** Error statuses beyond the usual ones (src/http/openapi.ts), e.g. 416 for a range. */
+  errors?: number[];
   handler(ctx: EndpointContext<P, Q, B>): Response | Promise<Response>;
 };
 

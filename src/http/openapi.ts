@@ -33,7 +33,8 @@ const ERRORS: Record<string, string> = {
   404: 'not_found: absent, or not readable by you (never told apart)',
   405: 'method_not_allowed: `Allow` lists the methods of this path',
   409: 'conflict or version_conflict',
-  413: 'payload_too_large',
+  413: 'payload_too_large: past a size cap (the problem names the setting)',
+  416: 'range_not_satisfiable: the Range starts past the end (`Content-Range: bytes */<size>`)',
   415: 'unsupported_media_type: the body must be application/json',
   503: 'not_configured',
 };
@@ -43,6 +44,8 @@ function errorStatuses(e: AnyEndpoint): string[] {
   if (e.auth !== 'public') out.push('401', '403');
   if (e.method !== 'GET') out.push('409');
   if (e.body) out.push('413', '415');
+  if (e.rawBody) out.push('413');
+  for (const status of e.errors ?? []) out.push(String(status));
   if (e.tag === 'webhooks') out.push('503');
   return out.filter((s) => !e.responses.some((a) => String(a.status) === s)).sort();
 }
@@ -100,6 +103,9 @@ function operation(e: AnyEndpoint): Record<string, unknown> {
         required: true,
         content: { 'application/json': { schema: jsonSchemaOf(e.body), ...(e.bodyExample === undefined ? {} : { example: e.bodyExample }) } },
       },
+    } : {}),
+    ...(e.rawBody ? {
+      requestBody: { required: true, description: e.rawBody.description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
     } : {}),
     responses: responses(e),
     security: e.auth === 'public' ? [] : e.bearerOnly ? [{ kspaceKey: [] }] : Object.keys(securitySchemes).map((name) => ({ [name]: [] })),

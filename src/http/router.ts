@@ -8,7 +8,7 @@ import { AppError, invalid, type ErrorCode } from '../domain/errors.ts';
 import { checkPagePath } from '../domain/paths.ts';
 import { requireOrgAdmin } from '../domain/principals.ts';
 import { requireCaller } from './auth.ts';
-import { parse, readJson } from './body.ts';
+import { parse, readBytes, readJson, type RawOptions } from './body.ts';
 import type { AnyEndpoint, Method } from './endpoint.ts';
 import { isPageEndpoint, pageMatcher, pageSegments } from './page-paths.ts';
 import { problem } from './respond.ts';
@@ -46,7 +46,8 @@ export function endpointFinder(table: AnyEndpoint[]): EndpointFinder {
 }
 
 function routeRegExp(path: string): RegExp {
-  const src = path.split('/').map((seg) => (seg.startsWith(':') ? `(?<${seg.slice(1)}>[^/]+)` : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+  const src = path.split('/').map((seg) => (seg.startsWith('**:') ? `(?<${seg.slice(3)}>.+)`
+    : seg.startsWith(':') ? `(?<${seg.slice(1)}>[^/]+)` : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
   return new RegExp(`^${src}$`);
 }
 
@@ -122,7 +123,8 @@ async function run(e: AnyEndpoint, event: H3Event, svc: Services, rawParams: Rec
     const data = await readJson(event.req, maxBytes ?? svc.config.limits.bodyBytes, svc.config.limits.jsonDepth);
     return e.body ? parse(e.body, data) : data;
   };
-  const res = await e.handler({ event, svc, caller, params, query, body });
+  const raw = (maxBytes: number, opts?: RawOptions) => readBytes(event.req, maxBytes, opts);
+  const res = await e.handler({ event, svc, caller, params, query, body, raw });
   return svc.config.validateResponses ? checkResponse(e, res, svc.log) : res;
 }
 

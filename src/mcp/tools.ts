@@ -5,6 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { pageApiPath, routeSegment, toToolResult, withQuery, type CallApi } from './api.ts';
 import { registerWriteTools } from './write-tools.ts';
+import { registerFileTools } from './file-tools.ts';
 import { registerPageTools } from './page-tools.ts';
 
 export const SERVER_INFO = { name: 'kspace', version: '0.1.0' };
@@ -36,6 +37,7 @@ export function createMcpServer(callApi: CallApi): McpServer {
   registerReadTools(server, callApi);
   registerWriteTools(server, callApi);
   registerPageTools(server, callApi);
+  registerFileTools(server, callApi);
   return server;
 }
 

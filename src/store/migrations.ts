@@ -13,11 +13,27 @@ const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
   ALTER TABLE spaces ADD COLUMN deleted_at TEXT;
   ALTER TABLE spaces ADD COLUMN deleted_by TEXT REFERENCES principals(id);`;
 
+const ATTACHMENTS_SQL = `CREATE TABLE blobs (
+    sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, chunk_size INTEGER NOT NULL, created_at TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE blob_chunks (
+    sha256 TEXT NOT NULL REFERENCES blobs(sha256), n INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (sha256, n));
+  CREATE TABLE attachments (
+    page_id INTEGER NOT NULL REFERENCES pages(id), name TEXT NOT NULL, space_id INTEGER NOT NULL REFERENCES spaces(id),
+    sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+    content_type TEXT NOT NULL, size INTEGER NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL REFERENCES principals(id),
+    PRIMARY KEY (page_id, name)) WITHOUT ROWID;
+  CREATE INDEX attachments_blob ON attachments(sha256);
+  CREATE INDEX attachments_space ON attachments(space_id, size);
+  CREATE TRIGGER attachments_follow_page AFTER UPDATE OF space_id ON pages WHEN NEW.space_id <> OLD.space_id
+  BEGIN
+    UPDATE attachments SET space_id = NEW.space_id WHERE page_id = NEW.id;
+  END;`;
+
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 8;
 
-const STEPS: Array<{ to: number; sql: string }> = [
+export const STEPS: Array<{ to: number; sql: string }> = [
   {
     // The full-text index moves to kspace-fts.db (store/fts-index.ts); the server's first start
     // queues every live page for it (no generation token yet).
@@ -60,6 +76,20 @@ const STEPS: Array<{ to: number; sql: string }> = [
     // space waits in the org trash.
     to: 6,
     sql: MOVES_AND_TRASH_SQL,
+  },
+  {
+    // Attachments (issue 21): content-addressed blobs in chunks, attached to pages by id.
+    to: 7,
+    sql: ATTACHMENTS_SQL,
+  },
+  {
+    // Wikilinks (issue 21): pages are found by title, and wikilinks are filed by the keys that
+    // re-resolve them. Existing wikilinks are indexed by POST /links/rebuild.
+    to: 8,
+    sql: `CREATE INDEX pages_title ON pages(space_id, title COLLATE NOCASE);
+      CREATE TABLE wikilink_keys (space TEXT NOT NULL, key TEXT NOT NULL, source_id INTEGER NOT NULL REFERENCES pages(id),
+        target TEXT, PRIMARY KEY (space, key, source_id)) WITHOUT ROWID;
+      CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);`,
   },
 ];
 

@@ -39,6 +39,33 @@ export function findPageStamp(db: Db, spaceId: number, path: string): PageStamp 
   return stmt(db, 'SELECT id, version, has_acl, deleted_at FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
 }
 
+export type TitledRow = { id: number; path: string; title: string; has_acl: number; deleted_at: string | null };
+const TITLED = 'id, path, title, has_acl, deleted_at';
+
+/**
+ * The live pages of a space at one of `paths` (at most two) or titled `title` (ASCII
+ * case-insensitive): a wikilink's candidates in one query.
+ */
+export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], title: string): TitledRow[] {
+  // Three index lookups (an OR of the three made SQLite scan the space's titles); a page may
+  // come twice (at a path and by title).
+  return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @a AND deleted_at IS NULL
+    UNION ALL SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @b AND @b <> @a AND deleted_at IS NULL
+    UNION ALL SELECT * FROM (SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND title = @title COLLATE NOCASE AND deleted_at IS NULL LIMIT 32)`)
+    .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title }) as never;
+}
+
+/** Whether any old address of the space redirects (most spaces have none). */
+export function spaceHasRedirects(db: Db, spaceId: number): boolean {
+  return stmt(db, 'SELECT 1 FROM redirects WHERE space_id = ? LIMIT 1').get(spaceId) !== undefined;
+}
+
+/** The live pages of a space titled `title` (ASCII case-insensitive), at most `limit`. */
+export function livePagesTitled(db: Db, spaceId: number, title: string, limit: number): PageRow[] {
+  return stmt(db, `SELECT * FROM pages WHERE space_id = ? AND title = ? COLLATE NOCASE AND deleted_at IS NULL
+    ORDER BY id LIMIT ?`).all(spaceId, title, limit) as never;
+}
+
 export function insertPage(db: Db, spaceId: number, path: string, s: PageState, now: string): number {
   return Number(stmt(db, `INSERT INTO pages (space_id, path, title, content, frontmatter, metadata, template, version, created_at, updated_at)
     VALUES (@spaceId, @path, @title, @content, @frontmatter, @metadata, @template, 1, @now, @now)`)

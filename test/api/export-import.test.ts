@@ -248,7 +248,7 @@ describe('POST /spaces/:slug/import', () => {
     ['not an object', '[1, 2]', 'validation_failed', 'body'],
     ['another format', JSON.stringify({ ...bundleOf([{ path: 'a', title: 'A' }]), format: 'other' }), 'validation_failed', 'format'],
     ['no format', JSON.stringify({ formatVersion: 1, space: {}, pages: [] }), 'validation_failed', 'format'],
-    ['formatVersion 2', JSON.stringify({ ...bundleOf([{ path: 'a', title: 'A' }]), formatVersion: 2 }), 'validation_failed', 'formatVersion'],
+    ['formatVersion 3', JSON.stringify({ ...bundleOf([{ path: 'a', title: 'A' }]), formatVersion: 3 }), 'validation_failed', 'formatVersion'],
     ['pages not a list', JSON.stringify({ ...bundleOf([]), pages: { a: 1 } }), 'validation_failed', 'pages'],
     ['space not an object', JSON.stringify({ ...bundleOf([]), space: 'x' }), 'validation_failed', 'space'],
   ])('refuses %s with 400 and writes nothing', async (_name, body, code, key) => {

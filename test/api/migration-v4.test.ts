@@ -35,7 +35,7 @@ function shape(db: Database.Database): Cols {
 const HISTORY = 'SELECT page_id, version, title, content, frontmatter, metadata, author_id, created_at FROM revisions ORDER BY page_id, version';
 
 describe('schema version 3 databases', () => {
-  it('are migrated to version 4 with every page and revision, and the ACLs of today covering the old history', async () => {
+  it('are migrated to the current version with every page and revision, the ACLs of today covering the old history, deleted pages in the trash', async () => {
     // Data written by the running server, copied into a database of the version 3 schema.
     const src = tempDir();
     const srv = await startServer({}, { dataDir: src, keepData: true });
@@ -74,6 +74,16 @@ describe('schema version 3 databases', () => {
       expect((await reader.get('/pages/wiki/hr/pay/revisions/1')).status).toBe(404);
       expect((await reader.get('/pages/wiki/hr/pay/revisions/2')).status).toBe(404);
       expect((await after.admin.get('/pages/wiki/hr/pay/revisions/1')).body.content).toBe('alice 100k');
+      // Version 6 (trash, moves): a page deleted by the older kspace is in its space's trash.
+      const trash = await after.admin.get('/spaces/wiki/trash');
+      expect(trash.body.pages).toEqual([expect.objectContaining({ path: 'gone', title: 'Gone', version: 1, deletedBy: null })]);
+      const restored = await after.admin.post('/spaces/wiki/trash/restore', { path: 'gone' });
+      expect(restored.status).toBe(200);
+      expect(restored.body).toMatchObject({ path: 'gone', title: 'Gone', version: 2 });
+      // … and a page moves, its old address redirecting.
+      const moved = await after.admin.post('/spaces/wiki/moves', { from: 'open', to: 'opened' });
+      expect(moved.body.moved).toEqual([{ from: 'open', to: 'opened' }]);
+      expect((await after.admin.get('/pages/wiki/opened/revisions/1')).body.content).toBe('one');
     } finally {
       await after.close();
     }

@@ -39,6 +39,21 @@ describe('?render=html', () => {
     expect(forAdmin).toContain('<a href="/app/p/team/notes/secret" class="internal">s</a>');
   });
 
+  it('keeps each reader\'s HTML apart when it is served again (the render cache), and follows pages created later', async () => {
+    await srv.admin.put('/pages/team/notes/again', { title: 'Again', content: '[s](secret) [l](later)' });
+    for (let round = 0; round < 2; round++) {
+      const forAdmin: string = (await srv.admin.get('/pages/team/notes/again?render=html')).body.html;
+      const forBob: string = (await bob.get('/pages/team/notes/again?render=html')).body.html;
+      expect(forAdmin).toContain('<a href="/app/p/team/notes/secret" class="internal">s</a>');
+      expect(forBob).toContain('href="/app/p/team/notes/secret" class="internal broken"');
+      expect(forBob).toContain('href="/app/p/team/notes/later" class="internal broken"');
+    }
+    await srv.admin.put('/pages/team/notes/later', { title: 'Later', content: 'x' });
+    const after: string = (await bob.get('/pages/team/notes/again?render=html')).body.html;
+    expect(after).toContain('<a href="/app/p/team/notes/later" class="internal">l</a>');
+    expect(after).toContain('href="/app/p/team/notes/secret" class="internal broken"');
+  });
+
   it('renders an old revision', async () => {
     await srv.admin.put('/pages/team/notes/rev', { title: 'R', content: '**one**' });
     await srv.admin.put('/pages/team/notes/rev', { title: 'R', content: '**two**' });

@@ -73,7 +73,7 @@ function handle(req: import('node:http').IncomingMessage, res: import('node:http
     tasks.pages[1].metadata.stage = 'someday'; // not an option of the record type
     return send(200, JSON.stringify(tasks));
   }
-  if (mode === 'wrong-format' && url === '/catalog/bundles/handbook.json') return send(200, JSON.stringify({ ...bundle('H', []), formatVersion: 2 }));
+  if (mode === 'wrong-format' && url === '/catalog/bundles/handbook.json') return send(200, JSON.stringify({ ...bundle('H', []), formatVersion: 3 }));
   if (mode === 'redirect-http' && isRoot) return send(302, '', { location: `http://127.0.0.1:${port}/catalog/root.json` });
   if (mode === 'redirect-private' && isRoot) return send(302, '', { location: `https://127.0.0.1:${port}/catalog/root.json` });
   if (mode === 'redirect-private-net' && isRoot) return send(307, '', { location: 'https://10.20.30.40/catalog/root.json' });

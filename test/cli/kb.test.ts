@@ -115,10 +115,13 @@ describe('small things', { timeout: 240_000 }, () => {
     expect(lines.length).toBeGreaterThan(4);
     fs.writeFileSync(path.join(tmp, 'today.md'), '# Today\n\nNotes.\n');
     for (const line of lines) {
-      const args = [...line.slice('kspace '.length).matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+      const command = line.replace(/\s+#.*$/, ''); // a trailing comment, as the shell reads it
+      const args = [...command.slice('kspace '.length).matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
       const r = await cli(args, { cwd: tmp });
       expect(r.code, `${line}\n${r.stderr}`).toBe(0);
     }
     expect(fs.existsSync(path.join(tmp, 'wiki.json'))).toBe(true);
+    expect(fs.existsSync(path.join(tmp, 'wiki-md', 'journal', 'today.md'))).toBe(true);
+    expect((await srv.admin.get('/pages/notes/journal/today')).status).toBe(200);
   });
 });

@@ -34,6 +34,10 @@ export async function buildWorld(srv: TestServer): Promise<FuzzWorld> {
     }), path);
   }
   ok(await srv.admin.put('/pages/wiki/a/b/acl', { read: [member.id], write: [] }), 'acl');
+  // `/files/wiki/a/b` is the file `b` of page `a` (and `/files/wiki/hr/salaries` a file of `secret`'s `hr`: absent).
+  ok(await srv.admin.put('/pages/wiki/a', { title: 'A' }), 'page a');
+  const file = await fetch(`${srv.url}/files/wiki/a/b`, { method: 'PUT', body: 'hello', headers: { authorization: `Bearer ${srv.admin.key}` } });
+  if (file.status !== 201) throw new Error(`file: ${file.status} ${await file.text()}`);
   const hook = await srv.admin.post('/admin/webhooks', { url: 'https://hooks.example.invalid/x', events: ['page.created'] });
   const doc = await srv.admin.get('/openapi.json');
   const operations: Operation[] = Object.entries(doc.body.paths as Record<string, Record<string, Operation['op']>>)
@@ -97,7 +101,10 @@ function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
   const params = (o.op.parameters ?? []).filter((p) => p.in === 'path');
   const queries = (o.op.parameters ?? []).filter((p) => p.in === 'query');
   const example = o.op.requestBody?.content['application/json']?.example;
-  const body: fc.Arbitrary<{ body?: string; contentType?: string }> = o.op.requestBody
+  const raw = o.op.requestBody && !o.op.requestBody.content['application/json'];
+  const body: fc.Arbitrary<{ body?: string; contentType?: string }> = raw
+    ? fc.record({ body: fc.string({ maxLength: 200 }), contentType: fc.constantFrom('application/octet-stream', 'image/png', 'text/html', 'x', '') })
+    : o.op.requestBody
     ? fc.oneof(
       { weight: 3, arbitrary: fc.constant(example).map((b) => ({ body: JSON.stringify(b) })) },
       { weight: 4, arbitrary: mutated(example).map((b) => ({ body: JSON.stringify(b) })) },

@@ -44,7 +44,7 @@ export async function callTool(client: Client, name: string, args: Record<string
 
 export const TOOL_NAMES = [
   'broken_links', 'create_record', 'create_space', 'delete_page', 'diff_revisions', 'get_links', 'get_page',
-  'get_revision', 'list_metadata_keys', 'list_pages', 'list_record_types', 'list_revisions', 'list_spaces',
+  'get_revision', 'list_files', 'list_metadata_keys', 'list_pages', 'list_record_types', 'list_revisions', 'list_spaces',
   'list_templates', 'list_trash', 'move_page', 'patch_metadata', 'put_page', 'query_metadata', 'query_records',
   'restore_from_trash', 'restore_revision', 'search',
 ];

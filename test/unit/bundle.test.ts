@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { AppError } from '../../src/domain/errors.ts';
@@ -28,7 +29,7 @@ describe('parseBundle: the envelope', () => {
     ['no format', { formatVersion: 1, space: {}, pages: [] }, { key: 'format', code: 'required' }],
     ['another format', { ...envelope([]), format: 'notion-export' }, { key: 'format', code: 'option' }],
     ['no formatVersion', { ...envelope([]), formatVersion: undefined }, { key: 'formatVersion', code: 'required' }],
-    ['formatVersion 2', { ...envelope([]), formatVersion: 2 }, { key: 'formatVersion', code: 'option' }],
+    ['formatVersion 3', { ...envelope([]), formatVersion: 3 }, { key: 'formatVersion', code: 'option' }],
     ['formatVersion "1"', { ...envelope([]), formatVersion: '1' }, { key: 'formatVersion', code: 'option' }],
     ['no space', { ...envelope([]), space: undefined }, { key: 'space', code: 'required' }],
     ['space a string', { ...envelope([]), space: 'x' }, { key: 'space', code: 'type' }],
@@ -41,7 +42,41 @@ describe('parseBundle: the envelope', () => {
 
   it('accepts a minimal bundle and tolerates unknown keys', () => {
     const r = parseBundle({ format: 'service-space-export', formatVersion: 1, space: {}, pages: [], generator: 'x' }, limits);
-    expect(r).toEqual({ space: { slug: '', name: '', description: '' }, pages: [], errors: [] });
+    expect(r).toEqual({ space: { slug: '', name: '', description: '' }, pages: [], errors: [], files: [] });
+  });
+
+  it('reads the files of a version 2 bundle, each blob checked against its sha256', () => {
+    const blob = Buffer.from('hello');
+    const sha = createHash('sha256').update(blob).digest('hex');
+    const other = createHash('sha256').update('x').digest('hex');
+    const r = parseBundle({
+      format: 'service-space-export', formatVersion: 2, space: {}, pages: [{ path: 'a', title: 'A' }],
+      attachments: [
+        { path: 'a', name: 'h.txt', contentType: 'text/plain', sha256: sha },
+        { path: 'a', name: 'copy.txt', sha256: sha },
+        { path: 'a', name: 'gone.txt', sha256: other },
+        { path: 'a', name: 'bad/name', sha256: sha },
+        { path: 'a', name: 'x', sha256: 'nothex' },
+      ],
+      blobs: { [sha]: blob.toString('base64') },
+    }, limits);
+    expect(r.files!.map((f) => [f.name, f.data.toString()])).toEqual([['h.txt', 'hello'], ['copy.txt', 'hello']]);
+    expect(r.errors.map((e) => [e.path, e.message])).toEqual([
+      ['a', "attachment 'gone.txt': its blob is missing from `blobs`"],
+      ['a', "attachment 'bad/name': a file name may not contain '/' or '\\'"],
+      ['a', expect.stringMatching(/sha256/)],
+    ]);
+    const tampered = parseBundle({
+      format: 'service-space-export', formatVersion: 2, space: {}, pages: [],
+      attachments: [{ path: 'a', name: 'h.txt', sha256: sha }], blobs: { [sha]: Buffer.from('other').toString('base64') },
+    }, limits);
+    expect(tampered.errors[0].message).toMatch(/does not match its sha256/);
+    const orphan = parseBundle({
+      format: 'service-space-export', formatVersion: 2, space: {}, pages: [{ path: 'a', title: 'A' }],
+      attachments: [{ path: 'b', name: 'h.txt', sha256: sha }], blobs: { [sha]: blob.toString('base64') },
+    }, limits);
+    expect(orphan.files).toEqual([]);
+    expect(orphan.errors).toEqual([{ path: 'b', code: 'validation_failed', message: "attachment 'h.txt': the bundle has no page 'b'" }]);
   });
 });
 

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import type { Limits } from '../../config.ts';
 import { invalid } from '../errors.ts';
 import { toIssue } from '../input-issues.ts';
 import type { Issue } from '../issues.ts';
+import { checkFileName } from '../file-rules.ts';
 import { checkMetadata } from '../metadata.ts';
 import { checkPagePath, normalizePagePath } from '../paths.ts';
 
@@ -11,7 +13,14 @@ import { checkPagePath, normalizePagePath } from '../paths.ts';
 // problem with one page becomes an `errors[]` item and the other pages still import.
 
 export const BUNDLE_FORMAT = 'service-space-export';
+/**
+ * 1: pages only. 2: pages and their attached files (`attachments` + `blobs`). An export without
+ * files is still written as 1, which every reader reads whole; one with files is 2, so a reader
+ * of 1 refuses it instead of importing the pages and silently dropping the files.
+ */
 export const BUNDLE_FORMAT_VERSION = 1;
+export const BUNDLE_FORMAT_VERSION_FILES = 2;
+const READABLE_VERSIONS: unknown[] = [BUNDLE_FORMAT_VERSION, BUNDLE_FORMAT_VERSION_FILES];
 
 export type BundleSpace = { slug: string; name: string; description: string };
 export type BundlePage = {
@@ -23,14 +32,16 @@ export type BundlePage = {
 };
 /** One import problem: `code` is the code the same PUT would have answered with. */
 export type BundleError = { path: string; code: string; message: string; issues?: Issue[] };
-export type ParsedBundle = { space: BundleSpace; pages: BundlePage[]; errors: BundleError[] };
+/** A file of a bundle page, its bytes decoded and checked against its hash. */
+export type BundleFile = { path: string; name: string; contentType: string; sha256: string; data: Buffer };
+export type ParsedBundle = { space: BundleSpace; pages: BundlePage[]; errors: BundleError[]; files?: BundleFile[] };
 
 const Obj = v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object');
 
 // Unknown keys are tolerated (a later formatVersion 1 writer may add some); the known ones are typed.
 const Envelope = v.looseObject({
   format: v.literal(BUNDLE_FORMAT, `must be "${BUNDLE_FORMAT}"`),
-  formatVersion: v.literal(BUNDLE_FORMAT_VERSION, `must be ${BUNDLE_FORMAT_VERSION}`),
+  formatVersion: v.picklist([BUNDLE_FORMAT_VERSION, BUNDLE_FORMAT_VERSION_FILES], 'must be 1 or 2'),
   exportedAt: v.optional(v.string()),
   space: v.looseObject({
     slug: v.optional(v.string()),
@@ -38,6 +49,16 @@ const Envelope = v.looseObject({
     description: v.optional(v.string()),
   }),
   pages: v.array(v.unknown()),
+  attachments: v.optional(v.array(v.unknown())),
+  blobs: v.optional(v.record(v.string(), v.string())),
+});
+
+const Attachment = v.looseObject({
+  path: v.string(),
+  name: v.string(),
+  contentType: v.optional(v.string()),
+  sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits')),
+  size: v.optional(v.number()),
 });
 
 const Page = v.looseObject({
@@ -65,10 +86,10 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
   if (head.format !== BUNDLE_FORMAT) {
     headIssues.push({ key: 'format', code: head.format === undefined ? 'required' : 'option', message: `must be "${BUNDLE_FORMAT}"` });
   }
-  if (head.formatVersion !== BUNDLE_FORMAT_VERSION) {
+  if (!READABLE_VERSIONS.includes(head.formatVersion)) {
     headIssues.push({
       key: 'formatVersion', code: head.formatVersion === undefined ? 'required' : 'option',
-      message: `this server reads formatVersion ${BUNDLE_FORMAT_VERSION}`,
+      message: `this server reads formatVersion ${READABLE_VERSIONS.join(' and ')}`,
     });
   }
   if (headIssues.length) throw invalid(headIssues);
@@ -107,11 +128,47 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
     seen.add(path);
     pages.push({ path, title: p.title, content: p.content ?? '', frontmatter: p.frontmatter ?? {}, metadata: p.metadata ?? {} });
   });
+  const files = env.output.formatVersion === BUNDLE_FORMAT_VERSION_FILES
+    ? parseFiles(env.output.attachments ?? [], env.output.blobs ?? {}, errors).filter((f) => {
+      if (seen.has(f.path) || errors.some((e) => e.path === f.path)) return true;
+      errors.push({ path: f.path, code: 'validation_failed', message: `attachment '${f.name}': the bundle has no page '${f.path}'` });
+      return false;
+    }) : [];
   return {
     space: { slug: space.slug ?? '', name: space.name ?? '', description: space.description ?? '' },
     pages,
     errors,
+    files,
   };
+}
+
+/** The files of a version 2 bundle; one bad file is one error (under its page's path), the rest import. */
+function parseFiles(raw: unknown[], blobs: Record<string, string>, errors: BundleError[]): BundleFile[] {
+  const out: BundleFile[] = [];
+  const decoded = new Map<string, Buffer>();
+  raw.forEach((item, i) => {
+    const r = v.safeParse(Attachment, item);
+    const path = (item as { path?: unknown } | null)?.path;
+    const label = typeof path === 'string' ? path : `attachments[${i}]`;
+    if (!r.success) {
+      errors.push(pageError(label, r.issues.map((x) => ({ ...toIssue(x, Attachment), key: `attachments[${i}].${toIssue(x, Attachment).key}` }))));
+      return;
+    }
+    const a = r.output;
+    const fail = (message: string) => errors.push({ path: a.path, code: 'validation_failed', message: `attachment '${a.name}': ${message}` });
+    const issue = checkPagePath(a.path) ?? checkFileName(a.name);
+    if (issue) return fail(issue.message);
+    let data = decoded.get(a.sha256);
+    if (!data) {
+      const text = blobs[a.sha256];
+      if (typeof text !== 'string') return fail('its blob is missing from `blobs`');
+      data = Buffer.from(text, 'base64');
+      if (createHash('sha256').update(data).digest('hex') !== a.sha256) return fail('its blob does not match its sha256');
+      decoded.set(a.sha256, data);
+    }
+    out.push({ path: normalizePagePath(a.path), name: a.name.normalize('NFC'), contentType: a.contentType ?? '', sha256: a.sha256, data });
+  });
+  return out;
 }
 
 function pageError(path: string, issues: Issue[]): BundleError {

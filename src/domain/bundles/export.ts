@@ -4,8 +4,9 @@ import type { Caller } from '../access.ts';
 import { AppError } from '../errors.ts';
 import { closeSnapshot, openSnapshot, type Db } from '../../store/db.ts';
 import { readExportBatch } from '../../store/bundles.ts';
+import { readableAttachmentsOfSpace, readBlob } from '../../store/attachments.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
-import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION } from './bundle.ts';
+import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, BUNDLE_FORMAT_VERSION_FILES } from './bundle.ts';
 
 // Export writes the bundle as JSON text batch by batch, so memory stays flat whatever the size of
 // the space: each keyset batch of pages is one query (never a statement left open across turns of
@@ -27,9 +28,11 @@ export type ExportOptions = { exportedAt: string; withAcl?: boolean; batch?: num
  * written by JSON.stringify, so they are spliced in as they are.
  */
 export function* generateBundleChunks(db: Db, caller: Caller, space: SpaceRow, opts: ExportOptions): Generator<string> {
+  // Files make it version 2 (bundle.ts); they follow the pages, each blob once, as base64.
+  const files = readableAttachmentsOfSpace(db, caller, space.id, opts.withAcl ?? true);
   const head = {
     format: BUNDLE_FORMAT,
-    formatVersion: BUNDLE_FORMAT_VERSION,
+    formatVersion: files.length ? BUNDLE_FORMAT_VERSION_FILES : BUNDLE_FORMAT_VERSION,
     exportedAt: opts.exportedAt,
     space: { slug: space.slug, name: space.name, description: space.description },
   };
@@ -48,7 +51,18 @@ export function* generateBundleChunks(db: Db, caller: Caller, space: SpaceRow, o
     if (b.n < batch) break;
     if (opts.batch === undefined) batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(CHUNK_CHARS / (b.json!.length / b.n))));
   }
-  yield ']}';
+  if (!files.length) {
+    yield ']}';
+    return;
+  }
+  yield `],"attachments":${JSON.stringify(files.map((f) => ({ path: f.path, name: f.name, contentType: f.content_type, sha256: f.sha256, size: f.size })))},"blobs":{`;
+  const written = new Set<string>();
+  for (const f of files) {
+    if (written.has(f.sha256)) continue;
+    yield `${written.size ? ',' : ''}"${f.sha256}":"${readBlob(db, f.sha256)?.toString('base64') ?? ''}"`;
+    written.add(f.sha256);
+  }
+  yield '}}';
 }
 
 /**

@@ -1,12 +1,14 @@
 import type { Services } from '../../services.ts';
 import { canReadPage, type Caller } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
+import { batchWikiResolution, expectPages, withExpectedPages, type Expected } from '../links/wiki-index.ts';
 import { putPage, type PutPageInput } from '../pages.ts';
 import { SPACE_SLUG, isPersonalSlug } from '../paths.ts';
 import { createSpace, resolveSpace, type NewSpace } from '../spaces.ts';
 import { findPage, readAcl } from '../../store/pages.ts';
 import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
-import { orderForImport, type BundleError, type BundlePage, type ParsedBundle } from './bundle.ts';
+import { orderForImport, type BundleError, type BundleFile, type BundlePage, type ParsedBundle } from './bundle.ts';
+import { putAttachment } from '../attachments.ts';
 
 // Import: every page goes through putPage (validation, ACL check, links, full-text, the importer
 // as author, outbox events), each in its own savepoint so a refused page rolls back alone.
@@ -54,6 +56,8 @@ export async function importBundle(
 
   const result: ImportResult = { created: 0, updated: 0, skipped: 0, errors: [...bundle.errors] };
   const pages = orderForImport(bundle.pages);
+  const files = new Map<string, BundleFile[]>();
+  for (const f of bundle.files ?? []) files.set(f.path, [...(files.get(f.path) ?? []), f]);
   let next = 0;
   do {
     const from = next;
@@ -65,7 +69,7 @@ export async function importBundle(
       // had been there (a template creation still refuses it).
       const s = current ?? (findSpaceBySlug(svc.db, target.slug) && !target.mustBeNew
         ? resolveSpace(svc, caller, target.slug) : createSpace(svc, caller, toCreate!));
-      return { space: s, next: importChunk(svc, caller, s, pages, from, mode, result) };
+      return { space: s, next: importChunk(svc, caller, s, pages, files, from, mode, result) };
     });
     space = done.space;
     next = done.next;
@@ -73,36 +77,59 @@ export async function importBundle(
   return { space: space!, result };
 }
 
+const expectations = new WeakMap<BundlePage[], Expected>();
+
 /** Imports pages from index `from` until the chunk is full; returns the next index. */
 function importChunk(
-  svc: Services, caller: Caller, space: SpaceRow, pages: BundlePage[], from: number, mode: ImportMode, result: ImportResult,
+  svc: Services, caller: Caller, space: SpaceRow, pages: BundlePage[], files: Map<string, BundleFile[]>, from: number, mode: ImportMode, result: ImportResult,
 ): number {
   const deadline = performance.now() + CHUNK_MS;
   let i = from;
-  while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
-    importPage(svc, caller, space, pages[i], mode, result);
-    i++;
-  }
+  // Wikilinks to pages the import writes later resolve to them at once (withExpectedPages); those
+  // the import's pages change otherwise resolve again once, at the end of the chunk.
+  let expect = expectations.get(pages);
+  if (!expect) expectations.set(pages, (expect = expectPages(space.slug, pages)));
+  withExpectedPages(expect, () => batchWikiResolution(svc.db, () => {
+    while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
+      if (importPage(svc, caller, space, pages[i], mode, result)) importFiles(svc, caller, space, files.get(pages[i].path) ?? [], result);
+      i++;
+    }
+  }));
   return i;
 }
 
-function importPage(svc: Services, caller: Caller, space: SpaceRow, page: BundlePage, mode: ImportMode, result: ImportResult): void {
+/** Imports one page; true when its files should follow (it was written, or overwrite found it equal). */
+function importPage(svc: Services, caller: Caller, space: SpaceRow, page: BundlePage, mode: ImportMode, result: ImportResult): boolean {
   try {
     if (mode === 'skip') {
       const live = findPage(svc.db, space.id, page.path);
       // An existing page the importer cannot read is left to putPage, which answers as a PUT would.
       if (live && live.deleted_at === null && canReadPage(caller, space, live, live.has_acl ? readAcl(svc.db, live.id) : [])) {
         result.skipped++;
-        return;
+        return false;
       }
     }
     const w = putPage(svc, caller, space.slug, page.path, toPutInput(page));
     if (!w.changed) result.skipped++;
     else if (w.created) result.created++;
     else result.updated++;
+    return true;
   } catch (e) {
     if (!(e instanceof AppError)) throw e; // not the page's fault (disk, bug): stop; committed chunks stay
     result.errors.push({ path: page.path, code: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) });
+    return false;
+  }
+}
+
+/** A page's files, each through the one attachment write (caps, quota, the page's ACL); a refused file is one error. */
+function importFiles(svc: Services, caller: Caller, space: SpaceRow, files: BundleFile[], result: ImportResult): void {
+  for (const f of files) {
+    try {
+      putAttachment(svc, caller, space.slug, f.path, f.name, { data: f.data, sha256: f.sha256 }, f.contentType);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      result.errors.push({ path: f.path, code: e.code, message: `attachment '${f.name}': ${e.message}` });
+    }
   }
 }
 

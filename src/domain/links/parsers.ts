@@ -1,6 +1,7 @@
 // The markdown-it parsers, in one place: the link index's (extract.ts) and the renderer's
 // (render.ts) share their settings, so a page view shows as links exactly what the index counts.
 import MarkdownIt from 'markdown-it';
+import { wikilinkPlugin } from './wikilinks.ts';
 
 /** CommonMark + GFM tables/strikethrough, raw HTML not parsed, bare URLs linked. */
 export const MARKDOWN_OPTIONS = { html: false, linkify: true } as const;
@@ -15,6 +16,8 @@ export function getLinkParsers(): { plain: MarkdownIt; linkify: MarkdownIt } {
     'emphasis', 'strikethrough', 'entity', 'newline', 'balance_pairs', 'fragments_join',
   ]);
   const linkify = new MarkdownIt('default', MARKDOWN_OPTIONS);
+  plain.use(wikilinkPlugin);
+  linkify.use(wikilinkPlugin);
   plain.normalizeLink = linkify.normalizeLink = normalizeLinkFast(plain.normalizeLink.bind(plain));
   return (parsers = { plain, linkify });
 }

@@ -4,10 +4,10 @@ import { indexRows } from '../metadata.ts';
 import { requireOrgAdmin } from '../principals.ts';
 import { tx } from '../../store/db.ts';
 import { rebuildKeyStats } from '../../store/key-stats.ts';
-import { countOrgLinks, deleteOrphanLinks, livePagesAfter, replaceLinks } from '../../store/links.ts';
+import { countOrgLinks, deleteOrphanLinks, livePagesAfter } from '../../store/links.ts';
 import { replaceMetaIndex } from '../../store/pages.ts';
 import { rebuildIndex } from '../../store/fts-index.ts';
-import { extractLinks } from './extract.ts';
+import { storeLinks } from './wiki-index.ts';
 
 // POST /links/rebuild (org admin): every derived index rebuilt from the pages themselves —
 // links and the metadata index page by page, then full-text and key stats in one go.
@@ -26,7 +26,7 @@ export async function rebuildIndexes(svc: Services, caller: Caller): Promise<{ p
       const batch = livePagesAfter(svc.db, caller.orgId, after, BATCH);
       for (const p of batch) {
         replaceMetaIndex(svc.db, p.id, indexRows(JSON.parse(p.metadata)));
-        replaceLinks(svc.db, p.id, extractLinks(p.content, { space: p.space, path: p.path }, baseUrls));
+        storeLinks(svc.db, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content }, baseUrls);
       }
       if (batch.length) after = batch[batch.length - 1].id;
       return batch.length;

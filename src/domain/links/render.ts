@@ -8,8 +8,10 @@
 // browser fetch from another origin.
 import MarkdownIt from 'markdown-it';
 import type { PageRef } from '../../model.ts';
-import { resolveLinkTarget } from './extract.ts';
+import { resolveLinkTarget, type WikiResolver } from './extract.ts';
+import { resolveFileHref } from './files.ts';
 import { MARKDOWN_OPTIONS } from './parsers.ts';
+import { NOTHING, resolveWikilink, wikilinkPlugin, type Wikilink } from './wikilinks.ts';
 
 type Token = ReturnType<MarkdownIt['parse']>[number];
 
@@ -22,6 +24,7 @@ let md: MarkdownIt | null = null;
 function renderer(): MarkdownIt {
   if (md) return md;
   md = new MarkdownIt('default', MARKDOWN_OPTIONS);
+  md.use(wikilinkPlugin);
   md.validateLink = (url) => {
     const u = url.trim();
     return !SCHEME.test(u) || SAFE_SCHEME.test(u);
@@ -50,6 +53,8 @@ export type RenderInput = {
   baseUrls?: string[];
   /** Which of these link targets exist for the reader (a page the reader may not read does not). */
   existing: (targets: PageRef[]) => Set<string>;
+  /** Where a wikilink points for the reader (default: its address as if no page existed). */
+  wiki?: WikiResolver;
 };
 
 export function renderMarkdown(input: RenderInput): string {
@@ -64,10 +69,29 @@ export function renderMarkdown(input: RenderInput): string {
     const children = block.children;
     for (let i = 0; i < children.length; i++) {
       const t = children[i];
+      if (t.type === 'wikilink') {
+        const link = t.meta as Wikilink;
+        const wiki = input.wiki ?? ((x: string, f: PageRef) => resolveWikilink(x, f, NOTHING));
+        const target = wiki(link.target, input.from);
+        if (!target) {
+          t.type = 'text'; // no page address: the text as written
+          continue;
+        }
+        const [open, text, close] = wikilinkTokens(t, link);
+        children.splice(i, 1, open, text, close);
+        internal.push({ token: open, target, fragment: link.heading ? `#${headingId(link.heading)}` : '' });
+        i += 2;
+        continue;
+      }
       if (t.type === 'link_open') {
         const href = t.attrGet('href') ?? '';
         if (href.toLowerCase().startsWith('data:')) {
           unwrapLink(children, i); // data: is for images only
+          continue;
+        }
+        const file = resolveFileHref(href, input.from, input.baseUrls ?? []);
+        if (file) {
+          t.attrSet('href', file);
           continue;
         }
         const target = resolveLinkTarget(href, input.from, input.baseUrls ?? []);
@@ -76,7 +100,9 @@ export function renderMarkdown(input: RenderInput): string {
         else if (EXTERNAL.test(href)) t.attrSet('rel', EXTERNAL_REL);
       } else if (t.type === 'image') {
         const src = t.attrGet('src') ?? '';
-        if (EXTERNAL.test(src) && !src.toLowerCase().startsWith('data:')) imageAsLink(parser, t, src);
+        const file = resolveFileHref(src, input.from, input.baseUrls ?? []);
+        if (file) t.attrSet('src', file);
+        else if (EXTERNAL.test(src) && !src.toLowerCase().startsWith('data:')) imageAsLink(parser, t, src);
       }
     }
   }
@@ -91,6 +117,19 @@ export function renderMarkdown(input: RenderInput): string {
     }
   }
   return parser.renderer.render(tokens, parser.options, env);
+}
+
+/** A wikilink as link tokens: its label, or the target (and heading) as written. */
+function wikilinkTokens(t: Token, link: Wikilink): [Token, Token, Token] {
+  const Tok = t.constructor as new (type: string, tag: string, nesting: number) => Token;
+  const open = new Tok('link_open', 'a', 1);
+  open.attrs = [['href', '']];
+  open.markup = 'wikilink';
+  const text = new Tok('text', '', 0);
+  text.content = link.label ?? (link.target === '' ? link.heading! : link.heading ? `${link.target} › ${link.heading}` : link.target);
+  const close = new Tok('link_close', 'a', -1);
+  close.markup = 'wikilink';
+  return [open, text, close];
 }
 
 function addHeadingIds(tokens: Token[]): void {

@@ -5,19 +5,43 @@
 // autolinks are rewritten; fenced code blocks are left as written (links in code are not links).
 import type { PageRef } from '../../model.ts';
 import { resolveLinkTarget } from './extract.ts';
+import { parseWikilink } from './wikilinks.ts';
 
 // `](dest` of an inline link or image, `[label]: dest` of a definition, `<scheme://…>` autolinks.
 const INLINE = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*)/g;
 const DEFINITION = /^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)/gm;
 const AUTOLINK = /(<)([a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*)(?=>)/g;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+// `[[…]]`, not an embed `![[…]]`.
+const WIKILINK = /(?<!!)\[\[([^[\]\n]+)\]\]/g;
+
+/**
+ * For a move's rewrite of wikilinks: the new target text of a wikilink from `from` whose target
+ * is `target`, or null to leave it.
+ */
+export type WikiRewrite = (target: string, from: PageRef) => string | null;
 
 export function hrefOf(to: PageRef): string {
   return `/pages/${to.space}/${to.path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** `content` with its links to moved addresses (`moved`: 'space/path' → new address) rewritten. */
-export function rewriteLinks(content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[]): string {
+/**
+ * `content` with its links to moved addresses (`moved`: 'space/path' → new address) rewritten;
+ * wikilinks through `wiki`, keeping their `#heading` and `|label` (`keepText`: a wikilink with
+ * no label gets its old target as the label, so it reads as before).
+ */
+export function rewriteLinks(
+  content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[], wiki?: WikiRewrite, keepText = false,
+): string {
+  const rewriteWiki = (m: string, inner: string): string => {
+    const link = wiki && parseWikilink(inner);
+    if (!link || link.target === '') return m;
+    const to = wiki(link.target, from);
+    if (to === null) return m;
+    const bar = inner.includes('\\|') ? '\\|' : '|';
+    const label = link.label ?? (keepText ? link.target : null);
+    return `[[${to}${link.heading ? `#${link.heading}` : ''}${label ? `${bar}${label}` : ''}]]`;
+  };
   const rewriteDest = (dest: string): string => {
     const angle = dest.startsWith('<') && dest.endsWith('>');
     const raw = angle ? dest.slice(1, -1) : dest;
@@ -31,15 +55,24 @@ export function rewriteLinks(content: string, from: PageRef, moved: Map<string, 
     const href = (base ? base.replace(/\/+$/, '') : '') + hrefOf(to) + suffix;
     return angle ? `<${href}>` : href;
   };
+  return outsideFences(content, (text) => {
+    // Nothing moved (an import respelling wikilinks only): the other link forms stay as they are.
+    const links = moved.size === 0 ? text : text
+      .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
+      .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
+      .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest));
+    return wiki ? links.replace(WIKILINK, rewriteWiki) : links;
+  });
+}
+
+/** `content` with `fn` applied to the text outside fenced code blocks (links in code are not links). */
+export function outsideFences(content: string, fn: (text: string) => string): string {
   const out: string[] = [];
   let fence: string | null = null;
   let chunk: string[] = [];
   const flush = () => {
     if (chunk.length === 0) return;
-    out.push(chunk.join('\n')
-      .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
-      .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
-      .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest)));
+    out.push(fn(chunk.join('\n')));
     chunk = [];
   };
   for (const line of content.split('\n')) {

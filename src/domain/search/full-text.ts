@@ -33,7 +33,7 @@ import { snippetMaker } from './snippet.ts';
 // always gets a whole answer); a walk that stops early answers the hits found so far and a cursor
 // that resumes where it stopped (a caller who may read few of many matches pages on). `ranking`
 // is an object, not constants, so that tests can exercise the bounds on a few pages.
-export const ranking = { window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 50, prefixMaxPages: 20_000 };
+export const ranking = { window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 40, prefixMaxPages: 20_000 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
 export type SearchHit = { space: string; path: string; title: string; snippet: string; score: number };

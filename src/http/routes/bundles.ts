@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { FastResponse } from 'srvx';
 import { parseBundle } from '../../domain/bundles/bundle.ts';
 import { openExportStream } from '../../domain/bundles/export.ts';
+import { openZipExportStream } from '../../domain/bundles/zip-export.ts';
 import { IMPORT_MODES, importBundle } from '../../domain/bundles/import.ts';
 import { resolveSpace } from '../../domain/spaces.ts';
 import { ImportResult } from '../answers.ts';
@@ -18,6 +19,11 @@ const Mode = documentAs(
   ),
   { type: 'string', enum: [...IMPORT_MODES], default: 'skip' },
 );
+const FORMATS = ['json', 'zip'] as const;
+const Format = documentAs(
+  v.pipe(v.optional(v.string(), ''), v.transform((s) => (s === '' ? 'json' : s)), v.picklist(FORMATS, `format is one of: ${FORMATS.join(', ')}`)),
+  { type: 'string', enum: [...FORMATS], default: 'json' },
+);
 /** A bundle as export writes it; checked in full by parseBundle, which names each bad field. */
 const Bundle = documentAs(v.unknown(), {
   type: 'object', required: ['format', 'formatVersion', 'space', 'pages'], description: 'an export bundle (docs/export-import.md)',
@@ -27,10 +33,23 @@ export const bundleEndpoints = [
   // Requires list access (the space is visible); only pages the caller may read are written.
   endpoint({
     method: 'GET', path: '/spaces/:slug/export', tag: 'bundles', auth: 'key', params: SlugParams,
-    summary: 'Export the pages you can read as a bundle (streamed JSON)',
-    responses: [{ status: 200, schema: Bundle, streamed: true }],
-    handler: ({ svc, caller, params }) => {
+    query: v.object({ format: Format }),
+    summary: 'Export the pages you can read as a bundle (streamed JSON), or as a zip of Markdown files',
+    responses: [
+      { status: 200, schema: Bundle, streamed: true },
+      { status: 200, contentType: 'application/zip', streamed: true, description: 'format=zip: one .md file per page (docs/export-import.md)' },
+    ],
+    handler: ({ svc, caller, params, query }) => {
       const space = resolveSpace(svc, caller, params.slug);
+      if (query.format === 'zip') {
+        return new FastResponse(openZipExportStream(svc, caller, space) as never, {
+          headers: {
+            'content-type': 'application/zip',
+            'content-disposition': `attachment; filename="${space.slug.replace(/[^a-z0-9-]/g, '_')}-export.zip"`,
+            'cache-control': 'no-store',
+          },
+        });
+      }
       const filename = `${space.slug.replace(/[^a-z0-9-]/g, '_')}-export.json`;
       return new FastResponse(openExportStream(svc, caller, space) as never, {
         headers: {

@@ -58,11 +58,49 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
   return data as T;
 }
 
-export const get = <T>(path: string, opts?: RequestOptions): Promise<T> => api<T>('GET', path, undefined, opts);
+// GETs started at load, before the session is read (main.tsx): the first view's requests then
+// overlap the session's round trip instead of following it. Each is taken once by the first
+// get() of the same address; a failed one is dropped, so that the view asks again (after a
+// sign-in, say) instead of receiving the old failure.
+const early = new Map<string, Promise<unknown>>();
+
+/** Starts a GET now; the next get() of the same address receives its answer. */
+export function prefetch(path: string): void {
+  const p = api('GET', path, undefined, { quiet401: true });
+  p.catch(() => { if (early.get(path) === p) early.delete(path); });
+  early.set(path, p);
+}
+
+export const get = <T>(path: string, opts?: RequestOptions): Promise<T> => {
+  const p = opts?.signal ? undefined : early.get(path);
+  if (p) {
+    early.delete(path);
+    return p as Promise<T>;
+  }
+  return api<T>('GET', path, undefined, opts);
+};
 export const post = <T>(path: string, body?: unknown): Promise<T> => api<T>('POST', path, body ?? {});
 export const put = <T>(path: string, body: unknown): Promise<T> => api<T>('PUT', path, body);
 export const patch = <T>(path: string, body: unknown): Promise<T> => api<T>('PATCH', path, body);
 export const del = (path: string): Promise<void> => api<void>('DELETE', path);
+
+/** PUT of raw bytes (an attachment), with its own content type and the CSRF token. */
+export async function putBytes<T>(path: string, data: Blob): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': data.type || 'application/octet-stream' };
+  if (csrfToken) headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(path, { method: 'PUT', headers, credentials: 'same-origin', body: data });
+  } catch {
+    throw new ApiError(0, { code: 'network', title: 'The server cannot be reached', detail: 'The server cannot be reached. Check the connection and try again.' });
+  }
+  const body = await res.json().catch(() => ({})) as Record<string, unknown>;
+  if (!res.ok) {
+    if (res.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+    throw new ApiError(res.status, body);
+  }
+  return body as T;
+}
 
 /** `a/b c` → `a/b%20c`: each segment encoded, the slashes kept. */
 export function encodePath(path: string): string {

@@ -69,3 +69,6 @@ export interface Webhook {
 export interface Delivery { id: string; event: string; attempt: number; at: string; outcome: string; status?: number; error?: string; durationMs: number }
 export interface TestResult { outcome: string; status?: number; error?: string; durationMs: number }
 
+
+export interface PageFile { name: string; size: number; contentType: string; sha256: string; createdAt: string; url: string }
+export interface FileList { files: PageFile[]; nextCursor: string | null }

@@ -6,6 +6,7 @@ import type { Acl, Links, Page, Space, Template } from '../api/types.ts';
 import { Icon } from '../components/icons.tsx';
 import { FrontmatterPanel, MetadataPanel } from '../components/metadata-panel.tsx';
 import { AccessPanel } from '../components/access-panel.tsx';
+import { FilesPanel } from '../components/files-panel.tsx';
 import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, useTitle, type Crumb } from '../components/ui.tsx';
 import { relativeTime, fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
@@ -126,6 +127,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
                 </ul>
               )}
             </section>
+            <FilesPanel space={space} path={path} mayWrite={Boolean(acl.data && info.data && mayChangeAcl(acl.data, info.data))} />
             {acl.data && info.data && mayChangeAcl(acl.data, info.data) && (
               <AccessPanel space={space} path={path} acl={acl.data} onChange={acl.reload} />
             )}

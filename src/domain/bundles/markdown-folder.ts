@@ -1,0 +1,358 @@
+// A space as a folder of Markdown files and back (docs/export-import.md "Markdown folders"):
+// one `<path>.md` per page with YAML frontmatter (the title and the metadata as Obsidian
+// properties), read back as a bundle for the ordinary import. Pure: `kspace export --format
+// markdown`, `kspace import-dir` and GET /spaces/:slug/export?format=zip all use these.
+import YAML from 'yaml';
+import type { Issue } from '../issues.ts';
+import { checkKey, checkValue } from '../metadata.ts';
+import { checkPagePath, normalizePagePath } from '../paths.ts';
+import type { PageRef } from '../../model.ts';
+import { scanWikilinksOnly } from '../links/extract.ts';
+import { outsideFences, rewriteLinks } from '../links/rewrite.ts';
+import { resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';
+import { parseSimpleYaml } from './simple-yaml.ts';
+import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage, type BundleSpace } from './bundle.ts';
+
+/** The file a folder export writes beside the pages (a dot-folder: Obsidian does not list it). */
+export const FOLDER_MARKER = '.kspace/space.json';
+export const FOLDER_FORMAT = 'kspace-markdown-folder';
+
+/** A file of the folder: its path relative to the folder, `/`-separated. */
+export type FolderFile = { path: string; text: string };
+
+/** The property under which a page keeps what Obsidian properties cannot say (see pageToFile). */
+const KSPACE_KEY = 'kspace';
+// Limits of a metadata value as any server applies them by default; the server checks again.
+const VALUE_LIMITS = { listItems: 1000, stringBytes: 4096 } as never;
+
+/** A page path's file: `<path>.md`. */
+export const fileOfPage = (path: string): string => `${path}.md`;
+
+/**
+ * A page as a Markdown file: frontmatter with `title`, then each metadata key as a property,
+ * then, only when there is any, `kspace: {frontmatter, metadata}` holding the page's free-form
+ * frontmatter and the metadata keys that would collide with `title` or `kspace`; then the
+ * content exactly as stored.
+ */
+export function pageToFile(page: BundlePage): FolderFile {
+  const props: Record<string, unknown> = { title: page.title };
+  const extra: Record<string, unknown> = {};
+  const hidden: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(page.metadata)) {
+    if (k === 'title' || k === KSPACE_KEY) hidden[k] = v;
+    else props[k] = v;
+  }
+  if (Object.keys(page.frontmatter).length) extra.frontmatter = page.frontmatter;
+  if (Object.keys(hidden).length) extra.metadata = hidden;
+  if (Object.keys(extra).length) props[KSPACE_KEY] = extra;
+  return { path: fileOfPage(page.path), text: `---\n${YAML.stringify(props, { lineWidth: 0 })}---\n${page.content}` };
+}
+
+/** An attached file as the folder holds it: beside its page, at `file`. */
+export type PlacedAttachment = { path: string; name: string; contentType: string; file: string };
+
+/**
+ * Where a folder export puts each attached file: `<page's folder>/files/<name>`, where a page's
+ * relative `files/<name>` link finds it in Obsidian too (its "attachments in a subfolder named
+ * files" layout); when a sibling page has a different file of that name there, under
+ * `<page's folder>/files/<page name>/<name>` instead. The marker lists them all.
+ */
+export function placeAttachments(files: Array<{ path: string; name: string; contentType: string; sha256: string }>): PlacedAttachment[] {
+  const taken = new Map<string, string>(); // folder file → sha256
+  return files.map((f) => {
+    const dir = f.path.includes('/') ? f.path.slice(0, f.path.lastIndexOf('/') + 1) : '';
+    let file = `${dir}files/${f.name}`;
+    if (taken.has(file) && taken.get(file) !== f.sha256) file = `${dir}files/${f.path.slice(dir.length)}/${f.name}`;
+    taken.set(file, f.sha256);
+    return { path: f.path, name: f.name, contentType: f.contentType, file };
+  });
+}
+
+/** The marker file: the space, and where each attached file is. */
+export function folderMarker(space: BundleSpace, attachments: PlacedAttachment[] = []): FolderFile {
+  const marker = { format: FOLDER_FORMAT, version: 1, space, ...(attachments.length ? { attachments } : {}) };
+  return { path: FOLDER_MARKER, text: `${JSON.stringify(marker, null, 2)}\n` };
+}
+
+/** The folder of a bundle: one file per page and the marker (the attached files' bytes are the caller's to write). */
+export function bundleToFolder(space: BundleSpace, pages: BundlePage[], attachments: PlacedAttachment[] = []): FolderFile[] {
+  return [folderMarker(space, attachments), ...pages.map(pageToFile)];
+}
+
+/** Whether a folder entry is left out of an import: any part starting with `.` (`.obsidian/`, `.git/`, `.trash/`). */
+export function isSkipped(relPath: string): boolean {
+  return relPath.split('/').some((seg) => seg.startsWith('.'));
+}
+
+const FRONTMATTER = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+/** A file of a page to attach, with its bytes; `from`: the folder file it came from. */
+export type FolderAttachment = { path: string; name: string; contentType: string; data: Uint8Array; from: string };
+
+export type FolderBundle = {
+  space: BundleSpace; pages: BundlePage[]; attachments: FolderAttachment[]; errors: BundleError[]; native: boolean;
+};
+
+/**
+ * The bundle of a folder's Markdown files (`files`: every `.md` file not skipped, any order).
+ * `marker`: the text of `.kspace/space.json` when the folder has one (a kspace export: its
+ * links are kspace links already and are kept as written). Without it (an Obsidian vault, a
+ * SilverBullet space, any folder) a wikilink that kspace would resolve differently from
+ * Obsidian (a note found by its name anywhere in the vault) is respelled to the page Obsidian
+ * finds, its text kept as the label. One error per file that cannot be a page.
+ */
+export function folderToBundle(files: FolderFile[], marker?: string, binaries: Map<string, Uint8Array> = new Map()): FolderBundle {
+  const errors: BundleError[] = [];
+  let space: BundleSpace = { slug: '', name: '', description: '' };
+  let native = false;
+  let manifest: PlacedAttachment[] = [];
+  if (marker !== undefined) {
+    try {
+      const m = JSON.parse(marker) as { format?: unknown; space?: Partial<BundleSpace>; attachments?: unknown };
+      if (m.format === FOLDER_FORMAT) {
+        native = true;
+        space = { slug: String(m.space?.slug ?? ''), name: String(m.space?.name ?? ''), description: String(m.space?.description ?? '') };
+        if (Array.isArray(m.attachments)) manifest = m.attachments.filter((a): a is PlacedAttachment => a !== null && typeof a === 'object');
+      }
+    } catch {
+      errors.push({ path: FOLDER_MARKER, code: 'invalid_json', message: 'not JSON: the folder is read as a plain Markdown folder' });
+    }
+  }
+  const pages: BundlePage[] = [];
+  const seen = new Set<string>();
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    const r = fileToPage(f);
+    if ('code' in r) {
+      errors.push(r);
+      continue;
+    }
+    if (seen.has(r.path)) {
+      errors.push({ path: f.path, code: 'duplicate_path', message: `another file is also page '${r.path}'; the first one was used` });
+      continue;
+    }
+    seen.add(r.path);
+    pages.push(r);
+  }
+  const attachments: FolderAttachment[] = [];
+  if (native) {
+    for (const a of manifest) {
+      const data = typeof a.file === 'string' ? binaries.get(a.file) : undefined;
+      if (!data) errors.push({ path: String(a.file), code: 'not_found', message: `the marker lists this file of '${a.path}', the folder does not have it` });
+      else attachments.push({ path: String(a.path), name: String(a.name), contentType: String(a.contentType ?? ''), data, from: a.file });
+    }
+  } else {
+    attachments.push(...attachReferencedFiles(pages, binaries));
+    respellForeignLinks(pages);
+  }
+  const used = new Set(attachments.map((a) => a.from));
+  for (const path of binaries.keys()) {
+    if (!used.has(path)) errors.push({ path, code: 'not_referenced', message: 'no page links to this file: not imported' });
+  }
+  return { space, pages, attachments, errors, native };
+}
+
+/** One Markdown file as a page, or why it cannot be one. */
+export function fileToPage(f: FolderFile): BundlePage | BundleError {
+  const bad = (code: string, message: string, issues?: Issue[]): BundleError => ({ path: f.path, code, message, ...(issues ? { issues } : {}) });
+  if (!/\.md$/i.test(f.path)) return bad('unsupported_file', 'only .md files become pages');
+  const path = normalizePagePath(f.path.slice(0, -3));
+  const pathIssue = checkPagePath(path);
+  if (pathIssue) return bad('validation_failed', `path: ${pathIssue.message}`, [pathIssue]);
+  let props: Record<string, unknown> = {};
+  let content = f.text.charCodeAt(0) === 0xfeff ? f.text.slice(1) : f.text;
+  const m = FRONTMATTER.exec(content);
+  if (m) {
+    let data: unknown;
+    try {
+      data = m[1] === undefined ? null : parseSimpleYaml(m[1]) ?? YAML.parse(m[1]);
+    } catch (e) {
+      return bad('invalid_frontmatter', `the YAML frontmatter does not parse: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
+      return bad('invalid_frontmatter', 'the YAML frontmatter is not a map of properties');
+    }
+    props = (data ?? {}) as Record<string, unknown>;
+    content = content.slice(m[0].length);
+  }
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const title = typeof props.title === 'string' && props.title.trim() !== '' ? props.title.slice(0, 1024) : base;
+  const frontmatter: Record<string, unknown> = {};
+  const metadata: Record<string, unknown> = {};
+  const ks = props[KSPACE_KEY];
+  const own = ks !== null && typeof ks === 'object' && !Array.isArray(ks) ? (ks as Record<string, unknown>) : null;
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'title' && typeof v === 'string' && v.trim() !== '') continue;
+    if (k === KSPACE_KEY && own) continue;
+    if (isMetadataValue(k, v)) metadata[k] = v;
+    else frontmatter[k] = toJsonValue(v);
+  }
+  if (own) {
+    const fm = own.frontmatter;
+    if (fm !== null && typeof fm === 'object' && !Array.isArray(fm)) Object.assign(frontmatter, fm);
+    const md = own.metadata;
+    if (md !== null && typeof md === 'object' && !Array.isArray(md)) Object.assign(metadata, md);
+  }
+  return { path, title, content, frontmatter, metadata };
+}
+
+/** A property that is a metadata value: a valid key and a string, number, boolean or list of those. */
+function isMetadataValue(key: string, value: unknown): boolean {
+  if (checkKey(key) !== null || value === null || value === undefined) return false;
+  if (Array.isArray(value) && value.length === 0) return true;
+  return checkValue(key, value, VALUE_LIMITS) === null;
+}
+
+/** YAML values JSON cannot hold as they are (dates of the YAML 1.1 schema, if any) as strings. */
+function toJsonValue(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.map(toJsonValue);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJsonValue(x)]));
+  return v;
+}
+
+/**
+ * Respells the wikilinks of a foreign folder whose kspace reading (wikilinks.ts, over the
+ * folder's own pages) differs from Obsidian's: a path from the root, else a note found by its
+ * name (case-insensitive) anywhere, the one in the linking note's folder first, else the one
+ * with the shortest path. A link Obsidian cannot resolve either is left as written.
+ */
+export function respellForeignLinks(pages: BundlePage[]): void {
+  const byPath = new Map<string, string>(); // lower-cased path → path
+  const byName = new Map<string, string[]>(); // lower-cased last segment → paths
+  for (const p of pages) {
+    byPath.set(p.path.toLowerCase(), p.path);
+    const name = p.path.slice(p.path.lastIndexOf('/') + 1).toLowerCase();
+    byName.set(name, [...(byName.get(name) ?? []), p.path]);
+  }
+  const paths = new Set(pages.map((p) => p.path));
+  const lookup = folderLookup(pages);
+  const obsidian = (target: string, from: PageRef): string | null => {
+    let t = target.replace(/\.md$/i, '');
+    if (t.startsWith('/')) t = t.slice(1);
+    const folder = from.path.includes('/') ? from.path.slice(0, from.path.lastIndexOf('/') + 1) : '';
+    if (t.startsWith('./') || t.startsWith('../')) return null; // relative: kspace reads it the same way
+    const exact = byPath.get(t.toLowerCase());
+    if (exact) return exact;
+    const lower = t.toLowerCase();
+    const name = lower.slice(lower.lastIndexOf('/') + 1);
+    const found = (byName.get(name) ?? []).filter((p) => !lower.includes('/') || p.toLowerCase().endsWith(`/${lower}`));
+    if (found.length === 0) return null;
+    const near = found.filter((p) => p.startsWith(folder) && !p.slice(folder.length).includes('/'));
+    if (near.length) return near[0];
+    return [...found].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))[0];
+  };
+  const respell = (target: string, at: PageRef): string | null => {
+    if (target === '') return null;
+    const want = obsidian(target, at);
+    if (want === null) return null;
+    const got = resolveWikilink(target, at, lookup);
+    if (got && got.path === want) return null;
+    return wikiTargetFor({ space: '', path: want }, at, (r) => paths.has(r.path));
+  };
+  for (const p of pages) {
+    if (!p.content.includes('[[')) continue;
+    const from = { space: '', path: p.path };
+    // Most notes need nothing respelled: a scan tells, and only the others are rewritten.
+    const plain = scanWikilinksOnly(p.content);
+    if (plain && plain.every((w) => respell(w.target, from) === null)) continue;
+    p.content = rewriteLinks(p.content, from, new Map(), [], respell, true);
+  }
+}
+
+/** How kspace would resolve wikilinks among these pages alone (no other space). */
+function folderLookup(pages: BundlePage[]): WikiLookup {
+  const paths = new Set(pages.map((p) => p.path));
+  const byTitle = new Map<string, string[]>();
+  for (const p of pages) {
+    const t = p.title.toLowerCase();
+    byTitle.set(t, [...(byTitle.get(t) ?? []), p.path]);
+  }
+  return {
+    page: (r) => paths.has(r.path),
+    titled: (space, title) => (byTitle.get(title.toLowerCase()) ?? []).map((path) => ({ space, path })),
+    space: () => false,
+  };
+}
+
+// `![[name]]`, `![[name|300]]` (an Obsidian embed) and `](dest)` of a Markdown image or link.
+const EMBED = /!\[\[([^[\]\n|#]+)(?:[|#][^[\]\n]*)?\]\]/g;
+const DEST = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)/g;
+
+/**
+ * The folder's files (not `.md`) that the pages of a foreign folder embed or link to, as
+ * attachments of those pages, with the references respelled to the relative form `files/<name>`
+ * (links/files.ts): a destination relative to the note (or from the root with a leading `/`),
+ * an `![[name]]` embed found by its name anywhere, the note's folder first, as Obsidian does.
+ * A page given two files of one name gets the second as `name-2.ext`.
+ */
+export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string, Uint8Array>): FolderAttachment[] {
+  if (binaries.size === 0) return [];
+  const byName = new Map<string, string[]>();
+  for (const path of binaries.keys()) {
+    const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+    byName.set(name, [...(byName.get(name) ?? []), path]);
+  }
+  const out: FolderAttachment[] = [];
+  for (const page of pages) {
+    if (!page.content.includes('](') && !page.content.includes('![[')) continue;
+    const folder = page.path.includes('/') ? page.path.slice(0, page.path.lastIndexOf('/') + 1) : '';
+    const names = new Map<string, string>(); // folder file → its name on the page
+    const attach = (file: string): string => {
+      let name = names.get(file);
+      if (name !== undefined) return name;
+      const base = file.slice(file.lastIndexOf('/') + 1);
+      const dot = base.lastIndexOf('.');
+      name = base;
+      for (let n = 2; [...names.values()].includes(name); n++) name = dot > 0 ? `${base.slice(0, dot)}-${n}${base.slice(dot)}` : `${base}-${n}`;
+      names.set(file, name);
+      out.push({ path: page.path, name, contentType: '', data: binaries.get(file)!, from: file });
+      return name;
+    };
+    const href = (name: string) => `files/${encodeURIComponent(name)}`;
+    page.content = outsideFences(page.content, (text) => text
+      .replace(EMBED, (m, target: string) => {
+        const t = target.trim().replace(/^\//, '');
+        const found = binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
+        if (!found) return m;
+        const name = attach(found);
+        return `![${name.replace(/[[\]]/g, '')}](${href(name)})`;
+      })
+      .replace(DEST, (m, pre: string, dest: string) => {
+        const raw = dest.startsWith('<') ? dest.slice(1, -1) : dest;
+        if (/^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\/|^#/.test(raw)) return m;
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(raw.replace(/[?#].*$/, ''));
+        } catch {
+          return m;
+        }
+        const file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
+        if (file === null || !binaries.has(file)) return m;
+        return pre + href(attach(file));
+      }));
+  }
+  return out;
+}
+
+/** Of files of one name, the one in `folder`, else the one with the shortest path. */
+function nearest(paths: string[], folder: string): string | undefined {
+  const here = paths.find((p) => p.startsWith(folder) && !p.slice(folder.length).includes('/'));
+  return here ?? [...paths].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))[0];
+}
+
+/** `folder` + `rel` with `.` and `..` applied; null above the root. */
+function joinPath(folder: string, rel: string): string | null {
+  const out = folder ? folder.replace(/\/$/, '').split('/') : [];
+  for (const seg of rel.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (out.pop() === undefined) return null;
+    } else out.push(seg);
+  }
+  return out.join('/');
+}
+
+/** The bundle object the import endpoint reads. */
+export function toBundleJson(space: BundleSpace, pages: BundlePage[]): Record<string, unknown> {
+  return { format: BUNDLE_FORMAT, formatVersion: BUNDLE_FORMAT_VERSION, space, pages };
+}

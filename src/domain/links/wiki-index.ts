@@ -1,0 +1,266 @@
+// The link index's side of wikilinks (docs/search.md "Wikilinks"). A wikilink resolves by what
+// exists, so the index resolves it when the linking page is written, against the pages that
+// every reader of that page may read (a link never points readers at a page some of them could
+// not see, and which page it picks tells nobody about a page they cannot read), and files it
+// under keys (wikilink_keys) so that the pages whose wikilinks could now mean something else are
+// indexed again when a page appears, leaves, changes title or access, or moves. Runs inside the
+// write's transaction, like the rest of indexing.
+import type { Db } from '../../store/db.ts';
+import { readersWithin, type AclEntry, type PageAccessRow } from '../access.ts';
+import {
+  insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, retargetLink, setWikiTarget, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow,
+} from '../../store/links.ts';
+import { findPageById, findRedirect } from '../../store/moves.ts';
+import {
+  findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects,
+} from '../../store/pages.ts';
+import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
+import type { PageRef } from '../../model.ts';
+import { distinctTargets, linkOccurrences } from './extract.ts';
+import { resolveWikilink, wikiKeys, wikiKeysOfPage, type WikiLookup } from './wikilinks.ts';
+
+export type LinkSource = { id: number; spaceSlug: string; path: string; content: string };
+
+/** Which wikilinks to resolve again: those filed under these `space key`s, or all. */
+export type Again = Set<string> | 'all';
+
+/**
+ * Indexes a page's links (markdown links and resolved wikilinks) and files its wikilinks.
+ * `again`: the same content indexed again because what some of its wikilinks could mean
+ * changed: only those are resolved (the others keep the target filed with them), and links
+ * and keys are written only when they changed.
+ */
+export function storeLinks(db: Db, page: LinkSource, baseUrls: string[], fresh = false, again?: Again): void {
+  const from = { space: page.spaceSlug, path: page.path };
+  const prev = again ? wikiKeysOf(db, page.id) : null;
+  const rows = new Map<string, WikiKeyRow>();
+  const occurrences = linkOccurrences(page.content, from, baseUrls);
+  let lookup: WikiLookup | null = null;
+  const links = distinctTargets(occurrences, from, (target, at) => {
+    const keys = wikiKeys(target, at);
+    const own = keys.length ? `${keys[0].space} ${keys[0].key}` : null;
+    let ref: PageRef | null;
+    const kept = own !== null && again !== 'all' && !again?.has(own) ? prev?.get(own) : undefined;
+    if (kept !== undefined && kept !== null) ref = kept === '' ? null : refOf(kept);
+    else ref = resolveWikilink(target, at, (lookup ??= indexLookup(db, page.id)));
+    const to = ref ? `${ref.space}/${ref.path}` : '';
+    for (const k of keys) {
+      const id = `${k.space} ${k.key}`;
+      const row = rows.get(id);
+      if (!row) rows.set(id, { ...k, target: to });
+      else if (row.target !== to) row.target = null; // two spellings of one key that mean two pages
+    }
+    return ref;
+  });
+  if (prev) {
+    updateLinks(db, page.id, links);
+    // The same content files the same keys: only their targets may differ.
+    if (rows.size !== prev.size || [...rows.keys()].some((id) => !prev.has(id))) replaceWikiKeys(db, page.id, [...rows.values()]);
+    else for (const [id, r] of rows) if (prev.get(id) !== r.target) setWikiTarget(db, page.id, r);
+    return;
+  }
+  if (fresh) insertLinks(db, page.id, links);
+  else replaceLinks(db, page.id, links);
+  replaceWikiKeys(db, page.id, [...rows.values()], fresh);
+}
+
+/** Writes a page's links where they differ from `links` (usually one link now resolved). */
+function updateLinks(db: Db, sourceId: number, links: PageRef[]): void {
+  const now = linkRowsOf(db, sourceId);
+  const key = (r: PageRef) => `${r.space}/${r.path}`;
+  if (now.length === links.length) {
+    const had = new Set(now.map(key));
+    const changed = links.map((l, i) => (key(l) === key(now[i]) ? -1 : i)).filter((i) => i >= 0);
+    if (changed.length === 0) return;
+    // Each changed position to a target the page did not link to: moved in place (ord kept).
+    if (changed.every((i) => !had.has(key(links[i])))) {
+      for (const i of changed) retargetLink(db, sourceId, now[i], links[i]);
+      return;
+    }
+  }
+  replaceLinks(db, sourceId, links);
+}
+
+function refOf(key: string): PageRef {
+  const slash = key.indexOf('/');
+  return { space: key.slice(0, slash), path: key.slice(slash + 1) };
+}
+
+/**
+ * A lookup from the point of view of every reader of page `sourceId`: a page counts when all of
+ * them may read it (readersWithin), a space when all of them can see it.
+ */
+export function indexLookup(db: Db, sourceId: number): WikiLookup {
+  const src = findPageById(db, sourceId);
+  const srcSpace = src && findSpaceById(db, src.space_id);
+  if (!src || !srcSpace) return { page: () => false, titled: () => [], space: () => false };
+  const srcAcl = src.has_acl ? readAcl(db, src.id) : [];
+  const spaces = new Map<string, SpaceRow | null>();
+  const spaceOf = (slug: string): SpaceRow | null => {
+    if (!spaces.has(slug)) {
+      const s = slug === srcSpace.slug ? srcSpace : findSpaceBySlug(db, slug) ?? null;
+      spaces.set(slug, s && !s.deleted_at && s.org_id === srcSpace.org_id ? s : null);
+    }
+    return spaces.get(slug)!;
+  };
+  const counts = (space: SpaceRow, row: PageAccessRow | undefined): boolean =>
+    row !== undefined && row.deleted_at === null
+    && readersWithin(srcSpace, src, srcAcl, space, row, aclOf(db, row));
+  const redirects = new Map<number, boolean>();
+  const hasRedirects = (spaceId: number) => {
+    if (!redirects.has(spaceId)) redirects.set(spaceId, spaceHasRedirects(db, spaceId));
+    return redirects.get(spaceId)!;
+  };
+  const viaRedirect = (space: SpaceRow, path: string): boolean => {
+    if (!hasRedirects(space.id)) return false;
+    // The old address of a moved page still reaches it (it redirects): the link keeps it.
+    const moved = findRedirect(db, space.id, path);
+    if (moved === undefined) return false;
+    const to = findPageById(db, moved);
+    const toSpace = to && findSpaceById(db, to.space_id);
+    return !!to && !!toSpace && !toSpace.deleted_at && counts(toSpace, to);
+  };
+  return {
+    local(slug, paths, title) {
+      const space = spaceOf(slug);
+      if (!space) return { paths: new Set(), titled: [] };
+      const rows = livePagesAtOrTitled(db, space.id, paths, title);
+      const found = new Set<string>();
+      const titled: PageRef[] = [];
+      const lower = asciiLower(title);
+      if (expected && expected.space === slug) {
+        // A page the import writes later has no ACL of its own (unless it is there already).
+        const future = (path: string): boolean => !rows.some((r) => r.path === path) && findPage(db, space.id, path) === undefined
+          && readersWithin(srcSpace, src, srcAcl, space, { id: 0, has_acl: 0, deleted_at: null }, []);
+        for (const p of paths) if (expected.paths.has(p) && future(p)) found.add(p);
+        for (const p of expected.titles.get(lower) ?? []) if (future(p)) titled.push({ space: slug, path: p });
+      }
+      const seen = new Set<number>();
+      for (const r of rows) {
+        if (seen.has(r.id)) continue;
+        seen.add(r.id);
+        if (!counts(space, r)) continue;
+        if (paths.includes(r.path)) found.add(r.path);
+        if (asciiLower(r.title) === lower) titled.push({ space: slug, path: r.path });
+      }
+      for (const p of paths) if (!found.has(p) && !rows.some((r) => r.path === p) && viaRedirect(space, p)) found.add(p);
+      return { paths: found, titled };
+    },
+    page(ref) {
+      const space = spaceOf(ref.space);
+      if (!space) return false;
+      const row = findPage(db, space.id, ref.path);
+      if (row && row.deleted_at === null) return counts(space, row);
+      return viaRedirect(space, ref.path);
+    },
+    titled(slug, title) {
+      const space = spaceOf(slug);
+      if (!space) return [];
+      return livePagesTitled(db, space.id, title, 16).filter((r) => counts(space, r)).map((r) => ({ space: slug, path: r.path }));
+    },
+    space(slug) {
+      const s = spaceOf(slug);
+      return s !== null && s.id !== srcSpace.id && seenByAllReaders(srcSpace, s);
+    },
+  };
+}
+
+/** Whether every reader of a page of `src` can see space `dst` (same org, both live). */
+function seenByAllReaders(src: SpaceRow, dst: SpaceRow): boolean {
+  if (dst.owner_id !== null) return dst.owner_id === src.owner_id;
+  return dst.default_access !== 'none';
+}
+
+/** Lower-cases ASCII letters only, as SQLite's NOCASE compares. */
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+
+function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
+  return row.has_acl ? readAcl(db, row.id) : [];
+}
+
+// Pages an import is about to write (the rest of its bundle): a wikilink to one of them resolves
+// to it at once, as if it were there, instead of to its default address and again when it comes
+// (4 of 10 wikilinks of a vault point ahead of the import order). Set only while a chunk of the
+// import runs (synchronously), so no other write sees it.
+export type Expected = { space: string; paths: Set<string>; titles: Map<string, string[]> };
+let expected: Expected | null = null;
+
+/** The pages of an import, for withExpectedPages. */
+export function expectPages(space: string, pages: Array<{ path: string; title: string }>): Expected {
+  const titles = new Map<string, string[]>();
+  for (const p of pages) {
+    const t = asciiLower(p.title);
+    titles.set(t, [...(titles.get(t) ?? []), p.path]);
+  }
+  return { space, paths: new Set(pages.map((p) => p.path)), titles };
+}
+
+/** Runs `fn` (synchronously) with these pages foreseen by wikilink resolution. */
+export function withExpectedPages<T>(pages: Expected, fn: () => T): T {
+  const was = expected;
+  expected = pages;
+  try {
+    return fn();
+  } finally {
+    expected = was;
+  }
+}
+
+// Re-resolution inside a batch (an import chunk, a move) is collected and done once at the end:
+// a page linking to 500 pages that the same import creates after it is indexed again once, not
+// 500 times. Writes are synchronous, so one batch at a time.
+type Pending = Map<number, { baseUrls: string[]; again: Again }>;
+let pending: Pending | null = null;
+
+/** Runs `fn` (inside a transaction) with the re-indexing it causes done once, at its end. */
+export function batchWikiResolution<T>(db: Db, fn: () => T): T {
+  if (pending) return fn();
+  const mine: Pending = new Map();
+  pending = mine;
+  let out: T;
+  try {
+    out = fn();
+  } finally {
+    pending = null;
+  }
+  for (const [id, p] of mine) reindexSource(db, id, p.baseUrls, p.again);
+  return out;
+}
+
+/**
+ * Indexes again the pages (but `except`) whose wikilinks are filed in `space` under the keys of
+ * the page at `path` titled `titles` (path null: a change of title only), because it appeared
+ * (`appeared`: created, restored, moved there), left, or changed title or access. Call it once
+ * the change is written.
+ */
+export function reresolveAround(
+  db: Db, space: string, path: string | null, titles: string[], baseUrls: string[], except?: number, appeared = false,
+): void {
+  const keys = path === null ? [...new Set(titles.map((t) => t.toLowerCase()))] : wikiKeysOfPage(path, titles);
+  const found = new Map<number, Set<string>>();
+  const here = `${space}/${path}`;
+  for (const { id, key, target } of wikiSourcesUnder(db, space, keys)) {
+    if (id === except) continue;
+    // A page appearing where a wikilink already points (its default address, or foreseen by an
+    // import) changes nothing for it: a page it found before would have come first.
+    if (appeared && target === here) continue;
+    found.set(id, (found.get(id) ?? new Set()).add(`${space} ${key}`));
+  }
+  for (const [id, again] of found) {
+    if (!pending) {
+      reindexSource(db, id, baseUrls, again);
+      continue;
+    }
+    const was = pending.get(id);
+    if (!was) pending.set(id, { baseUrls, again });
+    else if (was.again !== 'all') for (const k of again) was.again.add(k);
+  }
+}
+
+/** Re-indexes the links of the live page `id` (a no-op for a page that is not live). */
+export function reindexSource(db: Db, id: number, baseUrls: string[], again: Again = 'all'): void {
+  const row = findPageById(db, id);
+  const space = row && row.deleted_at === null ? findSpaceById(db, row.space_id) : undefined;
+  if (!row || !space) return;
+  storeLinks(db, { id, spaceSlug: space.slug, path: row.path, content: row.content }, baseUrls, false, again);
+}

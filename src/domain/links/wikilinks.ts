@@ -1,0 +1,200 @@
+// Wikilinks: `[[path]]`, `[[path|label]]`, `[[path#heading]]`, `[[space/path]]` (docs/search.md
+// "Wikilinks"). Pure: parsing (a markdown-it inline rule, so code spans and blocks never hold
+// one), the resolution rules over a lookup the caller provides (the database on the server, the
+// folder's files in `kspace import-dir`), and the keys the link index files a wikilink under so
+// that a page appearing later (or changing title) re-resolves the links that could mean it.
+import type MarkdownIt from 'markdown-it';
+import type { PageRef } from '../../model.ts';
+import { RESERVED_LAST_SEGMENTS, isSpaceSlug, normalizePagePath } from '../paths.ts';
+
+export type Wikilink = {
+  /** The target as written (trimmed), without `#heading` and `|label`; '' for `[[#heading]]`. */
+  target: string;
+  heading: string | null;
+  label: string | null;
+};
+
+type StateInline = Parameters<Parameters<MarkdownIt['inline']['ruler']['push']>[1]>[0];
+
+const MAX_INNER = 1024;
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * The text between `[[` and `]]` as a wikilink, or null when it is none. `\|` is a `|` (the form
+ * a wikilink takes inside a table cell).
+ */
+export function parseWikilink(inner: string): Wikilink | null {
+  if (inner.length === 0 || inner.length > MAX_INNER || inner.includes('[') || inner.includes(']') || CONTROL.test(inner)) return null;
+  const text = inner.replace(/\\\|/g, '|');
+  const bar = text.indexOf('|');
+  const head = bar < 0 ? text : text.slice(0, bar);
+  const label = bar < 0 ? null : text.slice(bar + 1).trim() || null;
+  const hash = head.indexOf('#');
+  const target = (hash < 0 ? head : head.slice(0, hash)).trim();
+  const heading = hash < 0 ? null : head.slice(hash + 1).trim() || null;
+  if (target === '' && heading === null) return null;
+  return { target, heading, label };
+}
+
+/** The markdown-it inline rule: a `wikilink` token (meta: Wikilink) for `[[…]]`, not after `!`. */
+export function wikilinkPlugin(md: MarkdownIt): void {
+  md.inline.ruler.before('link', 'wikilink', (state: StateInline, silent: boolean) => {
+    const src = state.src;
+    const pos = state.pos;
+    if (src.charCodeAt(pos) !== 0x5b || src.charCodeAt(pos + 1) !== 0x5b) return false;
+    if (pos > 0 && src.charCodeAt(pos - 1) === 0x21) return false; // `![[…]]`: an embed, not a link
+    const end = src.indexOf(']]', pos + 2);
+    if (end < 0 || end > state.posMax) return false;
+    const link = parseWikilink(src.slice(pos + 2, end));
+    if (!link) return false;
+    if (!silent) {
+      const token = state.push('wikilink', '', 0);
+      token.meta = link;
+      token.content = src.slice(pos, end + 2);
+    }
+    state.pos = end + 2;
+    return true;
+  });
+}
+
+/** What resolution may ask: only pages and spaces the link's readers may read count as there. */
+export type WikiLookup = {
+  /** A live page at this address that counts (see above). */
+  page(ref: PageRef): boolean;
+  /** The addresses of the live pages of `space` titled `title` (case-insensitive) that count. */
+  titled(space: string, title: string): PageRef[];
+  /** `slug` names a live space the link's readers can see. */
+  space(slug: string): boolean;
+  /**
+   * Optional, all at once (one query instead of three): which of `paths` in `space` count, and
+   * the pages titled `title` that count.
+   */
+  local?(space: string, paths: string[], title: string): { paths: Set<string>; titled: PageRef[] };
+};
+
+/** A lookup for which nothing exists: every wikilink takes its default address. */
+export const NOTHING: WikiLookup = { page: () => false, titled: () => [], space: () => false };
+
+type Plan = { kind: 'only'; ref: PageRef | null } | { kind: 'search'; relative: PageRef | null; root: PageRef | null; title: string; cross: PageRef | null };
+
+// A page's wikilinks are planned by the index (keys, resolution) and again when it is indexed
+// anew: the last few thousand plans are kept.
+const plans = new Map<string, Plan>();
+
+function plan(target: string, from: PageRef): Plan {
+  const id = `${from.space}\n${from.path}\n${target}`;
+  let p = plans.get(id);
+  if (p === undefined) {
+    if (plans.size >= 4096) plans.clear();
+    p = planOf(target, from);
+    plans.set(id, p);
+  }
+  return p;
+}
+
+function planOf(target: string, from: PageRef): Plan {
+  let t = normalizePagePath(target);
+  if (t.toLowerCase().endsWith('.md')) t = t.slice(0, -3);
+  if (t === '') return { kind: 'only', ref: from }; // `[[#heading]]`: this page
+  const folder = from.path.split('/');
+  folder.pop();
+  if (t.startsWith('/')) return { kind: 'only', ref: toRef(from.space, resolveDots([], t.slice(1).split('/'))) };
+  if (t.startsWith('./') || t.startsWith('../')) return { kind: 'only', ref: toRef(from.space, resolveDots(folder, t.split('/'))) };
+  const segs = t.split('/');
+  const relative = folder.length ? toRef(from.space, resolveDots([...folder], segs)) : null;
+  const root = toRef(from.space, resolveDots([], segs));
+  let cross: PageRef | null = null;
+  // Only a first segment that can be a space slug names another space.
+  if (segs.length >= 2 && segs[0] !== from.space && isSpaceSlug(segs[0])) cross = toRef(segs[0], resolveDots([], segs.slice(1)));
+  return { kind: 'search', relative, root, title: t, cross };
+}
+
+/**
+ * Where a wikilink points (docs/search.md "Wikilinks"): `/x` from the space root only, `./x`
+ * and `../x` from the page's folder only; otherwise the first of: the page's folder, the space
+ * root, the one page titled so (case-insensitive), another space named by the first segment;
+ * and when none is there, the page's folder for a bare name and the space root for a path with
+ * a `/` (where the page would be created). Null when the target can be no page address.
+ */
+export function resolveWikilink(target: string, from: PageRef, lookup: WikiLookup): PageRef | null {
+  const p = plan(target, from);
+  if (p.kind === 'only') return p.ref;
+  let titled: PageRef[];
+  if (lookup.local) {
+    const paths = [p.relative, p.root].filter((r): r is PageRef => r !== null).map((r) => r.path);
+    const found = lookup.local(from.space, paths, p.title);
+    if (p.relative && found.paths.has(p.relative.path)) return p.relative;
+    if (p.root && found.paths.has(p.root.path)) return p.root;
+    titled = found.titled;
+  } else {
+    if (p.relative && lookup.page(p.relative)) return p.relative;
+    if (p.root && lookup.page(p.root)) return p.root;
+    titled = lookup.titled(from.space, p.title);
+  }
+  if (titled.length === 1) return titled[0];
+  if (p.cross && lookup.space(p.cross.space)) return p.cross;
+  return p.title.includes('/') ? p.root : p.relative ?? p.root;
+}
+
+/**
+ * The (space, key) pairs under which the link index files a wikilink: when a page appears in,
+ * leaves or changes title in `space`, the wikilinks filed under the lower-cased title or under a
+ * lower-cased trailing part of its path are resolved again (wikiKeysOfPage).
+ */
+export function wikiKeys(target: string, from: PageRef): Array<{ space: string; key: string }> {
+  const p = plan(target, from);
+  if (p.kind === 'only') return [];
+  const out = [{ space: from.space, key: p.title.toLowerCase() }];
+  if (p.cross) out.push({ space: p.cross.space, key: p.cross.path.toLowerCase() });
+  return out;
+}
+
+/** The keys to look up when the page at `path` titled `title` appears, leaves or changes. */
+export function wikiKeysOfPage(path: string, titles: string[]): string[] {
+  const keys = new Set(titles.map((t) => t.toLowerCase()));
+  const segs = path.toLowerCase().split('/');
+  for (let i = 0; i < segs.length; i++) keys.add(segs.slice(i).join('/'));
+  return [...keys];
+}
+
+/**
+ * The candidate addresses of a wikilink that are page paths, in the order they are tried (the
+ * folder, the root, another space); a move rewrites the first one the index says it points at.
+ */
+export function wikiPathCandidates(target: string, from: PageRef): PageRef[] {
+  const p = plan(target, from);
+  if (p.kind === 'only') return p.ref ? [p.ref] : [];
+  return [p.relative, p.root, p.cross].filter((r): r is PageRef => r !== null);
+}
+
+/**
+ * How a wikilink from `from` spells `to`: relative to the page's folder when `to` is under it,
+ * else the path from the root, as `/path` only when the folder holds a page that a bare `path`
+ * would find first (`taken`).
+ */
+export function wikiTargetFor(to: PageRef, from: PageRef, taken: (ref: PageRef) => boolean = () => false): string {
+  if (to.space !== from.space) return `${to.space}/${to.path}`;
+  const folder = from.path.includes('/') ? from.path.slice(0, from.path.lastIndexOf('/') + 1) : '';
+  if (folder && to.path.startsWith(folder)) return to.path.slice(folder.length);
+  return folder && taken({ space: from.space, path: folder + to.path }) ? `/${to.path}` : to.path;
+}
+
+function resolveDots(out: string[], raw: string[]): string[] | null {
+  for (let i = 0; i < raw.length; i++) {
+    const seg = raw[i].trim();
+    if (seg === '.' || seg === '..') {
+      if (i === raw.length - 1) return null;
+      if (seg === '..' && out.pop() === undefined) return null;
+      continue;
+    }
+    out.push(seg);
+  }
+  return out;
+}
+
+function toRef(space: string, segs: string[] | null): PageRef | null {
+  if (!segs || segs.length === 0) return null;
+  const path = segs.join('/');
+  if (path.length > 512 || segs.some((s) => s === '') || RESERVED_LAST_SEGMENTS.has(segs[segs.length - 1])) return null;
+  return { space, path };
+}

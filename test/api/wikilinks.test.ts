@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let bob: Client & { id: string };
+let dave: Client & { id: string };
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob');
+  dave = await newAgent(srv, 'dave');
+  for (const slug of ['wk', 'wk2', 'wmv']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+});
+afterAll(() => srv.close());
+afterEach(() => expect(srv.errors).toEqual([]));
+
+const put = async (c: Client, at: string, content: string, title = at.split('/').pop()!) => {
+  const r = await c.put(`/pages/${at}`, { title, content });
+  expect([200, 201], r.text).toContain(r.status);
+  return r.body;
+};
+const acl = async (at: string, read: string[], write: string[]) => {
+  const r = await srv.admin.put(`/pages/${at}/acl`, { read, write });
+  expect(r.status, r.text).toBe(200);
+};
+const out = async (c: Client, page: string) => {
+  const r = await c.get(`/pages/${page}/links`);
+  expect(r.status, r.text).toBe(200);
+  return (r.body.outbound as Array<{ space: string; path: string; exists: boolean }>).map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
+};
+const back = async (c: Client, page: string) => {
+  const r = await c.get(`/pages/${page}/links`);
+  expect(r.status, r.text).toBe(200);
+  return (r.body.backlinks as Array<{ space: string; path: string }>).map((l) => `${l.space}/${l.path}`);
+};
+const broken = async (c: Client, slug: string) => {
+  const r = await c.get(`/spaces/${slug}/links/broken`);
+  expect(r.status, r.text).toBe(200);
+  return (r.body as Array<{ source: { path: string }; target: { space: string; path: string } }>).map((b) => `${b.source.path} -> ${b.target.space}/${b.target.path}`);
+};
+
+describe('wikilinks', () => {
+  it('are indexed, backlinked, reported broken, and resolve when the target is created later', async () => {
+    await put(bob, 'wk/guides/setup', 'Setup steps.', 'Setup Guide');
+    await put(bob, 'wk/guides/intro', 'Read [[setup]] then [[faq#Top|the FAQ]] and [[Glossary]]; also [[wk2/shared]]. `[[not/a/link]]`');
+    expect(await out(bob, 'wk/guides/intro')).toEqual([
+      'wk/guides/setup', 'wk/guides/faq (absent)', 'wk/guides/Glossary (absent)', 'wk2/shared (absent)',
+    ]);
+    expect(await broken(bob, 'wk')).toEqual([
+      'guides/intro -> wk/guides/Glossary', 'guides/intro -> wk/guides/faq', 'guides/intro -> wk2/shared',
+    ]);
+    expect(await back(bob, 'wk/guides/setup')).toEqual(['wk/guides/intro']);
+    // Created later: at the default address, by title elsewhere, in the other space.
+    await put(bob, 'wk/guides/faq', 'Questions.');
+    await put(bob, 'wk/reference/terms', 'Words.', 'glossary');
+    await put(bob, 'wk2/shared', 'Shared.');
+    expect(await out(bob, 'wk/guides/intro')).toEqual(['wk/guides/setup', 'wk/guides/faq', 'wk/reference/terms', 'wk2/shared']);
+    expect(await broken(bob, 'wk')).toEqual([]);
+    expect(await back(bob, 'wk/reference/terms')).toEqual(['wk/guides/intro']);
+    expect(await back(bob, 'wk2/shared')).toEqual(['wk/guides/intro']);
+    // A second page with that title: no longer unique, the link goes back to its own address.
+    await put(bob, 'wk/other/terms', 'Other words.', 'Glossary');
+    expect(await broken(bob, 'wk')).toEqual(['guides/intro -> wk/guides/Glossary']);
+    expect((await srv.admin.del('/pages/wk/other/terms')).status).toBe(204);
+    expect(await broken(bob, 'wk')).toEqual([]);
+    // A title change away from it breaks it; deleting the target breaks it.
+    await put(bob, 'wk/reference/terms', 'Words.', 'Terms');
+    expect(await broken(bob, 'wk')).toEqual(['guides/intro -> wk/guides/Glossary']);
+    await srv.admin.del('/pages/wk/guides/faq');
+    expect(await broken(bob, 'wk')).toContain('guides/intro -> wk/guides/faq');
+    // A page at the folder address beats the root one once it exists.
+    await put(bob, 'wk/home', 'See [[guides/setup]] and [[setup]].');
+    expect(await out(bob, 'wk/home')).toEqual(['wk/guides/setup', 'wk/setup (absent)']);
+    await put(bob, 'wk/setup', 'Root setup.');
+    expect(await out(bob, 'wk/home')).toEqual(['wk/guides/setup', 'wk/setup']);
+  });
+
+  it('render as links in the page HTML and the preview, broken ones marked', async () => {
+    await put(bob, 'wk/render/a', 'Go to [[b|B page]] or [[missing]].');
+    await put(bob, 'wk/render/b', '# Part one\n\ntext');
+    const page = await bob.get('/pages/wk/render/a?render=html');
+    expect(page.status).toBe(200);
+    expect(page.body.html).toContain('<a href="/app/p/wk/render/b" class="internal">B page</a>');
+    expect(page.body.html).toContain('class="internal broken"');
+    const preview = await bob.post('/render', { space: 'wk', path: 'render/new', content: '[[b#Part one]]' });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.html).toContain('<a href="/app/p/wk/render/b#h-part-one" class="internal">b › Part one</a>');
+  });
+
+  it('never resolve to a page a reader of the linking page may not read, nor reveal it', async () => {
+    await put(bob, 'wk/acl/secret', 'Hidden.', 'Plans');
+    await acl('wk/acl/secret', [], [bob.id]);
+    await put(bob, 'wk/acl/open', 'See [[Plans]] and [[secret]].');
+    // Open is read by everyone: neither the title nor the folder match may pick the hidden page.
+    expect(await out(dave, 'wk/acl/open')).toEqual(['wk/acl/Plans (absent)', 'wk/acl/secret (absent)']);
+    expect(await out(bob, 'wk/acl/open')).toEqual(['wk/acl/Plans (absent)', 'wk/acl/secret']);
+    expect(await back(bob, 'wk/acl/secret')).toEqual(['wk/acl/open']);
+    const html = (await dave.get('/pages/wk/acl/open?render=html')).body.html as string;
+    expect(html).not.toContain('class="internal"');
+    // Once everyone may read it, the title link resolves to it.
+    await srv.admin.del('/pages/wk/acl/secret/acl');
+    expect(await out(dave, 'wk/acl/open')).toEqual(['wk/acl/secret']);
+  });
+
+  it('are rewritten on move, keeping label and heading', async () => {
+    await put(bob, 'wmv/docs/target', '# Install\n\nx', 'Target Page');
+    await put(bob, 'wmv/docs/sibling', 'See [[target#Install|how to install]] and [[target]].');
+    await put(bob, 'wmv/home', 'Start at [[docs/target]], or by title [[Target Page]].');
+    const r = await bob.post('/spaces/wmv/moves', { from: 'docs/target', to: 'manual/install' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.rewritten).toEqual([{ space: 'wmv', path: 'docs/sibling' }, { space: 'wmv', path: 'home' }]);
+    expect((await bob.get('/pages/wmv/docs/sibling')).body.content).toBe('See [[manual/install#Install|how to install]] and [[manual/install]].');
+    expect((await bob.get('/pages/wmv/home')).body.content).toBe('Start at [[manual/install]], or by title [[Target Page]].');
+    expect(await back(bob, 'wmv/manual/install')).toEqual(['wmv/docs/sibling', 'wmv/home']);
+    expect(await broken(bob, 'wmv')).toEqual([]);
+    expect(await out(bob, 'wmv/docs/sibling')).toEqual(['wmv/manual/install']);
+  });
+});

@@ -1,0 +1,217 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { unzipSync, strFromU8 } from 'fflate';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
+import { runCli } from '../support/cli.ts';
+import { ADMIN_KEY, newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let tmp: string;
+let bob: Client & { id: string; key: string };
+const cli = (args: string[]) => runCli(args, { url: srv.url, key: ADMIN_KEY });
+
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob') as never;
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-md-folder-'));
+});
+afterAll(async () => {
+  await srv.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+afterEach(() => expect(srv.errors).toEqual([]));
+
+function write(root: string, files: Record<string, string | Buffer>): void {
+  for (const [rel, body] of Object.entries(files)) {
+    const f = path.join(root, rel);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, body);
+  }
+}
+
+type Page = { path: string; title: string; content: string; frontmatter: Record<string, unknown>; metadata: Record<string, unknown> };
+async function pagesOf(slug: string): Promise<Page[]> {
+  const r = await srv.admin.get(`/spaces/${slug}/export`);
+  expect(r.status).toBe(200);
+  return (r.body.pages as Page[]).map(({ path, title, content, frontmatter, metadata }) => ({ path, title, content, frontmatter, metadata }));
+}
+const outbound = async (at: string) =>
+  ((await srv.admin.get(`/pages/${at}/links`)).body.outbound as Array<{ space: string; path: string; exists: boolean }>)
+    .map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
+
+describe('import-dir', () => {
+  it('imports an Obsidian vault: nested folders, every wikilink form resolved, typed properties, dot-folders skipped', async () => {
+    const vault = path.join(tmp, 'vault');
+    write(vault, {
+      '.obsidian/app.json': '{"theme":"dark"}',
+      '.obsidian/snippets/hidden.md': '# not a page',
+      '.trash/old.md': 'deleted note',
+      'Home.md': [
+        '---',
+        'tags: [start, index]',
+        'rating: 4.5',
+        'count: 3',
+        'published: true',
+        'created: 2024-01-05',
+        'author: Ann',
+        'Due date: 2024-02-01',
+        'nested:',
+        '  a: 1',
+        '---',
+        '# Home',
+        '',
+        'Today: [[Daily/2024-01-05]]. Work: [[Project Alpha]], [[Project Alpha|the project]], [[Project Alpha#Goals]],',
+        '[[Projects/Project Beta#Risks|beta risks]], [[#Home]], [[Deep Note]], [Beta](Projects/Project%20Beta.md).',
+        '',
+        '![pic](attachments/pic.png) and `[[not a link]]`',
+        '',
+      ].join('\n'),
+      'Projects/Project Alpha.md': '---\nstatus: active\npriority: 1\n---\n## Goals\n\nBack to [[Home]], next [[Project Beta]], up [[../Home|home]].\n\n![[pic.png|300]]\n',
+      'Projects/Project Beta.md': '# Risks\n\nSee [[Deep Note]] and [[Sub/Deep Note]].\n',
+      'Projects/Sub/Deep Note.md': '---\ntitle: Deep Thoughts\naliases: [deep]\n---\nThinking about [[Project Alpha]].\n',
+      'Daily/2024-01-05.md': 'Read [[Deep Thoughts]].\n',
+      'attachments/pic.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      'notes.txt': 'plain text',
+    });
+    const r = await cli(['import-dir', vault, '--space', 'vault', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({ created: 5, updated: 0, skipped: 0 });
+    expect(result.errors.map((e: { path: string; code: string }) => `${e.path} ${e.code}`)).toEqual(['notes.txt not_referenced']);
+    // The image is attached to both notes that show it, and their references point at it.
+    for (const page of ['Home', 'Projects/Project Alpha']) {
+      const files = (await srv.admin.get(`/pages/vault/${page}/files`)).body.files as Array<{ name: string; size: number; contentType: string }>;
+      expect(files.map((f) => [f.name, f.size, f.contentType])).toEqual([['pic.png', 8, 'image/png']]);
+      const bytes = await fetch(`${srv.url}/files/vault/${page.split('/').map(encodeURIComponent).join('/')}/pic.png`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      expect(Buffer.from(await bytes.arrayBuffer())).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    }
+
+    const pages = await pagesOf('vault');
+    expect(pages.map((p) => p.path)).toEqual(['Daily/2024-01-05', 'Home', 'Projects/Project Alpha', 'Projects/Project Beta', 'Projects/Sub/Deep Note']);
+    const home = pages.find((p) => p.path === 'Home')!;
+    expect(home.title).toBe('Home');
+    expect(home.content).toContain('![pic](files/pic.png)');
+    expect(pages.find((p) => p.path === 'Projects/Project Alpha')!.content).toContain('![pic.png](files/pic.png)');
+    expect(home.metadata).toEqual({ author: 'Ann', count: 3, created: '2024-01-05', published: true, rating: 4.5, tags: ['start', 'index'] });
+    expect(home.frontmatter).toEqual({ 'Due date': '2024-02-01', nested: { a: 1 } });
+    const deep = pages.find((p) => p.path === 'Projects/Sub/Deep Note')!;
+    expect(deep).toMatchObject({ title: 'Deep Thoughts', metadata: { aliases: ['deep'] } });
+    // Metadata types as the key discovery sees them.
+    const keys = (await srv.admin.get('/search/metadata/keys?space=vault')).body as Array<{ key: string; types: string[] }>;
+    const typesOf = (k: string) => keys.find((x) => x.key === k)?.types;
+    expect(typesOf('created')).toEqual(['date']);
+    expect(typesOf('rating')).toEqual(['number']);
+    expect(typesOf('published')).toEqual(['boolean']);
+    expect(typesOf('tags')).toEqual(expect.arrayContaining(['list', 'string']));
+
+    // [[Deep Note]] names a note whose title is not its file name: respelled to its path, reading as before.
+    expect(pages.find((p) => p.path === 'Projects/Project Beta')!.content).toBe('# Risks\n\nSee [[Sub/Deep Note|Deep Note]] and [[Sub/Deep Note]].\n');
+    expect(home.content).toContain('[[Projects/Sub/Deep Note|Deep Note]]');
+    // Every link resolves.
+    expect((await srv.admin.get('/spaces/vault/links/broken')).body).toEqual([]);
+    expect(await outbound('vault/Home')).toEqual([
+      'vault/Daily/2024-01-05', 'vault/Projects/Project Alpha', 'vault/Projects/Project Beta', 'vault/Home', 'vault/Projects/Sub/Deep Note',
+    ]);
+    expect(await outbound('vault/Projects/Project Alpha')).toEqual(['vault/Home', 'vault/Projects/Project Beta']);
+    expect(await outbound('vault/Daily/2024-01-05')).toEqual(['vault/Projects/Sub/Deep Note']);
+    expect(await outbound('vault/Projects/Sub/Deep Note')).toEqual(['vault/Projects/Project Alpha']);
+  });
+
+  it('round-trips a space through a Markdown folder: paths, titles, content, frontmatter and metadata identical', async () => {
+    expect((await srv.admin.post('/spaces', { slug: 'rt', name: 'Round trip', description: 'all kinds of pages' })).status).toBe(201);
+    const put = async (p: string, body: Record<string, unknown>) => {
+      const r = await srv.admin.put(`/pages/rt/${p}`, body);
+      expect([200, 201], r.text).toContain(r.status);
+    };
+    await put('templates/task', {
+      title: 'Task', content: '# {{title}}\n',
+      frontmatter: { description: 'A task', metadataSchema: { type: 'object', properties: { due: { type: 'string', format: 'date' } } } },
+    });
+    await put('index', { title: 'Start: here', content: 'Links: [[guides/setup]], [[Setup#Linux|setup]], [md](guides/setup.md), [[nowhere]].\n', metadata: { title: 'meta title', kspace: 'x', n: 1.5, on: false, when: '2025-03-01T10:00:00.000Z', tags: ['a', 'b', 2, true] } });
+    await put('guides/setup', { title: 'Setup', content: '\n\nStarts with blank lines\r\nand CRLF\r\n---\nnot frontmatter\n', frontmatter: { title: 'fm title', draft: true, list: [1, 'two'], nested: { deep: [null] } } });
+    await put('guides/notes.md', { title: 'A page whose path ends in .md', content: '' });
+    await put('ünïcode/页面 with spaces', { title: '"quoted" title', content: '---\nstarts with a rule' });
+    await put('records/t1', { title: 'Task 1', template: 'task', content: 'do it', metadata: { due: '2025-01-01' } });
+    await put('guides/pics', { title: 'Pictures', content: '![d](files/diagram.svg) and [notes](files/notes.txt)' });
+    await put('guides/other', { title: 'Other', content: '![d](files/diagram.svg)' });
+    const upload = async (at: string, body: string, type: string) => {
+      const r = await fetch(`${srv.url}/files/rt/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': type }, body });
+      expect([200, 201]).toContain(r.status);
+    };
+    await upload('guides/pics/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>', 'image/svg+xml');
+    await upload('guides/pics/notes.txt', 'some notes', 'text/plain');
+    await upload('guides/other/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>', 'image/svg+xml'); // same name, other bytes
+    const filesOf = async (slug: string, page: string) =>
+      ((await srv.admin.get(`/pages/${slug}/${page}/files`)).body.files as Array<{ name: string; sha256: string; contentType: string }>)
+        .map((f) => [f.name, f.sha256, f.contentType]);
+    const before = await pagesOf('rt');
+
+    const dir = path.join(tmp, 'rt-export');
+    const exp = await cli(['export', 'rt', '--format', 'markdown', '-o', dir]);
+    expect(exp).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(fs.existsSync(path.join(dir, 'guides', 'setup.md'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'guides', 'notes.md.md'))).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'index.md'), 'utf8')).toMatch(/^---\ntitle: "Start: here"\nn: 1.5\non: false\ntags:\n/);
+
+    const imp = await cli(['import-dir', dir, '--space', 'rt-copy', '--json']);
+    expect(imp.code, imp.stderr).toBe(0);
+    expect(JSON.parse(imp.stdout)).toEqual({ created: before.length, updated: 0, skipped: 0, errors: [] });
+    expect(await pagesOf('rt-copy')).toEqual(before);
+    for (const page of ['guides/pics', 'guides/other']) expect(await filesOf('rt-copy', page)).toEqual(await filesOf('rt', page));
+    expect(fs.readFileSync(path.join(dir, 'guides', 'files', 'notes.txt'), 'utf8')).toBe('some notes');
+    const space = (await srv.admin.get('/spaces/rt-copy')).body;
+    expect(space).toMatchObject({ name: 'Round trip', description: 'all kinds of pages' });
+    // Again in overwrite mode: nothing changes.
+    const again = await cli(['import-dir', dir, '--space', 'rt-copy', '--mode', 'overwrite', '--json']);
+    expect(JSON.parse(again.stdout)).toEqual({ created: 0, updated: 0, skipped: before.length, errors: [] });
+  });
+
+  it('lists per-file errors (bad frontmatter, bad paths) and imports the rest; refuses a non-empty export folder', async () => {
+    const dir = path.join(tmp, 'bad');
+    write(dir, {
+      'ok.md': 'fine',
+      'broken.md': '---\na: [unclosed\n---\nbody',
+      'x/links.md': 'a reserved name',
+      'list.md': '---\n- a\n- b\n---\nbody',
+    });
+    const r = JSON.parse((await cli(['import-dir', dir, '--space', 'bad', '--json'])).stdout);
+    expect(r.created).toBe(1);
+    expect(r.errors.map((e: { path: string; code: string }) => `${e.path} ${e.code}`).sort())
+      .toEqual(['broken.md invalid_frontmatter', 'list.md invalid_frontmatter', 'x/links.md validation_failed']);
+    const exp = await cli(['export', 'bad', '--format', 'markdown', '-o', dir]);
+    expect(exp.code).not.toBe(0);
+    expect(exp.stderr).toContain('not empty');
+    expect((await cli(['import-dir', path.join(tmp, 'nope'), '--space', 'bad'])).code).not.toBe(0);
+  });
+});
+
+describe('GET /spaces/:slug/export?format=zip', () => {
+  it('answers the Markdown folder as a zip of the pages the caller may read', async () => {
+    expect((await srv.admin.post('/spaces', { slug: 'zipped', name: 'Zipped' })).status).toBe(201);
+    await srv.admin.put('/pages/zipped/a', { title: 'A', content: 'See [[b]].', metadata: { k: 1 } });
+    await srv.admin.put('/pages/zipped/dir/b', { title: 'B', content: 'b' });
+    await srv.admin.put('/pages/zipped/secret', { title: 'Secret', content: 'hidden' });
+    for (const at of ['a/logo.txt', 'secret/plan.txt']) {
+      const r = await fetch(`${srv.url}/files/zipped/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'text/plain' }, body: `bytes of ${at}` });
+      expect([200, 201]).toContain(r.status);
+    }
+    expect((await srv.admin.put('/pages/zipped/secret/acl', { read: [], write: [] })).status).toBe(200);
+    const res = await fetch(`${srv.url}/spaces/zipped/export?format=zip`, { headers: { authorization: `Bearer ${bob.key}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="zipped-export.zip"');
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    expect(Object.keys(files).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt']);
+    expect(strFromU8(files['files/logo.txt'])).toBe('bytes of a/logo.txt');
+    expect(JSON.parse(strFromU8(files['.kspace/space.json'])).attachments).toEqual([{ path: 'a', name: 'logo.txt', contentType: expect.stringMatching(/^text\/plain/), file: 'files/logo.txt' }]);
+    expect(strFromU8(files['a.md'])).toBe(pageToFile({ path: 'a', title: 'A', content: 'See [[b]].', frontmatter: {}, metadata: { k: 1 } }).text);
+    expect(JSON.parse(strFromU8(files['.kspace/space.json'])).space).toEqual({ slug: 'zipped', name: 'Zipped', description: '' });
+    // The admin sees the page bob may not read.
+    const all = unzipSync(new Uint8Array(await (await fetch(`${srv.url}/spaces/zipped/export?format=zip`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).arrayBuffer()));
+    expect(Object.keys(all).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt', 'files/plan.txt', 'secret.md']);
+    expect((await srv.admin.get('/spaces/zipped/export?format=tar')).status).toBe(400);
+  });
+});

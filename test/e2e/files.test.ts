@@ -1,0 +1,78 @@
+// A page's files in the web app: an image referenced as files/<name> shows (the app's CSP allows
+// img-src 'self'), the Files panel lists the page's files, and a writer attaches one.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+
+const POLL = { timeout: 15_000, interval: 100 };
+let app: AppServer;
+let browser: Browser;
+let user: { name: string; password: string };
+
+/** A real PNG of w×h pixels, a diagonal gradient. */
+function gradientPng(w: number, h: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4); crc.writeUInt32BE(zlib.crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0); ihdr.writeUInt32BE(h, 4); ihdr[8] = 8; ihdr[9] = 2; // 8-bit RGB
+  const rows = Buffer.alloc((w * 3 + 1) * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const o = y * (w * 3 + 1) + 1 + x * 3;
+      rows[o] = 40 + (x * 180) / w; rows[o + 1] = 90 + (y * 120) / h; rows[o + 2] = 200;
+    }
+  }
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+beforeAll(async () => {
+  app = await startAppServer();
+  browser = await openBrowser();
+  user = await app.createUser('fiona');
+  await app.createSpace('wiki', 'Team wiki');
+  await app.putPage('wiki', 'design/overview', { title: 'Design overview', content: '# Architecture\n\n![The diagram](files/diagram.png)\n\nThe [spec](files/spec.txt) has the details.' });
+  const r = await fetch(`${app.url}/files/wiki/design/overview/diagram.png`, {
+    method: 'PUT', body: gradientPng(480, 200) as BodyInit, headers: { authorization: `Bearer ${app.admin.key}` },
+  });
+  expect(r.status).toBe(201);
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+describe('files in the web app', { timeout: 90_000 }, () => {
+  it('shows an attached image, lists the files and attaches one through the Files panel', async () => {
+    const ctx = await browser.newContext({ baseURL: app.url });
+    const page = await ctx.newPage();
+    guard(page, app.url);
+    await page.goto('/app/p/wiki/design/overview');
+    await signIn(page, user.name, user.password);
+    await expect.poll(() => page.getByRole('heading', { name: 'Design overview', level: 1 }).count(), POLL).toBe(1);
+    const img = page.getByRole('img', { name: 'The diagram' });
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth), POLL).toBe(480);
+    const files = page.getByRole('region', { name: 'Files' });
+    await expect.poll(() => files.getByRole('link', { name: 'diagram.png' }).count(), POLL).toBe(1);
+
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-e2e-files-'));
+    const spec = path.join(tmp, 'spec.txt');
+    fs.writeFileSync(spec, 'The specification.');
+    await files.getByLabel('File to attach').setInputFiles(spec);
+    await files.getByRole('button', { name: 'Attach file' }).click();
+    await expect.poll(() => files.getByRole('link', { name: 'spec.txt' }).count(), POLL).toBe(1);
+    const got = await fetch(`${app.url}/files/wiki/design/overview/spec.txt`, { headers: { authorization: `Bearer ${app.admin.key}` } });
+    expect(await got.text()).toBe('The specification.');
+    fs.rmSync(tmp, { recursive: true, force: true });
+    await checkA11y(page);
+    if (process.env.SCREENSHOTS) await page.screenshot({ path: 'docs/screenshots/page-files.png', fullPage: false });
+    await ctx.close();
+  });
+});

@@ -1,0 +1,88 @@
+import YAML from 'yaml';
+import { describe, expect, it } from 'vitest';
+import {
+  attachReferencedFiles, fileToPage, folderToBundle, isSkipped, pageToFile, placeAttachments,
+} from '../../src/domain/bundles/markdown-folder.ts';
+import { parseSimpleYaml } from '../../src/domain/bundles/simple-yaml.ts';
+import type { BundlePage } from '../../src/domain/bundles/bundle.ts';
+
+const page = (path: string, content = '', title = path): BundlePage => ({ path, title, content, frontmatter: {}, metadata: {} });
+
+describe('the frontmatter fast path answers what the yaml library answers, or leaves it to it', () => {
+  it.each([
+    'title: Hello\ncount: 3\nratio: 1.5\nneg: -2\nexp: 1e3\ndot: .5\non: true\noff: FALSE\nnothing:\ntilde: ~',
+    'date: 2024-01-05\ntime: 2024-01-05T10:00:00Z\nzip: 007\nunderscored: 1_000\nversion: 1.2.3',
+    "tags: [a, b, 3, true]\nempty: []\nquoted: 'it''s'\ndq: \"plain\"\nDue date: soon",
+    'list:\n  - one\n  - 2\n  - false\nafter: x',
+    'list:\n- a\n- b',
+    'url: https://example.com/a#b\nhash: a#b',
+    // left to the library:
+    'comment: value # note', 'nested:\n  a: 1', 'multi: |\n  text', 'hex: 0x1F', "flow: ['a, b', c]", 'esc: "a\\nb"',
+    'dup: 1\ndup: 2', 'star: *ref', 'key: - x', 'inf: .inf', 'q: "unterminated',
+  ])('%j', (text) => {
+    const fast = parseSimpleYaml(text);
+    if (fast !== null) expect(fast).toEqual(YAML.parse(text));
+  });
+  it('takes the common forms and refuses the rest', () => {
+    expect(parseSimpleYaml('a: 1\nb: [x, y]')).toEqual({ a: 1, b: ['x', 'y'] });
+    for (const t of ['comment: value # note', 'nested:\n  a: 1', 'multi: |\n  text', 'hex: 0x1F', 'dup: 1\ndup: 2']) expect(parseSimpleYaml(t)).toBeNull();
+  });
+});
+
+describe('a page as a file and back', () => {
+  it.each<[string, BundlePage]>([
+    ['plain', page('a/b', '# B\n')],
+    ['metadata of every type', { ...page('m', 'x'), metadata: { s: 'str', n: 1.5, b: false, d: '2025-01-02', l: ['a', 2, true], empty: [] } }],
+    ['frontmatter and colliding metadata keys', { ...page('f', 'y'), frontmatter: { title: 'fm', n: null, deep: { a: [1] } }, metadata: { title: 'meta', kspace: 'k' } }],
+    ['content that looks like frontmatter', page('c', '---\nnot: yaml\n---\n')],
+    ['content starting with blank lines and CRLF', page('crlf', '\n\r\nline\r\n')],
+    ['a title YAML would misread', page('t', 'x', 'yes: no # really')],
+    ['a path ending in .md', page('notes.md', 'n')],
+  ])('%s', (_name, p) => {
+    const f = pageToFile(p);
+    expect(f.path).toBe(`${p.path}.md`);
+    expect(fileToPage(f)).toEqual(p);
+  });
+
+  it('reads foreign properties: valid metadata values are metadata, the rest frontmatter; no title → the file name', () => {
+    const p = fileToPage({ path: 'Notes/My Note.md', text: '---\ntags: [x]\nDue date: 2024-01-01\nobj:\n  a: 1\nnum: 2\n---\nbody' });
+    expect(p).toEqual({ path: 'Notes/My Note', title: 'My Note', content: 'body', metadata: { tags: ['x'], num: 2 }, frontmatter: { 'Due date': '2024-01-01', obj: { a: 1 } } });
+    expect(fileToPage({ path: 'x.md', text: '---\n---\nempty frontmatter' })).toMatchObject({ content: 'empty frontmatter', metadata: {}, frontmatter: {} });
+    expect(fileToPage({ path: 'bad.md', text: '---\n[: x\n---\n' })).toMatchObject({ code: 'invalid_frontmatter' });
+    expect(fileToPage({ path: 'x/files.md', text: '' })).toMatchObject({ code: 'validation_failed' });
+  });
+
+  it('skips dot-folders and dot-files', () => {
+    expect(['.obsidian/app.json', 'a/.git/x.md', '.kspace/space.json', 'a/b.md'].map(isSkipped)).toEqual([true, true, true, false]);
+  });
+});
+
+describe('foreign folders', () => {
+  it('respells wikilinks kspace would read otherwise, keeping how they read', () => {
+    const { pages } = folderToBundle([
+      { path: 'Home.md', text: '[[Deep]] [[Deep|d]] [[Deep#H]] [[Missing]] [[sub/Deep]]' },
+      { path: 'a/sub/Deep.md', text: '---\ntitle: Other title\n---\n[[Home]]' },
+    ]);
+    expect(pages.find((p) => p.path === 'Home')!.content).toBe('[[a/sub/Deep|Deep]] [[a/sub/Deep|d]] [[a/sub/Deep#H|Deep]] [[Missing]] [[a/sub/Deep|sub/Deep]]');
+    expect(pages.find((p) => p.path === 'a/sub/Deep')!.content).toBe('[[Home]]');
+  });
+
+  it('attaches the files notes embed or link to, under files/<name>', () => {
+    const pages = [page('n/a', '![[pic.png]] ![x](../img/pic.png) ![y](img2.png) [doc](<my doc.pdf>) `![[code.png]]`\n```\n![[pic.png]]\n```'), page('b', 'no files')];
+    const bins = new Map<string, Uint8Array>([['img/pic.png', new Uint8Array([1])], ['n/pic.png', new Uint8Array([2])], ['n/img2.png', new Uint8Array([3])], ['n/my doc.pdf', new Uint8Array([4])]]);
+    const files = attachReferencedFiles(pages, bins);
+    expect(files.map((f) => `${f.path} ${f.name} <- ${f.from}`)).toEqual([
+      'n/a pic.png <- n/pic.png', 'n/a pic-2.png <- img/pic.png', 'n/a img2.png <- n/img2.png', 'n/a my doc.pdf <- n/my doc.pdf',
+    ]);
+    expect(pages[0].content).toBe('![pic.png](files/pic.png) ![x](files/pic-2.png) ![y](files/img2.png) [doc](files/my%20doc.pdf) `![[code.png]]`\n```\n![[pic.png]]\n```');
+  });
+
+  it('places attached files beside their pages, apart when two siblings have different files of one name', () => {
+    expect(placeAttachments([
+      { path: 'g/a', name: 'x.png', contentType: 'image/png', sha256: '1' },
+      { path: 'g/b', name: 'x.png', contentType: 'image/png', sha256: '2' },
+      { path: 'g/c', name: 'x.png', contentType: 'image/png', sha256: '1' },
+      { path: 'top', name: 'y.txt', contentType: 'text/plain', sha256: '3' },
+    ]).map((p) => p.file)).toEqual(['g/files/x.png', 'g/files/b/x.png', 'g/files/x.png', 'files/y.txt']);
+  });
+});
