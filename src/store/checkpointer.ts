@@ -96,7 +96,11 @@ export const HELPER_BUNDLE_ASSET = 'helper-worker.cjs';
 const END = 'end';
 
 /** Both ends of the helper's line channel, from the helper's side. */
-export type HelperChannel = { send(line: string): void; onLine(fn: (line: string) => void): void; onEnd(fn: () => void): void };
+export type HelperChannel = {
+  send(line: string): void; onLine(fn: (line: string) => void): void; onEnd(fn: () => void): void;
+  /** The helper runs in the server's process (a thread): see the descriptor in runCheckpointer. */
+  inServerProcess?: boolean;
+};
 
 /** The helper's channel as a process (`kspace internal-checkpointer`): standard input and output, one line each. */
 export function processChannel(): HelperChannel {
@@ -123,7 +127,7 @@ export function portChannel(port: MessagePort): HelperChannel {
   };
   port.on('message', (line: string) => (line === END ? end() : lines.forEach((fn) => fn(line))));
   port.on('close', end);
-  return { send: (line) => port.postMessage(line), onLine: (fn) => lines.push(fn), onEnd: (fn) => ends.push(fn) };
+  return { send: (line) => port.postMessage(line), onLine: (fn) => lines.push(fn), onEnd: (fn) => ends.push(fn), inServerProcess: true };
 }
 const STOP_WAIT_MS = 5000;
 
@@ -337,7 +341,10 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
       clearTimeout(indexTimer);
       idx.close();
       db.close();
-      fs.closeSync(dbFd);
+      // Closing a descriptor of the file drops every POSIX lock the process holds on it, the
+      // server's connection's included when the helper is its thread: left open then (one
+      // descriptor, until the process exits).
+      if (!channel.inServerProcess) fs.closeSync(dbFd);
       resolve();
     };
     channel.onEnd(done);
