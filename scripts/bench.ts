@@ -30,7 +30,7 @@ Options:
 
 Sections:
   core        floors (bare node:http, raw SQLite) and kspace PUT/GET over 16 connections, conditional GET,
-              peak RSS of the server and its helper, from source and as the single executable
+              peak RSS of the server (its helper is a thread), from source and as the single executable
   bundles     a 10,000-page bundle imported, then the space grown to --pages and exported (with RSS)
   records     record writes against plain page writes, record queries over 100k records
   webhooks    webhook delivery throughput and latency
@@ -39,6 +39,8 @@ Sections:
   web         the web app: bytes sent, largest contentful paint in headless Chromium, embedded size
   moves       a 1,000-page prefix with 5,000 inbound links moved with one request
   ops         what the request log and the metrics cost PUT throughput
+  files       attachments: upload and download over loopback (5 MB and 50 MB), the storage choice's floors
+  folder-import  kspace import-dir of a 10,000-note vault with wikilinks, against the same vault without links
 `;
 
 function fail(message: string): never {
