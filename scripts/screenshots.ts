@@ -31,7 +31,7 @@ await page('handbook', 'index', { title: 'Welcome to the platform team', content
 
 ## What we own
 
-- The deploy pipeline — see the [deploy runbook](engineering/runbooks/deploy)
+- The deploy pipeline — see the [[Deploy runbook]] (a wikilink, found by its title)
 - The internal API gateway and its [on-call guide](engineering/on-call)
 - Shared CI runners
 
