@@ -287,11 +287,14 @@ CREATE TABLE fts_queue (
   page_id INTEGER NOT NULL
 );
 
--- Small named values of derived data; 'fts_generation' ties kspace-fts.db to this database.
+-- Small named values of derived data; 'fts_generation' ties kspace-fts.db to this database;
+-- 'wikilinks_indexed' says every page's wikilinks are in the link index (a database upgraded from
+-- before version 8 gets it once src/domain/links/wikilink-backfill.ts has read its pages).
 CREATE TABLE derived_state (
   name  TEXT PRIMARY KEY,
   value TEXT NOT NULL
 ) WITHOUT ROWID;
+INSERT INTO derived_state (name, value) VALUES ('wikilinks_indexed', 'since the database was made');
 
 -- Outbound links of live pages, by target address rather than target id: a link to a page that
 -- does not exist (yet) is an ordinary row, so it resolves the moment the page is created and

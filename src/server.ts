@@ -1,3 +1,4 @@
+import { wikilinkBackfillJob } from './domain/links/wikilink-backfill.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from './app.ts';
@@ -21,8 +22,8 @@ export type Running = {
   helper(): Checkpointer | null;
 };
 
-/** Background jobs (webhook dispatcher, catalog refresh) register here; each gets start/stop. */
-export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher];
+/** Background jobs (webhook dispatcher, catalog refresh, the wikilinks of older pages) register here; each gets start/stop. */
+export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher, wikilinkBackfillJob];
 
 // The checkpointer helper starts this long after the server listens. Its own start-up (~100 ms of
 // CPU: Node and the bundle) otherwise shares the two cores with the server's first answers: cold

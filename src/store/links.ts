@@ -99,6 +99,26 @@ export function livePagesAfter(db: Db, orgId: number, afterId: number, limit: nu
     WHERE p.id > ? AND p.deleted_at IS NULL AND s.org_id = ? ORDER BY p.id LIMIT ?`).all(afterId, orgId, limit) as never;
 }
 
+/** Live pages with ids in (`afterId`, `toId`] (any organisation) whose text may hold a wikilink. */
+export function livePagesWithWikilinks(db: Db, afterId: number, toId: number): LinkSourceRow[] {
+  return stmt(db, `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata
+    FROM pages p JOIN spaces s ON s.id = p.space_id
+    WHERE p.id > ? AND p.id <= ? AND p.deleted_at IS NULL AND instr(p.content, '[[') > 0 ORDER BY p.id`).all(afterId, toId) as never;
+}
+
+export function maxPageId(db: Db): number {
+  return (stmt(db, 'SELECT coalesce(max(id), 0) AS n FROM pages').get() as { n: number }).n;
+}
+
+/** A value of derived_state (what the derived indexes have been brought to), if set. */
+export function derivedState(db: Db, name: string): string | undefined {
+  return (stmt(db, 'SELECT value FROM derived_state WHERE name = ?').get(name) as { value: string } | undefined)?.value;
+}
+
+export function setDerivedState(db: Db, name: string, value: string): void {
+  stmt(db, 'INSERT OR REPLACE INTO derived_state (name, value) VALUES (?, ?)').run(name, value);
+}
+
 /** Drops links whose source page is deleted or gone (the rebuild's last step). */
 export function deleteOrphanLinks(db: Db): void {
   stmt(db, `DELETE FROM links WHERE source_id NOT IN (SELECT id FROM pages WHERE deleted_at IS NULL)`).run();

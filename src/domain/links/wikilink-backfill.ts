@@ -1,0 +1,60 @@
+import type { BackgroundJob, Services } from '../../services.ts';
+import { derivedState, livePagesWithWikilinks, maxPageId, setDerivedState } from '../../store/links.ts';
+import { storeLinks } from './wiki-index.ts';
+
+// Pages written before kspace knew wikilinks (schema version 8) hold `[[…]]` text that the link
+// index has never read. Once per database, a while after start, every live page whose text holds
+// `[[` is indexed again, in batches through the write queue (other requests are served in
+// between; a page written meanwhile indexes itself as usual, and a batch reads each page in the
+// transaction that indexes it). derived_state 'wikilinks_indexed' records that it is done; a
+// server stopped half-way starts over at its next start (indexing a page twice changes nothing).
+// A database made by this version is marked done by schema.sql: only an upgraded one runs this.
+const START_DELAY_MS = 1000;
+// Page ids read per transaction: a window is one bounded scan (~5 ms for 2,000 pages of 2 KB),
+// so the write queue and the event loop are never held long, however few pages hold `[[`.
+const WINDOW = 2000;
+export const WIKILINKS_INDEXED = 'wikilinks_indexed';
+
+/** Indexes the wikilinks of pages written before schema version 8; resolves to the pages indexed. */
+export async function backfillWikilinks(svc: Services, stopped: () => boolean = () => false): Promise<number> {
+  if (derivedState(svc.db, WIKILINKS_INDEXED) !== undefined) return 0;
+  const baseUrls = [svc.config.baseUrl];
+  const last = maxPageId(svc.db); // pages written later index themselves
+  let after = 0;
+  let pages = 0;
+  for (;;) {
+    if (stopped()) return pages;
+    const to = after + WINDOW;
+    pages += await svc.writes.run(() => {
+      const batch = livePagesWithWikilinks(svc.db, after, to);
+      for (const p of batch) storeLinks(svc.db, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content }, baseUrls);
+      if (to >= last) setDerivedState(svc.db, WIKILINKS_INDEXED, new Date().toISOString());
+      return batch.length;
+    });
+    if (to >= last) return pages;
+    after = to;
+  }
+}
+
+export function wikilinkBackfillJob(svc: Services): BackgroundJob {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let running: Promise<unknown> | null = null;
+  return {
+    start() {
+      if (derivedState(svc.db, WIKILINKS_INDEXED) !== undefined) return;
+      timer = setTimeout(() => {
+        running = backfillWikilinks(svc, () => stopped).then(
+          (n) => { if (n > 0) svc.log.info(`wikilinks of ${n} pages written before they were links are indexed`); },
+          (e: unknown) => svc.log.warn(`indexing the wikilinks of older pages stopped: ${(e as Error).message}`),
+        );
+      }, START_DELAY_MS);
+      timer.unref();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
