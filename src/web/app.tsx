@@ -1,6 +1,6 @@
 // The app shell: reads the session on load (401 → sign-in), the header, the keyboard shortcuts
 // and the view for the current address.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, del, get, setCsrfToken, UNAUTHORIZED_EVENT } from './api/client.ts';
 import type { Principal, Session } from './api/types.ts';
 import { ErrorBox, Loading } from './components/ui.tsx';
@@ -35,7 +35,8 @@ export function App() {
   }, []);
 
   const current = loc.pathname + loc.search;
-  useEffect(() => {
+  // A layout effect: the address says sign-in (with where to come back to) before the form paints.
+  useLayoutEffect(() => {
     if (principal === null && route.name !== 'signIn') navigate(href.signIn(current), { replace: true });
     if (principal && route.name === 'signIn') navigate(route.next, { replace: true });
   }, [principal, route.name, current]);

@@ -45,6 +45,7 @@ describe('reading pages', { timeout: 90_000 }, () => {
     guard(page, app.url, { allowConsole: [/status of 401/] });
     await page.goto('/app/p/wiki/guides/setup');
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.waitForURL(/\/app\/sign-in\?/);
     expect(new URL(page.url()).searchParams.get('next')).toBe('/app/p/wiki/guides/setup');
     await page.getByLabel('Name').fill(user.name);
     await page.getByLabel('Password').fill('not the password');
