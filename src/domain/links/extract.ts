@@ -11,6 +11,7 @@ export type { PageRef } from '../../model.ts';
 import type { PageRef } from '../../model.ts';
 import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
 import { NOTHING, parseWikilink, resolveWikilink, type Wikilink } from './wikilinks.ts';
+import { decodeSegment, resolveSegments } from './segments.ts';
 
 // markdown-it, not mdast-util-from-markdown: on the same 2 KB pages with three links it takes
 // ~0.02 ms a page against ~0.5–0.8 ms for micromark/mdast (measured in one run), and link
@@ -232,31 +233,6 @@ function resolveInSpace(rest: string): PageRef | null {
   if (space === null || !SPACE_SLUG.test(space) || raw.length < 2) return null;
   const segments = resolveSegments([], raw.slice(1));
   return segments ? toPageRef(space, segments) : null;
-}
-
-// Decodes, then applies `.`/`..` like URL resolution does; null on bad encoding or climbing
-// above the space root. A trailing `.`/`..` names a folder, never a page.
-function resolveSegments(out: string[], raw: string[]): string[] | null {
-  for (let i = 0; i < raw.length; i++) {
-    const seg = decodeSegment(raw[i]);
-    if (seg === null) return null;
-    if (seg === '.' || seg === '..') {
-      if (i === raw.length - 1) return null;
-      if (seg === '..' && out.pop() === undefined) return null;
-      continue;
-    }
-    out.push(seg);
-  }
-  return out;
-}
-
-function decodeSegment(seg: string): string | null {
-  if (!seg.includes('%')) return seg;
-  try {
-    return decodeURIComponent(seg);
-  } catch {
-    return null;
-  }
 }
 
 function toPageRef(space: string, segments: string[]): PageRef | null {

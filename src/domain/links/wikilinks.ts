@@ -6,6 +6,7 @@
 import type MarkdownIt from 'markdown-it';
 import type { PageRef } from '../../model.ts';
 import { RESERVED_LAST_SEGMENTS, isSpaceSlug, normalizePagePath } from '../paths.ts';
+import { resolveSegments } from './segments.ts';
 
 export type Wikilink = {
   /** The target as written (trimmed), without `#heading` and `|label`; '' for `[[#heading]]`. */
@@ -179,17 +180,9 @@ export function wikiTargetFor(to: PageRef, from: PageRef, taken: (ref: PageRef) 
   return folder && taken({ space: from.space, path: folder + to.path }) ? `/${to.path}` : to.path;
 }
 
+/** `resolveSegments` of the link rules, each segment trimmed (a wikilink is not percent-encoded). */
 function resolveDots(out: string[], raw: string[]): string[] | null {
-  for (let i = 0; i < raw.length; i++) {
-    const seg = raw[i].trim();
-    if (seg === '.' || seg === '..') {
-      if (i === raw.length - 1) return null;
-      if (seg === '..' && out.pop() === undefined) return null;
-      continue;
-    }
-    out.push(seg);
-  }
-  return out;
+  return resolveSegments(out, raw, (seg) => seg.trim());
 }
 
 function toRef(space: string, segs: string[] | null): PageRef | null {
