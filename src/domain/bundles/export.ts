@@ -65,22 +65,29 @@ export function* generateBundleChunks(db: Db, caller: Caller, space: SpaceRow, o
   yield '}}';
 }
 
-/**
- * The export as a Node stream over its own snapshot connection: consistent as of its first
- * read, pulled only as fast as the client reads (backpressure), closed on end or abort.
- */
+/** The JSON export as a Node stream over its own snapshot connection (snapshotStream). */
 export function openExportStream(svc: Services, caller: Caller, space: SpaceRow): Readable {
+  return snapshotStream(svc, 'export', space, (reader) => generateBundleChunks(reader, caller, space, { exportedAt: svc.now() }));
+}
+
+/**
+ * An export as a Node stream over its own snapshot connection: consistent as of its first read,
+ * pulled only as fast as the client reads (backpressure), the snapshot closed on end or abort.
+ * `chunks` makes the body from the snapshot, one chunk per pull.
+ */
+export function snapshotStream(svc: Services, what: string, space: SpaceRow, chunks: (reader: Db) => Iterator<string | Uint8Array>): Readable {
   let reader: Db | null = null;
-  let chunks: Generator<string> | null = null;
+  let it: Iterator<string | Uint8Array> | null = null;
   return new Readable({
     highWaterMark: 256 * 1024,
     read() {
       try {
         if (!reader) {
           reader = openSnapshot(svc.db);
-          chunks = generateBundleChunks(reader, caller, space, { exportedAt: svc.now() });
+          it = chunks(reader);
         }
-        const next = chunks!.next();
+        let next = it!.next();
+        while (!next.done && next.value.length === 0) next = it!.next(); // an empty push would stall the stream
         if (next.done) {
           closeSnapshot(reader);
           this.push(null);
@@ -89,7 +96,7 @@ export function openExportStream(svc: Services, caller: Caller, space: SpaceRow)
         }
       } catch (e) {
         // Headers are out already: aborting the response is how the client learns of it.
-        svc.log.error('export failed', { space: space.slug, error: (e as Error).message });
+        svc.log.error(`${what} failed`, { space: space.slug, error: (e as Error).message });
         this.destroy(e as Error);
       }
     },
