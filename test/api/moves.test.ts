@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
 
 let srv: TestServer;
 let bob: Client & { id: string };
@@ -26,16 +27,6 @@ const acl = async (at: string, read: string[], write: string[]) => {
 };
 /** A GET that does not follow redirects. */
 const raw = (c: Client, p: string) => fetch(srv.url + p, { headers: { authorization: `Bearer ${c.key}` }, redirect: 'manual' });
-const back = async (c: Client, page: string) => {
-  const r = await c.get(`/pages/${page}/links`);
-  expect(r.status, r.text).toBe(200);
-  return (r.body.backlinks as Array<{ space: string; path: string }>).map((l) => `${l.space}/${l.path}`);
-};
-const broken = async (c: Client, slug: string) => {
-  const r = await c.get(`/spaces/${slug}/links/broken`);
-  expect(r.status, r.text).toBe(200);
-  return (r.body as Array<{ source: { path: string }; target: { space: string; path: string } }>).map((b) => `${b.source.path} -> ${b.target.space}/${b.target.path}`);
-};
 
 describe('moving a page', () => {
   it('rewrites the links the mover may write, reports the rest, redirects, and keeps identity', async () => {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { backlinksOf } from '../support/links.ts';
 import { startServer } from '../support/server.ts';
 
 // A database upgraded from before schema version 8 holds pages whose `[[…]]` text the link index
@@ -12,8 +13,6 @@ import { startServer } from '../support/server.ts';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-wikifill-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const backlinks = async (srv: Awaited<ReturnType<typeof startServer>>, page: string): Promise<string[]> =>
-  ((await srv.admin.get(`/pages/${page}/links`)).body.backlinks as Array<{ space: string; path: string }>).map((l) => `${l.space}/${l.path}`);
 
 describe('wikilinks of pages written before they were links', () => {
   it('are indexed once after start, in the background, and marked done', async () => {
@@ -22,7 +21,7 @@ describe('wikilinks of pages written before they were links', () => {
     await first.admin.put('/pages/kb/target', { title: 'Target', content: 'x' });
     await first.admin.put('/pages/kb/notes/a', { title: 'A', content: 'see [[target]] and [[Target|by title]]' });
     await first.admin.put('/pages/kb/plain', { title: 'Plain', content: 'no links here' });
-    expect(await backlinks(first, 'kb/target')).toEqual(['kb/notes/a']);
+    expect(await backlinksOf(first.admin, 'kb/target')).toEqual(['kb/notes/a']);
     await first.close();
 
     // What an older kspace left: no wikilink rows, and no mark.
@@ -33,10 +32,10 @@ describe('wikilinks of pages written before they were links', () => {
 
     const second = await startServer({}, { dataDir: dir, keepData: true });
     try {
-      expect(await backlinks(second, 'kb/target')).toEqual([]);
+      expect(await backlinksOf(second.admin, 'kb/target')).toEqual([]);
       const deadline = Date.now() + 10_000;
-      while ((await backlinks(second, 'kb/target')).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(await backlinks(second, 'kb/target')).toEqual(['kb/notes/a']);
+      while ((await backlinksOf(second.admin, 'kb/target')).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(await backlinksOf(second.admin, 'kb/target')).toEqual(['kb/notes/a']);
       const mark = second.svc.db.prepare("SELECT value FROM derived_state WHERE name = 'wikilinks_indexed'").get() as { value: string } | undefined;
       expect(mark?.value).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(second.errors).toEqual([]);

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { outboundOf as out, backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
 
 let srv: TestServer;
 let bob: Client & { id: string };
@@ -21,21 +22,6 @@ const put = async (c: Client, at: string, content: string, title = at.split('/')
 const acl = async (at: string, read: string[], write: string[]) => {
   const r = await srv.admin.put(`/pages/${at}/acl`, { read, write });
   expect(r.status, r.text).toBe(200);
-};
-const out = async (c: Client, page: string) => {
-  const r = await c.get(`/pages/${page}/links`);
-  expect(r.status, r.text).toBe(200);
-  return (r.body.outbound as Array<{ space: string; path: string; exists: boolean }>).map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
-};
-const back = async (c: Client, page: string) => {
-  const r = await c.get(`/pages/${page}/links`);
-  expect(r.status, r.text).toBe(200);
-  return (r.body.backlinks as Array<{ space: string; path: string }>).map((l) => `${l.space}/${l.path}`);
-};
-const broken = async (c: Client, slug: string) => {
-  const r = await c.get(`/spaces/${slug}/links/broken`);
-  expect(r.status, r.text).toBe(200);
-  return (r.body as Array<{ source: { path: string }; target: { space: string; path: string } }>).map((b) => `${b.source.path} -> ${b.target.space}/${b.target.path}`);
 };
 
 describe('wikilinks', () => {

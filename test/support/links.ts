@@ -1,0 +1,25 @@
+import { expect } from 'vitest';
+import type { Client } from './server.ts';
+
+// The link answers of a page or space, as short strings for toEqual.
+
+/** Outbound links of `page` (`space/path`): `space/path`, with ` (absent)` for a missing target. */
+export async function outboundOf(c: Client, page: string): Promise<string[]> {
+  const r = await c.get(`/pages/${page}/links`);
+  expect(r.status, r.text).toBe(200);
+  return (r.body.outbound as Array<{ space: string; path: string; exists: boolean }>).map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
+}
+
+/** Backlinks of `page` (`space/path`) as `space/path`. */
+export async function backlinksOf(c: Client, page: string): Promise<string[]> {
+  const r = await c.get(`/pages/${page}/links`);
+  expect(r.status, r.text).toBe(200);
+  return (r.body.backlinks as Array<{ space: string; path: string }>).map((l) => `${l.space}/${l.path}`);
+}
+
+/** The broken links of a space as `source path -> space/target path`. */
+export async function brokenLinksOf(c: Client, slug: string): Promise<string[]> {
+  const r = await c.get(`/spaces/${slug}/links/broken`);
+  expect(r.status, r.text).toBe(200);
+  return (r.body as Array<{ source: { path: string }; target: { space: string; path: string } }>).map((b) => `${b.source.path} -> ${b.target.space}/${b.target.path}`);
+}
