@@ -132,20 +132,23 @@ BEGIN
   UPDATE attachments SET space_id = NEW.space_id WHERE page_id = NEW.id;
 END;
 
--- Append-only history: triggers below refuse UPDATE and DELETE.
+-- Append-only history: triggers below refuse UPDATE and DELETE. A revision's frontmatter,
+-- metadata and content are stored once (src/store/revision-codec.ts): the newest revision's are
+-- the page row's; each older one's are in `prev` of the revision after it, as a compressed reverse
+-- delta against that newer state (whole every 8 versions). A rowid table: rows are appended in
+-- write order, so its pages fill up, and a row of any size stays on its page.
 CREATE TABLE revisions (
+  id          INTEGER PRIMARY KEY,
   page_id     INTEGER NOT NULL REFERENCES pages(id),
   version     INTEGER NOT NULL,
   title       TEXT NOT NULL,
-  content     TEXT NOT NULL,
-  frontmatter TEXT NOT NULL,
-  metadata    TEXT NOT NULL,
   author_id   TEXT NOT NULL REFERENCES principals(id),
   created_at  TEXT NOT NULL,
   readers     TEXT,                               -- the page's own ACL when written: NULL = none, else
                                                   -- ',id1,id2,' of its principals (',' = nobody)
-  PRIMARY KEY (page_id, version)
-) WITHOUT ROWID;
+  prev        BLOB,                               -- version - 1's state (NULL for version 1)
+  UNIQUE (page_id, version)
+);
 
 CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisions
 BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;

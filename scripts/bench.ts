@@ -18,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   files: async () => (await import('./bench/files.ts')).run,
   ops: async () => (await import('./bench/ops.ts')).run,
   'folder-import': async () => (await import('./bench/folder-import.ts')).run,
+  storage: async () => (await import('./bench/storage.ts')).run,
 };
 
 const HELP = `npm run bench [-- options]: runs the benchmark sections, one line per figure with its target.
@@ -40,6 +41,8 @@ Sections:
   moves       a 1,000-page prefix with 5,000 inbound links moved with one request
   ops         what the request log and the metrics cost PUT throughput
   files       attachments: upload and download over loopback (5 MB and 50 MB), the storage choice's floors
+  storage     the data directory of 20,000 pages of 2 KB against their raw content; growth per further
+              revision that changes 5 % of a page; reading old revisions
   folder-import  kspace import-dir of a 10,000-note vault with wikilinks, against the same vault without links
 `;
 

@@ -175,12 +175,14 @@ export function writeRevision(
   if (existing === null) {
     id = store.insertPage(db, space.id, path, next, now);
     version = 1;
+    store.insertRevision(db, id, version, next, caller.id, now);
   } else {
     id = existing.id;
     version = existing.version + 1;
+    // The revision first: it keeps the state the row holds until updatePage (store/revision-codec.ts).
+    store.insertRevision(db, id, version, next, caller.id, now);
     store.updatePage(db, id, next, version, now);
   }
-  store.insertRevision(db, id, version, next, caller.id, now);
   if (created) {
     // A page written at an old address ends its redirect; a revived page leaves the trash.
     dropRedirect(db, space.id, path);

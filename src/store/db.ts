@@ -32,6 +32,7 @@ export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
   const file = path.join(dataDir, 'kspace.db');
   ensurePrivateFile(file); // 0600 before SQLite creates it: its -wal and -shm take the same mode (files.ts)
   const db = new Database(file, nativeBindingOption());
+  if (process.env.KSPACE_PAGE_SIZE) db.pragma(`page_size = ${process.env.KSPACE_PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

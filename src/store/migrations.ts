@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
+import { migrateRevisionsToV9 } from './migrate-revisions.ts';
 
 const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
     space_id INTEGER NOT NULL REFERENCES spaces(id), path TEXT NOT NULL,
@@ -31,9 +32,9 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
-export const STEPS: Array<{ to: number; sql: string }> = [
+export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> = [
   {
     // The full-text index moves to kspace-fts.db (store/fts-index.ts); the server's first start
     // queues every live page for it (no generation token yet).
@@ -91,6 +92,13 @@ export const STEPS: Array<{ to: number; sql: string }> = [
         target TEXT, PRIMARY KEY (space, key, source_id)) WITHOUT ROWID;
       CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);`,
   },
+  {
+    // Storage (issue 22): a revision's state is stored once, older ones as compressed reverse
+    // deltas (store/revision-codec.ts); revisions become a rowid table.
+    to: 9,
+    sql: '',
+    run: migrateRevisionsToV9,
+  },
 ];
 
 export function migrate(db: Db): void {
@@ -103,7 +111,11 @@ export function migrate(db: Db): void {
     if (current === 0) {
       db.exec(readAssetText('schema.sql'));
     } else {
-      for (const step of STEPS) if (step.to > current) db.exec(step.sql);
+      for (const step of STEPS) {
+        if (step.to <= current) continue;
+        if (step.sql) db.exec(step.sql);
+        step.run?.(db);
+      }
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

@@ -2,6 +2,7 @@ import { stmt, type Db } from './db.ts';
 import { ACL_READERS, READABLE_PAGE, READABLE_REVISION, callerParams } from './access-sql.ts';
 import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';
+import { decodePrev, encodePrev, isWhole, storedWhole, wholeAbove, type StoredState } from './revision-codec.ts';
 
 export type PageRow = {
   id: number;
@@ -83,12 +84,22 @@ export function markDeleted(db: Db, id: number, now: string): void {
   stmt(db, 'DELETE FROM page_acl WHERE page_id = ?').run(id);
 }
 
-/** A new revision; it records the readers of the page's own ACL as it is now (NULL: none). */
+/**
+ * A new revision; it records the readers of the page's own ACL as it is now (NULL: none). Call it
+ * before the page row takes the new state (updatePage): the state it replaces, still in the row,
+ * goes into this revision's `prev`, and the new one is stored only in the row (revision-codec.ts).
+ */
 export function insertRevision(db: Db, pageId: number, version: number, s: PageState, authorId: string, now: string): void {
-  stmt(db, `INSERT INTO revisions (page_id, version, title, content, frontmatter, metadata, author_id, created_at, readers)
-            SELECT @pageId, @version, @title, @content, @frontmatter, @metadata, @authorId, @now, ${ACL_READERS}
+  let prev: Buffer | null = null;
+  if (version > 1) {
+    const older = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as (StoredState & { version: number }) | undefined;
+    if (!older || older.version !== version - 1) throw new Error(`revision ${version} of page ${pageId} follows version ${older?.version}`);
+    prev = encodePrev(older, s, storedWhole(older.version));
+  }
+  stmt(db, `INSERT INTO revisions (page_id, version, title, author_id, created_at, readers, prev)
+            SELECT @pageId, @version, @title, @authorId, @now, ${ACL_READERS}, @prev
             FROM pages p WHERE p.id = @pageId`)
-    .run({ pageId, version, title: s.title, content: s.content, frontmatter: s.frontmatter, metadata: s.metadata, authorId, now });
+    .run({ pageId, version, title: s.title, authorId, now, prev });
 }
 
 /**
@@ -117,12 +128,43 @@ export type RevisionRow = Omit<PageState, 'template'> & { version: number; creat
 
 /** One revision, if the caller may read it (READABLE_REVISION). */
 export function findRevision(db: Db, caller: Caller, pageId: number, version: number): RevisionRow | undefined {
-  return stmt(db, `SELECT r.version, r.title, r.content, r.frontmatter, r.metadata, r.created_at, r.author_id,
-                          a.kind AS author_kind, a.name AS author_name
+  const row = stmt(db, `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
                    FROM revisions r JOIN principals a ON a.id = r.author_id
                    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
                    WHERE r.page_id = @pageId AND r.version = @version AND ${READABLE_REVISION}`)
-    .get({ ...callerParams(caller), pageId, version }) as never;
+    .get({ ...callerParams(caller), pageId, version }) as Omit<RevisionRow, keyof StoredState> | undefined;
+  return row && { ...row, ...revisionState(db, pageId, version) };
+}
+
+type PrevRow = { version: number; prev: Buffer | null };
+
+/**
+ * The frontmatter, metadata and content of revision `version` of a page: the page row's for its
+ * current version, else decoded back from the nearest whole state above it (revision-codec.ts).
+ */
+export function revisionState(db: Db, pageId: number, version: number): StoredState {
+  const page = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as (StoredState & { version: number });
+  if (version >= page.version) return page;
+  const prevs = stmt(db, 'SELECT version, prev FROM revisions WHERE page_id = ? AND version > ? AND version <= ? ORDER BY version DESC');
+  let rows = prevs.all(pageId, version, Math.min(page.version, wholeAbove(version))) as PrevRow[];
+  // Only if a row that should hold a whole state does not (never written so): from the page row.
+  if (rows.length && rows[0].version !== page.version && !isWhole(rows[0].prev!)) rows = prevs.all(pageId, version, page.version) as PrevRow[];
+  let state: StoredState = page;
+  for (const r of rows) state = decodePrev(r.prev!, state);
+  return state;
+}
+
+/** Every revision's state of a page, newest first (one walk down its whole history: for tests and tools). */
+export function historyStates(db: Db, pageId: number): Array<StoredState & { version: number }> {
+  const page = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as (StoredState & { version: number });
+  const rows = stmt(db, 'SELECT version, prev FROM revisions WHERE page_id = ? ORDER BY version DESC').all(pageId) as PrevRow[];
+  const out: Array<StoredState & { version: number }> = [];
+  let state: StoredState = page;
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) state = decodePrev(rows[i - 1].prev!, state);
+    out.push({ version: rows[i].version, frontmatter: state.frontmatter, metadata: state.metadata, content: state.content });
+  }
+  return out;
 }
 
 export function replaceMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {

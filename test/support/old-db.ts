@@ -1,6 +1,25 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { historyStates } from '../../src/store/pages.ts';
+
+/**
+ * Before schema version 9 every revision held its whole state: decoded here from the new layout
+ * (store/revision-codec.ts), page by page.
+ */
+function copyRevisions(old: Database.Database, srcDb: string, names: string[]): void {
+  const src = new Database(srcDb, { readonly: true });
+  const cols = names.map((c) => `"${c}"`).join(', ');
+  const ins = old.prepare(`INSERT INTO main.revisions (${cols}) VALUES (${names.map((c) => `@${c}`).join(', ')})`);
+  const meta = src.prepare('SELECT * FROM revisions WHERE page_id = ? AND version = ?');
+  for (const { id } of src.prepare('SELECT id FROM pages ORDER BY id').all() as Array<{ id: number }>) {
+    for (const s of historyStates(src, id).reverse()) {
+      const row: Record<string, unknown> = { ...(meta.get(id, s.version) as Record<string, unknown>), ...s };
+      ins.run(Object.fromEntries(names.map((c) => [c, row[c] ?? null])));
+    }
+  }
+  src.close();
+}
 
 /**
  * A database of an older schema version holding the data of `srcDb` (written by today's server):
@@ -15,7 +34,12 @@ export function makeOldDatabase(srcDb: string, dir: string, schemaFile: string, 
   old.prepare('ATTACH DATABASE ? AS src').run(srcDb);
   const tables = old.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
   for (const { name } of tables) {
-    const cols = (old.prepare('SELECT name FROM pragma_table_info(?)').all(name) as Array<{ name: string }>).map((c) => `"${c.name}"`).join(', ');
+    const names = (old.prepare('SELECT name FROM pragma_table_info(?)').all(name) as Array<{ name: string }>).map((c) => c.name);
+    if (name === 'revisions' && names.includes('content')) {
+      copyRevisions(old, srcDb, names);
+      continue;
+    }
+    const cols = names.map((c) => `"${c}"`).join(', ');
     old.exec(`INSERT INTO main."${name}" (${cols}) SELECT ${cols} FROM src."${name}"`);
   }
   old.exec('DETACH DATABASE src');
