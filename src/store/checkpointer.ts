@@ -6,7 +6,7 @@ import { assetPath } from '../assets.ts';
 import { everyLoadWindow } from '../loop-load.ts';
 import Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { nativeAddonFile, nativeBindingOption } from './db.ts';
+import { nativeAddonFile, nativeBindingOption, pagesOf4k } from './db.ts';
 import { indexedSeq, indexQueued, lastQueued, openIndexConnection } from './fts-index.ts';
 import type { FullTextIndex } from './fts-sync.ts';
 
@@ -145,7 +145,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
     return { stop: async () => {}, terminate: async () => {} };
   }
   const send = (line: string) => worker?.postMessage(line);
-  db.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
+  db.pragma(`wal_autocheckpoint = ${pagesOf4k(db, SAFETY_CHECKPOINT_PAGES)}`);
   let release: (() => void) | null = null;
   let timer: NodeJS.Timeout | undefined;
   const letGo = () => {
@@ -225,6 +225,9 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   }
   const db = new Database(dbFile, { fileMustExist: true, ...nativeBindingOption() });
   db.pragma('busy_timeout = 100');
+  // The thresholds above are in 4 KB pages: the same bytes of log whatever the database's page size.
+  const restartAt = pagesOf4k(db, restartPages);
+  const tailPages = pagesOf4k(db, TAIL_PAGES);
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   // A PASSIVE pass that does not reach the end of the log (under writes, none does) syncs the
   // WAL but not the database file: everything copied since the last restart waits in the page
@@ -266,9 +269,9 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
     const r = pass();
     syncDb();
     let next = INTERVAL_MS;
-    if (r && r.log >= restartPages && !asked) {
+    if (r && r.log >= restartAt && !asked) {
       shortening = true;
-      if (r.log - lastLog < TAIL_PAGES) {
+      if (r.log - lastLog < tailPages) {
         asked = true;
         channel.send('hold');
       } else {

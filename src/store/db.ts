@@ -24,6 +24,18 @@ export function nativeBindingOption(): { nativeBinding?: never } {
   return nativeBinding ? { nativeBinding: nativeBinding as never } : {};
 }
 
+/**
+ * The page size of a new kspace.db. A page row (~2.3 KB for a 2 KB page) is stored whole in a
+ * B-tree page: 4 KB pages hold one such row and leave ~40 % empty, 16 KB pages hold seven
+ * (docs/performance.md, Storage: pages 83 → 48 MB for 20,000 pages of 2 KB).
+ */
+export const PAGE_SIZE = 16_384;
+
+/** How many pages of `db` hold what `pages` pages of 4 KB hold (the WAL thresholds are counted in 4 KB pages). */
+export function pagesOf4k(db: Db, pages: number): number {
+  return Math.max(1, Math.round((pages * 4096) / (db.pragma('page_size', { simple: true }) as number)));
+}
+
 export type OpenOptions = { synchronous?: 'normal' | 'full'; readonly?: boolean; cacheMb?: number };
 
 /** Opens (creating and migrating if needed) the kspace database in `dataDir`. */
@@ -32,7 +44,8 @@ export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
   const file = path.join(dataDir, 'kspace.db');
   ensurePrivateFile(file); // 0600 before SQLite creates it: its -wal and -shm take the same mode (files.ts)
   const db = new Database(file, nativeBindingOption());
-  if (process.env.KSPACE_PAGE_SIZE) db.pragma(`page_size = ${process.env.KSPACE_PAGE_SIZE}`);
+  // Only a new, empty file takes it (before WAL mode and the first table); an existing one keeps its own.
+  db.pragma(`page_size = ${Number(process.env.KSPACE_PAGE_SIZE) || PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

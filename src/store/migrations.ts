@@ -1,4 +1,4 @@
-import type { Db } from './db.ts';
+import { PAGE_SIZE, type Db } from './db.ts';
 import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsToV9 } from './migrate-revisions.ts';
@@ -119,4 +119,27 @@ export function migrate(db: Db): void {
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+  if (current > 0 && current < 9) compact(db);
+}
+
+/**
+ * Once, after the upgrade to version 9: the file rewritten without the space the old revisions
+ * took, in pages of PAGE_SIZE (an existing file keeps its page size otherwise, and its free pages).
+ * VACUUM copies the database through a temporary file (not memory, whatever temp_store says), so
+ * it needs about twice the file's size of free disk; if it fails, the database works as it is.
+ */
+function compact(db: Db): void {
+  const mode = db.pragma('journal_mode', { simple: true }) as string;
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.pragma('journal_mode = DELETE'); // the page size cannot change in WAL mode
+    db.pragma(`page_size = ${PAGE_SIZE}`);
+    db.pragma('temp_store = FILE');
+    db.exec('VACUUM');
+  } catch (e) {
+    process.emitWarning(`kspace: the database was upgraded but not compacted (${(e as Error).message}); it works as it is`);
+  } finally {
+    db.pragma('temp_store = MEMORY');
+    db.pragma(`journal_mode = ${mode}`);
+  }
 }

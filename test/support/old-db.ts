@@ -40,7 +40,7 @@ export function makeOldDatabase(srcDb: string, dir: string, schemaFile: string, 
       continue;
     }
     const cols = names.map((c) => `"${c}"`).join(', ');
-    old.exec(`INSERT INTO main."${name}" (${cols}) SELECT ${cols} FROM src."${name}"`);
+    old.exec(`INSERT OR REPLACE INTO main."${name}" (${cols}) SELECT ${cols} FROM src."${name}"`); // a schema may insert rows of its own (derived_state)
   }
   old.exec('DETACH DATABASE src');
   old.pragma(`user_version = ${version}`);
