@@ -11,6 +11,7 @@ import { rng, syntheticPage, vocabulary, zipf, type SyntheticPage } from '../lib
 import { runLoad, type LoadResult } from '../lib/load.ts';
 import { ensureBinary } from '../lib/binary.ts';
 import type { BenchResult, BenchOptions } from '../bench.ts';
+import { PAGE_SIZE } from '../../src/store/db.ts';
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   try {
@@ -112,6 +113,7 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
 function rawSqliteFloor(pages: SyntheticPage[]): number {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-raw-'));
   const db = new Database(path.join(dir, 'raw.db'));
+  db.pragma(`page_size = ${PAGE_SIZE}`); // as kspace makes its databases
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -126,14 +128,15 @@ function rawSqliteFloor(pages: SyntheticPage[]): number {
   db.prepare("INSERT INTO principals (id, org_id, name, kind, created_at) VALUES ('p', 1, 'p', 'agent', ?)").run(now);
   db.prepare("INSERT INTO spaces (id, org_id, slug, name, created_at, updated_at) VALUES (1, 1, 'bench', 'b', ?, ?)").run(now, now);
   const insPage = db.prepare("INSERT INTO pages (space_id, path, title, content, metadata, version, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 1, ?, ?)");
-  const insRev = db.prepare("INSERT INTO revisions (page_id, version, title, content, frontmatter, metadata, author_id, created_at) VALUES (?, 1, ?, ?, '{}', ?, 'p', ?)");
+  // Version 1: its state is the page row's (store/revision-codec.ts).
+  const insRev = db.prepare("INSERT INTO revisions (page_id, version, title, author_id, created_at) VALUES (?, 1, ?, 'p', ?)");
   const insMeta = db.prepare('INSERT INTO page_meta (page_id, key, pos, t, v) VALUES (?, ?, ?, ?, ?)');
   const insEvent = db.prepare("INSERT INTO events (event, occurred_at, org_id, space_id, payload) VALUES ('page.created', ?, 1, 1, ?)");
   const extra = rawExtras(db);
   const write = db.transaction((p: SyntheticPage) => {
     const meta = JSON.stringify(p.metadata);
     const id = Number(insPage.run(p.path, p.title, p.content, meta, now, now).lastInsertRowid);
-    insRev.run(id, p.title, p.content, meta, now);
+    insRev.run(id, p.title, now);
     for (const [k, v] of Object.entries(p.metadata)) {
       if (Array.isArray(v)) v.forEach((x, i) => insMeta.run(id, k, i, 's', x));
       else insMeta.run(id, k, -1, typeof v === 'number' ? 'n' : 's', typeof v === 'boolean' ? Number(v) : v);

@@ -31,8 +31,9 @@ export function insertCorpus(dataDir: string, n: number, authorId: string, other
   const paths = Array.from({ length: n }, (_, i) => `section-${i % 100}/page-${i}`);
   const insPage = db.prepare(`INSERT INTO pages (space_id, path, title, content, metadata, version, has_acl, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)`);
-  const insRev = db.prepare(`INSERT INTO revisions (page_id, version, title, content, frontmatter, metadata, author_id, created_at)
-    VALUES (?, 1, ?, ?, '{}', ?, ?, ?)`);
+  // Version 1 of a page: its state is the page row's (store/revision-codec.ts).
+  const insRev = db.prepare(`INSERT INTO revisions (page_id, version, title, author_id, created_at)
+    VALUES (?, 1, ?, ?, ?)`);
   const insAcl = db.prepare("INSERT INTO page_acl (page_id, principal_id, perm) VALUES (?, ?, 'write')");
   const start = Date.UTC(2024, 0, 1);
   db.transaction(() => {
@@ -57,7 +58,7 @@ export function insertCorpus(dataDir: string, n: number, authorId: string, other
       });
       const now = new Date(start + i * 1000).toISOString();
       const id = Number(insPage.run(space.id, paths[i], title, content, metadata, i % 2, now, now).lastInsertRowid);
-      insRev.run(id, title, content, metadata, authorId, now);
+      insRev.run(id, title, authorId, now);
       if (i % 2 === 1) insAcl.run(id, otherId);
     }
   })();
