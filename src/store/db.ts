@@ -45,7 +45,7 @@ export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
   ensurePrivateFile(file); // 0600 before SQLite creates it: its -wal and -shm take the same mode (files.ts)
   const db = new Database(file, nativeBindingOption());
   // Only a new, empty file takes it (before WAL mode and the first table); an existing one keeps its own.
-  db.pragma(`page_size = ${Number(process.env.KSPACE_PAGE_SIZE) || PAGE_SIZE}`);
+  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

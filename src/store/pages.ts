@@ -2,7 +2,7 @@ import { stmt, type Db } from './db.ts';
 import { ACL_READERS, READABLE_PAGE, READABLE_REVISION, callerParams } from './access-sql.ts';
 import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';
-import { decodePrev, encodePrev, isWhole, storedWhole, wholeAbove, type StoredState } from './revision-codec.ts';
+import { decodePrev, decodePrevBytes, encodePrev, isWhole, parseState, serializeState, storedWhole, wholeAbove, type StoredState } from './revision-codec.ts';
 
 export type PageRow = {
   id: number;
@@ -149,9 +149,10 @@ export function revisionState(db: Db, pageId: number, version: number): StoredSt
   let rows = prevs.all(pageId, version, Math.min(page.version, wholeAbove(version))) as PrevRow[];
   // Only if a row that should hold a whole state does not (never written so): from the page row.
   if (rows.length && rows[0].version !== page.version && !isWhole(rows[0].prev!)) rows = prevs.all(pageId, version, page.version) as PrevRow[];
-  let state: StoredState = page;
-  for (const r of rows) state = decodePrev(r.prev!, state);
-  return state;
+  if (!rows.length) return page;
+  let state: Buffer | null = isWhole(rows[0].prev!) ? null : serializeState(page);
+  for (const r of rows) state = decodePrevBytes(r.prev!, state);
+  return parseState(state!);
 }
 
 /** Every revision's state of a page, newest first (one walk down its whole history: for tests and tools). */

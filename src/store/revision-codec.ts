@@ -27,6 +27,11 @@ const SAME = 0; // the older state equals the newer one (a title-only or ACL-fre
 const DELTA = 1; // varint start, varint end, deflateRaw(older middle, dictionary = newer middle)
 const WHOLE = 2; // deflateRaw(older state)
 const RAW = 3; // the older state's bytes as they are (compression did not pay)
+const DELTA_RAW = 4; // varint start, varint end, the older middle as it is (small: no zlib call either way)
+
+// A middle up to this size is stored as it is: a zlib call costs 10–30 µs, whatever the size,
+// and a typo fix or a metadata change leaves a middle of a few bytes.
+const RAW_MIDDLE = 64;
 
 /** The state as bytes: varint length of frontmatter, frontmatter, varint length of metadata, metadata, content (UTF-8). */
 export function serializeState(s: StoredState): Buffer {
@@ -64,8 +69,9 @@ export function encodePrev(older: StoredState, newer: StoredState, whole: boolea
     while (end < max - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
     const middle = a.subarray(start, a.length - end);
     const dict = b.subarray(start, b.length - end);
-    const packed = middle.length === 0 ? Buffer.alloc(0) : deflate(middle, dict);
-    const delta = Buffer.concat([Buffer.from([DELTA, ...varint(start), ...varint(end)]), packed]);
+    const head = [...varint(start), ...varint(end)];
+    if (middle.length <= RAW_MIDDLE) return Buffer.concat([Buffer.from([DELTA_RAW, ...head]), middle]);
+    const delta = Buffer.concat([Buffer.from([DELTA, ...head]), deflate(middle, dict)]);
     if (delta.length < a.length / 2) return delta;
   }
   const packed = deflate(a, null);
@@ -79,20 +85,24 @@ export function isWhole(prev: Buffer): boolean {
 
 /** The older state from `prev` and the newer state (unused when `prev` is whole). */
 export function decodePrev(prev: Buffer, newer: StoredState | null): StoredState {
+  return parseState(decodePrevBytes(prev, newer ? serializeState(newer) : null));
+}
+
+/** decodePrev on serialized states: a walk down several versions serializes and parses once. */
+export function decodePrevBytes(prev: Buffer, newer: Buffer | null): Buffer {
   const kind = prev[0];
-  if (kind === WHOLE) return parseState(zlib.inflateRawSync(prev.subarray(1)));
-  if (kind === RAW) return parseState(prev.subarray(1));
+  if (kind === WHOLE) return zlib.inflateRawSync(prev.subarray(1));
+  if (kind === RAW) return prev.subarray(1);
   if (!newer) throw new Error('a revision delta needs the newer state');
   if (kind === SAME) return newer;
-  if (kind !== DELTA) throw new Error(`unknown revision encoding ${kind}`);
-  const b = serializeState(newer);
+  if (kind !== DELTA && kind !== DELTA_RAW) throw new Error(`unknown revision encoding ${kind}`);
   const [start, at1] = readVarint(prev, 1);
   const [end, at2] = readVarint(prev, at1);
-  const packed = prev.subarray(at2);
-  const dict = b.subarray(start, b.length - end);
-  const middle = packed.length === 0 ? Buffer.alloc(0)
-    : zlib.inflateRawSync(packed, dict.length ? { dictionary: dict } : {});
-  return parseState(Buffer.concat([b.subarray(0, start), middle, b.subarray(b.length - end)]));
+  const rest = prev.subarray(at2);
+  const dict = newer.subarray(start, newer.length - end);
+  const middle = kind === DELTA_RAW || rest.length === 0 ? rest
+    : zlib.inflateRawSync(rest, dict.length ? { dictionary: dict } : {});
+  return Buffer.concat([newer.subarray(0, start), middle, newer.subarray(newer.length - end)]);
 }
 
 // A window no larger than the text needs: zlib allocates its window and hash tables per call, and
