@@ -33,6 +33,8 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
 export const SCHEMA_VERSION = 9;
+// The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
+const REVISIONS_ONCE = 9;
 
 export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> = [
   {
@@ -95,7 +97,7 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
   {
     // Storage (issue 22): a revision's state is stored once, older ones as compressed reverse
     // deltas (store/revision-codec.ts); revisions become a rowid table.
-    to: 9,
+    to: REVISIONS_ONCE,
     sql: '',
     run: migrateRevisionsToV9,
   },
@@ -119,11 +121,11 @@ export function migrate(db: Db): void {
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
-  if (current > 0 && current < 9) compact(db);
+  if (current > 0 && current < REVISIONS_ONCE) compact(db);
 }
 
 /**
- * Once, after the upgrade to version 9: the file rewritten without the space the old revisions
+ * Once, after the upgrade across REVISIONS_ONCE: the file rewritten without the space the old revisions
  * took, in pages of PAGE_SIZE (an existing file keeps its page size otherwise, and its free pages).
  * VACUUM copies the database through a temporary file (not memory, whatever temp_store says), so
  * it needs about twice the file's size of free disk; if it fails, the database works as it is.
