@@ -48,13 +48,21 @@ describe('schema version 8 databases', () => {
     await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
     // A long history: edits, metadata and frontmatter only, a page past deflate's window, text of every script.
     let text = words(300, 1);
+    const written: string[] = [];
     for (let v = 1; v <= 21; v++) {
       if (v % 5 === 0) {
         await srv.admin.put('/pages/wiki/long', { title: `Long ${v}`, content: text, metadata: { v }, frontmatter: { n: v } });
+        written[v] = text;
         continue;
       }
       text = v === 7 ? words(9000, 7) : v === 8 ? `é漢字🙂 ${text.slice(0, 1000)}` : text.slice(0, 200) + words(10, v) + text.slice(260);
       expect((await srv.admin.put('/pages/wiki/long', { title: `Long ${v}`, content: text, metadata: { v } })).status).toBeLessThan(300);
+      written[v] = text;
+    }
+    // Today's layout reads back what was written, across whole states (every 8 versions) and deltas.
+    for (let v = 1; v <= 21; v++) {
+      const r = (await srv.admin.get(`/pages/wiki/long/revisions/${v}`)).body;
+      expect([r.content, r.metadata, r.title]).toEqual([written[v], { v }, `Long ${v}`]);
     }
     await srv.admin.put('/pages/wiki/empty', { title: 'Empty', content: '' });
     await srv.admin.put('/pages/wiki/empty', { title: 'Empty', content: 'now something' });
