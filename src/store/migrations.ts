@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
+import { TXID_SQL } from './txid.ts';
 
 const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
     space_id INTEGER NOT NULL REFERENCES spaces(id), path TEXT NOT NULL,
@@ -31,7 +32,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export const STEPS: Array<{ to: number; sql: string }> = [
   {
@@ -90,6 +91,12 @@ export const STEPS: Array<{ to: number; sql: string }> = [
       CREATE TABLE wikilink_keys (space TEXT NOT NULL, key TEXT NOT NULL, source_id INTEGER NOT NULL REFERENCES pages(id),
         target TEXT, PRIMARY KEY (space, key, source_id)) WITHOUT ROWID;
       CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);`,
+  },
+  {
+    // Replication (issue 23): the transaction number that grows with each commit (store/txid.ts),
+    // answered as X-Service-Txid and read by replicas to know how far they have caught up.
+    to: 9,
+    sql: TXID_SQL,
   },
 ];
 
