@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createShipper, type Shipper } from '../../scripts/lib/shipper.ts';
+import { runCli } from '../support/cli.ts';
 import { callTool, connectHttp } from '../support/mcp.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { ADMIN_KEY, client, startServer, type Client, type TestServer } from '../support/server.ts';
@@ -192,6 +193,21 @@ describe('a primary and a read replica', () => {
       expect((await r.json()).content).toBe('mine');
     } finally {
       shipper.resume();
+    }
+  });
+
+  it('the CLI sends X-Service-Min-Txid after its own write, from one command to the next', async () => {
+    const state = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-state-'));
+    const cli = (args: string[]) => runCli(args, { url: replica.url, key: ADMIN_KEY, env: { XDG_STATE_HOME: state } });
+    await shipper.pause();
+    try {
+      expect((await cli(['page', 'put', 'eng', 'by-cli', '--title', 'By CLI', '--content', 'cli text'])).code).toBe(0);
+      const get = await cli(['page', 'get', 'eng', 'by-cli']); // the replica's copy lacks it: waits, then the primary answers
+      expect(get.code, get.stderr).toBe(0);
+      expect(get.stdout).toContain('cli text');
+    } finally {
+      shipper.resume();
+      fs.rmSync(state, { recursive: true, force: true });
     }
   });
 
