@@ -18,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   files: async () => (await import('./bench/files.ts')).run,
   ops: async () => (await import('./bench/ops.ts')).run,
   'folder-import': async () => (await import('./bench/folder-import.ts')).run,
+  replica: async () => (await import('./bench/replica.ts')).run,
 };
 
 const HELP = `npm run bench [-- options]: runs the benchmark sections, one line per figure with its target.
@@ -41,6 +42,8 @@ Sections:
   ops         what the request log and the metrics cost PUT throughput
   files       attachments: upload and download over loopback (5 MB and 50 MB), the storage choice's floors
   folder-import  kspace import-dir of a 10,000-note vault with wikilinks, against the same vault without links
+  replica     a primary, a read replica and the test shipper: replica lag under writes, forwarded writes,
+              PUT in SERVICE_CHECKPOINT_MODE=litestream against auto with a long-held read transaction
 `;
 
 function fail(message: string): never {
