@@ -7,16 +7,16 @@
 //   forward    PUT through the replica (forwarded) against PUT to the primary, 16 connections,
 //              shipper paused: what forwarding adds.
 //   checkpoint PUT throughput and p99 with SERVICE_CHECKPOINT_MODE=litestream against auto while
-//              a reader holds a read transaction the way Litestream does (taken again every
-//              second), alternating rounds.
+//              a reader holds a read transaction the way Litestream does (let go and taken again
+//              every second, with Litestream's own PASSIVE/RESTART checkpoints: litestreamHold),
+//              alternating rounds.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { authHeaders, startChild, type ChildServer } from '../lib/child-server.ts';
 import { rng, syntheticPage, vocabulary, zipf } from '../lib/corpus.ts';
 import { percentile, runLoad } from '../lib/load.ts';
-import { createShipper } from '../lib/shipper.ts';
+import { createShipper, litestreamHold } from '../lib/shipper.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -63,7 +63,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         const acked = performance.now();
         const t = Number(r.headers.get('x-service-txid'));
         await r.arrayBuffer();
-        while ((await replicaTxid()) < t) await sleep(2);
+        const deadline = acked + 30_000;
+        while ((await replicaTxid()) < t) {
+          if (performance.now() > deadline) throw new Error(`the replica did not reach txid ${t} in 30 s`);
+          await sleep(2);
+        }
         lags.push(performance.now() - acked);
         await sleep(50);
       }
@@ -125,22 +129,20 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           connections: 16, total: 1000,
           next: (i) => ({ method: 'PUT', path: `/pages/bench/warm-up/${pages[n + i].path}`, headers, body: bodies[n + i] }),
         });
-        // Litestream's way: a read transaction held all the time, let go and taken again every second.
-        const reader = new Database(path.join(dir, 'kspace.db'), { readonly: true });
-        const hold = () => {
-          if (reader.inTransaction) reader.exec('COMMIT');
-          reader.exec('BEGIN');
-          reader.prepare('SELECT count(*) FROM sqlite_schema').get();
-        };
-        hold();
-        const again = setInterval(hold, 1000);
+        // Litestream's way: a read transaction held all the time, let go every second (its
+        // monitor interval) for a moment and for its own checkpoints (litestreamHold).
+        const lease = litestreamHold(path.join(dir, 'kspace.db'));
+        const again = setInterval(() => {
+          lease.letGo();
+          lease.checkpoint();
+          lease.hold();
+        }, 1000);
         const r = await runLoad(server.url, {
           connections: 16, total: n,
           next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }),
         });
         clearInterval(again);
-        if (reader.inTransaction) reader.exec('COMMIT');
-        reader.close();
+        lease.close();
         if (r.errors) throw new Error(`PUT errors (${mode}): ${JSON.stringify(r.statuses)}`);
         rate[mode].push(r.perSecond);
         p99[mode].push(r.p99);

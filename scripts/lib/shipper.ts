@@ -4,7 +4,8 @@
 //
 // - Like Litestream it holds a read transaction on the primary between rounds (so the WAL
 //   cannot be restarted under it: that is what makes kspace's hold-and-restart stall, and why
-//   SERVICE_CHECKPOINT_MODE=litestream exists), and lets go of it only to start a round.
+//   SERVICE_CHECKPOINT_MODE=litestream exists), lets go of it only to start a round, and
+//   checkpoints the primary's WAL the way Litestream does (litestreamHold below).
 // - A round is SQLite's online backup API (better-sqlite3 `db.backup`) from the primary's file
 //   into the replica's, in one step: one read transaction on the primary (a consistent
 //   snapshot of its last commit), one write transaction on the replica's file. The replica's
@@ -36,10 +37,23 @@ export type Shipper = {
   readonly rounds: Round[];
 };
 
-export function createShipper(primaryFile: string, replicaFile: string): Shipper {
-  fs.mkdirSync(path.dirname(replicaFile), { recursive: true, mode: 0o700 });
+/**
+ * Litestream's hold on the primary: a read transaction held all the time (so the WAL cannot be
+ * restarted before it has read it), let go only for a moment, when it checkpoints as Litestream
+ * does (v0.3–0.5 defaults): PASSIVE once the WAL has 1,000 pages, RESTART past 10,000 (which waits
+ * for writers, up to its busy timeout, and lets the next writer start the WAL over).
+ */
+export type LitestreamHold = { src: Database.Database; letGo(): void; hold(): void; checkpoint(): void; close(): void };
+
+export const MIN_CHECKPOINT_PAGES = 1000;
+export const MAX_CHECKPOINT_PAGES = 10_000;
+
+export function litestreamHold(primaryFile: string): LitestreamHold {
   const src = new Database(primaryFile, { readonly: true, fileMustExist: true });
   src.pragma('busy_timeout = 5000');
+  const rw = new Database(primaryFile, { fileMustExist: true });
+  rw.pragma('busy_timeout = 1000');
+  const walFile = `${primaryFile}-wal`;
   const hold = () => {
     src.exec('BEGIN');
     src.prepare('SELECT count(*) FROM sqlite_schema').get(); // the read transaction starts here
@@ -48,11 +62,43 @@ export function createShipper(primaryFile: string, replicaFile: string): Shipper
     if (src.inTransaction) src.exec('COMMIT');
   };
   hold();
+  return {
+    src, hold, letGo,
+    checkpoint() {
+      let pages = 0;
+      try {
+        pages = Math.floor(fs.statSync(walFile).size / 4120); // frames of a 4 KB page
+      } catch {
+        return;
+      }
+      if (pages < MIN_CHECKPOINT_PAGES) return;
+      const held = src.inTransaction;
+      letGo();
+      try {
+        rw.pragma(pages >= MAX_CHECKPOINT_PAGES ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
+      } catch {
+        // busy: the next round
+      } finally {
+        if (held) hold();
+      }
+    },
+    close() {
+      letGo();
+      src.close();
+      rw.close();
+    },
+  };
+}
+
+export function createShipper(primaryFile: string, replicaFile: string): Shipper {
+  fs.mkdirSync(path.dirname(replicaFile), { recursive: true, mode: 0o700 });
+  const lease = litestreamHold(primaryFile);
+  const { src, hold, letGo } = lease;
   let dst: Database.Database | null = null; // the shipper's own connection to the replica's file (checkpoints)
   const rounds: Round[] = [];
   let running: Promise<Round> | null = null;
   let timer: NodeJS.Timeout | undefined;
-  let interval = 0;
+  let interval: number | null = null;
   let paused = false;
   let closed = false;
 
@@ -75,6 +121,7 @@ export function createShipper(primaryFile: string, replicaFile: string): Shipper
       dst.pragma('busy_timeout = 5000');
     }
     dst.pragma('wal_checkpoint(PASSIVE)');
+    lease.checkpoint(); // the primary's WAL, as Litestream keeps it in bounds
     const r = { ms: performance.now() - t0, pages, at: Date.now() };
     rounds.push(r);
     return r;
@@ -88,9 +135,9 @@ export function createShipper(primaryFile: string, replicaFile: string): Shipper
     return next;
   };
   const loop = () => {
-    if (paused || closed || !interval) return;
+    if (paused || closed || interval === null) return;
     void ship().catch(() => {}).then(() => {
-      if (!paused && !closed) timer = setTimeout(loop, interval);
+      if (!paused && !closed) timer = setTimeout(loop, interval!);
     });
   };
   return {
@@ -114,8 +161,7 @@ export function createShipper(primaryFile: string, replicaFile: string): Shipper
       closed = true;
       clearTimeout(timer);
       await running?.catch(() => {});
-      letGo();
-      src.close();
+      lease.close();
       (dst as Database.Database | null)?.close();
     },
   };

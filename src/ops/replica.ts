@@ -29,6 +29,8 @@ const POLL_IDLE_MS = 50;
 const POLL_WAITING_MS = 2;
 const CONNECT_TIMEOUT_MS = 5000;
 const RETRY_AFTER_S = 5;
+const TOUCH_EVERY_MS = 60_000;
+const SESSION_COOKIE = /(?:^|;\s*)((?:__Host-)?kspace_session=[^;\s]+)/;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'x-request-id']);
 
 const replicas = new WeakMap<Services, { status(): ReplicaStatus }>();
@@ -39,7 +41,7 @@ export function replicaStatusOf(svc: Services): ReplicaStatus | null {
 }
 
 export function createReplicaHandler(svc: Services, local: NodeHandler): { handler: NodeHandler; stop(): void } {
-  const forward = createForwarder(svc);
+  const { forward, request: requestPrimary } = createForwarder(svc);
   // The replicated transaction number, read every POLL_IDLE_MS (every POLL_WAITING_MS while a
   // read waits for it): a one-row read on the read-only connection, a few µs. lagMs is how late
   // the newest commit arrived here: when it was first seen minus the primary's clock at its commit.
@@ -102,7 +104,28 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
     });
   };
 
+  // A web session's use is recorded by the primary (idle expiry, the device list): a replica
+  // never writes it, so for a session that reads here it asks the primary for GET /session
+  // with the session cookie, in the background, at most once a minute per session.
+  const touched = new Map<string, number>();
+  const touchSession = (req: IncomingMessage) => {
+    if (req.headers.authorization) return;
+    const m = SESSION_COOKIE.exec(req.headers.cookie ?? '');
+    if (!m) return;
+    const now = Date.now();
+    if (now - (touched.get(m[1]) ?? -Infinity) < TOUCH_EVERY_MS) return;
+    if (touched.size >= 10_000) touched.clear();
+    touched.set(m[1], now);
+    const headers: Record<string, string> = { cookie: m[1] };
+    if (req.headers['user-agent']) headers['user-agent'] = req.headers['user-agent'];
+    const up = requestPrimary({ method: 'GET', path: '/session', headers });
+    up.setTimeout(CONNECT_TIMEOUT_MS, () => up.destroy());
+    up.on('response', (r) => r.resume()).on('error', () => {});
+    up.end();
+  };
+
   const serveHere = (req: IncomingMessage, res: ServerResponse) => {
+    touchSession(req);
     const out: Out = { writeHead: res.writeHead, write: res.write, end: res.end };
     let diverted = false;
     res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
@@ -174,12 +197,19 @@ export function minTxidOf(req: IncomingMessage): number {
  * back. Unreachable (no connection within CONNECT_TIMEOUT_MS, refused, reset before an answer)
  * or silent for SERVICE_MAX_REQUEST_MS: 503 problem+json `primary_unavailable` with Retry-After.
  */
-function createForwarder(svc: Services): (req: IncomingMessage, res: ServerResponse, out?: Out) => void {
+type Forwarder = {
+  forward(req: IncomingMessage, res: ServerResponse, out?: Out): void;
+  /** A request of the replica's own to the primary. */
+  request(opts: { method: string; path: string; headers: Record<string, string> }): http.ClientRequest;
+};
+
+function createForwarder(svc: Services): Forwarder {
   const base = new URL(svc.config.replication.primaryUrl!);
   const lib = base.protocol === 'https:' ? https : http;
   const agent = new lib.Agent({ keepAlive: true, maxSockets: 256 });
   const idleMs = svc.config.ops.maxRequestMs;
-  return (req, res, out = { writeHead: res.writeHead, write: res.write, end: res.end }) => {
+  const request: Forwarder['request'] = (o) => lib.request({ protocol: base.protocol, hostname: base.hostname, port: base.port || undefined, agent, ...o });
+  const forward: Forwarder['forward'] = (req, res, out = { writeHead: res.writeHead, write: res.write, end: res.end }) => {
     noteDirect(req, '(forwarded)', null as never);
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
@@ -243,4 +273,5 @@ function createForwarder(svc: Services): (req: IncomingMessage, res: ServerRespo
       req.pipe(up);
     }
   };
+  return { forward, request };
 }

@@ -26,6 +26,7 @@ beforeAll(async () => {
   primary = await startServer({
     SERVICE_WEBHOOKS_ALLOW_HTTP: '1', SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1', SERVICE_CHECKPOINT_MODE: 'litestream',
     SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
+    SERVICE_SESSION_IDLE_MINUTES: '0.2', // 12 s; use is recorded after a quarter of it (3 s)
   });
   expect((await primary.admin.post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
   shipper = createShipper(path.join(primary.dataDir, 'kspace.db'), path.join(replicaDir, 'kspace.db'));
@@ -209,6 +210,23 @@ describe('a primary and a read replica', () => {
       shipper.resume();
       fs.rmSync(state, { recursive: true, force: true });
     }
+  });
+
+  it('has the primary record the use of a session that only reads on the replica', async () => {
+    expect((await primary.admin.post('/admin/principals', { name: 'rita', kind: 'user', password: 'correct horse' })).status).toBe(201);
+    const signIn = await fetch(`${replica.url}/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'rita', password: 'correct horse' }),
+    });
+    const session = signIn.headers.get('set-cookie')!.split(';')[0];
+    const lastSeen = () => (primary.svc.db.prepare(
+      "SELECT s.last_seen_at FROM sessions s JOIN principals p ON p.id = s.principal_id WHERE p.name = 'rita'").pluck().get() as string);
+    const first = lastSeen();
+    await new Promise((r) => setTimeout(r, 3100));
+    await shipper.ship();
+    expect((await fetch(`${replica.url}/spaces/eng`, { headers: { cookie: session } })).status).toBe(200);
+    const until = Date.now() + 2000;
+    while (lastSeen() === first && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(lastSeen() > first).toBe(true);
   });
 
   it('answers 503 problem+json with Retry-After when the primary cannot be reached', async () => {
