@@ -10,13 +10,14 @@
 //              a reader holds a read transaction the way Litestream does (let go and taken again
 //              every second, with Litestream's own PASSIVE/RESTART checkpoints: litestreamHold),
 //              alternating rounds.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { authHeaders, startChild, type ChildServer } from '../lib/child-server.ts';
 import { rng, syntheticPage, vocabulary, zipf } from '../lib/corpus.ts';
 import { percentile, runLoad } from '../lib/load.ts';
-import { createShipper, litestreamHold } from '../lib/shipper.ts';
+import { litestreamHold } from '../lib/shipper.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -45,11 +46,23 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const primary = await startChild(pDir, { SERVICE_CHECKPOINT_MODE: 'litestream', SERVICE_LOG_LEVEL: 'warn' });
     servers.push(primary);
     await fetch(`${primary.url}/spaces`, { method: 'POST', headers, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
-    const shipper = createShipper(path.join(pDir, 'kspace.db'), path.join(rDir, 'kspace.db'));
-    await shipper.ship();
+    // The shipper in a process of its own (its copies would stall this process's load generator).
+    const shipper = spawn(process.execPath, [path.join(import.meta.dirname, '../lib/shipper-process.ts'), path.join(pDir, 'kspace.db'), path.join(rDir, 'kspace.db'), '0'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let shipperOut = '';
+    shipper.stdout!.on('data', (d) => (shipperOut += d));
+    while (!shipperOut.includes('ready\n')) {
+      if (shipper.exitCode !== null) throw new Error('the shipper ended');
+      await sleep(20);
+    }
+    const stopShipper = async (): Promise<Array<{ ms: number; at: number }>> => {
+      shipper.stdin!.end();
+      await new Promise((r) => shipper.once('exit', r));
+      return JSON.parse(shipperOut.split('\n').filter(Boolean).at(-1)!) as Array<{ ms: number; at: number }>;
+    };
     const replica = await startChild(rDir, { SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url, SERVICE_LOG_LEVEL: 'warn' });
     servers.push(replica);
-    shipper.start(0);
     await runLoad(primary.url, { // warm-up
       connections: 16, total: 1000,
       next: (i) => ({ method: 'PUT', path: `/pages/bench/warm-up/${pages[n + i].path}`, headers, body: bodies[n + i] }),
@@ -57,9 +70,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const replicaTxid = async () => ((await (await fetch(`${replica.url}/readyz`)).json()) as { txid: number }).txid;
     const lags: number[] = [];
     let loading = true;
-    const probe = (async () => {
+    // Four probes, each writing a page, waiting for the replica to hold it, 10 ms, again.
+    const probe = Promise.all([0, 1, 2, 3].map(async (k) => {
       for (let i = 0; loading; i++) {
-        const r = await fetch(`${primary.url}/pages/bench/probe/p${i % 20}`, { method: 'PUT', headers, body: JSON.stringify({ title: 'Probe', content: `probe ${i}` }) });
+        const r = await fetch(`${primary.url}/pages/bench/probe/k${k}-${i % 20}`, { method: 'PUT', headers, body: JSON.stringify({ title: 'Probe', content: `probe ${i}` }) });
         const acked = performance.now();
         const t = Number(r.headers.get('x-service-txid'));
         await r.arrayBuffer();
@@ -69,26 +83,26 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           await sleep(2);
         }
         lags.push(performance.now() - acked);
-        await sleep(50);
+        await sleep(10);
       }
-    })();
-    const rounds0 = shipper.rounds.length;
+    }));
+    const loadFrom = Date.now();
     const load = await runLoad(primary.url, {
       connections: 16, total: n,
       next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }),
     });
     loading = false;
     await probe;
-    const shipped = shipper.rounds.slice(rounds0);
+    const loadTo = Date.now();
+    const shipped = (await stopShipper()).filter((r) => r.at >= loadFrom && r.at <= loadTo).map((r) => r.ms); // stopped: the forwarding figures below are without it
     lags.sort((a, b) => a - b);
     const dbMb = fs.statSync(path.join(pDir, 'kspace.db')).size / 1e6;
     out.push(
       { name: `replica lag p50 under 16-connection PUT load (${load.perSecond.toFixed(0)} writes/s, ${lags.length} probes)`, value: percentile(lags, 0.5), unit: 'ms' },
       { name: 'replica lag p99 (write answered → replica /readyz txid reaches it)', value: percentile(lags, 0.99), unit: 'ms' },
-      { name: `shipper round (whole-file copy of ~${dbMb.toFixed(0)} MB) median`, value: median(shipped.map((r) => r.ms)), unit: 'ms' },
+      { name: `shipper round under the load (whole-file copy, ~${dbMb.toFixed(0)} MB at the end), median of ${shipped.length}`, value: median(shipped), unit: 'ms' },
     );
 
-    await shipper.pause();
     const forwardRounds = opts.quick ? 2 : 3;
     const direct: { rate: number[]; p50: number[]; p99: number[] } = { rate: [], p50: [], p99: [] };
     const forwarded: typeof direct = { rate: [], p50: [], p99: [] };
@@ -111,11 +125,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       { name: 'PUT p50 direct / forwarded', value: median(direct.p50), unit: `ms / ${median(forwarded.p50).toFixed(2)} ms` },
       { name: 'PUT p99 direct / forwarded', value: median(direct.p99), unit: `ms / ${median(forwarded.p99).toFixed(2)} ms` },
     );
-    await shipper.close();
     for (const s of servers.splice(0)) await s.stop();
 
     // --- checkpoint modes under a long-held read transaction ----------------------------
-    const rounds = opts.quick ? 2 : 3;
+    const rounds = opts.quick ? 2 : 5;
     const rate: Record<string, number[]> = { auto: [], litestream: [] };
     const p99: Record<string, number[]> = { auto: [], litestream: [] };
     const wal: Record<string, number[]> = { auto: [], litestream: [] };
@@ -153,6 +166,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       }
     }
     out.push(
+      { name: `rounds, auto: ${rate.auto.map((x) => x.toFixed(0)).join(', ')}; litestream: ${rate.litestream.map((x) => x.toFixed(0)).join(', ')} writes/s`, value: rounds, unit: 'rounds' },
       { name: `PUT with a reader holding a read transaction, checkpoint mode auto (median of ${rounds})`, value: median(rate.auto), unit: 'writes/s' },
       { name: 'the same, SERVICE_CHECKPOINT_MODE=litestream', value: median(rate.litestream), unit: 'writes/s' },
       { name: 'PUT p99, auto', value: median(p99.auto), unit: 'ms' },

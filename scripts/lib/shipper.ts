@@ -154,6 +154,7 @@ export function createShipper(primaryFile: string, replicaFile: string): Shipper
       await running?.catch(() => {});
     },
     resume() {
+      if (!paused) return;
       paused = false;
       loop();
     },

@@ -161,14 +161,16 @@ type IdRes = ServerResponse & { [kId]?: string; [kTxid]?: TxidStamp };
 const nodeWriteHead = ServerResponse.prototype.writeHead;
 
 // X-Service-Txid (docs/scale-out.md) on a successful write answer: the number of the last commit
-// of this process, which is at least that of the commit the answer waited for. A caller signed in
-// with the session cookie (the web app) also gets it as the kspace_txid cookie, which a replica
+// of this process, which is at least that of the commit the answer waited for. A caller without
+// an API key (the web app: its session cookie, or a sign-in) also gets it as the kspace_txid cookie, which a replica
 // reads like X-Service-Min-Txid, so a person never sees their edit vanish.
 export const TXID_COOKIE = 'kspace_txid';
 const TXID_COOKIE_MAX_AGE_S = 60;
 
 function txidStamp(svc: Services, req: IncomingMessage): TxidStamp {
-  const sessionCaller = !req.headers.authorization && /(?:^|;\s*)(?:__Host-)?kspace_session=/.test(req.headers.cookie ?? '');
+  // Not an API key: a web-app session, or a sign-in (which has no session cookie yet, and whose
+  // session a replica must hold before it answers the app's next GET /session).
+  const sessionCaller = !req.headers.authorization;
   const secure = svc.config.baseUrl.startsWith('https:') || (req.socket as { encrypted?: boolean }).encrypted === true;
   return { db: svc.db, cookie: sessionCaller ? `; Path=/; Max-Age=${TXID_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}` : null };
 }

@@ -173,14 +173,19 @@ describe('a primary and a read replica', () => {
 
   it('gives a web-app session its txid as a cookie, which the replica honours', async () => {
     expect((await primary.admin.post('/admin/principals', { name: 'wendy', kind: 'user', password: 'correct horse' })).status).toBe(201);
-    const signIn = await fetch(`${replica.url}/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
-    });
-    expect(signIn.status).toBe(200);
-    const session = signIn.headers.get('set-cookie')!.split(';')[0];
-    const csrf = (await signIn.json()).csrfToken as string;
+    await shipper.ship();
     await shipper.pause();
     try {
+      const signIn = await fetch(`${replica.url}/session`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
+      });
+      expect(signIn.status).toBe(200);
+      const cookies = signIn.headers.getSetCookie();
+      const session = cookies.find((c) => c.startsWith('kspace_session='))!.split(';')[0];
+      const signedIn = cookies.find((c) => c.startsWith('kspace_txid='))!.split(';')[0];
+      const csrf = (await signIn.json()).csrfToken as string;
+      // The app's next request: the replica's copy lacks the new session, so it waits and forwards.
+      expect((await fetch(`${replica.url}/session`, { headers: { cookie: `${session}; ${signedIn}` } })).status).toBe(200);
       const w = await fetch(`${replica.url}/pages/eng/by-wendy`, {
         method: 'PUT', headers: { cookie: session, 'x-csrf-token': csrf, origin: replica.url, 'content-type': 'application/json' },
         body: JSON.stringify({ title: 'By Wendy', content: 'mine' }),
