@@ -3,7 +3,7 @@ import { bumpKeyStats, metaRowsOf, metaRowsOfKeys, readersOf } from '../store/ke
 import { replaceLinks, replaceWikiKeys } from '../store/links.ts';
 import { insertMetaIndex, replaceMetaIndex, replaceMetaIndexKeys } from '../store/pages.ts';
 import { queueForIndex } from '../store/fts-index.ts';
-import { reresolveAround, storeLinks } from './links/wiki-index.ts';
+import { pageWritten, reresolveAround, storeLinks } from './links/wiki-index.ts';
 import { indexRows, type IndexRow, type Metadata } from './metadata.ts';
 import { keyTypes, minus } from './search/key-types.ts';
 
@@ -52,6 +52,7 @@ export function indexPage(db: Db, page: IndexedPage): void {
   // A metadata patch or a title change leaves the body, and so the links, as they were.
   const baseUrls = page.baseUrls ?? [];
   if (!prev || prev.content !== page.content) storeLinks(db, page, baseUrls, page.fresh);
+  pageWritten(db, page.spaceSlug, page.id, page.path);
   // Wikilinks elsewhere may mean this page now (docs/search.md "Wikilinks").
   if (!prev) reresolveAround(db, page.spaceSlug, page.path, [page.title], baseUrls, page.id, true);
   else if (prev.title !== page.title) reresolveAround(db, page.spaceSlug, null, [prev.title, page.title], baseUrls, page.id);

@@ -55,6 +55,15 @@ export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], ti
     .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title }) as never;
 }
 
+/** Every page row of a space (live and deleted), for a write batch's in-memory view (wiki-index.ts). */
+export function titledRowsOfSpace(db: Db, spaceId: number): TitledRow[] {
+  return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = ?`).all(spaceId) as never;
+}
+
+export function titledRowById(db: Db, id: number): TitledRow | undefined {
+  return stmt(db, `SELECT ${TITLED} FROM pages WHERE id = ?`).get(id) as never;
+}
+
 /** Whether any old address of the space redirects (most spaces have none). */
 export function spaceHasRedirects(db: Db, spaceId: number): boolean {
   return stmt(db, 'SELECT 1 FROM redirects WHERE space_id = ? LIMIT 1').get(spaceId) !== undefined;

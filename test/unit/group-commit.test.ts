@@ -82,4 +82,27 @@ describe('group commit', () => {
     await gc.run(() => db.prepare("INSERT INTO t VALUES ('i', 2)").run()); // not held any more
     expect(rows()).toHaveLength(2);
   });
+
+  it('runs a job marked alone in a transaction of its own, in queue order, without a savepoint around it', async () => {
+    const gc = createGroupCommit(db);
+    const batches: string[][] = [];
+    let current: string[] = [];
+    const job = (k: string, alone = false, fail = false) => gc.run(() => {
+      db.prepare('INSERT INTO t VALUES (?, ?)').run(k, gc.started());
+      current.push(k);
+      gc.afterCommit(() => {
+        if (current.length) batches.push(current);
+        current = [];
+      });
+      // A job alone holds the transaction itself: no savepoint of the group commit is open.
+      if (alone) expect(db.prepare('SAVEPOINT probe').run() && db.prepare('RELEASE probe').run()).toBeTruthy();
+      if (fail) throw new Error('refused');
+    }, { alone });
+    const results = await Promise.allSettled([job('a'), job('b'), job('c', true), job('d'), job('e', true, true), job('f', true)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(batches).toEqual([['a', 'b'], ['c'], ['d'], ['e'], ['f']]); // e in a transaction of its own, rolled back whole
+    // started() counts every job run, committed or not: f was the sixth.
+    expect(rows()).toEqual([{ k: 'a', v: 1 }, { k: 'b', v: 2 }, { k: 'c', v: 3 }, { k: 'd', v: 4 }, { k: 'f', v: 6 }]);
+    expect(gc.stats.commits).toBe(4);
+  });
 });

@@ -1,7 +1,7 @@
 import type { Services } from '../../services.ts';
 import { canReadPage, type Caller } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
-import { batchWikiResolution, expectPages, withExpectedPages, type Expected } from '../links/wiki-index.ts';
+import { batchWikiResolution, expectPages, withImportChunk, type Expected } from '../links/wiki-index.ts';
 import { putPage, type PutPageInput } from '../pages.ts';
 import { SPACE_SLUG, isPersonalSlug } from '../paths.ts';
 import { createSpace, resolveSpace, type NewSpace } from '../spaces.ts';
@@ -70,7 +70,7 @@ export async function importBundle(
       const s = current ?? (findSpaceBySlug(svc.db, target.slug) && !target.mustBeNew
         ? resolveSpace(svc, caller, target.slug) : createSpace(svc, caller, toCreate!));
       return { space: s, next: importChunk(svc, caller, s, pages, files, from, mode, result) };
-    });
+    }, { alone: true });
     space = done.space;
     next = done.next;
   } while (next < pages.length);
@@ -89,11 +89,13 @@ function importChunk(
   // the import's pages change otherwise resolve again once, at the end of the chunk.
   let expect = expectations.get(pages);
   if (!expect) expectations.set(pages, (expect = expectPages(space.slug, pages)));
-  withExpectedPages(expect, () => batchWikiResolution(svc.db, () => {
+  withImportChunk(expect, svc.writes.started(), () => batchWikiResolution(svc.db, () => {
+    const errors = result.errors.length;
     while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
       if (importPage(svc, caller, space, pages[i], mode, result)) importFiles(svc, caller, space, files.get(pages[i].path) ?? [], result);
       i++;
     }
+    return result.errors.length === errors;
   }));
   return i;
 }

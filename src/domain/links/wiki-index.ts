@@ -12,7 +12,7 @@ import {
 } from '../../store/links.ts';
 import { findPageById, findRedirect } from '../../store/moves.ts';
 import {
-  findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects,
+  findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects, titledRowById, titledRowsOfSpace, type TitledRow,
 } from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import type { PageRef } from '../../model.ts';
@@ -124,16 +124,17 @@ export function indexLookup(db: Db, sourceId: number): WikiLookup {
     local(slug, paths, title) {
       const space = spaceOf(slug);
       if (!space) return { paths: new Set(), titled: [] };
-      const rows = livePagesAtOrTitled(db, space.id, paths, title);
+      const lower = asciiLower(title);
+      const view = expected && expected.space === slug ? knownPages(db, expected, space.id) : null;
+      const rows = view ? knownAtOrTitled(view, paths, lower) : livePagesAtOrTitled(db, space.id, paths, title);
       const found = new Set<string>();
       const titled: PageRef[] = [];
-      const lower = asciiLower(title);
-      if (expected && expected.space === slug) {
+      if (view) {
         // A page the import writes later has no ACL of its own (unless it is there already).
-        const future = (path: string): boolean => !rows.some((r) => r.path === path) && findPage(db, space.id, path) === undefined
+        const future = (path: string): boolean => !view.byPath.has(path)
           && readersWithin(srcSpace, src, srcAcl, space, { id: 0, has_acl: 0, deleted_at: null }, []);
-        for (const p of paths) if (expected.paths.has(p) && future(p)) found.add(p);
-        for (const p of expected.titles.get(lower) ?? []) if (future(p)) titled.push({ space: slug, path: p });
+        for (const p of paths) if (expected!.paths.has(p) && future(p)) found.add(p);
+        for (const p of expected!.titles.get(lower) ?? []) if (future(p)) titled.push({ space: slug, path: p });
       }
       const seen = new Set<number>();
       for (const r of rows) {
@@ -182,7 +183,16 @@ function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
 // to it at once, as if it were there, instead of to its default address and again when it comes
 // (4 of 10 wikilinks of a vault point ahead of the import order). Set only while a chunk of the
 // import runs (synchronously), so no other write sees it.
-export type Expected = { space: string; paths: Set<string>; titles: Map<string, string[]> };
+//
+// While it is set, the pages of the import's space are also looked up in memory (`known`: every
+// row of the space, live or deleted, read once) instead of with a query per wikilink (a third of
+// the time wikilinks added to an import). The view follows the import's own writes (pageWritten,
+// from indexPage) and is read again when anything else may have changed the space: when another
+// write ran between two chunks (every page write goes through the group commit, which counts
+// them), or when a page write of the chunk was refused (its savepoint rolled back what the view
+// had already seen).
+export type Expected = { space: string; paths: Set<string>; titles: Map<string, string[]>; known?: KnownPages };
+type KnownPages = { spaceId: number; byPath: Map<string, TitledRow>; byTitle: Map<string, TitledRow[]>; write: number };
 let expected: Expected | null = null;
 
 /** The pages of an import, for withExpectedPages. */
@@ -193,6 +203,66 @@ export function expectPages(space: string, pages: Array<{ path: string; title: s
     titles.set(t, [...(titles.get(t) ?? []), p.path]);
   }
   return { space, paths: new Set(pages.map((p) => p.path)), titles };
+}
+
+function knownPages(db: Db, exp: Expected, spaceId: number): KnownPages {
+  if (exp.known && exp.known.spaceId === spaceId) return exp.known;
+  const known: KnownPages = { spaceId, byPath: new Map(), byTitle: new Map(), write: -1 };
+  for (const r of titledRowsOfSpace(db, spaceId)) addKnown(known, r);
+  return (exp.known = known);
+}
+
+function addKnown(known: KnownPages, r: TitledRow): void {
+  known.byPath.set(r.path, r);
+  if (r.deleted_at !== null) return;
+  const t = asciiLower(r.title);
+  const list = known.byTitle.get(t);
+  if (list) list.push(r);
+  else known.byTitle.set(t, [r]);
+}
+
+function dropKnown(known: KnownPages, path: string): void {
+  const r = known.byPath.get(path);
+  if (!r) return;
+  known.byPath.delete(path);
+  const t = asciiLower(r.title);
+  const list = known.byTitle.get(t)?.filter((x) => x !== r);
+  if (list?.length) known.byTitle.set(t, list);
+  else known.byTitle.delete(t);
+}
+
+/** What livePagesAtOrTitled answers, from the view. */
+function knownAtOrTitled(known: KnownPages, paths: string[], lowerTitle: string): TitledRow[] {
+  const out: TitledRow[] = [];
+  for (const p of paths) {
+    const r = known.byPath.get(p);
+    if (r && r.deleted_at === null) out.push(r);
+  }
+  const titled = known.byTitle.get(lowerTitle);
+  if (titled) out.push(...titled.slice(0, 32));
+  return out;
+}
+
+/** A page of the space was written (indexPage): the view of an import in progress follows it. */
+export function pageWritten(db: Db, spaceSlug: string, id: number, path: string): void {
+  const known = expected?.space === spaceSlug ? expected.known : undefined;
+  if (!known) return;
+  const row = titledRowById(db, id);
+  dropKnown(known, path);
+  if (row && row.path !== path) dropKnown(known, row.path);
+  if (row) addKnown(known, row);
+}
+
+/**
+ * Runs an import chunk, the group commit's write number `write`: `fn` (synchronously) with these
+ * pages foreseen by wikilink resolution. `fn` returns false when one of its page writes was
+ * refused (the view is read again next time).
+ */
+export function withImportChunk(pages: Expected, write: number, fn: () => boolean): void {
+  if (pages.known && pages.known.write !== write - 1) pages.known = undefined;
+  const intact = withExpectedPages(pages, fn);
+  if (!intact) pages.known = undefined;
+  else if (pages.known) pages.known.write = write;
 }
 
 /** Runs `fn` (synchronously) with these pages foreseen by wikilink resolution. */

@@ -42,7 +42,8 @@ export const moveEndpoints = [
     responses: [{ status: 200, schema: MoveResult }],
     handler: async ({ svc, caller, params, body }) => {
       const input = await body();
-      return json(await svc.writes.run(() => movePages(svc, caller, params.slug, input)));
+      // Alone: a folder move writes many pages, each in savepoints of its own (group-commit.ts).
+      return json(await svc.writes.run(() => movePages(svc, caller, params.slug, input), { alone: true }));
     },
   }),
   endpoint({
