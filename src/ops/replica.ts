@@ -77,11 +77,10 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
   const indexTimer = setInterval(() => {
     if (indexed === txid) return;
     indexed = txid;
-    try {
-      void svc.fts.synced();
-    } catch (e) {
+    svc.fts.synced().catch((e: unknown) => {
+      indexed = -1; // try again at the next tick
       svc.log.warn('replica full-text index: catch-up failed', { error: e instanceof Error ? e.message : String(e) });
-    }
+    });
   }, 1000);
   indexTimer.unref();
   replicas.set(svc, { status: () => ({ txid, lagMs, sinceChangeMs: Date.now() - seenAt }) });
