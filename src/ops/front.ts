@@ -31,6 +31,11 @@ export function noteDirect(req: IncomingMessage, route: string, principal: strin
   (req as Tagged)[kEvent] = { context: { matchedRoute: { route }, principal } };
 }
 
+/** The id the front gave a request (its X-Request-Id), from its response. */
+export function requestIdOf(res: ServerResponse): string | undefined {
+  return (res as IdRes)[kId];
+}
+
 /** Called once a request's caller is known (auth). */
 export function notePrincipal(event: H3Event, caller: Caller): void {
   event.context.principal = caller.id;

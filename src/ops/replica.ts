@@ -4,7 +4,7 @@ import { AppError, invalid } from '../domain/errors.ts';
 import { problemBody } from '../http/respond.ts';
 import type { Services } from '../services.ts';
 import { readTxid } from '../store/txid.ts';
-import { TXID_COOKIE, noteDirect } from './front.ts';
+import { TXID_COOKIE, noteDirect, requestIdOf } from './front.ts';
 import { isForwardMark } from './replica-mark.ts';
 
 // A replica (SERVICE_ROLE=replica, docs/scale-out.md) in front of the h3 app:
@@ -212,6 +212,8 @@ function createForwarder(svc: Services): Forwarder {
     noteDirect(req, '(forwarded)', null as never);
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    const id = requestIdOf(res);
+    if (id) headers['x-request-id'] = id; // the primary logs it too with SERVICE_TRUST_PROXY=1
     const from = req.socket.remoteAddress;
     if (from) headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${from}` : from;
     const up = lib.request({

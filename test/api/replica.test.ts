@@ -76,6 +76,20 @@ describe('a primary and a read replica', () => {
     expect((await primary.admin.get('/pages/eng/ryw')).body.content).toBe('version 14');
   });
 
+  it('streams a large attachment through the replica both ways, byte for byte', async () => {
+    const data = crypto.randomBytes(3 * 1024 * 1024 + 17);
+    expect((await viaReplica.put('/pages/eng/with-file', { title: 'With a file', content: 'x' })).status).toBe(201);
+    const put = await fetch(`${replica.url}/files/eng/with-file/blob.bin`, {
+      method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' }, body: data,
+    });
+    expect(put.status, await put.clone().text()).toBe(201);
+    const got = await fetch(`${replica.url}/files/eng/with-file/blob.bin`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'x-service-min-txid': put.headers.get('x-service-txid')! },
+    });
+    expect(got.status).toBe(200);
+    expect(Buffer.from(await got.arrayBuffer()).equals(data)).toBe(true);
+  });
+
   it('answers a bad X-Service-Min-Txid with 400 naming the header', async () => {
     const r = await viaReplica.get('/pages/eng/ryw', { 'x-service-min-txid': 'soon' });
     expect(r.status).toBe(400);
