@@ -285,3 +285,25 @@ describe('a primary and a read replica', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('SERVICE_CHECKPOINT_MODE', () => {
+  it('litestream: the server never checkpoints by itself (wal_autocheckpoint=0), its helper included', async () => {
+    const { loadConfig } = await import('../../src/config.ts');
+    const { serve } = await import('../../src/server.ts');
+    const quiet = { info() {}, warn() {}, error() {} };
+    for (const [mode, expected] of [['litestream', 0], ['auto', 64_000]] as const) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckmode-'));
+      const srv = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_CHECKPOINT_MODE: mode, SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }), { log: quiet, checkpointer: true });
+      try {
+        const until = Date.now() + 5000;
+        while (!srv.helper() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        expect(srv.helper()).not.toBeNull();
+        expect(srv.svc.db.pragma('wal_autocheckpoint', { simple: true })).toBe(expected);
+        expect((await client(srv.url, ADMIN_KEY).post('/spaces', { slug: 'w', name: 'W' })).status).toBe(201);
+      } finally {
+        await srv.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
