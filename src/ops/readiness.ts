@@ -30,6 +30,7 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
       const version = schemaVersionOf(svc.db);
       check('migrations', version === SCHEMA_VERSION, version, `schema version ${version}, expected ${SCHEMA_VERSION}`);
     }
+    check('file', !replica.replaced, 'replaced', 'kspace.db was replaced by another file since this replica opened it: restart the replica');
     checks.replication = { sinceChangeMs: replica.sinceChangeMs };
     const ready = reasons.length === 0;
     return {

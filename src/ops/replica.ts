@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { AppError, invalid } from '../domain/errors.ts';
@@ -23,7 +24,7 @@ type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 type Out = { writeHead: ServerResponse['writeHead']; write: ServerResponse['write']; end: ServerResponse['end'] };
 
 /** What /readyz says of the replication (readiness.ts). */
-export type ReplicaStatus = { txid: number; lagMs: number; sinceChangeMs: number };
+export type ReplicaStatus = { txid: number; lagMs: number; sinceChangeMs: number; replaced: boolean };
 
 const POLL_IDLE_MS = 50;
 const POLL_WAITING_MS = 2;
@@ -47,6 +48,19 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
   // the newest commit arrived here: when it was first seen minus the primary's clock at its commit.
   let { n: txid, atMs } = readTxid(svc.db);
   let seenAt = Date.now();
+  // A follower must update kspace.db in place, through SQLite. One that replaces the file (a new
+  // file renamed over it) leaves this connection on the old one for good: seen by its inode,
+  // checked about once a second, and reported by /readyz (restart the replica).
+  const inode = () => {
+    try {
+      return fs.statSync(svc.db.name).ino;
+    } catch {
+      return -1;
+    }
+  };
+  const openedInode = inode();
+  let replaced = false;
+  let inodeCheckedAt = Date.now();
   let lagMs = 0;
   const waiters = new Set<{ target: number; done: (reached: boolean) => void }>();
   let timer: NodeJS.Timeout | undefined;
@@ -63,6 +77,10 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
       }
     } catch {
       // the follower is replacing the file: the next poll reads it
+    }
+    if (!replaced && Date.now() - inodeCheckedAt >= 1000 && ((inodeCheckedAt = Date.now()), inode() !== openedInode)) {
+      replaced = true;
+      svc.log.error('replica: kspace.db was replaced by another file; this server still reads the old one: restart it');
     }
     schedule();
   };
@@ -83,7 +101,7 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
     });
   }, 1000);
   indexTimer.unref();
-  replicas.set(svc, { status: () => ({ txid, lagMs, sinceChangeMs: Date.now() - seenAt }) });
+  replicas.set(svc, { status: () => ({ txid, lagMs, sinceChangeMs: Date.now() - seenAt, replaced }) });
 
   const waitFor = (target: number): Promise<boolean> => {
     if (target <= txid) return Promise.resolve(true);

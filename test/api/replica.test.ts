@@ -264,7 +264,18 @@ describe('a primary and a read replica', () => {
       expect(r.headers.get('content-type')).toBe('application/problem+json');
       expect(r.headers.get('retry-after')).toBe('5');
       expect(r.body.code).toBe('primary_unavailable');
-      expect((await client(lonely.url, ADMIN_KEY).get('/pages/eng/ryw')).status).toBe(200); // reads go on
+      expect((await client(lonely.url, ADMIN_KEY).get('/spaces/eng')).status).toBe(200); // reads go on
+      // A follower that replaces the file instead of writing it through SQLite: /readyz says so.
+      fs.copyFileSync(path.join(dir, 'kspace.db'), path.join(dir, 'new.db'));
+      fs.renameSync(path.join(dir, 'new.db'), path.join(dir, 'kspace.db'));
+      let ready = await client(lonely.url).get('/readyz');
+      for (const until = Date.now() + 5000; ready.status === 200 && Date.now() < until;) {
+        await new Promise((r) => setTimeout(r, 100));
+        ready = await client(lonely.url).get('/readyz');
+      }
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.file).toBe('replaced');
+      expect(lonely.errors.join()).toContain('was replaced');
     } finally {
       await lonely.close();
     }
