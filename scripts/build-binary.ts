@@ -30,11 +30,32 @@ const bundle = (entry: string, outfile: string) => build({
   minifySyntax: true,
 });
 await bundle('src/sea-main.ts', 'kspace.cjs');
+oneByteSource(path.join(dist, 'kspace.cjs'));
 // The SEA main script: a loader that runs kspace.cjs (an asset) with a trained code cache.
 await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
 // code comes from this second, small bundle (an asset), started with `eval` (src/store/checkpointer.ts).
 await bundle('src/store/helper-worker.ts', 'helper-worker.cjs');
+
+/**
+ * Escapes the characters above U+00FF that esbuild leaves in the bundle (three, in regular
+ * expression literals of dependencies): one of them makes V8 hold the whole 3 MB source, which
+ * the executable keeps for lazy compilation, as a two-byte string (6 MB). `\uXXXX` means the
+ * same character in a regular expression, a string or a template (a surrogate pair as two
+ * escapes, which a `u` regular expression reads as one code point). String.raw of one would
+ * differ; the bundle has none with such a character (checked at the build, below).
+ */
+function oneByteSource(file: string): void {
+  const text = fs.readFileSync(file, 'utf8');
+  let found = 0;
+  const out = text.replace(/[\u0100-\uffff]/g, (c) => {
+    found++;
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  if (found === 0) return;
+  if (/String\.raw`[^`]*\\u[0-9a-f]{4}/.test(out)) throw new Error('build: a String.raw template holds a character above U+00FF; escape it by hand');
+  fs.writeFileSync(file, out);
+}
 
 /** Files shipped as SEA assets, by their path relative to the project root. */
 function assetFiles(): string[] {
