@@ -340,3 +340,13 @@ CREATE TABLE meta_key_stats (
   pages    INTEGER NOT NULL,
   PRIMARY KEY (space_id, readers, key, type)
 ) WITHOUT ROWID;
+
+-- Replication (docs/scale-out.md): a number that grows with each commit (src/store/txid.ts). Write
+-- answers carry it as X-Service-Txid; a replica reads it from its copy to know how far it has
+-- caught up (X-Service-Min-Txid). at_ms: the primary's clock at that commit (a replica's lagMs).
+CREATE TABLE txid (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  n     INTEGER NOT NULL,
+  at_ms INTEGER NOT NULL
+);
+INSERT INTO txid (id, n, at_ms) VALUES (1, 0, 0);

@@ -19,6 +19,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   ops: async () => (await import('./bench/ops.ts')).run,
   'folder-import': async () => (await import('./bench/folder-import.ts')).run,
   storage: async () => (await import('./bench/storage.ts')).run,
+  replica: async () => (await import('./bench/replica.ts')).run,
 };
 
 const HELP = `npm run bench [-- options]: runs the benchmark sections, one line per figure with its target.
@@ -44,6 +45,8 @@ Sections:
   storage     the data directory of 20,000 pages of 2 KB against their raw content; growth per further
               revision that changes 5 % of a page; reading old revisions
   folder-import  kspace import-dir of a 10,000-note vault with wikilinks, against the same vault without links
+  replica     a primary, a read replica and the test shipper: replica lag under writes, forwarded writes,
+              PUT in SERVICE_CHECKPOINT_MODE=litestream against auto with a long-held read transaction
 `;
 
 function fail(message: string): never {

@@ -28,8 +28,21 @@ export type Config = {
   /** Logs, health, limits, shutdown and metrics (src/ops/config.ts). */
   ops: OpsConfig;
   sessions: SessionsConfig;
+  /** Primary and read replicas (docs/scale-out.md). */
+  replication: ReplicationConfig;
   /** Tests only (SERVICE_VALIDATE_RESPONSES=1): every answer is checked against its declared schema (src/http/response-check.ts). */
   validateResponses: boolean;
+};
+
+export type ReplicationConfig = {
+  /** SERVICE_ROLE: a replica opens kspace.db read-only and forwards every write to the primary. */
+  role: 'primary' | 'replica';
+  /** SERVICE_PRIMARY_URL: where a replica forwards writes (required for a replica). */
+  primaryUrl: string | undefined;
+  /** SERVICE_REPLICA_WAIT_MS: how long a read with X-Service-Min-Txid waits before it is forwarded. */
+  waitMs: number;
+  /** SERVICE_CHECKPOINT_MODE: `litestream` = passive checkpoints only, no log restarts of kspace's own. */
+  checkpointMode: 'auto' | 'litestream';
 };
 
 export type SessionsConfig = {
@@ -147,7 +160,32 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
         perMinute: toPositive('SERVICE_SIGNIN_ADDRESS_PER_MINUTE', env.SERVICE_SIGNIN_ADDRESS_PER_MINUTE ?? 10),
       },
     },
+    replication: loadReplication(env),
     validateResponses: env.SERVICE_VALIDATE_RESPONSES === '1',
+  };
+}
+
+function loadReplication(env: Env): ReplicationConfig {
+  const role = (env.SERVICE_ROLE || 'primary').toLowerCase();
+  if (role !== 'primary' && role !== 'replica') throw new ConfigError("SERVICE_ROLE must be 'primary' or 'replica'");
+  const mode = (env.SERVICE_CHECKPOINT_MODE || 'auto').toLowerCase();
+  if (mode !== 'auto' && mode !== 'litestream') throw new ConfigError("SERVICE_CHECKPOINT_MODE must be 'auto' or 'litestream'");
+  const primaryUrl = env.SERVICE_PRIMARY_URL?.replace(/\/+$/, '') || undefined;
+  if (primaryUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(primaryUrl);
+    } catch {
+      // reported below
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.pathname !== '/' || u.search) {
+      throw new ConfigError(`SERVICE_PRIMARY_URL: '${primaryUrl}' is not an http(s) base URL such as https://primary.example.org`);
+    }
+  }
+  if (role === 'replica' && !primaryUrl) throw new ConfigError('SERVICE_ROLE=replica needs SERVICE_PRIMARY_URL (where writes are forwarded)');
+  return {
+    role, primaryUrl, checkpointMode: mode,
+    waitMs: toInt('SERVICE_REPLICA_WAIT_MS', env.SERVICE_REPLICA_WAIT_MS ?? 2000, 0, 600_000),
   };
 }
 

@@ -13,7 +13,9 @@ import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
 import { closeBlobReader } from './store/attachments.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
-import { openDb } from './store/db.ts';
+import { openDb, openReplicaDb } from './store/db.ts';
+import { createReplicaFullTextIndex } from './store/replica-fts.ts';
+import { createReplicaHandler } from './ops/replica.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 
 export type Running = {
@@ -56,22 +58,32 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const lock = lockDataDir(ensurePrivateDir(config.dataDir)); // a second server on this directory stops here
   // Checked before opening: SQLite gives a new -wal and -shm the database file's mode.
   for (const line of looseModes(config.dataDir)) log.warn(`other users can read the data: ${line}`);
+  // A replica (docs/scale-out.md) opens the replicated kspace.db read-only and never writes it:
+  // no migration, bootstrap, checkpoints, queue trimming, background jobs (webhook dispatcher,
+  // catalog refresh, wikilink backfill) or helper; its full-text index is a file of its own.
+  const replica = config.replication.role === 'replica';
+  const litestream = config.replication.checkpointMode === 'litestream';
   let db: ReturnType<typeof openDb>;
   try {
-    db = openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
+    db = replica ? openReplicaDb(config.dataDir, { cacheMb: config.dbCacheMb }) : openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
   } catch (e) {
     lock.release();
     throw e;
   }
+  // Litestream checkpoints: kspace's own automatic checkpoint is off, its helper runs PASSIVE passes only.
+  if (!replica && litestream) db.pragma('wal_autocheckpoint = 0');
   const svc = createServices(db, config, log);
-  const boot = bootstrap(svc);
+  if (replica) svc.fts = createReplicaFullTextIndex(db, config.dbCacheMb);
+  const boot = replica ? null : bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
   if (boot) {
     // A new organisation has no user yet (whether its admin key was generated or given): say how a
     // person gets into the web app. A log line, so that a JSON log stays JSON.
     log.info(`web app: create a user to sign in with: printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin`);
   }
-  const front = createFront(svc, createNodeHandler(svc, guardNodeHandler));
+  const app = createNodeHandler(svc, guardNodeHandler);
+  const replicaFront = replica ? createReplicaHandler(svc, app) : null;
+  const front = createFront(svc, replicaFront?.handler ?? app);
   if (config.ops.metrics) attachMetrics(svc, front);
   const { headersTimeoutMs, requestTimeoutMs } = config.ops;
   // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).
@@ -88,14 +100,15 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   if (config.port === 0 && svc.config.baseUrl.endsWith(':0')) svc.config.baseUrl = url;
   svc.fts.check(); // the index is checked (and reset if it is not this database's) before the helper starts
   let checkpointer: Checkpointer | null = null;
-  const helperStart = withCheckpointer
+  const helperStart = withCheckpointer && !replica
     ? setTimeout(() => {
-      checkpointer = startCheckpointer(db, db.name, { log: (m) => log.warn(m), holdWrites: () => svc.writes.hold(), fts: svc.fts });
+      checkpointer = startCheckpointer(db, db.name, { log: (m) => log.warn(m), holdWrites: () => svc.writes.hold(), fts: svc.fts, passiveOnly: litestream });
     }, HELPER_START_DELAY_MS)
     : null;
-  const jobs = backgroundJobs.map((make) => make(svc));
+  const jobs = replica ? [] : backgroundJobs.map((make) => make(svc));
   for (const job of jobs) job.start(svc);
-  log.info(`kspace listening on ${url} with data directory ${config.dataDir}`);
+  const role = replica ? ` as a replica of ${config.replication.primaryUrl}` : litestream ? ' (checkpoint mode litestream)' : '';
+  log.info(`kspace listening on ${url} with data directory ${config.dataDir}${role}`);
   let closed = false;
   return {
     svc,
@@ -130,10 +143,12 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       if (helperStart) clearTimeout(helperStart);
       await checkpointer?.stop(); // its connections close first: the server's, the last, removes the WAL
       mark('helper');
+      replicaFront?.stop();
       svc.fts.close();
       closeBlobReader(db);
       try {
-        db.pragma('wal_checkpoint(TRUNCATE)');
+        // A replica never checkpoints (its connection is read-only); under Litestream, PASSIVE only.
+        if (!replica) db.pragma(litestream ? 'wal_checkpoint(PASSIVE)' : 'wal_checkpoint(TRUNCATE)');
       } catch {
         // busy: closing the last connection checkpoints anyway
       }

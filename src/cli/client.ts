@@ -1,5 +1,7 @@
 // The CLI's HTTP client: every client command is a thin adapter over the HTTP API of a running
 // server, so the CLI validates, authorizes and fires events exactly as every other caller does.
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { ExitError } from './exit-error.ts';
 
@@ -76,9 +78,55 @@ export function pageUrl(space: string, path: string, sub?: string): string {
 
 export const enc = encodeURIComponent;
 
+/**
+ * Read-your-writes against a read replica (docs/scale-out.md): the highest X-Service-Txid a write
+ * answered, sent as X-Service-Min-Txid with every later request, so a replica answers only once
+ * it holds the write (or forwards the read to the primary). Kept for the command that wrote, and
+ * for TXID_MEMORY_MS in a small state file per server origin ($XDG_STATE_HOME/kspace/txid.json,
+ * else ~/.local/state/kspace/txid.json, mode 0600), so that `kspace pages put …` followed by
+ * `kspace pages get …` reads the write too. Any failure to read or write the file is ignored.
+ */
+const TXID_MEMORY_MS = 60_000;
+
+function txidFile(): string | null {
+  const base = process.env.XDG_STATE_HOME || (process.env.HOME ? path.join(process.env.HOME, '.local', 'state') : '');
+  return base ? path.join(base, 'kspace', 'txid.json') : null;
+}
+
+function readTxids(): Record<string, { txid: number; at: number }> {
+  try {
+    const file = txidFile();
+    return file ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, { txid: number; at: number }>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function rememberedTxid(origin: string): number {
+  const e = readTxids()[origin];
+  return e && typeof e.txid === 'number' && Date.now() - e.at < TXID_MEMORY_MS ? e.txid : 0;
+}
+
+function rememberTxid(origin: string, txid: number): void {
+  try {
+    const file = txidFile();
+    if (!file) return;
+    const all = readTxids();
+    for (const [k, v] of Object.entries(all)) if (Date.now() - v.at >= TXID_MEMORY_MS) delete all[k];
+    all[origin] = { txid: Math.max(txid, all[origin]?.txid ?? 0), at: Date.now() };
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}`;
+    fs.writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch {
+    // read-your-writes across commands is a convenience: never a reason to fail
+  }
+}
+
 export class Api {
   readonly conn: Connection;
   readonly base: URL;
+  private minTxid: number | null = null;
 
   constructor(conn: Connection) {
     this.conn = conn;
@@ -106,6 +154,8 @@ export class Api {
   async send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: opts.accept ?? 'application/json', ...opts.headers };
     if (this.conn.key) headers.authorization = `Bearer ${this.conn.key}`;
+    this.minTxid ??= rememberedTxid(this.base.origin);
+    if (this.minTxid > 0) headers['x-service-min-txid'] = String(this.minTxid);
     let body: BodyInit | undefined;
     if (opts.bytes) {
       body = opts.bytes as Uint8Array<ArrayBuffer>;
@@ -123,7 +173,14 @@ export class Api {
     } catch (err) {
       throw new ExitError(`cannot reach ${this.base.origin} (${describeNetworkError(err)})`);
     }
-    if (res.ok) return res;
+    if (res.ok) {
+      const txid = Number(res.headers.get('x-service-txid'));
+      if (Number.isSafeInteger(txid) && txid > (this.minTxid ?? 0)) {
+        this.minTxid = txid;
+        rememberTxid(this.base.origin, txid);
+      }
+      return res;
+    }
     throw await problemToExit(res, this.conn);
   }
 

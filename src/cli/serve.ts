@@ -110,6 +110,10 @@ export async function offlineDataDir(opts: OfflineFlags): Promise<string> {
 async function offlineServices(opts: OfflineFlags) {
   await offlineDataDir(opts);
   const config = await configOrExit({ data: opts.data });
+  if (config.replication.role === 'replica') {
+    // A replica's kspace.db is the follower's copy: a write here would be overwritten, or break the copy.
+    throw new ExitError('SERVICE_ROLE=replica: this data directory is a read replica; run admin commands against the primary\'s data directory', 2);
+  }
   const [{ bootstrap }, { createLogger, createServices }, { openDb }] = await Promise.all([
     import('../domain/principals.ts'), import('../services.ts'), import('../store/db.ts'),
   ]);

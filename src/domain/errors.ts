@@ -22,11 +22,18 @@ const CATALOGUE = {
   not_configured: { status: 503, title: 'Not configured' },
   not_ready: { status: 503, title: 'Not ready' },
   request_timeout: { status: 503, title: 'The request took too long' },
+  primary_unavailable: { status: 503, title: 'The primary cannot be reached' },
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;
 /** Every stable code (the fuzzer checks each 4xx against this list). */
 export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[];
+
+/**
+ * Thrown on a replica (SERVICE_ROLE=replica) by a read that would have to write (a caller's
+ * personal space made on first use): the request is forwarded to the primary instead (src/ops/replica.ts).
+ */
+export class NeedsPrimary extends Error {}
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -92,12 +92,15 @@ export function authenticateSession(svc: Services, token: string): SessionCaller
   const now = Date.parse(svc.now());
   const idleMs = svc.config.sessions.idleMinutes * 60_000;
   const lastSeen = Date.parse(found.session.last_seen_at || found.session.created_at);
+  // A replica never writes: an ended session is removed, and use recorded, by the primary
+  // (the session requests a person makes there, sign-in and writes, are forwarded to it).
+  const writable = svc.config.replication.role === 'primary';
   if (now >= Date.parse(found.session.expires_at) || now - lastSeen >= idleMs) {
-    void svc.writes.run(() => store.deleteSession(svc.db, idHash)).catch(() => {});
+    if (writable) void svc.writes.run(() => store.deleteSession(svc.db, idHash)).catch(() => {});
     return null;
   }
   // Record use at most every minute (or a quarter of the idle time): one write per session per minute.
-  if (now - lastSeen >= Math.min(60_000, idleMs / 4)) {
+  if (writable && now - lastSeen >= Math.min(60_000, idleMs / 4)) {
     void svc.writes.run(() => store.touchSession(svc.db, idHash, new Date(now).toISOString())).catch(() => {});
   }
   return { caller: toCaller(found.principal), csrfToken: csrfTokenFor(token), idHash };

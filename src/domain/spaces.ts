@@ -1,6 +1,6 @@
 import type { Services } from '../services.ts';
 import { canSeeSpace, type Caller } from './access.ts';
-import { AppError, invalid, notFound } from './errors.ts';
+import { AppError, NeedsPrimary, invalid, notFound } from './errors.ts';
 import type { Issue } from './issues.ts';
 import { SPACE_SLUG, isPersonalSlug } from './paths.ts';
 import { tx } from '../store/db.ts';
@@ -44,6 +44,9 @@ export function resolveSpace(svc: Services, caller: Caller, slug: string): Space
 
 export function ensurePersonalSpace(svc: Services, caller: Caller): SpaceRow {
   const slug = `~${caller.name}`;
+  const found = store.findSpaceBySlug(svc.db, slug); // most calls: no write transaction at all
+  if (found) return found;
+  if (svc.config.replication.role === 'replica') throw new NeedsPrimary('a personal space is created on the primary');
   return tx(svc.db, () => {
     const existing = store.findSpaceBySlug(svc.db, slug);
     if (existing) return existing;

@@ -4,7 +4,8 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
-import { AppError, invalid, type ErrorCode } from '../domain/errors.ts';
+import { AppError, NeedsPrimary, invalid, type ErrorCode } from '../domain/errors.ts';
+import { forwardToPrimary } from '../ops/replica-mark.ts';
 import { checkPagePath } from '../domain/paths.ts';
 import { requireOrgAdmin } from '../domain/principals.ts';
 import { requireCaller } from './auth.ts';
@@ -151,6 +152,8 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 function errorResponse(error: HTTPError, event: H3Event, svc: Services): Response {
   const instance = event.url.pathname;
   if (error.cause instanceof AppError) return problem(error.cause, svc.log, instance);
+  // A read on a replica that would have to write goes to the primary (src/ops/replica.ts).
+  if (svc.config.replication.role === 'replica' && needsPrimary(error.cause)) return forwardToPrimary();
   if (!isDecodable(instance)) {
     return problem(invalid([{ key: 'path', code: 'format', message: 'the URL path is not valid percent-encoding' }]), svc.log, instance);
   }
@@ -165,4 +168,9 @@ function isDecodable(pathname: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A NeedsPrimary, or SQLite refusing a write to the replica's read-only database (any read path that writes). */
+function needsPrimary(cause: unknown): boolean {
+  return cause instanceof NeedsPrimary || (cause as { code?: unknown } | null)?.code === 'SQLITE_READONLY';
 }

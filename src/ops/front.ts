@@ -5,6 +5,7 @@ import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
 import type { RequestFields } from './log.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { committedTxid } from '../store/txid.ts';
 
 // Every request passes here first, on the Node side of h3: its id, the limits for a server on a
 // network (rate per address and per key, requests in progress per key, a longest request time),
@@ -28,6 +29,11 @@ export function noteEvent(event: H3Event): void {
 /** A request answered on the Node side, without an h3 event (src/http/page-read.ts): its route pattern and principal. */
 export function noteDirect(req: IncomingMessage, route: string, principal: string): void {
   (req as Tagged)[kEvent] = { context: { matchedRoute: { route }, principal } };
+}
+
+/** The id the front gave a request (its X-Request-Id), from its response. */
+export function requestIdOf(res: ServerResponse): string | undefined {
+  return (res as IdRes)[kId];
 }
 
 /** Called once a request's caller is known (auth). */
@@ -64,6 +70,7 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
   const live = new Set<Live>();
   const onDone: Front['onDone'] = [];
   let draining = false;
+  const stampTxid = svc.config.replication.role === 'primary';
 
   // Once a second: a request past SERVICE_MAX_REQUEST_MS is answered 503 (or its connection
   // closed, when its answer has begun) and logged. Work it started in the database goes on to
@@ -87,6 +94,8 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     let id = ops.trustProxy ? req.headers['x-request-id'] : undefined;
     if (typeof id !== 'string' || !ID_PATTERN.test(id)) id = `${prefix}-${(++counter).toString(36)}`;
     (res as IdRes)[kId] = id;
+    // A write answered by this primary carries the transaction number (and, to a web-app session, its cookie).
+    if (stampTxid && req.method !== 'GET' && req.method !== 'HEAD') (res as IdRes)[kTxid] = txidStamp(svc, req);
     res.writeHead = writeHeadWithId;
     if (draining) res.setHeader('connection', 'close');
     const auth = req.headers.authorization;
@@ -151,15 +160,51 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
 // with setHeader would send Node's writeHead down its slow path (every header of the answer
 // removed and appended again, validated each time), a few µs on every request.
 const kId = Symbol('kspace.requestId');
-type IdRes = ServerResponse & { [kId]?: string };
+const kTxid = Symbol('kspace.txid');
+type TxidStamp = { db: Services['db']; cookie: string | null };
+type IdRes = ServerResponse & { [kId]?: string; [kTxid]?: TxidStamp };
 const nodeWriteHead = ServerResponse.prototype.writeHead;
+
+// X-Service-Txid (docs/scale-out.md) on a successful write answer: the number of the last commit
+// of this process, which is at least that of the commit the answer waited for. A caller without
+// an API key (the web app: its session cookie, or a sign-in) also gets it as the kspace_txid cookie, which a replica
+// reads like X-Service-Min-Txid, so a person never sees their edit vanish.
+export const TXID_COOKIE = 'kspace_txid';
+const TXID_COOKIE_MAX_AGE_S = 60;
+
+function txidStamp(svc: Services, req: IncomingMessage): TxidStamp {
+  // Not an API key: a web-app session, or a sign-in (which has no session cookie yet, and whose
+  // session a replica must hold before it answers the app's next GET /session).
+  const sessionCaller = !req.headers.authorization;
+  const secure = svc.config.baseUrl.startsWith('https:') || (req.socket as { encrypted?: boolean }).encrypted === true;
+  return { db: svc.db, cookie: sessionCaller ? `; Path=/; Max-Age=${TXID_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}` : null };
+}
 
 function writeHeadWithId(this: IdRes, ...args: unknown[]): ServerResponse {
   const id = this[kId]!;
+  const stamp = this[kTxid];
+  const extra: string[] = ['x-request-id', id];
+  if (stamp && typeof args[0] === 'number' && args[0] < 400) {
+    const n = String(committedTxid(stamp.db));
+    extra.push('x-service-txid', n);
+    if (stamp.cookie) extra.push('set-cookie', `${TXID_COOKIE}=${n}${stamp.cookie}`);
+  }
   const last = args[args.length - 1];
-  if (Array.isArray(last) && args.length > 1) last.push('x-request-id', id);
-  else if (last && typeof last === 'object' && args.length > 1) (last as Record<string, string>)['x-request-id'] = id;
-  else this.setHeader('x-request-id', id);
+  if (Array.isArray(last) && args.length > 1) last.push(...extra);
+  else if (last && typeof last === 'object' && args.length > 1) {
+    const h = last as Record<string, string | string[]>;
+    for (let i = 0; i < extra.length; i += 2) {
+      const [k, v] = [extra[i], extra[i + 1]];
+      if (k === 'set-cookie' && h[k] !== undefined) h[k] = [...([] as string[]).concat(h[k]), v];
+      else h[k] = v;
+    }
+  } else {
+    for (let i = 0; i < extra.length; i += 2) {
+      const [k, v] = [extra[i], extra[i + 1]];
+      const had = k === 'set-cookie' ? this.getHeader(k) : undefined;
+      this.setHeader(k, had === undefined ? v : ([] as string[]).concat(had as string | string[], v));
+    }
+  }
   return (nodeWriteHead as (...a: unknown[]) => ServerResponse).apply(this, args);
 }
 

@@ -2,6 +2,8 @@ import type { Services } from '../services.ts';
 import { isDispatcherRunning } from '../domain/webhooks/dispatcher.ts';
 import { SCHEMA_VERSION } from '../store/migrations.ts';
 import { schemaVersionOf } from '../store/ops-stats.ts';
+import { committedTxid } from '../store/txid.ts';
+import { replicaStatusOf } from './replica.ts';
 
 export type Readiness = { ready: boolean; reason: string | null; body: Record<string, unknown> };
 
@@ -20,6 +22,23 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
     checks[name] = ok ? 'ok' : value;
     if (!ok) reasons.push(reason);
   };
+  const replica = replicaStatusOf(svc);
+  if (replica) {
+    // A replica: its copy is open and of this kspace's schema (it never writes, runs no dispatcher).
+    check('database', svc.db.open, 'closed', 'the database is not open');
+    if (svc.db.open) {
+      const version = schemaVersionOf(svc.db);
+      check('migrations', version === SCHEMA_VERSION, version, `schema version ${version}, expected ${SCHEMA_VERSION}`);
+    }
+    check('file', !replica.replaced, 'replaced', 'kspace.db was replaced by another file since this replica opened it: restart the replica');
+    checks.replication = { sinceChangeMs: replica.sinceChangeMs };
+    const ready = reasons.length === 0;
+    return {
+      ready,
+      reason: reasons[0] ?? null,
+      body: { status: ready ? 'ready' : 'not_ready', role: 'replica', txid: replica.txid, lagMs: replica.lagMs, ...(ready ? {} : { reason: reasons[0] }), checks },
+    };
+  }
   if (!svc.db.open || svc.db.readonly) check('database', false, 'closed', 'the database is not open for writing');
   else {
     check('database', await writable(svc), 'stuck', `a write could not start within ${WRITE_PROBE_MS} ms`);
@@ -35,7 +54,7 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
   return {
     ready,
     reason: reasons[0] ?? null,
-    body: { status: ready ? 'ready' : 'not_ready', role: 'primary', ...(ready ? {} : { reason: reasons[0] }), checks },
+    body: { status: ready ? 'ready' : 'not_ready', role: 'primary', txid: committedTxid(svc.db), ...(ready ? {} : { reason: reasons[0] }), checks },
   };
 }
 

@@ -79,6 +79,14 @@ export type CheckpointerOptions = {
   holdWrites: () => () => void;
   /** The server's side of the full-text index, which the helper keeps while it runs. */
   fts: FullTextIndex;
+  /**
+   * SERVICE_CHECKPOINT_MODE=litestream: Litestream holds a read transaction on the database most
+   * of the time and checkpoints itself; a hold-and-restart would only stall writes behind it (the
+   * restart cannot happen while it reads). The helper then runs PASSIVE passes only (they never
+   * wait for a reader and never restart the log) and the server's own automatic checkpoint is off
+   * (wal_autocheckpoint=0), as Litestream asks of applications.
+   */
+  passiveOnly?: boolean;
 };
 
 export type Checkpointer = {
@@ -89,7 +97,11 @@ export type Checkpointer = {
 };
 
 /** What the helper thread is started with (helper-worker.ts). */
-export type HelperData = { dbFile: string; /** The SQLite addon file the single executable loaded. */ addon?: string };
+export type HelperData = {
+  dbFile: string; /** The SQLite addon file the single executable loaded. */ addon?: string;
+  /** SERVICE_CHECKPOINT_MODE=litestream: PASSIVE passes only, never a hold and a log restart. */
+  passiveOnly?: boolean;
+};
 /** The SEA asset holding the helper thread's bundle. */
 export const HELPER_BUNDLE_ASSET = 'helper-worker.cjs';
 /** The line that asks the helper to end. */
@@ -132,8 +144,8 @@ export function portChannel(port: MessagePort): HelperChannel {
 const STOP_WAIT_MS = 5000;
 
 /** Starts the helper thread for `dbFile` and relaxes the writer's own checkpoints. */
-export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts }: CheckpointerOptions): Checkpointer {
-  const data: HelperData = { dbFile, addon: nativeAddonFile() };
+export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts, passiveOnly = false }: CheckpointerOptions): Checkpointer {
+  const data: HelperData = { dbFile, addon: nativeAddonFile(), passiveOnly };
   let worker: Worker | null;
   try {
     worker = sea.isSea()
@@ -145,7 +157,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
     return { stop: async () => {}, terminate: async () => {} };
   }
   const send = (line: string) => worker?.postMessage(line);
-  db.pragma(`wal_autocheckpoint = ${pagesOf4k(db, SAFETY_CHECKPOINT_PAGES)}`);
+  db.pragma(`wal_autocheckpoint = ${passiveOnly ? 0 : pagesOf4k(db, SAFETY_CHECKPOINT_PAGES)}`);
   let release: (() => void) | null = null;
   let timer: NodeJS.Timeout | undefined;
   const letGo = () => {
@@ -183,7 +195,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
     if (!worker) return; // stopped on purpose
     worker = null;
     log(`checkpointer exited (${failure || code}); the server checkpoints by itself again`);
-    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    if (db.open && !passiveOnly) db.pragma('wal_autocheckpoint = 1000');
   });
   return {
     // When `kspace serve` exits after a signal nothing of it still works in the data dir: a

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { cached } from '../bounded-cache.ts';
 import { ensurePrivateDir, ensurePrivateFile } from './files.ts';
-import { migrate } from './migrations.ts';
+import { migrate, SCHEMA_VERSION } from './migrations.ts';
+import { bumpBeforeCommit, changesMark, enableTxid, noteCommitted } from './txid.ts';
 
 export type Db = Database.Database;
 export type Statement = Database.Statement;
@@ -55,6 +56,33 @@ export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
   // server's resident set under 150 MB under load (16 MB: +7 MB, 64 MB: +45 MB, no faster here).
   db.pragma(`cache_size = -${(opts.cacheMb ?? 8) * 1024}`);
   migrate(db);
+  enableTxid(db);
+  return db;
+}
+
+/**
+ * Opens a replica's copy of kspace.db read-only (SERVICE_ROLE=replica, docs/scale-out.md): no
+ * migration, no journal-mode change, no checkpoint. The file is a WAL database kept current by
+ * the follower (Litestream's `restore -f`, or the test shipper) writing through SQLite, so every
+ * read here is one consistent snapshot of a commit the primary made; SQLite's read locks on the
+ * -shm file are all this connection takes. It refuses a schema other than this kspace's.
+ */
+export function openReplicaDb(dataDir: string, opts: OpenOptions = {}): Db {
+  const file = path.join(dataDir, 'kspace.db');
+  let db: Db;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
+  } catch (e) {
+    throw new Error(`replica: cannot open ${file} read-only (${e instanceof Error ? e.message : String(e)}); the follower (litestream restore -f) must have restored it first`);
+  }
+  db.pragma('busy_timeout = 5000');
+  db.pragma('query_only = ON');
+  db.pragma(`cache_size = -${(opts.cacheMb ?? 8) * 1024}`);
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version !== SCHEMA_VERSION) {
+    db.close();
+    throw new Error(`replica: ${file} has schema version ${version}, this kspace needs ${SCHEMA_VERSION}; a replica never migrates: run the same kspace version as the primary`);
+  }
   return db;
 }
 
@@ -188,15 +216,22 @@ function bracket<T>(db: Db, fn: () => T, nested: boolean): T {
   const c = control(db);
   const mark = logEntries.get(db)?.length ?? 0;
   (nested ? c.savepoint : c.begin).run();
+  const changes = nested ? null : changesMark(db);
   if (!nested) logEntries.set(db, []);
   try {
     const result = fn();
     if (result && typeof (result as { then?: unknown }).then === 'function') {
       throw new TypeError('Transaction function cannot return a promise');
     }
-    if (!nested) flushLogs(db);
-    (nested ? c.release : c.commit).run();
-    if (!nested) logEntries.delete(db);
+    if (nested) {
+      c.release.run();
+      return result;
+    }
+    flushLogs(db);
+    const txid = bumpBeforeCommit(db, changes); // the transaction number (store/txid.ts)
+    c.commit.run();
+    logEntries.delete(db);
+    noteCommitted(db, txid);
     return result;
   } catch (e) {
     if (nested) logEntries.get(db)?.splice(mark);

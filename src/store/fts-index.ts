@@ -25,7 +25,7 @@ export const FTS_FILE = 'kspace-fts.db';
 // third of the helper's indexing time (docs/performance.md, Search and links). An index whose
 // table was created with other options is rebuilt at start (hasCurrentFormat), so any edit of
 // INDEX_OPTIONS, even of its spacing, re-indexes every deployment once.
-const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1,
+export const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2'`;
 const INDEX_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS fts.page_fts USING fts5(
   ${INDEX_OPTIONS}

@@ -12,4 +12,5 @@ if (data.addon) {
   setNativeBinding(mod.exports, data.addon);
 }
 const port = parentPort!;
-void runCheckpointer(data.dbFile, portChannel(port)).then(() => port.close());
+// Litestream mode: no log restarts (restartPages never reached), PASSIVE passes only.
+void runCheckpointer(data.dbFile, portChannel(port), data.passiveOnly ? Infinity : undefined).then(() => port.close());

@@ -1,12 +1,12 @@
 import type { Db } from './db.ts';
 import { encodePrev, storedWhole, type StoredState } from './revision-codec.ts';
 
-// Schema version 9 (issue 22): revisions stop holding a copy of their content, frontmatter and
+// Schema version 10 (issue 22): revisions stop holding a copy of their content, frontmatter and
 // metadata (revision-codec.ts). The old table (WITHOUT ROWID, every state in full) is read in
 // (page_id, version) order and written again as the rowid table, each row with the state of the
 // revision before it encoded against its own.
 
-export const REVISIONS_V9_SQL = `CREATE TABLE revisions (
+export const REVISIONS_SQL = `CREATE TABLE revisions (
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL REFERENCES pages(id), version INTEGER NOT NULL,
     title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES principals(id), created_at TEXT NOT NULL,
     readers TEXT, prev BLOB, UNIQUE (page_id, version));`;
@@ -23,15 +23,15 @@ type OldRow = StoredState & {
   page_version: number; page_frontmatter: string; page_metadata: string; page_content: string;
 };
 
-/** Rewrites `revisions` in the version 9 layout; inside the migration's transaction. */
-export function migrateRevisionsToV9(db: Db): void {
+/** Rewrites `revisions` in the version 10 layout; inside the migration's transaction. */
+export function migrateRevisionsLayout(db: Db): void {
   db.exec(`DROP TRIGGER IF EXISTS revisions_no_update;
     DROP TRIGGER IF EXISTS revisions_no_delete;
-    ALTER TABLE revisions RENAME TO revisions_v8;
-    ${REVISIONS_V9_SQL}`);
+    ALTER TABLE revisions RENAME TO revisions_old;
+    ${REVISIONS_SQL}`);
   const read = db.prepare(`SELECT r.page_id, r.version, r.title, r.content, r.frontmatter, r.metadata, r.author_id, r.created_at, r.readers,
       p.version AS page_version, p.frontmatter AS page_frontmatter, p.metadata AS page_metadata, p.content AS page_content
-    FROM revisions_v8 r JOIN pages p ON p.id = r.page_id
+    FROM revisions_old r JOIN pages p ON p.id = r.page_id
     WHERE (r.page_id, r.version) > (?, ?) ORDER BY r.page_id, r.version LIMIT ${BATCH}`);
   const write = db.prepare(`INSERT INTO revisions (page_id, version, title, author_id, created_at, readers, prev)
     VALUES (@page_id, @version, @title, @author_id, @created_at, @readers, @prev)`);
@@ -50,5 +50,5 @@ export function migrateRevisionsToV9(db: Db): void {
     }
     if (rows.length < BATCH) break;
   }
-  db.exec(`DROP TABLE revisions_v8; ${TRIGGERS_SQL}`);
+  db.exec(`DROP TABLE revisions_old; ${TRIGGERS_SQL}`);
 }

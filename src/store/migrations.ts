@@ -1,7 +1,8 @@
 import { PAGE_SIZE, type Db } from './db.ts';
 import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
-import { migrateRevisionsToV9 } from './migrate-revisions.ts';
+import { migrateRevisionsLayout } from './migrate-revisions.ts';
+import { TXID_SQL } from './txid.ts';
 
 const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
     space_id INTEGER NOT NULL REFERENCES spaces(id), path TEXT NOT NULL,
@@ -32,9 +33,9 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
-const REVISIONS_ONCE = 9;
+const REVISIONS_ONCE = 10;
 
 export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> = [
   {
@@ -95,11 +96,17 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
       CREATE INDEX wikilink_keys_source ON wikilink_keys(source_id);`,
   },
   {
+    // Replication (issue 23): the transaction number that grows with each commit (store/txid.ts),
+    // answered as X-Service-Txid and read by replicas to know how far they have caught up.
+    to: 9,
+    sql: TXID_SQL,
+  },
+  {
     // Storage (issue 22): a revision's state is stored once, older ones as compressed reverse
     // deltas (store/revision-codec.ts); revisions become a rowid table.
     to: REVISIONS_ONCE,
     sql: '',
-    run: migrateRevisionsToV9,
+    run: migrateRevisionsLayout,
   },
 ];
 

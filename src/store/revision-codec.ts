@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 
-// How a revision's frontmatter, metadata and content are stored (schema version 9). The newest
+// How a revision's frontmatter, metadata and content are stored (schema version 10). The newest
 // revision's are the page row's (pages), stored once. Every older one is stored in the row of the
 // revision after it (`revisions.prev`) as a reverse delta against that newer state: the common
 // start and end of the two are left out, and what is left of the older state is compressed with

@@ -26,7 +26,7 @@ describe('health and readiness', () => {
     const r = await client(srv.url).get('/readyz');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      status: 'ready', role: 'primary',
+      status: 'ready', role: 'primary', txid: expect.any(Number),
       checks: { database: 'ok', migrations: 'ok', fullTextIndex: { backlog: 0, max: 3 }, dispatcher: 'ok' },
     });
   });

@@ -75,8 +75,10 @@ describe('sessions', () => {
       await createUser(https, 'hana');
       const r = await signInRaw(https, 'hana', 'correct horse');
       expect(r.status).toBe(200);
-      const cookie = r.headers.get('set-cookie')!;
+      // The session cookie, and the transaction number of the sign-in (docs/scale-out.md), Secure too.
+      const [cookie, txid] = r.headers.getSetCookie();
       expect(cookie).toMatch(/^__Host-kspace_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      expect(txid).toMatch(/^kspace_txid=\d+; Path=\/; Max-Age=60; HttpOnly; SameSite=Lax; Secure$/);
       const me = await fetch(`${https.url}/me`, { headers: { cookie: cookie.split(';')[0] } });
       expect((await me.json()).name).toBe('hana');
     } finally {

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 
 export const KSPACE_BIN = path.resolve(import.meta.dirname, '../../bin/kspace');
+
+const CLI_STATE = path.join(os.tmpdir(), `kspace-cli-state-${process.pid}`);
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
@@ -10,7 +13,8 @@ export type CliResult = { code: number; stdout: string; stderr: string };
  * process). Only the env given here reaches it, so SERVICE_* from the outside never leak in.
  */
 export function runCli(args: string[], opts: { url?: string; key?: string; input?: string; env?: Record<string, string>; bin?: string; cwd?: string } = {}): Promise<CliResult> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...opts.env };
+  // XDG_STATE_HOME: the CLI remembers the last X-Service-Txid per server there (src/cli/client.ts); not in the real home.
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', XDG_STATE_HOME: CLI_STATE, ...opts.env };
   if (opts.url) env.SERVICE_URL = opts.url;
   if (opts.key) env.SERVICE_API_KEY = opts.key;
   return new Promise((resolve, reject) => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { historyStates } from '../../src/store/pages.ts';
 
 /**
- * Before schema version 9 every revision held its whole state: decoded here from the new layout
+ * Before schema version 10 every revision held its whole state: decoded here from the new layout
  * (store/revision-codec.ts), page by page.
  */
 function copyRevisions(old: Database.Database, srcDb: string, names: string[]): void {

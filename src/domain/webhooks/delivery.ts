@@ -1,12 +1,25 @@
 // One delivery attempt: the body, the headers, the signed POST behind the address guard, and what
 // the outcome means for the delivery (delivered, retry later, give up, blocked).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { BlockedAddressError, guardedPost, type AgentPool } from '../net/guarded-fetch.ts';
 import type { AttemptOutcome, DeliveryStatus } from '../../store/deliveries.ts';
 import { serviceSignature, standardWebhooksSignature } from './signing.ts';
 
 /** `dlv_` + 12 hex digits of epoch ms + 16 random hex digits: unique, and sorted by creation time. */
 export const newDeliveryId = () => `dlv_${Date.now().toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`;
+
+/**
+ * The id of the delivery of outbox event `e` to subscription `webhookId`: derived from the event
+ * (its row id, time and payload) and the subscription, so that draining the same event again
+ * gives the same id. That happens after a failover (docs/scale-out.md): a promoted replica whose
+ * copy holds the event but not the drain that the old primary committed (and perhaps sent) makes
+ * the delivery again with the id the receiver saw, so the receiver can drop the duplicate.
+ */
+export function outboxDeliveryId(e: { id: number; occurred_at: string; payload: string }, webhookId: string): string {
+  const ms = Date.parse(e.occurred_at);
+  const hash = createHash('sha256').update(`${e.id}\n${webhookId}\n${e.payload}`).digest('hex').slice(0, 16);
+  return `dlv_${(Number.isFinite(ms) ? ms : 0).toString(16).padStart(12, '0')}${hash}`;
+}
 
 /** The delivery body: the outbox payload (a JSON object) with the delivery id first. */
 export function buildDeliveryBody(deliveryId: string, payloadJson: string): Buffer {

@@ -5,7 +5,7 @@ import { tx } from '../../store/db.ts';
 import { insertDelivery, type DueDelivery } from '../../store/deliveries.ts';
 import { markDispatched, pendingEvents, type EventRow } from '../../store/events.ts';
 import { listMatchableWebhooks, type MatchableWebhook } from '../../store/webhooks.ts';
-import { buildDeliveryBody, newDeliveryId } from './delivery.ts';
+import { buildDeliveryBody, outboxDeliveryId } from './delivery.ts';
 
 type Filter = { orgId: number; spaceId: number | null; events: Set<string>; activeSince: string; disabledAt: string | null };
 type Subscription = Filter & { id: string; url: string; secret: Buffer };
@@ -55,7 +55,7 @@ export function drainOutbox(
       if (made >= maxDeliveries) break;
       for (const s of matchSubscriptions(e, subs)) {
         made++;
-        const id = newDeliveryId();
+        const id = outboxDeliveryId(e, s.id);
         const body = buildDeliveryBody(id, e.payload);
         const take = s.disabledAt === null && roomLeft.get(s.id)! > 0; // a paused one's wait in the table
         if (take) {
