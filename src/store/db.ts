@@ -97,6 +97,21 @@ export function stmt(db: Db, sql: string): Statement {
   return s;
 }
 
+// A write's few index rows (metadata, links, wikilink keys) go in with one statement of as many
+// VALUES rows, prepared once for each count up to ROWS_PER_INSERT: one statement a row was most of
+// a page write's statements (24 a page in a wikilink import, 6 of them metadata rows), and the same
+// rows as a JSON array read with json_each cost ~10 % more than VALUES (5 rows: 36 against 32 µs).
+const ROWS_PER_INSERT = 16;
+
+/** Runs `head` (an `INSERT … ` up to VALUES) for `rows`, each `width` values, ROWS_PER_INSERT rows a statement. */
+export function insertRows(db: Db, head: string, width: number, rows: unknown[][]): void {
+  const row = `(${new Array(width).fill('?').join(', ')})`;
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const part = rows.length - i > ROWS_PER_INSERT ? rows.slice(i, i + ROWS_PER_INSERT) : i === 0 ? rows : rows.slice(i);
+    stmt(db, `${head} VALUES ${new Array(part.length).fill(row).join(', ')}`).run(part.flat());
+  }
+}
+
 // Statements built from a query's shape (filter combinations) are many: the most recent ones stay prepared.
 const dynamicCache = new WeakMap<Db, Map<string, Statement>>();
 

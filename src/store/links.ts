@@ -1,4 +1,4 @@
-import { stmt, type Db } from './db.ts';
+import { insertRows, stmt, type Db } from './db.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 import type { PageRef } from '../model.ts';
@@ -24,27 +24,7 @@ export function replaceLinks(db: Db, sourceId: number, targets: PageRef[]): void
 
 /** Adds a page's outbound links; it has none yet. */
 export function insertLinks(db: Db, sourceId: number, targets: PageRef[]): void {
-  if (targets.length === 0) return;
-  if (targets.length <= MAX_VALUES_ROWS) {
-    const params: unknown[] = [];
-    targets.forEach((t, i) => params.push(sourceId, t.space, t.path, i));
-    valuesStmt(db, 'INSERT OR IGNORE INTO links (source_id, target_space, target_path, ord) VALUES ', 4, targets.length).run(params);
-    return;
-  }
-  stmt(db, `INSERT OR IGNORE INTO links (source_id, target_space, target_path, ord)
-    SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), key FROM json_each(?)`)
-    .run(sourceId, JSON.stringify(targets.map((t) => [t.space, t.path])));
-}
-
-// A page's few index rows go in with one statement of as many VALUES rows (prepared once for
-// each count): a statement a row was a tenth of a wikilink-heavy import, and the same rows as a
-// JSON array read with json_each cost ~10 % more (5 rows: 36 against 32 µs, most of it the
-// B-tree inserts). More rows than this: json_each.
-const MAX_VALUES_ROWS = 16;
-
-function valuesStmt(db: Db, head: string, columns: number, rows: number) {
-  const row = `(${new Array(columns).fill('?').join(', ')})`;
-  return stmt(db, head + new Array(rows).fill(row).join(', '));
+  insertRows(db, 'INSERT OR IGNORE INTO links (source_id, target_space, target_path, ord)', 4, targets.map((t, i) => [sourceId, t.space, t.path, i]));
 }
 
 export type OutboundRow = { space: string; path: string; ord: number; exists: number };
@@ -154,16 +134,7 @@ export type WikiKeyRow = { space: string; key: string; target: string | null };
 // Not OR REPLACE: with foreign keys on, that cost ~0.3 ms a row here (20× the import's time).
 export function replaceWikiKeys(db: Db, sourceId: number, rows: WikiKeyRow[], fresh = false): void {
   if (!fresh) stmt(db, 'DELETE FROM wikilink_keys WHERE source_id = ?').run(sourceId);
-  if (rows.length === 0) return;
-  if (rows.length <= MAX_VALUES_ROWS) {
-    const params: unknown[] = [];
-    for (const r of rows) params.push(r.space, r.key, sourceId, r.target);
-    valuesStmt(db, 'INSERT OR IGNORE INTO wikilink_keys (space, key, source_id, target) VALUES ', 4, rows.length).run(params);
-    return;
-  }
-  stmt(db, `INSERT OR IGNORE INTO wikilink_keys (space, key, source_id, target)
-    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?, json_extract(value, '$[2]') FROM json_each(?)`)
-    .run(sourceId, JSON.stringify(rows.map((r) => [r.space, r.key, r.target])));
+  insertRows(db, 'INSERT OR IGNORE INTO wikilink_keys (space, key, source_id, target)', 4, rows.map((r) => [r.space, r.key, sourceId, r.target]));
 }
 
 /** Sets the target filed with one of a page's wikilink keys. */

@@ -1,4 +1,4 @@
-import { stmt, type Db } from './db.ts';
+import { insertRows, stmt, type Db } from './db.ts';
 import { ACL_READERS, READABLE_PAGE, READABLE_REVISION, callerParams } from './access-sql.ts';
 import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';
@@ -59,6 +59,11 @@ export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], ti
 /** Every page row of a space (live and deleted), for a write batch's in-memory view (wiki-index.ts). */
 export function titledRowsOfSpace(db: Db, spaceId: number): TitledRow[] {
   return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = ?`).all(spaceId) as never;
+}
+
+/** What an access check needs of a page row, by id (never its content). */
+export function pageAccessById(db: Db, id: number): { id: number; space_id: number; has_acl: number; deleted_at: string | null } | undefined {
+  return stmt(db, 'SELECT id, space_id, has_acl, deleted_at FROM pages WHERE id = ?').get(id) as never;
 }
 
 export function titledRowById(db: Db, id: number): TitledRow | undefined {
@@ -190,8 +195,7 @@ export function replaceMetaIndexKeys(db: Db, pageId: number, keys: string[], row
 
 /** Adds a page's metadata index rows; it has none yet. */
 export function insertMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {
-  const ins = stmt(db, 'INSERT INTO page_meta (page_id, key, pos, t, v) VALUES (?, ?, ?, ?, ?)');
-  for (const r of rows) ins.run(pageId, r.key, r.pos, r.t, r.v);
+  insertRows(db, 'INSERT INTO page_meta (page_id, key, pos, t, v)', 5, rows.map((r) => [pageId, r.key, r.pos, r.t, r.v]));
 }
 
 export function readAcl(db: Db, pageId: number): AclEntry[] {

@@ -12,7 +12,7 @@ import {
 } from '../../store/links.ts';
 import { findPageById, findRedirect } from '../../store/moves.ts';
 import {
-  findPage, livePagesAtOrTitled, livePagesTitled, readAcl, spaceHasRedirects, titledRowById, titledRowsOfSpace, type TitledRow,
+  findPage, livePagesAtOrTitled, livePagesTitled, pageAccessById, readAcl, spaceHasRedirects, titledRowById, titledRowsOfSpace, type TitledRow,
 } from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import type { PageRef } from '../../model.ts';
@@ -91,7 +91,7 @@ function refOf(key: string): PageRef {
  * them may read it (readersWithin), a space when all of them can see it.
  */
 export function indexLookup(db: Db, sourceId: number): WikiLookup {
-  const src = findPageById(db, sourceId);
+  const src = pageAccessById(db, sourceId); // not its content (findPageById reads all of it)
   const srcSpace = src && findSpaceById(db, src.space_id);
   if (!src || !srcSpace) return { page: () => false, titled: () => [], space: () => false };
   const srcAcl = src.has_acl ? readAcl(db, src.id) : [];
