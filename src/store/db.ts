@@ -27,10 +27,14 @@ export function nativeBindingOption(): { nativeBinding?: never } {
 
 /**
  * The page size of a new kspace.db. A page row (~2.3 KB for a 2 KB page) is stored whole in a
- * B-tree page: 4 KB pages hold one such row and leave ~40 % empty, 16 KB pages hold seven
- * (docs/performance.md, Storage: pages 83 → 48 MB for 20,000 pages of 2 KB).
+ * B-tree page: 4 KB pages hold one such row and leave ~40 % empty, 8 KB pages three, 16 KB pages
+ * seven. But every page a commit changes is written whole to the WAL, and a page write changes
+ * several index pages: measured on the storage bench (20,000 pages of 2 KB) and a 16-connection PUT
+ * load, alternating, 2026-11-26: data directory 3.30 / 2.62 / 2.43× the content and PUT
+ * 2,463–2,701 / 2,421–2,441 / 1,900–2,334 writes/s for 4 / 8 / 16 KB. 8 KB keeps most of the room
+ * and PUT within 10 % (docs/performance.md, Storage).
  */
-export const PAGE_SIZE = 16_384;
+export const PAGE_SIZE = 8192;
 
 /** How many pages of `db` hold what `pages` pages of 4 KB hold (the WAL thresholds are counted in 4 KB pages). */
 export function pagesOf4k(db: Db, pages: number): number {
