@@ -30,7 +30,7 @@ export async function rebuildIndexes(svc: Services, caller: Caller): Promise<{ p
       }
       if (batch.length) after = batch[batch.length - 1].id;
       return batch.length;
-    });
+    }, { alone: true }); // its many writes, each opening statement savepoints: see group-commit.ts
     pages += n;
     if (n < BATCH) break;
   }

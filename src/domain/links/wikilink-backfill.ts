@@ -30,7 +30,7 @@ export async function backfillWikilinks(svc: Services, stopped: () => boolean = 
       for (const p of batch) storeLinks(svc.db, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content }, baseUrls);
       if (to >= last) setDerivedState(svc.db, WIKILINKS_INDEXED, new Date().toISOString());
       return batch.length;
-    });
+    }, { alone: true }); // many writes in one job: see group-commit.ts
     if (to >= last) return pages;
     after = to;
   }
