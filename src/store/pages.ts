@@ -56,9 +56,9 @@ export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], ti
     .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title }) as never;
 }
 
-/** Every page row of a space (live and deleted), for a write batch's in-memory view (wiki-index.ts). */
-export function titledRowsOfSpace(db: Db, spaceId: number): TitledRow[] {
-  return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = ?`).all(spaceId) as never;
+/** The page rows of a space (live and deleted), at most `limit`, for an import's in-memory view (wiki-index.ts). */
+export function titledRowsOfSpace(db: Db, spaceId: number, limit: number): TitledRow[] {
+  return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = ? LIMIT ?`).all(spaceId, limit) as never;
 }
 
 /** What an access check needs of a page row, by id (never its content). */

@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { importView } from '../../src/domain/links/wiki-index.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 import { outboundOf as out, backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
 
@@ -87,27 +88,32 @@ describe('wikilinks', () => {
     expect(await out(dave, 'wk/acl/open')).toEqual(['wk/acl/secret']);
   });
 
-  it('resolve in an import against pages another request writes between its chunks', async () => {
-    // 3,000 pages: several chunks (at most 500 pages or 50 ms each), with other writes served
-    // between them. The import looks its space's pages up in memory and must read them again
-    // after another write: the last page links to a title another request creates meanwhile.
+  // 3,000 pages: several chunks (at most 500 pages or 50 ms each), with other writes served
+  // between them. The import looks its space's pages up in memory and must read them again after
+  // another write: the last page links to a title another request creates meanwhile. With a view
+  // of at most 100 pages, the space outgrows it after the first chunks and is looked up with queries.
+  it.each([['in memory', 100_000, 'wimp'], ['with queries past the view\'s size', 100, 'wimq']] as const)('resolve in an import against pages another request writes between its chunks, looked up %s', async (_how, maxPages, slug) => {
+    importView.maxPages = maxPages;
+    onTestFinished(() => {
+      importView.maxPages = 100_000;
+    });
     const pages: Array<Record<string, unknown>> = Array.from({ length: 3000 }, (_, i) => ({
       path: `n/${String(i).padStart(4, '0')}`, title: `N ${i}`, content: `next [[N ${i + 1}]] and [[n/${String(i + 7).padStart(4, '0')}]]`,
     }));
     pages.push({ path: 'z/linker', title: 'Linker', content: 'See [[Late Target]].' });
-    const bundle = { format: 'service-space-export', formatVersion: 1, exportedAt: new Date().toISOString(), space: { slug: 'wimp', name: 'I', description: '' }, pages };
+    const bundle = { format: 'service-space-export', formatVersion: 1, exportedAt: new Date().toISOString(), space: { slug, name: 'I', description: '' }, pages };
     let importDone = false;
-    const imported = srv.admin.post('/spaces/wimp/import', bundle).then((r) => ((importDone = true), r));
-    while ((await srv.admin.get('/pages/wimp/n/0000')).status !== 200) await new Promise((r) => setTimeout(r, 2));
-    await put(srv.admin, 'wimp/elsewhere/late', 'Arrived during the import.', 'Late Target');
+    const imported = srv.admin.post(`/spaces/${slug}/import`, bundle).then((r) => ((importDone = true), r));
+    while ((await srv.admin.get(`/pages/${slug}/n/0000`)).status !== 200) await new Promise((r) => setTimeout(r, 2));
+    await put(srv.admin, `${slug}/elsewhere/late`, 'Arrived during the import.', 'Late Target');
     expect(importDone).toBe(false); // it came between two chunks
     const r = await imported;
     expect(r.status, r.text).toBe(200);
     expect(r.body.created).toBe(3001);
-    expect(await out(srv.admin, 'wimp/z/linker')).toEqual(['wimp/elsewhere/late']);
-    expect(await out(srv.admin, 'wimp/n/1234')).toEqual(['wimp/n/1235', 'wimp/n/1241']);
-    expect(await out(srv.admin, 'wimp/n/2999')).toEqual(['wimp/n/N 3000 (absent)', 'wimp/n/3006 (absent)']);
-    expect((await srv.admin.get('/spaces/wimp/links/broken?limit=100')).body.length).toBe(8);
+    expect(await out(srv.admin, `${slug}/z/linker`)).toEqual([`${slug}/elsewhere/late`]);
+    expect(await out(srv.admin, `${slug}/n/1234`)).toEqual([`${slug}/n/1235`, `${slug}/n/1241`]);
+    expect(await out(srv.admin, `${slug}/n/2999`)).toEqual([`${slug}/n/N 3000 (absent)`, `${slug}/n/3006 (absent)`]);
+    expect((await srv.admin.get(`/spaces/${slug}/links/broken?limit=100`)).body.length).toBe(8);
   });
 
   it('are rewritten on move, keeping label and heading', async () => {

@@ -125,16 +125,19 @@ export function indexLookup(db: Db, sourceId: number): WikiLookup {
       const space = spaceOf(slug);
       if (!space) return { paths: new Set(), titled: [] };
       const lower = asciiLower(title);
-      const view = expected && expected.space === slug ? knownPages(db, expected, space.id) : null;
+      const exp = expected && expected.space === slug ? expected : null;
+      const view = exp ? knownPages(db, exp, space.id) : null;
       const rows = view ? knownAtOrTitled(view, paths, lower) : livePagesAtOrTitled(db, space.id, paths, title);
       const found = new Set<string>();
       const titled: PageRef[] = [];
-      if (view) {
+      if (exp) {
         // A page the import writes later has no ACL of its own (unless it is there already).
-        const future = (path: string): boolean => !view.byPath.has(path)
+        const absent = (path: string): boolean => (view ? !view.byPath.has(path)
+          : !rows.some((r) => r.path === path) && findPage(db, space.id, path) === undefined);
+        const future = (path: string): boolean => absent(path)
           && readersWithin(srcSpace, src, srcAcl, space, { id: 0, has_acl: 0, deleted_at: null }, []);
-        for (const p of paths) if (expected!.paths.has(p) && future(p)) found.add(p);
-        for (const p of expected!.titles.get(lower) ?? []) if (future(p)) titled.push({ space: slug, path: p });
+        for (const p of paths) if (exp.paths.has(p) && future(p)) found.add(p);
+        for (const p of exp.titles.get(lower) ?? []) if (future(p)) titled.push({ space: slug, path: p });
       }
       const seen = new Set<number>();
       for (const r of rows) {
@@ -191,7 +194,7 @@ function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
 // write ran between two chunks (every page write goes through the group commit, which counts
 // them), or when a page write of the chunk was refused (its savepoint rolled back what the view
 // had already seen).
-export type Expected = { space: string; paths: Set<string>; titles: Map<string, string[]>; known?: KnownPages };
+export type Expected = { space: string; paths: Set<string>; titles: Map<string, string[]>; known?: KnownPages | 'too many' };
 type KnownPages = { spaceId: number; byPath: Map<string, TitledRow>; byTitle: Map<string, TitledRow[]>; write: number };
 let expected: Expected | null = null;
 
@@ -205,10 +208,21 @@ export function expectPages(space: string, pages: Array<{ path: string; title: s
   return { space, paths: new Set(pages.map((p) => p.path)), titles };
 }
 
-function knownPages(db: Db, exp: Expected, spaceId: number): KnownPages {
+// A space of more pages than this is looked up with queries: the view costs ~200 bytes a page
+// for as long as the import runs. An object, so that tests can exercise both ways.
+export const importView = { maxPages: 100_000 };
+
+/** The view of the import's space; null (queries instead) for a space of more than importView.maxPages pages. */
+function knownPages(db: Db, exp: Expected, spaceId: number): KnownPages | null {
+  if (exp.known === 'too many') return null;
   if (exp.known && exp.known.spaceId === spaceId) return exp.known;
+  const rows = titledRowsOfSpace(db, spaceId, importView.maxPages + 1);
+  if (rows.length > importView.maxPages) {
+    exp.known = 'too many';
+    return null;
+  }
   const known: KnownPages = { spaceId, byPath: new Map(), byTitle: new Map(), write: -1 };
-  for (const r of titledRowsOfSpace(db, spaceId)) addKnown(known, r);
+  for (const r of rows) addKnown(known, r);
   return (exp.known = known);
 }
 
@@ -246,7 +260,7 @@ function knownAtOrTitled(known: KnownPages, paths: string[], lowerTitle: string)
 /** A page of the space was written (indexPage): the view of an import in progress follows it. */
 export function pageWritten(db: Db, spaceSlug: string, id: number, path: string): void {
   const known = expected?.space === spaceSlug ? expected.known : undefined;
-  if (!known) return;
+  if (!known || known === 'too many') return;
   const row = titledRowById(db, id);
   dropKnown(known, path);
   if (row && row.path !== path) dropKnown(known, row.path);
@@ -259,8 +273,9 @@ export function pageWritten(db: Db, spaceSlug: string, id: number, path: string)
  * refused (the view is read again next time).
  */
 export function withImportChunk(pages: Expected, write: number, fn: () => boolean): void {
-  if (pages.known && pages.known.write !== write - 1) pages.known = undefined;
+  if (pages.known && pages.known !== 'too many' && pages.known.write !== write - 1) pages.known = undefined;
   const intact = withExpectedPages(pages, fn);
+  if (pages.known === 'too many') return;
   if (!intact) pages.known = undefined;
   else if (pages.known) pages.known.write = write;
 }
