@@ -8,6 +8,7 @@ import { createFront } from './ops/front.ts';
 import { attachMetrics } from './ops/metrics.ts';
 import type { Config } from './config.ts';
 import { bootstrap } from './domain/principals.ts';
+import { addMissingPersonalSpaces } from './domain/spaces.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
@@ -75,6 +76,9 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const svc = createServices(db, config, log);
   if (replica) svc.fts = createReplicaFullTextIndex(db, config.dbCacheMb);
   const boot = replica ? null : bootstrap(svc);
+  // Principals of an older kspace got their personal space on first use: they get it now, before
+  // any request, so that no read has to write it (a new principal gets it with itself).
+  if (!replica) addMissingPersonalSpaces(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
   if (boot) {
     // A new organisation has no user yet (whether its admin key was generated or given): say how a

@@ -5,6 +5,7 @@ import { AppError, invalidField, notFound } from './errors.ts';
 import { PRINCIPAL_NAME } from './paths.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/principals.ts';
+import { insertPersonalSpace } from './spaces.ts';
 
 export type Principal = { id: string; name: string; kind: 'agent' | 'user'; orgAdmin: boolean };
 
@@ -61,6 +62,7 @@ export function createPrincipal(svc: Services, input: NewPrincipal, orgId?: numb
       created_at: svc.now(),
     };
     store.insertPrincipal(svc.db, row);
+    insertPersonalSpace(svc, { id: row.id, name: row.name, orgId: org }); // with it: no read ever makes it
     return presentPrincipal(row);
   });
 }

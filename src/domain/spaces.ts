@@ -29,10 +29,7 @@ export function presentSpace(s: SpaceRow): Space {
   };
 }
 
-/**
- * The space `slug` if the caller may see it, else 404 (a hidden space is absent). The caller's
- * own personal space `~name` is created on first use.
- */
+/** The space `slug` if the caller may see it, else 404 (a hidden space is absent). */
 export function resolveSpace(svc: Services, caller: Caller, slug: string): SpaceRow {
   let space = store.findSpaceBySlug(svc.db, slug);
   if (!space && slug === `~${caller.name}`) space = ensurePersonalSpace(svc, caller);
@@ -42,20 +39,40 @@ export function resolveSpace(svc: Services, caller: Caller, slug: string): Space
   return space;
 }
 
+/**
+ * The caller's personal space. It is made with its principal (createPrincipal), and at start for
+ * the principals of an older kspace (addMissingPersonalSpaces), so a read never has to write it
+ * here; the insert below is a fallback for a principal that has none all the same.
+ */
 export function ensurePersonalSpace(svc: Services, caller: Caller): SpaceRow {
   const slug = `~${caller.name}`;
   const found = store.findSpaceBySlug(svc.db, slug); // most calls: no write transaction at all
   if (found) return found;
   if (svc.config.replication.role === 'replica') throw new NeedsPrimary('a personal space is created on the primary');
+  return tx(svc.db, () => store.findSpaceBySlug(svc.db, slug) ?? insertPersonalSpace(svc, { id: caller.id, name: caller.name, orgId: caller.orgId }));
+}
+
+/** Inserts the personal space `~name` of a principal; inside a transaction. */
+export function insertPersonalSpace(svc: Services, owner: { id: string; name: string; orgId: number }): SpaceRow {
+  const slug = `~${owner.name}`;
+  const now = svc.now();
+  store.insertSpace(svc.db, {
+    org_id: owner.orgId, slug, name: `${owner.name}'s space`, description: 'Personal space',
+    default_access: 'none', owner_id: owner.id, created_by: owner.id, created_at: now, updated_at: now,
+  });
+  return store.findSpaceBySlug(svc.db, slug)!;
+}
+
+/**
+ * At start (before the server listens): a personal space for each principal that has none (made
+ * by a kspace that created them on first use). Returns how many were made.
+ */
+export function addMissingPersonalSpaces(svc: Services): number {
+  if (store.principalsWithoutPersonalSpace(svc.db, 1).length === 0) return 0; // every start but one: no write
   return tx(svc.db, () => {
-    const existing = store.findSpaceBySlug(svc.db, slug);
-    if (existing) return existing;
-    const now = svc.now();
-    store.insertSpace(svc.db, {
-      org_id: caller.orgId, slug, name: `${caller.name}'s space`, description: 'Personal space',
-      default_access: 'none', owner_id: caller.id, created_by: caller.id, created_at: now, updated_at: now,
-    });
-    return store.findSpaceBySlug(svc.db, slug)!;
+    const owners = store.principalsWithoutPersonalSpace(svc.db, Number.MAX_SAFE_INTEGER);
+    for (const o of owners) insertPersonalSpace(svc, { id: o.id, name: o.name, orgId: o.org_id });
+    return owners.length;
   });
 }
 

@@ -43,6 +43,12 @@ export function findSpaceById(db: Db, id: number): SpaceRow | undefined {
   return stmt(db, 'SELECT * FROM spaces WHERE id = ?').get(id) as never;
 }
 
+/** Principals without a personal space (`~name`), at most `limit`. */
+export function principalsWithoutPersonalSpace(db: Db, limit: number): Array<{ id: string; name: string; org_id: number }> {
+  return stmt(db, `SELECT p.id, p.name, p.org_id FROM principals p
+    WHERE NOT EXISTS (SELECT 1 FROM spaces s WHERE s.slug = '~' || p.name) ORDER BY p.created_at, p.id LIMIT ?`).all(limit) as never;
+}
+
 export function insertSpace(db: Db, s: Omit<SpaceRow, 'id'>): number {
   bySlug.delete(db);
   return Number(stmt(db, `INSERT INTO spaces (org_id, slug, name, description, default_access, owner_id, created_by, created_at, updated_at)

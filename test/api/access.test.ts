@@ -29,6 +29,25 @@ describe('spaces', () => {
     expect((await bob.get('/spaces/team')).body.name).toBe('Team 2');
   });
 
+  it('makes a personal space with its principal, and at start for principals that have none, so that no read writes it', async () => {
+    const spaceOf = (name: string) => srv.svc.db.prepare('SELECT owner_id FROM spaces WHERE slug = ?').pluck().get(`~${name}`);
+    const made = await srv.admin.post('/admin/principals', { name: 'cleo', kind: 'agent' });
+    expect(made.status).toBe(201);
+    expect(spaceOf('cleo')).toBe(made.body.id); // before cleo sent any request
+    // A principal of an older kspace (inserted as it did, without the space): made at the next start.
+    const old = await startServer({}, { keepData: true });
+    const oldId = 'p_olderkspace0001';
+    old.svc.db.prepare("INSERT INTO principals (id, org_id, name, kind, org_admin, password_hash, created_at) VALUES (?, 1, 'dora', 'agent', 0, NULL, '2026-01-01T00:00:00.000Z')").run(oldId);
+    expect(old.svc.db.prepare("SELECT count(*) FROM spaces WHERE slug = '~dora'").pluck().get()).toBe(0);
+    await old.close();
+    const again = await startServer({}, { dataDir: old.dataDir });
+    try {
+      expect(again.svc.db.prepare("SELECT owner_id FROM spaces WHERE slug = '~dora'").pluck().get()).toBe(oldId);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('gives everyone a personal space that only its owner sees, admins included', async () => {
     const mine = await alice.get('/spaces/~alice');
     expect(mine.status).toBe(200);
