@@ -102,9 +102,13 @@ export function stmt(db: Db, sql: string): Statement {
 }
 
 // A write's few index rows (metadata, links, wikilink keys) go in with one statement of as many
-// VALUES rows, prepared once for each count up to ROWS_PER_INSERT: one statement a row was most of
-// a page write's statements (24 a page in a wikilink import, 6 of them metadata rows), and the same
-// rows as a JSON array read with json_each cost ~10 % more than VALUES (5 rows: 36 against 32 µs).
+// VALUES rows, prepared once for each count up to ROWS_PER_INSERT: a statement a row was most of a
+// page write's statements (24 a page in a wikilink import, 6 of them metadata rows). Measured
+// (scratch, 2026-11-26, 6 metadata rows and 3 links a page, 3 rounds): VALUES 30–38 µs against
+// 26–41 µs a row at a time in a transaction, 77–85 against 79–111 µs inside a PUT's savepoints;
+// the same rows as a JSON array through json_each cost ~10 % more than VALUES. A multi-row
+// statement opens a statement savepoint, which costs more inside a savepoint that has written
+// much: jobs that write many pages run alone (group-commit.ts).
 const ROWS_PER_INSERT = 16;
 
 /** Runs `head` (an `INSERT … ` up to VALUES) for `rows`, each `width` values, ROWS_PER_INSERT rows a statement. */
