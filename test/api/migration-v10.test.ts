@@ -4,13 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_SIZE } from '../../src/store/db.ts';
-import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { SCHEMA_VERSION, STEPS } from '../../src/store/migrations.ts';
 import { makeOldDatabase } from '../support/old-db.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 // Schema version 10 (issue 22) stores a revision's state once: the newest in the page row, older
-// ones as reverse deltas. A database of version 9 (test/support/schema-v9.sql, every revision a
-// full copy) is rewritten on open: every page and every revision reads back byte for byte.
+// ones as reverse deltas. A database of version 9 (test/support/schema-v8.sql and the step to 9,
+// every revision a full copy) is rewritten on open: every page and every revision reads back byte
+// for byte.
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -88,7 +89,7 @@ describe('schema version 9 databases', () => {
     await srv.close();
 
     const dir = tempDir();
-    makeOldDatabase(path.join(src, 'kspace.db'), dir, './schema-v9.sql', 9);
+    makeOldDatabase(path.join(src, 'kspace.db'), dir, './schema-v8.sql', 9, STEPS.find((s) => s.to === 9)!.sql);
     const old = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     // The old layout held every state in full: the version 3 of `long` is its own text.
     expect(old.prepare("SELECT count(*) AS n FROM revisions WHERE length(content) > 0").get()).toEqual({ n: 31 });

@@ -23,13 +23,16 @@ function copyRevisions(old: Database.Database, srcDb: string, names: string[]): 
 
 /**
  * A database of an older schema version holding the data of `srcDb` (written by today's server):
- * `schemaFile` (that version's schema.sql, kept in test/support) applied whole, then every column
- * the old tables have copied from the new database. What later versions added is simply absent.
+ * `schemaFile` (that version's schema.sql, kept in test/support) applied whole, then `stepSql`
+ * (the migration steps from that file's version to `version`, when no file of `version` is kept),
+ * then every column the old tables have copied from the new database. What later versions added is
+ * simply absent.
  */
-export function makeOldDatabase(srcDb: string, dir: string, schemaFile: string, version: number): void {
+export function makeOldDatabase(srcDb: string, dir: string, schemaFile: string, version: number, stepSql = ''): void {
   const old = new Database(path.join(dir, 'kspace.db'));
   old.pragma('journal_mode = WAL');
   old.exec(fs.readFileSync(new URL(schemaFile, import.meta.url), 'utf8'));
+  if (stepSql) old.exec(stepSql);
   old.pragma('foreign_keys = OFF');
   old.prepare('ATTACH DATABASE ? AS src').run(srcDb);
   const tables = old.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
