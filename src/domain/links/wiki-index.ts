@@ -263,7 +263,6 @@ export function pageWritten(db: Db, spaceSlug: string, id: number, path: string)
   if (!known || known === 'too many') return;
   const row = titledRowById(db, id);
   dropKnown(known, path);
-  if (row && row.path !== path) dropKnown(known, row.path);
   if (row) addKnown(known, row);
 }
 
