@@ -53,16 +53,17 @@ export function createGroupCommit(db: Db, maxBatch = 128, slow?: SlowBatchReport
     }
     const jobs = queue.splice(0, n);
     if (queue.length) schedule();
-    if (jobs.length === 1 && jobs[0].alone) {
-      runAlone(jobs[0]);
-      return;
-    }
+    const alone = jobs[0].alone; // then the only job: the transaction is its own, no savepoint around it
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     const started = slow ? performance.now() : 0;
     try {
       tx(db, () => {
         for (const job of jobs) {
           jobsStarted++;
+          if (alone) {
+            outcomes.push({ ok: true, value: job.fn() }); // if it throws, its transaction rolls back (below)
+            continue;
+          }
           try {
             outcomes.push({ ok: true, value: withinSavepoint(db, job.fn) });
           } catch (e) {
@@ -83,27 +84,6 @@ export function createGroupCommit(db: Db, maxBatch = 128, slow?: SlowBatchReport
     stats.writes += jobs.length;
     stats.sizes[jobs.length - 1]++;
     jobs.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)));
-    runAfter();
-  };
-  const runAlone = (job: Job) => {
-    const started = slow ? performance.now() : 0;
-    let outcome: { ok: boolean; value: unknown };
-    jobsStarted++;
-    try {
-      outcome = { ok: true, value: tx(db, job.fn) };
-    } catch (e) {
-      outcome = { ok: false, value: e };
-    }
-    if (slow) {
-      const ms = performance.now() - started;
-      if (ms > slow.slowMs) slow.onSlow(ms, 1);
-    }
-    if (outcome.ok) {
-      stats.commits++;
-      stats.writes++;
-      stats.sizes[0]++;
-      job.resolve(outcome.value);
-    } else job.reject(outcome.value);
     runAfter();
   };
   const runAfter = () => {
