@@ -25,8 +25,14 @@ export const FTS_FILE = 'kspace-fts.db';
 // third of the helper's indexing time (docs/performance.md, Search and links). An index whose
 // table was created with other options is rebuilt at start (hasCurrentFormat), so any edit of
 // INDEX_OPTIONS, even of its spacing, re-indexes every deployment once.
-export const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1,
-  tokenize = 'unicode61 remove_diacritics 2'`;
+//
+// detail = column: the index records which column of a page holds a word, not where in it
+// (positions were half the index: 20,000 pages of 2 KB took 35.1 MB with them, 18.4 MB without;
+// docs/performance.md). FTS5 then refuses phrases of more than one word: a phrase goes to it as
+// the AND of its words, and the words' adjacency is checked in JS (domain/search/full-text.ts).
+export const INDEX_TOKENIZER = 'unicode61 remove_diacritics 2';
+export const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1, detail = column,
+  tokenize = '${INDEX_TOKENIZER}'`;
 const INDEX_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS fts.page_fts USING fts5(
   ${INDEX_OPTIONS}
 );`;
@@ -53,6 +59,10 @@ export function openIndexConnection(mainFile: string, cacheMb = 8, mainCacheMb =
   db.pragma(`cache_size = -${mainCacheMb * 1024}`);
   ensurePrivateFile(ftsFileOf(mainFile)); // 0600, and so its -wal and -shm (files.ts)
   db.prepare('ATTACH DATABASE ? AS fts').run(ftsFileOf(mainFile));
+  // Pages freed by merging segments leave the file (compactIndex). Only a new file takes this
+  // (before its first page is written, so before journal_mode); an older one keeps its mode until
+  // the VACUUM of ensureIndexGeneration, which hasCurrentFormat asks for.
+  db.pragma('fts.auto_vacuum = INCREMENTAL');
   db.pragma('fts.journal_mode = WAL');
   db.pragma('fts.synchronous = NORMAL');
   db.pragma(`fts.cache_size = -${cacheMb * 1024}`);
@@ -91,7 +101,8 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
     stmt(main, "INSERT OR REPLACE INTO derived_state (name, value) VALUES ('fts_generation', ?)").run(fresh);
     stmt(main, 'INSERT INTO fts_queue (page_id) SELECT id FROM pages WHERE deleted_at IS NULL ORDER BY id').run();
   }).immediate();
-  // An index of an older format held a copy of every page: give its pages back to the disk.
+  // An index of an older format held a copy of every page (or positions, or had no
+  // auto_vacuum): give its pages back to the disk, and the file its auto_vacuum mode.
   if (!current) {
     idx.exec('VACUUM fts');
     idx.pragma('fts.wal_checkpoint(TRUNCATE)');
@@ -99,10 +110,34 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
   return { reset: true };
 }
 
-/** Whether the index table is the one INDEX_OPTIONS defines (kspace before 2026-11-22 kept the text in it). */
-function hasCurrentFormat(idx: Db): boolean {
+/**
+ * Whether the index table is the one INDEX_OPTIONS defines (kspace before 2026-11-22 kept the
+ * text in it, before 2026-11-26 word positions) in a file with incremental auto_vacuum.
+ */
+export function hasCurrentFormat(idx: Db): boolean {
   const r = stmt(idx, "SELECT sql FROM fts.sqlite_schema WHERE type = 'table' AND name = 'page_fts'").get() as { sql: string } | undefined;
-  return r !== undefined && r.sql.includes(INDEX_OPTIONS);
+  return r !== undefined && r.sql.includes(INDEX_OPTIONS) && idx.pragma('fts.auto_vacuum', { simple: true }) === AUTO_VACUUM_INCREMENTAL;
+}
+const AUTO_VACUUM_INCREMENTAL = 2;
+
+/**
+ * One bounded step of merging the index's segments into fewer (FTS5's 'merge' with a negative
+ * argument: up to about `pages` leaf pages of work, whatever the number of segments); whether it
+ * did any work. A burst of writes leaves many small segments, which take more room and more
+ * reading per search than a few large ones (20,000 pages: 18.4 MB, 16.4 MB merged into one).
+ */
+export function mergeStep(idx: Db, pages: number): boolean {
+  const changes = stmt(idx, 'SELECT total_changes()').pluck();
+  const before = changes.get() as number;
+  stmt(idx, "INSERT INTO fts.page_fts (page_fts, rank) VALUES ('merge', ?)").run(-pages);
+  // The command itself counts one change; work done counts more (FTS5's documentation).
+  return (changes.get() as number) - before >= 2;
+}
+
+/** Gives up to `pages` free pages of the index file back to the disk; whether any are left. */
+export function compactIndex(idx: Db, pages: number): boolean {
+  idx.pragma(`fts.incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+  return (idx.pragma('fts.freelist_count', { simple: true }) as number) > 0;
 }
 
 /** Queues a page whose title or body changed (or that was deleted); inside the write's transaction. */

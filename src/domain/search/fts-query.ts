@@ -4,10 +4,17 @@
 // word* prefixes. Nothing else is syntax: every other character is text that the tokenizer
 // treats as it treats page text, so `AND`, `NEAR(`, `-x`, `col:x` or `^` search for words,
 // never change the query's meaning, and cannot make FTS5 fail. That holds because every phrase
-// goes to FTS5 as a double-quoted string (inner quotes doubled), the only FTS5 syntax used
+// goes to FTS5 as double-quoted strings (inner quotes doubled), the only FTS5 syntax used
 // besides `*`, `AND`, `NOT`, parentheses and the `{title}` column filter this module writes.
+//
+// The index keeps no word positions (detail = column, store/fts-index.ts), and FTS5 refuses a
+// quoted string it splits into more than one word. A phrase of one word (as the index's own
+// tokenizer splits it: `indexWords`) goes to FTS5 as before; a phrase of several goes as the AND
+// of its words, in the same column filter, and is checked: the words next to each other in the
+// title or in the body (phrase-check.ts, applied by full-text.ts).
 import type { Issue } from '../issues.ts';
-import { foldToken } from './snippet.ts';
+import { foldedWords, type PhraseWords } from './phrase-check.ts';
+import { TOKEN, foldToken } from './snippet.ts';
 
 export type Phrase = { text: string; prefix: boolean };
 
@@ -68,16 +75,14 @@ function push(out: Phrase[], text: string, prefix: boolean): void {
   out.push({ text, prefix });
 }
 
-const TOKENS = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
-
 /** The words of all phrases together (a phrase counts each of its words). */
 export function countWords(phrases: Phrase[]): number {
-  return phrases.reduce((n, p) => n + (p.text.match(TOKENS)?.length ?? 0), 0);
+  return phrases.reduce((n, p) => n + (p.text.match(TOKEN)?.length ?? 0), 0);
 }
 
 /** The word a prefix phrase ends with, as the index holds words (folded): what `*` expands. */
 export function prefixWord(p: Phrase): string {
-  const words = p.text.match(TOKENS) ?? [];
+  const words = p.text.match(TOKEN) ?? [];
   return foldToken(words[words.length - 1] ?? '');
 }
 
@@ -101,17 +106,50 @@ export function quotePhrase(p: Phrase): string {
   return `"${p.text.replaceAll('"', '""')}"${p.prefix ? '*' : ''}`;
 }
 
-/** Every phrase anywhere in the page (title or body). */
-export function matchAll(phrases: Phrase[]): string {
-  return phrases.map(quotePhrase).join(' AND ');
+/** The words the index's tokenizer makes of a text, folded (store/fts-tokens.ts). */
+export type IndexWords = (text: string) => string[];
+
+/**
+ * A phrase as FTS5 gets it, `column` ('' or a filter such as '{title} : ') before each string:
+ * one quoted string when the index makes one word (or none) of it, else the AND of its words.
+ */
+function phraseMatch(p: Phrase, indexWords: IndexWords, column: string): string {
+  const words = indexWords(p.text);
+  if (words.length <= 1) return column + quotePhrase(p);
+  return words.map((w, i) => `${column}"${w.replaceAll('"', '""')}"${p.prefix && i === words.length - 1 ? '*' : ''}`).join(' AND ');
 }
 
-/** Every phrase in the title: the group of hits ranked first. */
-export function matchTitle(phrases: Phrase[]): string {
-  return phrases.map((p) => `{title} : ${quotePhrase(p)}`).join(' AND ');
+/** Every phrase's words anywhere in the page (title or body). */
+export function matchAll(phrases: Phrase[], indexWords: IndexWords): string {
+  return phrases.map((p) => phraseMatch(p, indexWords, '')).join(' AND ');
 }
 
-/** The other hits: every phrase somewhere, but not all of them in the title. */
-export function matchRest(phrases: Phrase[]): string {
-  return `(${matchAll(phrases)}) NOT (${matchTitle(phrases)})`;
+/** Every phrase's words in the title: the candidates of the group of hits ranked first. */
+export function matchTitle(phrases: Phrase[], indexWords: IndexWords): string {
+  return phrases.map((p) => phraseMatch(p, indexWords, '{title} : ')).join(' AND ');
+}
+
+/**
+ * The candidates of the other hits. Without a phrase to check, every phrase somewhere but not
+ * all of them in the title. With one, every phrase's words somewhere: a page whose title holds
+ * a phrase's words but not the phrase belongs here, so the group is decided by the check.
+ */
+export function matchRest(phrases: Phrase[], indexWords: IndexWords): string {
+  if (phrases.some((p) => needsCheck(p, indexWords))) return matchAll(phrases, indexWords);
+  return `(${matchAll(phrases, indexWords)}) NOT (${matchTitle(phrases, indexWords)})`;
+}
+
+/**
+ * Whether FTS5's match of the phrase must be checked: it has more than one word (the index's
+ * or JS's count; they differ only for rare characters, and then the check decides).
+ */
+export function needsCheck(p: Phrase, indexWords: IndexWords): boolean {
+  return indexWords(p.text).length > 1 || (p.text.match(TOKEN)?.length ?? 0) > 1;
+}
+
+/** A phrase for the check (phrase-check.ts), and whether FTS5's match of it needs one. */
+export type CheckedPhrase = PhraseWords & { checked: boolean };
+
+export function checkedPhrases(phrases: Phrase[], indexWords: IndexWords): CheckedPhrase[] {
+  return phrases.map((p) => ({ words: foldedWords(p.text), prefix: p.prefix, checked: needsCheck(p, indexWords) }));
 }

@@ -3,7 +3,9 @@ import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
-import { checkQuery, countWords, matchRest, matchTitle, parseQuery, prefixWord, type Phrase } from './fts-query.ts';
+import { indexWords } from '../../store/fts-tokens.ts';
+import { checkQuery, checkedPhrases, countWords, matchRest, matchTitle, parseQuery, prefixWord, type CheckedPhrase, type Phrase } from './fts-query.ts';
+import { holdsPhrase } from './phrase-check.ts';
 import { snippetMaker } from './snippet.ts';
 
 // GET /search: full-text hits, pages whose title holds every word or phrase first, then the other
@@ -27,12 +29,22 @@ import { snippetMaker } from './snippet.ts';
 // common words that no page holds read all 100,000 pages: seconds). A statement's cost grows with
 // the window and with the words, each checked by position, so the first window is
 // `ranking.window` / words² ids; a window that took under 2 ms is followed by one four times as
-// wide, one that took over 10 ms by one a quarter as wide. Each chunk is checked against the
-// caller's access in one query. The walk stops at the limit, after `ranking.maxSteps`
-// statements, or once `ranking.budgetMs` have passed (and 10,000 ids are walked: a small corpus
-// always gets a whole answer); a walk that stops early answers the hits found so far and a cursor
-// that resumes where it stopped (a caller who may read few of many matches pages on). `ranking`
+// wide, one that took over 10 ms by one a quarter as wide. A chunk's ids are checked against the
+// caller's access a slice at a time. The walk stops at the limit, after `ranking.maxSteps`
+// statements (index reads and access checks), or once `ranking.budgetMs` have passed (and 10,000
+// ids are walked: a small corpus always gets a whole answer), between two statements, inside a
+// chunk too; a walk that stops early answers the hits found so far and a cursor that resumes
+// below the last id it checked (a caller who may read few of many matches pages on). `ranking`
 // is an object, not constants, so that tests can exercise the bounds on a few pages.
+//
+// Phrases. The index keeps no word positions (detail = column): FTS5 finds the pages holding
+// every word of a phrase of several words (fts-query.ts), and each readable candidate is checked
+// here (phrase-check.ts): the words in a row in the title, or in a row in the body, never across
+// the two. Checked after the access filter, so only pages the caller may read are ever read for
+// it, and an answer depends on nothing else. With such a phrase the groups are decided by the
+// check too: a page is in the first when its title holds every phrase, else in the second when
+// each phrase is in its title or its body. A phrase of common words that are never next to each
+// other makes every candidate fail: the walk's bounds above stop it then.
 export const ranking = { window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 40, prefixMaxPages: 20_000 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
@@ -61,19 +73,21 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   let spanned = 0;
   let steps = 0;
   let stop: SearchCursor | null = null;
-  const groups = [matchTitle(phrases), matchRest(phrases)];
+  const groups = [matchTitle(phrases, indexWords), matchRest(phrases, indexWords)];
+  const checks = checkedPhrases(phrases, indexWords);
+  const checking = checks.some((c) => c.checked);
   const newest = maxPageId(db);
   const words = countWords(phrases);
   let span = Math.max(1, Math.floor(ranking.window / (words * words)));
+  // The clock stops a walk only past its first window: a corpus of fewer pages, where every
+  // statement is small anyway, always gets a whole answer.
+  const mustStop = (walked: number) => steps >= ranking.maxSteps || (walked >= 10_000 && performance.now() - started >= ranking.budgetMs);
   for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need && stop === null; gi++) {
     const g = gi as 0 | 1;
     let top = q.cursor?.g === g ? Math.min(q.cursor.i - 1, newest) : newest; // walk ids top, top - 1, …
     let chunk = ranking.firstChunk;
     while (top >= 1 && found.length < need) {
-      // The clock stops a walk only past its first window: a corpus of fewer pages, where every
-      // statement is small anyway, always gets a whole answer.
-      const late = spanned >= 10_000 && performance.now() - started >= ranking.budgetMs;
-      if (steps > 0 && (steps >= ranking.maxSteps || late)) {
+      if (steps > 0 && mustStop(spanned)) {
         stop = { g, s: GROUP_SCORE[g], i: top + 1 }; // resume below the last id walked
         break;
       }
@@ -89,10 +103,22 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
       // all of a chunk read up to 4,096 rows for 21 hits (at 100,000 pages, where rows are seldom
       // in SQLite's cache, that query was a third of a rare-term search).
       for (let at = 0; at < ids.length && found.length < need;) {
+        if (at > 0 && mustStop(spanned + top - ids[at - 1] + 1)) {
+          stop = { g, s: GROUP_SCORE[g], i: ids[at - 1] }; // resume below the last id checked
+          break;
+        }
         const slice = ids.slice(at, at + Math.max(need - found.length, MIN_CHECK));
         at += slice.length;
-        for (const h of readableHits(db, caller, slice, spaceId, need - found.length)) found.push({ ...h, g });
+        steps++;
+        // Without a phrase to check every readable candidate is a hit: the query stops at the
+        // number still needed. With one, all of the slice's readable ones come back to be checked.
+        for (const h of readableHits(db, caller, slice, spaceId, checking ? slice.length : need - found.length)) {
+          if (found.length >= need) break;
+          if (checking && groupOf(db, h, checks) !== g) continue;
+          found.push({ ...h, g });
+        }
       }
+      if (stop) break;
       const next = ids.length === chunk ? ids[ids.length - 1] - 1 : lo - 1;
       spanned += top - next;
       top = next;
@@ -112,6 +138,24 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
     hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippetOf(h), score: GROUP_SCORE[h.g] })),
     next,
   };
+}
+
+/**
+ * The group a candidate of a query with a phrase to check belongs to: 0 when its title holds
+ * every phrase, 1 when it does not but each phrase is in the title or the body, null when FTS5
+ * matched a phrase's words that are not in a row. A phrase of one word that FTS5 matched and the
+ * title does not hold is in the body. A body longer than SNIPPET_SOURCE_CHARS is read whole.
+ */
+function groupOf(db: Services['db'], h: TextHit, checks: CheckedPhrase[]): 0 | 1 | null {
+  const inTitle = checks.map((c) => holdsPhrase(h.title, c));
+  if (inTitle.every(Boolean)) return 0;
+  let body: string | undefined;
+  for (let k = 0; k < checks.length; k++) {
+    if (inTitle[k] || !checks[k].checked) continue;
+    body ??= h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content);
+    if (!holdsPhrase(body, checks[k])) return null;
+  }
+  return 1;
 }
 
 /**

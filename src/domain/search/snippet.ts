@@ -6,7 +6,11 @@
 import { cached } from '../../bounded-cache.ts';
 import type { Phrase } from './fts-query.ts';
 
-const TOKEN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
+/**
+ * A word as the index's tokenizer (unicode61) sees one: a letter, number or private-use
+ * character, then any of those or combining marks. Global: use it with matchAll or reset lastIndex.
+ */
+export const TOKEN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
 const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
 const NON_ASCII = /[^\x00-\x7f]/;
 const MARKS = /\p{M}/gu;
@@ -101,7 +105,8 @@ type Path = {
 };
 type Rendered = { html: string; count: number };
 
-const isWordCode = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+/** Whether an ASCII character code is part of a word (a letter or digit; the index's rule for ASCII). */
+export const isWordCode = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
 const UNICODE: Path = { isWord: (text, i) => TOKEN_CHAR.test(text[i]), render };
 const ASCII: Path = { isWord: (text, i) => isWordCode(text.charCodeAt(i)), render: asciiRender };
 
