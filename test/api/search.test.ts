@@ -255,3 +255,94 @@ describe('snippets of long pages', () => {
     expect(r.body.hits[0].snippet).toMatch(/^First words here\. lorem ipsum .*…$/);
   });
 });
+
+// The index keeps no word positions (detail = column): FTS5 finds the pages holding a phrase's
+// words, and the server checks that they are in a row, in the title or in the body. Each of
+// these fails when that check is skipped.
+describe('phrases of several words', () => {
+  it('match only the words in a row, in the title or in the body, never across the two', async () => {
+    await srv.admin.put('/pages/kb/ph/apart', { title: 'Quetzal notes', content: 'the quetzal has a long plumage tail' });
+    await srv.admin.put('/pages/kb/ph/body', { title: 'Birds', content: 'The resplendent Quetzal-Plumage is green.' });
+    await srv.admin.put('/pages/kb/ph/across', { title: 'All about the quetzal', content: 'Plumage: green and red.' });
+    await srv.admin.put('/pages/kb/ph/title', { title: 'Quetzal plumage', content: 'colours' });
+    // Title holds both words but not the phrase; the body holds the phrase: a body hit.
+    await srv.admin.put('/pages/kb/ph/both', { title: 'Plumage of the quetzal', content: 'On quetzal plumage, see below.' });
+    const r = await search(srv.admin, '"quetzal plumage"');
+    expect(paths(r)).toEqual(['kb/ph/title', 'kb/ph/both', 'kb/ph/body']);
+    expect(r.body.hits.map((h: { score: number }) => h.score)).toEqual([2, 1, 1]);
+    expect(paths(await search(srv.admin, 'quetzal plumage')).sort()).toEqual(['kb/ph/across', 'kb/ph/apart', 'kb/ph/body', 'kb/ph/both', 'kb/ph/title']);
+    // A word beside the phrase may be anywhere; the phrase still needs its words in a row.
+    expect(paths(await search(srv.admin, 'colours "quetzal plumage"'))).toEqual(['kb/ph/title']);
+    expect(paths(await search(srv.admin, 'green "quetzal plumage"'))).toEqual(['kb/ph/body']);
+    // Words joined by punctuation are a phrase too (docs/search.md: foo-bar is foo then bar).
+    expect(paths(await search(srv.admin, 'quetzal-plumage'))).toEqual(['kb/ph/title', 'kb/ph/both', 'kb/ph/body']);
+    // Case and diacritics, and a prefix as the last word.
+    expect(paths(await search(srv.admin, '"QUÉTZAL PLUMAGE"'))).toEqual(['kb/ph/title', 'kb/ph/both', 'kb/ph/body']);
+    expect(paths(await search(srv.admin, '"resplendent quetz"*'))).toEqual(['kb/ph/body']);
+    expect(paths(await search(srv.admin, '"the quetz"*')).sort()).toEqual(['kb/ph/across', 'kb/ph/apart', 'kb/ph/both']);
+    expect(paths(await search(srv.admin, '"quetzal plum"*'))).toEqual(['kb/ph/title', 'kb/ph/both', 'kb/ph/body']);
+  });
+
+  it('ranks a page whose title holds every phrase first, and pages every hit once', async () => {
+    for (let i = 0; i < 9; i++) {
+      const title = i % 3 === 0 ? `Jacana wader ${i}` : `Jacana and a wader ${i}`;
+      const content = i % 2 === 0 ? `jacana wader, item ${i}` : `wader then jacana, item ${i}`;
+      await srv.admin.put(`/pages/kb/jacana/${i}`, { title, content });
+    }
+    // Title hits: 0, 3, 6; body hits: the other even ones (2, 4, 8).
+    const all = await searchAll(srv.admin, '"jacana wader"', 50);
+    expect(all).toEqual(['kb/jacana/6', 'kb/jacana/3', 'kb/jacana/0', 'kb/jacana/8', 'kb/jacana/4', 'kb/jacana/2']);
+    for (const limit of [1, 2, 4]) expect(await searchAll(srv.admin, '"jacana wader"', limit)).toEqual(all);
+  });
+
+  it('finds the phrase at the end of a body longer than what a search reads for snippets', async () => {
+    const filler = 'lorem ipsum dolor sit amet '.repeat(1500); // ~40 KB, past SNIPPET_SOURCE_CHARS
+    await srv.admin.put('/pages/kb/ph/long', { title: 'Long', content: `hoatzin first. ${filler} and last the hoatzin chick` });
+    await srv.admin.put('/pages/kb/ph/long-apart', { title: 'Long too', content: `hoatzin first. ${filler} and a chick` });
+    const r = await search(srv.admin, '"hoatzin chick"');
+    expect(paths(r)).toEqual(['kb/ph/long']);
+    expect(r.body.hits[0].snippet).toContain('<mark>hoatzin</mark> <mark>chick</mark>');
+  });
+
+  it('checks only pages the caller may read', async () => {
+    await srv.admin.put('/pages/kb/ph/secret', { title: 'Kakapo parrot', content: 'kakapo parrot' });
+    expect((await srv.admin.put('/pages/kb/ph/secret/acl', { read: [], write: [] })).status).toBe(200);
+    await srv.admin.put('/pages/kb/ph/open', { title: 'Open', content: 'a kakapo is a parrot' });
+    await bob.put('/pages/~bob/kakapo', { title: 'Mine', content: 'the kakapo parrot of bob' });
+    expect(await searchAll(bob, '"kakapo parrot"', 1)).toEqual(['~bob/kakapo']);
+    expect(await searchAll(srv.admin, '"kakapo parrot"', 1)).toEqual(['kb/ph/secret']);
+  });
+
+  it('stops a walk over many near misses within its budget, inside a chunk, and resumes by cursor', async () => {
+    // 40 pages hold both words apart, one (the oldest) the phrase: with the whole walk in one
+    // chunk, the walk stops between two access checks of that chunk.
+    await srv.admin.put('/pages/kb/miss/hit', { title: 'M', content: 'sifaka lemur' });
+    for (let i = 0; i < 40; i++) await srv.admin.put(`/pages/kb/miss/${i}`, { title: `M${i}`, content: `lemur and sifaka ${i}` });
+    const saved = { ...ranking };
+    ranking.firstChunk = 64;
+    ranking.maxChunk = 64;
+    ranking.maxSteps = 3; // one index read and two access checks of 16
+    try {
+      const first = await search(srv.admin, '"sifaka lemur"', '&limit=1');
+      expect(first.status).toBe(200);
+      expect(first.body.hits).toEqual([]);
+      expect(first.body.nextCursor).not.toBeNull();
+      let cursor = first.body.nextCursor as string;
+      const seen: string[] = [];
+      let requests = 1;
+      for (; cursor && requests < 20; requests++) {
+        const r = await search(srv.admin, '"sifaka lemur"', `&limit=1&cursor=${cursor}`);
+        expect(r.status).toBe(200);
+        seen.push(...paths(r));
+        cursor = r.body.nextCursor;
+      }
+      expect(seen).toEqual(['kb/miss/hit']);
+      // 41 candidates in one chunk of the body group: the first request checked 16 (after the
+      // title group's read), the second the other 25 in two checks of 16.
+      expect(requests).toBe(2);
+    } finally {
+      Object.assign(ranking, saved);
+    }
+    expect(await searchAll(srv.admin, '"sifaka lemur"', 1)).toEqual(['kb/miss/hit']);
+  });
+});

@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { foldedWords, holdsPhrase, type PhraseWords } from '../../src/domain/search/phrase-check.ts';
+
+const phrase = (text: string, prefix = false): PhraseWords => ({ words: foldedWords(text), prefix });
+
+describe('holdsPhrase', () => {
+  it.each([
+    // [text, phrase, prefix, holds]
+    ['the red panda sleeps', 'red panda', false, true],
+    ['the panda is red', 'red panda', false, false],
+    ['red, then a panda', 'red panda', false, false],
+    ['RED Panda', 'red panda', false, true],
+    ['red panda', 'RED PANDA', false, true],
+    // punctuation, markup and line breaks between the words are not words
+    ['red-panda', 'red panda', false, true],
+    ['red — panda', 'red panda', false, true],
+    ['**red**\n\n_panda_', 'red panda', false, true],
+    ['red/panda', 'red-panda', false, true],
+    // diacritics folded both ways, precomposed or combining
+    ['Crème brûlée', 'creme brulee', false, true],
+    ['creme brulee', 'Crème Brûlée', false, true],
+    ['cre\u0300me brule\u0301e', 'crème brûlée', false, true],
+    ['naïve résumé', 'naive resume', false, true],
+    // a word is whole: no match inside a longer one
+    ['redder panda', 'red panda', false, false],
+    ['red pandas', 'red panda', false, false],
+    ['bored panda', 'red panda', false, false],
+    ['red2 panda', 'red panda', false, false],
+    // the last word as a prefix, and only the last
+    ['red pandas', 'red pan', true, true],
+    ['red Pandemonium', 'red pan', true, true],
+    ['reddish panda', 'red pan', true, false],
+    ['red xpan', 'red pan', true, false],
+    ['Crème brûlée', 'creme bru', true, true],
+    // repeated words and overlapping starts
+    ['a a a b', 'a a b', false, true],
+    ['a a c a b', 'a a b', false, false],
+    ['the the', 'the the', false, true],
+    ['the', 'the the', false, false],
+    // at the very start and end, and nothing else
+    ['red panda', 'red panda', false, true],
+    ['', 'red panda', false, false],
+    ['red', 'red panda', false, false],
+    // non-Latin scripts and numbers
+    ['Ελληνικά κείμενα εδώ', 'ελληνικα κειμενα', false, true],
+    ['version 2 0 1', '2 0', false, true],
+    ['日本 語', '日本 語', false, true],
+  ])('%j holds %j (prefix %s): %s', (text, words, prefix, holds) => {
+    expect(holdsPhrase(text, phrase(words, prefix))).toBe(holds);
+  });
+
+  it('never holds a phrase without words', () => {
+    expect(holdsPhrase('anything', { words: [], prefix: false })).toBe(false);
+  });
+
+  // The ASCII fast path (lower-cased text searched for the first word) says what reading every
+  // word of the text says.
+  it('gives the same answer as reading every word, for any ASCII text (property)', () => {
+    const reference = (text: string, p: PhraseWords) => {
+      const w = foldedWords(text);
+      const n = p.words.length;
+      for (let i = 0; i + n <= w.length; i++) {
+        if (p.words.every((x, k) => (p.prefix && k === n - 1 ? w[i + k].startsWith(x) : w[i + k] === x))) return true;
+      }
+      return false;
+    };
+    const word = fc.constantFrom('a', 'ab', 'abc', 'b', 'ba', 'A', 'AB', 'x1', '1');
+    const sep = fc.constantFrom(' ', '  ', '-', '.', '\n', '_', '**', '');
+    const text = fc.array(fc.tuple(word, sep), { maxLength: 30 }).map((a) => a.map(([w, s]) => w + s).join(''));
+    const query = fc.record({ words: fc.array(word, { minLength: 1, maxLength: 3 }).map((a) => a.map((w) => w.toLowerCase())), prefix: fc.boolean() });
+    fc.assert(fc.property(text, query, (t, p) => holdsPhrase(t, p) === reference(t, p)), { numRuns: 3000 });
+  });
+});
