@@ -7,7 +7,7 @@ import { everyLoadWindow } from '../loop-load.ts';
 import Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { nativeAddonFile, nativeBindingOption, pagesOf4k } from './db.ts';
-import { indexedSeq, indexQueued, lastQueued, openIndexConnection } from './fts-index.ts';
+import { indexedPages, indexedSeq, indexQueued, lastQueued, openIndexConnection, tidyIndex } from './fts-index.ts';
 import type { FullTextIndex } from './fts-sync.ts';
 
 // The helper does two jobs off the server's event loop: WAL checkpoints (below) and the
@@ -69,6 +69,17 @@ const HELPER_MAIN_CACHE_MB = 2;
 // (docs/performance.md, Seventh pass).
 export const MAX_DEFER_PAGES = 10_000;
 const SEARCH_QUIET_MS = 30_000;
+// With nothing queued and the server calm, the helper merges the index's segments into one and
+// gives the pages freed back to the disk (tidyIndex), TIDY_MS at a time, a round every
+// TIDY_INTERVAL_MS until done; a page write queued meanwhile is indexed first, and a search that
+// waits for the index waits at most one round (one merge step: mostly 1–5 ms, a few up to tens).
+// Merging into one segment rewrites the whole index (20,000 pages: 0.6–1 s here, also after
+// only 10 more pages), so it runs only once the pages indexed since the last one reach half the
+// index (at least TIDY_AFTER_PAGES): after a burst or an import, not after every write. Measured
+// on the storage bench: see docs/performance.md.
+const TIDY_MS = 4;
+const TIDY_INTERVAL_MS = 1;
+const TIDY_AFTER_PAGES = 1000;
 const LOAD_WINDOW_MS = 100;
 const BUSY_ABOVE = 0.7;
 const CALM_BELOW = 0.5;
@@ -305,6 +316,8 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   idx.pragma('busy_timeout = 50'); // a rebuild holds the index file: come back later, do not block checkpoints
   let wanted: number[] = []; // targets of searches waiting for the index
   let indexTimer: NodeJS.Timeout | undefined;
+  let sinceTidy = 0; // queue rows indexed since the index was last merged into one segment
+  let untidy = false; // merging: until tidyIndex says it is done
   let serverBusy = false;
   let searchedAt = -Infinity;
   // Foreground first (see MAX_DEFER_PAGES): while the server is busy and nobody searches, only
@@ -319,7 +332,10 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
     if (limit > 0) {
       try {
         const r = indexQueued(idx, limit);
-        if (r.rows) channel.send(`i ${r.seq}`);
+        if (r.rows) {
+          channel.send(`i ${r.seq}`);
+          sinceTidy += r.rows;
+        }
         const drained = r.rows < limit;
         const met = wanted.filter((t) => drained || t <= r.seq);
         if (met.length) {
@@ -327,6 +343,16 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
           channel.send(`d ${Math.max(...met)} ${r.seq}`);
         }
         if (!drained) next = 0;
+        else if (limit === INDEX_CHUNK && !serverBusy && wanted.length === 0) {
+          if (!untidy && sinceTidy >= TIDY_AFTER_PAGES && sinceTidy >= indexedPages(idx) / 2) {
+            untidy = true;
+            sinceTidy = 0;
+          }
+          if (untidy) {
+            untidy = tidyIndex(idx, TIDY_MS);
+            if (untidy) next = TIDY_INTERVAL_MS;
+          }
+        }
       } catch {
         // the index file is busy (a rebuild): the next round tries again
       }

@@ -121,9 +121,9 @@ export function hasCurrentFormat(idx: Db): boolean {
 const AUTO_VACUUM_INCREMENTAL = 2;
 
 /**
- * One bounded step of merging the index's segments into fewer (FTS5's 'merge' with a negative
- * argument: up to about `pages` leaf pages of work, whatever the number of segments); whether it
- * did any work. A burst of writes leaves many small segments, which take more room and more
+ * One bounded step of merging the index's segments into one (FTS5's 'merge' with a negative
+ * argument: up to about `pages` leaf pages of work, whatever the number of segments; the steps
+ * together are an 'optimize', which rewrites every segment); whether it did any work. A burst of writes leaves many small segments, which take more room and more
  * reading per search than a few large ones (20,000 pages: 18.4 MB, 16.4 MB merged into one).
  */
 export function mergeStep(idx: Db, pages: number): boolean {
@@ -138,6 +138,34 @@ export function mergeStep(idx: Db, pages: number): boolean {
 export function compactIndex(idx: Db, pages: number): boolean {
   idx.pragma(`fts.incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
   return (idx.pragma('fts.freelist_count', { simple: true }) as number) > 0;
+}
+
+/** How many pages the index holds. */
+export function indexedPages(idx: Db): number {
+  return stmt(idx, 'SELECT count(*) FROM fts.page_fts_docsize').pluck().get() as number;
+}
+
+// One merge step does ~MERGE_PAGES leaf pages of work (mostly 1–5 ms here, a few steps tens of
+// ms whatever the number); a vacuum step moves up to VACUUM_PAGES pages. Both are writes of the
+// index file, each its own short transaction.
+const MERGE_PAGES = 16;
+const VACUUM_PAGES = 256;
+
+/**
+ * Merges the index's segments and then gives freed pages back to the disk, in steps, for about
+ * `budgetMs` at most; whether there is more to do (call again later). The helper runs it when it
+ * has nothing queued (checkpointer.ts), so a search, which waits for the helper's indexing, never
+ * waits long behind it.
+ */
+export function tidyIndex(idx: Db, budgetMs: number): boolean {
+  const until = performance.now() + budgetMs;
+  do {
+    if (!mergeStep(idx, MERGE_PAGES)) {
+      while (compactIndex(idx, VACUUM_PAGES)) if (performance.now() >= until) return true;
+      return false;
+    }
+  } while (performance.now() < until);
+  return true;
 }
 
 /** Queues a page whose title or body changed (or that was deleted); inside the write's transaction. */

@@ -137,6 +137,72 @@ describe('full-text index kept by the helper', () => {
     }
     expect(fs.statSync(path.join(dir, FTS_FILE)).size).toBeLessThan(before / 10);
   });
+
+  it('an index with word positions (detail=full, before 2026-11-26) and no auto_vacuum is replaced: detail=column, phrases still work', async () => {
+    let s = await startFresh();
+    await put(s, 'kept', { title: 'Kept', content: 'the pygmy marmoset' });
+    await put(s, 'apart', { title: 'Apart', content: 'a marmoset, not pygmy' });
+    expect(await hits(s, '"pygmy marmoset"')).toEqual(['kept']);
+    await s.stop();
+    // The table kspace wrote from 2026-11-22 to 2026-11-26 (contentless, with positions), in a
+    // file without auto_vacuum, same generation and queue position, holding a stale word.
+    const file = path.join(dir, FTS_FILE);
+    const old = new Database(file);
+    old.exec(`DROP TABLE page_fts; CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = '', contentless_delete = 1,
+      tokenize = 'unicode61 remove_diacritics 2'); PRAGMA auto_vacuum = NONE; VACUUM;`);
+    const ins = old.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
+    ins.run(1, 'Kept', 'the pygmy marmoset stale');
+    ins.run(2, 'Apart', 'a marmoset, not pygmy');
+    expect(old.pragma('auto_vacuum', { simple: true })).toBe(0);
+    old.close();
+
+    s = await start();
+    expect(await hits(s, 'stale')).toEqual([]);
+    expect(await hits(s, '"pygmy marmoset"')).toEqual(['kept']);
+    expect(await hits(s, 'pygmy marmoset')).toEqual(['apart', 'kept']);
+    await s.stop();
+    const after = new Database(file, { readonly: true });
+    try {
+      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'page_fts'").get() as { sql: string }).sql).toContain('detail = column');
+      expect(after.pragma('auto_vacuum', { simple: true })).toBe(2); // incremental
+    } finally {
+      after.close();
+    }
+  });
+
+  it('merges the index into one segment once a burst of writes is indexed, and gives the freed pages back', async () => {
+    const s = await startFresh();
+    const pool = new Pool(s.url, { connections: 8 });
+    try {
+      let next = 0;
+      await Promise.all(Array.from({ length: 8 }, async () => {
+        for (let i = next++; i < 1200; i = next++) {
+          const r = await pool.request({ method: 'PUT', path: `/pages/kb/burst/p${i}`, headers: authHeaders(), body: JSON.stringify({ title: `Burst ${i}`, content: `serval ${i} ${'savanna cat '.repeat(20)} w${i % 97}` }) });
+          await r.body.dump();
+          expect(r.statusCode).toBe(201);
+        }
+      }));
+    } finally {
+      await pool.close();
+    }
+    const shape = () => {
+      const db = new Database(path.join(dir, FTS_FILE), { readonly: true });
+      try {
+        return {
+          segments: db.prepare('SELECT count(DISTINCT segid) AS n FROM page_fts_idx').pluck().get() as number,
+          free: db.pragma('freelist_count', { simple: true }) as number,
+        };
+      } finally {
+        db.close();
+      }
+    };
+    expect(await waitFor(() => {
+      const now = shape();
+      return now.segments === 1 && now.free === 0;
+    }, 20_000)).toBe(true);
+    expect((await hits(s, 'serval')).length).toBe(50);
+    expect(await hits(s, '"serval 77 savanna"')).toEqual(['burst/p77']);
+  });
 });
 
 describe('full-text index under sustained writes', () => {
