@@ -77,6 +77,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       };
       add('full-text, rare term (20–100 pages)', await timeGets(c, reps, (i) => `/search?q=${rare[i % rare.length]}`), 2);
       add(`full-text, a term in every page ('${everywhere}')`, await timeGets(c, slowReps, () => `/search?q=${everywhere}`), 30);
+      // A phrase of two common words: FTS5 finds the pages with both, each checked for the two in a row.
+      add(`full-text, a phrase of two common words ('"${corpus.words[1]} ${corpus.words[0]}"')`, await timeGets(c, slowReps, () => `/search?q=${encodeURIComponent(`"${corpus.words[1]} ${corpus.words[0]}"`)}`));
       add('floor: plain bm25 + body start, term in every page (SQL only)', timeSql(floorDb, Math.min(reps, 30), naiveFullText, (i) => ({ ...caller, q: everywhere, i })));
       const metaUrl = (i: number) => `/search/metadata?filters=${encodeURIComponent(JSON.stringify([
         { key: 'stage', op: 'eq', value: ['todo', 'doing', 'review', 'done', 'blocked'][i % 5] }, { key: 'points', op: 'gte', value: i % 10 },
@@ -101,6 +103,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ['12 distinct common words', `/search?q=${encodeURIComponent(w.slice(0, 12).join(' '))}`],
       ['a phrase of 150 common words', `/search?q=${encodeURIComponent(`"${w.slice(0, 150).join(' ')}"`)}`],
       ['a phrase of 12 common words (no page holds it)', `/search?q=${encodeURIComponent(`"${w.slice(0, 12).join(' ')}"`)}`],
+      // Allowed (8 words), every word in most pages, never in this order: every candidate fails the check.
+      ['a phrase of 8 common words (no page holds it)', `/search?q=${encodeURIComponent(`"${w.slice(0, 8).join(' ')}"`)}`],
+      ['a phrase of 3 common words (few pages hold it)', `/search?q=${encodeURIComponent(`"${w[2]} ${w[1]} ${w[0]}"`)}`],
       [`\`${everywhere}\` in an empty space (walks every match)`, `/search?q=${everywhere}&space=empty`],
     ];
     let worst = 0;
