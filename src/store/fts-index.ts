@@ -106,6 +106,8 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
   if (!current) {
     idx.exec('VACUUM fts');
     idx.pragma('fts.wal_checkpoint(TRUNCATE)');
+  } else {
+    idx.pragma('fts.incremental_vacuum'); // the emptied table's pages
   }
   return { reset: true };
 }
@@ -232,6 +234,7 @@ export function rebuildIndex(idx: Db): void {
     // Same snapshot as the pages just read: later queue rows are indexed as usual.
     stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = ? WHERE id = 1').run(lastQueued(idx));
   })();
+  idx.pragma('fts.incremental_vacuum'); // pages the old table left and the new one did not reuse
 }
 
 /** Drops and recreates the index table: far cheaper than deleting every row of it. */

@@ -23,19 +23,20 @@ import { snippetMaker } from './snippet.ts';
 // stops at the limit, where bm25 had to score every match first.
 //
 // The walk is bounded. Each statement reads the matches within a window of page ids, newest
-// window first, at most a chunk of them (64, then 256, … 4,096): FTS5 applies the id range to
-// every word's page list, so a statement reads no more than a window of any list, however many
-// pages a long phrase or many common words would otherwise make it check (a phrase of 150
-// common words that no page holds read all 100,000 pages: seconds). A statement's cost grows with
-// the window and with the words, each checked by position, so the first window is
-// `ranking.window` / words² ids; a window that took under 2 ms is followed by one four times as
-// wide, one that took over 10 ms by one a quarter as wide. A chunk's ids are checked against the
-// caller's access a slice at a time. The walk stops at the limit, after `ranking.maxSteps`
-// statements (index reads and access checks), or once `ranking.budgetMs` have passed (and 10,000
-// ids are walked: a small corpus always gets a whole answer), between two statements, inside a
-// chunk too; a walk that stops early answers the hits found so far and a cursor that resumes
-// below the last id it checked (a caller who may read few of many matches pages on). `ranking`
-// is an object, not constants, so that tests can exercise the bounds on a few pages.
+// window first, at most a chunk of them (64, then 256, … 4,096). The first window is
+// `ranking.window` / words² ids; one that took under 2 ms is followed by one four times as wide,
+// one that filled its chunk in over 10 ms by one a quarter as wide. A window that did not fill its
+// chunk and took over 10 ms is followed by all the ids below it: reaching the end of a window
+// costs FTS5 about a scan of each word's page list, whatever the window's width (measured at
+// 100,000 pages, 8 common words that no title holds together: ~40 ms for 781 ids or for 100,000),
+// so narrower windows only multiply that cost. A chunk's ids are checked against the caller's
+// access a slice at a time. The walk stops at the limit, after `ranking.maxSteps` statements
+// (index reads and access checks), or once `ranking.budgetMs` have passed (in a corpus of more
+// than 10,000 page ids, or once 10,000 are walked: a small corpus always gets a whole answer),
+// between two statements, inside a chunk too; a walk that stops early answers the hits found so
+// far and a cursor that resumes below the last id it checked (a caller who may read few of many
+// matches pages on). `ranking` is an object, not constants, so that tests can exercise the
+// bounds on a few pages.
 //
 // Phrases. The index keeps no word positions (detail = column): FTS5 finds the pages holding
 // every word of a phrase of several words (fts-query.ts), and each readable candidate is checked
@@ -79,9 +80,9 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   const newest = maxPageId(db);
   const words = countWords(phrases);
   let span = Math.max(1, Math.floor(ranking.window / (words * words)));
-  // The clock stops a walk only past its first window: a corpus of fewer pages, where every
-  // statement is small anyway, always gets a whole answer.
-  const mustStop = (walked: number) => steps >= ranking.maxSteps || (walked >= 10_000 && performance.now() - started >= ranking.budgetMs);
+  // The clock stops a walk only in a corpus of more than 10,000 page ids or past its first
+  // 10,000: a smaller one, where every statement is small anyway, always gets a whole answer.
+  const mustStop = (walked: number) => steps >= ranking.maxSteps || ((walked >= 10_000 || newest > 10_000) && performance.now() - started >= ranking.budgetMs);
   for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need && stop === null; gi++) {
     const g = gi as 0 | 1;
     let top = q.cursor?.g === g ? Math.min(q.cursor.i - 1, newest) : newest; // walk ids top, top - 1, …
@@ -96,7 +97,8 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
       const t0 = performance.now();
       const ids = matchingIds(db, groups[g], lo, top, chunk);
       const took = performance.now() - t0;
-      if (took < 2) span *= 4;
+      if (ids.length < chunk && took > 10) span = top; // the next window: every id below this one
+      else if (took < 2) span *= 4;
       else if (took > 10) span = Math.max(64, Math.floor(span / 4));
       // The chunk's ids are checked a few at a time, as many as hits are still needed: the
       // access query reads each candidate's row, and most callers read most pages, so checking
