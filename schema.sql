@@ -192,8 +192,9 @@ CREATE TABLE history_access (
   PRIMARY KEY (page_id, up_to, readers)
 ) WITHOUT ROWID;
 
--- Events outbox, written in the same transaction as the change it describes. The webhook
--- dispatcher reads rows with dispatched_at IS NULL after commit; nothing committed is lost.
+-- Events outbox, written in the same transaction as the change it describes, when an enabled
+-- subscription can receive the event (src/store/events.ts). The webhook dispatcher reads rows
+-- with dispatched_at IS NULL after commit; nothing committed is lost.
 CREATE TABLE events (
   id            INTEGER PRIMARY KEY,
   event         TEXT NOT NULL,

@@ -26,7 +26,8 @@ export async function startChild(dataDir: string, env: Record<string, string> = 
   const port = await freePort();
   const argv = command ?? [process.execPath, ...nodeFlags(), path.join(ROOT, 'bin/kspace.ts')];
   const proc = spawn(argv[0], [...argv.slice(1), 'serve', '--data', dataDir, '--port', String(port)], {
-    env: { ...process.env, SERVICE_BOOTSTRAP_ADMIN_KEY: BENCH_ADMIN_KEY, ...env },
+    // From source, as bin/kspace (and so `npm start`) runs it: two malloc arenas (bin/kspace says why).
+    env: { ...process.env, ...(command ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }), SERVICE_BOOTSTRAP_ADMIN_KEY: BENCH_ADMIN_KEY, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

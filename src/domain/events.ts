@@ -17,7 +17,7 @@ export type EventPayload = {
   from?: { space: string; path: string };
 };
 
-/** Writes one outbox row; call inside the transaction of the change it describes. */
+/** Writes one outbox row when a subscription can receive the event (insertEvent); call inside the transaction of the change it describes. */
 export function recordPageEvent(
   db: Db,
   event: PageEvent,

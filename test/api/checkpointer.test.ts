@@ -43,6 +43,33 @@ describe('WAL checkpointer', () => {
     db.close();
   });
 
+  // strace is on these machines (Debian's package); where it is not, there is no other way to
+  // count a process's fsyncs from outside.
+  const strace = ['/usr/bin/strace', '/bin/strace'].find((f) => fs.existsSync(f));
+  it.skipIf(!strace)('an idle server syncs nothing: the helper syncs the database file only after a pass that copied pages', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
+    server = await startChild(dir);
+    const pid = server.proc.pid!;
+    expect(await waitFor(() => helperThreads(pid).length === 1)).toBe(true);
+    await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
+    for (let i = 0; i < 20; i++) {
+      const r = await fetch(`${server.url}/pages/s/p${i}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }) });
+      expect(r.status).toBe(201);
+    }
+    const dbFile = path.join(dir, 'kspace.db');
+    const before = fs.statSync(dbFile).size;
+    expect(await waitFor(() => fs.statSync(dbFile).size > before)).toBe(true); // the writes were checkpointed (and synced)
+    await new Promise((r) => setTimeout(r, 1000)); // the index caught up, the last pass ran
+    // Six helper passes (250 ms apart) with nothing to copy: each synced the file before.
+    const out = path.join(dir, 'strace.txt');
+    const tracer = spawn(strace!, ['-f', '-qq', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', String(pid)], { stdio: 'ignore' });
+    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => { tracer.once('exit', r); tracer.kill('SIGINT'); });
+    const calls = fs.readFileSync(out, 'utf8').split('\n').filter((l) => /\b(fsync|fdatasync)\(/.test(l));
+    fs.rmSync(out);
+    expect(calls).toEqual([]);
+  });
+
   it('a server stopped by SIGTERM ends its helper first: nothing of it is left running or in the data dir', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
     server = await startChild(dir);

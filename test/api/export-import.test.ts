@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { openSnapshotCount } from '../../src/store/db.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { subscribeOutbox, WEBHOOK_ENV } from '../support/outbox.ts';
 
 let srv: TestServer;
 let bob: Client & { id: string };
@@ -13,7 +14,7 @@ const SOURCE_PAGES = [
 ];
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer(WEBHOOK_ENV);
   bob = await newAgent(srv, 'bob');
   expect((await srv.admin.post('/spaces', { slug: 'src', name: 'Source space', description: 'Where it starts' })).status).toBe(201);
   for (const p of SOURCE_PAGES) {
@@ -197,6 +198,8 @@ describe('POST /spaces/:slug/import', () => {
   });
 
   it('records the importer as revision author and writes page events in the outbox', async () => {
+    const outbox = await subscribeOutbox(srv); // events are recorded while a subscription can receive them
+    onTestFinished(() => outbox.close());
     const r = await bob.post('/spaces/bobs/import', bundleOf([{ path: 'templates/t', title: 'T' }, { path: 'a', title: 'A' }]));
     expect(r.body).toMatchObject({ created: 2 });
     const rev = (await bob.get('/pages/bobs/a/revisions')).body.revisions[0];

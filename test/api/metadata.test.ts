@@ -2,13 +2,19 @@ import fc from 'fast-check';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.ts';
+import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 
 let srv: TestServer;
+let outbox: OutboxSubscription;
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer(WEBHOOK_ENV);
+  outbox = await subscribeOutbox(srv); // every page event of the org: writes record their events
   await srv.admin.post('/spaces', { slug: 'm', name: 'M' });
 });
-afterAll(() => srv.close());
+afterAll(async () => {
+  await outbox.close();
+  await srv.close();
+});
 
 const events = (path: string) =>
   (srv.svc.db.prepare("SELECT event, payload FROM events WHERE json_extract(payload, '$.page.path') = ? ORDER BY id").all(path) as Array<{ event: string; payload: string }>)
@@ -124,9 +130,9 @@ describe('events outbox', () => {
     expect(ev[2].changedKeys).toEqual(['k']);
     const personal = srv.svc.db.prepare("SELECT personal FROM events WHERE json_extract(payload, '$.page.space') = 'm' LIMIT 1").get() as { personal: number };
     expect(personal.personal).toBe(0);
-    await srv.admin.put('/pages/~admin/note', { title: 'N' });
-    const p = srv.svc.db.prepare("SELECT personal FROM events WHERE json_extract(payload, '$.page.space') = '~admin'").get() as { personal: number };
-    expect(p.personal).toBe(1);
+    // Personal spaces never emit, even to an org-wide subscription: no row at all.
+    expect((await srv.admin.put('/pages/~admin/note', { title: 'N' })).status).toBe(201);
+    expect(srv.svc.db.prepare("SELECT count(*) FROM events WHERE json_extract(payload, '$.page.space') = '~admin'").pluck().get()).toBe(0);
   });
 
   it('writes no event for a rejected write', async () => {

@@ -1,19 +1,25 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 import { backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
+import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 
 let srv: TestServer;
 let bob: Client & { id: string };
 let carol: Client & { id: string };
 let dave: Client & { id: string };
+let outbox: OutboxSubscription;
 beforeAll(async () => {
-  srv = await startServer({ SERVICE_WEBHOOKS_ALLOW_HTTP: '1' });
+  srv = await startServer(WEBHOOK_ENV);
+  outbox = await subscribeOutbox(srv, { events: ['page.moved'] }); // org-wide: moves record their events
   bob = await newAgent(srv, 'bob');
   carol = await newAgent(srv, 'carol');
   dave = await newAgent(srv, 'dave');
   for (const slug of ['eng', 'docs', 'pfx']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
 });
-afterAll(() => srv.close());
+afterAll(async () => {
+  await outbox.close();
+  await srv.close();
+});
 afterEach(() => expect(srv.errors).toEqual([]));
 
 const put = async (c: Client, at: string, content: string, title = at) => {
@@ -131,10 +137,11 @@ describe('moving a page', () => {
     expect((await raw(bob, '/pages/docs/a')).headers.get('location')).toBe('/pages/eng/moved/a');
     const events = srv.svc.db.prepare("SELECT payload FROM events WHERE event = 'page.moved' ORDER BY id DESC LIMIT 1").pluck().get() as string;
     expect(JSON.parse(events)).toMatchObject({ event: 'page.moved', page: { space: 'eng', path: 'moved/a' }, from: { space: 'docs', path: 'a' } });
-    // Personal spaces stay silent (the outbox row is marked personal).
+    // Personal spaces stay silent: no outbox row, even for an org-wide subscription.
     await put(bob, '~bob/p', 'mine');
     expect((await bob.post('/spaces/~bob/moves', { from: 'p', to: 'q' })).status).toBe(200);
-    const personal = srv.svc.db.prepare("SELECT personal FROM events WHERE event = 'page.moved' ORDER BY id DESC LIMIT 1").pluck().get();
-    expect(personal).toBe(1);
+    expect((await bob.get('/pages/~bob/q')).status).toBe(200);
+    const personal = srv.svc.db.prepare("SELECT count(*) FROM events WHERE json_extract(payload, '$.page.space') = '~bob'").pluck().get();
+    expect(personal).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 import { putTemplate, traces } from '../support/records.ts';
+import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 
 let srv: TestServer;
 let bob: Client & { id: string };
@@ -23,8 +24,10 @@ const TASK = {
   },
 };
 
+let outbox: OutboxSubscription;
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer(WEBHOOK_ENV);
+  outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
   bob = await newAgent(srv, 'bob');
   for (const [slug, defaultAccess] of [['crm', 'write'], ['shared', 'read'], ['secret', 'none']] as const) {
     expect((await srv.admin.post('/spaces', { slug, name: slug, defaultAccess })).status).toBe(201);
@@ -34,7 +37,10 @@ beforeAll(async () => {
   await putTemplate(srv.admin, 'shared', 'bug', { metadataSchema: { fields: [{ key: 'severity', type: 'select', options: ['low', 'high'], required: true }] } });
   await putTemplate(srv.admin, 'secret', 'hidden', { metadataSchema: { fields: [{ key: 'x', type: 'string' }] } });
 });
-afterAll(() => srv.close());
+afterAll(async () => {
+  await outbox.close();
+  await srv.close();
+});
 
 describe('creating a record', () => {
   it('applies field defaults and metadataDefaults, and stamps the type', async () => {

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 import { putTemplate, traces } from '../support/records.ts';
+import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 
 let srv: TestServer;
 let bob: Client & { id: string };
 
+let outbox: OutboxSubscription;
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer(WEBHOOK_ENV);
+  outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
   bob = await newAgent(srv, 'bob');
   for (const [slug, defaultAccess] of [['wiki', 'write'], ['hr', 'none']] as const) {
     expect((await srv.admin.post('/spaces', { slug, name: slug.toUpperCase(), defaultAccess })).status).toBe(201);
@@ -23,7 +26,10 @@ beforeAll(async () => {
   // Deeper pages under templates/ are ordinary pages, not templates.
   await srv.admin.put('/pages/wiki/templates/meeting/example', { title: 'Example', frontmatter: { metadataSchema: 'not a schema' } });
 });
-afterAll(() => srv.close());
+afterAll(async () => {
+  await outbox.close();
+  await srv.close();
+});
 
 describe('writing a template page', () => {
   it.each([

@@ -321,3 +321,32 @@ describe('filters', () => {
     expect(all.id && onlyA.id && deletes.id).toBeTruthy();
   });
 });
+
+describe('the outbox', () => {
+  // A write records an outbox row only while an enabled subscription can receive its event.
+  const rowsOf = (space: string, path: string) => srv.svc.db.prepare(`SELECT event, dispatched_at FROM events
+    WHERE json_extract(payload, '$.page.space') = ? AND json_extract(payload, '$.page.path') = ?`).all(space, path);
+  it.each([
+    ['no subscription at all', async () => {}, 'fa'],
+    ['personal-space activity, with an org-wide subscription', async () => subscribe('/o-all'), '~admin'],
+    ['a subscription of another space', async () => subscribe('/o-fb', { spaceSlug: 'fb' }), 'fa'],
+    ['a subscription to another event', async () => subscribe('/o-del', { events: ['page.deleted'] }), 'fa'],
+    ['a disabled subscription', async () => subscribe('/o-off', { enabled: false }), 'fa'],
+  ] as const)('writes no row for an event no subscription can receive: %s', async (_label, setUp, space) => {
+    await setUp();
+    const path = `outbox/${Math.random().toString(36).slice(2)}`;
+    expect((await srv.admin.put(`/pages/${space}/${path}`, { title: 'O' })).status).toBe(201);
+    expect((await srv.admin.get(`/pages/${space}/${path}`)).status).toBe(200);
+    expect(rowsOf(space, path)).toEqual([]);
+  });
+
+  it('writes a row for one that can; the drain turns it into its delivery and marks it dispatched', async () => {
+    await subscribe('/o-fa', { spaceSlug: 'fa', events: ['page.created'] });
+    expect((await srv.admin.put('/pages/fa/outbox/yes', { title: 'O' })).status).toBe(201);
+    const rows = rowsOf('fa', 'outbox/yes') as Array<{ event: string; dispatched_at: string | null }>;
+    expect(rows.map((r) => r.event)).toEqual(['page.created']);
+    await rx.waitFor(() => rx.on('/o-fa').length === 1);
+    expect(JSON.parse(rx.on('/o-fa')[0].body.toString()).page).toMatchObject({ space: 'fa', path: 'outbox/yes' });
+    expect((rowsOf('fa', 'outbox/yes') as Array<{ dispatched_at: string | null }>)[0].dispatched_at).not.toBeNull();
+  });
+});

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { eventsFor } from '../support/records.ts';
+import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
@@ -27,12 +28,15 @@ metadataSchema:
 ## Why
 `;
 
+let outbox: OutboxSubscription;
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer(WEBHOOK_ENV);
+  outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-rec-'));
   await srv.admin.post('/spaces', { slug: 'work', name: 'Work' });
 });
 afterAll(async () => {
+  await outbox.close();
   await srv.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });

@@ -2,13 +2,16 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectHttp, connectStdio } from '../support/mcp.ts';
 import { eventsFor, putTemplate } from '../support/records.ts';
+import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 import { newAgent, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let agentKey: string;
 
+let outbox: OutboxSubscription;
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer(WEBHOOK_ENV);
+  outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
   agentKey = (await newAgent(srv, 'agent'))!.key!;
   await srv.admin.post('/spaces', { slug: 'work', name: 'Work' });
   await putTemplate(srv.admin, 'work', 'task', {
@@ -25,7 +28,10 @@ beforeAll(async () => {
   });
   await putTemplate(srv.admin, 'work', 'note', { description: 'A plain note', metadataDefaults: { kind: 'note' } }, { content: '## Notes\n' });
 });
-afterAll(() => srv.close());
+afterAll(async () => {
+  await outbox.close();
+  await srv.close();
+});
 
 describe.each([
   ['Streamable HTTP', () => connectHttp(srv.url, agentKey)],

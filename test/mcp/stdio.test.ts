@@ -2,15 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { callTool, connectStdio, TOOL_NAMES } from '../support/mcp.ts';
 import { newAgent, startServer, type TestServer } from '../support/server.ts';
+import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 
 let srv: TestServer;
 let bob: Awaited<ReturnType<typeof newAgent>>;
 let mcp: Awaited<ReturnType<typeof connectStdio>>;
 
+let outbox: OutboxSubscription;
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer(WEBHOOK_ENV);
   bob = await newAgent(srv, 'bob');
   await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
+  outbox = await subscribeOutbox(srv, { spaceSlug: 'wiki', events: ['page.created'] }); // writes record page.created
   await srv.admin.put('/pages/wiki/open', { title: 'Open page', content: 'hello' });
   await srv.admin.put('/pages/wiki/hidden', { title: 'Hidden page' });
   const me = (await srv.admin.get('/me')).body;
@@ -19,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await mcp?.close();
+  await outbox.close();
   await srv.close();
 });
 

@@ -1,7 +1,9 @@
+import { requireSubscription } from './outbox.ts';
 import type { Client, TestServer } from './server.ts';
 
-/** Outbox rows written for one page. */
+/** Outbox rows written for one page; the test must have subscribed (test/support/outbox.ts). */
 export function eventsFor(srv: TestServer, space: string, path: string): Array<{ event: string }> {
+  requireSubscription(srv.svc.db);
   return srv.svc.db.prepare(`SELECT event FROM events WHERE json_extract(payload, '$.page.space') = ?
                              AND json_extract(payload, '$.page.path') = ? ORDER BY id`).all(space, path) as never;
 }

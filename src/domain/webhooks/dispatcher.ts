@@ -41,6 +41,10 @@ const COALESCE_MS = 5;
 const PACE_WINDOW_MS = 50;
 const HEARTBEAT_MS = 30_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
+// The first pruning waits a minute after start: its statements read the whole outbox and
+// delivery log (40 ms on 40,000 outbox rows in a profile of the executable's start), which
+// otherwise landed on the first requests a restarted server answers.
+const FIRST_PRUNE_MS = 60_000;
 const PRUNE_BATCH = 2000;
 
 // A secret sealed under another key (the setting changed) fails like a network error would.
@@ -79,7 +83,7 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   const dueHooks = new Set<string>(); // these may have unclaimed due rows
   let writesSeen = false;
   let warnedNoKey = false;
-  let prunedAt = 0;
+  let prunedAt = Date.now() - PRUNE_EVERY_MS + FIRST_PRUNE_MS;
   const timers: Record<'tick' | 'retry' | 'flush' | 'pace' | 'window', NodeJS.Timeout | null> = {
     tick: null, retry: null, flush: null, pace: null, window: null,
   };
