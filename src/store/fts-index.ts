@@ -114,7 +114,7 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
 
 /**
  * Whether the index table is the one INDEX_OPTIONS defines (kspace before 2026-11-22 kept the
- * text in it, before 2026-11-26 word positions) in a file with incremental auto_vacuum.
+ * text in it, until 2026-11-26 word positions) in a file with incremental auto_vacuum.
  */
 export function hasCurrentFormat(idx: Db): boolean {
   const r = stmt(idx, "SELECT sql FROM fts.sqlite_schema WHERE type = 'table' AND name = 'page_fts'").get() as { sql: string } | undefined;

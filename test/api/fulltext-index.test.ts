@@ -138,7 +138,7 @@ describe('full-text index kept by the helper', () => {
     expect(fs.statSync(path.join(dir, FTS_FILE)).size).toBeLessThan(before / 10);
   });
 
-  it('an index with word positions (detail=full, before 2026-11-26) and no auto_vacuum is replaced: detail=column, phrases still work', async () => {
+  it('an index with word positions (detail=full, until 2026-11-26) and no auto_vacuum is replaced: detail=column, phrases still work', async () => {
     let s = await startFresh();
     await put(s, 'kept', { title: 'Kept', content: 'the pygmy marmoset' });
     await put(s, 'apart', { title: 'Apart', content: 'a marmoset, not pygmy' });
