@@ -136,15 +136,25 @@ export function mergeStep(idx: Db, pages: number): boolean {
   return (changes.get() as number) - before >= 2;
 }
 
+/** How many pages the index holds. */
+export function indexedPages(idx: Db): number {
+  return stmt(idx, 'SELECT count(*) FROM fts.page_fts_docsize').pluck().get() as number;
+}
+
 /** Gives up to `pages` free pages of the index file back to the disk; whether any are left. */
 export function compactIndex(idx: Db, pages: number): boolean {
   idx.pragma(`fts.incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
   return (idx.pragma('fts.freelist_count', { simple: true }) as number) > 0;
 }
 
-/** How many pages the index holds. */
-export function indexedPages(idx: Db): number {
-  return stmt(idx, 'SELECT count(*) FROM fts.page_fts_docsize').pluck().get() as number;
+/**
+ * Whether enough of the index file is free to give back outside a merge (FTS5's own merging,
+ * run by writes, frees pages too): more than a sixteenth of the file and 1 MB (a few free pages
+ * are reused by the next segments anyway).
+ */
+export function worthCompacting(idx: Db): boolean {
+  const free = idx.pragma('fts.freelist_count', { simple: true }) as number;
+  return free > 256 && free > (idx.pragma('fts.page_count', { simple: true }) as number) / 16;
 }
 
 // One merge step does ~MERGE_PAGES leaf pages of work (mostly 1–5 ms here, a few steps tens of
@@ -154,20 +164,26 @@ const MERGE_PAGES = 16;
 const VACUUM_PAGES = 256;
 
 /**
- * Merges the index's segments and then gives freed pages back to the disk, in steps, for about
- * `budgetMs` at most; whether there is more to do (call again later). The helper runs it when it
- * has nothing queued (checkpointer.ts), so a search, which waits for the helper's indexing, never
- * waits long behind it.
+ * Merges the index's segments into one, in steps, for about `budgetMs` at most; whether there is
+ * more to do. The steps of one merge must not be interleaved with writes of the index: FTS5
+ * starts the merge over with the new segments (and what the interrupted one wrote) on the next
+ * step, and a merge resumed after every write never ended (20,000 pages, a write every 20 steps:
+ * 5,000 steps, 119 segments). The helper (checkpointer.ts) so gives a merge up at the first
+ * write, and FTS5's own merging, which later writes run, finishes it.
  */
-export function tidyIndex(idx: Db, budgetMs: number): boolean {
+export function mergeIndex(idx: Db, budgetMs: number): boolean {
   const until = performance.now() + budgetMs;
   do {
-    if (!mergeStep(idx, MERGE_PAGES)) {
-      while (compactIndex(idx, VACUUM_PAGES)) if (performance.now() >= until) return true;
-      return false;
-    }
+    if (!mergeStep(idx, MERGE_PAGES)) return false;
   } while (performance.now() < until);
   return true;
+}
+
+/** Gives free pages of the index file back to the disk, in steps, for about `budgetMs`; whether some are left. */
+export function compactIndexFor(idx: Db, budgetMs: number): boolean {
+  const until = performance.now() + budgetMs;
+  while (compactIndex(idx, VACUUM_PAGES)) if (performance.now() >= until) return true;
+  return false;
 }
 
 /** Queues a page whose title or body changed (or that was deleted); inside the write's transaction. */
