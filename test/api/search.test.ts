@@ -201,6 +201,7 @@ describe('GET /search', () => {
     '(x', ')', 'x)', '[x]', "'", '\\', '%', '%00', '\u0000', '🎉', '🎉 party', '👨‍👩‍👧', '\u0301', 'a\u0301',
     '   ', '', '漢字', 'مرحبا', 'ß', 'ǅ', 'x"y', '"a""b"', 'a"b c"d', '*"x"', '"x"*', '"x" *', 'x:*', '"*"',
     'rowid', 'page_fts', "'; DROP TABLE pages; --", '\uFDD0x\uFDD1',
+    'a\u0000b', 'x\u0000', '\u0000\u{F0000}', '"x\u0000y"*', 'ab\u0305cd', 'x\u0378y z',
   ];
   it.each(TRICKY.map((q) => [JSON.stringify(q), q]))('answers 200 or 400 to %s, never 500', async (_name, q) => {
     const r = await search(srv.admin, q);

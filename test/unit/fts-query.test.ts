@@ -47,6 +47,9 @@ describe('match expressions', () => {
     ['foo-bar', '"foo" AND "bar"', '{title} : "foo" AND {title} : "bar"', null, [true]],
     // JS sees one word, the index two (U+0305 is a separator to unicode61): the index's words go, and it is checked.
     ['ab\u0305cd', '"ab" AND "cd"', '{title} : "ab" AND {title} : "cd"', null, [true]],
+    // FTS5's parser ends a string at a NUL (a 500 before): it goes as a space, or between the words.
+    ['x\u0000', '"x "', '{title} : "x "', notTitle, [false]],
+    ['a\u0000b', '"a" AND "b"', '{title} : "a" AND {title} : "b"', null, [true]],
   ] as const)('%j', (q, all, title, rest, checked) => {
     const phrases = parseQuery(q);
     expect(matchAll(phrases, indexWords)).toBe(all);

@@ -101,9 +101,13 @@ export function checkQuery(q: string | null): Issue | null {
   return null;
 }
 
-/** One phrase as an FTS5 string: quoted, inner quotes doubled, `*` marking a prefix. */
+/**
+ * One phrase as an FTS5 string: quoted, inner quotes doubled, `*` marking a prefix. FTS5's
+ * expression parser ends a string at a NUL character ("unterminated string", a 500 for `a\0b`):
+ * a NUL is no part of a word to the tokenizer either, so a space stands in for it.
+ */
 export function quotePhrase(p: Phrase): string {
-  return `"${p.text.replaceAll('"', '""')}"${p.prefix ? '*' : ''}`;
+  return `"${p.text.replaceAll('"', '""').replaceAll('\0', ' ')}"${p.prefix ? '*' : ''}`;
 }
 
 /** The words the index's tokenizer makes of a text, folded (store/fts-tokens.ts). */
