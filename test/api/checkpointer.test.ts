@@ -60,14 +60,20 @@ describe('WAL checkpointer', () => {
     const before = fs.statSync(dbFile).size;
     expect(await waitFor(() => fs.statSync(dbFile).size > before)).toBe(true); // the writes were checkpointed (and synced)
     await new Promise((r) => setTimeout(r, 1000)); // the index caught up, the last pass ran
-    // Six helper passes (250 ms apart) with nothing to copy: each synced the file before.
+    // Six helper passes (250 ms apart) with nothing to copy: each synced the file before. The
+    // index catching up, or a checkpoint of its own file, may still sync in a window on a loaded
+    // machine: one window of four must be clean (the old helper synced in every one).
     const out = path.join(dir, 'strace.txt');
-    const tracer = spawn(strace!, ['-f', '-qq', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', String(pid)], { stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 1500));
-    await new Promise((r) => { tracer.once('exit', r); tracer.kill('SIGINT'); });
-    const calls = fs.readFileSync(out, 'utf8').split('\n').filter((l) => /\b(fsync|fdatasync)\(/.test(l));
-    fs.rmSync(out);
-    expect(calls).toEqual([]);
+    const windows: string[][] = [];
+    for (let w = 0; w < 4; w++) {
+      const tracer = spawn(strace!, ['-f', '-qq', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', String(pid)], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => { tracer.once('exit', r); tracer.kill('SIGINT'); });
+      windows.push(fs.readFileSync(out, 'utf8').split('\n').filter((l) => /\b(fsync|fdatasync)\(/.test(l)));
+      fs.rmSync(out);
+      if (windows[w].length === 0) break;
+    }
+    expect(windows.some((calls) => calls.length === 0), JSON.stringify(windows)).toBe(true);
   });
 
   it('a server stopped by SIGTERM ends its helper first: nothing of it is left running or in the data dir', async () => {
