@@ -89,7 +89,9 @@ const seaConfig = {
   assets,
 };
 fs.writeFileSync(path.join(dist, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
-execFileSync(nodeBin, ['--experimental-sea-config', path.join(dist, 'sea-config.json')], { stdio: 'inherit' });
+// With the server's flags: V8 takes the SEA's code cache of the loader only from a run with the same
+// flags (--heap-growing-percent changes their hash; without it every start warned of a rejected cache).
+execFileSync(nodeBin, [...nodeFlags(), '--experimental-sea-config', path.join(dist, 'sea-config.json')], { stdio: 'inherit' });
 
 const out = path.join(dist, 'kspace');
 fs.rmSync(out, { force: true });
