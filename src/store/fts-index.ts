@@ -125,8 +125,9 @@ const AUTO_VACUUM_INCREMENTAL = 2;
 /**
  * One bounded step of merging the index's segments into one (FTS5's 'merge' with a negative
  * argument: up to about `pages` leaf pages of work, whatever the number of segments; the steps
- * together are an 'optimize', which rewrites every segment); whether it did any work. A burst of writes leaves many small segments, which take more room and more
- * reading per search than a few large ones (20,000 pages: 18.4 MB, 16.4 MB merged into one).
+ * together are an 'optimize', which rewrites every segment); whether it did any work. A burst of
+ * writes leaves many small segments, which take more room and more reading per search than a few
+ * large ones (20,000 pages: 18.4 MB, 16.4 MB merged into one).
  */
 export function mergeStep(idx: Db, pages: number): boolean {
   const changes = stmt(idx, 'SELECT total_changes()').pluck();
