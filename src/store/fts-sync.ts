@@ -25,19 +25,25 @@ export type FullTextIndex = {
   close(): void;
 };
 
-/** How long a search waits for the helper before it indexes the rest itself. */
-const HELPER_WAIT_MS = 10_000;
+/**
+ * How long a search waits for the helper to report progress before it indexes the rest itself.
+ * Progress re-arms the wait: a helper rebuilding a large index (the first start after a format
+ * change, a restore) is left to finish, where a fixed deadline had the search index what was left
+ * on the server's event loop, holding every request for seconds (100,000 pages: ~8 s of
+ * indexing). A search waits at most SERVICE_MAX_REQUEST_MS like any request.
+ */
+export const HELPER_WAIT_MS = 10_000;
 
 /**
  * `enqueueWrite` runs a function as a write of the server (the group commit), so that queue
  * trimming never takes kspace.db's lock outside it.
  */
-export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Promise<unknown>, cacheMb = 8): FullTextIndex {
+export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Promise<unknown>, cacheMb = 8, helperWaitMs = HELPER_WAIT_MS): FullTextIndex {
   let idx: Db | null = null;
   let known = -1; // indexed_seq as last seen; -1: not read yet
   let trimmed = 0;
   let send: ((line: string) => void) | null = null;
-  const waiters: Array<{ target: number; resolve: () => void; timer: NodeJS.Timeout }> = [];
+  const waiters: Array<{ target: number; resolve: () => void; timer: NodeJS.Timeout | undefined }> = [];
   let trimTimer: NodeJS.Timeout | null = null;
 
   const conn = (): Db => {
@@ -49,7 +55,10 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
     return idx;
   };
   const advance = (seq: number) => {
-    if (seq > known) known = seq;
+    if (seq > known) {
+      known = seq;
+      for (const w of waiters) arm(w); // the helper is working: wait on
+    }
     scheduleTrim();
   };
   // Trimming is a write of kspace.db: batched, at most once a second.
@@ -73,6 +82,14 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
     } catch {
       // the next search tries again
     }
+  };
+  // The helper is stuck (no progress for helperWaitMs): catch up here rather than fail the search.
+  const arm = (w: { target: number; timer: NodeJS.Timeout | undefined }) => {
+    clearTimeout(w.timer);
+    w.timer = setTimeout(() => {
+      indexHereQuietly();
+      settle(w.target);
+    }, helperWaitMs);
   };
   const settle = (target: number) => {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -103,12 +120,9 @@ export function createFullTextIndex(db: Db, enqueueWrite: (fn: () => void) => Pr
         return Promise.resolve();
       }
       return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          // The helper is stuck or too far behind: catch up here rather than fail the search.
-          indexHereQuietly();
-          settle(target);
-        }, HELPER_WAIT_MS);
-        waiters.push({ target, resolve, timer });
+        const w = { target, resolve, timer: undefined };
+        arm(w);
+        waiters.push(w);
         send!(`s ${target}`);
       });
     },

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/server.ts';
-import { FTS_FILE } from '../../src/store/fts-index.ts';
+import { FTS_FILE, indexedSeq, lastQueued } from '../../src/store/fts-index.ts';
+import { createFullTextIndex } from '../../src/store/fts-sync.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { client, startServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
@@ -285,6 +286,45 @@ describe('full-text index without its helper', () => {
       expect((await found('ibex')).length).toBe(6);
     } finally {
       await running.close();
+    }
+  });
+});
+
+describe('a search waiting for the helper', () => {
+  it('waits on while the helper reports progress, and indexes the rest itself only once the helper stops', async () => {
+    // In this process, with a stand-in helper channel: the search's index is real (kspace.db and
+    // kspace-fts.db of a served data dir); the stand-in only reports progress, as the helper does
+    // while it rebuilds a large index, and indexes nothing.
+    const srv = await startServer();
+    dir = srv.dataDir;
+    try {
+      expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
+      for (let i = 0; i < 30; i++) await srv.admin.put(`/pages/kb/p${i}`, { title: `P${i}`, content: `okapi ${i}` });
+      const waitMs = 300;
+      const fts = createFullTextIndex(srv.svc.db, (fn) => srv.svc.writes.run(fn), 8, waitMs);
+      try {
+        const asked: string[] = [];
+        fts.attachHelper((line) => asked.push(line));
+        const target = lastQueued(srv.svc.db);
+        expect(indexedSeq(fts.conn())).toBeLessThan(target); // nothing indexed in this new index file's view yet
+        let done = false;
+        const synced = fts.synced().then(() => (done = true));
+        expect(asked).toEqual([`s ${target}`]);
+        // Progress every 100 ms for three waits' worth: the search neither ends nor indexes.
+        for (let seq = 1; seq <= 9; seq++) {
+          await new Promise((r) => setTimeout(r, 100));
+          fts.helperLine(`i ${seq}`);
+        }
+        expect(done).toBe(false);
+        expect(indexedSeq(fts.conn())).toBeLessThan(target);
+        // No more progress: after one wait the search indexes the rest itself.
+        await synced;
+        expect(indexedSeq(fts.conn())).toBe(target);
+      } finally {
+        fts.close();
+      }
+    } finally {
+      await srv.close();
     }
   });
 });
