@@ -104,6 +104,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   if (config.port === 0 && svc.config.baseUrl.endsWith(':0')) svc.config.baseUrl = url;
   svc.fts.check(); // the index is checked (and reset if it is not this database's) before the helper starts
   let checkpointer: Checkpointer | null = null;
+  if (withCheckpointer && !replica) svc.fts.expectHelper(); // a search meanwhile leaves a large backlog to it
   const helperStart = withCheckpointer && !replica
     ? setTimeout(() => {
       checkpointer = startCheckpointer(db, db.name, { log: (m) => log.warn(m), holdWrites: () => svc.writes.hold(), fts: svc.fts, passiveOnly: litestream });

@@ -171,6 +171,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
       : new Worker(assetPath('src/store/helper-worker.ts'), { workerData: data });
   } catch (e) {
     log(`checkpointer not started (${e instanceof Error ? e.message : String(e)}); the server checkpoints by itself`);
+    fts.detachHelper(); // searches waiting for it index here
     return { stop: async () => {}, terminate: async () => {} };
   }
   const send = (line: string) => worker?.postMessage(line);

@@ -184,6 +184,7 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
       if (running) await running;
       await catchUp();
     },
+    expectHelper() {},
     attachHelper() {},
     detachHelper() {},
     helperLine() {},

@@ -329,6 +329,45 @@ describe('a search waiting for the helper', () => {
   });
 });
 
+describe('a search before the helper has started', () => {
+  it('indexes a small backlog itself, and leaves a large one to the helper, asked once it attaches', async () => {
+    const srv = await startServer();
+    dir = srv.dataDir;
+    try {
+      expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
+      for (let i = 0; i < 30; i++) await srv.admin.put(`/pages/kb/p${i}`, { title: `P${i}`, content: `okapi ${i}` });
+      // A new, empty index file each round: every live page (30) is queued again for it.
+      for (const [localMax, indexesHere] of [[100, true], [10, false]] as const) {
+        fs.rmSync(path.join(dir, FTS_FILE), { force: true });
+        const fts = createFullTextIndex(srv.svc.db, (fn) => srv.svc.writes.run(fn), 8, 300, localMax);
+        try {
+          fts.conn(); // opens the new file, queues every page again
+          const target = lastQueued(srv.svc.db);
+          expect(target - indexedSeq(fts.conn())).toBeGreaterThanOrEqual(30); // the backlog
+          expect(target - indexedSeq(fts.conn())).toBeLessThanOrEqual(100);
+          fts.expectHelper();
+          let done = false;
+          const synced = fts.synced().then(() => (done = true));
+          await new Promise((r) => setTimeout(r, 100));
+          expect(done).toBe(indexesHere);
+          expect(indexedSeq(fts.conn()) === target).toBe(indexesHere);
+          if (!indexesHere) {
+            const asked: string[] = [];
+            fts.attachHelper((line) => asked.push(line));
+            expect(asked).toEqual([`s ${target}`]);
+            fts.helperLine(`d ${target} ${target}`); // the helper caught up
+            await synced;
+          }
+        } finally {
+          fts.close();
+        }
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
 describe('schema version 1 databases', () => {
   it('are migrated: the index leaves kspace.db (every live page indexed again), the second path index goes', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
