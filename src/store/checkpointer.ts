@@ -7,7 +7,8 @@ import { everyLoadWindow } from '../loop-load.ts';
 import Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { nativeAddonFile, nativeBindingOption, pagesOf4k } from './db.ts';
-import { compactIndexFor, indexedPages, indexedSeq, indexQueued, lastQueued, mergeIndex, openIndexConnection, worthCompacting } from './fts-index.ts';
+import { indexedSeq, indexQueued, lastQueued, openIndexConnection } from './fts-index.ts';
+import { createIndexTidy } from './index-tidy.ts';
 import type { FullTextIndex } from './fts-sync.ts';
 
 // The helper does two jobs off the server's event loop: WAL checkpoints (below) and the
@@ -69,23 +70,8 @@ const HELPER_MAIN_CACHE_MB = 2;
 // (docs/performance.md, Seventh pass).
 export const MAX_DEFER_PAGES = 10_000;
 const SEARCH_QUIET_MS = 30_000;
-// When the helper has indexed nothing for a while and the server is calm, it merges the index's
-// segments into one (mergeIndex), TIDY_MS at a time, a round every TIDY_INTERVAL_MS until done,
-// then gives the pages freed back to the disk (compactIndexFor). A merge into one segment
-// rewrites the whole index (20,000 pages: 0.5–1 s here, also after only 10 more pages), so it is
-// due only once the pages indexed since the last one reach half the index (at least
-// TIDY_AFTER_PAGES): after a burst or an import, not after every write. It starts after
-// TIDY_QUIET_MS without a page to index (inside a burst the queue runs dry for a few ms at a
-// time). A page write queued meanwhile ends it at once (resumed after a write it would start
-// over: see mergeIndex) and is indexed, so a search that waits for the index waits at most one
-// round; the next try waits twice as long a quiet time (up to TIDY_QUIET_MAX_MS), so writes that
-// keep coming a little apart do not have the index rewritten again and again. Measured on the
-// storage bench: see docs/performance.md.
-const TIDY_MS = 4;
-const TIDY_INTERVAL_MS = 1;
-const TIDY_AFTER_PAGES = 1000;
-const TIDY_QUIET_MS = 250;
-const TIDY_QUIET_MAX_MS = 60_000;
+// When it has nothing to index and the server is calm, the helper tidies the index: merging
+// its segments and giving freed pages back (index-tidy.ts).
 const LOAD_WINDOW_MS = 100;
 const BUSY_ABOVE = 0.7;
 const CALM_BELOW = 0.5;
@@ -327,13 +313,7 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   idx.pragma('busy_timeout = 50'); // a rebuild holds the index file: come back later, do not block checkpoints
   let wanted: number[] = []; // targets of searches waiting for the index
   let indexTimer: NodeJS.Timeout | undefined;
-  let sinceMerge = 0; // queue rows indexed since the last merge ended
-  let mergeDue = TIDY_AFTER_PAGES; // sinceMerge at which a merge is due (half the index, as last counted)
-  let merging = false; // a merge into one segment is under way (until mergeIndex is done)
-  let quietFor = TIDY_QUIET_MS; // how long nothing must have been indexed before a merge starts
-  let indexedAt = performance.now();
-  let checkFree = true; // at the next idle round, see whether free pages are worth giving back
-  let compacting = false; // giving free pages back (until compactIndexFor is done)
+  const tidy = createIndexTidy(idx);
   let serverBusy = false;
   let searchedAt = -Infinity;
   // Foreground first (see MAX_DEFER_PAGES): while the server is busy and nobody searches, only
@@ -350,13 +330,7 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
         const r = indexQueued(idx, limit);
         if (r.rows) {
           channel.send(`i ${r.seq}`);
-          sinceMerge += r.rows;
-          indexedAt = performance.now();
-          checkFree = true;
-          if (merging) {
-            merging = false; // given up: resumed after this write it would start over
-            quietFor = Math.min(quietFor * 2, TIDY_QUIET_MAX_MS);
-          }
+          tidy.indexed(r.rows);
         }
         const drained = r.rows < limit;
         const met = wanted.filter((t) => drained || t <= r.seq);
@@ -365,29 +339,7 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
           channel.send(`d ${Math.max(...met)} ${r.seq}`);
         }
         if (!drained) next = 0;
-        else if (limit === INDEX_CHUNK && !serverBusy && wanted.length === 0) {
-          const quiet = performance.now() - indexedAt >= quietFor;
-          if (!merging && quiet && sinceMerge >= mergeDue) {
-            // Counting the index's pages reads all of its page-size rows: done once per threshold.
-            mergeDue = Math.max(TIDY_AFTER_PAGES, Math.ceil(indexedPages(idx) / 2));
-            merging = sinceMerge >= mergeDue;
-          }
-          if (merging) {
-            merging = mergeIndex(idx, TIDY_MS);
-            if (!merging) {
-              sinceMerge = 0;
-              quietFor = TIDY_QUIET_MS;
-              compacting = true; // all the pages the merge left free
-              checkFree = false;
-            }
-            next = TIDY_INTERVAL_MS;
-          } else {
-            if (checkFree) compacting = worthCompacting(idx);
-            checkFree = false;
-            if (compacting) compacting = compactIndexFor(idx, TIDY_MS);
-            if (compacting) next = TIDY_INTERVAL_MS;
-          }
-        }
+        else if (limit === INDEX_CHUNK && !serverBusy && wanted.length === 0) next = tidy.idle() ?? next;
       } catch {
         // the index file is busy (a rebuild): the next round tries again
       }

@@ -169,7 +169,7 @@ const VACUUM_PAGES = 256;
  * more to do. The steps of one merge must not be interleaved with writes of the index: FTS5
  * starts the merge over with the new segments (and what the interrupted one wrote) on the next
  * step, and a merge resumed after every write never ended (20,000 pages, a write every 20 steps:
- * 5,000 steps, 119 segments). The helper (checkpointer.ts) so gives a merge up at the first
+ * 5,000 steps, 119 segments). The helper (index-tidy.ts) so gives a merge up at the first
  * write, and FTS5's own merging, which later writes run, finishes it.
  */
 export function mergeIndex(idx: Db, budgetMs: number): boolean {
