@@ -290,16 +290,28 @@ describe('full-text index without its helper', () => {
   });
 });
 
+/**
+ * Runs `fn` on an in-process server (no helper) with the space 'kb' and 30 pages queued for the
+ * index and not indexed (nothing searched yet); for tests that drive a FullTextIndex of their own.
+ */
+async function withQueuedPages(fn: (srv: Awaited<ReturnType<typeof startServer>>) => Promise<void>): Promise<void> {
+  const srv = await startServer();
+  dir = srv.dataDir;
+  try {
+    expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
+    for (let i = 0; i < 30; i++) await srv.admin.put(`/pages/kb/p${i}`, { title: `P${i}`, content: `okapi ${i}` });
+    await fn(srv);
+  } finally {
+    await srv.close();
+  }
+}
+
 describe('a search waiting for the helper', () => {
   it('waits on while the helper reports progress, and indexes the rest itself only once the helper stops', async () => {
     // In this process, with a stand-in helper channel: the search's index is real (kspace.db and
     // kspace-fts.db of a served data dir); the stand-in only reports progress, as the helper does
     // while it rebuilds a large index, and indexes nothing.
-    const srv = await startServer();
-    dir = srv.dataDir;
-    try {
-      expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
-      for (let i = 0; i < 30; i++) await srv.admin.put(`/pages/kb/p${i}`, { title: `P${i}`, content: `okapi ${i}` });
+    await withQueuedPages(async (srv) => {
       const waitMs = 300;
       const fts = createFullTextIndex(srv.svc.db, (fn) => srv.svc.writes.run(fn), 8, waitMs);
       try {
@@ -323,19 +335,13 @@ describe('a search waiting for the helper', () => {
       } finally {
         fts.close();
       }
-    } finally {
-      await srv.close();
-    }
+    });
   });
 });
 
 describe('a search before the helper has started', () => {
   it('indexes a small backlog itself, and leaves a large one to the helper, asked once it attaches', async () => {
-    const srv = await startServer();
-    dir = srv.dataDir;
-    try {
-      expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
-      for (let i = 0; i < 30; i++) await srv.admin.put(`/pages/kb/p${i}`, { title: `P${i}`, content: `okapi ${i}` });
+    await withQueuedPages(async (srv) => {
       // A new, empty index file each round: every live page (30) is queued again for it.
       for (const [localMax, indexesHere] of [[100, true], [10, false]] as const) {
         fs.rmSync(path.join(dir, FTS_FILE), { force: true });
@@ -362,9 +368,7 @@ describe('a search before the helper has started', () => {
           fts.close();
         }
       }
-    } finally {
-      await srv.close();
-    }
+    });
   });
 });
 
