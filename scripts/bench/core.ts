@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { authHeaders, freePort, helperPids, peakRssAllBytes, ROOT, startChild } from '../lib/child-server.ts';
-import { rng, syntheticPage, vocabulary, zipf, type SyntheticPage } from '../lib/corpus.ts';
+import { rng, syntheticPages, type SyntheticPage } from '../lib/corpus.ts';
 import { runLoad, type LoadResult } from '../lib/load.ts';
 import { ensureBinary } from '../lib/binary.ts';
 import type { BenchResult, BenchOptions } from '../bench.ts';
@@ -24,10 +24,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
 async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   // 20,000 pages: the size at which issue 22 set the memory target (10,000 before 2026-11-26).
   const n = opts.quick ? 2000 : 20_000;
-  const random = rng(42);
-  const words = vocabulary(20_000);
-  const pick = zipf(words.length, random);
-  const pages = Array.from({ length: n }, (_, i) => syntheticPage(i, n, words, random, pick));
+  const { pages } = syntheticPages(n, n, 42);
   const out: BenchResult[] = [];
 
   const rawPerSecond = rawSqliteFloor(pages);

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { authHeaders, startChild } from '../lib/child-server.ts';
-import { rng, syntheticPage, vocabulary, zipf } from '../lib/corpus.ts';
+import { syntheticPages } from '../lib/corpus.ts';
 import { runLoad } from '../lib/load.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 import { attachMetrics } from '../../src/ops/metrics.ts';
@@ -38,10 +38,7 @@ const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const rounds = opts.quick ? 3 : 5;
   const n = opts.quick ? 2000 : 5000;
-  const random = rng(11);
-  const words = vocabulary(20_000);
-  const pick = zipf(words.length, random);
-  const pages = Array.from({ length: n + 1000 }, (_, i) => syntheticPage(i, n, words, random, pick));
+  const { pages } = syntheticPages(n + 1000, n, 11);
   const bodies = pages.map((p) => JSON.stringify({ title: p.title, content: p.content, metadata: p.metadata }));
   const cpu: Record<string, number[]> = { quiet: [], logs: [], metrics: [] };
   const rate: Record<string, number[]> = { quiet: [], logs: [], metrics: [] };

@@ -16,7 +16,7 @@ import { openDb, tx } from '../../src/store/db.ts';
 import { Pool } from 'undici';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 import { authHeaders, BENCH_ADMIN_KEY, peakRssBytes, ROOT, startChild } from '../lib/child-server.ts';
-import { rng, syntheticPage, vocabulary, zipf } from '../lib/corpus.ts';
+import { rng, syntheticPages } from '../lib/corpus.ts';
 import { percentile, runLoad, timeCalls } from '../lib/load.ts';
 
 const STORY = {
@@ -43,10 +43,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
 
 /** PUT plain pages and records of the same shape, alternating rounds so drift hits both alike. */
 async function createThroughput(n: number): Promise<BenchResult[]> {
-  const random = rng(42);
-  const words = vocabulary(20_000);
-  const pick = zipf(words.length, random);
-  const pages = Array.from({ length: n }, (_, i) => syntheticPage(i, n, words, random, pick));
+  const { pages } = syntheticPages(n, n, 42);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-records-'));
   const server = await startChild(dir);
   const headers = authHeaders();

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { authHeaders, startChild, type ChildServer } from '../lib/child-server.ts';
-import { rng, syntheticPage, vocabulary, zipf } from '../lib/corpus.ts';
+import { syntheticPages } from '../lib/corpus.ts';
 import { percentile, runLoad } from '../lib/load.ts';
 import { litestreamHold } from '../lib/shipper.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
@@ -25,10 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const n = opts.quick ? 2000 : 5000;
-  const random = rng(23);
-  const words = vocabulary(20_000);
-  const pick = zipf(words.length, random);
-  const pages = Array.from({ length: n + 1000 }, (_, i) => syntheticPage(i, n, words, random, pick));
+  const { pages } = syntheticPages(n + 1000, n, 23);
   const bodies = pages.map((p) => JSON.stringify({ title: p.title, content: p.content, metadata: p.metadata }));
   const headers = authHeaders();
   const dirs: string[] = [];

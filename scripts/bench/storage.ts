@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { authHeaders, startChild, type ChildServer } from '../lib/child-server.ts';
-import { rng, syntheticPage, vocabulary, zipf, type SyntheticPage } from '../lib/corpus.ts';
+import { rng, syntheticPages, type SyntheticPage } from '../lib/corpus.ts';
 import { runLoad } from '../lib/load.ts';
 import type { BenchResult, BenchOptions } from '../bench.ts';
 
@@ -20,10 +20,7 @@ const EDIT_ROUNDS = Number(process.env.KSPACE_BENCH_EDIT_ROUNDS) || 20;
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const n = opts.quick ? 2000 : 20_000;
-  const random = rng(42);
-  const words = vocabulary(20_000);
-  const pick = zipf(words.length, random);
-  const pages = Array.from({ length: n }, (_, i) => syntheticPage(i, n, words, random, pick));
+  const { pages, words } = syntheticPages(n, n, 42);
   const rawBytes = pages.reduce((s, p) => s + Buffer.byteLength(p.content), 0);
   const out: BenchResult[] = [];
   const keep = process.env.KSPACE_BENCH_KEEP;

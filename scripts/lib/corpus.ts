@@ -73,3 +73,15 @@ export function syntheticPage(i: number, total: number, words: string[], random:
     },
   };
 }
+
+/**
+ * The benches' corpus: `count` synthetic pages of a `total`-page corpus (their links point within
+ * it, so pages past `total` are extra pages for later writes), the same for the same `seed`; and
+ * the vocabulary they were drawn from.
+ */
+export function syntheticPages(count: number, total: number, seed: number): { pages: SyntheticPage[]; words: string[] } {
+  const random = rng(seed);
+  const words = vocabulary(20_000);
+  const pick = zipf(words.length, random);
+  return { pages: Array.from({ length: count }, (_, i) => syntheticPage(i, total, words, random, pick)), words };
+}
