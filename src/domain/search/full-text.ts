@@ -131,10 +131,7 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   const page = found.slice(0, q.limit);
   const last = page[page.length - 1];
   const snippet = snippetMaker(phrases);
-  // length() in SQL would count the characters of every hit's whole body; a body cut short by
-  // substr is exactly SNIPPET_SOURCE_CHARS long. A longer body is read whole, one hit at a time,
-  // so at most one such body (≤ SERVICE_MAX_PAGE_BYTES) is held.
-  const snippetOf = (h: TextHit) => snippet(h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content));
+  const snippetOf = (h: TextHit) => snippet(wholeBody(db, h));
   const next = found.length > q.limit && last ? { g: last.g, s: GROUP_SCORE[last.g], i: last.id } : stop;
   return {
     hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippetOf(h), score: GROUP_SCORE[h.g] })),
@@ -146,7 +143,7 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
  * The group a candidate of a query with a phrase to check belongs to: 0 when its title holds
  * every phrase, 1 when it does not but each phrase is in the title or the body, null when FTS5
  * matched a phrase's words that are not in a row. A phrase of one word that FTS5 matched and the
- * title does not hold is in the body. A body longer than SNIPPET_SOURCE_CHARS is read whole.
+ * title does not hold is in the body.
  */
 function groupOf(db: Services['db'], h: TextHit, checks: CheckedPhrase[]): 0 | 1 | null {
   const inTitle = checks.map((c) => holdsPhrase(h.title, c));
@@ -154,10 +151,19 @@ function groupOf(db: Services['db'], h: TextHit, checks: CheckedPhrase[]): 0 | 1
   let body: string | undefined;
   for (let k = 0; k < checks.length; k++) {
     if (inTitle[k] || !checks[k].checked) continue;
-    body ??= h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content);
+    body ??= wholeBody(db, h);
     if (!holdsPhrase(body, checks[k])) return null;
   }
   return 1;
+}
+
+/**
+ * A hit's whole body. length() in SQL would count the characters of every hit's whole body; a
+ * body cut short by substr is exactly SNIPPET_SOURCE_CHARS long. A longer body is read whole, one
+ * hit at a time, so at most one such body (≤ SERVICE_MAX_PAGE_BYTES) is held.
+ */
+function wholeBody(db: Services['db'], h: TextHit): string {
+  return h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content);
 }
 
 /**
