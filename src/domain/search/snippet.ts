@@ -12,7 +12,8 @@ import type { Phrase } from './fts-query.ts';
  */
 export const TOKEN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
 const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
-const NON_ASCII = /[^\x00-\x7f]/;
+/** A character outside ASCII: text without one folds by lower-casing alone. */
+export const NON_ASCII = /[^\x00-\x7f]/;
 const MARKS = /\p{M}/gu;
 
 /** A token as the index compares it: lower case, without diacritics. */
