@@ -120,7 +120,7 @@ export type IndexWords = (text: string) => string[];
 function phraseMatch(p: Phrase, indexWords: IndexWords, column: string): string {
   const words = indexWords(p.text);
   if (words.length <= 1) return column + quotePhrase(p);
-  return words.map((w, i) => `${column}"${w.replaceAll('"', '""')}"${p.prefix && i === words.length - 1 ? '*' : ''}`).join(' AND ');
+  return words.map((w, i) => column + quotePhrase({ text: w, prefix: p.prefix && i === words.length - 1 })).join(' AND ');
 }
 
 /** Every phrase's words anywhere in the page (title or body). */
