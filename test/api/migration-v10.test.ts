@@ -1,11 +1,10 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PAGE_SIZE } from '../../src/store/db.ts';
 import { SCHEMA_VERSION, STEPS } from '../../src/store/migrations.ts';
 import { makeOldDatabase } from '../support/old-db.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 // Schema version 10 (issue 22) stores a revision's state once: the newest in the page row, older
@@ -13,15 +12,7 @@ import { startServer, type TestServer } from '../support/server.ts';
 // every revision a full copy) is rewritten on open: every page and every revision reads back byte
 // for byte.
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-mig10-'));
-  dirs.push(d);
-  return d;
-};
+const tempDir = tempDirs('mig10');
 
 const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => `w${(i * 7919 + seed * 104729) % 5003}`).join(' ');
 

@@ -1,26 +1,17 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { historyStates } from '../../src/store/pages.ts';
 import { makeOldDatabase } from '../support/old-db.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 import { newAgent, startServer } from '../support/server.ts';
 
 // A database made by schema version 3 (test/support/schema-v3.sql, the schema.sql of that
 // version) is brought to the current version: every page and revision kept, and the revisions of pages
 // that have an ACL treated as written under it.
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-mig-'));
-  dirs.push(d);
-  return d;
-};
+const tempDir = tempDirs('mig');
 
 type Cols = Record<string, string[]>;
 function shape(db: Database.Database): Cols {

@@ -1,24 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { openDb, type Db } from '../../src/store/db.ts';
 import { queueForIndex, trimQueue } from '../../src/store/fts-index.ts';
 import { createReplicaFullTextIndex } from '../../src/store/replica-fts.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 // A replica's own full-text index (src/store/replica-fts.ts) over a read-only copy, written here
 // directly: it follows the queue while its rows are there, and compares page versions once rows
 // were trimmed before it looked; a large first index goes in steps.
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('replica-fts');
 
 function setup(): { primary: Db; copy: Db } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-replica-fts-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const primary = openDb(dir);
   primary.exec(`INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'o', 'O', '');
     INSERT INTO spaces (id, org_id, slug, name, created_at, updated_at) VALUES (1, 1, 's', 'S', '', '');
