@@ -90,7 +90,7 @@ const seaConfig = {
 };
 fs.writeFileSync(path.join(dist, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
 // With the server's flags: V8 takes the SEA's code cache of the loader only from a run with the same
-// flags (--heap-growing-percent changes their hash; without it every start warned of a rejected cache).
+// flags (a flag that changes their hash would make every start warn of a rejected cache).
 execFileSync(nodeBin, [...nodeFlags(), '--experimental-sea-config', path.join(dist, 'sea-config.json')], { stdio: 'inherit' });
 
 const out = path.join(dist, 'kspace');

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BUNDLE_ASSET, wrapBundle } from '../../src/sea-wrap.ts';
 
@@ -40,5 +41,9 @@ for (;;) {
   if (Date.now() > deadline) throw new Error('the server did not answer /me within 60 s');
   await new Promise((r) => setTimeout(r, 5));
 }
+// `kspace serve` sets --heap-growing-percent a second after it starts (src/cli/serve.ts); a cache
+// written after that would carry another flag hash than a start has, and be rejected. Its default
+// value brings the start's hash back.
+v8.setFlagsFromString('--heap-growing-percent=0');
 fs.writeFileSync(outFile, script.createCachedData());
 process.exit(0);

@@ -1,10 +1,21 @@
 import type { Command } from 'commander';
+import v8 from 'node:v8';
 import { registerBackupCommands } from './backup.ts';
 import { ExitError } from './exit-error.ts';
 
 // The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
 // start without it.
 const loadConfigModule = () => import('../config.ts');
+
+// The old generation grows by 30 % of what survived the last full collection (docs/performance.md,
+// Memory). Set here, once the server has started, not in bin/node-flags: any V8 flag that is not
+// at its default changes V8's flag hash, and Node's built-in modules come with a code cache that V8
+// takes only under the hash it was made with. On the command line it made every start compile
+// node:http, undici, child_process, crypto... from source: cold start of the executable to the
+// first 200 ~100 ms longer (docs/performance.md, Cold start). The helper thread starts 250 ms after
+// the server listens (src/server.ts) and loads its built-ins before this is set.
+const HEAP_GROWING_FLAG = '--heap-growing-percent=30';
+const HEAP_FLAG_DELAY_MS = 1000;
 
 /** `kspace serve` and the offline `kspace admin` commands: they work on the data dir itself. */
 export function registerServeCommands(program: Command): void {
@@ -21,6 +32,7 @@ export function registerServeCommands(program: Command): void {
       const running = await serve(config, { checkpointer: true }).catch((e: unknown) => {
         throw e instanceof DataDirLockedError ? new ExitError(e.message, 1) : e;
       });
+      setTimeout(() => v8.setFlagsFromString(HEAP_GROWING_FLAG), HEAP_FLAG_DELAY_MS).unref();
       await new Promise<void>((resolve) => {
         const stop = () => {
           running.close().then(resolve, resolve);
