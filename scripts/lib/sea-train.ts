@@ -41,6 +41,7 @@ for (;;) {
   if (Date.now() > deadline) throw new Error('the server did not answer /me within 60 s');
   await new Promise((r) => setTimeout(r, 5));
 }
+await (mod.exports as { trainCommander?: () => Promise<void> }).trainCommander?.();
 // `kspace serve` sets --heap-growing-percent a second after it starts (src/cli/serve.ts); a cache
 // written after that would carry another flag hash than a start has, and be rejected. Its default
 // value brings the start's hash back.
