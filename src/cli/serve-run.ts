@@ -1,6 +1,5 @@
 // `kspace serve` itself: run by its commander command (cli/serve.ts) and, for a plain
 // `kspace serve [--data d] [--host h] [--port p]`, by cli/run.ts without commander.
-import v8 from 'node:v8';
 import { ExitError } from './exit-error.ts';
 
 export type ServeFlags = { data?: string; host?: string; port?: string };
@@ -26,7 +25,7 @@ export async function runServe(opts: ServeFlags): Promise<void> {
   const running = await serve(config, { checkpointer: true }).catch((e: unknown) => {
     throw e instanceof DataDirLockedError ? new ExitError(e.message, 1) : e;
   });
-  setTimeout(() => v8.setFlagsFromString(HEAP_GROWING_FLAG), HEAP_FLAG_DELAY_MS).unref();
+  setTimeout(() => process.getBuiltinModule('node:v8').setFlagsFromString(HEAP_GROWING_FLAG), HEAP_FLAG_DELAY_MS).unref(); // node:v8 loads then, not at start
   await new Promise<void>((resolve) => {
     const stop = () => {
       running.close().then(resolve, resolve);
