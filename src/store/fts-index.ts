@@ -26,17 +26,25 @@ export const FTS_FILE = 'kspace-fts.db';
 // table was created with other options is rebuilt at start (hasCurrentFormat), so any edit of
 // INDEX_OPTIONS, even of its spacing, re-indexes every deployment once.
 //
-// detail = column: the index records which column of a page holds a word, not where in it
-// (positions were half the index: 20,000 pages of 2 KB took 35.1 MB with them, 18.4 MB without;
-// docs/performance.md). FTS5 then refuses phrases of more than one word: a phrase goes to it as
-// the AND of its words, and the words' adjacency is checked in JS (domain/search/full-text.ts).
+// detail = none: the index records which pages hold a word, not where in them nor in which
+// column (20,000 pages of 2 KB: 35.1 MB with positions, 16.4 MB with columns, 6.4 MB with
+// neither; docs/performance.md). FTS5 then refuses phrases of more than one word and column
+// filters: a phrase goes to it as the AND of its words, and the words' adjacency is checked in JS
+// (domain/search/full-text.ts); the titles have an index of their own, title_fts (0.5 MB for
+// those pages), which finds the hits ranked first (a title holding every word).
 export const INDEX_TOKENIZER = 'unicode61 remove_diacritics 2';
-export const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1, detail = column,
+export const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1, detail = none,
   tokenize = '${INDEX_TOKENIZER}'`;
-const INDEX_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS fts.page_fts USING fts5(
+export const TITLE_INDEX_OPTIONS = `title, content = '', contentless_delete = 1, detail = none, tokenize = '${INDEX_TOKENIZER}'`;
+
+/** The index's two tables, in the schema `schema` ('fts.' on the index connection, '' in a file of their own). */
+export function indexTables(schema: string): string {
+  return `CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}page_fts USING fts5(
   ${INDEX_OPTIONS}
-);`;
-const SCHEMA = `${INDEX_TABLE}
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}title_fts USING fts5(${TITLE_INDEX_OPTIONS});`;
+}
+const SCHEMA = `${indexTables('fts.')}
 CREATE TABLE IF NOT EXISTS fts.fts_state (
   id          INTEGER PRIMARY KEY CHECK (id = 1),
   generation  TEXT NOT NULL,       -- equals derived_state.fts_generation of the kspace.db it indexes
@@ -101,7 +109,7 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
     stmt(main, "INSERT OR REPLACE INTO derived_state (name, value) VALUES ('fts_generation', ?)").run(fresh);
     stmt(main, 'INSERT INTO fts_queue (page_id) SELECT id FROM pages WHERE deleted_at IS NULL ORDER BY id').run();
   }).immediate();
-  // An index of an older format held a copy of every page (or positions, or had no
+  // An index of an older format held a copy of every page (or positions, or columns, or had no
   // auto_vacuum): give its pages back to the disk, and the file its auto_vacuum mode.
   if (!current) {
     idx.exec('VACUUM fts');
@@ -113,12 +121,18 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
 }
 
 /**
- * Whether the index table is the one INDEX_OPTIONS defines (kspace before 2026-11-22 kept the
- * text in it, until 2026-11-26 word positions) in a file with incremental auto_vacuum.
+ * Whether the index tables are the ones indexTables defines (kspace before 2026-11-22 kept the
+ * text in page_fts, until 2026-11-26 word positions, until 2026-11-27 columns and no title_fts)
+ * in a file with incremental auto_vacuum.
  */
 export function hasCurrentFormat(idx: Db): boolean {
-  const r = stmt(idx, "SELECT sql FROM fts.sqlite_schema WHERE type = 'table' AND name = 'page_fts'").get() as { sql: string } | undefined;
-  return r !== undefined && r.sql.includes(INDEX_OPTIONS) && idx.pragma('fts.auto_vacuum', { simple: true }) === AUTO_VACUUM_INCREMENTAL;
+  return hasIndexTables(idx, 'fts.') && idx.pragma('fts.auto_vacuum', { simple: true }) === AUTO_VACUUM_INCREMENTAL;
+}
+
+/** Whether the schema `schema` holds both index tables with today's options. */
+export function hasIndexTables(db: Db, schema: string): boolean {
+  const sql = (name: string) => stmt(db, `SELECT sql FROM ${schema}sqlite_schema WHERE type = 'table' AND name = ?`).pluck().get(name) as string | undefined;
+  return sql('page_fts')?.includes(INDEX_OPTIONS) === true && sql('title_fts')?.includes(TITLE_INDEX_OPTIONS) === true;
 }
 const AUTO_VACUUM_INCREMENTAL = 2;
 
@@ -130,9 +144,14 @@ const AUTO_VACUUM_INCREMENTAL = 2;
  * large ones (20,000 pages: 18.4 MB, 16.4 MB merged into one).
  */
 export function mergeStep(idx: Db, pages: number): boolean {
+  // The titles' index first: it is small (one step mostly merges all of it).
+  return mergeStepOf(idx, 'title_fts', pages) || mergeStepOf(idx, 'page_fts', pages);
+}
+
+function mergeStepOf(idx: Db, table: 'page_fts' | 'title_fts', pages: number): boolean {
   const changes = stmt(idx, 'SELECT total_changes()').pluck();
   const before = changes.get() as number;
-  stmt(idx, "INSERT INTO fts.page_fts (page_fts, rank) VALUES ('merge', ?)").run(-pages);
+  stmt(idx, `INSERT INTO fts.${table} (${table}, rank) VALUES ('merge', ?)`).run(-pages);
   // The command itself counts one change; work done counts more (FTS5's documentation).
   return (changes.get() as number) - before >= 2;
 }
@@ -211,14 +230,13 @@ export function indexQueued(idx: Db, limit: number): { rows: number; seq: number
     // FTS5 spends ~10 µs on a delete even of a rowid it does not hold (measured: 110 → 123 µs a
     // 2 KB page): a new page, the common case, is only looked up in the index's docsize table.
     const indexed = stmt(idx, 'SELECT 1 FROM fts.page_fts_docsize WHERE id = ?').pluck();
-    const del = stmt(idx, 'DELETE FROM fts.page_fts WHERE rowid = ?');
-    const ins = stmt(idx, 'INSERT INTO fts.page_fts (rowid, title, content) VALUES (?, ?, ?)');
+    const index = indexWriter(idx, 'fts.');
     const done = new Set<number>();
     for (const r of rows) {
       if (done.has(r.page_id)) continue;
       done.add(r.page_id);
-      if (indexed.get(r.page_id) !== undefined) del.run(r.page_id);
-      if (r.title !== null && r.deleted_at === null) ins.run(r.page_id, r.title, r.content);
+      if (indexed.get(r.page_id) !== undefined) index.remove(r.page_id);
+      if (r.title !== null && r.deleted_at === null) index.add(r.page_id, r.title, r.content!);
     }
     const seq = rows[rows.length - 1].seq;
     stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = ? WHERE id = 1').run(seq);
@@ -243,20 +261,42 @@ export function rebuildIndex(idx: Db): void {
   idx.transaction(() => {
     stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = indexed_seq WHERE id = 1').run();
     emptyIndex(idx);
-    stmt(idx, "INSERT INTO fts.page_fts (page_fts, rank) VALUES ('automerge', 0)").run();
+    for (const t of ['page_fts', 'title_fts']) stmt(idx, `INSERT INTO fts.${t} (${t}, rank) VALUES ('automerge', 0)`).run();
     stmt(idx, `INSERT INTO fts.page_fts (rowid, title, content)
       SELECT id, title, content FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
-    stmt(idx, "INSERT INTO fts.page_fts (page_fts) VALUES ('optimize')").run();
-    stmt(idx, "INSERT INTO fts.page_fts (page_fts, rank) VALUES ('automerge', 4)").run();
+    stmt(idx, `INSERT INTO fts.title_fts (rowid, title)
+      SELECT id, title FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
+    for (const t of ['page_fts', 'title_fts']) {
+      stmt(idx, `INSERT INTO fts.${t} (${t}) VALUES ('optimize')`).run();
+      stmt(idx, `INSERT INTO fts.${t} (${t}, rank) VALUES ('automerge', 4)`).run();
+    }
     // Same snapshot as the pages just read: later queue rows are indexed as usual.
     stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = ? WHERE id = 1').run(lastQueued(idx));
   })();
   idx.pragma('fts.incremental_vacuum'); // pages the old table left and the new one did not reuse
 }
 
-/** Drops and recreates the index table: far cheaper than deleting every row of it. */
+/** Drops and recreates the index tables: far cheaper than deleting every row of them. */
 function emptyIndex(idx: Db): void {
-  idx.exec(`DROP TABLE fts.page_fts; ${INDEX_TABLE}`);
+  idx.exec(`DROP TABLE IF EXISTS fts.page_fts; DROP TABLE IF EXISTS fts.title_fts; ${indexTables('fts.')}`);
+}
+
+/** Adds and removes pages in both index tables (of the schema `schema`), inside the caller's transaction. */
+export function indexWriter(db: Db, schema: string): { add(id: number, title: string, content: string): void; remove(id: number): void } {
+  const delPage = stmt(db, `DELETE FROM ${schema}page_fts WHERE rowid = ?`);
+  const delTitle = stmt(db, `DELETE FROM ${schema}title_fts WHERE rowid = ?`);
+  const insPage = stmt(db, `INSERT INTO ${schema}page_fts (rowid, title, content) VALUES (?, ?, ?)`);
+  const insTitle = stmt(db, `INSERT INTO ${schema}title_fts (rowid, title) VALUES (?, ?)`);
+  return {
+    add(id, title, content) {
+      insPage.run(id, title, content);
+      insTitle.run(id, title);
+    },
+    remove(id) {
+      delPage.run(id);
+      delTitle.run(id);
+    },
+  };
 }
 
 /** Removes queue rows the index already holds (run by the server, which owns kspace.db's writes). */

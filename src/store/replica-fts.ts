@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { nativeBindingOption, stmt, type Db } from './db.ts';
 import { ensurePrivateFile } from './files.ts';
-import { INDEX_OPTIONS, lastQueued } from './fts-index.ts';
+import { hasIndexTables, indexTables, indexWriter, lastQueued } from './fts-index.ts';
 import type { FullTextIndex } from './fts-sync.ts';
 
 // A replica's full-text index (SERVICE_ROLE=replica, docs/scale-out.md): a file of its own,
@@ -27,7 +27,7 @@ import type { FullTextIndex } from './fts-sync.ts';
 
 export const REPLICA_FTS_FILE = 'kspace-replica-fts.db';
 
-const SCHEMA = `CREATE VIRTUAL TABLE IF NOT EXISTS page_fts USING fts5(${INDEX_OPTIONS});
+const SCHEMA = `${indexTables('')}
 CREATE TABLE IF NOT EXISTS replica_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   generation TEXT NOT NULL,   -- derived_state.fts_generation of the kspace.db indexed
@@ -81,24 +81,23 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
       const known = stmt(w, 'SELECT page_id, version, live FROM replica_pages WHERE page_id = ?');
       const put = stmt(w, 'INSERT OR REPLACE INTO replica_state (id, generation, seq, scan_from, scan_seq) VALUES (1, ?, ?, ?, ?)');
       return w.transaction((): boolean => {
-        const del = stmt(w, 'DELETE FROM page_fts WHERE rowid = ?');
-        const ins = stmt(w, 'INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
+        const index = indexWriter(w, '');
         const record = stmt(w, 'INSERT OR REPLACE INTO replica_pages (page_id, version, live) VALUES (?, ?, ?)');
         const forget = stmt(w, 'DELETE FROM replica_pages WHERE page_id = ?');
         const apply = (id: number) => {
           const before = known.get(id) as Indexed | undefined;
           const p = get.get(id) as (PageRow & { title: string; content: string }) | undefined;
-          if (before?.live) del.run(id);
+          if (before?.live) index.remove(id);
           if (!p) {
             forget.run(id);
             return;
           }
-          if (p.live) ins.run(id, p.title, p.content);
+          if (p.live) index.add(id, p.title, p.content);
           record.run(id, p.version, p.live);
         };
         // Another kspace.db (a restore, a new index generation) or an index of another format: start over.
-        if (!st || st.generation !== generation || hasOtherFormat(w)) {
-          w.exec(`DROP TABLE IF EXISTS page_fts; CREATE VIRTUAL TABLE page_fts USING fts5(${INDEX_OPTIONS}); DELETE FROM replica_pages;`);
+        if (!st || st.generation !== generation || !hasIndexTables(w, '')) {
+          w.exec(`DROP TABLE IF EXISTS page_fts; DROP TABLE IF EXISTS title_fts; ${indexTables('')} DELETE FROM replica_pages;`);
           put.run(generation, 0, 0, last);
           st = stateOf(w)!;
         }
@@ -200,9 +199,4 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
       writer = null;
     },
   };
-}
-
-function hasOtherFormat(w: Db): boolean {
-  const sql = stmt(w, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'page_fts'").pluck().get() as string | undefined;
-  return sql === undefined || !sql.includes(INDEX_OPTIONS);
 }

@@ -3,19 +3,34 @@ import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 
 // The access-filtered full-text queries. They run on the index connection (kspace.db with
-// kspace-fts.db attached, fts-index.ts), where page_fts is the index's table. MATCH expressions
+// kspace-fts.db attached, fts-index.ts), where page_fts and title_fts are the index's tables. MATCH expressions
 // come from domain/search/fts-query.ts and are always bound, never spliced in.
 //
 // No query here ranks by bm25 or reads any other statistic of the whole index: those count pages
 // the caller may not read (domain/search/full-text.ts says why and what ranks instead).
 
 /**
- * Up to `limit` ids of pages matching `match` with ids in [lo, hi], newest first: a doclist walk,
+ * What a walk of the index asks for: the pages whose titles (title_fts) or whose text, title and
+ * body together (page_fts), match `match`; with `notTitles`, less those whose titles match it.
+ */
+export type IdQuery = { index: 'titles' | 'pages'; match: string; notTitles: boolean };
+
+const ID_QUERIES = {
+  titles: 'SELECT rowid FROM title_fts WHERE title_fts MATCH @match AND rowid BETWEEN @lo AND @hi ORDER BY rowid DESC LIMIT @limit',
+  pages: 'SELECT rowid FROM page_fts WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi ORDER BY rowid DESC LIMIT @limit',
+  // The titles' matches of the window are read once (a list SQLite builds before the walk).
+  notTitles: `SELECT rowid FROM page_fts WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
+    AND rowid NOT IN (SELECT rowid FROM title_fts WHERE title_fts MATCH @match AND rowid BETWEEN @lo AND @hi)
+    ORDER BY rowid DESC LIMIT @limit`,
+};
+
+/**
+ * Up to `limit` ids of pages matching `q` with ids in [lo, hi], newest first: a doclist walk,
  * no ranking. FTS5 applies the id range to every word's page list, so the range bounds the work.
  */
-export function matchingIds(db: Db, match: string, lo: number, hi: number, limit: number): number[] {
-  return stmt(db, 'SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?')
-    .pluck().all(match, lo, hi, limit) as number[];
+export function matchingIds(db: Db, q: IdQuery, lo: number, hi: number, limit: number): number[] {
+  const sql = q.index === 'titles' ? ID_QUERIES.titles : q.notTitles ? ID_QUERIES.notTitles : ID_QUERIES.pages;
+  return stmt(db, sql).pluck().all({ match: q.match, lo, hi, limit }) as number[];
 }
 
 /** `content` is the body's first SNIPPET_SOURCE_CHARS characters: shorter means it is the whole body. */

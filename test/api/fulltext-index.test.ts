@@ -139,32 +139,42 @@ describe('full-text index kept by the helper', () => {
     expect(fs.statSync(path.join(dir, FTS_FILE)).size).toBeLessThan(before / 10);
   });
 
-  it('an index with word positions (detail=full, until 2026-11-26) and no auto_vacuum is replaced: detail=column, phrases still work', async () => {
+  // The tables kspace wrote from 2026-11-22 to 2026-11-26 (contentless, with positions, in a file
+  // without auto_vacuum) and until 2026-11-27 (detail = column, no titles' index), same
+  // generation and queue position, holding a stale word: replaced by today's, phrases and the
+  // title-first order still work.
+  it.each([
+    ['word positions (detail=full) and no auto_vacuum', '', 'PRAGMA auto_vacuum = NONE; VACUUM;'],
+    ['columns (detail=column) and no titles\' index', ', detail = column', ''],
+  ])('an index with %s is replaced: detail=none with a titles\' index', async (_, detail, vacuum) => {
     let s = await startFresh();
+    await put(s, 'titled', { title: 'Marmoset', content: 'pygmy' });
     await put(s, 'kept', { title: 'Kept', content: 'the pygmy marmoset' });
     await put(s, 'apart', { title: 'Apart', content: 'a marmoset, not pygmy' });
     expect(await hits(s, '"pygmy marmoset"')).toEqual(['kept']);
     await s.stop();
-    // The table kspace wrote from 2026-11-22 to 2026-11-26 (contentless, with positions), in a
-    // file without auto_vacuum, same generation and queue position, holding a stale word.
     const file = path.join(dir, FTS_FILE);
     const old = new Database(file);
-    old.exec(`DROP TABLE page_fts; CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = '', contentless_delete = 1,
-      tokenize = 'unicode61 remove_diacritics 2'); PRAGMA auto_vacuum = NONE; VACUUM;`);
+    old.exec(`DROP TABLE page_fts; DROP TABLE title_fts; CREATE VIRTUAL TABLE page_fts USING fts5(title, content, content = '', contentless_delete = 1${detail},
+      tokenize = 'unicode61 remove_diacritics 2'); ${vacuum}`);
     const ins = old.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
-    ins.run(1, 'Kept', 'the pygmy marmoset stale');
-    ins.run(2, 'Apart', 'a marmoset, not pygmy');
-    expect(old.pragma('auto_vacuum', { simple: true })).toBe(0);
+    ins.run(1, 'Marmoset', 'pygmy');
+    ins.run(2, 'Kept', 'the pygmy marmoset stale');
+    ins.run(3, 'Apart', 'a marmoset, not pygmy');
     old.close();
 
     s = await start();
     expect(await hits(s, 'stale')).toEqual([]);
     expect(await hits(s, '"pygmy marmoset"')).toEqual(['kept']);
-    expect(await hits(s, 'pygmy marmoset')).toEqual(['apart', 'kept']);
+    expect(await hits(s, 'pygmy marmoset')).toEqual(['apart', 'kept', 'titled']);
+    // The title first, then the newest first.
+    const r = await fetch(`${s.url}/search?q=marmoset`, { headers: authHeaders() });
+    expect(((await r.json()) as { hits: Array<{ path: string }> }).hits.map((h) => h.path)).toEqual(['titled', 'apart', 'kept']);
     await s.stop();
     const after = new Database(file, { readonly: true });
     try {
-      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'page_fts'").get() as { sql: string }).sql).toContain('detail = column');
+      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'page_fts'").get() as { sql: string }).sql).toContain('detail = none');
+      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'title_fts'").get() as { sql: string }).sql).toContain('detail = none');
       expect(after.pragma('auto_vacuum', { simple: true })).toBe(2); // incremental
     } finally {
       after.close();

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkQuery, checkedPhrases, matchAll, matchRest, matchTitle, parseQuery } from '../../src/domain/search/fts-query.ts';
-import { INDEX_OPTIONS } from '../../src/store/fts-index.ts';
+import { checkQuery, checkedPhrases, groupQueries, matchAll, parseQuery } from '../../src/domain/search/fts-query.ts';
+import { INDEX_OPTIONS, TITLE_INDEX_OPTIONS } from '../../src/store/fts-index.ts';
 import { indexWords } from '../../src/store/fts-tokens.ts';
 
 describe('parseQuery', () => {
@@ -35,26 +35,28 @@ describe('parseQuery', () => {
 
 describe('match expressions', () => {
   // A phrase of one word goes as it was written; one of several as the AND of the words the
-  // index's tokenizer makes of it (the index keeps no positions), and is then checked in JS: the
-  // other hits' expression is then no longer "NOT all in the title" (the check decides that).
-  const notTitle = (all: string, title: string) => `(${all}) NOT (${title})`;
+  // index's tokenizer makes of it (the index keeps no positions), and is then checked in JS. The
+  // first group's candidates are the titles matching it; the others' the pages matching it, less
+  // those titles, unless a phrase is checked (the check decides the group then).
   it.each([
-    ['one two', '"one" AND "two"', '{title} : "one" AND {title} : "two"', notTitle, [false, false]],
-    ['Café "x"*', '"Café" AND "x"*', '{title} : "Café" AND {title} : "x"*', notTitle, [false, false]],
-    ['"a b"*', '"a" AND "b"*', '{title} : "a" AND {title} : "b"*', null, [true]],
-    ['"Red  Pandas" x', '"red" AND "pandas" AND "x"', '{title} : "red" AND {title} : "pandas" AND {title} : "x"', null, [true, false]],
-    ['a"b NEAR(', '"a" AND "b" AND "NEAR("', '{title} : "a" AND {title} : "b" AND {title} : "NEAR("', null, [true, false]],
-    ['foo-bar', '"foo" AND "bar"', '{title} : "foo" AND {title} : "bar"', null, [true]],
+    ['one two', '"one" AND "two"', [false, false]],
+    ['Café "x"*', '"Café" AND "x"*', [false, false]],
+    ['"a b"*', '"a" AND "b"*', [true]],
+    ['"Red  Pandas" x', '"red" AND "pandas" AND "x"', [true, false]],
+    ['a"b NEAR(', '"a" AND "b" AND "NEAR("', [true, false]],
+    ['foo-bar', '"foo" AND "bar"', [true]],
     // JS sees one word, the index two (U+0305 is a separator to unicode61): the index's words go, and it is checked.
-    ['ab\u0305cd', '"ab" AND "cd"', '{title} : "ab" AND {title} : "cd"', null, [true]],
+    ['ab\u0305cd', '"ab" AND "cd"', [true]],
     // FTS5's parser ends a string at a NUL (a 500 before): it goes as a space, or between the words.
-    ['x\u0000', '"x "', '{title} : "x "', notTitle, [false]],
-    ['a\u0000b', '"a" AND "b"', '{title} : "a" AND {title} : "b"', null, [true]],
-  ] as const)('%j', (q, all, title, rest, checked) => {
+    ['x\u0000', '"x "', [false]],
+    ['a\u0000b', '"a" AND "b"', [true]],
+  ] as const)('%j', (q, all, checked) => {
     const phrases = parseQuery(q);
     expect(matchAll(phrases, indexWords)).toBe(all);
-    expect(matchTitle(phrases, indexWords)).toBe(title);
-    expect(matchRest(phrases, indexWords)).toBe(rest ? rest(all, title) : all);
+    expect(groupQueries(phrases, indexWords)).toEqual([
+      { index: 'titles', match: all, notTitles: false },
+      { index: 'pages', match: all, notTitles: !checked.some(Boolean) },
+    ]);
     expect(checkedPhrases(phrases, indexWords).map((c) => c.checked)).toEqual(checked);
   });
 });
@@ -88,13 +90,17 @@ describe('checkQuery', () => {
   });
 });
 
-// Whatever the text, the expressions are valid FTS5 over a table shaped like page_fts.
+// Whatever the text, the expressions are valid FTS5 over tables shaped like page_fts and title_fts.
 describe('every query is a valid FTS5 expression', () => {
   const db = new Database(':memory:');
-  // The index's own options: detail = column refuses any quoted string of more than one word.
-  db.exec(`CREATE VIRTUAL TABLE t USING fts5(${INDEX_OPTIONS.replace("content = '', contentless_delete = 1, ", '')});
-           INSERT INTO t (title, content) VALUES ('Café "quoted" NEAR', 'AND OR NOT * ^ col:x -y 漢字 a"b');`);
+  // The index's own options: detail = none refuses any quoted string of more than one word, and column filters.
+  const withText = (options: string) => options.replace("content = '', contentless_delete = 1, ", '');
+  db.exec(`CREATE VIRTUAL TABLE t USING fts5(${withText(INDEX_OPTIONS)});
+           CREATE VIRTUAL TABLE tt USING fts5(${withText(TITLE_INDEX_OPTIONS)});
+           INSERT INTO t (title, content) VALUES ('Café "quoted" NEAR', 'AND OR NOT * ^ col:x -y 漢字 a"b');
+           INSERT INTO tt (title) VALUES ('Café "quoted" NEAR');`);
   const count = db.prepare('SELECT count(*) AS n FROM t WHERE t MATCH ?');
+  const countTitles = db.prepare('SELECT count(*) AS n FROM tt WHERE tt MATCH ?');
   afterAll(() => db.close());
   const text = fc.oneof(
     fc.string({ maxLength: 40 }),
@@ -110,7 +116,9 @@ describe('every query is a valid FTS5 expression', () => {
     fc.assert(fc.property(text, (q) => {
       const phrases = parseQuery(q);
       if (phrases.length === 0) return;
-      for (const m of [matchAll(phrases, indexWords), matchTitle(phrases, indexWords), matchRest(phrases, indexWords)]) count.get(m);
+      const m = matchAll(phrases, indexWords);
+      count.get(m);
+      countTitles.get(m);
     }), { numRuns: 2000 });
   });
 

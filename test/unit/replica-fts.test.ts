@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { openDb, type Db } from '../../src/store/db.ts';
 import { queueForIndex, trimQueue } from '../../src/store/fts-index.ts';
-import { createReplicaFullTextIndex } from '../../src/store/replica-fts.ts';
+import { REPLICA_FTS_FILE, createReplicaFullTextIndex } from '../../src/store/replica-fts.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
 // A replica's own full-text index (src/store/replica-fts.ts) over a read-only copy, written here
@@ -31,8 +31,8 @@ function write(db: Db, id: number | null, title: string, content: string, delete
   return pid;
 }
 
-const hits = (idx: ReturnType<typeof createReplicaFullTextIndex>, term: string) =>
-  (idx.conn().prepare('SELECT rowid FROM fts.page_fts WHERE page_fts MATCH ? ORDER BY rowid').pluck().all(term) as number[]);
+const hits = (idx: ReturnType<typeof createReplicaFullTextIndex>, term: string, table = 'page_fts') =>
+  (idx.conn().prepare(`SELECT rowid FROM fts.${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(term) as number[]);
 
 describe('a replica full-text index', () => {
   it('follows the queue, then compares versions when rows were trimmed before it looked', async () => {
@@ -73,6 +73,31 @@ describe('a replica full-text index', () => {
     primary.prepare('DELETE FROM pages WHERE id = ?').run(ids[0]);
     await idx.synced();
     expect(hits(idx, 'page').length).toBe(1199);
+    idx.close();
+    copy.close();
+    primary.close();
+  });
+
+  it('keeps the titles\' index too, and replaces an index of the format before it (columns, no titles\' index)', async () => {
+    const { primary, copy } = setup();
+    const a = write(primary, null, 'alpha words', 'body');
+    const b = write(primary, null, 'beta', 'words');
+    let idx = createReplicaFullTextIndex(copy);
+    await idx.synced();
+    expect(hits(idx, 'words')).toEqual([a, b]);
+    expect(hits(idx, 'words', 'title_fts')).toEqual([a]);
+    idx.close();
+    // The file as kspace wrote it until 2026-11-27, caught up with this copy: replaced, not trusted.
+    const old = new Database(path.join(path.dirname(copy.name), REPLICA_FTS_FILE));
+    old.exec(`DROP TABLE page_fts; DROP TABLE title_fts; CREATE VIRTUAL TABLE page_fts USING fts5(title, content,
+      content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 2');
+      INSERT INTO page_fts (rowid, title, content) VALUES (${b}, 'beta', 'stale');`);
+    old.close();
+    idx = createReplicaFullTextIndex(copy);
+    await idx.synced();
+    expect(hits(idx, 'stale')).toEqual([]);
+    expect(hits(idx, 'words')).toEqual([a, b]);
+    expect(hits(idx, 'words', 'title_fts')).toEqual([a]);
     idx.close();
     copy.close();
     primary.close();

@@ -5,14 +5,16 @@
 // treats as it treats page text, so `AND`, `NEAR(`, `-x`, `col:x` or `^` search for words,
 // never change the query's meaning, and cannot make FTS5 fail. That holds because every phrase
 // goes to FTS5 as double-quoted strings (inner quotes doubled), the only FTS5 syntax used
-// besides `*`, `AND`, `NOT`, parentheses and the `{title}` column filter this module writes.
+// besides `*` and `AND`.
 //
-// The index keeps no word positions (detail = column, store/fts-index.ts), and FTS5 refuses a
-// quoted string it splits into more than one word. A phrase of one word (as the index's own
-// tokenizer splits it: `indexWords`) goes to FTS5 as before; a phrase of several goes as the AND
-// of its words, in the same column filter, and is checked: the words next to each other in the
-// title or in the body (phrase-check.ts, applied by full-text.ts).
+// The index keeps no word positions and no columns (detail = none, store/fts-index.ts): FTS5
+// refuses a quoted string it splits into more than one word, and any column filter. A phrase of
+// one word (as the index's own tokenizer splits it: `indexWords`) goes to FTS5 as written; a
+// phrase of several goes as the AND of its words, and is checked: the words next to each other
+// in the title or in the body (phrase-check.ts, applied by full-text.ts). Titles have an index of
+// their own (title_fts), which finds the group of hits ranked first.
 import type { Issue } from '../issues.ts';
+import type { IdQuery } from '../../store/search.ts';
 import { foldedWords, type PhraseWords } from './phrase-check.ts';
 import { TOKEN, foldToken } from './snippet.ts';
 
@@ -113,34 +115,29 @@ export function quotePhrase(p: Phrase): string {
 /** The words the index's tokenizer makes of a text, folded (store/fts-tokens.ts). */
 export type IndexWords = (text: string) => string[];
 
-/**
- * A phrase as FTS5 gets it, `column` ('' or a filter such as '{title} : ') before each string:
- * one quoted string when the index makes one word (or none) of it, else the AND of its words.
- */
-function phraseMatch(p: Phrase, indexWords: IndexWords, column: string): string {
+/** A phrase as FTS5 gets it: one quoted string when the index makes one word (or none) of it, else the AND of its words. */
+function phraseMatch(p: Phrase, indexWords: IndexWords): string {
   const words = indexWords(p.text);
-  if (words.length <= 1) return column + quotePhrase(p);
-  return words.map((w, i) => column + quotePhrase({ text: w, prefix: p.prefix && i === words.length - 1 })).join(' AND ');
+  if (words.length <= 1) return quotePhrase(p);
+  return words.map((w, i) => quotePhrase({ text: w, prefix: p.prefix && i === words.length - 1 })).join(' AND ');
 }
 
-/** Every phrase's words anywhere in the page (title or body). */
+/** Every phrase's words, anywhere in what the index holds of a page (or of a title). */
 export function matchAll(phrases: Phrase[], indexWords: IndexWords): string {
-  return phrases.map((p) => phraseMatch(p, indexWords, '')).join(' AND ');
-}
-
-/** Every phrase's words in the title: the candidates of the group of hits ranked first. */
-export function matchTitle(phrases: Phrase[], indexWords: IndexWords): string {
-  return phrases.map((p) => phraseMatch(p, indexWords, '{title} : ')).join(' AND ');
+  return phrases.map((p) => phraseMatch(p, indexWords)).join(' AND ');
 }
 
 /**
- * The candidates of the other hits. Without a phrase to check, every phrase somewhere but not
- * all of them in the title. With one, every phrase's words somewhere: a page whose title holds
- * a phrase's words but not the phrase belongs here, so the group is decided by the check.
+ * The candidates of the two groups of hits. First the pages whose title holds every phrase's
+ * words (the titles' index). Then, without a phrase to check, the pages holding every phrase's
+ * words but whose title does not; with one, every page holding every phrase's words: a page
+ * whose title holds a phrase's words but not the phrase belongs there, so the group is decided
+ * by the check.
  */
-export function matchRest(phrases: Phrase[], indexWords: IndexWords): string {
-  if (phrases.some((p) => needsCheck(p, indexWords))) return matchAll(phrases, indexWords);
-  return `(${matchAll(phrases, indexWords)}) NOT (${matchTitle(phrases, indexWords)})`;
+export function groupQueries(phrases: Phrase[], indexWords: IndexWords): [IdQuery, IdQuery] {
+  const match = matchAll(phrases, indexWords);
+  const checking = phrases.some((p) => needsCheck(p, indexWords));
+  return [{ index: 'titles', match, notTitles: false }, { index: 'pages', match, notTitles: !checking }];
 }
 
 /**

@@ -4,7 +4,7 @@ import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
 import { indexWords } from '../../store/fts-tokens.ts';
-import { checkQuery, checkedPhrases, countWords, matchRest, matchTitle, parseQuery, prefixWord, type CheckedPhrase, type Phrase } from './fts-query.ts';
+import { checkQuery, checkedPhrases, countWords, groupQueries, parseQuery, prefixWord, type CheckedPhrase, type Phrase } from './fts-query.ts';
 import { holdsPhrase } from './phrase-check.ts';
 import { snippetMaker } from './snippet.ts';
 
@@ -38,14 +38,15 @@ import { snippetMaker } from './snippet.ts';
 // matches pages on). `ranking` is an object, not constants, so that tests can exercise the
 // bounds on a few pages.
 //
-// Phrases. The index keeps no word positions (detail = column): FTS5 finds the pages holding
-// every word of a phrase of several words (fts-query.ts), and each readable candidate is checked
-// here (phrase-check.ts): the words in a row in the title, or in a row in the body, never across
-// the two. Checked after the access filter, so only pages the caller may read are ever read for
-// it, and an answer depends on nothing else. With such a phrase the groups are decided by the
-// check too: a page is in the first when its title holds every phrase, else in the second when
-// each phrase is in its title or its body. A phrase of common words that are never next to each
-// other makes every candidate fail: the walk's bounds above stop it then.
+// Phrases. The index keeps no word positions (detail = none): FTS5 finds the pages (for the first
+// group, the titles) holding every word of a phrase of several words (fts-query.ts), and each
+// readable candidate is checked here (phrase-check.ts): the words in a row in the title, or in a
+// row in the body, never across the two. Checked after the access filter, so only pages the
+// caller may read are ever read for it, and an answer depends on nothing else. With such a phrase
+// the groups are decided by the check too: a page is in the first when its title holds every
+// phrase, else in the second when each phrase is in its title or its body. A phrase of common
+// words that are never next to each other makes every candidate fail: the walk's bounds above
+// stop it then.
 export const ranking = { window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 40, prefixMaxPages: 20_000 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
@@ -74,7 +75,7 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
   let spanned = 0;
   let steps = 0;
   let stop: SearchCursor | null = null;
-  const groups = [matchTitle(phrases, indexWords), matchRest(phrases, indexWords)];
+  const groups = groupQueries(phrases, indexWords);
   const checks = checkedPhrases(phrases, indexWords);
   const checking = checks.some((c) => c.checked);
   const newest = maxPageId(db);

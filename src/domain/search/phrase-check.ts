@@ -1,8 +1,8 @@
 // Whether a text holds a phrase: its words one after the other, as the index compares words
 // (case and diacritics folded, anything that is not a word between them ignored), the last one
-// possibly a prefix. Pure. The index (detail = column, store/fts-index.ts) knows which column
-// holds a word but not where: FTS5 finds the pages holding every word of a phrase, and this
-// decides, for each of those, whether the words are next to each other (full-text.ts).
+// possibly a prefix. Pure. The index (detail = none, store/fts-index.ts) knows which pages hold a
+// word but not where: FTS5 finds the pages holding every word of a phrase, and this decides, for
+// each of those, whether the words are next to each other (full-text.ts).
 //
 // Words are cut and folded exactly as snippets cut them (snippet.ts: TOKEN and foldToken, the
 // index's unicode61 rules with remove_diacritics), not by a tokenizer of their own; the two fast
