@@ -42,7 +42,7 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 5));
 }
 await (mod.exports as { trainCommander?: () => Promise<void> }).trainCommander?.();
-// `kspace serve` sets --heap-growing-percent a second after it starts (src/cli/serve.ts); a cache
+// `kspace serve` sets --heap-growing-percent a second after it starts (src/cli/serve-run.ts); a cache
 // written after that would carry another flag hash than a start has, and be rejected. Its default
 // value brings the start's hash back.
 v8.setFlagsFromString('--heap-growing-percent=0');
