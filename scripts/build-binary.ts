@@ -9,8 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { nodeFlags } from './lib/node-flags.ts';
-import { BUNDLE_ASSET, CODE_CACHE_ASSET, MCP_VENDOR_ASSET, MCP_VENDOR_EXTERNAL } from '../src/sea-wrap.ts';
-import { modules as mcpVendorModules } from '../src/mcp/vendor.ts';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET, VENDOR_BUNDLES } from '../src/sea-wrap.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -33,17 +32,22 @@ const bundle = (entry: string, outfile: string, external: string[] = []) => buil
   // import() of an external module as require() too (the executable has no ESM loader for it).
   supported: { 'dynamic-import': false },
 });
-// The MCP SDK and zod are a bundle of their own, evaluated on first use (src/mcp/vendor.ts).
-await bundle('src/sea-main.ts', 'kspace.cjs', MCP_VENDOR_EXTERNAL);
+// Dependencies a start never evaluates are bundles of their own, evaluated on first use (VENDOR_BUNDLES).
+await bundle('src/sea-main.ts', 'kspace.cjs', VENDOR_BUNDLES.flatMap((v) => v.external));
 oneByteSource(path.join(dist, 'kspace.cjs'));
-checkVendored(fs.readFileSync(path.join(dist, 'kspace.cjs'), 'latin1'));
-await bundle('src/mcp/vendor.ts', MCP_VENDOR_ASSET);
-oneByteSource(path.join(dist, MCP_VENDOR_ASSET));
+for (const v of VENDOR_BUNDLES) {
+  await bundle(v.entry, v.asset);
+  oneByteSource(path.join(dist, v.asset));
+}
+await checkVendored(fs.readFileSync(path.join(dist, 'kspace.cjs'), 'latin1'));
 
-/** Every MCP SDK or zod module the program's bundle requires is one that src/mcp/vendor.ts provides. */
-function checkVendored(source: string): void {
-  for (const [, id] of source.matchAll(/require\("((?:@modelcontextprotocol\/sdk\/|zod)[^"]*)"\)/g)) {
-    if (!Object.hasOwn(mcpVendorModules, id)) throw new Error(`build: the bundle requires ${id}, which src/mcp/vendor.ts does not list`);
+/** Every module of a vendor bundle that the program's bundle requires is one its entry lists. */
+async function checkVendored(source: string): Promise<void> {
+  for (const [, id] of source.matchAll(/require\("([^"]+)"\)/g)) {
+    const vendor = VENDOR_BUNDLES.find((v) => v.ids.test(id));
+    if (!vendor) continue;
+    const { modules } = await import(path.join(root, vendor.entry)) as { modules: Record<string, object> };
+    if (!Object.hasOwn(modules, id)) throw new Error(`build: the bundle requires ${id}, which ${vendor.entry} does not list`);
   }
 }
 // The SEA main script: a loader that runs kspace.cjs (an asset) with a trained code cache.
@@ -89,8 +93,9 @@ function assetFiles(): string[] {
 const addonHash = path.join(dist, 'better_sqlite3.node.sha256');
 fs.writeFileSync(addonHash, crypto.createHash('sha256').update(fs.readFileSync(addon)).digest('hex'));
 const assets: Record<string, string> = {
-  'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'), [MCP_VENDOR_ASSET]: path.join(dist, MCP_VENDOR_ASSET),
+  'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
 };
+for (const v of VENDOR_BUNDLES) assets[v.asset] = path.join(dist, v.asset);
 for (const f of assetFiles()) assets[f] = path.join(root, f);
 assets[BUNDLE_ASSET] = path.join(dist, 'kspace.cjs');
 const codeCache = trainCodeCache();

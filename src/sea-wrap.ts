@@ -9,30 +9,40 @@ export function wrapBundle(source: string): string {
 
 export const BUNDLE_ASSET = 'kspace.cjs';
 export const CODE_CACHE_ASSET = 'kspace.codecache';
-/** The MCP SDK and zod (src/mcp/vendor.ts), outside the program's bundle. */
-export const MCP_VENDOR_ASSET = 'mcp-vendor.cjs';
-/** What the program's bundle requires from MCP_VENDOR_ASSET: the build leaves these out of it. */
-export const MCP_VENDOR_EXTERNAL = ['@modelcontextprotocol/sdk/*', 'zod'];
+/**
+ * Dependencies that a server start never evaluates, bundled apart (each an asset, its entry
+ * listing what src/ imports from it; scripts/build-binary.ts checks it): the program's bundle
+ * and the code cache of a start are a third the size (docs/performance.md, Cold start). The
+ * first require of one of `ids` evaluates its bundle.
+ */
+export const VENDOR_BUNDLES = [
+  // The MCP SDK and zod: the first /mcp request, `kspace mcp`.
+  { asset: 'mcp-vendor.cjs', entry: 'src/mcp/vendor.ts', external: ['@modelcontextprotocol/sdk/*', 'zod'], ids: /^(?:zod|@modelcontextprotocol\/sdk\/.*)$/ },
+  // undici from npm: webhook deliveries, the remote template catalog (src/domain/net/guarded-fetch.ts).
+  { asset: 'undici-vendor.cjs', entry: 'src/domain/net/vendor.ts', external: ['undici'], ids: /^undici$/ },
+];
 
-const vendored = (id: string) => id === 'zod' || id.startsWith('@modelcontextprotocol/sdk/');
+type Run = (exports: object, req: NodeJS.Require, mod: object, filename: string, dirname: string) => void;
 
 /**
- * The bundle's `require`: the MCP SDK and zod come from the vendor bundle (`source` reads it),
+ * The bundle's `require`: a module of a vendor bundle comes from it (`source` reads the asset),
  * evaluated at the first such require; anything else (Node's built-ins) from `base`.
  */
-export function vendorRequire(base: NodeJS.Require, source: () => string): NodeJS.Require {
-  let modules: Record<string, object> | null = null;
-  const load = (): Record<string, object> => {
+export function vendorRequire(base: NodeJS.Require, source: (asset: string) => string): NodeJS.Require {
+  const loaded = new Map<string, Record<string, object>>();
+  const load = (asset: string): Record<string, object> => {
+    let modules = loaded.get(asset);
     if (modules) return modules;
     const mod = { exports: {} as { modules: Record<string, object> } };
-    const run = new vm.Script(wrapBundle(source()), { filename: MCP_VENDOR_ASSET }).runInThisContext() as (exports: object, req: NodeJS.Require, mod: object, filename: string, dirname: string) => void;
-    run(mod.exports, base, mod, MCP_VENDOR_ASSET, '.');
-    return (modules = mod.exports.modules);
+    (new vm.Script(wrapBundle(source(asset)), { filename: asset }).runInThisContext() as Run)(mod.exports, base, mod, asset, '.');
+    loaded.set(asset, (modules = mod.exports.modules));
+    return modules;
   };
   return Object.assign((id: string) => {
-    if (!vendored(id)) return base(id);
-    const found = load()[id];
-    if (!found) throw new Error(`${id} is not in the executable's MCP bundle (src/mcp/vendor.ts)`);
+    const vendor = VENDOR_BUNDLES.find((v) => v.ids.test(id));
+    if (!vendor) return base(id);
+    const found = load(vendor.asset)[id];
+    if (!found) throw new Error(`${id} is not in the executable's ${vendor.asset} (${vendor.entry})`);
     return found;
   }, base);
 }

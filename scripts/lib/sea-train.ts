@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { BUNDLE_ASSET, MCP_VENDOR_ASSET, vendorRequire, wrapBundle } from '../../src/sea-wrap.ts';
+import { BUNDLE_ASSET, vendorRequire, wrapBundle } from '../../src/sea-wrap.ts';
 
 const [bundleFile, assetsFile, outFile, dataDir, port, key] = process.argv.slice(2);
 const assets = JSON.parse(fs.readFileSync(assetsFile, 'utf8')) as Record<string, string>;
@@ -29,7 +29,7 @@ const fakeSea = {
   },
 };
 const realRequire = createRequire(path.resolve(bundleFile));
-const req = vendorRequire(Object.assign((id: string) => (id === 'node:sea' ? fakeSea : realRequire(id)), realRequire), () => bytes(MCP_VENDOR_ASSET).toString('utf8'));
+const req = vendorRequire(Object.assign((id: string) => (id === 'node:sea' ? fakeSea : realRequire(id)), realRequire), (asset) => bytes(asset).toString('utf8'));
 const script = new vm.Script(wrapBundle(fs.readFileSync(bundleFile, 'utf8')), { filename: BUNDLE_ASSET });
 process.argv = [process.execPath, 'kspace', 'serve', '--data', dataDir, '--port', port];
 const mod = { exports: {} };
