@@ -2,7 +2,7 @@
 // src/sea-main.ts instead.
 import path from 'node:path';
 import { setAssetRoot } from '../src/assets.ts';
-import { main } from '../src/cli/main.ts';
+import { run } from '../src/cli/run.ts';
 
 setAssetRoot(path.join(import.meta.dirname, '..'));
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await run(process.argv.slice(2));

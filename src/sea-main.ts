@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sea from 'node:sea';
 import { setAssetReader } from './assets.ts';
-import { main } from './cli/main.ts';
+import { run } from './cli/run.ts';
 import { setNativeBinding } from './store/db.ts';
 
 const ADDON_ASSET = 'better_sqlite3.node';
@@ -56,6 +56,16 @@ if (sea.isSea()) {
   setNativeBinding(addon.exports, addon.file);
 }
 
-main(process.argv.slice(2)).then((code) => {
+run(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });
+
+/**
+ * For scripts/lib/sea-train.ts, which trains the code cache on a `serve` start: runs the
+ * commander path too (`--version`), so that client commands still start with their functions
+ * compiled.
+ */
+export async function trainCommander(): Promise<void> {
+  const { buildProgram } = await import('./cli/main.ts');
+  await buildProgram().configureOutput({ writeOut: () => {}, writeErr: () => {} }).parseAsync(['--version'], { from: 'user' }).catch(() => {});
+}

@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import v8 from 'node:v8';
 import vm from 'node:vm';
-import { BUNDLE_ASSET, wrapBundle } from '../../src/sea-wrap.ts';
+import { BUNDLE_ASSET, vendorRequire, wrapBundle } from '../../src/sea-wrap.ts';
 
 const [bundleFile, assetsFile, outFile, dataDir, port, key] = process.argv.slice(2);
 const assets = JSON.parse(fs.readFileSync(assetsFile, 'utf8')) as Record<string, string>;
@@ -28,7 +29,7 @@ const fakeSea = {
   },
 };
 const realRequire = createRequire(path.resolve(bundleFile));
-const req = Object.assign((id: string) => (id === 'node:sea' ? fakeSea : realRequire(id)), realRequire);
+const req = vendorRequire(Object.assign((id: string) => (id === 'node:sea' ? fakeSea : realRequire(id)), realRequire), (asset) => bytes(asset).toString('utf8'));
 const script = new vm.Script(wrapBundle(fs.readFileSync(bundleFile, 'utf8')), { filename: BUNDLE_ASSET });
 process.argv = [process.execPath, 'kspace', 'serve', '--data', dataDir, '--port', port];
 const mod = { exports: {} };
@@ -40,5 +41,10 @@ for (;;) {
   if (Date.now() > deadline) throw new Error('the server did not answer /me within 60 s');
   await new Promise((r) => setTimeout(r, 5));
 }
+await (mod.exports as { trainCommander?: () => Promise<void> }).trainCommander?.();
+// `kspace serve` sets --heap-growing-percent a second after it starts (src/cli/serve-run.ts); a cache
+// written after that would carry another flag hash than a start has, and be rejected. Its default
+// value brings the start's hash back.
+v8.setFlagsFromString('--heap-growing-percent=0');
 fs.writeFileSync(outFile, script.createCachedData());
 process.exit(0);

@@ -1,3 +1,4 @@
+import { AppError } from '../domain/errors.ts';
 import { ParseError } from './values.ts';
 
 /**
@@ -29,4 +30,27 @@ export function parsed<T>(fn: () => T): T {
     if (e instanceof ParseError || e instanceof SyntaxError) throw usageError(e.message);
     throw e;
   }
+}
+
+/** Prints a command's error after `kspace: ` and returns its exit code: 2 input rejected, 1 anything else. */
+export function reportError(err: unknown): number {
+  if (err instanceof ExitError) {
+    if (err.message) process.stderr.write(`kspace: ${err.message}\n`);
+    for (const d of err.details) process.stderr.write(`  ${d}\n`);
+    return err.exitCode;
+  }
+  if (err instanceof AppError) {
+    process.stderr.write(`kspace: ${err.message}\n`);
+    return err.status === 400 ? 2 : 1;
+  }
+  process.stderr.write(`kspace: ${err instanceof Error ? err.message : String(err)}\n`);
+  return 1;
+}
+
+/** `kspace pages wiki | head`: a reader that stops early is not an error. */
+export function exitQuietlyOnEpipe(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
 }

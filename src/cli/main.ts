@@ -1,10 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
-import { AppError } from '../domain/errors.ts';
 import { registerAclCommands } from './acl.ts';
 import { registerBundleCommands } from './bundles.ts';
 import { DEFAULT_URL, finishClientOptions } from './client.ts';
 import { finishPagingOptions } from './paging.ts';
-import { ExitError } from './exit-error.ts';
+import { exitQuietlyOnEpipe, reportError } from './exit-error.ts';
 import { registerFileCommands } from './files.ts';
 import { registerLinkCommands } from './links.ts';
 import { registerMcpCommand } from './mcp.ts';
@@ -67,27 +66,13 @@ export function buildProgram(): Command {
 
 /** Runs the CLI and returns the process exit code: 0 ok, 2 input rejected, 1 anything else. */
 export async function main(argv: string[]): Promise<number> {
-  // `kspace pages wiki | head`: a reader that stops early is not an error.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
+  exitQuietlyOnEpipe();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    if (err instanceof ExitError) {
-      if (err.message) process.stderr.write(`kspace: ${err.message}\n`);
-      for (const d of err.details) process.stderr.write(`  ${d}\n`);
-      return err.exitCode;
-    }
-    if (err instanceof AppError) {
-      process.stderr.write(`kspace: ${err.message}\n`);
-      return err.status === 400 ? 2 : 1;
-    }
-    process.stderr.write(`kspace: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return reportError(err);
   }
 }

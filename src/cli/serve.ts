@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { registerBackupCommands } from './backup.ts';
 import { ExitError } from './exit-error.ts';
-
-// The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
-// start without it.
-const loadConfigModule = () => import('../config.ts');
+import { configOrExit, runServe, type ServeFlags } from './serve-run.ts';
 
 /** `kspace serve` and the offline `kspace admin` commands: they work on the data dir itself. */
 export function registerServeCommands(program: Command): void {
@@ -15,20 +12,7 @@ export function registerServeCommands(program: Command): void {
     .option('--data <dir>', 'data directory (default ./kspace-data)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
-    .action(async (opts: { data?: string; host?: string; port?: string }) => {
-      const config = await configOrExit(opts);
-      const [{ serve }, { DataDirLockedError }] = await Promise.all([import('../server.ts'), import('../store/files.ts')]);
-      const running = await serve(config, { checkpointer: true }).catch((e: unknown) => {
-        throw e instanceof DataDirLockedError ? new ExitError(e.message, 1) : e;
-      });
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          running.close().then(resolve, resolve);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-    });
+    .action((opts: ServeFlags) => runServe(opts));
 
   program
     .command('internal-checkpointer <dbFile>', { hidden: true })
@@ -80,16 +64,6 @@ export function registerServeCommands(program: Command): void {
         svc.db.close();
       }
     });
-}
-
-async function configOrExit(flags: { data?: string; host?: string; port?: string }) {
-  const { ConfigError, loadConfig } = await loadConfigModule();
-  try {
-    return loadConfig(flags);
-  } catch (e) {
-    if (e instanceof ConfigError) throw new ExitError(e.message, 2);
-    throw e;
-  }
 }
 
 const DATA_HELP = 'data directory (default $SERVICE_DATA_DIR or ./kspace-data)';

@@ -1,0 +1,69 @@
+// `kspace serve` itself: run by its commander command (cli/serve.ts) and, for a plain
+// `kspace serve [--data d] [--host h] [--port p]`, by cli/run.ts without commander.
+import { ExitError } from './exit-error.ts';
+
+export type ServeFlags = { data?: string; host?: string; port?: string };
+
+// The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
+// start without it.
+const loadConfigModule = () => import('../config.ts');
+
+// The old generation grows by 30 % of what survived the last full collection (docs/performance.md,
+// Memory). Set here, once the server has started, not in bin/node-flags: any V8 flag that is not
+// at its default changes V8's flag hash, and Node's built-in modules come with a code cache that V8
+// takes only under the hash it was made with. On the command line it made every start compile
+// node:http, undici, child_process, crypto... from source: cold start of the executable to the
+// first 200 ~60 ms longer (docs/performance.md, Cold start). The helper thread starts 250 ms after
+// the server listens (src/server.ts) and loads its built-ins before this is set.
+const HEAP_GROWING_FLAG = '--heap-growing-percent=30';
+const HEAP_FLAG_DELAY_MS = 1000;
+
+/** Serves until SIGINT or SIGTERM, then closes the server gracefully. */
+export async function runServe(opts: ServeFlags): Promise<void> {
+  const config = await configOrExit(opts);
+  const [{ serve }, { DataDirLockedError }] = await Promise.all([import('../server.ts'), import('../store/files.ts')]);
+  const running = await serve(config, { checkpointer: true }).catch((e: unknown) => {
+    throw e instanceof DataDirLockedError ? new ExitError(e.message, 1) : e;
+  });
+  setTimeout(() => process.getBuiltinModule('node:v8').setFlagsFromString(HEAP_GROWING_FLAG), HEAP_FLAG_DELAY_MS).unref(); // node:v8 loads then, not at start
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      running.close().then(resolve, resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+export async function configOrExit(flags: ServeFlags) {
+  const { ConfigError, loadConfig } = await loadConfigModule();
+  try {
+    return loadConfig(flags);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ExitError(e.message, 2);
+    throw e;
+  }
+}
+
+const SERVE_OPTIONS: Record<string, keyof ServeFlags> = { '--data': 'data', '--host': 'host', '--port': 'port' };
+
+/**
+ * The flags of `serve` followed by nothing but `--data`, `--host` and `--port` with a value
+ * (`--port 8080` or `--port=8080`; the last one wins, as in commander), or null for anything
+ * else, which commander parses: help, other options, a missing value or one starting with `-`.
+ */
+export function plainServeFlags(argv: string[]): ServeFlags | null {
+  if (argv[0] !== 'serve') return null;
+  const flags: ServeFlags = {};
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (!Object.hasOwn(SERVE_OPTIONS, name)) return null;
+    const key = SERVE_OPTIONS[name];
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined || value === '' || value.startsWith('-')) return null;
+    flags[key] = value;
+  }
+  return flags;
+}

@@ -1,0 +1,16 @@
+// The MCP SDK and zod as the single executable carries them: a bundle of their own (an asset,
+// see VENDOR_BUNDLES in src/sea-wrap.ts), evaluated when MCP is first used.
+// In the program's bundle they were a third of its 3 MB and of its start's code cache: ~6 ms of
+// every cold start for a server that may never see an MCP client (docs/performance.md, Cold start).
+// Every specifier src/ imports them by is listed here (the build checks it).
+import * as mcp from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as stdio from '@modelcontextprotocol/sdk/server/stdio.js';
+import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as zod from 'zod';
+
+export const modules: Record<string, object> = {
+  '@modelcontextprotocol/sdk/server/mcp.js': mcp,
+  '@modelcontextprotocol/sdk/server/stdio.js': stdio,
+  '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js': streamableHttp,
+  zod,
+};
