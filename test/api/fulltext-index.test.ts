@@ -140,7 +140,7 @@ describe('full-text index kept by the helper', () => {
   });
 
   // The tables kspace wrote from 2026-11-22 to 2026-11-26 (contentless, with positions, in a file
-  // without auto_vacuum) and until 2026-11-27 (detail = column, no titles' index), same
+  // without auto_vacuum) and later that day (detail = column, no titles' index), same
   // generation and queue position, holding a stale word: replaced by today's, phrases and the
   // title-first order still work.
   it.each([

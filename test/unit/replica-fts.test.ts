@@ -87,7 +87,7 @@ describe('a replica full-text index', () => {
     expect(hits(idx, 'words')).toEqual([a, b]);
     expect(hits(idx, 'words', 'title_fts')).toEqual([a]);
     idx.close();
-    // The file as kspace wrote it until 2026-11-27, caught up with this copy: replaced, not trusted.
+    // The file as kspace wrote it for a few hours of 2026-11-26 (detail = column), caught up with this copy: replaced, not trusted.
     const old = new Database(path.join(path.dirname(copy.name), REPLICA_FTS_FILE));
     old.exec(`DROP TABLE page_fts; DROP TABLE title_fts; CREATE VIRTUAL TABLE page_fts USING fts5(title, content,
       content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 2');
