@@ -3,7 +3,7 @@ import { cached } from '../bounded-cache.ts';
 import { nativeBindingOption, stmt, type Db } from './db.ts';
 import { INDEX_TOKENIZER } from './fts-index.ts';
 
-// The words the index's own tokenizer makes of a query phrase. With detail = column FTS5 refuses
+// The words the index's own tokenizer makes of a query phrase. With detail = none FTS5 refuses
 // a quoted string that it splits into more than one word (a phrase), so a phrase goes to it as
 // the AND of exactly the words it makes of it. JS's idea of a word (domain/search/snippet.ts)
 // is the same for ordinary text but not for every character: FTS5's Unicode tables are older
