@@ -143,7 +143,7 @@ const AUTO_VACUUM_INCREMENTAL = 2;
  * writes leaves many small segments, which take more room and more reading per search than a few
  * large ones (20,000 pages, an index file of 8.3 MB unmerged after a rebuild, 7.2 MB merged).
  */
-export function mergeStep(idx: Db, pages: number): boolean {
+function mergeStep(idx: Db, pages: number): boolean {
   // The titles' index first: it is small (one step mostly merges all of it).
   return mergeStepOf(idx, 'title_fts', pages) || mergeStepOf(idx, 'page_fts', pages);
 }
@@ -162,7 +162,7 @@ export function indexedPages(idx: Db): number {
 }
 
 /** Gives up to `pages` free pages of the index file back to the disk; whether any are left. */
-export function compactIndex(idx: Db, pages: number): boolean {
+function compactIndex(idx: Db, pages: number): boolean {
   idx.pragma(`fts.incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
   return (idx.pragma('fts.freelist_count', { simple: true }) as number) > 0;
 }

@@ -35,7 +35,7 @@ export type FullTextIndex = {
  * pages took 3.3 s; indexed on the event loop, 1.5 s). A search waits at most
  * SERVICE_MAX_REQUEST_MS like any request.
  */
-export const HELPER_WAIT_MS = 10_000;
+const HELPER_WAIT_MS = 10_000;
 
 /**
  * A search in the moment between the server's start and its helper's (server.ts starts the
@@ -43,7 +43,7 @@ export const HELPER_WAIT_MS = 10_000;
  * larger one (every page, after an upgrade that changed the index's format) it leaves to the
  * helper: indexed here it held every request, 1.5 s for 20,000 pages in a profile.
  */
-export const LOCAL_BACKLOG_MAX = 1000;
+const LOCAL_BACKLOG_MAX = 1000;
 
 /**
  * `enqueueWrite` runs a function as a write of the server (the group commit), so that queue
