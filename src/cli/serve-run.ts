@@ -1,5 +1,6 @@
 // `kspace serve` itself: run by its commander command (cli/serve.ts) and, for a plain
 // `kspace serve [--data d] [--host h] [--port p]`, by cli/run.ts without commander.
+import { tightenHeapLimit } from '../heap-limit.ts';
 import { ExitError } from './exit-error.ts';
 
 export type ServeFlags = { data?: string; host?: string; port?: string };
@@ -8,14 +9,9 @@ export type ServeFlags = { data?: string; host?: string; port?: string };
 // start without it.
 const loadConfigModule = () => import('../config.ts');
 
-// The old generation grows by 30 % of what survived the last full collection (docs/performance.md,
-// Memory). Set here, once the server has started, not in bin/node-flags: any V8 flag that is not
-// at its default changes V8's flag hash, and Node's built-in modules come with a code cache that V8
-// takes only under the hash it was made with. On the command line it made every start compile
-// node:http, undici, child_process, crypto... from source: cold start of the executable to the
-// first 200 ~60 ms longer (docs/performance.md, Cold start). The helper thread starts 250 ms after
-// the server listens (src/server.ts) and loads its built-ins before this is set.
-const HEAP_GROWING_FLAG = '--heap-growing-percent=30';
+// The heap-growing flag is set, and the limit it gives taken, once the server has started
+// (src/heap-limit.ts says why not at start). The helper thread starts 250 ms after the server
+// listens (src/server.ts) and loads its built-ins then; it is asked to take the limit for its own heap.
 const HEAP_FLAG_DELAY_MS = 1000;
 
 /** Serves until SIGINT or SIGTERM, then closes the server gracefully. */
@@ -25,7 +21,10 @@ export async function runServe(opts: ServeFlags): Promise<void> {
   const running = await serve(config, { checkpointer: true }).catch((e: unknown) => {
     throw e instanceof DataDirLockedError ? new ExitError(e.message, 1) : e;
   });
-  setTimeout(() => process.getBuiltinModule('node:v8').setFlagsFromString(HEAP_GROWING_FLAG), HEAP_FLAG_DELAY_MS).unref(); // node:v8 loads then, not at start
+  setTimeout(() => {
+    tightenHeapLimit();
+    running.helper()?.tightenHeapLimit();
+  }, HEAP_FLAG_DELAY_MS).unref();
   await new Promise<void>((resolve) => {
     const stop = () => {
       running.close().then(resolve, resolve);

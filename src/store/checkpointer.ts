@@ -97,6 +97,8 @@ export type Checkpointer = {
   stop(): Promise<void>;
   /** Ends the helper at once, as a crash would (tests). */
   terminate(): Promise<void>;
+  /** Asks the helper thread to take the heap limit for its own heap (src/heap-limit.ts). */
+  tightenHeapLimit(): void;
 };
 
 /** What the helper thread is started with (helper-worker.ts). */
@@ -109,6 +111,8 @@ export type HelperData = {
 export const HELPER_BUNDLE_ASSET = 'helper-worker.cjs';
 /** The line that asks the helper to end. */
 const END = 'end';
+/** The line that asks the helper thread to take the heap limit (helper-worker.ts). */
+export const HEAP_LINE = 'heap';
 
 /** Both ends of the helper's line channel, from the helper's side. */
 export type HelperChannel = {
@@ -158,7 +162,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
   } catch (e) {
     log(`checkpointer not started (${e instanceof Error ? e.message : String(e)}); the server checkpoints by itself`);
     fts.detachHelper(); // searches waiting for it index here
-    return { stop: async () => {}, terminate: async () => {} };
+    return { stop: async () => {}, terminate: async () => {}, tightenHeapLimit: () => {} };
   }
   const send = (line: string) => worker?.postMessage(line);
   db.pragma(`wal_autocheckpoint = ${passiveOnly ? 0 : pagesOf4k(db, SAFETY_CHECKPOINT_PAGES)}`);
@@ -221,6 +225,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
       });
     },
     terminate: () => worker?.terminate().then(() => {}) ?? Promise.resolve(),
+    tightenHeapLimit: () => send(HEAP_LINE),
   };
 }
 

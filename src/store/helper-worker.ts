@@ -2,7 +2,8 @@
 // from this file in a checkout, from its own bundle in the single executable). It gets the
 // database file and, in the executable, the SQLite addon the server loaded.
 import { parentPort, workerData } from 'node:worker_threads';
-import { portChannel, runCheckpointer, type HelperData } from './checkpointer.ts';
+import { tightenHeapLimit } from '../heap-limit.ts';
+import { HEAP_LINE, portChannel, runCheckpointer, type HelperData } from './checkpointer.ts';
 import { setNativeBinding } from './db.ts';
 
 const data = workerData as HelperData;
@@ -12,5 +13,9 @@ if (data.addon) {
   setNativeBinding(mod.exports, data.addon);
 }
 const port = parentPort!;
+// `kspace serve` asks for it once started, after its own heap (cli/serve-run.ts).
+port.on('message', (line: string) => {
+  if (line === HEAP_LINE) tightenHeapLimit();
+});
 // Litestream mode: no log restarts (restartPages never reached), PASSIVE passes only.
 void runCheckpointer(data.dbFile, portChannel(port), data.passiveOnly ? Infinity : undefined).then(() => port.close());
