@@ -11,7 +11,7 @@
 // with. On the command line it made every start compile node:http, undici, child_process,
 // crypto... from source: the executable's cold start ~60 ms longer (docs/performance.md, Cold
 // start). Set a second after start, once they are loaded.
-export const HEAP_GROWING_FLAG = '--heap-growing-percent=30';
+const HEAP_GROWING_FLAG = '--heap-growing-percent=30';
 
 /**
  * Sets the heap-growing flag (process-wide) and collects this thread's heap once, so that V8
