@@ -11,15 +11,15 @@ import type { Caller } from '../model.ts';
 
 /**
  * What a walk of the index asks for: the pages whose titles (title_fts) or whose text, title and
- * body together (page_fts), match `match`; with `notTitles`, less those whose titles match it.
+ * body together (page_fts), match `match`; `pagesNotTitles`: the latter less the former.
  */
-export type IdQuery = { index: 'titles' | 'pages'; match: string; notTitles: boolean };
+export type IdQuery = { of: keyof typeof ID_QUERIES; match: string };
 
 const ID_QUERIES = {
   titles: 'SELECT rowid FROM title_fts WHERE title_fts MATCH @match AND rowid BETWEEN @lo AND @hi ORDER BY rowid DESC LIMIT @limit',
   pages: 'SELECT rowid FROM page_fts WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi ORDER BY rowid DESC LIMIT @limit',
   // The titles' matches of the window are read once (a list SQLite builds before the walk).
-  notTitles: `SELECT rowid FROM page_fts WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
+  pagesNotTitles: `SELECT rowid FROM page_fts WHERE page_fts MATCH @match AND rowid BETWEEN @lo AND @hi
     AND rowid NOT IN (SELECT rowid FROM title_fts WHERE title_fts MATCH @match AND rowid BETWEEN @lo AND @hi)
     ORDER BY rowid DESC LIMIT @limit`,
 };
@@ -29,8 +29,7 @@ const ID_QUERIES = {
  * no ranking. FTS5 applies the id range to every word's page list, so the range bounds the work.
  */
 export function matchingIds(db: Db, q: IdQuery, lo: number, hi: number, limit: number): number[] {
-  const sql = q.index === 'titles' ? ID_QUERIES.titles : q.notTitles ? ID_QUERIES.notTitles : ID_QUERIES.pages;
-  return stmt(db, sql).pluck().all({ match: q.match, lo, hi, limit }) as number[];
+  return stmt(db, ID_QUERIES[q.of]).pluck().all({ match: q.match, lo, hi, limit }) as number[];
 }
 
 /** `content` is the body's first SNIPPET_SOURCE_CHARS characters: shorter means it is the whole body. */

@@ -54,8 +54,8 @@ describe('match expressions', () => {
     const phrases = parseQuery(q);
     expect(matchAll(phrases, indexWords)).toBe(all);
     expect(groupQueries(phrases, indexWords)).toEqual([
-      { index: 'titles', match: all, notTitles: false },
-      { index: 'pages', match: all, notTitles: !checked.some(Boolean) },
+      { of: 'titles', match: all },
+      { of: checked.some(Boolean) ? 'pages' : 'pagesNotTitles', match: all },
     ]);
     expect(checkedPhrases(phrases, indexWords).map((c) => c.checked)).toEqual(checked);
   });

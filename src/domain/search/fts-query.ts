@@ -137,7 +137,7 @@ export function matchAll(phrases: Phrase[], indexWords: IndexWords): string {
 export function groupQueries(phrases: Phrase[], indexWords: IndexWords): [IdQuery, IdQuery] {
   const match = matchAll(phrases, indexWords);
   const checking = phrases.some((p) => needsCheck(p, indexWords));
-  return [{ index: 'titles', match, notTitles: false }, { index: 'pages', match, notTitles: !checking }];
+  return [{ of: 'titles', match }, { of: checking ? 'pages' : 'pagesNotTitles', match }];
 }
 
 /**
