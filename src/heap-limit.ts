@@ -6,7 +6,7 @@
 // flag was set, and its old generation then grew from 15 to 31 MB without another (core load, PUT
 // and GET of 20,000 pages, --trace-gc). So the flag is set and then one full collection is run.
 
-// Not on the command line: any V8 flag that is not at its default changes V8's flag hash, and
+// Not on the command line: a V8 flag that is not at its default changes V8's flag hash, and
 // Node's built-in modules come with a code cache that V8 takes only under the hash it was made
 // with. On the command line it made every start compile node:http, undici, child_process,
 // crypto... from source: the executable's cold start ~60 ms longer (docs/performance.md, Cold
