@@ -1,6 +1,6 @@
 // Keyboard shortcuts that work from anywhere: `/` search, `e` edit, `n` new page.
 // Ctrl/⌘-S belongs to the editor (it handles it itself).
-import { useEffect } from 'preact/hooks';
+import { useLayoutEffect } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.ts';
 
 export const SEARCH_INPUT_ID = 'global-search';
@@ -10,8 +10,11 @@ function typingIn(el: EventTarget | null): boolean {
   return el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
 }
 
+// A layout effect: bound when the view is rendered, not after the next paint (Preact runs plain
+// effects from an animation frame), so a `/` pressed as soon as the view shows is not lost. The
+// e2e search test lost it once on a loaded machine.
 export function useShortcuts(route: Route, signedIn: boolean): void {
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!signedIn) return;
     const onKey = (e: KeyboardEvent): void => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target)) return;
