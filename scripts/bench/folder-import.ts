@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BENCH_ADMIN_KEY, ROOT, authHeaders, startChild } from '../lib/child-server.ts';
-import { nodeFlags } from '../lib/node-flags.ts';
+import { sourceArgs } from '../lib/node-flags.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
 const FOLDERS = ['Projects', 'Projects/Archive', 'Daily', 'People', 'Reference/Tools', 'Reference/Ideas', 'Inbox', 'Meetings/2025'];
@@ -81,7 +81,7 @@ export function writeVault(vault: string, n: number, links = true): void {
 async function importDir(url: string, vault: string, mode: string, space = 'vault') {
   const t0 = performance.now();
   const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'import-dir', vault, '--space', space, '--mode', mode, '--json'], {
+    const child = spawn(process.execPath, [...sourceArgs(), 'import-dir', vault, '--space', space, '--mode', mode, '--json'], {
       env: { ...process.env, SERVICE_URL: url, SERVICE_API_KEY: BENCH_ADMIN_KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

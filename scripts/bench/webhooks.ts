@@ -19,7 +19,7 @@ import { toCaller } from '../../src/domain/principals.ts';
 import { createLogger, createServices } from '../../src/services.ts';
 import { openDb } from '../../src/store/db.ts';
 import { findPrincipal } from '../../src/store/principals.ts';
-import { nodeFlags } from '../lib/node-flags.ts';
+import { sourceArgs } from '../lib/node-flags.ts';
 
 type Result = { name: string; value: number; unit: string; target?: string; pass?: boolean };
 
@@ -158,7 +158,7 @@ type Server = { url: string; proc: ChildProcess; stop(): Promise<void> };
 
 function startServer(dataDir: string): Promise<Server> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  const proc = spawn(process.execPath, [...nodeFlags(), ...nodeArgs, path.join(ROOT, 'bin/kspace.ts'), 'serve', '--data', dataDir, '--port', '0'], {
+  const proc = spawn(process.execPath, [...sourceArgs(nodeArgs), 'serve', '--data', dataDir, '--port', '0'], {
     env: { ...process.env, ...ENV }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { nodeFlags } from './node-flags.ts';
+import { sourceArgs } from './node-flags.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BENCH_ADMIN_KEY = 'ks_bench_admin_key_0123456789abcdef';
@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
 export async function startChild(dataDir: string, env: Record<string, string> = {}, command?: string[]): Promise<ChildServer> {
   fs.mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
-  const argv = command ?? [process.execPath, ...nodeFlags(), path.join(ROOT, 'bin/kspace.ts')];
+  const argv = command ?? [process.execPath, ...sourceArgs()];
   const proc = spawn(argv[0], [...argv.slice(1), 'serve', '--data', dataDir, '--port', String(port)], {
     // From source, as bin/kspace (and so `npm start`) runs it: two malloc arenas (bin/kspace says why).
     env: { ...process.env, ...(command ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }), SERVICE_BOOTSTRAP_ADMIN_KEY: BENCH_ADMIN_KEY, ...env },

@@ -7,3 +7,9 @@ export function nodeFlags(): string[] {
   const file = path.resolve(import.meta.dirname, '../../bin/node-flags');
   return fs.readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
 }
+
+/** Node's arguments for kspace from source, as bin/kspace gives them: the flags, the TypeScript cache, the entry. */
+export function sourceArgs(extraFlags: string[] = []): string[] {
+  const bin = path.resolve(import.meta.dirname, '../../bin');
+  return [...nodeFlags(), ...extraFlags, '--import', path.join(bin, 'ts-cache.mjs'), path.join(bin, 'kspace.ts')];
+}
