@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { buildNative } from './build-native.ts';
 import { nodeFlags } from './lib/node-flags.ts';
 import { BUNDLE_ASSET, CODE_CACHE_ASSET, VENDOR_BUNDLES } from '../src/sea-wrap.ts';
 
@@ -89,12 +90,17 @@ function assetFiles(): string[] {
   return files;
 }
 
-// The addon's hash names its cache file (src/sea-main.ts); computed here, not at every start.
-const addonHash = path.join(dist, 'better_sqlite3.node.sha256');
-fs.writeFileSync(addonHash, crypto.createHash('sha256').update(fs.readFileSync(addon)).digest('hex'));
-const assets: Record<string, string> = {
-  'better_sqlite3.node': addon, 'better_sqlite3.node.sha256': addonHash, 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
-};
+const assets: Record<string, string> = { 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs') };
+// An addon's hash names its cache file (src/sea-main.ts); computed here, not at every start.
+function addAddon(asset: string, file: string): void {
+  const hashFile = path.join(dist, `${asset}.sha256`);
+  fs.writeFileSync(hashFile, crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
+  assets[asset] = file;
+  assets[`${asset}.sha256`] = hashFile;
+}
+addAddon('better_sqlite3.node', addon);
+const trimAddon = buildNative(); // null without a C compiler: the executable then runs without it
+if (trimAddon) addAddon('malloc-trim.node', trimAddon);
 for (const v of VENDOR_BUNDLES) assets[v.asset] = path.join(dist, v.asset);
 for (const f of assetFiles()) assets[f] = path.join(root, f);
 assets[BUNDLE_ASSET] = path.join(dist, 'kspace.cjs');

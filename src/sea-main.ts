@@ -1,17 +1,18 @@
 // Entry point of the single executable (dist/kspace). Files that a checkout reads from disk come
-// from the executable's embedded SEA assets; the better-sqlite3 addon is written once to a cache
-// directory (named by its hash, computed at build time) and loaded with process.dlopen.
+// from the executable's embedded SEA assets; the native addons (better-sqlite3's, and kspace's
+// malloc trim when the build had a C compiler) are written once to a cache directory (named by
+// their hash, computed at build time) and loaded with process.dlopen.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sea from 'node:sea';
 import { setAssetReader } from './assets.ts';
 import { run } from './cli/run.ts';
+import { loadTrimAddon, setMallocTrimLoader } from './malloc-trim.ts';
 import { setNativeBinding } from './store/db.ts';
 
 const ADDON_ASSET = 'better_sqlite3.node';
-/** The addon's sha256 (hex), written by scripts/build-binary.ts beside the addon. */
-const ADDON_HASH_ASSET = 'better_sqlite3.node.sha256';
+const TRIM_ASSET = 'malloc-trim.node';
 
 function cacheDir(): string {
   const candidates = [process.env.XDG_CACHE_HOME, process.env.HOME && path.join(process.env.HOME, '.cache'), os.tmpdir()];
@@ -29,16 +30,23 @@ function cacheDir(): string {
   throw new Error('no writable cache directory for the SQLite addon (set XDG_CACHE_HOME)');
 }
 
-function loadAddon(): { exports: object; file: string } {
-  // The hash comes with the executable: hashing 2 MB of addon at every start cost ~10 ms, and the
-  // addon's bytes are only copied out of the executable when the cache lacks them.
-  const hash = sea.getAsset(ADDON_HASH_ASSET, 'utf8').trim().slice(0, 16);
-  const file = path.join(cacheDir(), `better_sqlite3-${hash}.node`);
+/** An addon asset as a file in the cache directory, written there the first time. */
+function addonFile(asset: string): string {
+  // The hash (`<asset>.sha256`, written by scripts/build-binary.ts) comes with the executable:
+  // hashing 2 MB of addon at every start cost ~10 ms, and the addon's bytes are only copied out of
+  // the executable when the cache lacks them.
+  const hash = sea.getAsset(`${asset}.sha256`, 'utf8').trim().slice(0, 16);
+  const file = path.join(cacheDir(), `${asset.replace(/\.node$/, '')}-${hash}.node`);
   if (!fs.existsSync(file)) {
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, new Uint8Array(sea.getRawAsset(ADDON_ASSET)), { mode: 0o755 });
+    fs.writeFileSync(tmp, new Uint8Array(sea.getRawAsset(asset)), { mode: 0o755 });
     fs.renameSync(tmp, file); // atomic: concurrent first starts never load a half-written file
   }
+  return file;
+}
+
+function loadAddon(): { exports: object; file: string } {
+  const file = addonFile(ADDON_ASSET);
   const mod = { exports: {} as object };
   process.dlopen(mod, file);
   return { exports: mod.exports, file };
@@ -54,6 +62,8 @@ if (sea.isSea()) {
   });
   const addon = loadAddon();
   setNativeBinding(addon.exports, addon.file);
+  // Loaded when `serve` starts trimming, a second after it starts; absent when built without a compiler.
+  setMallocTrimLoader(() => (sea.getAssetKeys().includes(TRIM_ASSET) ? loadTrimAddon(addonFile(TRIM_ASSET)) : null));
 }
 
 run(process.argv.slice(2)).then((code) => {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildNative } from '../scripts/build-native.ts';
 import { ensureBinary } from '../scripts/lib/binary.ts';
 import { freePort, helperThreads } from '../scripts/lib/child-server.ts';
 import { waitFor } from './support/wait.ts';
@@ -88,6 +89,9 @@ describe('dist/kspace alone in an empty directory', () => {
       expect(JSON.parse((await cli(['page', 'get', 'wiki', 'start/here', '--json'])).stdout).metadata).toEqual({ points: 3 });
       // The checkpoint and full-text helper runs as a thread, from the bundle the executable carries.
       expect(await waitFor(() => helperThreads(srv.pid).some((t) => t.nice === 10))).toBe(true);
+      // kspace's malloc trim (src/malloc-trim.ts), carried when the build had a C compiler, is
+      // written to the cache directory and loaded a second after the start.
+      if (buildNative() !== null) expect(await waitFor(() => fs.readFileSync(`/proc/${srv.pid}/maps`, 'utf8').includes(path.join(dir, '.cache/kspace/malloc-trim-')))).toBe(true);
       const hits = await cli(['search', 'welcome']);
       expect(hits.stdout).toMatch(/^wiki\/start\/here {2}Start here {2}/);
       expect(srv.stderr()).not.toContain('checkpointer');

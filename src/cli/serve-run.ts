@@ -1,6 +1,7 @@
 // `kspace serve` itself: run by its commander command (cli/serve.ts) and, for a plain
 // `kspace serve [--data d] [--host h] [--port p]`, by cli/run.ts without commander.
 import { tightenHeapLimit } from '../heap-limit.ts';
+import { startMallocTrim } from '../malloc-trim.ts';
 import { ExitError } from './exit-error.ts';
 
 export type ServeFlags = { data?: string; host?: string; port?: string };
@@ -24,6 +25,7 @@ export async function runServe(opts: ServeFlags): Promise<void> {
   setTimeout(() => {
     tightenHeapLimit();
     running.helper()?.tightenHeapLimit();
+    startMallocTrim();
   }, HEAP_FLAG_DELAY_MS).unref();
   await new Promise<void>((resolve) => {
     const stop = () => {

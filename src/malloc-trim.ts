@@ -1,0 +1,58 @@
+// Gives the kernel back the free pages that glibc keeps in its malloc arenas. glibc returns an
+// arena's memory only from its end, and keeps the rest of what a thread frees for that thread's
+// next mallocs; V8 compiles hot functions on background threads, each with an arena of its own,
+// and the zones of those compiles (2–10 MB a thread) stay there as free pages: 20–25 MB of the
+// resident set under the core benchmark's load (docs/performance.md, Memory). glibc's
+// malloc_trim(0) returns them; kspace's one native function calls it (src/native/malloc-trim.c).
+import fs from 'node:fs';
+import { assetPath } from './assets.ts';
+
+type Trim = () => boolean;
+
+/** Trim when the resident set has grown this much over its lowest point since the last trim. */
+export const TRIM_GROWTH_BYTES = 4 * 1024 * 1024;
+const TRIM_INTERVAL_MS = 1000;
+
+let loadTrim: () => Trim | null = () => loadTrimAddon(assetPath('dist/native/malloc-trim.node'));
+
+/** The single executable carries the addon as an asset and loads it its own way (src/sea-main.ts). */
+export function setMallocTrimLoader(load: () => Trim | null): void {
+  loadTrim = load;
+}
+
+/** The addon's trim function; null when the file is absent (built without a C compiler) or does not load. */
+export function loadTrimAddon(file: string): Trim | null {
+  if (!fs.existsSync(file)) return null;
+  const mod = { exports: {} as { trim?: unknown } };
+  try {
+    process.dlopen(mod, file);
+  } catch {
+    return null;
+  }
+  return typeof mod.exports.trim === 'function' ? (mod.exports.trim as Trim) : null;
+}
+
+/** Whether to trim: `rss` has grown by at least `growth` over `low`, its lowest since the last trim. */
+export function shouldTrim(rss: number, low: number, growth = TRIM_GROWTH_BYTES): boolean {
+  return rss - low >= growth;
+}
+
+/**
+ * Looks at the resident set once a second and trims when it has grown (each trim takes 1–2 ms of
+ * the main thread under load, up to ~8; a look, microseconds). Returns a stop function, or null
+ * when the addon is not there.
+ */
+export function startMallocTrim(intervalMs = TRIM_INTERVAL_MS): (() => void) | null {
+  const trim = loadTrim();
+  if (!trim) return null;
+  let low = 0; // the first look trims what the start left
+  const timer = setInterval(() => {
+    const rss = process.memoryUsage.rss();
+    low = Math.min(low, rss);
+    if (!shouldTrim(rss, low)) return;
+    trim();
+    low = process.memoryUsage.rss();
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
