@@ -7,29 +7,31 @@
 import fs from 'node:fs';
 import { assetPath } from './assets.ts';
 
-type Trim = () => boolean;
+/** The addon: malloc_trim(0) on this thread, or on libuv's thread pool (what `serve` uses). */
+export type MallocTrim = { trim(): boolean; trimAsync(): Promise<boolean> };
 
 /** Trim when the resident set has grown this much over its lowest point since the last trim. */
 export const TRIM_GROWTH_BYTES = 4 * 1024 * 1024;
 const TRIM_INTERVAL_MS = 1000;
 
-let loadTrim: () => Trim | null = () => loadTrimAddon(assetPath('dist/native/malloc-trim.node'));
+let loadTrim: () => MallocTrim | null = () => loadTrimAddon(assetPath('dist/native/malloc-trim.node'));
 
 /** The single executable carries the addon as an asset and loads it its own way (src/sea-main.ts). */
-export function setMallocTrimLoader(load: () => Trim | null): void {
+export function setMallocTrimLoader(load: () => MallocTrim | null): void {
   loadTrim = load;
 }
 
-/** The addon's trim function; null when the file is absent (built without a C compiler) or does not load. */
-export function loadTrimAddon(file: string): Trim | null {
+/** The addon; null when the file is absent (built without a C compiler) or does not load. */
+export function loadTrimAddon(file: string): MallocTrim | null {
   if (!fs.existsSync(file)) return null;
-  const mod = { exports: {} as { trim?: unknown } };
+  const mod = { exports: {} as Partial<Record<keyof MallocTrim, unknown>> };
   try {
     process.dlopen(mod, file);
   } catch {
     return null;
   }
-  return typeof mod.exports.trim === 'function' ? (mod.exports.trim as Trim) : null;
+  const { trim, trimAsync } = mod.exports;
+  return typeof trim === 'function' && typeof trimAsync === 'function' ? (mod.exports as MallocTrim) : null;
 }
 
 /** Whether to trim: `rss` has grown by at least `growth` over `low`, its lowest since the last trim. */
@@ -38,20 +40,30 @@ export function shouldTrim(rss: number, low: number, growth = TRIM_GROWTH_BYTES)
 }
 
 /**
- * Looks at the resident set once a second and trims when it has grown (each trim takes 1–2 ms of
- * the main thread under load, up to ~8; a look, microseconds). Returns a stop function, or null
- * when the addon is not there.
+ * Looks at the resident set once a second and trims when it has grown. A look takes microseconds;
+ * a trim 1–2 ms under load, up to ~8, on libuv's thread pool, not the event loop. Returns a stop
+ * function, or null when the addon is not there.
  */
 export function startMallocTrim(intervalMs = TRIM_INTERVAL_MS): (() => void) | null {
-  const trim = loadTrim();
-  if (!trim) return null;
+  const addon = loadTrim();
+  if (!addon) return null;
   let low = 0; // the first look trims what the start left
+  let trimming = false;
   const timer = setInterval(() => {
+    if (trimming) return;
     const rss = process.memoryUsage.rss();
     low = Math.min(low, rss);
     if (!shouldTrim(rss, low)) return;
-    trim();
-    low = process.memoryUsage.rss();
+    trimming = true;
+    addon.trimAsync().then(
+      () => {
+        low = process.memoryUsage.rss();
+        trimming = false;
+      },
+      () => {
+        trimming = false;
+      },
+    );
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -37,10 +37,13 @@ describe('startMallocTrim', () => {
 
   it('trims at its first look, then only after growth, until stopped', async () => {
     let calls = 0;
-    setMallocTrimLoader(() => () => {
-      calls++;
-      return true;
-    });
+    setMallocTrimLoader(() => ({
+      trim: () => true,
+      trimAsync: async () => {
+        calls++;
+        return true;
+      },
+    }));
     const stop = startMallocTrim(5)!;
     expect(await waitFor(() => calls === 1, 2000, 5)).toBe(true);
     await new Promise((r) => setTimeout(r, 60)); // ~10 more looks, and this process has not grown by 4 MB
@@ -54,14 +57,26 @@ describe('startMallocTrim', () => {
     expect(calls).toBe(after);
     expect(junk).toBeNull();
   });
+
+  it('starts no trim while one is still running', async () => {
+    let calls = 0;
+    setMallocTrimLoader(() => ({ trim: () => true, trimAsync: () => (calls++, new Promise<boolean>(() => {})) }));
+    const stop = startMallocTrim(5)!;
+    expect(await waitFor(() => calls === 1, 2000, 5)).toBe(true);
+    const junk = Array.from({ length: 48 }, () => new Uint8Array(MB).fill(1));
+    await new Promise((r) => setTimeout(r, 100));
+    stop();
+    expect(calls).toBe(1);
+    expect(junk).toHaveLength(48);
+  });
 });
 
 describe.skipIf(addon === null)('the malloc-trim addon', () => {
-  it('gives back the free pages inside the heap', () => {
+  it.each(['trim', 'trimAsync'])('gives back the free pages inside the heap (%s)', (how) => {
     // 64 MB of 16 KB buffers, nine in ten freed: holes glibc keeps (the kept tenth holds the heap's end).
     const script = `
       import { loadTrimAddon } from ${JSON.stringify(MODULE)};
-      const trim = loadTrimAddon(${JSON.stringify(addon)});
+      const addon = loadTrimAddon(${JSON.stringify(addon)});
       let all = Array.from({ length: 4000 }, () => new Uint8Array(16384).fill(1));
       const kept = all.filter((_, i) => i % 10 === 0);
       all = null;
@@ -69,7 +84,7 @@ describe.skipIf(addon === null)('the malloc-trim addon', () => {
       await new Promise((r) => setTimeout(r, 200)); // V8 frees array buffers off the main thread
       globalThis.gc();
       const before = process.memoryUsage.rss();
-      const trimmed = trim();
+      const trimmed = await addon.${how}(); // trimAsync: on libuv's thread pool
       console.log(JSON.stringify({ trimmed, freed: before - process.memoryUsage.rss(), kept: kept.length }));
     `;
     const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
