@@ -55,8 +55,8 @@ function strippedSource(file) {
 
 registerHooks({
   load(url, context, nextLoad) {
-    // kspace's own .ts files; Node refuses to strip types under node_modules, so those go on to it.
-    if (url.startsWith(rootUrl) && url.endsWith('.ts') && !url.includes('/node_modules/')) {
+    // kspace's own .ts files; those of its dependencies go on to Node, which refuses to strip them.
+    if (url.startsWith(rootUrl) && url.endsWith('.ts') && !url.slice(rootUrl.length).includes('node_modules/')) {
       return { format: 'module', source: strippedSource(fileURLToPath(url)), shortCircuit: true };
     }
     return nextLoad(url, context);
