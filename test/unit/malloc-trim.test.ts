@@ -71,6 +71,44 @@ describe('startMallocTrim', () => {
   });
 });
 
+describe('scripts/build-native.ts', () => {
+  // In a copy of the tree: the checkout's own dist/native is what the other tests load.
+  function tree(): string {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-native-'));
+    const real = path.resolve(import.meta.dirname, '../..');
+    for (const f of ['scripts/build-native.ts', 'src/native/malloc-trim.c']) {
+      fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+      fs.copyFileSync(path.join(real, f), path.join(root, f));
+    }
+    fs.symlinkSync(path.join(real, 'node_modules'), path.join(root, 'node_modules'));
+    return root;
+  }
+
+  it('warns and exits 0 without a C compiler, and builds nothing', () => {
+    const root = tree();
+    try {
+      const r = spawnSync(process.execPath, [path.join(root, 'scripts/build-native.ts')], { encoding: 'utf8', env: { ...process.env, CC: path.join(root, 'no-such-cc') } });
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(/^kspace: src\/native\/malloc-trim\.c not built \(.+\): kspace runs without it/);
+      expect(fs.readdirSync(path.join(root, 'dist/native'))).toEqual([]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(addon === null)('builds the addon where there is one', () => {
+    const root = tree();
+    try {
+      const r = spawnSync(process.execPath, [path.join(root, 'scripts/build-native.ts')], { encoding: 'utf8' });
+      expect(r).toMatchObject({ status: 0, stderr: '' });
+      expect(fs.readdirSync(path.join(root, 'dist/native'))).toEqual(['malloc-trim.node']);
+      expect(loadTrimAddon(path.join(root, 'dist/native/malloc-trim.node'))?.trim()).toBeTypeOf('boolean');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.skipIf(addon === null)('the malloc-trim addon', () => {
   it.each(['trim', 'trimAsync'])('gives back the free pages inside the heap (%s)', (how) => {
     // 64 MB of 16 KB buffers, nine in ten freed: holes glibc keeps (the kept tenth holds the heap's end).
