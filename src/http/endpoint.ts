@@ -5,7 +5,7 @@ import type { Caller } from '../model.ts';
 import type { RawOptions } from './body.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** `key`: any principal's Bearer key; `admin`: an org admin's (403 otherwise); `public`: no credentials. */
+/** `key`: a Bearer key, whoever's it is; `admin`: an org admin's (403 otherwise); `public`: no credentials. */
 export type Auth = 'key' | 'admin' | 'public';
 
 type Schema = v.GenericSchema;

@@ -74,7 +74,7 @@ export const OptionalText = documentAs(
   { type: 'string' },
 );
 
-/** A path parameter: any non-empty text (what it names is looked up, so a bad one is a 404). */
+/** A path parameter: a non-empty text (what it names is looked up, so a bad one is a 404). */
 export const Segment = v.pipe(v.string(), v.minLength(1));
 export const SlugParams = v.object({ slug: Segment });
 export const IdParams = v.object({ id: Segment });

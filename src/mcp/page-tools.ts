@@ -86,7 +86,7 @@ export function registerPageTools(server: McpServer, api: CallApi): void {
 
   server.registerTool('create_space', {
     title: 'Create a space',
-    description: 'A new shared space. slug: 1–63 characters of a-z, 0-9 and -, starting with a letter or digit. defaultAccess (write, read or none) is what every org member gets; default write. Needs: any org member may create a space.',
+    description: 'A new shared space. slug: 1–63 characters of a-z, 0-9 and -, starting with a letter or digit. defaultAccess (write, read or none) is what every org member gets; default write. Needs: org membership (every member may create a space).',
     inputSchema: {
       slug: z.string().min(1).describe('the new space slug'), name: z.string().min(1).describe('display name'),
       description: z.string().optional(), defaultAccess: z.enum(['write', 'read', 'none']).optional(),

@@ -22,7 +22,7 @@ export type FolderFile = { path: string; text: string };
 
 /** The property under which a page keeps what Obsidian properties cannot say (see pageToFile). */
 const KSPACE_KEY = 'kspace';
-// Limits of a metadata value as any server applies them by default; the server checks again.
+// Limits of a metadata value as every server applies them by default; the server checks again.
 const VALUE_LIMITS = { listItems: 1000, stringBytes: 4096 } as never;
 
 /** A page path's file: `<path>.md`. */
@@ -79,7 +79,7 @@ export function bundleToFolder(space: BundleSpace, pages: BundlePage[], attachme
   return [folderMarker(space, attachments), ...pages.map(pageToFile)];
 }
 
-/** Whether a folder entry is left out of an import: any part starting with `.` (`.obsidian/`, `.git/`, `.trash/`). */
+/** Whether a folder entry is left out of an import: a part of its path starts with `.` (`.obsidian/`, `.git/`, `.trash/`). */
 export function isSkipped(relPath: string): boolean {
   return relPath.split('/').some((seg) => seg.startsWith('.'));
 }
