@@ -21,15 +21,11 @@ export function setMallocTrimLoader(load: () => MallocTrim | null): void {
   loadTrim = load;
 }
 
-/** The addon; null when the file is absent (built without a C compiler) or does not load. */
+/** The addon; null when the file is absent (built without a C compiler). Throws when it does not load. */
 export function loadTrimAddon(file: string): MallocTrim | null {
   if (!fs.existsSync(file)) return null;
   const mod = { exports: {} as Partial<Record<keyof MallocTrim, unknown>> };
-  try {
-    process.dlopen(mod, file);
-  } catch {
-    return null;
-  }
+  process.dlopen(mod, file);
   const { trim, trimAsync } = mod.exports;
   return typeof trim === 'function' && typeof trimAsync === 'function' ? (mod.exports as MallocTrim) : null;
 }
@@ -42,10 +38,16 @@ export function shouldTrim(rss: number, low: number, growth = TRIM_GROWTH_BYTES)
 /**
  * Looks at the resident set once a second and trims when it has grown. A look takes microseconds;
  * a trim 1–2 ms under load, up to ~8, on libuv's thread pool, not the event loop. Returns a stop
- * function, or null when the addon is not there.
+ * function, or null when the addon is not there or does not load (the trim is optional: the
+ * server runs on without it).
  */
 export function startMallocTrim(intervalMs = TRIM_INTERVAL_MS): (() => void) | null {
-  const addon = loadTrim();
+  let addon: MallocTrim | null;
+  try {
+    addon = loadTrim();
+  } catch {
+    return null; // a file that does not load, or the executable's cache directory unwritable
+  }
   if (!addon) return null;
   let low = 0; // the first look trims what the start left
   let trimming = false;

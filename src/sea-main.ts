@@ -27,7 +27,7 @@ function cacheDir(): string {
       // try the next place
     }
   }
-  throw new Error('no writable cache directory for the SQLite addon (set XDG_CACHE_HOME)');
+  throw new Error('no writable cache directory for the native addons (set XDG_CACHE_HOME)');
 }
 
 /** An addon asset as a file in the cache directory, written there the first time. */

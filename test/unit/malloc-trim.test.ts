@@ -30,8 +30,12 @@ describe('shouldTrim', () => {
 describe('startMallocTrim', () => {
   afterEach(() => setMallocTrimLoader(() => null));
 
-  it('does nothing without the addon', () => {
+  it('does nothing without the addon, or when it does not load', () => {
     setMallocTrimLoader(() => null);
+    expect(startMallocTrim(5)).toBeNull();
+    setMallocTrimLoader(() => {
+      throw new Error('ENOSPC: no space left on device');
+    });
     expect(startMallocTrim(5)).toBeNull();
   });
 
@@ -133,8 +137,9 @@ describe.skipIf(addon === null)('the malloc-trim addon', () => {
     expect(got.kept).toBe(400);
   });
 
-  it('is null for a file that is not there', () => {
+  it('is null for a file that is not there, and throws for one that is no addon', () => {
     expect(loadTrimAddon(path.join(os.tmpdir(), 'no-such-addon.node'))).toBeNull();
+    expect(() => loadTrimAddon(path.resolve(import.meta.dirname, '../../src/native/malloc-trim.c'))).toThrow();
   });
 
   const dirs: string[] = [];
