@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { authHeaders, freePort, helperPids, peakRssAllBytes, ROOT, startChild } from '../lib/child-server.ts';
 import { rng, syntheticPages, type SyntheticPage } from '../lib/corpus.ts';
-import { runLoad, type LoadResult } from '../lib/load.ts';
+import { runLoad, runRawLoad, type LoadResult } from '../lib/load.ts';
 import { ensureBinary } from '../lib/binary.ts';
 import type { BenchResult, BenchOptions } from '../bench.ts';
 import { PAGE_SIZE } from '../../src/store/db.ts';
@@ -50,6 +50,7 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   out.push({ name: 'kspace GET at rest p99', value: get.p99, unit: 'ms', target: '≤ 5', pass: get.p99 <= 5 });
   out.push({ name: 'kspace conditional GET (If-None-Match of the current ETag → 304, 16 connections)', value: fromSource.notModified.perSecond, unit: 'req/s' });
   out.push({ name: 'kspace conditional GET p99', value: fromSource.notModified.p99, unit: 'ms' });
+  undiciFigures(out, 'kspace', fromSource);
   out.push({ name: `peak RSS of all kspace processes (server + helpers), from source, ${n.toLocaleString('en')} pages`, value: fromSource.rssMb, unit: 'MB' });
   // The same load on the single executable, which is what ships: its memory is the target.
   const binary = await serverRun(pages, opts, [ensureBinary().path]);
@@ -60,15 +61,25 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   out.push({ name: 'single executable: GET at rest p99', value: binary.get.p99, unit: 'ms' });
   out.push({ name: 'single executable: the floor seconds after its GET at rest', value: binary.floor.perSecond, unit: 'req/s' });
   out.push({ name: 'single executable: GET at rest vs bare node:http floor', value: binary.get.perSecond / binary.floor.perSecond, unit: '×' });
+  undiciFigures(out, 'single executable', binary);
   out.push({ name: `single executable: peak RSS of all kspace processes, ${n.toLocaleString('en')} pages`, value: binary.rssMb, unit: 'MB', target: '≤ 150', pass: binary.rssMb <= 150 });
   return out;
+}
+
+// The GET at rest and its floor once more over undici, the client of the figures before 2026-11-27
+// (runLoad): what undici itself costs shows in both, so the ratio is higher and the p99s too.
+function undiciFigures(out: BenchResult[], who: string, run: ServerRun): void {
+  out.push({ name: `${who}: GET at rest over undici (16 connections)`, value: run.getUndici.perSecond, unit: 'req/s' });
+  out.push({ name: `${who}: GET at rest over undici, p99`, value: run.getUndici.p99, unit: 'ms' });
+  out.push({ name: `${who}: the floor over undici, req/s and p99`, value: run.floorUndici.perSecond, unit: `req/s, p99 ${run.floorUndici.p99.toFixed(2)} ms` });
+  out.push({ name: `${who}: GET at rest over undici vs the floor over undici`, value: run.getUndici.perSecond / run.floorUndici.perSecond, unit: '×' });
 }
 
 // Data directories are removed at the end, not between measurements: deleting a few hundred MB
 // (the disk is mounted with online discard) went on under the next server's writes.
 const leftovers: string[] = [];
 
-type ServerRun = { put: LoadResult; getAfterWrites: LoadResult; floor: LoadResult; get: LoadResult; notModified: LoadResult; rssMb: number };
+type ServerRun = { put: LoadResult; getAfterWrites: LoadResult; floor: LoadResult; get: LoadResult; notModified: LoadResult; getUndici: LoadResult; floorUndici: LoadResult; rssMb: number };
 
 /** PUT every page, then GET random pages, against a fresh server; `command` runs the executable. */
 async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: string[]): Promise<ServerRun> {
@@ -85,17 +96,19 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
     // Steady state: the first ~100 ms of a fresh process run cold code (JIT), which is a figure
     // of its own (cold start, doors bench). 1,000 PUTs under another prefix, not counted.
     const warm = Math.min(1000, n / 10);
-    await runLoad(server.url, {
+    // Every load below is driven by runRawLoad (scripts/lib/load.ts says why), except the GET at
+    // rest's second pass over undici (undiciFigures).
+    await runRawLoad(server.url, {
       connections: 16, total: warm,
       next: (i) => ({ method: 'PUT', path: `/pages/bench/warm-up/${pages[i].path}`, headers, body: bodies[i] }),
     });
-    const put = await runLoad(server.url, {
+    const put = await runRawLoad(server.url, {
       connections: 16, total: n,
       next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }),
     });
     if (put.errors) throw new Error(`PUT errors: ${JSON.stringify(put.statuses)}`);
     const r = rng(7);
-    const reads = () => runLoad(server.url, {
+    const reads = (load = runRawLoad) => load(server.url, {
       connections: 16, total: opts.quick ? 10_000 : 40_000,
       next: () => ({ method: 'GET', path: `/pages/bench/${pages[Math.floor(r() * n)].path}`, headers }),
     });
@@ -108,6 +121,8 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
     await new Promise((res) => setTimeout(res, 1000));
     const get = await reads();
     if (get.errors) throw new Error(`GET errors: ${JSON.stringify(get.statuses)}`);
+    const getUndici = await reads(runLoad);
+    if (getUndici.errors) throw new Error(`GET errors: ${JSON.stringify(getUndici.statuses)}`);
     // Conditional GETs of 1,000 pages whose ETags a first GET gave: 304 without the content.
     const some = pages.slice(0, Math.min(1000, n));
     // Read 16 at a time, as the load runs: 1,000 at once opened 1,000 connections, whose buffers
@@ -116,15 +131,15 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
     for (let i = 0; i < some.length; i += 16) {
       etags.push(...await Promise.all(some.slice(i, i + 16).map(async (p) => (await fetch(`${server.url}/pages/bench/${p.path}`, { headers })).headers.get('etag') ?? '"none"')));
     }
-    const notModified = await runLoad(server.url, {
+    const notModified = await runRawLoad(server.url, {
       connections: 16, total: opts.quick ? 5_000 : 20_000,
       next: (i) => ({ method: 'GET', path: `/pages/bench/${some[i % some.length].path}`, headers: { ...headers, 'if-none-match': etags[i % some.length] } }),
     });
     // The floor a few seconds after the GET at rest, the kspace server idle meanwhile (its helper's
     // index merge, which an idle server runs, is over by then).
-    const floor = await httpFloor(opts.quick ? 10_000 : 40_000);
+    const [floor, floorUndici] = await httpFloor(opts.quick ? 10_000 : 40_000);
     // Read before the server stops: the helper processes of older builds go with it.
-    return { put, getAfterWrites, floor, get, notModified, rssMb: peakRssAllBytes(server.proc.pid!, helperPids(server.proc.pid!)) / 1024 / 1024 };
+    return { put, getAfterWrites, floor, get, notModified, getUndici, floorUndici, rssMb: peakRssAllBytes(server.proc.pid!, helperPids(server.proc.pid!)) / 1024 / 1024 };
   } finally {
     await server.stop();
     leftovers.push(dir);
@@ -199,12 +214,15 @@ function rawExtras(db: Database.Database): (id: number, p: SyntheticPage) => voi
   return (id, p) => { for (const s of steps) s(id, p); };
 }
 
-async function httpFloor(total: number): Promise<LoadResult> {
+/** The bare node:http floor over runRawLoad, then over undici's runLoad. */
+async function httpFloor(total: number): Promise<[LoadResult, LoadResult]> {
   const port = await freePort();
   const proc = spawn(process.execPath, [path.join(ROOT, 'scripts/bench/hello-server.ts'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => proc.stdout!.once('data', resolve));
   try {
-    return await runLoad(`http://127.0.0.1:${port}`, { connections: 16, total, next: () => ({ method: 'GET', path: '/' }) });
+    const url = `http://127.0.0.1:${port}`;
+    const load = { connections: 16, total, next: () => ({ method: 'GET', path: '/' }) };
+    return [await runRawLoad(url, load), await runLoad(url, load)];
   } finally {
     proc.kill();
   }
