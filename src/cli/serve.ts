@@ -19,10 +19,12 @@ export function registerServeCommands(program: Command): void {
     .description('the checkpoint and full-text helper as a process, over standard input and output (serve runs it as a thread)')
     .option('--restart-pages <n>', 'log length at which the log is restarted (tests)')
     .option('--max-defer-pages <n>', 'full-text backlog at which indexing resumes while the server is busy (tests)')
-    .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string }) => {
+    .option('--idle-ms <n>', 'how often an idle helper looks again without being told of a write (tests)')
+    .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string; idleMs?: string }) => {
       const { processChannel, runCheckpointer } = await import('../store/checkpointer.ts');
       await runCheckpointer(dbFile, processChannel(),
-        opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined);
+        opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined,
+        opts.idleMs ? Number(opts.idleMs) : undefined);
     });
 
   registerBackupCommands(program);

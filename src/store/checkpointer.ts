@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { nativeAddonFile, nativeBindingOption, pagesOf4k } from './db.ts';
 import { indexedSeq, indexQueued, lastQueued, openIndexConnection } from './fts-index.ts';
+import { committedTxid } from './txid.ts';
 import { createIndexTidy } from './index-tidy.ts';
 import type { FullTextIndex } from './fts-sync.ts';
 
@@ -27,7 +28,16 @@ import type { FullTextIndex } from './fts-sync.ts';
 // as a process, talking over its standard input and output (tests of the protocol).
 //
 // The two sides talk in lines: "hold"/"held"/"release" (below), "busy"/"calm" (the server's
-// load), "s <target>" (a search waits), "i <seq>" and "d <target> <seq>" (indexed so far).
+// load), "s <target>" (a search waits), "i <seq>" and "d <target> <seq>" (indexed so far),
+// "idle"/"w" (below).
+//
+// Idle: with nothing to index or tidy and the log all copied, the helper looks again only every
+// IDLE_MS, says "idle", and the server says "w" within a LOAD_WINDOW_MS of its next commit. Each
+// round reads kspace.db's WAL index, under a mutex SQLite shares between the connections of a
+// process, and the helper's thread runs at nice 10: preempted while it held that mutex, it kept
+// the server's next read waiting until the scheduler came back to it, 25 ms at a time (perf
+// sched, the core bench's GET at rest: 110 ms of such waits in 4 s with rounds every 25 ms, 0.2
+// ms with rounds a second apart).
 //
 // The log restarts from its start only when a write begins after a complete backfill. Under
 // sustained writes a PASSIVE pass never finds the log complete (the server appends while it
@@ -55,6 +65,7 @@ const TAIL_PAGES = 600;
 const INTERVAL_MS = 250;
 const MAX_HOLD_MS = 200;
 const INDEX_INTERVAL_MS = 25;
+const IDLE_MS = 1000;
 const INDEX_CHUNK = 200;
 const HELPER_NICE = 10;
 const HELPER_FTS_CACHE_MB = 4;
@@ -168,6 +179,8 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
   db.pragma(`wal_autocheckpoint = ${passiveOnly ? 0 : pagesOf4k(db, SAFETY_CHECKPOINT_PAGES)}`);
   let release: (() => void) | null = null;
   let timer: NodeJS.Timeout | undefined;
+  let helperIdle = false;
+  let idleTxid = 0;
   const letGo = () => {
     clearTimeout(timer);
     release?.();
@@ -180,14 +193,25 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
       send('held');
     } else if (line === 'release') {
       letGo();
+    } else if (line === 'idle') {
+      helperIdle = true;
+      idleTxid = windowTxid; // a commit the helper may have missed wakes it too
     } else {
       fts.helperLine(line);
     }
   });
   fts.attachHelper(send);
-  // Tells the helper when the event loop is busy ("busy") and when calm again ("calm").
+  // Tells the helper when the event loop is busy ("busy") and when calm again ("calm"), and an
+  // idle helper that something was written ("w": a commit since the window before its "idle").
   let busy = false;
+  let windowTxid = committedTxid(db);
   const loadTimer = everyLoadWindow(LOAD_WINDOW_MS, (utilisation) => {
+    const txid = committedTxid(db);
+    if (helperIdle && txid !== idleTxid) {
+      helperIdle = false;
+      send('w');
+    }
+    windowTxid = txid;
     if (nextLoadState(busy, utilisation) === busy) return;
     busy = !busy;
     send(busy ? 'busy' : 'calm');
@@ -235,7 +259,7 @@ export function nextLoadState(busy: boolean, utilisation: number): boolean {
 }
 
 /** The helper: PASSIVE checkpoints (and log restarts, see above) and the full-text index until its channel ends. */
-export function runCheckpointer(dbFile: string, channel: HelperChannel, restartPages = RESTART_PAGES, maxDeferPages = MAX_DEFER_PAGES): Promise<void> {
+export function runCheckpointer(dbFile: string, channel: HelperChannel, restartPages = RESTART_PAGES, maxDeferPages = MAX_DEFER_PAGES, idleMs = IDLE_MS): Promise<void> {
   // Background work: the server and its clients come first when the cores are busy (measured:
   // PUT p99 1–4 ms lower with the helper at nice 10). The hold is short either way. On Linux a
   // thread has a nice value of its own: in a worker this lowers the helper's thread only.
@@ -288,6 +312,17 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   let shortening = false; // past restartPages: passes back to back until the hold
   let lastLog = 0;
   let synced = -1; // the pass's `checkpointed` at the last sync
+  // Idle (see the top of this file): each round sets its own flag; "idle" once both are.
+  let copiedAll = false;
+  let indexedAll = false;
+  let saidIdle = false;
+  const noteIdle = () => {
+    if (!copiedAll || !indexedAll) saidIdle = false;
+    else if (!saidIdle) {
+      saidIdle = true;
+      channel.send('idle');
+    }
+  };
   const tick = () => {
     const r = pass();
     // Only a pass that copied pages has anything to sync: an idle server synced its database
@@ -304,6 +339,9 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
       }
     }
     lastLog = r?.log ?? lastLog;
+    copiedAll = r !== null && r.checkpointed >= r.log && !shortening && !asked;
+    if (copiedAll) next = idleMs;
+    noteIdle();
     timer = setTimeout(tick, next);
   };
   timer = setTimeout(tick, INTERVAL_MS);
@@ -325,10 +363,14 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   // what the backlog holds beyond maxDeferPages is indexed (a bounded lag, no catch-up burst).
   const allowance = (): number => {
     if (!serverBusy || wanted.length > 0 || Date.now() - searchedAt < SEARCH_QUIET_MS) return INDEX_CHUNK;
-    return Math.min(INDEX_CHUNK, Math.max(0, lastQueued(idx) - indexedSeq(idx) - maxDeferPages + 1));
+    const backlog = lastQueued(idx) - indexedSeq(idx);
+    // Nothing queued: a round that finds nothing, so that a busy server's helper goes idle too.
+    if (backlog <= 0) return INDEX_CHUNK;
+    return Math.min(INDEX_CHUNK, Math.max(0, backlog - maxDeferPages + 1));
   };
   const indexSome = () => {
     let next = INDEX_INTERVAL_MS;
+    indexedAll = false;
     const limit = asked || (shortening && wanted.length === 0) ? 0 : allowance();
     if (limit > 0) {
       try {
@@ -344,14 +386,29 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
           channel.send(`d ${Math.max(...met)} ${r.seq}`);
         }
         if (!drained) next = 0;
-        else if (limit === INDEX_CHUNK && !serverBusy && wanted.length === 0) next = tidy.idle() ?? next;
+        else if (limit === INDEX_CHUNK && wanted.length === 0) {
+          const tidying = serverBusy ? null : tidy.idle();
+          indexedAll = r.rows === 0 && tidying === null;
+          next = tidying ?? (indexedAll ? idleMs : next);
+        }
       } catch {
         // the index file is busy (a rebuild): the next round tries again
       }
     }
+    noteIdle();
     indexTimer = setTimeout(indexSome, next);
   };
   indexTimer = setTimeout(indexSome, INDEX_INTERVAL_MS);
+  const wake = () => {
+    if (copiedAll) {
+      clearTimeout(timer);
+      timer = setTimeout(tick, 0);
+    }
+    if (indexedAll) {
+      clearTimeout(indexTimer);
+      indexTimer = setTimeout(indexSome, 0);
+    }
+  };
   channel.onLine((line) => {
     if (line === 'held') {
       pass(); // nothing is appended meanwhile: this completes the backfill
@@ -359,6 +416,8 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
       asked = false;
       shortening = false;
       channel.send('release');
+    } else if (line === 'w') {
+      wake();
     } else if (line === 'busy' || line === 'calm') {
       serverBusy = line === 'busy';
     } else if (line.startsWith('s ')) {

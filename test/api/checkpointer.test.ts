@@ -80,6 +80,45 @@ describe('WAL checkpointer', () => {
     expect(windows.some((calls) => calls.length === 0), JSON.stringify(windows)).toBe(true);
   });
 
+  // The helper's rounds read kspace.db's WAL index under a mutex the server's reads need too
+  // (checkpointer.ts, Idle). Each round takes POSIX locks on the -shm file (fcntl): counted here.
+  it.skipIf(!strace)('an idle server\'s helper seldom takes the database\'s locks, and a write wakes it', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
+    server = await startChild(dir);
+    const pid = server.proc.pid!;
+    expect(await waitFor(() => helperThreads(pid).length === 1)).toBe(true);
+    const helper = helperThreads(pid)[0].tid;
+    await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${server.url}/pages/s/p${i}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify({ title: `P${i}`, content: `words ${i}` }) });
+      expect(r.status).toBe(201);
+    }
+    await new Promise((r) => setTimeout(r, 2500)); // indexed, copied, then idle
+    const locks = async (ms: number, during?: () => Promise<void>): Promise<number> => {
+      const out = path.join(dir, 'strace.txt');
+      const tracer = spawn(strace!, ['-f', '-qq', '-e', 'trace=fcntl', '-o', out, '-p', String(pid)], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 300)); // attached
+      const t0 = Date.now();
+      await during?.();
+      await new Promise((r) => setTimeout(r, Math.max(0, ms - (Date.now() - t0))));
+      await new Promise((r) => { tracer.once('exit', r); tracer.kill('SIGINT'); });
+      const n = fs.readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith(`${helper} `) && l.includes('fcntl(')).length;
+      fs.rmSync(out);
+      return n;
+    };
+    // Idle: a round a second of each kind (~8 calls each); with rounds every 25 ms it was ~240 a second.
+    const idle = await locks(2000);
+    expect(idle).toBeLessThan(60);
+    // A write: the server tells the helper, which copies and indexes it at once and is idle again after.
+    const busy = await locks(1000, async () => {
+      const r = await fetch(`${server!.url}/pages/s/new`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify({ title: 'New', content: 'zebra' }) });
+      expect(r.status).toBe(201);
+    });
+    expect(busy).toBeGreaterThan(idle / 2);
+    const found = await (await fetch(`${server.url}/search?q=zebra`, { headers: authHeaders() })).json() as { hits: Array<{ path: string }> };
+    expect(found.hits.map((p) => p.path)).toEqual(['new']);
+  });
+
   it('a server stopped by SIGTERM ends its helper first: nothing of it is left running or in the data dir', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
     server = await startChild(dir);
@@ -139,6 +178,50 @@ describe('WAL checkpointer', () => {
     } finally {
       helper.stdin.end();
       reader.close();
+      db.close();
+    }
+  });
+
+  it('an idle helper says so and looks again only when told of a write ("w") or a search', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
+    const db = openDb(dir);
+    const file = db.name;
+    const idx = openIndexConnection(file);
+    ensureIndexGeneration(db, idx);
+    const at = new Date().toISOString();
+    db.prepare("INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'o', 'O', ?)").run(at);
+    db.prepare("INSERT INTO spaces (id, org_id, slug, name, created_at, updated_at) VALUES (1, 1, 's', 'S', ?, ?)").run(at, at);
+    const page = db.prepare("INSERT INTO pages (space_id, path, title, content, version, created_at, updated_at) VALUES (1, ?, ?, 'words', 1, ?, ?)");
+    const queue = db.prepare('INSERT INTO fts_queue (page_id) VALUES (?)');
+    let n = 0;
+    const write = (count: number) => db.transaction(() => {
+      for (let i = 0; i < count; i++, n++) queue.run(page.run(`p${n}`, `P${n}`, at, at).lastInsertRowid);
+    })();
+    const logLength = () => (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>)[0];
+    // A minute between an idle helper's own looks: what it does sooner, it was told to do.
+    const helper = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--idle-ms', '60000'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+    const idles = () => lines.filter((l) => l === 'idle').length;
+    try {
+      write(10);
+      expect(await waitFor(() => indexedSeq(idx) === 10 && idles() === 1)).toBe(true);
+      write(5);
+      await new Promise((r) => setTimeout(r, 500)); // twenty of a busy helper's index rounds
+      expect(indexedSeq(idx)).toBe(10);
+      helper.stdin.write('w\n');
+      expect(await waitFor(() => indexedSeq(idx) === 15 && idles() === 2)).toBe(true);
+      // It copied the log too before it went idle again: nothing new is left for a pass.
+      const { log, checkpointed } = logLength();
+      expect(checkpointed).toBe(log);
+      write(5);
+      helper.stdin.write('s 20\n'); // a search waits for the index: answered, idle or not
+      expect(await waitFor(() => lines.includes('d 20 20'))).toBe(true);
+      expect(indexedSeq(idx)).toBe(20);
+    } finally {
+      helper.stdin.end();
+      await new Promise((r) => helper.once('exit', r));
+      idx.close();
       db.close();
     }
   });
