@@ -24,7 +24,8 @@ export type IndexTidy = {
   indexed(rows: number): void;
   /**
    * One idle round (nothing left to index, the server calm, no search waiting): up to TIDY_MS of
-   * merging or of giving pages back. The wait before the next round, or null: nothing to do.
+   * merging or of giving pages back. The wait before the next round, or null: nothing to do
+   * until more pages are indexed.
    */
   idle(): number | null;
 };
@@ -48,7 +49,8 @@ export function createIndexTidy(idx: Db): IndexTidy {
       }
     },
     idle() {
-      const quiet = performance.now() - indexedAt >= quietFor;
+      const waited = performance.now() - indexedAt;
+      const quiet = waited >= quietFor;
       if (!merging && quiet && sinceMerge >= mergeDue) {
         // Counting the index's pages reads all of its page-size rows: done once per threshold.
         mergeDue = Math.max(TIDY_AFTER_PAGES, Math.ceil(indexedPages(idx) / 2));
@@ -67,7 +69,10 @@ export function createIndexTidy(idx: Db): IndexTidy {
       if (checkFree) compacting = worthCompacting(idx);
       checkFree = false;
       if (compacting) compacting = compactIndexFor(idx, TIDY_MS);
-      return compacting ? TIDY_INTERVAL_MS : null;
+      if (compacting) return TIDY_INTERVAL_MS;
+      // A merge that may be due once the index has been quiet for long enough: a round then (an
+      // idle helper would look again only a second later, checkpointer.ts).
+      return !quiet && sinceMerge >= mergeDue ? quietFor - waited : null;
     },
   };
 }
