@@ -338,8 +338,10 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
         next = 0; // copy again at once: the tail shrinks to what one short pass lets through
       }
     }
+    // All copied, and nothing written since the pass before (a log just restarted under writes
+    // is all copied too, for a moment: slowing down then let it run on to 40,000 pages).
+    copiedAll = r !== null && r.checkpointed >= r.log && r.log === lastLog && !shortening && !asked;
     lastLog = r?.log ?? lastLog;
-    copiedAll = r !== null && r.checkpointed >= r.log && !shortening && !asked;
     if (copiedAll) next = idleMs;
     noteIdle();
     timer = setTimeout(tick, next);
