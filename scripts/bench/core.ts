@@ -118,6 +118,10 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
     const getAfterWrites = await reads();
     if (getAfterWrites.errors) throw new Error(`GET errors: ${JSON.stringify(getAfterWrites.statuses)}`);
     await (await fetch(`${server.url}/search?q=settle`, { headers })).body?.cancel();
+    // At rest includes the disk: the writes left ~1 GB of WAL and database pages for the kernel
+    // to write back over the next seconds, whose flusher threads took the cores from the reads
+    // (GET p99 at rest 5.7–16 ms against 2.7–3.9 ms 5–10 s later, 2026-11-27).
+    spawnSync('sync');
     await new Promise((res) => setTimeout(res, 1000));
     const get = await reads();
     if (get.errors) throw new Error(`GET errors: ${JSON.stringify(get.statuses)}`);
