@@ -35,9 +35,9 @@ import type { FullTextIndex } from './fts-sync.ts';
 // IDLE_MS, says "idle", and the server says "w" within a LOAD_WINDOW_MS of its next commit. Each
 // round reads kspace.db's WAL index, under a mutex SQLite shares between the connections of a
 // process, and the helper's thread runs at nice 10: preempted while it held that mutex, it kept
-// the server's next read waiting until the scheduler came back to it, 25 ms at a time (perf
-// sched, the core bench's GET at rest: 110 ms of such waits in 4 s with rounds every 25 ms, 0.2
-// ms with rounds a second apart).
+// the server's next read waiting until the scheduler came back to it, up to 25 ms at a time (perf
+// sched under a GET load at rest: 110 ms of such waits in 4 s with rounds every 25 ms, 0.2 ms with
+// rounds a second apart).
 //
 // The log restarts from its start only when a write begins after a complete backfill. Under
 // sustained writes a PASSIVE pass never finds the log complete (the server appends while it
@@ -181,6 +181,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
   let timer: NodeJS.Timeout | undefined;
   let helperIdle = false;
   let idleTxid = 0;
+  let windowTxid = committedTxid(db); // as of the last load window
   const letGo = () => {
     clearTimeout(timer);
     release?.();
@@ -204,7 +205,6 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
   // Tells the helper when the event loop is busy ("busy") and when calm again ("calm"), and an
   // idle helper that something was written ("w": a commit since the window before its "idle").
   let busy = false;
-  let windowTxid = committedTxid(db);
   const loadTimer = everyLoadWindow(LOAD_WINDOW_MS, (utilisation) => {
     const txid = committedTxid(db);
     if (helperIdle && txid !== idleTxid) {
