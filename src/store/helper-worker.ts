@@ -3,7 +3,8 @@
 // database file and, in the executable, the SQLite addon the server loaded.
 import { parentPort, workerData } from 'node:worker_threads';
 import { tightenHeapLimit } from '../heap-limit.ts';
-import { HEAP_LINE, portChannel, runCheckpointer, type HelperData } from './checkpointer.ts';
+import type { HelperData } from './checkpointer.ts';
+import { HEAP_LINE, portChannel, runCheckpointer } from './helper-loop.ts';
 import { setNativeBinding } from './db.ts';
 
 const data = workerData as HelperData;

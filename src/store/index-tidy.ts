@@ -71,7 +71,7 @@ export function createIndexTidy(idx: Db): IndexTidy {
       if (compacting) compacting = compactIndexFor(idx, TIDY_MS);
       if (compacting) return TIDY_INTERVAL_MS;
       // A merge that may be due once the index has been quiet for long enough: a round then (an
-      // idle helper would look again only a second later, checkpointer.ts).
+      // idle helper would look again only a second later, helper-loop.ts).
       return !quiet && sinceMerge >= mergeDue ? quietFor - waited : null;
     },
   };
