@@ -41,8 +41,13 @@ export async function runLoad(url: string, opts: { connections: number; total: n
     }
   };
   await Promise.all(Array.from({ length: opts.connections }, loop));
-  const seconds = (performance.now() - start) / 1000;
+  const result = loadResult(latencies, start, errors, statuses);
   await pool.close();
+  return result;
+}
+
+function loadResult(latencies: number[], start: number, errors: number, statuses: Record<number, number>): LoadResult {
+  const seconds = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length, seconds, perSecond: latencies.length / seconds,
@@ -115,12 +120,7 @@ export async function runRawLoad(url: string, opts: { connections: number; total
     });
   });
   await Promise.all(Array.from({ length: opts.connections }, loop));
-  const seconds = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length, seconds, perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors, statuses,
-  };
+  return loadResult(latencies, start, errors, statuses);
 }
 
 export function percentile(sorted: number[], q: number): number {
