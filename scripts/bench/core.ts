@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { authHeaders, freePort, helperPids, peakRssAllBytes, ROOT, startChild } from '../lib/child-server.ts';
 import { rng, syntheticPages, type SyntheticPage } from '../lib/corpus.ts';
-import { runLoad, runRawLoad, type LoadResult } from '../lib/load.ts';
+import { alternate, runLoad, runRawLoad, type LoadResult } from '../lib/load.ts';
 import { ensureBinary } from '../lib/binary.ts';
 import type { BenchResult, BenchOptions } from '../bench.ts';
 import { PAGE_SIZE } from '../../src/store/db.ts';
@@ -30,11 +30,11 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   const rawPerSecond = rawSqliteFloor(pages);
   out.push({ name: 'floor: raw better-sqlite3, one transaction per page', value: rawPerSecond, unit: 'pages/s' });
   const fromSource = await serverRun(pages, opts);
-  // Each run measures the floor seconds after its GET at rest (serverRun): this machine's speed
-  // drifts by 20–30 % within a minute, and a floor taken at the start, 30–60 s before, made the
-  // ratio move with the drift.
+  // Each run measures the floor in parts alternating with its GET at rest (serverRun): this
+  // machine's speed drifts by 20–40 % within a minute, and a floor taken before or after the GET
+  // made the ratio move with the drift.
   const helloPerSecond = fromSource.floor.perSecond;
-  out.push({ name: 'floor: bare node:http GET, seconds after the GET at rest', value: helloPerSecond, unit: 'req/s' });
+  out.push({ name: 'floor: bare node:http GET, alternating with the GET at rest', value: helloPerSecond, unit: 'req/s' });
   // The same client's latency against a server that does nothing: what a p99 here cannot go under.
   out.push({ name: 'floor: bare node:http GET p99', value: fromSource.floor.p99, unit: 'ms' });
   const put = fromSource.put;
@@ -59,7 +59,7 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   out.push({ name: 'single executable: GET right after the writes (16 connections)', value: binary.getAfterWrites.perSecond, unit: 'req/s' });
   out.push({ name: 'single executable: GET at rest (16 connections)', value: binary.get.perSecond, unit: 'req/s' });
   out.push({ name: 'single executable: GET at rest p99', value: binary.get.p99, unit: 'ms' });
-  out.push({ name: 'single executable: the floor seconds after its GET at rest', value: binary.floor.perSecond, unit: 'req/s' });
+  out.push({ name: 'single executable: the floor, alternating with its GET at rest', value: binary.floor.perSecond, unit: 'req/s' });
   out.push({ name: 'single executable: GET at rest vs bare node:http floor', value: binary.get.perSecond / binary.floor.perSecond, unit: '×' });
   undiciFigures(out, 'single executable', binary);
   out.push({ name: `single executable: peak RSS of all kspace processes, ${n.toLocaleString('en')} pages`, value: binary.rssMb, unit: 'MB', target: '≤ 150', pass: binary.rssMb <= 150 });
@@ -108,25 +108,36 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
     });
     if (put.errors) throw new Error(`PUT errors: ${JSON.stringify(put.statuses)}`);
     const r = rng(7);
-    const reads = (load = runRawLoad) => load(server.url, {
-      connections: 16, total: opts.quick ? 10_000 : 40_000,
+    const reads = (load: typeof runRawLoad, total: number) => load(server.url, {
+      connections: 16, total,
       next: () => ({ method: 'GET', path: `/pages/bench/${pages[Math.floor(r() * n)].path}`, headers }),
     });
+    const total = opts.quick ? 10_000 : 40_000;
     // Right after the writes the helper thread still indexes what it deferred under them (up to
     // MAX_DEFER_PAGES, ~1 s of a core) and checkpoints the log, on the cores the reads and the
     // client use. Then again at rest: a search makes the index catch up, and a second passes.
-    const getAfterWrites = await reads();
+    const getAfterWrites = await reads(runRawLoad, total);
     if (getAfterWrites.errors) throw new Error(`GET errors: ${JSON.stringify(getAfterWrites.statuses)}`);
     await (await fetch(`${server.url}/search?q=settle`, { headers })).body?.cancel();
-    // At rest includes the disk: the writes left ~1 GB of WAL and database pages for the kernel
-    // to write back over the next seconds, whose flusher threads took the cores from the reads
-    // (GET p99 at rest 5.7–16 ms against 2.7–3.9 ms 5–10 s later, 2026-11-27).
-    spawnSync('sync');
-    await new Promise((res) => setTimeout(res, 1000));
-    const get = await reads();
-    if (get.errors) throw new Error(`GET errors: ${JSON.stringify(get.statuses)}`);
-    const getUndici = await reads(runLoad);
-    if (getUndici.errors) throw new Error(`GET errors: ${JSON.stringify(getUndici.statuses)}`);
+    const floorServer = await startFloor();
+    const atRest = await (async () => {
+      // At rest includes the disk: the writes left ~1 GB of WAL and database pages for the kernel
+      // to write back over the next seconds, whose flusher threads took the cores from the reads
+      // (GET p99 at rest 5.7–16 ms against 2.7–3.9 ms 5–10 s later, 2026-11-27).
+      spawnSync('sync');
+      await new Promise((res) => setTimeout(res, 1000));
+      // The GET at rest and the floor in alternating parts (alternate): taken one after the other,
+      // the floor 10 s later, the ratio of two runs minutes apart went from 0.17 to 0.31 with the
+      // machine's speed. The floor warms up first (its JIT), as the kspace server has.
+      await floorServer.load(runRawLoad, 2000);
+      const rounds = opts.quick ? 2 : 4;
+      const [get, floor] = await alternate(rounds, () => reads(runRawLoad, total / rounds), () => floorServer.load(runRawLoad, total / rounds));
+      if (get.errors) throw new Error(`GET errors: ${JSON.stringify(get.statuses)}`);
+      // Over undici too, the client of the figures before 2026-11-27 (undiciFigures).
+      const [getUndici, floorUndici] = await alternate(rounds, () => reads(runLoad, total / rounds), () => floorServer.load(runLoad, total / rounds));
+      if (getUndici.errors) throw new Error(`GET errors: ${JSON.stringify(getUndici.statuses)}`);
+      return { get, floor, getUndici, floorUndici };
+    })().finally(() => floorServer.stop());
     // Conditional GETs of 1,000 pages whose ETags a first GET gave: 304 without the content.
     const some = pages.slice(0, Math.min(1000, n));
     // Read 16 at a time, as the load runs: 1,000 at once opened 1,000 connections, whose buffers
@@ -139,11 +150,8 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
       connections: 16, total: opts.quick ? 5_000 : 20_000,
       next: (i) => ({ method: 'GET', path: `/pages/bench/${some[i % some.length].path}`, headers: { ...headers, 'if-none-match': etags[i % some.length] } }),
     });
-    // The floor a few seconds after the GET at rest, the kspace server idle meanwhile (its helper's
-    // index merge, which an idle server runs, is over by then).
-    const [floor, floorUndici] = await httpFloor(opts.quick ? 10_000 : 40_000);
     // Read before the server stops: the helper processes of older builds go with it.
-    return { put, getAfterWrites, floor, get, notModified, getUndici, floorUndici, rssMb: peakRssAllBytes(server.proc.pid!, helperPids(server.proc.pid!)) / 1024 / 1024 };
+    return { put, getAfterWrites, ...atRest, notModified, rssMb: peakRssAllBytes(server.proc.pid!, helperPids(server.proc.pid!)) / 1024 / 1024 };
   } finally {
     await server.stop();
     leftovers.push(dir);
@@ -218,16 +226,14 @@ function rawExtras(db: Database.Database): (id: number, p: SyntheticPage) => voi
   return (id, p) => { for (const s of steps) s(id, p); };
 }
 
-/** The bare node:http floor over runRawLoad, then over undici's runLoad. */
-async function httpFloor(total: number): Promise<[LoadResult, LoadResult]> {
+/** The bare node:http floor (hello-server.ts) as a process of its own, loaded by either driver. */
+async function startFloor(): Promise<{ load(driver: typeof runRawLoad, total: number): Promise<LoadResult>; stop(): void }> {
   const port = await freePort();
   const proc = spawn(process.execPath, [path.join(ROOT, 'scripts/bench/hello-server.ts'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => proc.stdout!.once('data', resolve));
-  try {
-    const url = `http://127.0.0.1:${port}`;
-    const load = { connections: 16, total, next: () => ({ method: 'GET', path: '/' }) };
-    return [await runRawLoad(url, load), await runLoad(url, load)];
-  } finally {
-    proc.kill();
-  }
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    load: (driver, total) => driver(url, { connections: 16, total, next: () => ({ method: 'GET', path: '/' }) }),
+    stop: () => proc.kill(),
+  };
 }

@@ -14,7 +14,11 @@ import { Pool } from 'undici';
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
 
-export type LoadResult = { requests: number; seconds: number; perSecond: number; p50: number; p99: number; errors: number; statuses: Record<number, number> };
+export type LoadResult = {
+  requests: number; seconds: number; perSecond: number; p50: number; p99: number; errors: number; statuses: Record<number, number>;
+  /** Every request's latency in milliseconds, sorted. */
+  latencies: number[];
+};
 export type RequestSpec = { method: string; path: string; headers?: Record<string, string>; body?: string };
 
 export async function runLoad(url: string, opts: { connections: number; total: number; next: (i: number) => RequestSpec }): Promise<LoadResult> {
@@ -51,8 +55,42 @@ function loadResult(latencies: number[], start: number, errors: number, statuses
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length, seconds, perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors, statuses,
+    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors, statuses, latencies,
   };
+}
+
+/** Loads taken one after another as one: requests and seconds added, percentiles over every latency. */
+export function mergeLoads(parts: LoadResult[]): LoadResult {
+  const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+  const seconds = parts.reduce((sum, p) => sum + p.seconds, 0);
+  const statuses: Record<number, number> = {};
+  for (const p of parts) for (const [k, v] of Object.entries(p.statuses)) statuses[Number(k)] = (statuses[Number(k)] ?? 0) + v;
+  return {
+    requests: latencies.length, seconds, perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99),
+    errors: parts.reduce((sum, p) => sum + p.errors, 0), statuses, latencies,
+  };
+}
+
+/**
+ * Two loads compared on a machine whose speed drifts (by 20–40 % within a minute on the 2-core
+ * VMs of docs/performance.md): each is taken in `rounds` parts, alternating A B B A A B …, so that
+ * both see the same stretches of time; each comes back merged (mergeLoads).
+ */
+export async function alternate(rounds: number, a: () => Promise<LoadResult>, b: () => Promise<LoadResult>): Promise<[LoadResult, LoadResult]> {
+  const as: LoadResult[] = [];
+  const bs: LoadResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    // A first in rounds 0, 3, 4, 7, …: each side goes first as often as the other.
+    if (i % 4 === 0 || i % 4 === 3) {
+      as.push(await a());
+      bs.push(await b());
+    } else {
+      bs.push(await b());
+      as.push(await a());
+    }
+  }
+  return [mergeLoads(as), mergeLoads(bs)];
 }
 
 /**

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runRawLoad } from '../../scripts/lib/load.ts';
+import { alternate, mergeLoads, runRawLoad, type LoadResult } from '../../scripts/lib/load.ts';
 
 let server: http.Server | null = null;
 
@@ -14,8 +14,9 @@ async function serve(handler: http.RequestListener): Promise<string> {
 }
 
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server!.close(resolve));
   server = null;
 });
 
@@ -75,5 +76,37 @@ describe('runRawLoad', () => {
   it('rejects when the server drops a connection before answering', async () => {
     const url = await serve((req) => req.socket.destroy());
     await expect(runRawLoad(url, { connections: 2, total: 4, next: () => ({ method: 'GET', path: '/' }) })).rejects.toThrow(/closed before an answer/);
+  });
+});
+
+describe('alternate and mergeLoads', () => {
+  const part = (latencies: number[], seconds: number, statuses: Record<number, number>, errors = 0): LoadResult => ({
+    requests: latencies.length, seconds, perSecond: latencies.length / seconds, p50: NaN, p99: NaN, errors, statuses, latencies: [...latencies].sort((a, b) => a - b),
+  });
+
+  it('merges parts: requests and seconds added, statuses and errors summed, percentiles over every latency', () => {
+    const slow = Array.from({ length: 10 }, () => 50);
+    const fast = Array.from({ length: 990 }, (_, i) => 1 + i / 1000);
+    const m = mergeLoads([part(fast.slice(0, 500), 1, { 200: 500 }), part([...fast.slice(500), ...slow], 3, { 200: 480, 404: 20 }, 20)]);
+    expect(m.requests).toBe(1000);
+    expect(m.seconds).toBe(4);
+    expect(m.perSecond).toBe(250);
+    expect(m.statuses).toEqual({ 200: 980, 404: 20 });
+    expect(m.errors).toBe(20);
+    // 10 of 1,000 at 50 ms: the 99th percentile is the first of them, which neither part's own p99 says.
+    expect(m.p99).toBe(50);
+    expect(m.p50).toBeCloseTo(1.5, 2);
+    expect(m.latencies).toHaveLength(1000);
+  });
+
+  it('takes each load in parts, A B B A B A A B, and merges each side', async () => {
+    const order: string[] = [];
+    const load = (name: string, ms: number) => async () => {
+      order.push(name);
+      return part([ms], 1, { 200: 1 });
+    };
+    const [a, b] = await alternate(8, load('a', 1), load('b', 2));
+    expect(order.join('')).toBe('abbabaababbabaab');
+    expect([a.requests, a.seconds, a.p99, b.requests, b.p99]).toEqual([8, 8, 1, 8, 2]);
   });
 });
