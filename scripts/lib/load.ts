@@ -74,7 +74,7 @@ export function mergeLoads(parts: LoadResult[]): LoadResult {
 
 /**
  * Two loads compared on a machine whose speed drifts (by 20–40 % within a minute on the 2-core
- * VMs of docs/performance.md): each is taken in `rounds` parts, alternating A B B A A B …, so that
+ * VMs of docs/performance.md): each is taken in `rounds` parts, in the order A B B A B A A B …, so that
  * both see the same stretches of time; each comes back merged (mergeLoads).
  */
 export async function alternate(rounds: number, a: () => Promise<LoadResult>, b: () => Promise<LoadResult>): Promise<[LoadResult, LoadResult]> {

@@ -93,7 +93,8 @@ describe('alternate and mergeLoads', () => {
     expect(m.perSecond).toBe(250);
     expect(m.statuses).toEqual({ 200: 980, 404: 20 });
     expect(m.errors).toBe(20);
-    // 10 of 1,000 at 50 ms: the 99th percentile is the first of them, which neither part's own p99 says.
+    // 10 of 1,000 at 50 ms, all in the second part: the 99th percentile of every latency is 50 ms
+    // (the mean of the two parts' own p99s would say ~26).
     expect(m.p99).toBe(50);
     expect(m.p50).toBeCloseTo(1.5, 2);
     expect(m.latencies).toHaveLength(1000);
