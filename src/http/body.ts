@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import * as v from 'valibot';
 import { AppError, invalid } from '../domain/errors.ts';
 import { toIssue } from '../domain/input-issues.ts';
@@ -36,18 +37,8 @@ export async function readBytes(req: Request, maxBytes: number, opts: RawOptions
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw refuse();
   // On Node, read the IncomingMessage itself: a web ReadableStream over it costs more than the write.
-  const nodeReq = (req as { runtime?: { node?: { req?: AsyncIterable<Buffer> } } }).runtime?.node?.req;
-  if (nodeReq) {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of nodeReq) {
-      size += chunk.length;
-      if (size > maxBytes) throw refuse();
-      seen(chunk);
-      chunks.push(chunk);
-    }
-    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-  }
+  const nodeReq = (req as { runtime?: { node?: { req?: Readable } } }).runtime?.node?.req;
+  if (nodeReq) return readNodeBody(nodeReq, maxBytes, refuse, seen);
   if (!req.body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -64,6 +55,51 @@ export async function readBytes(req: Request, maxBytes: number, opts: RawOptions
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * The body of Node's IncomingMessage, by its events. As `for await` over it did, a body past
+ * `maxBytes` (or an `onChunk` that throws) rejects and destroys the request (not its connection),
+ * and one that ends early (the client went away) rejects. The async iterator's promises and
+ * end-of-stream listeners stayed with each request until its answer was written, past two young
+ * collections: a PUT of the core load left 6.0 KB in the old generation with it, 4.2 without, and
+ * 20,000 PUTs took 10–11 full collections instead of 13–14 (three alternating pairs, 2026-11-27).
+ */
+function readNodeBody(req: Readable, maxBytes: number, refuse: () => Error, seen: (chunk: Uint8Array) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (req.readableEnded) return resolve(Buffer.alloc(0));
+    if (req.destroyed) return reject(req.errored ?? new Error('the request was closed before its body was read'));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData).off('end', onEnd).off('error', settle).off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      try {
+        if (size > maxBytes) throw refuse();
+        seen(chunk);
+      } catch (e) {
+        settle(e as Error);
+        // What `for await` did on leaving early (Node's stream destroyer for a server request): the
+        // request is destroyed with its socket detached first, so that the answer (a 413) still
+        // goes out on the connection instead of the client seeing it reset.
+        (req as unknown as { socket: null }).socket = null;
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => settle(null);
+    const onClose = () => settle(new Error('the request was closed before its body was read'));
+    req.on('data', onData).on('end', onEnd).on('error', settle).on('close', onClose);
+    req.resume(); // flowing even if something paused it: `for await` read it either way
+  });
 }
 
 function depthExceeds(value: unknown, max: number): boolean {

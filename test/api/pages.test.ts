@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -91,6 +92,41 @@ describe('PUT /pages/:space/:path', () => {
     expect(big.status).toBe(413);
     expect((await srv.admin.put('/pages/wiki/x', { title: 'x', content: 'a'.repeat(11 * 1024 * 1024) })).status).toBe(413);
     expect((await srv.admin.get('/pages/wiki/x')).status).toBe(404);
+  });
+
+  it('writes nothing for a body its client stops sending, and goes on answering', async () => {
+    const { hostname, port } = new URL(srv.url);
+    const head = `PUT /pages/wiki/cut HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${srv.admin.key}\r\n`
+      + 'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"title":"Cut","content":"';
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(head);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the server is reading the body
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await srv.admin.get('/pages/wiki/cut')).status).toBe(404);
+    expect((await srv.admin.put('/pages/wiki/cut', { title: 'Cut', content: 'whole' })).status).toBe(201);
+    // A body past the cap without a Content-Length (chunked): refused while it is read, and the
+    // 413 still reaches the client (the request is dropped, not its connection). On a socket of its
+    // own: a client connection left with an unsent body is no use to the requests after it.
+    const chunked = net.connect(Number(port), hostname);
+    await new Promise((resolve) => chunked.once('connect', resolve));
+    let answer = '';
+    chunked.on('data', (d) => (answer += d));
+    chunked.on('error', () => {}); // the server may stop reading before the last chunk is sent
+    chunked.write(`PUT /pages/wiki/huge HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${srv.admin.key}\r\n`
+      + 'content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
+    const mb = 'a'.repeat(1024 * 1024);
+    const first = `{"content":"${mb}`;
+    chunked.write(`${first.length.toString(16)}\r\n${first}\r\n`);
+    for (let i = 0; i < 11 && !answer; i++) {
+      chunked.write(`${mb.length.toString(16)}\r\n${mb}\r\n`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    for (let i = 0; i < 100 && !answer.includes('\r\n\r\n'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    chunked.destroy();
+    expect(answer.split('\r\n')[0]).toMatch(/^HTTP\/1\.1 413\b/);
+    expect((await srv.admin.get('/pages/wiki/huge')).status).toBe(404);
   });
 
   it('cannot be polluted through __proto__ or constructor keys', async () => {
