@@ -51,25 +51,22 @@ export async function runLoad(url: string, opts: { connections: number; total: n
 }
 
 function loadResult(latencies: number[], start: number, errors: number, statuses: Record<number, number>): LoadResult {
-  const seconds = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
+  return resultOf(latencies.sort((a, b) => a - b), (performance.now() - start) / 1000, errors, statuses);
+}
+
+function resultOf(sorted: number[], seconds: number, errors: number, statuses: Record<number, number>): LoadResult {
   return {
-    requests: latencies.length, seconds, perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors, statuses, latencies,
+    requests: sorted.length, seconds, perSecond: sorted.length / seconds,
+    p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors, statuses, latencies: sorted,
   };
 }
 
 /** Loads taken one after another as one: requests and seconds added, percentiles over every latency. */
 export function mergeLoads(parts: LoadResult[]): LoadResult {
-  const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
-  const seconds = parts.reduce((sum, p) => sum + p.seconds, 0);
   const statuses: Record<number, number> = {};
   for (const p of parts) for (const [k, v] of Object.entries(p.statuses)) statuses[Number(k)] = (statuses[Number(k)] ?? 0) + v;
-  return {
-    requests: latencies.length, seconds, perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99),
-    errors: parts.reduce((sum, p) => sum + p.errors, 0), statuses, latencies,
-  };
+  const sum = (f: (p: LoadResult) => number) => parts.reduce((total, p) => total + f(p), 0);
+  return resultOf(parts.flatMap((p) => p.latencies).sort((a, b) => a - b), sum((p) => p.seconds), sum((p) => p.errors), statuses);
 }
 
 /**
