@@ -30,8 +30,6 @@ const HELPER_MAIN_CACHE_MB = 2;
 // (docs/performance.md, Seventh pass).
 export const MAX_DEFER_PAGES = 10_000;
 const SEARCH_QUIET_MS = 30_000;
-// When it has nothing to index and the server is calm, the helper tidies the index: merging
-// its segments and giving freed pages back (index-tidy.ts).
 
 /** The line that asks the helper to end. */
 export const END = 'end';
@@ -72,6 +70,7 @@ export function portChannel(port: MessagePort): HelperChannel {
   port.on('close', end);
   return { send: (line) => port.postMessage(line), onLine: (fn) => lines.push(fn), onEnd: (fn) => ends.push(fn), inServerProcess: true };
 }
+
 /** The helper: PASSIVE checkpoints (and log restarts, see above) and the full-text index until its channel ends. */
 export function runCheckpointer(dbFile: string, channel: HelperChannel, restartPages = RESTART_PAGES, maxDeferPages = MAX_DEFER_PAGES, idleMs = IDLE_MS): Promise<void> {
   // Background work: the server and its clients come first when the cores are busy (measured:
@@ -172,6 +171,8 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   idx.pragma('busy_timeout = 50'); // a rebuild holds the index file: come back later, do not block checkpoints
   let wanted: number[] = []; // targets of searches waiting for the index
   let indexTimer: NodeJS.Timeout | undefined;
+  // When it has nothing to index and the server is calm, the helper tidies the index: merging
+  // its segments and giving freed pages back (index-tidy.ts).
   const tidy = createIndexTidy(idx);
   let serverBusy = false;
   let searchedAt = -Infinity;
