@@ -97,7 +97,8 @@ describe('PUT /pages/:space/:path', () => {
   it('writes nothing for a body its client stops sending, and goes on answering', async () => {
     const { hostname, port } = new URL(srv.url);
     const head = `PUT /pages/wiki/cut HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${srv.admin.key}\r\n`
-      + 'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"title":"Cut","content":"';
+      + 'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"title":"Cut","content":"part"}';
+    // What arrived is valid JSON: a reader that took it as the whole body would write the page.
     const socket = net.connect(Number(port), hostname);
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(head);
