@@ -1,6 +1,6 @@
 // `kspace serve` itself: run by its commander command (cli/serve.ts) and, for a plain
 // `kspace serve [--data d] [--host h] [--port p]`, by cli/run.ts without commander.
-import { tightenHeapLimit } from '../heap-limit.ts';
+import { stopPretenuring, tightenHeapLimit } from '../heap-limit.ts';
 import { startMallocTrim } from '../malloc-trim.ts';
 import { ExitError } from './exit-error.ts';
 
@@ -10,9 +10,10 @@ export type ServeFlags = { data?: string; host?: string; port?: string };
 // start without it.
 const loadConfigModule = () => import('../config.ts');
 
-// The heap-growing flag is set, and the limit it gives taken, once the server has started
-// (src/heap-limit.ts says why not at start). The helper thread starts 250 ms after the server
-// listens (src/server.ts) and loads its built-ins then; it is asked to take the limit for its own heap.
+// The heap-growing and no-pretenuring flags are set, and the limit the first gives taken, once
+// the server has started (src/heap-limit.ts says why not at start). The helper thread starts
+// 250 ms after the server listens (src/server.ts) and loads its built-ins then; it is asked to
+// take the limit for its own heap (the flags are process-wide).
 const HEAP_FLAG_DELAY_MS = 1000;
 
 /** Serves until SIGINT or SIGTERM, then closes the server gracefully. */
@@ -23,6 +24,7 @@ export async function runServe(opts: ServeFlags): Promise<void> {
     throw e instanceof DataDirLockedError ? new ExitError(e.message, 1) : e;
   });
   setTimeout(() => {
+    stopPretenuring();
     tightenHeapLimit();
     running.helper()?.tightenHeapLimit();
     startMallocTrim();
