@@ -1,6 +1,7 @@
 // GET of a page: the ETag, the conditional GET (304), and the direct path of src/http/page-read.ts
 // giving the same answers as the endpoint behind h3.
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
@@ -130,6 +131,52 @@ describe('the direct path', () => {
     expect(head.headers.get('etag')).toMatch(ETAG);
   });
 });
+
+describe('the direct path, many requests at once', () => {
+  // Requests the server reads in one turn of its event loop, pipelined or on several connections.
+  it('answers every request of a burst, in order on each connection', async () => {
+    const paths = Array.from({ length: 7 }, (_, i) => `burst/p${i}`);
+    for (const p of paths) expect((await alice.put(`/pages/wiki/${p}`, { title: p, content: `body of ${p}` })).status).toBe(201);
+    const auth = `Bearer ${alice.key}`;
+    // Seven requests in one write on one connection: the answers come back in the order asked.
+    const one = await rawExchange(paths.map((p) => `GET /pages/wiki/${p} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`).join(''), paths.length);
+    expect(one.map((a) => a.status)).toEqual(paths.map(() => 200));
+    expect(one.map((a) => JSON.parse(a.body).path)).toEqual(paths);
+    // Ten connections at once, one request each; and one that closes its sending side after asking.
+    const many = await Promise.all(Array.from({ length: 10 }, (_, i) => rawExchange(`GET /pages/wiki/${paths[i % 7]} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`, 1, i === 9)));
+    expect(many.map(([a]) => JSON.parse(a.body).path)).toEqual(Array.from({ length: 10 }, (_, i) => paths[i % 7]));
+    // A conditional GET in a burst gets its 304 between the others' 200s.
+    const etag = (await alice.get(`/pages/wiki/${paths[1]}`)).headers.get('etag')!;
+    const mixed = await rawExchange(paths.slice(0, 3).map((p) => `GET /pages/wiki/${p} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nIf-None-Match: ${etag}\r\n\r\n`).join(''), 3);
+    expect(mixed.map((a) => a.status)).toEqual([200, 304, 200]);
+  });
+});
+
+/** Sends `request` (one or more) on a new connection and reads `count` answers (with Content-Length), or fails after 5 s. */
+function rawExchange(request: string, count: number, halfClose = false): Promise<{ status: number; body: string }[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(srv.url).port), '127.0.0.1');
+    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`${got.length} of ${count} answers within 5 s`)); }, 5000);
+    const got: { status: number; body: string }[] = [];
+    let buf = Buffer.alloc(0);
+    socket.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const head = buf.subarray(0, end).toString('latin1');
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (buf.length < end + 4 + length) break;
+        got.push({ status: Number(head.split(' ')[1]), body: buf.subarray(end + 4, end + 4 + length).toString('utf8') });
+        buf = buf.subarray(end + 4 + length);
+      }
+      if (got.length === count) { clearTimeout(timer); socket.destroy(); resolve(got); }
+    });
+    socket.on('error', reject);
+    if (halfClose) socket.end(request);
+    else socket.write(request);
+  });
+}
 
 function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
