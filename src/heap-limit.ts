@@ -32,19 +32,19 @@ export function tightenHeapLimit(): void {
   if (typeof gc === 'function') gc();
 }
 
-// V8's allocation-site pretenuring: when most objects from one allocation site (one object
-// literal, one constructor call in one function) outlive a young-generation collection, V8
-// allocates that site's later objects in the old generation directly. In the core bench's PUT and
-// GET loads it sometimes decided so for sites of the request path (4 of 8 runs at 20,000 pages),
-// and from then on every GET left its objects to the full collections (all three rounds of a
-// run: the decision stays). Measured
-// (--trace-gc, 40,000 GETs a round, three rounds a run, 2026-11-27): runs that took the decision
-// had 15–17 full collections a round and 290–440 ms of young-generation pauses, GET p99 7.4–17 ms;
-// the others, and all nine with this flag, 2–3 and 38–70 ms, p99 3.0–6.0 ms. PUTs were even (8–9
-// full collections per 20,000 either way). The search bench's short PUT and GET loads over undici
-// were 10–12 % slower with it (four alternating pairs; 0–4 % in a replay with the GC traced, whose
-// collections were the same): pretenured, a PUT's objects are not copied. Set with the heap-growing
-// flag, for the same reason: on the command line it changes V8's flag hash.
+// V8's allocation-site pretenuring: when most objects from one allocation site (one object literal,
+// one constructor call in one function) outlive a young-generation collection, V8 allocates that
+// site's later objects in the old generation directly. In the core bench's PUT and GET loads it
+// sometimes decided so for sites of the request path (4 of 8 runs at 20,000 pages), and from then
+// on every GET left its objects to the full collections (all three rounds of a run: the decision
+// stays). Measured (--trace-gc, 40,000 GETs a round, three rounds a run, 2026-11-27): runs that
+// took the decision had 15–17 full collections a round and 290–440 ms of young-generation pauses,
+// GET p99 7.4–17 ms; the others, and all nine with this flag, 2–3 and 38–70 ms, p99 3.0–6.0 ms.
+// PUTs were even (8–9 full collections per 20,000 either way). The search bench's short PUT and GET
+// loads over undici were 10–12 % slower with it (four alternating pairs; 0–4 % in a replay with the
+// GC traced, whose collections were the same; pretenured, a PUT's objects are not copied, which may
+// be why). Set with the heap-growing flag, for the same reason: on the command line it changes V8's
+// flag hash.
 const NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring';
 
 /** Turns V8's allocation-site pretenuring off, process-wide. */
