@@ -1,4 +1,4 @@
-// Core figures (issue 2): the floors (bare node:http, raw better-sqlite3 one transaction per page)
+// Core figures (issue 2): the floors (bare node:http, the page-read floor, raw better-sqlite3 one transaction per page)
 // and kspace PUT/GET over 16 connections, with the peak RSS of every kspace process (issue 22:
 // the server, and its helper while that was a second process).
 import Database from 'better-sqlite3';
@@ -51,6 +51,7 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   out.push({ name: 'kspace conditional GET (If-None-Match of the current ETag → 304, 16 connections)', value: fromSource.notModified.perSecond, unit: 'req/s' });
   out.push({ name: 'kspace conditional GET p99', value: fromSource.notModified.p99, unit: 'ms' });
   undiciFigures(out, 'kspace', fromSource);
+  readFloorFigures(out, 'kspace', fromSource);
   out.push({ name: `peak RSS of all kspace processes (server + helpers), from source, ${n.toLocaleString('en')} pages`, value: fromSource.rssMb, unit: 'MB' });
   // The same load on the single executable, which is what ships: its memory is the target.
   const binary = await serverRun(pages, opts, [ensureBinary().path]);
@@ -62,6 +63,7 @@ async function measure(opts: BenchOptions): Promise<BenchResult[]> {
   out.push({ name: 'single executable: the floor, alternating with its GET at rest', value: binary.floor.perSecond, unit: 'req/s' });
   out.push({ name: 'single executable: GET at rest vs bare node:http floor', value: binary.get.perSecond / binary.floor.perSecond, unit: '×' });
   undiciFigures(out, 'single executable', binary);
+  readFloorFigures(out, 'single executable', binary);
   out.push({ name: `single executable: peak RSS of all kspace processes, ${n.toLocaleString('en')} pages`, value: binary.rssMb, unit: 'MB', target: '≤ 150', pass: binary.rssMb <= 150 });
   return out;
 }
@@ -75,11 +77,21 @@ function undiciFigures(out: BenchResult[], who: string, run: ServerRun): void {
   out.push({ name: `${who}: GET at rest over undici vs the floor over undici`, value: run.getUndici.perSecond / run.floorUndici.perSecond, unit: '×' });
 }
 
+// The GET at rest beside the page-read floor (page-read-floor.ts): the part of a read that is
+// kspace's own (the key, the access check, the log line, the ETag, the direct path's match).
+function readFloorFigures(out: BenchResult[], who: string, run: ServerRun): void {
+  out.push({ name: `${who}: the page-read floor (node:http, the page's SQLite row and its JSON, nothing else), alternating with the GET at rest`, value: run.pageReadFloor.perSecond, unit: `req/s, p99 ${run.pageReadFloor.p99.toFixed(2)} ms` });
+  out.push({ name: `${who}: GET at rest vs the page-read floor`, value: run.getBeside.perSecond / run.pageReadFloor.perSecond, unit: '×' });
+}
+
 // Data directories are removed at the end, not between measurements: deleting a few hundred MB
 // (the disk is mounted with online discard) went on under the next server's writes.
 const leftovers: string[] = [];
 
-type ServerRun = { put: LoadResult; getAfterWrites: LoadResult; floor: LoadResult; get: LoadResult; notModified: LoadResult; getUndici: LoadResult; floorUndici: LoadResult; rssMb: number };
+type ServerRun = {
+  put: LoadResult; getAfterWrites: LoadResult; floor: LoadResult; get: LoadResult; notModified: LoadResult;
+  getUndici: LoadResult; floorUndici: LoadResult; getBeside: LoadResult; pageReadFloor: LoadResult; rssMb: number;
+};
 
 /** PUT every page, then GET random pages, against a fresh server; `command` runs the executable. */
 async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: string[]): Promise<ServerRun> {
@@ -119,7 +131,9 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
     const getAfterWrites = await reads(runRawLoad, total);
     if (getAfterWrites.errors) throw new Error(`GET errors: ${JSON.stringify(getAfterWrites.statuses)}`);
     await (await fetch(`${server.url}/search?q=settle`, { headers })).body?.cancel();
-    const floorServer = await startFloor();
+    const floorServer = await startFloor('hello-server.ts', [], () => '/');
+    const r2 = rng(11);
+    const readFloor = await startFloor('page-read-floor.ts', [path.join(dir, 'kspace.db'), 'bench'], () => `/pages/bench/${pages[Math.floor(r2() * n)].path}`);
     const atRest = await (async () => {
       // At rest includes the disk: the writes left ~1 GB of WAL and database pages for the kernel
       // to write back over the next seconds, whose flusher threads took the cores from the reads
@@ -136,8 +150,15 @@ async function serverRun(pages: SyntheticPage[], opts: BenchOptions, command?: s
       // Over undici too, the client of the figures before 2026-11-27 (undiciFigures).
       const [getUndici, floorUndici] = await alternate(rounds, () => reads(runLoad, total / rounds), () => floorServer.load(runLoad, total / rounds));
       if (getUndici.errors) throw new Error(`GET errors: ${JSON.stringify(getUndici.statuses)}`);
-      return { get, floor, getUndici, floorUndici };
-    })().finally(() => floorServer.stop());
+      // And beside the page-read floor: the same row and JSON from SQLite, without the rest.
+      await readFloor.load(runRawLoad, 2000);
+      const [getBeside, pageReadFloor] = await alternate(rounds, () => reads(runRawLoad, total / rounds), () => readFloor.load(runRawLoad, total / rounds));
+      if (getBeside.errors || pageReadFloor.errors) throw new Error(`GET errors: ${JSON.stringify([getBeside.statuses, pageReadFloor.statuses])}`);
+      return { get, floor, getUndici, floorUndici, getBeside, pageReadFloor };
+    })().finally(() => {
+      floorServer.stop();
+      readFloor.stop();
+    });
     // Conditional GETs of 1,000 pages whose ETags a first GET gave: 304 without the content.
     const some = pages.slice(0, Math.min(1000, n));
     // Read 16 at a time, as the load runs: 1,000 at once opened 1,000 connections, whose buffers
@@ -226,14 +247,14 @@ function rawExtras(db: Database.Database): (id: number, p: SyntheticPage) => voi
   return (id, p) => { for (const s of steps) s(id, p); };
 }
 
-/** The bare node:http floor (hello-server.ts) as a process of its own, loaded by either driver. */
-async function startFloor(): Promise<{ load(driver: typeof runRawLoad, total: number): Promise<LoadResult>; stop(): void }> {
+/** A floor server (hello-server.ts, page-read-floor.ts) as a process of its own, loaded by either driver. */
+async function startFloor(script: string, args: string[], nextPath: () => string): Promise<{ load(driver: typeof runRawLoad, total: number): Promise<LoadResult>; stop(): void }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [path.join(ROOT, 'scripts/bench/hello-server.ts'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [path.join(ROOT, 'scripts/bench', script), String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => proc.stdout!.once('data', resolve));
   const url = `http://127.0.0.1:${port}`;
   return {
-    load: (driver, total) => driver(url, { connections: 16, total, next: () => ({ method: 'GET', path: '/' }) }),
+    load: (driver, total) => driver(url, { connections: 16, total, next: () => ({ method: 'GET', path: nextPath() }) }),
     stop: () => proc.kill(),
   };
 }
