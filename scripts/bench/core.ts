@@ -1,6 +1,6 @@
-// Core figures (issue 2): the floors (bare node:http, the page-read floor, raw better-sqlite3 one transaction per page)
-// and kspace PUT/GET over 16 connections, with the peak RSS of every kspace process (issue 22:
-// the server, and its helper while that was a second process).
+// Core figures (issue 2): the floors (bare node:http, the page-read floor, raw better-sqlite3 one
+// transaction per page) and kspace PUT/GET over 16 connections, with the peak RSS of every kspace
+// process (issue 22: the server, and its helper while that was a second process).
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
