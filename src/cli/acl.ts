@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, collectList, pageUrl, wantsJson } from './client.ts';
+import { addClientOptions, apiOf, collectList, wantsJson } from './client.ts';
+import { pagePath } from '../client/paths.ts';
 import { usageError } from './exit-error.ts';
 import { printFields, printJson } from './format.ts';
 
@@ -17,7 +18,7 @@ export function registerAclCommands(program: Command): void {
 
   addClientOptions(acl.command('get').argument('<space>').argument('<path>').description("show a page's ACL"))
     .action(async (space: string, path: string, _opts: unknown, cmd: Command) => {
-      printAcl(cmd, await apiOf(cmd).get<Acl>(pageUrl(space, path, 'acl')));
+      printAcl(cmd, await apiOf(cmd).get<Acl>(pagePath(space, path, 'acl')));
     });
 
   addClientOptions(acl.command('set').argument('<space>').argument('<path>').description('restrict a page to the given principals (ids; org admins keep access)'))
@@ -27,11 +28,11 @@ export function registerAclCommands(program: Command): void {
     .action(async (space: string, path: string, o: { read?: string[]; write?: string[] }, cmd: Command) => {
       const opts = { read: o.read ?? [], write: o.write ?? [] };
       if (opts.read.length + opts.write.length === 0) throw usageError('give --read or --write principal ids (acl clear returns the page to the space default)');
-      printAcl(cmd, await apiOf(cmd).json<Acl>('PUT', pageUrl(space, path, 'acl'), { body: { read: opts.read, write: opts.write } }));
+      printAcl(cmd, await apiOf(cmd).json<Acl>('PUT', pagePath(space, path, 'acl'), { body: { read: opts.read, write: opts.write } }));
     });
 
   addClientOptions(acl.command('clear').argument('<space>').argument('<path>').description("remove a page's ACL: the space default applies again"))
     .action(async (space: string, path: string, _opts: unknown, cmd: Command) => {
-      printAcl(cmd, await apiOf(cmd).json<Acl>('DELETE', pageUrl(space, path, 'acl')));
+      printAcl(cmd, await apiOf(cmd).json<Acl>('DELETE', pagePath(space, path, 'acl')));
     });
 }

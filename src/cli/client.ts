@@ -3,25 +3,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
+import type { Issue } from '../model.ts';
+import type { Query } from '../client/paths.ts';
+import type { Problem } from '../client/problem.ts';
+import { ApiError, readJson, request, type ClientSettings, type RequestOptions } from '../client/request.ts';
 import { ExitError } from './exit-error.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 export type Connection = { url: string; key: string | undefined };
-export type Issue = { key: string; code: string; message: string };
-type Query = Record<string, string | number | boolean | null | undefined>;
-
-export type RequestOptions = {
-  query?: Query;
-  /** A JSON body. */
-  body?: unknown;
-  /** A streamed body (import uploads), sent as it is read. */
-  stream?: ReadableStream<Uint8Array>;
-  /** A raw body (attachment uploads), sent with `headers['content-type']`. */
-  bytes?: Uint8Array;
-  accept?: string;
-  headers?: Record<string, string>;
-};
+export type { RequestOptions } from '../client/request.ts';
 
 /** Commands whose own `--url` is not the server's (webhooks create takes the webhook's URL). */
 const ownUrlOption = new WeakSet<Command>();
@@ -68,12 +59,6 @@ export function connectionOf(cmd: Command, env: NodeJS.ProcessEnv = process.env)
   const url = (ownUrlOption.has(cmd) ? undefined : own.url) ?? root.url ?? env.SERVICE_URL ?? DEFAULT_URL;
   const key = own.key ?? root.key ?? env.SERVICE_API_KEY;
   return { url: String(url), key: key ? String(key) : undefined };
-}
-
-/** `/pages/<space>/<path>` with each segment percent-encoded. */
-export function pageUrl(space: string, path: string, sub?: string): string {
-  const segs = path.split('/').map(encodeURIComponent).join('/');
-  return `/pages/${encodeURIComponent(space)}/${segs}${sub ? `/${sub}` : ''}`;
 }
 
 export const enc = encodeURIComponent;
@@ -126,6 +111,7 @@ function rememberTxid(origin: string, txid: number): void {
 export class Api {
   readonly conn: Connection;
   readonly base: URL;
+  private readonly settings: ClientSettings;
   private minTxid: number | null = null;
 
   constructor(conn: Connection) {
@@ -138,61 +124,38 @@ export class Api {
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') {
       throw new ExitError(`the server URL '${conn.url}' is not http(s)`);
     }
-  }
-
-  url(path: string, query?: Query): URL {
-    const u = new URL(this.base);
-    u.pathname = this.base.pathname.replace(/\/+$/, '') + path;
-    u.search = '';
-    for (const [k, v] of Object.entries(query ?? {})) {
-      if (v !== undefined && v !== null && v !== '') u.searchParams.set(k, String(v));
-    }
-    return u;
+    const origin = this.base.origin;
+    this.settings = {
+      base: this.base.origin + this.base.pathname,
+      headers: (): Record<string, string> => (conn.key ? { authorization: `Bearer ${conn.key}` } : {}),
+      txid: {
+        get: () => (this.minTxid ??= rememberedTxid(origin)),
+        seen: (txid) => {
+          this.minTxid = txid;
+          rememberTxid(origin, txid);
+        },
+      },
+    };
   }
 
   /** Sends a request; a network failure or a non-2xx answer becomes an ExitError. */
   async send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { accept: opts.accept ?? 'application/json', ...opts.headers };
-    if (this.conn.key) headers.authorization = `Bearer ${this.conn.key}`;
-    this.minTxid ??= rememberedTxid(this.base.origin);
-    if (this.minTxid > 0) headers['x-service-min-txid'] = String(this.minTxid);
-    let body: BodyInit | undefined;
-    if (opts.bytes) {
-      body = opts.bytes as Uint8Array<ArrayBuffer>;
-      headers['content-type'] ??= 'application/octet-stream';
-    } else if (opts.stream) {
-      body = opts.stream;
-      headers['content-type'] ??= 'application/json';
-    } else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] = 'application/json';
-    }
-    let res: Response;
     try {
-      res = await fetch(this.url(path, opts.query), { method, headers, body, ...(opts.stream ? { duplex: 'half' } : {}) } as RequestInit);
+      return await request(this.settings, method, path, opts);
     } catch (err) {
-      throw new ExitError(`cannot reach ${this.base.origin} (${describeNetworkError(err)})`);
+      if (err instanceof ApiError) throw problemToExit(err.problem, this.conn, this.base.origin);
+      throw err;
     }
-    if (res.ok) {
-      const txid = Number(res.headers.get('x-service-txid'));
-      if (Number.isSafeInteger(txid) && txid > (this.minTxid ?? 0)) {
-        this.minTxid = txid;
-        rememberTxid(this.base.origin, txid);
-      }
-      return res;
-    }
-    throw await problemToExit(res, this.conn);
   }
 
   /** Sends a request and parses the JSON answer (204 → null). */
   async json<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const res = await this.send(method, path, opts);
-    if (res.status === 204) return null as T;
-    const text = await res.text();
     try {
-      return (text ? JSON.parse(text) : null) as T;
-    } catch {
-      throw new ExitError(`the server at ${this.base.origin} answered ${res.status} with something that is not JSON`);
+      return await readJson<T>(res);
+    } catch (err) {
+      if (err instanceof ApiError) throw new ExitError(`the server at ${this.base.origin} answered ${res.status} with something that is not JSON`);
+      throw err;
     }
   }
 
@@ -205,44 +168,19 @@ export function apiOf(cmd: Command): Api {
   return new Api(connectionOf(cmd));
 }
 
-function describeNetworkError(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  switch (cause?.code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN': return 'host not found';
-    case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT': return 'connection timed out';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET': return 'connection reset';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH': return 'network unreachable';
-    default: return cause?.message ?? (err instanceof Error ? err.message : String(err));
-  }
-}
-
 /** One clear line for any error answer; 400 lists each issue and exits 2. */
-async function problemToExit(res: Response, conn: Connection): Promise<ExitError> {
-  const text = await res.text().catch(() => '');
-  let p: { code?: string; title?: string; detail?: string; issues?: Issue[] } = {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed && typeof parsed === 'object') p = parsed as typeof p;
-  } catch {
-    // not problem+json (a proxy's error page, say): the status line is all there is
-  }
-  const code = p.code ?? (res.statusText.toLowerCase().replaceAll(' ', '_') || 'error');
-  if (res.status === 401) {
+function problemToExit(p: Problem, conn: Connection, origin: string): ExitError {
+  if (p.status === 0) return new ExitError(`cannot reach ${origin} (${String(p.body.cause ?? p.detail)})`);
+  if (p.status === 401) {
     const why = conn.key ? 'the API key is missing, unknown or revoked' : 'no API key given (set SERVICE_API_KEY or pass --key)';
     return new ExitError(`401 unauthorized: ${why}`, 1, [], 401);
   }
-  const detail = p.detail ?? p.title ?? (text.length && text.length < 200 ? text.trim() : res.statusText);
-  if (res.status === 400) {
-    const issues = Array.isArray(p.issues) ? p.issues : [];
-    if (issues.length === 0) return new ExitError(`400 ${code}: ${detail}`, 2, [], 400);
-    return new ExitError(`400 ${code}: the server rejected the input`, 2, issues.map(formatIssue), 400);
+  const detail = p.detail ?? (typeof p.body.title === 'string' ? p.body.title : String(p.status));
+  if (p.status === 400) {
+    if (p.issues.length === 0) return new ExitError(`400 ${p.code}: ${detail}`, 2, [], 400);
+    return new ExitError(`400 ${p.code}: the server rejected the input`, 2, p.issues.map(formatIssue), 400);
   }
-  return new ExitError(`${res.status} ${code}: ${detail}`, 1, [], res.status);
+  return new ExitError(`${p.status} ${p.code}: ${detail}`, 1, [], p.status);
 }
 
 export function formatIssue(i: Issue): string {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, enc, pageUrl, wantsJson } from './client.ts';
+import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
+import { pagePath } from '../client/paths.ts';
 import { ExitError } from './exit-error.ts';
 import { formatBytes, printJson, printLine, printTable } from './format.ts';
 
@@ -51,7 +52,7 @@ export function registerFileCommands(program: Command): void {
       const all: FileList['files'] = [];
       let cursor: string | undefined;
       do {
-        const r = await api.get<FileList>(pageUrl(space, page, 'files'), { limit: 200, cursor });
+        const r = await api.get<FileList>(pagePath(space, page, 'files'), { limit: 200, cursor });
         all.push(...r.files);
         cursor = r.nextCursor ?? undefined;
       } while (cursor);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, enc, pageUrl, wantsJson } from './client.ts';
+import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
+import { pagePath } from '../client/paths.ts';
 import { usageError } from './exit-error.ts';
 import { printJson, printLine, printTable } from './format.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
@@ -33,7 +34,7 @@ export function registerHistoryCommands(program: Command): void {
   addClientOptions(revisions.command('diff').argument('<space>').argument('<path>').argument('<a>').argument('<b>')
     .description('what changed from revision a to revision b (a unified diff of the content)'))
     .action(async (space: string, path: string, a: string, b: string, _o: unknown, cmd: Command) => {
-      const d = await apiOf(cmd).get<Diff>(pageUrl(space, path, `revisions/${version(a, '<a>')}/diff/${version(b, '<b>')}`));
+      const d = await apiOf(cmd).get<Diff>(pagePath(space, path, `revisions/${version(a, '<a>')}/diff/${version(b, '<b>')}`));
       if (wantsJson(cmd)) return printJson(d);
       if (d.title) printLine(`title: ${d.title.from} -> ${d.title.to}`);
       if (d.frontmatterChanged.length) printLine(`frontmatter changed: ${d.frontmatterChanged.join(', ')}`);
@@ -43,7 +44,7 @@ export function registerHistoryCommands(program: Command): void {
   addClientOptions(revisions.command('restore').argument('<space>').argument('<path>').argument('<version>')
     .description('write an earlier revision again, as a new revision'))
     .action(async (space: string, path: string, v: string, _o: unknown, cmd: Command) => {
-      const p = await apiOf(cmd).json<Page>('POST', pageUrl(space, path, `revisions/${version(v, '<version>')}/restore`));
+      const p = await apiOf(cmd).json<Page>('POST', pagePath(space, path, `revisions/${version(v, '<version>')}/restore`));
       if (wantsJson(cmd)) return printJson(p);
       printLine(`restored ${p.space}/${p.path} from version ${v} (now version ${p.version})`);
     });

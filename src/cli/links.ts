@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, enc, pageUrl, wantsJson, type Api } from './client.ts';
+import { addClientOptions, apiOf, enc, wantsJson, type Api } from './client.ts';
+import { pagePath } from '../client/paths.ts';
 import { printJson, printLine, printTable } from './format.ts';
 
 type Links = { outbound: Array<{ space: string; path: string; exists: boolean }>; backlinks: Array<{ space: string; path: string; title: string }>; nextCursor: string | null };
@@ -14,7 +15,7 @@ export function registerLinkCommands(program: Command): void {
   const links = addClientOptions(program.command('links').argument('<space>').argument('<path>').description("a page's links and backlinks; links broken SPACE"))
     .helpGroup('Links:')
     .action(async (space: string, path: string, _opts: unknown, cmd: Command) => {
-      const r = await allLinks(apiOf(cmd), pageUrl(space, path, 'links'));
+      const r = await allLinks(apiOf(cmd), pagePath(space, path, 'links'));
       if (wantsJson(cmd)) return printJson(r);
       printLine(`outbound (${r.outbound.length})`);
       printTable(null, r.outbound.map((l) => [`${l.space}/${l.path}`, l.exists ? '' : '(missing)']), { indent: 2 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addClientOptions, apiOf, pageUrl, wantsJson } from './client.ts';
+import { addClientOptions, apiOf, wantsJson } from './client.ts';
+import { pagePath } from '../client/paths.ts';
 import { parsed, usageError } from './exit-error.ts';
 import { printFields, printJson, printLine } from './format.ts';
 import { parseAssignment, parseAssignments, type MetaScalar } from './values.ts';
@@ -21,7 +22,7 @@ export function registerMetaCommands(program: Command): void {
 
   addClientOptions(meta.command('get').argument('<space>').argument('<path>').description("print a page's metadata"))
     .action(async (space: string, path: string, _opts: unknown, cmd: Command) => {
-      const page = await apiOf(cmd).get<{ metadata: Record<string, unknown> }>(pageUrl(space, path));
+      const page = await apiOf(cmd).get<{ metadata: Record<string, unknown> }>(pagePath(space, path));
       if (wantsJson(cmd)) return printJson(page.metadata);
       const keys = Object.keys(page.metadata).sort();
       if (keys.length === 0) return printLine('no metadata');
@@ -32,7 +33,7 @@ export function registerMetaCommands(program: Command): void {
     .addHelpText('after', `${TYPING}\n\nExample:\n  kspace meta set tasks tasks/login stage=doing points=5 due=2025-07-01\n`)
     .action(async (space: string, path: string, pairs: string[], _opts: unknown, cmd: Command) => {
       const set = parsed(() => parseAssignments(pairs));
-      report(cmd, await apiOf(cmd).json<Patched>('PATCH', pageUrl(space, path, 'metadata'), { body: { set } }));
+      report(cmd, await apiOf(cmd).json<Patched>('PATCH', pagePath(space, path, 'metadata'), { body: { set } }));
     });
 
   addClientOptions(meta.command('append').argument('<space>').argument('<path>').argument('<key=value...>').description('add values to list keys, skipping ones already there'))
@@ -43,13 +44,13 @@ export function registerMetaCommands(program: Command): void {
         const [k, v] = parsed(() => parseAssignment(p));
         (appendUnique[k] ??= []).push(...(Array.isArray(v) ? v : [v]));
       }
-      report(cmd, await apiOf(cmd).json<Patched>('PATCH', pageUrl(space, path, 'metadata'), { body: { appendUnique } }));
+      report(cmd, await apiOf(cmd).json<Patched>('PATCH', pagePath(space, path, 'metadata'), { body: { appendUnique } }));
     });
 
   addClientOptions(meta.command('unset').argument('<space>').argument('<path>').argument('<key...>').description('remove metadata keys'))
     .action(async (space: string, path: string, keys: string[], _opts: unknown, cmd: Command) => {
       if (keys.some((k) => k.includes('='))) throw usageError('unset takes key names, not key=value');
       const set = Object.fromEntries(keys.map((k) => [k, null]));
-      report(cmd, await apiOf(cmd).json<Patched>('PATCH', pageUrl(space, path, 'metadata'), { body: { set } }));
+      report(cmd, await apiOf(cmd).json<Patched>('PATCH', pagePath(space, path, 'metadata'), { body: { set } }));
     });
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { parseMarkdownDocument, toMarkdownDocument } from '../domain/markdown-doc.ts';
-import { addClientOptions, apiOf, collect, enc, pageUrl, wantsJson, type Api } from './client.ts';
+import { addClientOptions, apiOf, collect, enc, wantsJson, type Api } from './client.ts';
+import { pagePath } from '../client/paths.ts';
 import { ExitError, parsed, usageError } from './exit-error.ts';
 import { printJson, printLine, printTable } from './format.ts';
 import { readStdin, stdinIsPiped } from './io.ts';
@@ -39,7 +40,7 @@ async function readDocument(opts: PutOptions): Promise<string | undefined> {
 
 async function currentTitle(api: Api, space: string, path: string): Promise<string | undefined> {
   try {
-    return (await api.get<Page>(pageUrl(space, path))).title;
+    return (await api.get<Page>(pagePath(space, path))).title;
   } catch (e) {
     if (e instanceof ExitError && e.status === 404) return undefined;
     throw e;
@@ -109,12 +110,12 @@ export function registerPageCommands(program: Command): void {
       const api = apiOf(cmd);
       if (opts.rev !== undefined) {
         if (!/^\d+$/.test(opts.rev)) throw usageError('--rev is a version number');
-        const rev = await api.get<Page>(pageUrl(space, path, `revisions/${opts.rev}`));
+        const rev = await api.get<Page>(pagePath(space, path, `revisions/${opts.rev}`));
         if (wantsJson(cmd)) return printJson(rev);
         process.stdout.write(toMarkdownDocument(rev.title, rev.frontmatter ?? {}, rev.content));
         return;
       }
-      const p = await api.get<Page>(pageUrl(space, path));
+      const p = await api.get<Page>(pagePath(space, path));
       if (wantsJson(cmd)) return printJson(p);
       // A page's metadata shows as a `metadata:` key of the frontmatter (page put reads it back).
       const fm = Object.keys(p.metadata ?? {}).length ? { ...p.frontmatter, metadata: p.metadata } : p.frontmatter;
@@ -135,7 +136,7 @@ export function registerPageCommands(program: Command): void {
     .action(async (space: string, path: string, opts: PutOptions, cmd: Command) => {
       const api = apiOf(cmd);
       const body = await buildPutBody(api, space, path, opts);
-      const res = await api.send('PUT', pageUrl(space, path), { body });
+      const res = await api.send('PUT', pagePath(space, path), { body });
       const saved = (await res.json()) as Page;
       if (wantsJson(cmd)) return printJson(saved);
       printLine(`${res.status === 201 ? 'created' : 'saved'} ${saved.space}/${saved.path} (version ${saved.version})`);
@@ -143,7 +144,7 @@ export function registerPageCommands(program: Command): void {
 
   addClientOptions(page.command('delete').argument('<space>').argument('<path>').description('delete a page (its revisions stay)'))
     .action(async (space: string, path: string, _opts: unknown, cmd: Command) => {
-      await apiOf(cmd).send('DELETE', pageUrl(space, path));
+      await apiOf(cmd).send('DELETE', pagePath(space, path));
       if (wantsJson(cmd)) return printJson({ ok: true });
       printLine(`deleted ${space}/${path}`);
     });
@@ -164,7 +165,7 @@ export function registerPageCommands(program: Command): void {
   addPagingOptions(addClientOptions(revisions.command('list', { isDefault: true }).argument('<space>').argument('<path>').description("a page's revisions, newest first")), 'revisions')
     .action(async (space: string, path: string, opts: PagingOptions, cmd: Command) => {
       type Rev = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
-      const r = await fetchList<Rev>(apiOf(cmd), pageUrl(space, path, 'revisions'), 'revisions', {}, opts);
+      const r = await fetchList<Rev>(apiOf(cmd), pagePath(space, path, 'revisions'), 'revisions', {}, opts);
       if (wantsJson(cmd)) return printJson(r.body);
       printTable(['VERSION', 'TITLE', 'AUTHOR', 'CREATED'], r.items.map((v) => [v.version, v.title, v.author?.name, v.createdAt]), { empty: 'no revisions' });
       hintMore(r.nextCursor);

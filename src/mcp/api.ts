@@ -3,12 +3,16 @@
 // caller's own Authorization header. Either way the API does the validating, the authorizing and
 // the events, so both doors behave exactly like HTTP.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Issue } from '../model.ts';
+import { pagePath } from '../client/paths.ts';
+import { nextCursorOf } from '../client/problem.ts';
+import { ApiError, request, type ClientSettings } from '../client/request.ts';
 
 /** `next`: the cursor of a `Link: <…>; rel="next"` header (a bare-array answer's next page). */
 export type ApiAnswer = { status: number; body: unknown; next?: string | null };
 export type CallApi = (method: string, path: string, body?: unknown) => Promise<ApiAnswer>;
 
-type Problem = { code?: string; title?: string; detail?: string; issues?: Array<{ key: string; code: string; message: string }> };
+type Problem = { code?: string; title?: string; detail?: string; issues?: Issue[] };
 
 // A tool argument becomes part of an API path. A `.` or `..` segment, a `/` inside a single
 // segment, or text that decodes to one of those (`%2e%2e`, `%252e`) would make the request leave
@@ -38,23 +42,15 @@ export function routeSegment(key: string, value: string): string {
   return encodeURIComponent(value);
 }
 
-/** `/pages/<space>/<path>` with each segment percent-encoded (and an optional sub-resource). */
+/** `/pages/<space>/<path>` (and an optional sub-resource); throws when a segment would escape its route. */
 export function pageApiPath(space: string, path: string, sub?: string): string {
-  const segments = path.split('/').map((seg) => {
+  for (const seg of path.split('/')) {
     if (escapesRoute(seg)) {
       throw new Error(`path: ${JSON.stringify(path)} is not valid: no segment may be empty, ".", "..", contain "\\" or encode any of those`);
     }
-    return encodeURIComponent(seg);
-  });
-  return `/pages/${routeSegment('space', space)}/${segments.join('/')}${sub ? `/${sub}` : ''}`;
-}
-
-/** A path with a query string; empty and absent values are left out. */
-export function withQuery(path: string, query: Record<string, string | number | boolean | undefined | null>): string {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
-  const s = qs.toString();
-  return s ? `${path}?${s}` : path;
+  }
+  routeSegment('space', space);
+  return pagePath(space, path, sub);
 }
 
 /**
@@ -77,26 +73,18 @@ export function toToolResult(answer: ApiAnswer): CallToolResult {
 
 /** The stdio door's callApi: HTTP to a running server with an API key. */
 export function httpCallApi(baseUrl: string, key: string | undefined): CallApi {
-  const base = baseUrl.replace(/\/+$/, '');
+  const settings: ClientSettings = { base: baseUrl, headers: (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}) };
   return async (method, path, body) => {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (key) headers.authorization = `Bearer ${key}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
     try {
-      res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await request(settings, method, path, { body });
+      return { status: res.status, body: await readBody(res), next: nextCursorOf(res.headers.get('link')) };
     } catch (err) {
-      const code = (err as { cause?: { code?: string } }).cause?.code;
-      return { status: 0, body: { detail: `cannot reach ${base} (${code === 'ECONNREFUSED' ? 'connection refused' : code ?? (err as Error).message})` } };
+      if (!(err instanceof ApiError)) throw err;
+      const p = err.problem;
+      if (p.status === 0) return { status: 0, body: { detail: `cannot reach ${baseUrl.replace(/\/+$/, '')} (${String(p.body.cause)})` } };
+      return { status: p.status, body: p.body };
     }
-    return { status: res.status, body: await readBody(res), next: nextCursorOf(res) };
   };
-}
-
-/** The cursor named by a response's `Link: <…?cursor=…>; rel="next"` header, else null. */
-export function nextCursorOf(res: Response): string | null {
-  const m = /<([^>]*)>\s*;\s*rel="next"/.exec(res.headers.get('link') ?? '');
-  return m ? new URL(m[1], 'http://x').searchParams.get('cursor') : null;
 }
 
 export async function readBody(res: Response): Promise<unknown> {

@@ -2,7 +2,8 @@
 // bytes stays with HTTP (`GET /files/…`, the `url` of each item): a tool answer is text.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { pageApiPath, toToolResult, withQuery, type CallApi } from './api.ts';
+import { pageApiPath, toToolResult, type CallApi } from './api.ts';
+import { withQuery } from '../client/paths.ts';
 
 export function registerFileTools(server: McpServer, api: CallApi): void {
   server.registerTool('list_files', {

@@ -9,7 +9,8 @@ import { AppError } from '../domain/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { documentAs } from '../http/json-schema.ts';
 import { readText } from '../http/body.ts';
-import { nextCursorOf, readBody, type CallApi } from './api.ts';
+import { nextCursorOf } from '../client/problem.ts';
+import { readBody, type CallApi } from './api.ts';
 
 type Fetcher = { fetch(req: Request): Response | Promise<Response> };
 
@@ -19,7 +20,7 @@ export function inProcessCallApi(app: Fetcher, origin: string, authorization: st
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await app.fetch(new Request(origin + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
-    return { status: res.status, body: await readBody(res), next: nextCursorOf(res) };
+    return { status: res.status, body: await readBody(res), next: nextCursorOf(res.headers.get('link')) };
   };
 }
 

@@ -4,7 +4,8 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { toMarkdownDocument } from '../domain/markdown-doc.ts';
-import { pageApiPath, routeSegment, toToolResult, withQuery, type CallApi } from './api.ts';
+import { pageApiPath, routeSegment, toToolResult, type CallApi } from './api.ts';
+import { withQuery } from '../client/paths.ts';
 
 const space = z.string().min(1).describe('the space slug, e.g. "wiki" (a personal space is "~name")');
 const pagePath = z.string().min(1).describe('the page path inside the space, e.g. "projects/alpha/notes"');

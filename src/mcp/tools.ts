@@ -3,7 +3,8 @@
 // or writes: the API does, identically for every door.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { pageApiPath, routeSegment, toToolResult, withQuery, type CallApi } from './api.ts';
+import { pageApiPath, routeSegment, toToolResult, type CallApi } from './api.ts';
+import { withQuery } from '../client/paths.ts';
 import { registerWriteTools } from './write-tools.ts';
 import { registerFileTools } from './file-tools.ts';
 import { registerPageTools } from './page-tools.ts';

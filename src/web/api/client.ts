@@ -1,24 +1,11 @@
-// The typed API client: same origin, JSON in and out, the session's CSRF token on every
-// request that changes something, and problem+json turned into ApiError with its issues.
-import type { Issue } from './types.ts';
+// The web app's API calls: same origin, the session's cookie, its CSRF token on every request
+// that changes something, and a 401 announced so the app shows sign-in. Requests, addresses and
+// problem parsing are the shared client's (src/client/).
+import { request, readJson, ApiError, type RequestOptions as SendOptions } from '../../client/request.ts';
 
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly title: string;
-  readonly issues: Issue[];
-  readonly body: Record<string, unknown>;
-  constructor(status: number, body: Record<string, unknown>) {
-    const detail = typeof body.detail === 'string' ? body.detail : undefined;
-    const title = typeof body.title === 'string' ? body.title : `Request failed (${status})`;
-    super(detail ?? title);
-    this.status = status;
-    this.code = typeof body.code === 'string' ? body.code : 'error';
-    this.title = title;
-    this.issues = Array.isArray(body.issues) ? (body.issues as Issue[]) : [];
-    this.body = body;
-  }
-}
+export { ApiError } from '../../client/request.ts';
+export { problemOf } from '../../client/problem.ts';
+export { encodePath, pagePath as pageApi, spacePath as spaceApi, queryString as query } from '../../client/paths.ts';
 
 let csrfToken: string | null = null;
 export function setCsrfToken(token: string | null): void { csrfToken = token; }
@@ -28,34 +15,24 @@ export const UNAUTHORIZED_EVENT = 'kspace:unauthorized';
 
 export interface RequestOptions { quiet401?: boolean; signal?: AbortSignal }
 
-export async function api<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  let res: Response;
+const settings = {
+  base: '',
+  credentials: 'same-origin' as const,
+  headers: (method: string): Record<string, string> =>
+    method !== 'GET' && method !== 'HEAD' && csrfToken ? { 'x-csrf-token': csrfToken } : {},
+};
+
+async function send<T>(method: string, path: string, opts: SendOptions, quiet401 = false): Promise<T> {
   try {
-    res = await fetch(path, {
-      method, headers, credentials: 'same-origin', signal: opts.signal,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    return await readJson<T>(await request(settings, method, path, opts));
   } catch (err) {
-    if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new ApiError(0, { code: 'network', title: 'The server cannot be reached', detail: 'The server cannot be reached. Check the connection and try again.' });
+    if (err instanceof ApiError && err.status === 401 && !quiet401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+    throw err;
   }
-  if (res.status === 204) return undefined as T;
-  const text = await res.text();
-  let data: unknown = null;
-  if (text) {
-    try { data = JSON.parse(text); } catch { data = { detail: text.slice(0, 200) }; }
-  }
-  if (!res.ok) {
-    if (res.status === 401 && !opts.quiet401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
-    const body = data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
-    const retryAfter = res.headers.get('retry-after');
-    if (retryAfter && body.retryAfter === undefined) body.retryAfter = Number(retryAfter);
-    throw new ApiError(res.status, body);
-  }
-  return data as T;
+}
+
+export function api<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
+  return send<T>(method, path, { body, signal: opts.signal }, opts.quiet401);
 }
 
 // GETs started at load, before the session is read (main.tsx): the first view's requests then
@@ -85,33 +62,6 @@ export const patch = <T>(path: string, body: unknown): Promise<T> => api<T>('PAT
 export const del = (path: string): Promise<void> => api<void>('DELETE', path);
 
 /** PUT of raw bytes (an attachment), with its own content type and the CSRF token. */
-export async function putBytes<T>(path: string, data: Blob): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', 'content-type': data.type || 'application/octet-stream' };
-  if (csrfToken) headers['x-csrf-token'] = csrfToken;
-  let res: Response;
-  try {
-    res = await fetch(path, { method: 'PUT', headers, credentials: 'same-origin', body: data });
-  } catch {
-    throw new ApiError(0, { code: 'network', title: 'The server cannot be reached', detail: 'The server cannot be reached. Check the connection and try again.' });
-  }
-  const body = await res.json().catch(() => ({})) as Record<string, unknown>;
-  if (!res.ok) {
-    if (res.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
-    throw new ApiError(res.status, body);
-  }
-  return body as T;
-}
-
-/** `a/b c` → `a/b%20c`: each segment encoded, the slashes kept. */
-export function encodePath(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/');
-}
-export const pageApi = (space: string, path: string): string => `/pages/${encodeURIComponent(space)}/${encodePath(path)}`;
-export const spaceApi = (space: string): string => `/spaces/${encodeURIComponent(space)}`;
-
-export function query(params: Record<string, string | number | undefined | null>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s ? `?${s}` : '';
+export function putBytes<T>(path: string, data: Blob): Promise<T> {
+  return send<T>('PUT', path, { bytes: data, headers: { 'content-type': data.type || 'application/octet-stream' } });
 }

@@ -1,74 +1,49 @@
-// Shapes of the kspace HTTP API as the web app reads them (docs/api.md, search.md, record-types.md).
+// Shapes of the kspace HTTP API as the web app reads them: each inferred from the answer schema
+// the server checks its answers against (src/http/answers.ts), so the two cannot drift apart.
+// Type-only imports: nothing of the server enters the bundle.
+import type * as v from 'valibot';
+import type * as A from '../../http/answers.ts';
+import type { MetaValue, Metadata } from '../../model.ts';
 
-export type MetaScalar = string | number | boolean;
-export type MetaValue = MetaScalar | MetaScalar[];
-export type Metadata = Record<string, MetaValue>;
 
-export interface Issue { key: string; code: string; message: string }
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+type Item<T> = T extends Array<infer I> ? I : never;
 
-export interface Principal { id: string; name: string; kind: 'user' | 'agent'; orgAdmin: boolean }
-export interface Session { principal: Principal; csrfToken: string }
+export type Principal = Out<typeof A.Principal>;
+export type Session = { principal: Principal; csrfToken: string };
+export type Space = Out<typeof A.Space>;
+export type PageSummary = Item<Out<typeof A.PageList>['pages']>;
+export type Page = Out<typeof A.RenderedPage>;
+export type RevisionSummary = Item<Out<typeof A.RevisionList>['revisions']>;
+export type Author = RevisionSummary['author'];
+export type Revision = Out<typeof A.Revision> & { html?: string };
+export type Links = Omit<Out<typeof A.PageLinks>, 'nextCursor'>;
+export type BrokenLink = Item<Out<typeof A.BrokenLinks>>;
+export type Acl = Out<typeof A.Acl>;
+export type RecordRow = Item<Out<typeof A.MetaPageList>['pages']>;
+export type SearchHit = Item<Out<typeof A.SearchHits>['hits']>;
+export type MetaKey = Item<Out<typeof A.KeyList>>;
+export type GalleryEntry = Out<typeof A.GalleryEntry>;
+export type ApiKeyInfo = Out<typeof A.KeyInfo>;
+export type NewApiKey = Out<typeof A.NewKey>;
+export type Webhook = Out<typeof A.Webhook> & { secret?: string };
+export type Delivery = Item<Out<typeof A.DeliveryLog>['deliveries']>;
+export type TestResult = Out<typeof A.TestOutcome>;
 
-export interface Space {
-  slug: string; name: string; description: string | null; defaultAccess: 'write' | 'read' | 'none';
-  personal: boolean; createdAt: string; updatedAt: string;
-}
-
-export interface PageSummary { path: string; title: string; version: number; updatedAt: string; template?: string | null }
-
-export interface Page {
-  space: string; path: string; title: string; content: string;
-  frontmatter: Record<string, unknown>; metadata: Metadata; template: string | null;
-  version: number; updatedAt: string; html?: string;
-}
-
-export interface Author { id: string; kind: string; name: string }
-export interface RevisionSummary { version: number; title: string; author: Author; createdAt: string }
-export interface Revision {
-  space: string; path: string; version: number; title: string; content: string;
-  frontmatter: Record<string, unknown>; metadata: Metadata; author: Author; createdAt: string; html?: string;
-}
-
-export interface Links {
-  outbound: { space: string; path: string; exists: boolean }[];
-  backlinks: { space: string; path: string; title: string }[];
-}
-export interface BrokenLink { source: { space: string; path: string }; target: { space: string; path: string } }
-
-export interface Acl { restricted: boolean; read: string[]; write: string[] }
-
+// Record-type fields, templates and filters as the views use them: the answer schemas declare
+// fields loosely (`{key, type}` and more), so their full shape is written here.
 export type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
 export interface Field {
   key: string; type: FieldType; label?: string; description?: string; required?: boolean;
   default?: MetaValue; options?: string[]; min?: number; max?: number;
 }
-
 export interface Template {
-  space: string; name: string; path: string; title: string; description: string | null;
+  space: string; name: string; path: string; title: string; description: string;
   recordType: boolean; fields?: Field[]; metadataDefaults?: Metadata; defaultPathPrefix?: string; content?: string;
 }
-export interface RecordType { name: string; description: string | null; defaultPathPrefix: string | null; additionalKeys: 'allow' | 'reject'; fields: Field[] }
-export interface RecordRow { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Metadata }
-
+export interface RecordType { name: string; description: string; defaultPathPrefix: string | null; additionalKeys: 'allow' | 'reject'; fields: Field[] }
 export type FilterOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists' | 'missing';
 export interface Filter { key: string; op: FilterOp; value?: MetaValue }
-
-export interface SearchHit { space: string; path: string; title: string; snippet: string; score: number }
-export interface MetaKey { key: string; types: string[]; pages: number }
-
-export interface GalleryEntry { source: 'built-in' | 'remote' | 'org'; id: string; name: string; description: string | null; pages: number }
-
-export interface ApiKeyInfo { id: string; prefix: string; createdAt: string; revokedAt: string | null }
-export interface NewApiKey { id: string; key: string; principalId: string }
-
 export const WEBHOOK_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated'] as const;
-export interface Webhook {
-  id: string; url: string; events: string[]; spaceSlug?: string | null; description?: string | null;
-  enabled: boolean; createdAt: string; updatedAt: string; secret?: string;
-}
-export interface Delivery { id: string; event: string; attempt: number; at: string; outcome: string; status?: number; error?: string; durationMs: number }
-export interface TestResult { outcome: string; status?: number; error?: string; durationMs: number }
-
-
 export interface PageFile { name: string; size: number; contentType: string; sha256: string; createdAt: string; url: string }
 export interface FileList { files: PageFile[]; nextCursor: string | null }

@@ -1,6 +1,6 @@
 // A server issue shown beside its control: the control points at it with aria-describedby and
 // carries aria-invalid="true".
-import type { Issue } from '../api/types.ts';
+import type { Issue } from '../../model.ts';
 
 export function issueFor(issues: Issue[], key: string): Issue | undefined {
   return issues.find((i) => i.key === key || i.key.startsWith(`${key}[`) || i.key.startsWith(`${key}.`));

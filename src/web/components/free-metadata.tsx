@@ -1,6 +1,6 @@
 // Metadata of a page that is not a record: key, type and value per row.
 import type { FreeRow, FreeType } from '../lib/metadata-form.ts';
-import type { Issue } from '../api/types.ts';
+import type { Issue } from '../../model.ts';
 
 const TYPES: FreeType[] = ['text', 'number', 'boolean', 'date', 'list'];
 

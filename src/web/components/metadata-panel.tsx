@@ -1,5 +1,6 @@
 // The typed metadata panel: each value shown as what it is (a date, a number, a list, a link).
-import type { Field, Metadata, MetaValue } from '../api/types.ts';
+import type { Field } from '../api/types.ts';
+import type { Metadata, MetaValue } from '../../model.ts';
 import { formatValue } from '../lib/format.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/;

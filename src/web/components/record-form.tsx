@@ -2,7 +2,8 @@
 // field's label (else its key) exactly, required marked (a visible * and aria-required),
 // descriptions as help text, and the server's
 // issue for a field shown beside it (aria-describedby + aria-invalid).
-import type { Field, Issue } from '../api/types.ts';
+import type { Field } from '../api/types.ts';
+import type { Issue } from '../../model.ts';
 import type { RawValue, RawValues } from '../lib/metadata-form.ts';
 import { FieldError, fieldProps } from './field-error.tsx';
 

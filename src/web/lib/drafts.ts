@@ -1,5 +1,5 @@
 // Unsaved edits kept in localStorage, per page (or per New Page form), so a reload loses nothing.
-import type { Metadata } from '../api/types.ts';
+import type { Metadata } from '../../model.ts';
 
 export interface Draft { title: string; content: string; metadata?: Metadata; baseVersion?: number; savedAt: string }
 

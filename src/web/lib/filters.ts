@@ -1,5 +1,6 @@
 // Filters as the address keeps them (the API's JSON) and as the filter builder edits them.
-import type { Field, Filter, FilterOp, MetaScalar } from '../api/types.ts';
+import type { Field, Filter, FilterOp } from '../api/types.ts';
+import type { Scalar } from '../../model.ts';
 
 export const OPS: { op: FilterOp; label: string }[] = [
   { op: 'eq', label: 'is' }, { op: 'neq', label: 'is not' }, { op: 'gt', label: '>' }, { op: 'gte', label: '≥' },
@@ -21,7 +22,7 @@ const show = (v: unknown): string => (Array.isArray(v) ? v.map(String).join(', '
 export const toFilterRows = (fs: Filter[]): FilterRow[] => fs.map((f) => ({ key: f.key, op: f.op, value: show(f.value) }));
 
 /** A typed value: by the field's type when known, else by its look (number, boolean, text). */
-export function typedScalar(s: string, type: string | undefined): MetaScalar {
+export function typedScalar(s: string, type: string | undefined): Scalar {
   const t = s.trim();
   if (type === 'number') { const n = Number(t); return t !== '' && Number.isFinite(n) ? n : t; }
   if (type === 'boolean') return t === 'true' || t === 'yes';

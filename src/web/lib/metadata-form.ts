@@ -1,6 +1,7 @@
 // Metadata as form controls hold it (strings while typing) and back. A value the person typed is
 // sent as typed when it cannot be converted, so the server names the problem and nothing is lost.
-import type { Field, Metadata, MetaValue } from '../api/types.ts';
+import type { Field } from '../api/types.ts';
+import type { Metadata, MetaValue } from '../../model.ts';
 
 export type RawValue = string | boolean | string[];
 export type RawValues = Record<string, RawValue>;

@@ -2,7 +2,8 @@
 // Preview, Save with baseVersion. A 409 shows both versions and a merge; a draft survives reloads.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, get, pageApi, put } from '../api/client.ts';
-import type { Field, Issue, Metadata, Page, Template } from '../api/types.ts';
+import type { Field, Page, Template } from '../api/types.ts';
+import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
 import { MarkdownEditor } from '../components/markdown-editor.tsx';

@@ -2,8 +2,9 @@
 // Space, Path, Title, Content, and for a record type a form generated from its schema.
 // Issues from the server appear beside their fields; nothing typed is lost on an error.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, get, pageApi, put } from '../api/client.ts';
-import type { Issue, Page, Space, Template } from '../api/types.ts';
+import { ApiError, get, pageApi, problemOf, put } from '../api/client.ts';
+import type { Page, Space, Template } from '../api/types.ts';
+import type { Issue } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { MarkdownEditor } from '../components/markdown-editor.tsx';
 import { RecordForm } from '../components/record-form.tsx';
@@ -78,8 +79,8 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
     if (template) body.template = template.space === space ? template.name : tid(template);
     if (template?.fields) body.metadata = fromRaw(template.fields, raw);
     try {
-      if (!space) throw new ApiError(400, { title: 'Choose a space', detail: 'Choose a space', issues: [{ key: 'space', code: 'required', message: 'choose a space' }] });
-      if (!path.trim() || path.endsWith('/')) throw new ApiError(400, { title: 'The path is missing', detail: 'Give the page a path', issues: [{ key: 'path', code: 'required', message: 'give the page a path, e.g. guides/setup' }] });
+      if (!space) throw new ApiError(problemOf(400, { title: 'Choose a space', detail: 'Choose a space', issues: [{ key: 'space', code: 'required', message: 'choose a space' }] }));
+      if (!path.trim() || path.endsWith('/')) throw new ApiError(problemOf(400, { title: 'The path is missing', detail: 'Give the page a path', issues: [{ key: 'path', code: 'required', message: 'give the page a path, e.g. guides/setup' }] }));
       const page = await put<Page>(pageApi(space, path.trim()), body);
       navigate(href.page(page.space, page.path));
     } catch (err) {

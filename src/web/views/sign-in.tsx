@@ -9,7 +9,7 @@ function signInError(err: unknown): string {
   if (err instanceof ApiError) {
     if (err.status === 401) return 'Wrong name or password.';
     if (err.status === 429) {
-      const wait = Number(err.body.retryAfter);
+      const wait = err.problem.retryAfter ?? 0;
       return `Too many attempts. Try again${wait > 0 ? ` in ${wait} seconds` : ' later'}.`;
     }
     if (err.status === 400) return 'Enter your name and password.';
