@@ -3,6 +3,7 @@
 // listing each issue.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { slugify } from '../slug.ts';
 import { pageApiPath, routeSegment, toToolResult, type CallApi } from './api.ts';
 
 const space = z.string().min(1).describe('the space slug');
@@ -11,12 +12,6 @@ const pagePath = z.string().min(1).describe('the page path inside the space, e.g
 const metadata = z.record(z.string(), z.unknown())
   .describe('metadata: key → string, number, boolean, ISO date string, or a list of those');
 
-/** A path segment from a title: lowercase words joined by "-". */
-export function slugify(title: string): string {
-  const s = title.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 80);
-  return s.replace(/-+$/, '') || `record-${Date.now()}`;
-}
-
 async function recordPath(api: CallApi, spaceSlug: string, type: string, title: string): Promise<string> {
   let prefix = '';
   if (!type.includes(':')) {
@@ -24,7 +19,7 @@ async function recordPath(api: CallApi, spaceSlug: string, type: string, title: 
     const t = Array.isArray(r.body) ? (r.body as Array<{ name: string; defaultPathPrefix: string | null }>).find((x) => x.name === type) : undefined;
     if (t?.defaultPathPrefix) prefix = t.defaultPathPrefix.endsWith('/') ? t.defaultPathPrefix : `${t.defaultPathPrefix}/`;
   }
-  return `${prefix}${slugify(title)}`;
+  return `${prefix}${slugify(title) || `record-${Date.now()}`}`;
 }
 
 export function registerWriteTools(server: McpServer, api: CallApi): void {

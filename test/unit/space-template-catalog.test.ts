@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { parseBundle } from '../../src/domain/bundles/bundle.ts';
 import { checkTemplateBundle, loadTemplateBundle, parseCatalogIndex, templatesFromFiles } from '../../src/domain/space-templates/catalog.ts';
-import { slugify } from '../../src/domain/space-templates/org.ts';
 
 const limits = loadConfig({}, {}).limits;
 const entry = { id: 'wiki', name: 'Wiki', description: 'A wiki', bundle: 'wiki.json' };
@@ -88,17 +87,6 @@ describe('checkTemplateBundle', () => {
     expect(() => loadTemplateBundle(entry, JSON.stringify({ ...bundle([]), formatVersion: 9 }), limits)).toThrow(/wiki.json: not a bundle \(formatVersion/);
     expect(() => loadTemplateBundle(entry, JSON.stringify(bundle([{ path: 'a//b', title: 'x' }])), limits)).toThrow(/wiki.json: 1 page\(s\) refused \(a\/\/b: path/);
     expect(loadTemplateBundle(entry, JSON.stringify(bundle([{ path: 'a', title: 'A' }])), limits).pages).toHaveLength(1);
-  });
-});
-
-describe('slugify', () => {
-  it.each([
-    ['Team Wiki', 'team-wiki'],
-    ['  Ünïcode Café!! ', 'unicode-cafe'],
-    ['***', 'template'],
-    ['a'.repeat(100), 'a'.repeat(60)],
-  ])('%s → %s', (name, id) => {
-    expect(slugify(name)).toBe(id);
   });
 });
 

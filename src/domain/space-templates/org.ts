@@ -6,6 +6,7 @@ import { parseBundle, type ParsedBundle } from '../bundles/bundle.ts';
 import { buildBundleText } from '../bundles/export.ts';
 import * as store from '../../store/space-templates.ts';
 import { TEMPLATE_ID } from './catalog.ts';
+import { slugify } from '../../slug.ts';
 
 // Org-maintained space templates: an org admin snapshots a space into a bundle stored in the
 // database; every member of that organisation (and no one else) sees it in the gallery.
@@ -46,7 +47,7 @@ export function saveOrgTemplate(
   if (id !== undefined) {
     if (store.orgTemplateExists(svc.db, caller.orgId, id)) throw new AppError('conflict', `an org template '${id}' exists`);
   } else {
-    const base = slugify(input.name);
+    const base = slugify(input.name, { ascii: true, max: 60 }) || 'template';
     id = base;
     for (let n = 2; store.orgTemplateExists(svc.db, caller.orgId, id); n++) id = `${base.slice(0, 58)}-${n}`;
   }
@@ -72,10 +73,4 @@ export function loadOrgTemplate(svc: Services, caller: Caller, id: string): { en
   const row = store.findOrgTemplate(svc.db, caller.orgId, id);
   if (!row) return null;
   return { entry: present(row), bundle: parseBundle(JSON.parse(row.bundle), svc.config.limits) };
-}
-
-/** A template id from a name: lower-case letters, digits and dashes. */
-export function slugify(name: string): string {
-  const s = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
-  return s || 'template';
 }
