@@ -16,9 +16,7 @@
 import type { Issue } from '../issues.ts';
 import type { IdQuery } from '../../store/search.ts';
 import { foldedWords, type PhraseWords } from './phrase-check.ts';
-import { TOKEN, foldToken } from './snippet.ts';
-
-export type Phrase = { text: string; prefix: boolean };
+import { TOKEN, foldToken, type Phrase } from './tokens.ts';
 
 export const MAX_QUERY_CHARS = 1000;
 export const MAX_PHRASES = 32;

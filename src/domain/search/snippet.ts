@@ -4,22 +4,7 @@
 // the raw text (case- and accent-insensitive, as the index's unicode61 tokenizer with
 // remove_diacritics folds them: `cafe` marks `Café`), and only the excerpt is tokenized.
 import { cached } from '../../bounded-cache.ts';
-import type { Phrase } from './fts-query.ts';
-
-/**
- * A word as the index's tokenizer (unicode61) sees one: a letter, number or private-use
- * character, then any of those or combining marks. Global: use it with matchAll or reset lastIndex.
- */
-export const TOKEN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{M}]*/gu;
-const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
-/** A character outside ASCII: text without one folds by lower-casing alone. */
-export const NON_ASCII = /[^\x00-\x7f]/;
-const MARKS = /\p{M}/gu;
-
-/** A token as the index compares it: lower case, without diacritics. */
-export function foldToken(token: string): string {
-  return NON_ASCII.test(token) ? token.normalize('NFD').replace(MARKS, '').toLowerCase() : token.toLowerCase();
-}
+import { foldToken, isWordCode, TOKEN, TOKEN_CHAR, type Phrase } from './tokens.ts';
 
 // For each base letter, the precomposed Latin letters that fold to it (é, È, ė, ẽ … for e), so
 // that the search expression finds them in text that was never folded. Made at the first
@@ -113,8 +98,6 @@ type Path = {
 };
 type Rendered = { html: string; count: number };
 
-/** Whether an ASCII character code is part of a word (a letter or digit; the index's rule for ASCII). */
-export const isWordCode = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
 const UNICODE: Path = { isWord: (text, i) => TOKEN_CHAR.test(text[i]), render };
 const ASCII: Path = { isWord: (text, i) => isWordCode(text.charCodeAt(i)), render: asciiRender };
 
