@@ -1,8 +1,8 @@
 // Entry of the single executable (scripts/build-binary.ts makes it the SEA main script). It runs
 // the program's bundle, an asset, with a V8 code cache that the build took after a real start of
 // the server (scripts/lib/sea-train.ts): the functions a start runs come compiled. The SEA's own
-// code cache (useCodeCache) holds only what V8 compiles before anything runs, a small part of it:
-// most module bodies and functions were compiled at every start (docs/performance.md, Issue 22).
+// code cache (useCodeCache) holds only what V8 compiles before anything runs, a small part of it,
+// so most module bodies and functions would be compiled at every start (docs/performance.md, Cold start).
 import path from 'node:path';
 import sea from 'node:sea';
 import vm from 'node:vm';

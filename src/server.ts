@@ -28,10 +28,9 @@ export type Running = {
 /** Background jobs (webhook dispatcher, catalog refresh, the wikilinks of older pages) register here; each gets start/stop. */
 export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher, wikilinkBackfillJob];
 
-// The checkpointer helper starts this long after the server listens. Its own start-up (~100 ms of
-// CPU: Node and the bundle) otherwise shares the two cores with the server's first answers: cold
-// start to the first 200 of the executable, 3 × 15 alternating starts, median 126–161 ms
-// against 159–194 (docs/performance.md, Doors). Until it runs, SQLite's own automatic
+// The checkpointer helper starts this long after the server listens: its own start-up (Node and
+// the bundle) would otherwise share the cores with the server's first answers and lengthen the
+// cold start (docs/performance.md, Cold start). Until it runs, SQLite's own automatic
 // checkpoints keep the WAL short and a search indexes what it needs itself (store/fts-sync.ts).
 const HELPER_START_DELAY_MS = 250;
 

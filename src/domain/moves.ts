@@ -22,7 +22,7 @@ export type MoveInput = { from: string; to: string; toSpace?: string; prefix?: b
 export type MoveResult = { moved: Array<{ from: string; to: string }>; rewritten: PageRef[]; notRewritten: PageRef[] };
 
 /**
- * POST /spaces/:slug/moves (docs/pages.md "Moving"). The page rows keep their ids, so history,
+ * POST /spaces/:slug/moves (docs/api.md, Moving and renaming). The page rows keep their ids, so history,
  * metadata and ACL go with them; the old addresses redirect. One transaction.
  */
 export function movePages(svc: Services, caller: Caller, slug: string, input: MoveInput): MoveResult {

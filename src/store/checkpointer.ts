@@ -15,16 +15,15 @@ import { committedTxid } from './txid.ts';
 // full-text index (fts-index.ts: it moves queued pages into kspace-fts.db every
 // INDEX_INTERVAL_MS, and at once when a search asks with "s <target>").
 //
-// WAL checkpoints copy committed pages back into the database file and fsync it: 10–50 ms here
-// for the default 1,000-page threshold. Run by the writing connection they stall every request
-// behind that commit. The helper, a worker thread of the server with connections of its own
-// (SQLite's locks work between connections of one process as between processes), checkpoints
-// PASSIVE-ly every few hundred milliseconds instead, on the other core; the server's own
-// automatic checkpoint stays as a safety net at a higher threshold in case the helper lags or
-// dies. It was a second process until 2026-11-26: a thread shares the server's copy of Node and
-// of the program, where a process had its own (peak RSS of the two under the core load 250 MB
-// → see docs/performance.md, Issue 22 figures). `kspace internal-checkpointer <db>` still runs it
-// as a process, talking over its standard input and output (tests of the protocol).
+// WAL checkpoints copy committed pages back into the database file and fsync it, which takes
+// tens of milliseconds. Run by the writing connection they stall every request behind that
+// commit. The helper, a worker thread of the server with connections of its own (SQLite's locks
+// work between connections of one process as between processes), checkpoints PASSIVE-ly every
+// few hundred milliseconds instead, on the other core; the server's own automatic checkpoint
+// stays as a safety net at a higher threshold in case the helper lags or dies. A thread, not a
+// process: it shares the server's copy of Node and of the program (docs/performance.md, Memory).
+// `kspace internal-checkpointer <db>` still runs it as a process, talking over its standard
+// input and output (tests of the protocol).
 //
 // The two sides talk in lines: "hold"/"held"/"release" (below), "busy"/"calm" (the server's
 // load), "s <target>" (a search waits), "i <seq>" and "d <target> <seq>" (indexed so far),

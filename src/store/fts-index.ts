@@ -21,8 +21,8 @@ export const FTS_FILE = 'kspace-fts.db';
 
 // The index keeps no copy of the text (contentless; rows are deleted by rowid): snippets are cut
 // from kspace.db's pages (domain/search/snippet.ts), and an external-content table cannot
-// reach a table in another file. A copy was two thirds of the index file and a quarter to a
-// third of the helper's indexing time (docs/performance.md, Search and links). An index whose
+// reach a table in another file. A copy would be most of the index file and of the helper's
+// indexing time (docs/performance.md, Figures behind the code). An index whose
 // table was created with other options is rebuilt at start (hasCurrentFormat), so any edit of
 // INDEX_OPTIONS, even of its spacing, re-indexes every deployment once.
 //

@@ -19,15 +19,13 @@ const INDEX_CHUNK = 200;
 const HELPER_NICE = 10;
 const HELPER_FTS_CACHE_MB = 4;
 const HELPER_MAIN_CACHE_MB = 2;
-// Foreground first, for the full-text index too. Indexing costs ~100–130 µs of CPU a page: at
-// 2,500 writes a second, half a core. While the server's event loop is busy (over 70 % of a 100
-// ms window, calm again under 50 %: checkpointer.ts) and nobody has searched for
-// SEARCH_QUIET_MS, the helper lets the index fall behind by up to MAX_DEFER_PAGES pages (~1 s of
-// indexing here), indexing only what comes beyond, and catches up once the server is calm. A
-// search always has it catch up first, and ends the deferral for SEARCH_QUIET_MS, so people who
-// search while scripts write see no lag. Measured under the core load (5 alternating pairs):
-// helper CPU 1.5–1.9 → 0.5–0.7 s in a ~4 s run, PUT p99 median 19.8 → 18.9 ms, writes/s +13 %
-// (docs/performance.md, Seventh pass).
+// Foreground first, for the full-text index too: indexing a page costs CPU that a saturated
+// server's writes need. While the server's event loop is busy (checkpointer.ts says when) and
+// nobody has searched for SEARCH_QUIET_MS, the helper lets the index fall behind by up to
+// MAX_DEFER_PAGES pages, indexing only what comes beyond, and catches up once the server is
+// calm. A search always has it catch up first, and ends the deferral for SEARCH_QUIET_MS, so
+// people who search while scripts write see no lag (docs/performance.md, Writes: the full-text
+// index off the write path).
 export const MAX_DEFER_PAGES = 10_000;
 const SEARCH_QUIET_MS = 30_000;
 
@@ -164,9 +162,9 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   // none while the log is being shortened for a restart unless a search is waiting: on two busy
   // cores the helper's indexing slowed those passes enough that the log ran on to 40,000–48,000
   // pages (a longer WAL file, longer for the writer to grow; see the top of this file).
-  // Smaller caches than a search connection's (8 + 8 MB): the helper reads each queued page once,
-  // and its index writes go to the end of the segments. Its thread is in the server's process,
-  // whose memory the caches add to (docs/performance.md, Issue 22 figures).
+  // Smaller caches than a search connection's: the helper reads each queued page once, and its
+  // index writes go to the end of the segments. Its thread is in the server's process, whose
+  // memory the caches add to (docs/performance.md, Memory).
   const idx = openIndexConnection(dbFile, HELPER_FTS_CACHE_MB, HELPER_MAIN_CACHE_MB);
   idx.pragma('busy_timeout = 50'); // a rebuild holds the index file: come back later, do not block checkpoints
   let wanted: number[] = []; // targets of searches waiting for the index

@@ -6,9 +6,8 @@ import type { Condition, Params, TypedValue } from '../model.ts';
 //
 // The SQL depends only on the filters' ops and their number, never on keys or values, so a new
 // combination of keys or values reuses a prepared statement. An `in` list is one bound JSON
-// array, not one OR branch per value: with the values spliced in as branches, 20 `in` filters
-// of 100 values made 143 KB of SQL that took SQLite 1.1–1.6 s to prepare (docs/performance.md,
-// Metadata query shapes).
+// array, not one OR branch per value: spliced in as branches, many long `in` lists make SQL that
+// takes SQLite seconds to prepare (docs/performance.md, Metadata queries).
 
 type ValueCondition = Exclude<Condition, { op: 'exists' | 'missing' }>;
 const isKeyOnly = (c: Condition): c is Extract<Condition, { op: 'exists' | 'missing' }> => c.op === 'exists' || c.op === 'missing';

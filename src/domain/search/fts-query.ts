@@ -20,12 +20,12 @@ import { TOKEN, foldToken, type Phrase } from './tokens.ts';
 
 export const MAX_QUERY_CHARS = 1000;
 export const MAX_PHRASES = 32;
-// Every word of the query is a page list FTS5 walks (a phrase's words too, with their positions):
-// 32 common words cost ~0.6 s a statement over 100,000 pages (docs/performance.md, Search cost).
+// Every word of the query is a page list FTS5 walks (a phrase's words too), so the number of
+// words bounds a statement's cost (docs/performance.md, Figures behind the code).
 export const MAX_WORDS = 8;
 // A prefix is expanded by FTS5 into every indexed word that starts with it, and their page lists
-// merged before the first match comes out: `t*` over 100,000 pages took ~0.5 s in one statement
-// (docs/performance.md, Search cost). Short prefixes are refused, and so are many of them.
+// merged before the first match comes out: short prefixes are refused, and so are many of them
+// (docs/performance.md, Figures behind the code).
 export const MIN_PREFIX_CHARS = 3;
 export const MAX_PREFIXES = 2;
 
