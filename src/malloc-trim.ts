@@ -1,8 +1,8 @@
 // Gives the kernel back the free pages that glibc keeps in its malloc arenas. glibc returns an
 // arena's memory only from its end, and keeps the rest of what a thread frees for that thread's
 // next mallocs; V8 compiles hot functions on background threads, each with an arena of its own,
-// and the zones of those compiles (2–10 MB a thread) stay there as free pages: 20–25 MB of the
-// resident set under the core benchmark's load (docs/performance.md, Memory). glibc's
+// and the zones of those compiles stay there as free pages, a sizeable part of the resident set
+// under load (docs/performance.md, Memory). glibc's
 // malloc_trim(0) returns them; kspace's one native function calls it (src/native/malloc-trim.c).
 import fs from 'node:fs';
 import { assetPath } from './assets.ts';
@@ -37,7 +37,7 @@ export function shouldTrim(rss: number, low: number, growth = TRIM_GROWTH_BYTES)
 
 /**
  * Looks at the resident set once a second and trims when it has grown. A look takes microseconds;
- * a trim 1–2 ms under load, up to ~8, on libuv's thread pool, not the event loop. Returns a stop
+ * a trim runs on libuv's thread pool, not the event loop. Returns a stop
  * function, or null when the addon is not there or does not load (the trim is optional: the
  * server runs on without it).
  */

@@ -32,9 +32,9 @@ function cacheDir(): string {
 
 /** An addon asset as a file in the cache directory, written there the first time. */
 function addonFile(asset: string): string {
-  // The hash (`<asset>.sha256`, written by scripts/build-binary.ts) comes with the executable:
-  // hashing 2 MB of addon at every start cost ~10 ms, and the addon's bytes are only copied out of
-  // the executable when the cache lacks them.
+  // The hash (`<asset>.sha256`, written by scripts/build-binary.ts) comes with the executable, so
+  // no start hashes the addon, and its bytes are only copied out of the executable when the cache
+  // lacks them.
   const hash = sea.getAsset(`${asset}.sha256`, 'utf8').trim().slice(0, 16);
   const file = path.join(cacheDir(), `${asset.replace(/\.node$/, '')}-${hash}.node`);
   if (!fs.existsSync(file)) {

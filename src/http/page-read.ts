@@ -5,7 +5,7 @@
 // Bearer key, no query string and a URL that h3 would not rewrite. It matches the URL with the
 // same endpoint table and runs the same authentication, access check and answer as the endpoint;
 // what it skips is h3's request and response objects, its router and the promise chain around
-// them (measured: ~2× the GET throughput, docs/performance.md). Every other outcome (no key or
+// them, which cost half the GET throughput (docs/performance.md, Reads). Every other outcome (no key or
 // an unknown one, a cookie, HEAD, a query such as ?render=html, a page that is absent, hidden or
 // moved, a malformed path) is left to h3 and the endpoint, which answer it as before.
 import crypto from 'node:crypto';
@@ -38,8 +38,7 @@ export function pageETag(page: { id: number; version: number }, markdown: boolea
   return `"${page.version}-${tagOf(page.id)}${markdown ? '-md' : ''}"`;
 }
 
-// The tags of the pages read lately: the hash was 2 % of a page read's server time (profile of
-// the core GET load).
+// The tags of the pages read lately, so a page read does not hash its id each time.
 const tags = new Map<number, string>();
 const tagOf = (id: number): string => cached(tags, id, 8192, () => crypto.hash('sha256', `${SALT}${id}`, 'base64url').slice(0, 10));
 

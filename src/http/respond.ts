@@ -5,7 +5,7 @@ import type { Logger } from '../services.ts';
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
 // srvx's FastResponse is written straight to the Node response; a global Response would be
-// streamed chunk by chunk (measured: a third of the GET throughput went there).
+// streamed chunk by chunk, at a large cost in throughput (docs/performance.md, Reads).
 export function json(data: unknown, status = 200, headers?: Record<string, string>): Response {
   return new FastResponse(JSON.stringify(data), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
 }

@@ -1,10 +1,9 @@
 // kspace's one native function: glibc's malloc_trim(0), which gives the kernel back the free pages
 // inside every malloc arena. glibc keeps the memory that V8's background compiler threads free
-// (their arenas held 20-25 MB of free pages under the core load, docs/performance.md, Memory) and
-// returns it only on this call. Built by scripts/build-native.ts; loaded by src/malloc-trim.ts.
+// (docs/performance.md, Memory) and returns it only on this call. Built by scripts/build-native.ts; loaded by src/malloc-trim.ts.
 //
 // trim() runs it on the calling thread; trimAsync() on libuv's thread pool, so that the event loop
-// goes on while it walks the arenas (1-2 ms under load, up to ~8), and resolves to the same boolean.
+// goes on while it walks the arenas, and resolves to the same boolean.
 #include <malloc.h>
 #include <stdlib.h>
 #include <node_api.h>

@@ -25,8 +25,8 @@ export function putBlob(db: Db, sha256: string, data: Buffer, now: string): void
 }
 
 // Blob reads go through a second, read-only connection with memory-mapped I/O: a chunk is a
-// chain of 256 overflow pages, and reading them from the map instead of one pread each was
-// measured about twice as fast (docs/performance.md). Only blob pages are touched through it,
+// chain of 256 overflow pages, and reading them from the map instead of one pread each is much
+// faster (docs/performance.md, Attachments). Only blob pages are touched through it,
 // so the main connection's page cache and the server's memory stay as they were.
 const readers = new WeakMap<Db, Db>();
 const MMAP_BYTES = 1024 * 1024 * 1024;

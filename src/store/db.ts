@@ -26,13 +26,11 @@ export function nativeBindingOption(): { nativeBinding?: never } {
 }
 
 /**
- * The page size of a new kspace.db. A page row (~2.3 KB for a 2 KB page) is stored whole in a
- * B-tree page: 4 KB pages hold one such row and leave ~40 % empty, 8 KB pages three, 16 KB pages
- * seven. But every page a commit changes is written whole to the WAL, and a page write changes
- * several index pages: measured on the storage bench (20,000 pages of 2 KB) and a 16-connection PUT
- * load, alternating, 2026-11-26: data directory 3.30 / 2.62 / 2.43× the content and PUT
- * 2,463–2,701 / 2,421–2,441 / 1,900–2,334 writes/s for 4 / 8 / 16 KB. 8 KB keeps most of the room
- * and PUT within 10 % (docs/performance.md, Storage).
+ * The page size of a new kspace.db. A page row (a little over a 2 KB page's text) is stored whole
+ * in a B-tree page: 4 KB pages hold one such row and leave much of it empty, 8 KB pages three,
+ * 16 KB pages seven. But every page a commit changes is written whole to the WAL, and a page write
+ * changes several index pages, so larger pages cost write throughput. 8 KB keeps most of the room
+ * and the PUT rate of 4 KB (docs/performance.md, Storage).
  */
 export const PAGE_SIZE = 8192;
 
@@ -102,11 +100,8 @@ export function stmt(db: Db, sql: string): Statement {
 }
 
 // A write's few index rows (metadata, links, wikilink keys) go in with one statement of as many
-// VALUES rows, prepared once for each count up to ROWS_PER_INSERT: a statement a row was most of a
-// page write's statements (24 a page in a wikilink import, 6 of them metadata rows). Measured
-// (scratch, 2026-11-26, 6 metadata rows and 3 links a page, 3 rounds): VALUES 30–38 µs against
-// 26–41 µs a row at a time in a transaction, 77–85 against 79–111 µs inside a PUT's savepoints;
-// the same rows as a JSON array through json_each cost ~10 % more than VALUES. A multi-row
+// VALUES rows, prepared once for each count up to ROWS_PER_INSERT: a statement a row would be most
+// of a page write's statements (docs/performance.md, Figures behind the code). A multi-row
 // statement opens a statement savepoint, which costs more inside a savepoint that has written
 // much: jobs that write many pages run alone (group-commit.ts).
 const ROWS_PER_INSERT = 16;

@@ -15,9 +15,9 @@ export type EventRow = {
  * Writes an outbox row, unless no subscription can ever receive the event: personal-space
  * activity, and any event while no enabled subscription of its org filters for its name and
  * space. Subscriptions match only what happens while they are enabled (outbox-drain.ts), and one
- * created or enabled later commits after this write, so such a row would never be read: until
- * 2026-11-26 it was written as dispatched already and kept for the log retention, 6.4 MB of a
- * 20,000-page data directory on a server without webhooks. Returns whether the row was written.
+ * created or enabled later commits after this write, so such a row would never be read, and
+ * would only fill the data directory of a server without webhooks. Returns whether the row was
+ * written.
  */
 export function insertEvent(db: Db, e: Omit<EventRow, 'id' | 'dispatched_at'>): boolean {
   return stmt(db, `

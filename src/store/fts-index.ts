@@ -121,9 +121,9 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
 }
 
 /**
- * Whether the index tables are the ones indexTables defines (kspace before 2026-11-22 kept the
- * text in page_fts, until 2026-11-26 word positions, then for a few hours columns and no
- * title_fts) in a file with incremental auto_vacuum.
+ * Whether the index tables are the ones indexTables defines (older kspace versions kept the text
+ * in page_fts, or word positions, or columns and no title_fts) in a file with incremental
+ * auto_vacuum.
  */
 export function hasCurrentFormat(idx: Db): boolean {
   return hasIndexTables(idx, 'fts.') && idx.pragma('fts.auto_vacuum', { simple: true }) === AUTO_VACUUM_INCREMENTAL;

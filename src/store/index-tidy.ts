@@ -11,8 +11,8 @@ import { compactIndexFor, indexedPages, mergeIndex, worthCompacting } from './ft
 // time). A page write queued meanwhile ends it at once (resumed after a write it would start
 // over: see mergeIndex) and is indexed, so a search that waits for the index waits at most one
 // round; the next try waits twice as long a quiet time (up to TIDY_QUIET_MAX_MS), so writes that
-// keep coming a little apart do not have the index rewritten again and again. Measured on the
-// storage bench: see docs/performance.md.
+// keep coming a little apart do not have the index rewritten again and again
+// (docs/performance.md, Storage).
 const TIDY_MS = 4;
 const TIDY_INTERVAL_MS = 1;
 const TIDY_AFTER_PAGES = 1000;
