@@ -152,7 +152,10 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       closeBlobReader(db);
       try {
         // A replica never checkpoints (its connection is read-only); under Litestream, PASSIVE only.
-        if (!replica) db.pragma(litestream ? 'wal_checkpoint(PASSIVE)' : 'wal_checkpoint(TRUNCATE)');
+        if (!replica) {
+          if (litestream) db.pragma('wal_checkpoint(PASSIVE)');
+          else shutdownCheckpoint(db, log);
+        }
       } catch {
         // busy: closing the last connection checkpoints anyway
       }
@@ -162,4 +165,23 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       log.info('kspace stopped', { ms: took });
     },
   };
+}
+
+// How long the shutdown checkpoint waits for other connections' read transactions to end before
+// it leaves the WAL as it is. The server's own readers are closed by then; another one is
+// Litestream (which holds one all the time: waiting the 5 s busy timeout for it only delayed
+// every stop) or a `kspace backup` in progress.
+const SHUTDOWN_CHECKPOINT_WAIT_MS = 200;
+
+/**
+ * SERVICE_CHECKPOINT_MODE=auto at shutdown: copies the WAL into the database and truncates it.
+ * When another process holds a read transaction, the frames it does not need are still copied,
+ * the -wal file stays, and a line says why (under Litestream, SERVICE_CHECKPOINT_MODE=litestream).
+ */
+function shutdownCheckpoint(db: ReturnType<typeof openDb>, log: Logger): void {
+  db.pragma(`busy_timeout = ${SHUTDOWN_CHECKPOINT_WAIT_MS}`);
+  const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  if (r?.busy) {
+    log.warn(`shutdown: another process reads kspace.db (Litestream? a backup?), so its WAL is not truncated and the -wal file stays; under Litestream set SERVICE_CHECKPOINT_MODE=litestream`, { walFrames: r.log, checkpointed: r.checkpointed });
+  }
 }

@@ -28,17 +28,29 @@ export function registerBackupCommands(program: Command): void {
 
   program
     .command('restore')
-    .description('replace the database of a stopped server with a backup (the old one is kept aside)')
+    .description('replace the database of a stopped server with a backup or a Litestream replica\'s copy (the old one is kept aside)')
     .helpGroup('Server:')
     .option('--data <dir>', 'data directory (default $SERVICE_DATA_DIR or ./kspace-data)')
     .option('--init', 'restore into a directory that holds no kspace database yet', false)
-    .requiredOption('--from <file>', 'the backup file')
-    .action(async (opts: { data?: string; init: boolean; from: string }) => {
+    .option('--from <file>', 'the backup file')
+    .option('--from-litestream <replica-url>', 'restore with `litestream restore` from this replica (file://…, s3://…, or a directory)')
+    .option('--timestamp <time>', 'with --from-litestream: the state at this RFC 3339 time (point in time)')
+    .option('--litestream <path>', 'with --from-litestream: the litestream executable', 'litestream')
+    .action(async (opts: { data?: string; init: boolean; from?: string; fromLitestream?: string; timestamp?: string; litestream: string }) => {
+      if ((opts.from === undefined) === (opts.fromLitestream === undefined)) {
+        throw new ExitError('restore needs exactly one of --from <file> and --from-litestream <replica-url>', 2);
+      }
+      if (opts.timestamp !== undefined && opts.fromLitestream === undefined) throw new ExitError('--timestamp goes with --from-litestream', 2);
       const dataDir = await offlineDataDir({ data: opts.data, init: opts.init });
-      const [{ restoreBackup, RestoreError }, { DataDirLockedError }] = await Promise.all([import('../ops/restore.ts'), import('../store/files.ts')]);
+      const [{ restoreBackup, RestoreError }, { restoreFromLitestream }, { DataDirLockedError }] = await Promise.all([
+        import('../ops/restore.ts'), import('../ops/litestream-restore.ts'), import('../store/files.ts'),
+      ]);
       try {
-        const r = restoreBackup(dataDir, path.resolve(opts.from));
-        process.stderr.write(`restored ${path.resolve(opts.from)} into ${dataDir} (schema version ${r.version}); `
+        const source = opts.from !== undefined ? path.resolve(opts.from) : `${opts.fromLitestream}${opts.timestamp ? ` as of ${opts.timestamp}` : ''}`;
+        const r = opts.from !== undefined
+          ? restoreBackup(dataDir, path.resolve(opts.from))
+          : await restoreFromLitestream(dataDir, { from: opts.fromLitestream!, timestamp: opts.timestamp, bin: opts.litestream });
+        process.stderr.write(`restored ${source} into ${dataDir} (schema version ${r.version}); `
           + `${r.kept.length ? `the replaced database is kept as ${r.kept[0]}` : 'there was no database before'}; `
           + 'the full-text index is rebuilt on the next start\n');
       } catch (e) {
