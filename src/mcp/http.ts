@@ -29,8 +29,8 @@ async function handleMcp(svc: Services, event: H3Event): Promise<Response> {
   const authorization = event.req.headers.get('authorization')!; // checked by the endpoint's auth (Bearer only)
   const origin = originOf(event);
   const text = await readText(event.req, svc.config.limits.bodyBytes);
-  // A JSON-RPC batch (an array) runs every call in it within one request: one 872-byte POST of
-  // four searches held the server 3.6 s (issue 18). MCP 2025-06-18 dropped batches: refused.
+  // A JSON-RPC batch (an array) runs every call in it within one request, so one small POST could
+  // hold the server for seconds. MCP 2025-06-18 dropped batches: refused.
   if (/^\s*\[/.test(text)) return batchRefused();
   // Loaded on first use: a server that never sees an MCP client never pays for the SDK.
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([

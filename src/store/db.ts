@@ -55,7 +55,7 @@ export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
   db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('temp_store = MEMORY');
   // SQLite's own page cache; the OS page cache holds the rest of the file. 8 MB keeps the
-  // server's resident set under 150 MB under load (16 MB: +7 MB, 64 MB: +45 MB, no faster here).
+  // server's resident set within its budget under load; more was no faster (docs/performance.md, Memory).
   db.pragma(`cache_size = -${(opts.cacheMb ?? 8) * 1024}`);
   migrate(db);
   enableTxid(db);
@@ -129,8 +129,8 @@ export function dynamicStmt(db: Db, sql: string): Statement {
  * The SQL with every bound parameter written `+param` (outside string literals, quoted names and
  * comments). SQLite uses the value bound to a bare parameter when it plans some statements (a
  * `LIMIT ?`, `column = ?` next to a join, range bounds), and then plans the statement again every
- * time that parameter is bound, which here is every call: ~20 µs for a small query, a third of
- * the time of a page listing (`perf`: `sqlite3Reprepare` under `sqlite3_step`). The unary plus
+ * time that parameter is bound, which here is every call: a large part of a small query's time
+ * (`sqlite3Reprepare` under `sqlite3_step`). The unary plus
  * changes nothing else: a parameter has no affinity either way, and an index still serves
  * `column = +?`. Every statement cache (`stmt` and the dynamic ones) prepares through this.
  */
@@ -166,9 +166,9 @@ export function plannedOnce(sql: string): string {
 }
 
 // Transaction control, prepared once per connection. better-sqlite3's `db.transaction(fn)` does
-// the same but builds four wrapper functions with their properties on every call: on a page
-// write (one savepoint per write in a batch, more for nested calls) that was ~8 % of all the
-// server's allocations under the PUT load (heap sampling), so more frequent young-generation GCs.
+// the same but builds four wrapper functions with their properties on every call, and a page
+// write opens one savepoint or more: a noticeable share of the server's allocations under a
+// write load, so more frequent young-generation GCs.
 type Control = { begin: Statement; commit: Statement; rollback: Statement; savepoint: Statement; release: Statement; rollbackTo: Statement };
 const controls = new WeakMap<Db, Control>();
 

@@ -43,9 +43,9 @@ export function createGroupCommit(db: Db, maxBatch = 128, slow?: SlowBatchReport
     if (holds > 0) return; // the last release schedules the queue again
     // A job that runs alone goes in a batch of its own. Inside a shared batch every job is a
     // savepoint, and SQLite's savepoints nested in one that has changed many pages cost more the
-    // more it has changed (each RELEASE ~0.1 ms after 4,000 small inserts under it, against
-    // ~5 µs for a savepoint directly in the transaction: scratch measurement, 2026-11-26): an
-    // import chunk's page writes, each a savepoint, paid that for every page.
+    // more it has changed (a RELEASE under thousands of inserts costs some twenty times one
+    // directly in the transaction): an import chunk's page writes, each a savepoint, would pay
+    // that for every page.
     let n = 0;
     while (n < queue.length && n < maxBatch && !(queue[n].alone && n > 0)) {
       n++;

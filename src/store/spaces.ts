@@ -20,8 +20,8 @@ export type SpaceRow = {
 };
 
 // Every page request resolves its space by slug, and spaces change rarely: committed rows are
-// kept per connection (a read transaction of their own was ~11 % of the server's time under the
-// core benchmark's GET load) and dropped whenever this process writes a space. Only rows read
+// kept per connection (a read transaction of their own would be a noticeable share of a page
+// read's time) and dropped whenever this process writes a space. Only rows read
 // outside a transaction are kept, so an uncommitted space never enters it. Only this module
 // writes spaces (the offline CLI writes principals and keys, not spaces). Past MAX_CACHED_SPACES
 // the least recently used one goes.

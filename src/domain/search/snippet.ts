@@ -1,6 +1,6 @@
 // Snippets: a short excerpt of a hit's body around its best match, as HTML (page text escaped,
-// matched words in <mark>). Pure. FTS5's snippet() re-runs the query once per hit (~25 µs
-// each) and tokenizes the whole body; here one regular expression finds the query's words in
+// matched words in <mark>). Pure. FTS5's snippet() re-runs the query once per hit and
+// tokenizes the whole body; here one regular expression finds the query's words in
 // the raw text (case- and accent-insensitive, as the index's unicode61 tokenizer with
 // remove_diacritics folds them: `cafe` marks `Café`), and only the excerpt is tokenized.
 import { cached } from '../../bounded-cache.ts';
@@ -8,7 +8,7 @@ import { foldToken, isWordCode, TOKEN, TOKEN_CHAR, type Phrase } from './tokens.
 
 // For each base letter, the precomposed Latin letters that fold to it (é, È, ė, ẽ … for e), so
 // that the search expression finds them in text that was never folded. Made at the first
-// snippet, not at start: its 700 NFD foldings were ~7 ms of a profiled start of the executable.
+// snippet, not at start: its 700 NFD foldings would lengthen every cold start.
 let variants: Map<string, string> | null = null;
 function variantsOf(): Map<string, string> {
   if (variants) return variants;
@@ -63,8 +63,8 @@ function queryTerms(phrases: Phrase[]): Terms {
   };
 }
 
-// Building the expressions costs ~30 µs a query; the same queries come back (a search box,
-// paging, an agent retrying). Terms are read-only once built (matchAll copies the RegExp).
+// Building the expressions costs more than a search's snippets; the same queries come back (a
+// search box, paging, an agent retrying). Terms are read-only once built (matchAll copies the RegExp).
 const termsCache = new Map<string, Terms>();
 
 const cachedTerms = (phrases: Phrase[]): Terms => cached(termsCache, JSON.stringify(phrases), 256, () => queryTerms(phrases));

@@ -3,7 +3,7 @@ import { localTemplates } from './local.ts';
 import { refreshRemoteCatalog, remoteTemplates, stopRemoteCatalog } from './remote.ts';
 
 // The local catalog is read this long after start, once the server answers: reading and checking
-// it took ~7 ms of a cold start's path to its first answer. A request that needs it first reads it.
+// it is not on a cold start's path to its first answer. A request that needs it first reads it.
 const LOCAL_READ_DELAY_MS = 200;
 
 /**

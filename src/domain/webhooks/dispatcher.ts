@@ -42,8 +42,7 @@ const PACE_WINDOW_MS = 50;
 const HEARTBEAT_MS = 30_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 // The first pruning waits a minute after start: its statements read the whole outbox and
-// delivery log (40 ms on 40,000 outbox rows in a profile of the executable's start), which
-// otherwise landed on the first requests a restarted server answers.
+// delivery log, which would otherwise land on the first requests a restarted server answers.
 const FIRST_PRUNE_MS = 60_000;
 const PRUNE_BATCH = 2000;
 
