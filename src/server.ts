@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from './app.ts';
 import { invalid } from './domain/errors.ts';
 import { problemBody } from './http/respond.ts';
+import { guardConnections } from './ops/connections.ts';
 import { createFront } from './ops/front.ts';
 import { attachMetrics } from './ops/metrics.ts';
 import type { Config } from './config.ts';
@@ -92,6 +93,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).
   const server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
     connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, front.handler);
+  guardConnections(server, svc);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

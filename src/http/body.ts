@@ -57,6 +57,11 @@ export async function readBytes(req: Request, maxBytes: number, opts: RawOptions
   return Buffer.concat(chunks);
 }
 
+// A body cut short (the client hung up, or the server closed a stalled connection) is the
+// client's doing: an AppError, so the request is logged at info with the rest, never as a
+// server error with a stack.
+const cutShort = () => new AppError('bad_request', 'the connection closed before the whole body arrived');
+
 /**
  * The body of Node's IncomingMessage, by its events. As `for await` over it did, a body past
  * `maxBytes` (or an `onChunk` that throws) rejects and destroys the request (not its connection),
@@ -68,14 +73,14 @@ export async function readBytes(req: Request, maxBytes: number, opts: RawOptions
 function readNodeBody(req: Readable, maxBytes: number, refuse: () => Error, seen: (chunk: Uint8Array) => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     if (req.readableEnded) return resolve(Buffer.alloc(0));
-    if (req.destroyed) return reject(req.errored ?? new Error('the request was closed before its body was read'));
+    if (req.destroyed) return reject(cutShort());
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
     const settle = (err: Error | null) => {
       if (settled) return;
       settled = true;
-      req.off('data', onData).off('end', onEnd).off('error', settle).off('close', onClose);
+      req.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
       if (err) reject(err);
       else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
@@ -96,8 +101,8 @@ function readNodeBody(req: Readable, maxBytes: number, refuse: () => Error, seen
       chunks.push(chunk);
     };
     const onEnd = () => settle(null);
-    const onClose = () => settle(new Error('the request was closed before its body was read'));
-    req.on('data', onData).on('end', onEnd).on('error', settle).on('close', onClose);
+    const onClose = () => settle(cutShort());
+    req.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
     req.resume(); // flowing even if something paused it: `for await` read it either way
   });
 }

@@ -27,6 +27,10 @@ export type OpsConfig = {
   /** node:http: time to receive a request's headers (slowloris), and the whole request. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** A request whose body stops arriving for this long is answered 408 and its connection closed (0: off). */
+  bodyTimeoutMs: number;
+  /** Connections open at once from one address (0: no cap; off behind a trusted proxy). */
+  maxConnectionsPerAddress: number;
   /** A request still unanswered after this is answered 503 and logged. */
   maxRequestMs: number;
   /** SIGTERM: how long in-flight requests may take to finish. */
@@ -62,6 +66,8 @@ export function loadOpsConfig(env: Env): OpsConfig {
     maxConcurrentPerKey: toInt('SERVICE_MAX_CONCURRENT_PER_KEY', env.SERVICE_MAX_CONCURRENT_PER_KEY ?? 256, 1),
     headersTimeoutMs,
     requestTimeoutMs,
+    bodyTimeoutMs: toInt('SERVICE_BODY_TIMEOUT_MS', env.SERVICE_BODY_TIMEOUT_MS ?? 30_000, 0, 3_600_000),
+    maxConnectionsPerAddress: toInt('SERVICE_MAX_CONNECTIONS_PER_ADDRESS', env.SERVICE_MAX_CONNECTIONS_PER_ADDRESS ?? 256, 0),
     maxRequestMs: toInt('SERVICE_MAX_REQUEST_MS', env.SERVICE_MAX_REQUEST_MS ?? 120_000, 1),
     shutdownTimeoutMs: toInt('SERVICE_SHUTDOWN_TIMEOUT_MS', env.SERVICE_SHUTDOWN_TIMEOUT_MS ?? 10_000, 0),
     metrics: env.SERVICE_METRICS === '1',

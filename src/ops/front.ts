@@ -6,6 +6,9 @@ import type { Caller } from '../model.ts';
 import type { RequestFields } from './log.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { committedTxid } from '../store/txid.ts';
+import { AppError, type ErrorCode } from '../domain/errors.ts';
+import { problemBody } from '../http/respond.ts';
+import { overCap } from './connections.ts';
 
 // Every request passes here first, on the Node side of h3: its id, the limits for a server on a
 // network (rate per address and per key, requests in progress per key, a longest request time),
@@ -55,7 +58,8 @@ export type Front = {
   stop(): void;
 };
 
-type Live = { started: number; res: ServerResponse; id: string };
+// `body`: for a request whose body is still arriving, the connection's bytes read and when they last grew.
+type Live = { started: number; res: ServerResponse; id: string; req: IncomingMessage; body: { read: number; at: number } | null };
 
 const ID_PATTERN = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -74,10 +78,26 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
 
   // Once a second: a request past SERVICE_MAX_REQUEST_MS is answered 503 (or its connection
   // closed, when its answer has begun) and logged. Work it started in the database goes on to
-  // its end: a transaction is all-or-nothing and is never cut half-way.
+  // its end: a transaction is all-or-nothing and is never cut half-way. A request whose body has
+  // not grown for SERVICE_BODY_TIMEOUT_MS while the server waits for it is answered 408 and its
+  // connection closed (a body the server is not reading yet, its buffer full, is not counted).
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const l of live) {
+      if (l.body && ops.bodyTimeoutMs > 0) {
+        const req = l.req;
+        const read = req.socket?.bytesRead ?? 0;
+        if (req.complete || req.destroyed) l.body = null;
+        else if (read !== l.body.read || req.readableLength >= req.readableHighWaterMark) l.body = { read, at: now };
+        else if (now - l.body.at >= ops.bodyTimeoutMs) {
+          live.delete(l);
+          svc.log.info('request cancelled: its body stopped arriving (SERVICE_BODY_TIMEOUT_MS)', { id: l.id });
+          l.res.on('error', () => {});
+          if (!l.res.headersSent) reject(l.res, 'request_body_timeout', 408, `no byte of the body arrived for ${ops.bodyTimeoutMs} ms`);
+          else l.res.destroy();
+          continue;
+        }
+      }
       if (now - l.started < ops.maxRequestMs) continue;
       live.delete(l);
       svc.log.warn('request cancelled: over SERVICE_MAX_REQUEST_MS', { id: l.id, ms: Math.round(now - l.started) });
@@ -120,7 +140,11 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
         holdsKey = true;
       }
     }
-    const entry: Live = { started, res, id };
+    if (!limited && overCap.has(req.socket)) {
+      limited = reject(res, 'too_many_requests', 429, `more than ${ops.maxConnectionsPerAddress} connections open at once from this address`, 1);
+    }
+    const body = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
+    const entry: Live = { started, res, id, req, body: body ? { read: req.socket?.bytesRead ?? 0, at: started } : null };
     if (!limited) live.add(entry);
     res.once('close', () => {
       live.delete(entry);
@@ -220,14 +244,11 @@ function clientAddress(req: IncomingMessage, trustProxy: boolean): string | unde
 }
 
 // Answers a refused request here, before h3; returns the pseudo-route logged for it.
-function reject(res: ServerResponse, code: string, status: number, detail: string, retryAfter?: number): string {
-  const body = JSON.stringify({
-    type: `https://kspace.dev/problems/${code.replaceAll('_', '-')}`,
-    title: status === 429 ? 'Too many requests' : 'The request took too long', status, code, detail,
-  });
+function reject(res: ServerResponse, code: ErrorCode, status: number, detail: string, retryAfter?: number): string {
+  const body = problemBody(new AppError(code, detail));
   const headers: Record<string, string | number> = { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body) };
   if (retryAfter) headers['retry-after'] = retryAfter;
-  if (status === 503) headers.connection = 'close';
+  if (status !== 429) headers.connection = 'close';
   res.writeHead(status, headers).end(body);
   return `(${code})`;
 }

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import { AppError, invalid } from '../domain/errors.ts';
 import { problemBody } from '../http/respond.ts';
 import type { Services } from '../services.ts';
 import { readTxid } from '../store/txid.ts';
+import { framingOf, forwardedFor, forwardedHeaders, isHopByHop } from './framing.ts';
 import { TXID_COOKIE, noteDirect, requestIdOf } from './front.ts';
 import { isForwardMark } from './replica-mark.ts';
 
@@ -32,7 +34,6 @@ const CONNECT_TIMEOUT_MS = 5000;
 const RETRY_AFTER_S = 5;
 const TOUCH_EVERY_MS = 60_000;
 const SESSION_COOKIE = /(?:^|;\s*)((?:__Host-)?kspace_session=[^;\s]+)/;
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'x-request-id']);
 
 const replicas = new WeakMap<Services, { status(): ReplicaStatus }>();
 
@@ -165,6 +166,10 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
   const handler: NodeHandler = (req, res) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
+    // Refused before anything else, whether it would be answered here or forwarded.
+    if (refusedSockets.has(req.socket)) return; // the socket closes once the refusal is written
+    const framing = framingOf(req);
+    if (framing instanceof AppError) return refuseFraming(req, res, framing);
     if ((method !== 'GET' && method !== 'HEAD') || url === '/mcp' || url.startsWith('/mcp?') || url.startsWith('/mcp/')) {
       return forward(req, res);
     }
@@ -210,34 +215,49 @@ export function minTxidOf(req: IncomingMessage): number {
 }
 
 /**
- * Forwards a request to SERVICE_PRIMARY_URL on keep-alive connections and streams the answer
- * back. Unreachable (no connection within CONNECT_TIMEOUT_MS, refused, reset before an answer)
- * or silent for SERVICE_MAX_REQUEST_MS: 503 problem+json `primary_unavailable` with Retry-After.
+ * Forwards a request to SERVICE_PRIMARY_URL and streams the answer back. Unreachable (no
+ * connection within CONNECT_TIMEOUT_MS, refused, reset before an answer) or silent for
+ * SERVICE_MAX_REQUEST_MS: 503 problem+json `primary_unavailable` with Retry-After.
+ *
+ * Each client connection has upstream connections of its own (an agent per client socket, closed
+ * with it): whatever one client sends can only ever reach the primary on its own connections, never
+ * in front of another client's request. An upstream connection that saw an error, or whose answer
+ * came before the whole body was sent, is closed rather than used again.
  */
 type Forwarder = {
   forward(req: IncomingMessage, res: ServerResponse, out?: Out): void;
-  /** A request of the replica's own to the primary. */
+  /** A request of the replica's own to the primary (no body, headers set by the replica). */
   request(opts: { method: string; path: string; headers: Record<string, string> }): http.ClientRequest;
 };
 
 function createForwarder(svc: Services): Forwarder {
   const base = new URL(svc.config.replication.primaryUrl!);
   const lib = base.protocol === 'https:' ? https : http;
-  const agent = new lib.Agent({ keepAlive: true, maxSockets: 256 });
+  const own = new lib.Agent({ keepAlive: true, maxSockets: 16 });
+  const agents = new WeakMap<Socket, http.Agent>();
+  const agentOf = (client: Socket): http.Agent => {
+    let agent = agents.get(client);
+    if (!agent) {
+      const made = new lib.Agent({ keepAlive: true });
+      agents.set(client, (agent = made));
+      client.once('close', () => made.destroy());
+    }
+    return agent;
+  };
   const idleMs = svc.config.ops.maxRequestMs;
-  const request: Forwarder['request'] = (o) => lib.request({ protocol: base.protocol, hostname: base.hostname, port: base.port || undefined, agent, ...o });
+  const trustProxy = svc.config.ops.trustProxy;
+  const request: Forwarder['request'] = (o) => lib.request({ protocol: base.protocol, hostname: base.hostname, port: base.port || undefined, agent: own, ...o });
   const forward: Forwarder['forward'] = (req, res, out = { writeHead: res.writeHead, write: res.write, end: res.end }) => {
     noteDirect(req, '(forwarded)', null as never);
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
-    const id = requestIdOf(res);
-    if (id) headers['x-request-id'] = id; // the primary logs it too with SERVICE_TRUST_PROXY=1
-    const from = req.socket.remoteAddress;
-    if (from) headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${from}` : from;
+    const framing = framingOf(req);
+    if (framing instanceof AppError) return refuseFraming(req, res, framing, out);
+    const headers = forwardedHeaders(req, framing, forwardedFor(req, trustProxy), requestIdOf(res));
     const up = lib.request({
       protocol: base.protocol, hostname: base.hostname, port: base.port || undefined, method: req.method,
-      path: req.url, headers, agent, setHost: false,
+      path: req.url, headers, agent: agentOf(req.socket), setHost: false,
     });
+    // A body that ends short of its Content-Length is an error here, never a short request upstream.
+    (up as unknown as { strictContentLength: boolean }).strictContentLength = true;
     let answered = false;
     const fail = (why: string) => {
       if (answered) return;
@@ -268,9 +288,16 @@ function createForwarder(svc: Services): Forwarder {
     up.on('response', (upRes) => {
       clearTimeout(connectTimer);
       answered = true;
+      // An answer before the whole body went out: this connection is not used again.
+      const early = !up.writableFinished;
+      if (early) {
+        up.shouldKeepAlive = false;
+        req.unpipe(up);
+        req.resume();
+      }
       const raw: string[] = [];
       for (let i = 0; i < upRes.rawHeaders.length; i += 2) {
-        if (!HOP_BY_HOP.has(upRes.rawHeaders[i].toLowerCase())) raw.push(upRes.rawHeaders[i], upRes.rawHeaders[i + 1]);
+        if (!isHopByHop(upRes.rawHeaders[i])) raw.push(upRes.rawHeaders[i], upRes.rawHeaders[i + 1]);
       }
       (out.writeHead as (...a: unknown[]) => ServerResponse).call(res, upRes.statusCode ?? 502, upRes.statusMessage, raw);
       upRes.on('data', (chunk: Buffer) => {
@@ -279,13 +306,23 @@ function createForwarder(svc: Services): Forwarder {
           res.once('drain', () => upRes.resume());
         }
       });
-      upRes.on('end', () => (out.end as () => ServerResponse).call(res));
-      upRes.on('error', () => res.destroy());
+      upRes.on('end', () => {
+        if (early) up.destroy();
+        (out.end as () => ServerResponse).call(res);
+      });
+      upRes.on('error', () => {
+        up.destroy();
+        res.destroy();
+      });
     });
     res.on('close', () => {
       if (!res.writableFinished) up.destroy();
     });
-    if (req.method === 'GET' || req.method === 'HEAD') {
+    // The client went away before its body was complete: the upstream request goes with it.
+    req.once('close', () => {
+      if (!req.complete) up.destroy();
+    });
+    if (framing.kind === 'none') {
       req.resume();
       up.end();
     } else {
@@ -293,4 +330,22 @@ function createForwarder(svc: Services): Forwarder {
     }
   };
   return { forward, request };
+}
+
+// Connections that carried a request refused for its framing: what follows on them cannot be
+// told apart from its body, so nothing more of them is read, answered or forwarded.
+const refusedSockets = new WeakSet<Socket>();
+
+/** 400 problem+json for a request whose framing is ambiguous; the connection closes after it. */
+function refuseFraming(req: IncomingMessage, res: ServerResponse, err: AppError, out: Out = res): void {
+  noteDirect(req, '(framing)', null as never);
+  const socket = req.socket;
+  refusedSockets.add(socket);
+  res.once('finish', () => socket.destroySoon());
+  res.once('close', () => socket.destroy());
+  const body = problemBody(err, (req.url ?? '/').split('?')[0]);
+  (out.writeHead as (...a: unknown[]) => ServerResponse).call(res, err.status, {
+    'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), connection: 'close',
+  });
+  (out.end as (b: string) => ServerResponse).call(res, body);
 }

@@ -4,10 +4,12 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { serve, type Running } from '../../src/server.ts';
 import type { Logger } from '../../src/services.ts';
+import type { RequestFields } from '../../src/ops/log.ts';
 
 export const ADMIN_KEY = 'ks_test_admin_key_0123456789abcdef';
 
-export type TestServer = Running & { dataDir: string; admin: Client; errors: string[] };
+/** `requests`: the server's request log lines (src/ops/front.ts); `infos`: its other info lines. */
+export type TestServer = Running & { dataDir: string; admin: Client; errors: string[]; requests: RequestFields[]; infos: string[] };
 
 /** The real server on a random port over a fresh SQLite file in a temp dir. */
 export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
@@ -16,12 +18,19 @@ export async function startServer(env: Record<string, string> = {}, opts: { data
   // (src/http/response-check.ts): a violation is a 500 and a logged error, so the test fails.
   const config = loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_VALIDATE_RESPONSES: '1', ...env });
   const errors: string[] = [];
-  const log: Logger = { info() {}, warn() {}, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`) };
+  const requests: RequestFields[] = [];
+  const infos: string[] = [];
+  const log: Logger = {
+    info: (m, f) => infos.push(`${m} ${JSON.stringify(f ?? {})}`), warn() {}, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`),
+    request: (f) => requests.push(f),
+  };
   const running = await serve(config, log);
   const close = running.close;
   return Object.assign(running, {
     dataDir,
     errors,
+    requests,
+    infos,
     admin: client(running.url, ADMIN_KEY),
     async close() {
       await close();
