@@ -86,6 +86,16 @@ export function revokeKey(svc: Services, caller: Caller, keyId: string): void {
   const k = store.findKey(svc.db, keyId);
   if (!k || k.org_id !== caller.orgId) throw notFound(`key '${keyId}'`);
   store.revokeKey(svc.db, keyId, svc.now());
+  noteAuthChange(svc);
+}
+
+/**
+ * Called in the transaction of every change that withdraws or alters a credential or what a
+ * principal may do: clears this process's cache of API-key callers and advances the auth epoch,
+ * which replicas follow (docs/security.md, "Principals and credentials").
+ */
+export function noteAuthChange(svc: Services): void {
+  store.bumpAuthEpoch(svc.db);
   svc.authCache.clear();
 }
 

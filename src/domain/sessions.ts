@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { Services } from '../services.ts';
 import type { Caller } from './access.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
-import { hashPassword, presentPrincipal, requireOrgAdmin, toCaller, type Principal } from './principals.ts';
+import { hashPassword, noteAuthChange, presentPrincipal, requireOrgAdmin, toCaller, type Principal } from './principals.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { findPrincipal } from '../store/principals.ts';
 import * as store from '../store/sessions.ts';
@@ -107,7 +107,10 @@ export function authenticateSession(svc: Services, token: string): SessionCaller
 }
 
 export async function endSession(svc: Services, token: string): Promise<void> {
-  await svc.writes.run(() => store.deleteSession(svc.db, sha256(token)));
+  await svc.writes.run(() => {
+    store.deleteSession(svc.db, sha256(token));
+    noteAuthChange(svc);
+  });
 }
 
 /** An org admin ends every session of a principal of their organisation. */
@@ -115,7 +118,10 @@ export async function endPrincipalSessions(svc: Services, caller: Caller, princi
   requireOrgAdmin(caller);
   const p = findPrincipal(svc.db, principalId);
   if (!p || p.org_id !== caller.orgId) throw notFound(`principal '${principalId}'`);
-  return svc.writes.run(() => store.deletePrincipalSessions(svc.db, p.id));
+  return svc.writes.run(() => {
+    noteAuthChange(svc);
+    return store.deletePrincipalSessions(svc.db, p.id);
+  });
 }
 
 /**
@@ -139,5 +145,6 @@ export async function changePassword(svc: Services, caller: Caller, keepSession:
     const kept = keepSession ? store.findSession(svc.db, keepSession)?.session : undefined;
     store.deletePrincipalSessions(svc.db, row.id);
     if (kept) store.insertSession(svc.db, kept);
+    noteAuthChange(svc);
   });
 }

@@ -29,6 +29,15 @@ export function noteEvent(event: H3Event): void {
   if (req) req[kEvent] = event;
 }
 
+/**
+ * The caller's address as every limiter reads it (the per-address rate limit, the sign-in
+ * limiter): the socket's, or with SERVICE_TRUST_PROXY=1 the last X-Forwarded-For hop.
+ */
+export function requestAddress(event: H3Event, trustProxy: boolean): string {
+  const req = event.runtime?.node?.req as IncomingMessage | undefined;
+  return (req ? clientAddress(req, trustProxy) : undefined) ?? 'unknown';
+}
+
 /** A request answered on the Node side, without an h3 event (src/http/page-read.ts): its route pattern and principal. */
 export function noteDirect(req: IncomingMessage, route: string, principal: string): void {
   (req as Tagged)[kEvent] = { context: { matchedRoute: { route }, principal } };
@@ -233,7 +242,7 @@ function writeHeadWithId(this: IdRes, ...args: unknown[]): ServerResponse {
 }
 
 /** The caller's address: the socket's, or the last X-Forwarded-For hop behind a trusted proxy. */
-function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     const fwd = req.headers['x-forwarded-for'];
     const list = typeof fwd === 'string' ? fwd.split(',') : [];

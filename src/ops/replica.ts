@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { AppError, invalid } from '../domain/errors.ts';
 import { problemBody } from '../http/respond.ts';
 import type { Services } from '../services.ts';
+import { readAuthEpoch } from '../store/principals.ts';
 import { readTxid } from '../store/txid.ts';
 import { framingOf, forwardedFor, forwardedHeaders, isHopByHop } from './framing.ts';
 import { TXID_COOKIE, noteDirect, requestIdOf } from './front.ts';
@@ -48,6 +49,7 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
   // read waits for it): a one-row read on the read-only connection, a few µs. lagMs is how late
   // the newest commit arrived here: when it was first seen minus the primary's clock at its commit.
   let { n: txid, atMs } = readTxid(svc.db);
+  let authEpoch = readAuthEpoch(svc.db);
   let seenAt = Date.now();
   // A follower must update kspace.db in place, through SQLite. One that replaces the file (a new
   // file renamed over it) leaves this connection on the old one for good: seen by its inode,
@@ -70,6 +72,13 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
     try {
       const now = readTxid(svc.db);
       if (now.n !== txid) {
+        // A revoked key, ended session or changed principal arrives with the auth epoch: the
+        // cache of API-key callers is dropped at the first poll that sees the copy holding it.
+        const epoch = readAuthEpoch(svc.db);
+        if (epoch !== authEpoch) {
+          authEpoch = epoch;
+          svc.authCache.clear();
+        }
         txid = now.n;
         atMs = now.atMs;
         seenAt = Date.now();

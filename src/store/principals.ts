@@ -66,3 +66,19 @@ export function revokeKey(db: Db, id: string, now: string): void {
 export function findPrincipalByName(db: Db, orgId: number, name: string): string | undefined {
   return stmt(db, 'SELECT id FROM principals WHERE org_id = ? AND name = ?').pluck().get(orgId, name) as string | undefined;
 }
+
+// The auth epoch: a number in derived_state ('auth_epoch') that every change withdrawing or
+// altering a credential (a key revoked, sessions ended, a password changed) advances in the same
+// transaction. A copy of the database carries it with the change, so a replica that sees it move
+// drops its cache of credentials (src/ops/replica.ts) within the replication lag.
+
+/** Advances the auth epoch; call inside the transaction of the change. */
+export function bumpAuthEpoch(db: Db): void {
+  stmt(db, `INSERT INTO derived_state (name, value) VALUES ('auth_epoch', '1')
+            ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1`).run();
+}
+
+/** The auth epoch as the database holds it ('0' before the first change). */
+export function readAuthEpoch(db: Db): string {
+  return (stmt(db, "SELECT value FROM derived_state WHERE name = 'auth_epoch'").pluck().get() as string | undefined) ?? '0';
+}

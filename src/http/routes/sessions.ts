@@ -1,9 +1,9 @@
-import { getRequestIP } from 'h3';
 import * as v from 'valibot';
 import { FastResponse } from 'srvx';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../../domain/principals.ts';
 import { changePassword, endPrincipalSessions, endSession, signIn } from '../../domain/sessions.ts';
+import { requestAddress } from '../../ops/front.ts';
 import { Principal } from '../answers.ts';
 import { sessionOf } from '../auth.ts';
 import { endpoint } from '../endpoint.ts';
@@ -32,7 +32,7 @@ export const sessionEndpoints = [
         throw new AppError('csrf_failed', 'sign in from this origin');
       }
       const input = await body(SMALL_BODY);
-      const s = await signIn(svc, { ...input, address: getRequestIP(event) ?? 'unknown', userAgent: event.req.headers.get('user-agent') ?? '' });
+      const s = await signIn(svc, { ...input, address: requestAddress(event, svc.config.ops.trustProxy), userAgent: event.req.headers.get('user-agent') ?? '' });
       return json({ principal: s.principal, csrfToken: s.csrfToken }, 200, { 'set-cookie': sessionCookie(event, svc, s.token), 'cache-control': 'no-store' });
     },
   }),
@@ -66,7 +66,7 @@ export const sessionEndpoints = [
     handler: async ({ svc, event, caller, body }) => {
       const input = await body(SMALL_BODY);
       const keep = sessionOf(event, svc)?.idHash ?? null;
-      await changePassword(svc, caller, keep, input.currentPassword, input.newPassword, getRequestIP(event) ?? 'unknown');
+      await changePassword(svc, caller, keep, input.currentPassword, input.newPassword, requestAddress(event, svc.config.ops.trustProxy));
       return noContent();
     },
   }),
