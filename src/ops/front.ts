@@ -1,5 +1,5 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
@@ -127,7 +127,7 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     if (stampTxid && req.method !== 'GET' && req.method !== 'HEAD') (res as IdRes)[kTxid] = txidStamp(svc, req);
     res.writeHead = writeHeadWithId;
     if (draining) res.setHeader('connection', 'close');
-    const auth = req.headers.authorization;
+    const auth = req.headers.authorization ? limitKey(req.headers.authorization) : undefined;
     let limited: string | null = null;
     if (perIp) {
       const ip = clientAddress(req, ops.trustProxy);
@@ -239,6 +239,17 @@ function writeHeadWithId(this: IdRes, ...args: unknown[]): ServerResponse {
     }
   }
   return (nodeWriteHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+}
+
+/**
+ * What the per-key limits count a request under: the SHA-256 of its API key, however the header
+ * spells the scheme and spaces (`bearer`, `BEARER`, `Bearer  k` all name the same key, as
+ * src/http/auth.ts reads them). A header that names no key is counted as sent: it is refused
+ * with a 401 anyway.
+ */
+function limitKey(header: string): string {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? `k:${hash('sha256', m[1], 'base64url')}` : `h:${header}`;
 }
 
 /** The caller's address: the socket's, or the last X-Forwarded-For hop behind a trusted proxy. */

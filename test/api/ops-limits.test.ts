@@ -43,6 +43,20 @@ describe('rate limits', () => {
     }
   });
 
+  it('per key: counts one key however Authorization spells it (scheme case, extra spaces)', async () => {
+    const srv = await startServer({ SERVICE_RATE_LIMIT_PER_KEY: '2/4' });
+    try {
+      const anon = client(srv.url);
+      const spellings = [`Bearer ${ADMIN_KEY}`, `bearer ${ADMIN_KEY}`, `BEARER ${ADMIN_KEY}`, `Bearer  ${ADMIN_KEY}`, `Bearer\t${ADMIN_KEY} `, `bEaReR ${ADMIN_KEY}`];
+      const statuses: number[] = [];
+      for (const authorization of spellings) statuses.push((await anon.get('/me', { authorization })).status);
+      expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
+      expect(statuses.slice(4)).toContain(429);
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('per address: behind a trusted proxy the X-Forwarded-For client is limited, others are not; loopback is exempt otherwise', async () => {
     const srv = await startServer({ SERVICE_RATE_LIMIT_PER_IP: '1/3', SERVICE_TRUST_PROXY: '1' });
     try {
@@ -72,6 +86,7 @@ describe('rate limits', () => {
       expect(second.status).toBe(429);
       expect(second.body.detail).toBe('more than 1 requests in progress with this API key');
       expect((await client(srv.url).get('/healthz')).status).toBe(200); // no key: not counted
+      expect((await client(srv.url).get('/me', { authorization: `bearer  ${ADMIN_KEY}` })).status).toBe(429); // the same key
       held.socket.destroy();
       await held.closed;
       await sleep(50);
