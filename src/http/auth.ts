@@ -29,7 +29,7 @@ export function requireCaller(event: H3Event, svc: Services, opts: { bearerOnly?
   }
   const session = sessionOf(event, svc);
   if (!session) {
-    throw new AppError('unauthorized', readSessionCookie(event) ? 'the session has ended; sign in again' : 'send Authorization: Bearer <API key> or sign in');
+    throw new AppError('unauthorized', readSessionCookie(event, svc) ? 'the session has ended; sign in again' : 'send Authorization: Bearer <API key> or sign in');
   }
   if (!SAFE_METHODS.has(event.req.method)) checkCsrf(event, svc, session);
   notePrincipal(event, session.caller);
@@ -40,7 +40,7 @@ export function requireCaller(event: H3Event, svc: Services, opts: { bearerOnly?
 export function sessionOf(event: H3Event, svc: Services): SessionCaller | null {
   const ctx = event.context as { session?: SessionCaller | null };
   if (ctx.session !== undefined) return ctx.session;
-  const token = readSessionCookie(event);
+  const token = readSessionCookie(event, svc);
   ctx.session = token ? authenticateSession(svc, token) : null;
   return ctx.session;
 }

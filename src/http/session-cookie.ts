@@ -7,15 +7,27 @@ import type { Services } from '../services.ts';
 export const COOKIE = 'kspace_session';
 export const SECURE_COOKIE = '__Host-kspace_session';
 
-/** True when the app is served over https: the request came over TLS or SERVICE_BASE_URL says https. */
+/**
+ * True when the app is served over https: the request came over TLS, SERVICE_BASE_URL says https,
+ * or, with SERVICE_TRUST_PROXY=1, the proxy's X-Forwarded-Proto (its last hop) says https.
+ */
 export function isHttps(event: H3Event, svc: Services): boolean {
-  return event.url.protocol === 'https:' || svc.config.baseUrl.startsWith('https:');
+  if (event.url.protocol === 'https:' || svc.config.baseUrl.startsWith('https:')) return true;
+  if (!svc.config.ops.trustProxy) return false;
+  const proto = event.req.headers.get('x-forwarded-proto')?.split(',').pop()?.trim().toLowerCase();
+  return proto === 'https';
 }
 
-/** The session token from the Cookie header (the __Host- one first), or null. */
-export function readSessionCookie(event: H3Event): string | null {
+/**
+ * The session token from the Cookie header, or null. Over https only `__Host-kspace_session`
+ * counts: the plain name can be set by a neighbouring host or over plain http (it carries no
+ * prefix guarantee), so accepting it there would let such a cookie fix a session. Over http the
+ * `__Host-` one still comes first.
+ */
+export function readSessionCookie(event: H3Event, svc: Services): string | null {
   const header = event.req.headers.get('cookie');
   if (!header) return null;
+  const secureOnly = isHttps(event, svc);
   let plain: string | null = null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
@@ -23,7 +35,7 @@ export function readSessionCookie(event: H3Event): string | null {
     const name = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
     if (name === SECURE_COOKIE && value) return value;
-    if (name === COOKIE && value) plain = value;
+    if (name === COOKIE && value && !secureOnly) plain = value;
   }
   return plain;
 }

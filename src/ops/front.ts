@@ -209,7 +209,9 @@ function txidStamp(svc: Services, req: IncomingMessage): TxidStamp {
   // Not an API key: a web-app session, or a sign-in (which has no session cookie yet, and whose
   // session a replica must hold before it answers the app's next GET /session).
   const sessionCaller = !req.headers.authorization;
-  const secure = svc.config.baseUrl.startsWith('https:') || (req.socket as { encrypted?: boolean }).encrypted === true;
+  // https as src/http/session-cookie.ts judges it: TLS, SERVICE_BASE_URL, or a trusted proxy's X-Forwarded-Proto.
+  const proto = svc.config.ops.trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',').pop()?.trim().toLowerCase() : '';
+  const secure = svc.config.baseUrl.startsWith('https:') || (req.socket as { encrypted?: boolean }).encrypted === true || proto === 'https';
   return { db: svc.db, cookie: sessionCaller ? `; Path=/; Max-Age=${TXID_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}` : null };
 }
 

@@ -81,8 +81,39 @@ describe('sessions', () => {
       expect(txid).toMatch(/^kspace_txid=\d+; Path=\/; Max-Age=60; HttpOnly; SameSite=Lax; Secure$/);
       const me = await fetch(`${https.url}/me`, { headers: { cookie: cookie.split(';')[0] } });
       expect((await me.json()).name).toBe('hana');
+      // Over https the plain name is not read, even holding a live session's token.
+      const token = cookie.split(';')[0].split('=')[1];
+      const plain = await fetch(`${https.url}/me`, { headers: { cookie: `kspace_session=${token}` } });
+      expect(plain.status).toBe(401);
     } finally {
       await https.close();
+    }
+  });
+
+  it('behind a trusted proxy, X-Forwarded-Proto: https makes it https: __Host- cookie set, the plain name not read', async () => {
+    const proxied = await startServer({ SERVICE_TRUST_PROXY: '1' });
+    try {
+      await createUser(proxied, 'ida');
+      const r = await signInRaw(proxied, 'ida', 'correct horse', { 'x-forwarded-proto': 'https' });
+      expect(r.status).toBe(200);
+      const cookie = r.headers.getSetCookie()[0];
+      expect(cookie).toMatch(/^__Host-kspace_session=[^;]+;.*; Secure$/);
+      const token = cookie.split(';')[0].split('=')[1];
+      const me = (c: string, proto?: string) => fetch(`${proxied.url}/me`, { headers: { cookie: c, ...(proto ? { 'x-forwarded-proto': proto } : {}) } });
+      expect((await me(`__Host-kspace_session=${token}`, 'https')).status).toBe(200);
+      expect((await me(`kspace_session=${token}`, 'https')).status).toBe(401);
+      expect((await me(`kspace_session=${token}`)).status).toBe(200); // plain http through the proxy
+    } finally {
+      await proxied.close();
+    }
+    // Without SERVICE_TRUST_PROXY the header is the client's word: ignored.
+    const direct = await startServer();
+    try {
+      await createUser(direct, 'ida');
+      const r = await signInRaw(direct, 'ida', 'correct horse', { 'x-forwarded-proto': 'https' });
+      expect(r.headers.getSetCookie()[0]).toMatch(/^kspace_session=/);
+    } finally {
+      await direct.close();
     }
   });
 

@@ -53,7 +53,7 @@ export const sessionEndpoints = [
     responses: [{ status: 204 }],
     handler: async ({ svc, event }) => {
       // The caller was authenticated by the cookie (with the CSRF check): signing out is a write too.
-      const token = readSessionCookie(event);
+      const token = readSessionCookie(event, svc);
       if (token && sessionOf(event, svc)) await endSession(svc, token);
       return new FastResponse(null, { status: 204, headers: { 'set-cookie': clearSessionCookie(event, svc) } });
     },
