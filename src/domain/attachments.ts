@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { Services } from '../services.ts';
 import type { Caller } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
-import { checkFileName, sniffContentType } from './file-rules.ts';
+import { checkFileName, servedType, sniffContentType } from './file-rules.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/attachments.ts';
@@ -30,7 +30,7 @@ export function splitFileAddress(rest: string): { pagePath: string; name: string
 }
 
 function present(row: AttachmentRow): FileInfo {
-  return { name: row.name, size: row.size, contentType: row.content_type, sha256: row.sha256 };
+  return { name: row.name, size: row.size, contentType: servedType(row.content_type), sha256: row.sha256 };
 }
 
 /** 413 naming the setting: a file past SERVICE_MAX_ATTACHMENT_BYTES. */

@@ -83,12 +83,37 @@ function looksLikeText(b: Buffer): boolean {
   return bad === -1 || bad >= s.length - 2;
 }
 
+// Types a browser runs as code or as a document of this origin: every JavaScript type of the
+// WHATWG MIME Sniffing list, WebAssembly, HTML, XHTML and XML (which may carry XHTML or an XSLT
+// sheet). A file of such a type is stored, and served, as application/octet-stream, so that
+// `<script src>`, a module import or a worker of this origin refuses it (nosniff) whoever
+// uploaded it. SVG keeps its type: `<img>` needs it to draw a picture, and an image runs no
+// script; it is a download with the sandbox CSP like every non-media file.
+const ACTIVE = new Set([
+  'application/ecmascript', 'application/javascript', 'application/x-ecmascript', 'application/x-javascript',
+  'text/ecmascript', 'text/javascript', 'text/javascript1.0', 'text/javascript1.1', 'text/javascript1.2',
+  'text/javascript1.3', 'text/javascript1.4', 'text/javascript1.5', 'text/jscript', 'text/livescript',
+  'text/x-ecmascript', 'text/x-javascript', 'application/wasm',
+  'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml', 'text/xsl', 'application/xslt+xml',
+]);
+
+/** Whether `contentType` is one a browser would run as script or render as a document of this origin. */
+export function isActiveType(contentType: string): boolean {
+  return ACTIVE.has(bareMediaType(contentType) ?? '');
+}
+
 /**
  * The stored content type: what the bytes are when they say so (a declared type never wins over
  * the bytes); otherwise the declared type; otherwise text/plain for text and
- * application/octet-stream for the rest.
+ * application/octet-stream for the rest. A script or HTML type, sniffed or declared, becomes
+ * application/octet-stream (ACTIVE above).
  */
 export function sniffContentType(data: Buffer, declared: string | null | undefined): string {
+  const t = storedType(data, declared);
+  return isActiveType(t) ? 'application/octet-stream' : t;
+}
+
+function storedType(data: Buffer, declared: string | null | undefined): string {
   const sniffed = sniffBytes(data);
   if (sniffed) return sniffed;
   const claimed = bareMediaType(declared);
@@ -96,6 +121,11 @@ export function sniffContentType(data: Buffer, declared: string | null | undefin
     return claimed.startsWith('text/') ? `${claimed}; charset=utf-8` : claimed;
   }
   return looksLikeText(data) ? 'text/plain; charset=utf-8' : 'application/octet-stream';
+}
+
+/** The Content-Type a stored file is served with: its stored type, an active one (stored before that rule) as octet-stream. */
+export function servedType(stored: string): string {
+  return isActiveType(stored) ? 'application/octet-stream' : stored;
 }
 
 // Shown in the browser (img, audio, video, plain text); everything else, HTML and SVG first, is a

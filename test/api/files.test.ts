@@ -116,7 +116,7 @@ describe('attachments', () => {
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await r.text()).toBe(svg);
 
-    expect((await upload(bob, '/files/wiki/art/page.txt', '  <!DOCTYPE html><p>hi', 'text/plain')).body.contentType).toBe('text/html');
+    expect((await upload(bob, '/files/wiki/art/page.txt', '  <!DOCTYPE html><p>hi', 'text/plain')).body.contentType).toBe('application/octet-stream');
     expect((await send(bob, 'GET', '/files/wiki/art/page.txt')).headers.get('content-disposition')).toMatch(/^attachment/);
     expect((await upload(bob, '/files/wiki/art/notes.md', '# Notes', 'text/markdown')).body.contentType).toBe('text/markdown; charset=utf-8');
     expect((await upload(bob, '/files/wiki/art/plain', 'just words')).body.contentType).toBe('text/plain; charset=utf-8');
@@ -125,6 +125,23 @@ describe('attachments', () => {
     expect(named.body).toMatchObject({ name: 'résumé "v2".pdf', contentType: 'application/pdf' });
     const d = (await send(bob, 'GET', `/files/wiki/art/${encodeURIComponent('résumé "v2".pdf')}`)).headers.get('content-disposition');
     expect(d).toBe(`attachment; filename="r_sum_ _v2_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22v2%22.pdf`);
+  });
+
+  it('stores and serves script and HTML types as application/octet-stream, never as something this origin runs', async () => {
+    await page('wiki/code');
+    for (const [name, type] of [['app.js', 'application/javascript'], ['mod.mjs', 'text/javascript; charset=utf-8'], ['old.js', 'application/x-javascript'],
+      ['page.html', 'text/html'], ['doc.xhtml', 'application/xhtml+xml'], ['feed.xml', 'text/xml']]) {
+      const up = await upload(bob, `/files/wiki/code/${name}`, 'fetch("/admin/principals")', type);
+      expect(up.status, name).toBe(201);
+      expect(up.body.contentType, name).toBe('application/octet-stream');
+      const r = await send(bob, 'GET', `/files/wiki/code/${name}`);
+      expect(r.headers.get('content-type'), name).toBe('application/octet-stream');
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('content-disposition')).toMatch(/^attachment/);
+      expect(await r.text()).toBe('fetch("/admin/principals")');
+    }
+    const list = await bob.get('/pages/wiki/code/files');
+    expect(new Set(list.body.files.map((f: { contentType: string }) => f.contentType))).toEqual(new Set(['application/octet-stream']));
   });
 
   it('applies the page ACL: no read → 404 for the files and the list; read only → 403 on writes', async () => {

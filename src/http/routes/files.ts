@@ -4,7 +4,7 @@ import {
   attachmentTooLarge, authorizeUpload, checkFileSize, deleteAttachment, fileBody, fileHref, findFile, listFiles, putAttachment, splitFileAddress, uploadHasher,
 } from '../../domain/attachments.ts';
 import { AppError } from '../../domain/errors.ts';
-import { contentDisposition, etagMatches, parseRange, servedInline } from '../../domain/file-rules.ts';
+import { contentDisposition, etagMatches, parseRange, servedInline, servedType } from '../../domain/file-rules.ts';
 import { redirectFor } from '../../domain/moves.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
@@ -85,7 +85,7 @@ export const fileEndpoints = [
       const etag = `"${row.sha256}"`;
       const headers: Record<string, string> = { ...SAFE_HEADERS, etag };
       if (etagMatches(event.req.headers.get('if-none-match'), etag)) return new FastResponse(null, { status: 304, headers });
-      headers['content-type'] = row.content_type;
+      headers['content-type'] = servedType(row.content_type);
       headers['content-disposition'] = contentDisposition(row.name, servedInline(row.content_type));
       const ifRange = event.req.headers.get('if-range');
       const range = ifRange !== null && ifRange.trim() !== etag ? null : parseRange(event.req.headers.get('range'), row.size);
