@@ -1,10 +1,10 @@
 import type { Config } from './config.ts';
-import type { Caller } from './domain/access.ts';
 import type { LogFormat, LogLevel } from './ops/config.ts';
 import { createLineWriter, formatLine, formatRequestLine, levelEnabled, type RequestFields } from './ops/log.ts';
 import type { Db } from './store/db.ts';
 import { createFullTextIndex, type FullTextIndex } from './store/fts-sync.ts';
 import { createGroupCommit, type GroupCommit } from './store/group-commit.ts';
+import type { Caller } from './model.ts';
 
 export type Logger = {
   info(msg: string, fields?: Record<string, unknown>): void;

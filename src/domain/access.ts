@@ -7,7 +7,6 @@
 // - shared space: org admins always; a page with an ACL: the listed principals (write implies
 //   read); a page without one: every org member unless the space's defaultAccess is 'none'.
 
-export type { AclEntry, Caller, PageAccessRow, SpaceAccessRow } from '../model.ts';
 import type { AclEntry, Caller, PageAccessRow, SpaceAccessRow } from '../model.ts';
 
 export function canReadPage(caller: Caller, space: SpaceAccessRow, page: PageAccessRow, acl: AclEntry[]): boolean {

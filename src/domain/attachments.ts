@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Services } from '../services.ts';
-import type { Caller } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { checkFileName, servedType, sniffContentType } from './file-rules.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/attachments.ts';
 import type { AttachmentRow } from '../store/attachments.ts';
+import type { Caller } from '../model.ts';
 
 // Files attached to a page (docs/api.md "Attachments"). They belong to the page row (by id), so
 // a move or a rename carries them and the trash keeps them for a restore; the page's ACL is

@@ -1,4 +1,4 @@
-import type { Issue } from './issues.ts';
+import type { Issue } from '../model.ts';
 
 // The one error catalogue: every failure a caller can cause has a stable code and status here.
 // src/http/respond.ts (problem) turns these into application/problem+json; anything else is a 500.

@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.ts';
 import { insertEvent } from '../store/events.ts';
 import type { SpaceRow } from '../store/spaces.ts';
-import type { Caller } from './access.ts';
+import type { Caller } from '../model.ts';
 
 export const PAGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated', 'page.moved'] as const;
 export type PageEvent = (typeof PAGE_EVENTS)[number];

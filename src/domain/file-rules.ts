@@ -1,7 +1,7 @@
 // The pure rules of attachments: which names are allowed, what the bytes are (sniffing), how a
 // file is served (inline or as a download) and which part a Range header asks for. Table-driven
 // tests: test/unit/file-rules.test.ts.
-import type { Issue } from './issues.ts';
+import type { Issue } from '../model.ts';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const INVISIBLE = /[\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;

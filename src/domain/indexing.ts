@@ -4,8 +4,9 @@ import { replaceLinks, replaceWikiKeys } from '../store/links.ts';
 import { insertMetaIndex, replaceMetaIndex, replaceMetaIndexKeys } from '../store/pages.ts';
 import { queueForIndex } from '../store/fts-index.ts';
 import { pageWritten, reresolveAround, storeLinks } from './links/wiki-index.ts';
-import { indexRows, type IndexRow, type Metadata } from './metadata.ts';
+import { indexRows } from './metadata.ts';
 import { keyTypes, minus } from './search/key-types.ts';
+import type { IndexRow, Metadata } from '../model.ts';
 
 // Derived indexes of a page — metadata index, key stats, full-text and links — updated in the
 // same transaction as the page write (writeRevision and deletePage call these, whatever door

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { Issue } from './issues.ts';
+import type { Issue } from '../model.ts';
 
 // valibot issues → issues written for people. valibot's own messages ("Invalid key: Expected
 // never but received \"sett\"") describe the validator, not the request; every 400 says what is

@@ -1,9 +1,7 @@
-import type { Issue } from './issues.ts';
 import type { Limits } from '../config.ts';
 import { parseIsoDate } from './iso-date.ts';
 
-export type { MetaValue, Metadata, Scalar } from '../model.ts';
-import type { IndexRow, MetaValue, Metadata, Scalar } from '../model.ts';
+import type { IndexRow, Issue, MetaValue, Metadata, Scalar } from '../model.ts';
 
 export const META_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 // Keys that would reach an object's prototype if ever used as a plain property name.
@@ -81,8 +79,6 @@ export function normalizeMetadata(input: Record<string, unknown>): Metadata {
   for (const k of Object.keys(input).sort()) out[k] = input[k] as MetaValue;
   return out;
 }
-
-export type { IndexRow } from '../model.ts';
 
 /** The metadata index rows of one page: scalars at pos -1, list items at pos 0..n-1. */
 export function indexRows(metadata: Metadata): IndexRow[] {

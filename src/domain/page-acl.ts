@@ -1,13 +1,12 @@
 import type { Services } from '../services.ts';
-import type { AclEntry, Caller } from './access.ts';
 import { invalid } from './errors.ts';
 import { changePageAccess } from './indexing.ts';
 import { reindexSource, reresolveAround } from './links/wiki-index.ts';
-import type { Issue } from './issues.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db.ts';
 import { readAcl, replaceAcl, sealHistory } from '../store/pages.ts';
 import { existingPrincipalIds, findPrincipalByName } from '../store/principals.ts';
+import type { AclEntry, Caller, Issue } from '../model.ts';
 
 /** `restricted: false` means the page follows its space's defaultAccess. */
 export type Acl = { restricted: boolean; read: string[]; write: string[] };

@@ -1,14 +1,13 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import type { Caller } from './access.ts';
 import { invalid } from './errors.ts';
-import type { Issue } from './issues.ts';
-import { applyPatch, changedKeysOf, checkKey, checkMetadata, checkValue, type Metadata, type MetadataPatch } from './metadata.ts';
+import { applyPatch, changedKeysOf, checkKey, checkMetadata, checkValue, type MetadataPatch } from './metadata.ts';
 import { checkPatchedRecord } from './records/apply.ts';
 import { loadWritablePage, presentPage, writeRevision, type Page } from './pages.ts';
 import { tx } from '../store/db.ts';
 import type { PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
+import type { Caller, Issue, Metadata } from '../model.ts';
 
 export function checkPatch(patch: MetadataPatch, svc: Services): Issue[] {
   const limits = svc.config.limits;

@@ -1,12 +1,11 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import { canCreateIn, canDeletePage, canReadPage, canWritePage, type AclEntry, type Caller } from './access.ts';
+import { canCreateIn, canDeletePage, canReadPage, canWritePage } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { indexPage, unindexPage } from './indexing.ts';
 import { reresolveAround } from './links/wiki-index.ts';
-import type { Issue } from './issues.ts';
-import { checkMetadata, normalizeMetadata, type Metadata } from './metadata.ts';
+import { checkMetadata, normalizeMetadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
 import { applyTemplates } from './records/apply.ts';
@@ -18,6 +17,7 @@ import { putInTrash, takeFromTrash } from '../store/trash.ts';
 import { deleteAttachmentsOf } from '../store/attachments.ts';
 import type { PageRow, PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
+import type { AclEntry, Caller, Issue, Metadata } from '../model.ts';
 
 export type Page = {
   space: string;

@@ -1,4 +1,4 @@
-import type { Issue } from './issues.ts';
+import type { Issue } from '../model.ts';
 
 export const SPACE_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Sub-resources of a page: a page path may not end in one of these names. */

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import type { Services } from '../services.ts';
-import type { Caller } from './access.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
 import { PRINCIPAL_NAME } from './paths.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/principals.ts';
 import { insertPersonalSpace } from './spaces.ts';
+import type { Caller } from '../model.ts';
 
 export type Principal = { id: string; name: string; kind: 'agent' | 'user'; orgAdmin: boolean };
 

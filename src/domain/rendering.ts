@@ -1,5 +1,5 @@
 import type { Services } from '../services.ts';
-import { canReadPage, canSeeSpace, type Caller } from './access.ts';
+import { canReadPage, canSeeSpace } from './access.ts';
 import { resolveWikilink, type WikiLookup } from './links/wikilinks.ts';
 import { livePagesTitled, readAcl } from '../store/pages.ts';
 import { findSpaceBySlug, hasAclGrantInSpace } from '../store/spaces.ts';
@@ -9,7 +9,7 @@ import { cached } from '../bounded-cache.ts';
 import { refKey, renderMarkdown } from './links/render.ts';
 import { resolveSpace } from './spaces.ts';
 import { readableTargets } from '../store/links.ts';
-import type { PageRef } from '../model.ts';
+import type { Caller, PageRef } from '../model.ts';
 
 // The web app's HTML of a page (view and preview): links to pages the caller cannot read are
 // marked broken, exactly like pages that do not exist, so the HTML reveals nothing.

@@ -1,11 +1,11 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import type { Caller } from './access.ts';
 import { notFound } from './errors.ts';
 import { createTwoFilesPatch } from 'diff';
 import { loadReadablePage, loadWritablePage, putPage, type Page } from './pages.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
+import type { Caller } from '../model.ts';
 
 export type RevisionSummary = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
 

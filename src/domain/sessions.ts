@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Services } from '../services.ts';
-import type { Caller } from './access.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
 import { hashPassword, noteAuthChange, presentPrincipal, requireOrgAdmin, toCaller, type Principal } from './principals.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { findPrincipal } from '../store/principals.ts';
 import * as store from '../store/sessions.ts';
+import type { Caller } from '../model.ts';
 
 // Web sessions (docs/web.md): a user signs in with name and password and holds a random session
 // token in a cookie; the database keeps only its sha256. The CSRF token is derived from the

@@ -1,11 +1,11 @@
 import type { Services } from '../services.ts';
-import { canSeeSpace, type Caller } from './access.ts';
+import { canSeeSpace } from './access.ts';
 import { AppError, NeedsPrimary, invalid, notFound } from './errors.ts';
-import type { Issue } from './issues.ts';
 import { SPACE_SLUG, isPersonalSlug } from './paths.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/spaces.ts';
 import type { SpaceRow } from '../store/spaces.ts';
+import type { Caller, Issue } from '../model.ts';
 
 export type Space = {
   slug: string;

@@ -1,6 +1,6 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import { canCreateIn, type AclEntry, type Caller } from './access.ts';
+import { canCreateIn } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { changePageAccess } from './indexing.ts';
 import { presentPage, writeRevision, type Page } from './pages.ts';
@@ -11,6 +11,7 @@ import { dropRedirect, pagesAtOrUnder, setPageAddress } from '../store/moves.ts'
 import { findPage, replaceAcl } from '../store/pages.ts';
 import * as spaces from '../store/spaces.ts';
 import * as store from '../store/trash.ts';
+import type { AclEntry, Caller } from '../model.ts';
 
 export type TrashItem = { path: string; title: string; version: number; deletedAt: string; deletedBy: { id: string; name: string } | null };
 

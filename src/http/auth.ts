@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
-import type { Caller } from '../domain/access.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticateKey } from '../domain/principals.ts';
 import { notePrincipal } from '../ops/front.ts';
 import { authenticateSession, type SessionCaller } from '../domain/sessions.ts';
 import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
+import type { Caller } from '../model.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { parseFilters, type Params } from '../../src/domain/search/filters.ts';
+import { parseFilters } from '../../src/domain/search/filters.ts';
 import { compileDriver, compileFilters } from '../../src/store/meta-filter-sql.ts';
+import type { Params } from '../../src/model.ts';
 
 const parse = (filters: unknown) => parseFilters(typeof filters === 'string' ? filters : JSON.stringify(filters));
 

@@ -3,10 +3,10 @@ import * as v from 'valibot';
 import type { Limits } from '../../config.ts';
 import { invalid } from '../errors.ts';
 import { toIssue } from '../input-issues.ts';
-import type { Issue } from '../issues.ts';
 import { checkFileName } from '../file-rules.ts';
 import { checkMetadata } from '../metadata.ts';
 import { checkPagePath, normalizePagePath } from '../paths.ts';
+import type { Issue } from '../../model.ts';
 
 // The export bundle (service.md "Export bundle") and the pure checks an import or a catalog runs
 // on one before anything is written. Problems with the bundle as a whole are fatal (400); a

@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { AppError } from '../errors.ts';
 import { closeSnapshot, openSnapshot, type Db } from '../../store/db.ts';
 import { readExportBatch } from '../../store/bundles.ts';
 import { readableAttachmentsOfSpace, readBlob } from '../../store/attachments.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, BUNDLE_FORMAT_VERSION_FILES } from './bundle.ts';
+import type { Caller } from '../../model.ts';
 
 // Export writes the bundle as JSON text batch by batch, so memory stays flat whatever the size of
 // the space: each keyset batch of pages is one query (never a statement left open across turns of

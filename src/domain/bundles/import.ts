@@ -1,5 +1,5 @@
 import type { Services } from '../../services.ts';
-import { canReadPage, type Caller } from '../access.ts';
+import { canReadPage } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
 import { batchWikiResolution, expectPages, withImportChunk, type Expected } from '../links/wiki-index.ts';
 import { putPage, type PutPageInput } from '../pages.ts';
@@ -9,6 +9,7 @@ import { findPage, readAcl } from '../../store/pages.ts';
 import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import { orderForImport, type BundleError, type BundleFile, type BundlePage, type ParsedBundle } from './bundle.ts';
 import { putAttachment } from '../attachments.ts';
+import type { Caller } from '../../model.ts';
 
 // Import: every page goes through putPage (validation, ACL check, links, full-text, the importer
 // as author, outbox events), each in its own savepoint so a refused page rolls back alone.

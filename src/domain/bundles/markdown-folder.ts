@@ -3,10 +3,9 @@
 // properties), read back as a bundle for the ordinary import. Pure: `kspace export --format
 // markdown`, `kspace import-dir` and GET /spaces/:slug/export?format=zip all use these.
 import YAML from 'yaml';
-import type { Issue } from '../issues.ts';
 import { checkKey, checkValue } from '../metadata.ts';
 import { checkPagePath, normalizePagePath } from '../paths.ts';
-import type { PageRef } from '../../model.ts';
+import type { Issue, PageRef } from '../../model.ts';
 import { scanWikilinksOnly } from '../links/extract.ts';
 import { outsideFences, rewriteLinks } from '../links/rewrite.ts';
 import { resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';

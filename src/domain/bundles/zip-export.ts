@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import type { Db } from '../../store/db.ts';
 import { snapshotStream } from './export.ts';
 import { readExportBatch } from '../../store/bundles.ts';
@@ -9,6 +8,7 @@ import { readBlob, readableAttachmentsOfSpace } from '../../store/attachments.ts
 import type { SpaceRow } from '../../store/spaces.ts';
 import type { BundlePage } from './bundle.ts';
 import { folderMarker, pageToFile, placeAttachments } from './markdown-folder.ts';
+import type { Caller } from '../../model.ts';
 
 // GET /spaces/:slug/export?format=zip: the Markdown folder of `kspace export --format markdown`
 // as one zip, built from the same batches as the JSON export (the pages the caller may read,

@@ -7,7 +7,6 @@ import { getLinkParsers as getParsers } from './parsers.ts';
 
 export { normalizeLinkFast } from './parsers.ts';
 
-export type { PageRef } from '../../model.ts';
 import type { PageRef } from '../../model.ts';
 import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
 import { NOTHING, parseWikilink, resolveWikilink, type Wikilink } from './wikilinks.ts';

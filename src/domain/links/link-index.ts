@@ -1,9 +1,9 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { loadReadablePage } from '../pages.ts';
 import { resolveSpace } from '../spaces.ts';
 import { backlinks, backlinksToAny, brokenLinks, outboundLinks } from '../../store/links.ts';
 import { redirectsTo } from '../../store/moves.ts';
+import type { Caller } from '../../model.ts';
 
 // Reading the link index. A target the caller may not read is absent for that caller, exactly
 // like a page that does not exist: `exists: false` in outbound links, and a broken link in the

@@ -1,5 +1,4 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { indexRows } from '../metadata.ts';
 import { requireOrgAdmin } from '../principals.ts';
 import { tx } from '../../store/db.ts';
@@ -8,6 +7,7 @@ import { countOrgLinks, deleteOrphanLinks, livePagesAfter } from '../../store/li
 import { replaceMetaIndex } from '../../store/pages.ts';
 import { rebuildIndex } from '../../store/fts-index.ts';
 import { storeLinks } from './wiki-index.ts';
+import type { Caller } from '../../model.ts';
 
 // POST /links/rebuild (org admin): every derived index rebuilt from the pages themselves —
 // links and the metadata index page by page, then full-text and key stats in one go.

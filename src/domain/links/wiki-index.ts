@@ -6,7 +6,7 @@
 // indexed again when a page appears, leaves, changes title or access, or moves. Runs inside the
 // write's transaction, like the rest of indexing.
 import type { Db } from '../../store/db.ts';
-import { readersWithin, type AclEntry, type PageAccessRow } from '../access.ts';
+import { readersWithin } from '../access.ts';
 import {
   insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, retargetLink, setWikiTarget, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow,
 } from '../../store/links.ts';
@@ -15,7 +15,7 @@ import {
   findPage, livePagesAtOrTitled, livePagesTitled, pageAccessById, readAcl, spaceHasRedirects, titledRowById, titledRowsOfSpace, type TitledRow,
 } from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
-import type { PageRef } from '../../model.ts';
+import type { AclEntry, PageAccessRow, PageRef } from '../../model.ts';
 import { distinctTargets, linkOccurrences } from './extract.ts';
 import { resolveWikilink, wikiKeys, wikiKeysOfPage, type WikiLookup } from './wikilinks.ts';
 

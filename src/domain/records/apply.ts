@@ -1,12 +1,11 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
-import type { Issue } from '../issues.ts';
-import { checkMetadata, normalizeMetadata, type Metadata, type MetadataPatch } from '../metadata.ts';
+import { checkMetadata, normalizeMetadata, type MetadataPatch } from '../metadata.ts';
 import type { PageRow, PageState } from '../../store/pages.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 import { STAMP_KEY, validateRecord, type RecordType } from './schema.ts';
 import { loadStoredType, loadTemplateForWrite, parseTemplate, stampOf, templateNameOf } from './templates.ts';
+import type { Caller, Issue, Metadata } from '../../model.ts';
 
 // What templates and record types do to a page write. putPage and patchMetadata call these
 // inside their transaction, before anything is written: a violation throws 400 and the

@@ -1,10 +1,9 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
-import type { Metadata } from '../metadata.ts';
 import { resolveSpace } from '../spaces.ts';
 import { listReadableTemplates } from '../../store/records.ts';
 import type { FieldDef } from './schema.ts';
 import { parseTemplatePage, templateNameOf } from './templates.ts';
+import type { Caller, Metadata } from '../../model.ts';
 
 // What pickers and clients list: templates across the organisation, record types of a space.
 

@@ -1,14 +1,13 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
-import type { Issue } from '../issues.ts';
-import { checkKey, typed, type Metadata } from '../metadata.ts';
+import { checkKey, typed } from '../metadata.ts';
 import { resolveSpace } from '../spaces.ts';
 import { iterateReadableRecords, queryRecords, type RecordCursor } from '../../store/records.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 import { parseFilters } from '../search/filters.ts'; // the same `filters` as GET /search/metadata
 import { validateRecord, type RecordType } from './schema.ts';
 import { loadTemplateForWrite, stampOf } from './templates.ts';
+import type { Caller, Issue, Metadata } from '../../model.ts';
 
 // Records as rows: the metadata query restricted to one record type of a space, and the report
 // of records that no longer satisfy their type. Both see only what the caller may read.

@@ -1,5 +1,5 @@
-import type { Issue } from '../issues.ts';
 import { parseIsoDate } from '../iso-date.ts';
+import type { Issue } from '../../model.ts';
 
 // A record type is the `metadataSchema` in a template page's frontmatter. This module turns that
 // frontmatter into a RecordType (with issues when malformed) and checks a record's metadata

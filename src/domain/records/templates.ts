@@ -1,13 +1,13 @@
 import type { Services } from '../../services.ts';
-import { canReadPage, type Caller } from '../access.ts';
+import { canReadPage } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
-import type { Issue } from '../issues.ts';
 import { isSpaceSlug, normalizePagePath } from '../paths.ts';
 import { resolveSpace } from '../spaces.ts';
 import type { Db } from '../../store/db.ts';
 import { findPage, readAcl, type PageRow } from '../../store/pages.ts';
 import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import { parseTemplateFrontmatter, type Metadata, type RecordType } from './schema.ts';
+import type { Caller, Issue } from '../../model.ts';
 
 // Templates are pages at `templates/<name>`; this module finds them, reads their frontmatter
 // (parsed once per frontmatter text) and resolves the `template` of a write: "N" in the page's own

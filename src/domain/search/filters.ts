@@ -2,7 +2,6 @@
 // validates and types the values the way the metadata index stores them (typed(): dates as
 // epoch ms, booleans as 0/1); store/meta-filter-sql.ts turns the conditions into SQL over
 // page_meta whose only variable parts are bound parameters. No user text ever becomes SQL.
-import type { Issue } from '../issues.ts';
 import { checkKey, typed } from '../metadata.ts';
 
 export const FILTER_OPS = ['eq', 'neq', 'exists', 'missing', 'gt', 'gte', 'lt', 'lte', 'contains', 'in'] as const;
@@ -10,8 +9,7 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 export const MAX_FILTERS = 20;
 export const MAX_IN_VALUES = 100;
 
-export type { Condition, MetaType, Params, TypedValue } from '../../model.ts';
-import type { Condition, TypedValue } from '../../model.ts';
+import type { Condition, Issue, TypedValue } from '../../model.ts';
 
 const FILTER_FIELDS = new Set(['key', 'op', 'value']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

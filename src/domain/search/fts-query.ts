@@ -13,10 +13,10 @@
 // phrase of several goes as the AND of its words, and is checked: the words next to each other
 // in the title or in the body (phrase-check.ts, applied by full-text.ts). Titles have an index of
 // their own (title_fts), which finds the group of hits ranked first.
-import type { Issue } from '../issues.ts';
 import type { IdQuery } from '../../store/search.ts';
 import { foldedWords, type PhraseWords } from './phrase-check.ts';
 import { TOKEN, foldToken, type Phrase } from './tokens.ts';
+import type { Issue } from '../../model.ts';
 
 export const MAX_QUERY_CHARS = 1000;
 export const MAX_PHRASES = 32;

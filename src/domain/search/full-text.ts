@@ -1,5 +1,4 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
@@ -8,6 +7,7 @@ import { checkQuery, checkedPhrases, countWords, groupQueries, parseQuery, prefi
 import type { Phrase } from './tokens.ts';
 import { holdsPhrase } from './phrase-check.ts';
 import { snippetMaker } from './snippet.ts';
+import type { Caller } from '../../model.ts';
 
 // GET /search: full-text hits, pages whose title holds every word or phrase first, then the other
 // hits; within each group, the newest page first.

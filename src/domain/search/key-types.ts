@@ -1,5 +1,5 @@
 // The key/type pairs a page contributes to key discovery (meta_key_stats). Pure.
-import type { MetaType } from './filters.ts';
+import type { MetaType } from '../../model.ts';
 
 export const TYPE_NAMES: Record<MetaType, string> = { s: 'string', n: 'number', b: 'boolean', d: 'date' };
 

@@ -1,7 +1,7 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { resolveSpace } from '../spaces.ts';
 import { readableKeyStats } from '../../store/key-stats.ts';
+import type { Caller } from '../../model.ts';
 
 export type KeyInfo = { key: string; types: string[]; pages: number };
 

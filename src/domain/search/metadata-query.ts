@@ -1,15 +1,14 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { invalid } from '../errors.ts';
-import type { Issue } from '../issues.ts';
-import { checkKey, type Metadata } from '../metadata.ts';
+import { checkKey } from '../metadata.ts';
 import { resolveSpace } from '../spaces.ts';
 import { maxPageId } from '../../store/search.ts';
 import {
   countMetaRows, pagesWithKey, queryById, queryByOrderKey, queryDriven, type MetaCursor, type MetaHit, type MetaQuery,
 } from '../../store/metadata-search.ts';
 import { compileDriver, compileFilters } from '../../store/meta-filter-sql.ts';
-import { parseFilters, type Condition, type Params } from './filters.ts';
+import { parseFilters } from './filters.ts';
+import type { Caller, Condition, Issue, Metadata, Params } from '../../model.ts';
 
 // GET /search/metadata: AND-ed filters over the metadata index, ordered by any key (missing
 // values last, page id as the tie-breaker), in keyset pages.

@@ -1,8 +1,8 @@
 import type { Limits } from '../../config.ts';
-import type { Issue } from '../issues.ts';
 import { parseTemplateFrontmatter, validateRecord, type Metadata, type RecordType } from '../records/schema.ts';
 import { isTemplatePath, parseBundle, type BundleError, type ParsedBundle } from '../bundles/bundle.ts';
 import { AppError } from '../errors.ts';
+import type { Issue } from '../../model.ts';
 
 // Space-template catalogs (contract: "Space templates, export, import"): a root.json
 // `{templates: [{id, name, description, bundle}]}` whose `bundle` names a file beside it in the

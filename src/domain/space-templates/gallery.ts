@@ -1,5 +1,4 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { notFound } from '../errors.ts';
 import { presentSpace, type Space } from '../spaces.ts';
 import type { ParsedBundle } from '../bundles/bundle.ts';
@@ -8,6 +7,7 @@ import type { LoadedTemplate } from './catalog.ts';
 import { localTemplates } from './local.ts';
 import { listOrgTemplates, loadOrgTemplate, type GalleryEntry } from './org.ts';
 import { remoteTemplates } from './remote.ts';
+import type { Caller } from '../../model.ts';
 
 // The one gallery: built-in (or the SERVICE_SPACE_TEMPLATES_PATH catalog), then remote, then the
 // caller's organisation's own. Served from memory and the database only: never the network.

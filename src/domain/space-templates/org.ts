@@ -1,5 +1,4 @@
 import type { Services } from '../../services.ts';
-import type { Caller } from '../access.ts';
 import { AppError, forbidden, invalid, notFound } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 import { parseBundle, type ParsedBundle } from '../bundles/bundle.ts';
@@ -7,6 +6,7 @@ import { buildBundleText } from '../bundles/export.ts';
 import * as store from '../../store/space-templates.ts';
 import { TEMPLATE_ID } from './catalog.ts';
 import { slugify } from '../../slug.ts';
+import type { Caller } from '../../model.ts';
 
 // Org-maintained space templates: an org admin snapshots a space into a bundle stored in the
 // database; every member of that organisation (and no one else) sees it in the gallery.

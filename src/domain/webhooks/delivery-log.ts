@@ -1,7 +1,7 @@
 import type { Services } from '../../services.ts';
 import { listAttempts, type AttemptOutcome } from '../../store/deliveries.ts';
-import type { Caller } from '../access.ts';
 import { loadWebhook } from './subscriptions.ts';
+import type { Caller } from '../../model.ts';
 
 export type LogEntry = {
   id: string;

@@ -5,15 +5,14 @@ import type { Services } from '../../services.ts';
 import { tx } from '../../store/db.ts';
 import { findSpaceBySlug } from '../../store/spaces.ts';
 import * as store from '../../store/webhooks.ts';
-import type { Caller } from '../access.ts';
 import { invalid, notFound } from '../errors.ts';
 import { EVENT_NAMES } from '../events.ts';
-import type { Issue } from '../issues.ts';
 import { checkWebhookUrl } from '../net/address-guard.ts';
 import { requireOrgAdmin } from '../principals.ts';
 import { notifySubscriptionChanged } from './dispatcher.ts';
 import { requireSecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './signing.ts';
+import type { Caller, Issue } from '../../model.ts';
 
 export type Webhook = {
   id: string;

@@ -1,10 +1,10 @@
 import type { Services } from '../../services.ts';
 import { insertDelivery, recordAttempt } from '../../store/deliveries.ts';
-import type { Caller } from '../access.ts';
 import { createAgentPool } from '../net/guarded-fetch.ts';
 import { buildDeliveryBody, newDeliveryId, planAfterAttempt, sendDelivery } from './delivery.ts';
 import { requireSecretBox } from './secret-box.ts';
 import { loadWebhook } from './subscriptions.ts';
+import type { Caller } from '../../model.ts';
 
 export type TestOutcome = { outcome: 'delivered' | 'failed' | 'blocked'; status?: number; error?: string; durationMs: number };
 

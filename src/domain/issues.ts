@@ -1,1 +1,0 @@
-export type { Issue } from '../model.ts';
