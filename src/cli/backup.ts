@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { ExitError } from './exit-error.ts';
+import { configOrExit } from './serve-run.ts';
 import { offlineDataDir } from './serve.ts';
 
 /** `kspace backup` and `kspace restore`: work on the data directory itself (docs/operations.md). */
@@ -58,5 +59,44 @@ export function registerBackupCommands(program: Command): void {
         if (e instanceof DataDirLockedError) throw new ExitError(`${e.message}: a restore needs the server stopped`, 1);
         throw e;
       }
+    });
+
+  program
+    .command('replica-follow')
+    .description('keep a read replica\'s kspace.db a copy of a Litestream replica, restoring it every few seconds (docs/scale-out.md)')
+    .helpGroup('Server:')
+    .option('--data <dir>', 'the replica\'s data directory (default $SERVICE_DATA_DIR or ./kspace-data)')
+    .requiredOption('--from <replica-url>', 'the Litestream replica (file://…, s3://…, or a directory)')
+    .option('--every <seconds>', 'pause between two rounds', '1')
+    .option('--litestream <path>', 'the litestream executable', 'litestream')
+    .action(async (opts: { data?: string; from: string; every: string; litestream: string }) => {
+      const every = Number(opts.every);
+      if (!Number.isFinite(every) || every < 0.05 || every > 86_400) throw new ExitError('--every: a number of seconds from 0.05 to 86400', 2);
+      const config = await configOrExit({ data: opts.data });
+      const [{ startFollower }, { RestoreError }] = await Promise.all([import('../ops/replica-follow.ts'), import('../ops/restore.ts')]);
+      let failing = '';
+      let follower: ReturnType<typeof startFollower>;
+      try {
+        follower = startFollower(config.dataDir, {
+          from: opts.from, everyMs: every * 1000, bin: opts.litestream,
+          onRound: (r) => {
+            failing = '';
+            if (r.copied) process.stderr.write(`replica-follow: txid ${r.txid} (committed ${Date.now() - r.atMs} ms ago), restore ${r.restoreMs} ms, copy ${r.copyMs} ms\n`);
+          },
+          onError: (e) => {
+            // One line per kind of failure, not one a round.
+            if (e.message !== failing) process.stderr.write(`replica-follow: ${e.message}\n`);
+            failing = e.message;
+          },
+        });
+      } catch (e) {
+        if (e instanceof RestoreError) throw new ExitError(e.message, 2);
+        throw e;
+      }
+      await new Promise<void>((resolve) => {
+        const stop = () => void follower.stop().then(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
     });
 }

@@ -46,13 +46,11 @@ export async function restoreFromLitestream(dataDir: string, opts: LitestreamRes
   ensurePrivateDir(dataDir);
   const lock = lockDataDir(dataDir);
   const side = path.join(dataDir, `.${DB_FILE}.litestream-restore`);
-  const clean = () => {
-    for (const s of SIDE_SUFFIXES) fs.rmSync(side + s, { force: true });
-  };
+  const clean = () => cleanSide(side);
   try {
     clean();
     const args = ['restore', '-o', side, ...(opts.timestamp ? ['-timestamp', opts.timestamp] : []), url];
-    await run(opts.bin ?? 'litestream', args);
+    await runLitestream(opts.bin ?? 'litestream', args);
     if (!fs.existsSync(side)) throw new RestoreError(`litestream restore wrote no file (nothing to restore at ${url}?)`);
     settle(side);
     const check = checkBackupFile(side);
@@ -65,8 +63,13 @@ export async function restoreFromLitestream(dataDir: string, opts: LitestreamRes
   }
 }
 
+/** Removes a side file Litestream restores into, with what it and SQLite leave beside it. */
+export function cleanSide(side: string): void {
+  for (const s of SIDE_SUFFIXES) fs.rmSync(side + s, { force: true });
+}
+
 /** Folds whatever -wal the copy has into the file and closes it: the copy is then one file, alone. */
-function settle(file: string): void {
+export function settle(file: string): void {
   let db: Db;
   try {
     db = new Database(file, { fileMustExist: true, ...nativeBindingOption() });
@@ -82,7 +85,7 @@ function settle(file: string): void {
   }
 }
 
-function run(bin: string, args: string[]): Promise<void> {
+export function runLitestream(bin: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -96,7 +99,7 @@ function run(bin: string, args: string[]): Promise<void> {
     });
     child.once('close', (code) => {
       if (code === 0) resolve();
-      else reject(new RestoreError(`litestream restore failed (exit ${code}), nothing replaced:\n${out.trim()}`));
+      else reject(new RestoreError(`litestream ${args[0]} failed (exit ${code}), nothing replaced:\n${out.trim()}`));
     });
   });
 }

@@ -64,7 +64,10 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
   const openedInode = inode();
   let replaced = false;
   let inodeCheckedAt = Date.now();
-  let lagMs = 0;
+  // Until a commit arrives while this server watches, the best it knows of the copy's lag is the
+  // age of its newest commit (a restarted replica, a follower that restores periodically).
+  const ageOf = (ms: number) => (ms > 0 ? Math.max(0, Date.now() - ms) : 0);
+  let lagMs = ageOf(atMs);
   const waiters = new Set<{ target: number; done: (reached: boolean) => void }>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -111,7 +114,7 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
     });
   }, 1000);
   indexTimer.unref();
-  replicas.set(svc, { status: () => ({ txid, lagMs, sinceChangeMs: Date.now() - seenAt, replaced }) });
+  replicas.set(svc, { status: () => ({ txid, lagMs, sinceChangeMs: atMs > 0 ? ageOf(atMs) : Date.now() - seenAt, replaced }) });
 
   const waitFor = (target: number): Promise<boolean> => {
     if (target <= txid) return Promise.resolve(true);

@@ -65,7 +65,7 @@ export function openDb(dataDir: string, opts: OpenOptions = {}): Db {
 /**
  * Opens a replica's copy of kspace.db read-only (SERVICE_ROLE=replica, docs/scale-out.md): no
  * migration, no journal-mode change, no checkpoint. The file is a WAL database kept current by
- * the follower (Litestream's `restore -f`, or the test shipper) writing through SQLite, so every
+ * the follower (`kspace replica-follow`, or the test shipper) writing through SQLite, so every
  * read here is one consistent snapshot of a commit the primary made; SQLite's read locks on the
  * -shm file are all this connection takes. It refuses a schema other than this kspace's.
  */
@@ -75,7 +75,7 @@ export function openReplicaDb(dataDir: string, opts: OpenOptions = {}): Db {
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
   } catch (e) {
-    throw new Error(`replica: cannot open ${file} read-only (${e instanceof Error ? e.message : String(e)}); the follower (litestream restore -f) must have restored it first`);
+    throw new Error(`replica: cannot open ${file} read-only (${e instanceof Error ? e.message : String(e)}); the follower (kspace replica-follow) must have restored it first`);
   }
   db.pragma('busy_timeout = 5000');
   db.pragma('query_only = ON');

@@ -13,7 +13,8 @@ export function startChildServer(dataDir: string, env: Record<string, string>): 
   });
   let err = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 15_000);
+    // 30 s: a start on a machine loaded far past its cores (load 20 on 2) took over 15.
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
     proc.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();
       const m = /kspace listening on (http:\/\/\S+)/.exec(err);
