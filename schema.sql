@@ -192,6 +192,18 @@ CREATE TABLE history_access (
   PRIMARY KEY (page_id, up_to, readers)
 ) WITHOUT ROWID;
 
+-- A move into another space leaves the history behind under the rules of the space it left
+-- (docs/security.md "Moves"): versions 1..up_to stay readable only by those who could read the
+-- page there (besides every other rule): the owner of a personal space; in a shared space, org
+-- admins and `readers` (',id1,id2,' the page's ACL readers, ',' nobody else, '*' every member).
+CREATE TABLE move_history (
+  page_id  INTEGER NOT NULL REFERENCES pages(id),
+  up_to    INTEGER NOT NULL,
+  space_id INTEGER NOT NULL REFERENCES spaces(id),  -- the space the page left
+  readers  TEXT NOT NULL,
+  PRIMARY KEY (page_id, up_to, space_id, readers)
+) WITHOUT ROWID;
+
 -- Events outbox, written in the same transaction as the change it describes, when an enabled
 -- subscription can receive the event (src/store/events.ts). The webhook dispatcher reads rows
 -- with dispatched_at IS NULL after commit; nothing committed is lost.
@@ -203,7 +215,8 @@ CREATE TABLE events (
   space_id      INTEGER,
   personal      INTEGER NOT NULL DEFAULT 0,       -- personal-space activity never emits webhooks
   payload       TEXT NOT NULL,                    -- JSON: {event, occurredAt, actor, page, changedKeys?}
-  dispatched_at TEXT
+  dispatched_at TEXT,
+  from_space_id INTEGER                           -- page.moved into another space: the space it left
 );
 CREATE INDEX events_pending ON events(id) WHERE dispatched_at IS NULL;
 

@@ -46,6 +46,29 @@ export function canDeletePage(caller: Caller, space: SpaceAccessRow): boolean {
 }
 
 /**
+ * May the caller bring a page back from the trash (a restore, or a write at its path)? Those who
+ * could write it when it was deleted (`acl`: the ACL it had then, null without one) and may
+ * create pages in the space; org admins always (shared spaces), the owner (personal ones).
+ */
+export function canRestoreTrashed(caller: Caller, space: SpaceAccessRow, acl: AclEntry[] | null): boolean {
+  const couldWrite = space.owner_id !== null || caller.orgAdmin || acl === null
+    || acl.some((e) => e.principal_id === caller.id && e.perm === 'write');
+  return couldWrite && canCreateIn(caller, space);
+}
+
+/**
+ * May the caller take a shared page into their personal space? That hides it from every other
+ * reader, org admins included, so it needs the right to delete it for all of them: org admins,
+ * or the page's only writer (its own ACL names the caller as its one writer). Checked on top
+ * of canWritePage.
+ */
+export function canTakePersonal(caller: Caller, page: PageAccessRow, acl: AclEntry[]): boolean {
+  if (caller.orgAdmin) return true;
+  const writers = acl.filter((e) => e.perm === 'write');
+  return page.has_acl === 1 && writers.length === 1 && writers[0].principal_id === caller.id;
+}
+
+/**
  * Whether every reader of `src` may read `dst` (both live, rules of access.ts). Conservative:
  * answers false when it cannot tell without listing the org's members.
  */

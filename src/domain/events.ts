@@ -17,7 +17,12 @@ export type EventPayload = {
   from?: { space: string; path: string };
 };
 
-/** Writes one outbox row when a subscription can receive the event (insertEvent); call inside the transaction of the change it describes. */
+/**
+ * Writes one outbox row when a subscription can receive the event (insertEvent); call inside the
+ * transaction of the change it describes. A move names the space the page left (`fromSpace`):
+ * subscriptions of either space receive it, and it is personal-space activity only when both are
+ * personal, so a page leaving a shared space for a personal one is announced to the shared side.
+ */
 export function recordPageEvent(
   db: Db,
   event: PageEvent,
@@ -27,6 +32,7 @@ export function recordPageEvent(
   occurredAt: string,
   changedKeys?: string[],
   from?: { space: string; path: string },
+  fromSpace?: SpaceRow,
 ): void {
   const payload: EventPayload = {
     event,
@@ -41,7 +47,8 @@ export function recordPageEvent(
     occurred_at: occurredAt,
     org_id: space.org_id,
     space_id: space.id,
-    personal: space.owner_id !== null ? 1 : 0,
+    from_space_id: fromSpace && fromSpace.id !== space.id ? fromSpace.id : null,
+    personal: space.owner_id !== null && (fromSpace === undefined || fromSpace.owner_id !== null) ? 1 : 0,
     payload: JSON.stringify(payload),
   });
 }

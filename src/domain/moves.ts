@@ -1,6 +1,6 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import { canCreateIn, canReadPage, canWritePage, readersWithin } from './access.ts';
+import { canCreateIn, canReadPage, canTakePersonal, canWritePage, readersWithin } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { changePageAccess } from './indexing.ts';
@@ -46,8 +46,14 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       .map((p) => ({ p, acl: p.has_acl ? readAcl(db, p.id) : [] }))
       .filter(({ p, acl }) => canReadPage(caller, space, p, acl));
     if (rows.length === 0) throw notFound(input.prefix ? `pages under '${slug}/${from}'` : `page '${slug}/${from}'`);
+    // Into a personal space from a shared one, the page vanishes for every other reader: that
+    // takes the right to delete it for all of them (docs/security.md "Moves").
+    const takePersonal = space.owner_id === null && target.owner_id !== null;
     for (const { p, acl } of rows) {
       if (!canWritePage(caller, space, p, acl)) throw new AppError('forbidden', `you may read '${slug}/${p.path}' but not change it`);
+      if (takePersonal && !canTakePersonal(caller, p, acl)) {
+        throw new AppError('forbidden', `moving '${slug}/${p.path}' into a personal space hides it from its other readers: org admins, or the page's only writer, may do that`);
+      }
     }
     const plan = rows.map(({ p }) => ({ row: p, to: input.prefix ? to + p.path.slice(from.length) : to }));
     for (const { to: dest } of plan) {
@@ -63,7 +69,11 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     const now = svc.now();
     const baseUrls = [svc.config.baseUrl];
     // Two passes, so a prefix moving onto its own pages' paths never collides half-way.
-    for (const m of plan) moves.setPageAddress(db, m.row.id, space.id, `\u0000moving/${m.row.id}`);
+    for (const m of plan) {
+      // Into another space: the history so far stays with the readers it had where it was.
+      if (target.id !== space.id) moves.sealMovedHistory(db, m.row.id);
+      moves.setPageAddress(db, m.row.id, space.id, `\u0000moving/${m.row.id}`);
+    }
     const movedMap = new Map<string, PageRef>();
     for (const m of plan) {
       changePageAccess(db, m.row.id, () => moves.setPageAddress(db, m.row.id, target.id, m.to));
@@ -73,7 +83,7 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       // Relative links resolve against the page's folder: index them from the new address.
       storeLinks(db, { id: m.row.id, spaceSlug: target.slug, path: m.to, content: m.row.content }, baseUrls);
       recordPageEvent(db, 'page.moved', caller, target, { path: m.to, title: m.row.title, version: m.row.version }, now,
-        undefined, { space: space.slug, path: m.row.path });
+        undefined, { space: space.slug, path: m.row.path }, space);
     }
     const movedRows = new Map(plan.map((m) => [`${space.slug}/${m.row.path}`, m.row]));
     const { rewritten, notRewritten } = rewriteSources(svc, caller, movedMap, movedRows, target);
@@ -170,7 +180,9 @@ function wikiRewrite(db: Db, sourceId: number, movedMap: Map<string, PageRef>): 
 /**
  * Where a GET of a moved-away address goes: the page's current address (`/pages/…`, followed by
  * the rest of `segments` past the old path), or null when no redirect applies or the caller may
- * not read the page (then the 404 stands: an unreadable page is absent, moved or not).
+ * not read the page, now or as it would stand at the old address (then the 404 stands: an
+ * unreadable page is absent, moved or not, and the old address tells nobody where it went who
+ * could not read it there).
  */
 export function redirectFor(svc: Services, caller: Caller, slug: string, segments: string[]): string | null {
   let space: SpaceRow;
@@ -186,7 +198,8 @@ export function redirectFor(svc: Services, caller: Caller, slug: string, segment
     const row = moves.findPageById(svc.db, pageId);
     const at = row && findSpaceById(svc.db, row.space_id);
     if (!row || !at || at.deleted_at) return null;
-    if (!canReadPage(caller, at, row, row.has_acl ? readAcl(svc.db, row.id) : [])) return null;
+    const acl = row.has_acl ? readAcl(svc.db, row.id) : [];
+    if (!canReadPage(caller, at, row, acl) || !canReadPage(caller, space, row, acl)) return null;
     const rest = segments.slice(k).map(encodeURIComponent);
     return [hrefOf({ space: at.slug, path: row.path }), ...rest].join('/');
   }

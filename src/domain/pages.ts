@@ -1,9 +1,9 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import { canCreateIn, canDeletePage, canReadPage, canWritePage } from './access.ts';
+import { canCreateIn, canDeletePage, canReadPage, canRestoreTrashed, canWritePage } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
-import { indexPage, unindexPage } from './indexing.ts';
+import { changePageAccess, indexPage, unindexPage } from './indexing.ts';
 import { reresolveAround } from './links/wiki-index.ts';
 import { checkMetadata, normalizeMetadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
@@ -13,8 +13,7 @@ import { resolveSpace } from './spaces.ts';
 import { tx } from '../store/db.ts';
 import * as store from '../store/pages.ts';
 import { dropRedirect } from '../store/moves.ts';
-import { putInTrash, takeFromTrash } from '../store/trash.ts';
-import { deleteAttachmentsOf } from '../store/attachments.ts';
+import { putInTrash, takeFromTrash, trashedAcl } from '../store/trash.ts';
 import type { PageRow, PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 import type { AclEntry, Caller, Issue, Metadata } from '../model.ts';
@@ -134,6 +133,14 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
     } else if (input.title === undefined && input.template === undefined) {
       throw invalid([{ key: 'title', code: 'required', message: 'a title is required to create a page' }]);
     }
+    // A write at the path of a page in the trash brings that page back, as a restore would (its
+    // ACL and files with it), so only those who may restore it may write there; nothing in the
+    // trash is ever destroyed (docs/security.md "Moves, trash and the absent rule").
+    const trashed = existing !== null && existing.deleted_at !== null ? existing : null;
+    const revivedAcl = trashed ? trashedAcl(svc.db, trashed.id) : null;
+    if (trashed && !canRestoreTrashed(caller, space, revivedAcl)) {
+      throw new AppError('conflict', `a deleted page at '${slug}/${path}' is in the trash, and you may not restore it: write elsewhere`);
+    }
     if (input.baseVersion !== undefined && input.baseVersion !== (live?.version ?? 0)) {
       throw new AppError('version_conflict', `the page is at version ${live?.version ?? 0}, not ${input.baseVersion}`, undefined, {
         currentVersion: live?.version ?? 0,
@@ -151,10 +158,9 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
       template: live?.template ?? null,
     });
     if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
-    // A new page over a deleted one starts without its files: they were governed by the ACL the
-    // deletion dropped (restore the page from the trash to keep them).
-    if (existing !== null && existing.deleted_at !== null) deleteAttachmentsOf(svc.db, existing.id);
-    return writeRevision(svc, caller, space, path, existing, next);
+    if (trashed && revivedAcl) changePageAccess(svc.db, trashed.id, () => store.replaceAcl(svc.db, trashed.id, revivedAcl));
+    const written = writeRevision(svc, caller, space, path, existing, next);
+    return trashed && revivedAcl ? { ...written, row: { ...written.row, has_acl: 1 } } : written;
   });
   if (result.changed) notifyEventsWritten(svc);
   return { page: presentPage(result.space, result.row), created: result.created, changed: result.changed };

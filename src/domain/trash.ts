@@ -1,6 +1,6 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
-import { canCreateIn } from './access.ts';
+import { canRestoreTrashed } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { changePageAccess } from './indexing.ts';
 import { presentPage, writeRevision, type Page } from './pages.ts';
@@ -11,7 +11,7 @@ import { dropRedirect, pagesAtOrUnder, setPageAddress } from '../store/moves.ts'
 import { findPage, replaceAcl } from '../store/pages.ts';
 import * as spaces from '../store/spaces.ts';
 import * as store from '../store/trash.ts';
-import type { AclEntry, Caller } from '../model.ts';
+import type { Caller } from '../model.ts';
 
 export type TrashItem = { path: string; title: string; version: number; deletedAt: string; deletedBy: { id: string; name: string } | null };
 
@@ -42,11 +42,8 @@ export function restoreFromTrash(svc: Services, caller: Caller, slug: string, in
     const space = resolveSpace(svc, caller, slug);
     const row = findPage(db, space.id, path);
     if (!row || row.deleted_at === null || !store.canReadTrashed(db, caller, row.id)) throw notFound(`deleted page '${slug}/${path}'`);
-    const trashed = store.findTrashRow(db, row.id);
-    const acl: AclEntry[] | null = trashed?.acl ? JSON.parse(trashed.acl) : null;
-    const couldWrite = space.owner_id !== null || caller.orgAdmin || acl === null
-      || acl.some((e) => e.principal_id === caller.id && e.perm === 'write');
-    if (!couldWrite || !canCreateIn(caller, space)) throw new AppError('forbidden', 'you may not restore this page');
+    const acl = store.trashedAcl(db, row.id);
+    if (!canRestoreTrashed(caller, space, acl)) throw new AppError('forbidden', 'you may not restore this page');
     if (dest !== path) {
       const there = pagesAtOrUnder(db, space.id, dest, false)[0];
       if (there) throw new AppError('conflict', `a ${there.deleted_at === null ? '' : 'deleted '}page exists at '${slug}/${dest}'`);

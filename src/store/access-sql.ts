@@ -35,20 +35,31 @@ export const READABLE_GROUP = `(s.org_id = @callerOrg AND s.deleted_at IS NULL A
 export const ACL_READERS = `CASE WHEN p.has_acl = 0 THEN NULL ELSE ',' || coalesce(
   (SELECT group_concat(a.principal_id || ',', '' ORDER BY a.principal_id) FROM page_acl a WHERE a.page_id = p.id), '') END`;
 
+// A revision's own ACL (r.readers) and every ACL that governed it before it was dropped
+// (history_access rows, appended on delete and ACL removal) let only their readers read it.
+const REVISION_ACL_READERS = `(r.readers IS NULL OR instr(r.readers, ',' || @callerId || ',') > 0)
+   AND NOT EXISTS (SELECT 1 FROM history_access h WHERE h.page_id = r.page_id AND h.up_to >= r.version
+                   AND instr(h.readers, ',' || @callerId || ',') = 0)`;
+
 /**
  * SQL condition: revision `r` of a page in space `s` is readable by the caller, given that the
  * caller may read the live page (its current ACL covers all its history: check that first).
- * Beyond that, a revision written under a page ACL (r.readers) and every revision an ACL
- * governed before it was dropped (history_access rows, appended on delete and ACL removal)
- * stay readable only by those readers. Org admins in shared spaces and the owner of a personal
- * space read all. Bind callerParams().
+ * Beyond that, REVISION_ACL_READERS, except for org admins in shared spaces and the owner of a
+ * personal space, who read all. And whatever space the page is in now, a revision written before
+ * a move into another space is readable only by those who could read it in each space it left
+ * since (move_history): its owner there, or org admins and the readers kept there (who pass
+ * REVISION_ACL_READERS too). So no move widens who reads a revision. Bind callerParams().
  */
-export const READABLE_REVISION = `(CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+export const READABLE_REVISION = `((CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
   WHEN @callerAdmin = 1 THEN 1
-  ELSE (r.readers IS NULL OR instr(r.readers, ',' || @callerId || ',') > 0)
-   AND NOT EXISTS (SELECT 1 FROM history_access h WHERE h.page_id = r.page_id AND h.up_to >= r.version
-                   AND instr(h.readers, ',' || @callerId || ',') = 0)
-  END)`;
+  ELSE ${REVISION_ACL_READERS}
+  END)
+  AND NOT EXISTS (SELECT 1 FROM move_history m JOIN spaces x ON x.id = m.space_id
+    WHERE m.page_id = r.page_id AND m.up_to >= r.version AND NOT (CASE
+      WHEN x.owner_id IS NOT NULL THEN x.owner_id = @callerId
+      WHEN @callerAdmin = 1 THEN 1
+      ELSE (m.readers = '*' OR instr(m.readers, ',' || @callerId || ',') > 0) AND ${REVISION_ACL_READERS}
+    END)))`;
 
 /** SQL condition: space `s` is visible to the caller (GET /spaces). */
 export const VISIBLE_SPACE = `(s.org_id = @callerOrg AND s.deleted_at IS NULL AND (

@@ -117,11 +117,6 @@ export function deleteAttachment(db: Db, pageId: number, name: string): boolean 
   return true;
 }
 
-/** Removes every attachment of a page (a new page written over a deleted one starts without). */
-export function deleteAttachmentsOf(db: Db, pageId: number): void {
-  for (const a of listAttachments(db, pageId)) deleteAttachment(db, pageId, a.name);
-}
-
 /**
  * Bytes attached to the pages of a space, live and in the trash: each attachment counts its
  * full size, even when its blob is shared (the quota is what the space's pages hold, not how it

@@ -6,6 +6,8 @@ export type EventRow = {
   occurred_at: string;
   org_id: number;
   space_id: number | null;
+  /** page.moved into another space: the space the page left (its subscriptions receive it too). */
+  from_space_id: number | null;
   personal: number;
   payload: string;
   dispatched_at: string | null;
@@ -19,14 +21,15 @@ export type EventRow = {
  * would only fill the data directory of a server without webhooks. Returns whether the row was
  * written.
  */
-export function insertEvent(db: Db, e: Omit<EventRow, 'id' | 'dispatched_at'>): boolean {
+export function insertEvent(db: Db, e: Omit<EventRow, 'id' | 'dispatched_at' | 'from_space_id'> & { from_space_id?: number | null }): boolean {
   return stmt(db, `
-    INSERT INTO events (event, occurred_at, org_id, space_id, personal, payload)
-    SELECT @event, @occurred_at, @org_id, @space_id, @personal, @payload
+    INSERT INTO events (event, occurred_at, org_id, space_id, from_space_id, personal, payload)
+    SELECT @event, @occurred_at, @org_id, @space_id, @from_space_id, @personal, @payload
     WHERE @personal = 0 AND EXISTS (
       SELECT 1 FROM webhooks w
-      WHERE w.org_id = @org_id AND w.disabled_at IS NULL AND (w.space_id IS NULL OR w.space_id IS @space_id)
-        AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = @event))`).run(e).changes === 1;
+      WHERE w.org_id = @org_id AND w.disabled_at IS NULL
+        AND (w.space_id IS NULL OR w.space_id IS @space_id OR w.space_id IS @from_space_id)
+        AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = @event))`).run({ from_space_id: null, ...e }).changes === 1;
 }
 
 export function pendingEvents(db: Db, limit: number): EventRow[] {

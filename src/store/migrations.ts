@@ -33,7 +33,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -107,6 +107,16 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     to: REVISIONS_ONCE,
     sql: '',
     run: migrateRevisionsLayout,
+  },
+  {
+    // Moves (issue 34): a move into another space leaves the history under the old space's
+    // readers, and its event reaches the subscriptions of the space it left.
+    to: 11,
+    sql: `CREATE TABLE move_history (
+        page_id INTEGER NOT NULL REFERENCES pages(id), up_to INTEGER NOT NULL,
+        space_id INTEGER NOT NULL REFERENCES spaces(id), readers TEXT NOT NULL,
+        PRIMARY KEY (page_id, up_to, space_id, readers)) WITHOUT ROWID;
+      ALTER TABLE events ADD COLUMN from_space_id INTEGER;`,
   },
 ];
 

@@ -1,9 +1,21 @@
 import { stmt, type Db } from './db.ts';
+import { ACL_READERS } from './access-sql.ts';
 import type { PageRef } from '../model.ts';
 import type { PageRow } from './pages.ts';
 
 // Moves (domain/moves.ts): a moved page keeps its row (id, history, metadata, ACL); only its
 // space and path change. Its old address goes into `redirects`.
+
+/**
+ * Before a move into another space: versions 1..current stay readable only by those who read the
+ * page where it is now (schema.sql move_history; READABLE_REVISION applies it).
+ */
+export function sealMovedHistory(db: Db, pageId: number): void {
+  stmt(db, `INSERT OR IGNORE INTO move_history (page_id, up_to, space_id, readers)
+    SELECT p.id, p.version, p.space_id,
+      CASE WHEN p.has_acl = 1 THEN ${ACL_READERS} WHEN s.default_access = 'none' THEN ',' ELSE '*' END
+    FROM pages p JOIN spaces s ON s.id = p.space_id WHERE p.id = ?`).run(pageId);
+}
 
 /** Gives a page row a new address. */
 export function setPageAddress(db: Db, pageId: number, spaceId: number, path: string): void {

@@ -1,6 +1,6 @@
 import { stmt, type Db } from './db.ts';
 import { ACL_READERS, callerParams } from './access-sql.ts';
-import type { Caller } from '../model.ts';
+import type { AclEntry, Caller } from '../model.ts';
 
 // The page trash: a deleted page keeps its row (pages.deleted_at); `trash` remembers who deleted
 // it and the ACL it had, which deletion drops from page_acl (see sealHistory).
@@ -16,6 +16,12 @@ export function putInTrash(db: Db, pageId: number, deletedBy: string): void {
 
 export function takeFromTrash(db: Db, pageId: number): void {
   stmt(db, 'DELETE FROM trash WHERE page_id = ?').run(pageId);
+}
+
+/** The ACL a deleted page had (null without one, or deleted before the trash kept it). */
+export function trashedAcl(db: Db, pageId: number): AclEntry[] | null {
+  const t = findTrashRow(db, pageId);
+  return t?.acl ? JSON.parse(t.acl) as AclEntry[] : null;
 }
 
 export type TrashRow = { page_id: number; acl: string | null; readers: string | null };

@@ -223,11 +223,11 @@ describe('attachments', () => {
     expect((await send(bob, 'GET', '/files/wiki/new/place/pic.png')).status).toBe(200);
     expect((await bob.get('/pages/wiki/new/place/revisions')).body.revisions.map((x: { version: number }) => x.version)).toEqual([2, 1]);
 
-    // A new page written over a deleted one starts without the deleted page's files.
+    // A page written over a deleted one brings it back as a restore would: its files stay.
     expect((await srv.admin.del('/pages/wiki/new/place')).status).toBe(204);
     await page('wiki/new/place', 'fresh', carol);
-    expect((await carol.get('/pages/wiki/new/place/files')).body.files).toEqual([]);
-    expect(srv.svc.db.prepare('SELECT count(*) FROM blobs WHERE sha256 = ?').pluck().get(sha(data))).toBe(0);
+    expect((await carol.get('/pages/wiki/new/place/files')).body.files.map((f: { name: string }) => f.name)).toEqual(['pic.png']);
+    expect(srv.svc.db.prepare('SELECT count(*) FROM blobs WHERE sha256 = ?').pluck().get(sha(data))).toBe(1);
   });
 
   it('carries files in an export bundle (formatVersion 2) that imports elsewhere, and still imports version 1', async () => {

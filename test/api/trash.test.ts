@@ -56,6 +56,31 @@ describe('the page trash', () => {
     expect((await bob.post('/spaces/wiki/trash/restore', {})).body.issues[0].key).toBe('path');
   });
 
+  it('keeps a page in the trash from a write by someone who may not restore it; a restorer\'s write brings it back whole', async () => {
+    await bob.put('/pages/wiki/locked', { title: 'Locked', content: 'bob only' });
+    expect((await srv.admin.put('/pages/wiki/locked/acl', { read: [], write: [bob.id] })).status).toBe(200);
+    const file = await fetch(`${srv.url}/files/wiki/locked/note.txt`, {
+      method: 'PUT', headers: { authorization: `Bearer ${bob.key}`, 'content-type': 'text/plain' }, body: 'kept',
+    });
+    expect(file.status).toBe(201);
+    expect((await srv.admin.del('/pages/wiki/locked')).status).toBe(204);
+    // carol may create pages in wiki, but could not write this one: she may not restore it, so
+    // she may not write over it either. Nothing of it is touched.
+    const w = await carol.put('/pages/wiki/locked', { title: 'Mine', content: 'carol' });
+    expect(w.status, w.text).toBe(409);
+    expect(w.body.code).toBe('conflict');
+    expect((await bob.get('/spaces/wiki/trash')).body.pages.map((p: { path: string }) => p.path)).toContain('locked');
+    expect(srv.svc.db.prepare("SELECT count(*) FROM attachments WHERE name = 'note.txt'").pluck().get()).toBe(1);
+    // bob may restore it: his write brings the page back as a restore would, ACL and files with it.
+    const mine = await bob.put('/pages/wiki/locked', { title: 'Locked', content: 'bob again' });
+    expect(mine.status, mine.text).toBe(201);
+    expect(mine.body.version).toBe(2);
+    expect((await carol.get('/pages/wiki/locked')).status).toBe(404);
+    expect((await bob.get('/pages/wiki/locked/acl')).body.write).toEqual([bob.id]);
+    expect((await bob.get('/pages/wiki/locked/files')).body.files.map((f: { name: string }) => f.name)).toEqual(['note.txt']);
+    expect((await bob.get('/spaces/wiki/trash')).body.pages.map((p: { path: string }) => p.path)).not.toContain('locked');
+  });
+
   it('puts a space in the org trash and brings it back, nothing lost', async () => {
     await bob.put('/pages/old/p', { title: 'P', content: 'kept' });
     expect((await bob.del('/spaces/old')).status).toBe(403);

@@ -11,16 +11,18 @@ type Filter = { orgId: number; spaceId: number | null; events: Set<string>; acti
 type Subscription = Filter & { id: string; url: string; secret: Buffer };
 
 /**
- * Which subscriptions receive an event: never personal-space activity; org, space filter and
+ * Which subscriptions receive an event: never personal-space activity; org, space filter (the
+ * event's space, or for a move into another space the one it left too) and
  * event name must match, and the subscription must have been on when the event happened (the
  * outbox may be drained later: after a restart, or while the dispatcher is paced). A delivery
  * for a subscription disabled since then waits, paused, until it is enabled again.
  */
 export function matchSubscriptions<S extends Filter>(
-  e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal' | 'occurred_at'>, subs: S[],
+  e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal' | 'occurred_at'> & { from_space_id?: number | null }, subs: S[],
 ): S[] {
   if (e.personal) return [];
-  return subs.filter((s) => s.orgId === e.org_id && (s.spaceId === null || s.spaceId === e.space_id)
+  return subs.filter((s) => s.orgId === e.org_id
+    && (s.spaceId === null || s.spaceId === e.space_id || (e.from_space_id != null && s.spaceId === e.from_space_id))
     && s.events.has(e.event) && e.occurred_at >= s.activeSince && (s.disabledAt === null || e.occurred_at < s.disabledAt));
 }
 
