@@ -85,6 +85,10 @@ export function createKey(svc: Services, principalIdOrName: string, given?: stri
 export function revokeKey(svc: Services, caller: Caller, keyId: string): void {
   const k = store.findKey(svc.db, keyId);
   if (!k || k.org_id !== caller.orgId) throw notFound(`key '${keyId}'`);
+  // The organisation never locks itself out: the last credential of its org admins stays.
+  if (k.revoked_at === null && store.adminsWithCredentials(svc.db, k.org_id, keyId) === 0) {
+    throw new AppError('conflict', 'this is the last credential of any org admin: revoking it would lock the organisation out; give an org admin another key or a password first');
+  }
   store.revokeKey(svc.db, keyId, svc.now());
   noteAuthChange(svc);
 }

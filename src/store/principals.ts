@@ -54,6 +54,16 @@ export function findKey(db: Db, id: string): (KeyRow & { org_id: number }) | und
                    FROM api_keys k JOIN principals p ON p.id = k.principal_id WHERE k.id = ?`).get(id) as never;
 }
 
+/**
+ * Org admins of `orgId` who could still sign in without the key `exceptKeyId`: a password, or
+ * another unrevoked key.
+ */
+export function adminsWithCredentials(db: Db, orgId: number, exceptKeyId: string): number {
+  return (stmt(db, `SELECT COUNT(*) AS n FROM principals p WHERE p.org_id = ? AND p.org_admin = 1
+                     AND (p.password_hash IS NOT NULL OR EXISTS (SELECT 1 FROM api_keys k
+                          WHERE k.principal_id = p.id AND k.revoked_at IS NULL AND k.id <> ?))`).get(orgId, exceptKeyId) as { n: number }).n;
+}
+
 export function listKeys(db: Db, principalId: string): KeyRow[] {
   return stmt(db, 'SELECT id, principal_id, prefix, created_at, revoked_at FROM api_keys WHERE principal_id = ? ORDER BY created_at').all(principalId) as never;
 }
