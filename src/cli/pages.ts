@@ -161,7 +161,10 @@ export function registerPageCommands(program: Command): void {
     });
 
   // `kspace revisions SPACE PATH` lists (the default verb); diff and restore: cli/history.ts.
-  const revisions = program.command('revisions').description("a page's revisions: list, diff, restore").helpGroup('Pages and metadata:');
+  // No `help` subcommand: `revisions help <path>` lists the revisions of a page in the space `help`
+  // (positional arguments win over help words after the first; `kspace help revisions` and --help remain).
+  const revisions = program.command('revisions').description("a page's revisions: list, diff, restore").helpGroup('Pages and metadata:')
+    .helpCommand(false);
   addPagingOptions(addClientOptions(revisions.command('list', { isDefault: true }).argument('<space>').argument('<path>').description("a page's revisions, newest first")), 'revisions')
     .action(async (space: string, path: string, opts: PagingOptions, cmd: Command) => {
       type Rev = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };

@@ -91,6 +91,17 @@ describe('page put / page get', () => {
     expect(del).toMatchObject({ code: 0, stdout: 'deleted wiki/gone\n' });
     expect((await srv.admin.get('/pages/wiki/gone')).status).toBe(404);
   });
+
+  it('reads `revisions help <path>` as the revisions of a page in the space `help`: positional arguments win over help words after the first', async () => {
+    expect((await srv.admin.post('/spaces', { slug: 'help', name: 'Help' })).status).toBe(201);
+    await cli(['page', 'put', 'help', 'faq', '--title', 'FAQ', '--content', 'q']);
+    const revs = await cli(['revisions', 'help', 'faq']);
+    expect(revs).toMatchObject({ code: 0, stderr: '' });
+    expect(revs.stdout).toMatch(/^VERSION\s+TITLE\s+AUTHOR\s+CREATED\n1\s+FAQ\s+admin\s/);
+    // `kspace help <command>` and --help still print the usage text.
+    expect((await cli(['help', 'revisions'])).stdout).toMatch(/^Usage: kspace revisions/);
+    expect((await cli(['revisions', '--help'])).stdout).toMatch(/^Usage: kspace revisions/);
+  });
 });
 
 describe('meta, acl, spaces', () => {
