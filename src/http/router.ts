@@ -6,7 +6,6 @@ import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
 import { AppError, NeedsPrimary, invalid, type ErrorCode } from '../domain/errors.ts';
 import { forwardToPrimary } from '../ops/replica-mark.ts';
-import { checkPagePath } from '../domain/paths.ts';
 import { requireOrgAdmin } from '../domain/principals.ts';
 import { requireCaller } from './auth.ts';
 import { parse, readBytes, readJson, type RawOptions } from './body.ts';
@@ -71,7 +70,8 @@ export function buildApp(
         : run(found.endpoint, event, svc, found.params);
     }
     if (!found) throw new AppError('not_found', 'page not found');
-    if (event.req.method === 'PUT') throw reservedPath(event.url.pathname);
+    // A PUT on a sub-resource without PUT (…/links, …/metadata, …/revisions) is refused like any
+    // other method it lacks: 405 with Allow (a page path may not end in a sub-resource's name).
     return methodNotAllowed(event, found.allow, svc);
   });
   app.all('/**', (event) => {
@@ -103,15 +103,11 @@ async function followMoves(fn: () => Promise<Response>, event: H3Event, svc: Ser
 
 const method = (event: H3Event) => (event.req.method === 'HEAD' ? 'GET' : event.req.method);
 
-/** A PUT that lands on a sub-resource is a page write to a path the sub-resource reserves: 400 naming `path`. */
-function reservedPath(pathname: string): AppError {
-  const path = (pageSegments(pathname) ?? []).slice(1).join('/');
-  return invalid([checkPagePath(path) ?? { key: 'path', code: 'reserved', message: 'this page path names a page sub-resource' }]);
-}
-
+/** 405 with `Allow`: the methods of this path, HEAD with GET (a GET endpoint answers HEAD too). */
 function methodNotAllowed(event: H3Event, allow: Method[], svc: Services): Response {
-  const res = problem(new AppError('method_not_allowed', `${event.req.method} is not supported here; use ${allow.join(', ')}`), svc.log, event.url.pathname);
-  res.headers.set('allow', allow.join(', '));
+  const methods: string[] = allow.includes('GET') ? [...allow, 'HEAD'] : [...allow];
+  const res = problem(new AppError('method_not_allowed', `${event.req.method} is not supported here; use ${methods.join(', ')}`), svc.log, event.url.pathname);
+  res.headers.set('allow', methods.join(', '));
   return res;
 }
 

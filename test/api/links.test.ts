@@ -84,12 +84,12 @@ describe('the link index', () => {
     expect(await broken(srv.admin, 'other')).toEqual(['other/y -> ghost/page']);
   });
 
-  it('404s for an absent page or space, 400 for a PUT to links (a reserved page path)', async () => {
+  it('404s for an absent page or space, 405 for a PUT to links', async () => {
     expect((await srv.admin.get('/pages/wiki/nope/links')).status).toBe(404);
     expect((await srv.admin.get('/spaces/nope/links/broken')).status).toBe(404);
     const put = await srv.admin.put('/pages/wiki/a/links', {});
-    expect(put.status).toBe(400);
-    expect(put.body.issues[0]).toMatchObject({ key: 'path', code: 'reserved' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, HEAD');
   });
 });
 

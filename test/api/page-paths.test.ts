@@ -60,10 +60,14 @@ describe('page paths', () => {
     expect(r.body.issues[0]).toMatchObject({ key: 'path', code: 'format' });
   });
 
-  it('refuse files as a last segment', async () => {
+  it('refuse files as a last segment (a PUT there is a 405: the sub-resource has no PUT; a move there a 400)', async () => {
     const r = await srv.admin.put('/pages/kb/doc/files', { title: 'X' });
-    expect(r.status).toBe(400);
-    expect(r.body.issues[0]).toMatchObject({ key: 'path', code: 'reserved' });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET, HEAD');
+    expect((await srv.admin.put(url('doc'), { title: 'Doc' })).status).toBe(201);
+    const m = await srv.admin.post('/spaces/kb/moves', { from: 'doc', to: 'doc/files' });
+    expect(m.status).toBe(400);
+    expect(m.body.issues[0]).toMatchObject({ key: 'to', code: 'reserved' });
   });
 
   it('name a template in any normalisation form', async () => {

@@ -31,11 +31,11 @@ describe('routing', () => {
 
   it('answers a wrong method on a known path with 405 and Allow', async () => {
     const cases: Array<[string, string, string]> = [
-      ['PUT', '/spaces/wiki', 'GET, PATCH, DELETE'],
-      ['PUT', '/spaces', 'GET, POST'],
-      ['POST', '/pages/wiki/a/b', 'GET, PUT, DELETE'],
+      ['PUT', '/spaces/wiki', 'GET, PATCH, DELETE, HEAD'],
+      ['PUT', '/spaces', 'GET, POST, HEAD'],
+      ['POST', '/pages/wiki/a/b', 'GET, PUT, DELETE, HEAD'],
       ['DELETE', '/pages/wiki/a/b/metadata', 'PATCH'],
-      ['POST', '/pages/wiki/a/b/revisions/1', 'GET'],
+      ['POST', '/pages/wiki/a/b/revisions/1', 'GET, HEAD'],
       ['GET', '/mcp', 'POST'],
     ];
     for (const [method, p, allow] of cases) {
@@ -47,11 +47,19 @@ describe('routing', () => {
     }
   });
 
-  it('answers a PUT whose last segment names a sub-resource with 400 naming path', async () => {
-    for (const sub of ['revisions', 'metadata', 'links', 'revisions/2']) {
+  it('answers a PUT on a sub-resource without PUT with 405 and Allow (not a page write)', async () => {
+    for (const [sub, allow] of [['revisions', 'GET, HEAD'], ['metadata', 'PATCH'], ['links', 'GET, HEAD'], ['files', 'GET, HEAD'], ['revisions/2', 'GET, HEAD']]) {
       const r = await srv.admin.put(`/pages/wiki/a/b/${sub}`, { title: 'T' });
-      expect(r.status, sub).toBe(400);
-      expect(r.body.issues[0], sub).toMatchObject({ key: 'path', code: 'reserved' });
+      expect(r.status, sub).toBe(405);
+      expect(r.body.code, sub).toBe('method_not_allowed');
+      expect(r.headers.get('allow'), sub).toBe(allow);
+    }
+    expect((await srv.admin.get('/pages/wiki/a/b/links')).status).toBe(200); // the page is untouched
+  });
+
+  it('answers HEAD wherever GET is allowed', async () => {
+    for (const p of ['/spaces', '/spaces/wiki', '/pages/wiki/a/b', '/pages/wiki/a/b/revisions/1']) {
+      expect((await srv.admin.req('HEAD', p)).status, p).toBe(200);
     }
   });
 
