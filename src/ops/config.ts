@@ -37,6 +37,8 @@ export type OpsConfig = {
   shutdownTimeoutMs: number;
   metrics: boolean;
   metricsToken: string | undefined;
+  /** POST /admin/backup answers org admins (a copy of every space, personal ones too); off by default. */
+  adminBackup: boolean;
 };
 
 // Defaults: the limits are for a server on a network, and never met by the benchmarks or the
@@ -72,6 +74,7 @@ export function loadOpsConfig(env: Env): OpsConfig {
     shutdownTimeoutMs: toInt('SERVICE_SHUTDOWN_TIMEOUT_MS', env.SERVICE_SHUTDOWN_TIMEOUT_MS ?? 10_000, 0),
     metrics: env.SERVICE_METRICS === '1',
     metricsToken: env.SERVICE_METRICS_TOKEN || undefined,
+    adminBackup: env.SERVICE_ADMIN_BACKUP === '1',
   };
 }
 

@@ -57,7 +57,7 @@ describe('kspace backup and restore', () => {
   beforeAll(async () => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-backup-'));
     dataDir = path.join(work, 'data');
-    srv = await startChildServer(dataDir, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
+    srv = await startChildServer(dataDir, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_ADMIN_BACKUP: '1' });
     await client(srv.url, ADMIN_KEY).post('/spaces', { slug: 'b', name: 'B' });
   });
   afterAll(async () => {
@@ -118,6 +118,18 @@ describe('kspace backup and restore', () => {
     expect((await fetch(`${srv.url}/admin/backup`, { method: 'POST' })).status).toBe(401);
   });
 
+  it('POST /admin/backup is off unless SERVICE_ADMIN_BACKUP=1: an org admin gets 403, not every personal space', async () => {
+    const plain = await startServer();
+    try {
+      const res = await fetch(`${plain.url}/admin/backup`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect((await res.json()).detail).toMatch(/SERVICE_ADMIN_BACKUP=1/);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('restore refuses while the server runs, checks the file, keeps the replaced database aside, and the server starts with every page and revision', async () => {
     const file = path.join(work, 'nightly.db');
     const busy = await kspace(['restore', '--data', dataDir, '--from', file]);
@@ -143,7 +155,7 @@ describe('kspace backup and restore', () => {
     expect((fs.statSync(path.join(dataDir, 'kspace.db')).mode & 0o777).toString(8)).toBe('600');
 
     const expected = revisionTitles(file, 'b');
-    srv = await startChildServer(dataDir, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
+    srv = await startChildServer(dataDir, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_ADMIN_BACKUP: '1' });
     const admin = client(srv.url, ADMIN_KEY);
     expect((await admin.get('/pages/b/after-backup')).status).toBe(404);
     for (const [key, title] of expected) {

@@ -45,11 +45,20 @@ export const opsEndpoints = [
       return new FastResponse(metrics.render(), { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
     },
   }),
+  // The copy holds every space, personal ones too, which org admins otherwise never see into: so
+  // it is the operator's, off unless SERVICE_ADMIN_BACKUP=1 (then org admins); `kspace backup` on
+  // the data directory needs no setting.
   endpoint({
     method: 'POST', path: '/admin/backup', tag: 'ops', auth: 'admin',
-    summary: 'A consistent copy of the database, streamed',
+    summary: 'A consistent copy of the database, streamed (SERVICE_ADMIN_BACKUP=1)',
+    description: 'Off unless the operator sets SERVICE_ADMIN_BACKUP=1 (403 otherwise): the copy holds every personal space.',
     responses: [{ status: 200, contentType: 'application/vnd.sqlite3', streamed: true }],
-    handler: ({ svc }) => streamBackup(svc),
+    handler: ({ svc }) => {
+      if (!svc.config.ops.adminBackup) {
+        throw new AppError('forbidden', 'POST /admin/backup is off: the copy holds every personal space; the operator runs `kspace backup` or sets SERVICE_ADMIN_BACKUP=1');
+      }
+      return streamBackup(svc);
+    },
   }),
 ];
 
