@@ -117,11 +117,20 @@ export function authenticateKey(svc: Services, key: string): Caller | null {
 
 const SCRYPT = { N: 16384, r: 8, p: 1 };
 
+/** A password's stored form, hashed on this thread (principal creation: an org admin's or offline). */
 export function hashPassword(password: string): string {
   const salt = crypto.randomBytes(16);
-  const hash = crypto.scryptSync(password, salt, 32, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+  return formatHash(salt, crypto.scryptSync(password, salt, 32, SCRYPT));
 }
+
+/** The same, hashed on libuv's thread pool: a request path never holds the event loop for scrypt. */
+export async function hashPasswordAsync(password: string): Promise<string> {
+  const salt = crypto.randomBytes(16);
+  const hash = await new Promise<Buffer>((resolve, reject) => crypto.scrypt(password, salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
+  return formatHash(salt, hash);
+}
+
+const formatHash = (salt: Buffer, hash: Buffer) => `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 
 export function verifyPassword(password: string, stored: string): boolean {
   const [scheme, n, r, p, salt, hash] = stored.split('$');

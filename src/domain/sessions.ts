@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Services } from '../services.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
-import { hashPassword, noteAuthChange, presentPrincipal, requireOrgAdmin, toCaller, type Principal } from './principals.ts';
+import { hashPassword, hashPasswordAsync, noteAuthChange, presentPrincipal, requireOrgAdmin, toCaller, type Principal } from './principals.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { findPrincipal } from '../store/principals.ts';
 import * as store from '../store/sessions.ts';
@@ -23,12 +23,15 @@ export function csrfTokenFor(token: string): string {
   return crypto.createHash('sha256').update(`kspace-csrf:${token}`).digest('base64url');
 }
 
-type Limiters = { byName: RateLimiter; byAddress: RateLimiter };
+// Failed sign-ins per name and per address; password changes, failed or not, per principal (with
+// the per-name limits): each costs two scrypt hashes, so none may be repeated at will.
+type Limiters = { byName: RateLimiter; byAddress: RateLimiter; changes: RateLimiter };
 const limiters = new WeakMap<Services, Limiters>();
 function limitersOf(svc: Services): Limiters {
   let l = limiters.get(svc);
   if (!l) {
-    l = { byName: createRateLimiter(svc.config.sessions.signInPerName), byAddress: createRateLimiter(svc.config.sessions.signInPerAddress) };
+    const { signInPerName, signInPerAddress } = svc.config.sessions;
+    l = { byName: createRateLimiter(signInPerName), byAddress: createRateLimiter(signInPerAddress), changes: createRateLimiter(signInPerName) };
     limiters.set(svc, l);
   }
   return l;
@@ -134,12 +137,15 @@ export async function changePassword(svc: Services, caller: Caller, keepSession:
   if (typeof next !== 'string' || next.length < 8) throw invalidField('newPassword', 'min', 'a password has at least 8 characters');
   const l = limitersOf(svc);
   checkRate(l, row.name, address);
+  const wait = l.changes.waitSeconds(row.id);
+  if (wait > 0) throw new AppError('rate_limited', `too many password changes; try again in ${wait} s`, undefined, { retryAfter: wait });
+  l.changes.take(row.id);
   if (!(await passwordMatches(current, row.password_hash))) {
     l.byName.take(row.name.toLowerCase());
     l.byAddress.take(address);
     throw new AppError('invalid_credentials', 'the current password is wrong', [{ key: 'currentPassword', code: 'wrong', message: 'the current password is wrong' }]);
   }
-  const hash = hashPassword(next);
+  const hash = await hashPasswordAsync(next);
   await svc.writes.run(() => {
     store.setPasswordHash(svc.db, row.id, hash);
     const kept = keepSession ? store.findSession(svc.db, keepSession)?.session : undefined;

@@ -225,6 +225,30 @@ describe('sessions', () => {
     expect((await srv.admin.post('/me/password', { currentPassword: 'x', newPassword: 'yyyyyyyy' })).status).toBe(403);
   });
 
+  it('rate-limits password changes per principal, right or wrong: 429 with Retry-After past the burst', async () => {
+    const own = await startServer({ SERVICE_SIGNIN_NAME_BURST: '3', SERVICE_SIGNIN_NAME_PER_MINUTE: '1' });
+    try {
+      await createUser(own, 'pia', 'password 0');
+      await createUser(own, 'quinn', 'password 0');
+      const pia = await signIn(own, 'pia', 'password 0');
+      const statuses: number[] = [];
+      let limited: Response | undefined;
+      for (let i = 0; i < 4; i++) {
+        const r = await as(own, pia, 'POST', '/me/password', { currentPassword: `password ${i}`, newPassword: `password ${i + 1}` });
+        statuses.push(r.status);
+        if (r.status === 429) limited = r;
+      }
+      expect(statuses).toEqual([204, 204, 204, 429]); // SERVICE_SIGNIN_NAME_BURST=3, every change counted
+      expect(limited!.headers.get('content-type')).toBe('application/problem+json');
+      expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await limited!.json()).code).toBe('rate_limited');
+      const quinn = await signIn(own, 'quinn', 'password 0');
+      expect((await as(own, quinn, 'POST', '/me/password', { currentPassword: 'password 0', newPassword: 'password 1' })).status).toBe(204);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('rate-limits failed sign-ins per name: 429 with Retry-After, then recovers', async () => {
     await createUser(srv, 'dora');
     const statuses: number[] = [];
