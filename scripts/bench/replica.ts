@@ -10,6 +10,8 @@
 //              a reader holds a read transaction the way Litestream does (let go and taken again
 //              every second, with Litestream's own PASSIVE/RESTART checkpoints: litestreamHold),
 //              alternating rounds.
+//   litestream the real Litestream v0.3.13: RPO, RTO, index rebuild, follower lag at 50 writes/s
+//              (replica-litestream.ts).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -170,6 +172,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       { name: 'PUT p99, litestream', value: median(p99.litestream), unit: 'ms' },
       { name: 'WAL file after the run, auto / litestream', value: median(wal.auto), unit: `MB / ${median(wal.litestream).toFixed(0)} MB` },
     );
+    // The real Litestream: RPO, RTO, index rebuild, follower lag (replica-litestream.ts).
+    out.push(...await (await import('./replica-litestream.ts')).run(opts));
     out.push({ name: 'load average (1 min) at the end', value: os.loadavg()[0], unit: '' });
     return out;
   } finally {
