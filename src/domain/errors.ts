@@ -12,7 +12,7 @@ const CATALOGUE = {
   forbidden: { status: 403, title: 'Not allowed' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
-  request_body_timeout: { status: 408, title: 'The request body stopped arriving' },
+  request_too_slow: { status: 408, title: 'The request arrived too slowly' },
   version_conflict: { status: 409, title: 'The page has changed' },
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Request too large' },

@@ -31,7 +31,7 @@ export function clientErrorAnswer(err: ParseError): string | null {
   const code = err.code ?? '';
   if (code === 'ECONNRESET' || code === 'EPIPE') return null;
   if (code === 'HPE_HEADER_OVERFLOW') return rawProblem('headers_too_large', 'the request line and headers exceed the server\'s limit');
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawProblem('request_body_timeout', 'the request was not received in time');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawProblem('request_too_slow', 'the request did not arrive within SERVICE_HEADERS_TIMEOUT_MS (headers) or SERVICE_REQUEST_TIMEOUT_MS (whole request)');
   if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH' || code === 'HPE_INVALID_TRANSFER_ENCODING') {
     return rawProblem('bad_request', 'the request\'s length is ambiguous (Content-Length and Transfer-Encoding, two lengths, or an unknown Transfer-Encoding)');
   }

@@ -102,7 +102,7 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
           live.delete(l);
           svc.log.info('request cancelled: its body stopped arriving (SERVICE_BODY_TIMEOUT_MS)', { id: l.id });
           l.res.on('error', () => {});
-          if (!l.res.headersSent) reject(l.res, 'request_body_timeout', 408, `no byte of the body arrived for ${ops.bodyTimeoutMs} ms`);
+          if (!l.res.headersSent) reject(l.res, 'request_too_slow', 408, `no byte of the body arrived for ${ops.bodyTimeoutMs} ms`);
           else l.res.destroy();
           continue;
         }

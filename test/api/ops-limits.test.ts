@@ -108,6 +108,8 @@ describe('timeouts', () => {
       clearInterval(drip);
       expect(ms).toBeLessThan(2000);
       expect(c.received()).toMatch(/^HTTP\/1\.1 408/);
+      expect(c.received()).toContain('application/problem+json');
+      expect(c.received()).toContain('"code":"request_too_slow"');
       expect((await srv.admin.get('/me')).status).toBe(200); // others are served meanwhile
     } finally {
       await srv.close();
