@@ -5,11 +5,12 @@ import { problemBody } from '../http/respond.ts';
 import type { Services } from '../services.ts';
 
 // What Node's HTTP server refuses before kspace's handler runs, answered as problem+json like
-// every other error (docs/security.md, "Requests Node refuses"): a malformed request line or
-// header, conflicting lengths (400), headers over Node's limit (431), a request that took longer
-// than SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS (408), an Expect other than
-// 100-continue (417). And the cap on connections open at once from one address
-// (SERVICE_MAX_CONNECTIONS_PER_ADDRESS): a connection over it is answered 429 and closed.
+// every other error: a malformed request line or header, conflicting lengths (400), headers over
+// Node's limit (431), a request slower than SERVICE_HEADERS_TIMEOUT_MS or
+// SERVICE_REQUEST_TIMEOUT_MS (408), an Expect other than 100-continue (417). And the cap on
+// connections open at once from one address (SERVICE_MAX_CONNECTIONS_PER_ADDRESS): a connection
+// over it is answered 429 and closed. docs/security.md, "Forwarding through a replica, and what
+// reaches the server".
 
 /** A whole HTTP/1.1 answer with a problem+json body, for a socket no ServerResponse owns. */
 function rawProblem(code: ErrorCode, detail: string, extra: Record<string, string> = {}): string {

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { invalid, type AppError } from '../domain/errors.ts';
 
-// How a replica frames what it forwards (docs/security.md, "Forwarding through a replica").
+// How a replica frames what it forwards (docs/security.md, "Forwarding through a replica, and
+// what reaches the server").
 // A forwarded request carries the framing kspace sets from what Node's parser read: the body's
 // Content-Length, or chunked, or no body (Content-Length: 0 on a method other than GET and HEAD).
 // The client's own Content-Length and Transfer-Encoding are never copied. A request whose framing
