@@ -23,3 +23,16 @@ export function jsonSchemaOf(schema: v.GenericSchema): JsonSchema {
   });
   return json; // OpenAPI 3.1 declares the dialect once (jsonSchemaDialect)
 }
+
+// Query parameters are optional unless marked: a required one is refused (400 naming it) when absent.
+const requiredParams = new WeakSet<object>();
+
+/** Marks a query parameter's schema as required in the document (the handler refuses its absence). */
+export function requiredParam<S extends v.GenericSchema>(schema: S): S {
+  requiredParams.add(schema);
+  return schema;
+}
+
+export function isRequiredParam(schema: v.GenericSchema): boolean {
+  return requiredParams.has(schema);
+}

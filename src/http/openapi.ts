@@ -3,8 +3,8 @@
 import * as v from 'valibot';
 import type { JsonSchema } from '@valibot/to-json-schema';
 import type { AnyEndpoint, Answer } from './endpoint.ts';
-import { jsonSchemaOf } from './json-schema.ts';
-import { PAGE_PREFIX } from './page-paths.ts';
+import { isRequiredParam, jsonSchemaOf } from './json-schema.ts';
+import { PAGE_PREFIX, isPageEndpoint } from './page-paths.ts';
 import { Problem } from './schemas.ts';
 
 type SecurityScheme = Record<string, unknown>;
@@ -27,27 +27,33 @@ export function openApiPath(path: string): string {
 }
 
 const ERRORS: Record<string, string> = {
-  400: 'validation_failed, invalid_json or bad_request; `issues` names each field',
-  401: 'unauthorized: no key, an unknown or a revoked key',
-  403: 'forbidden: you may see it but not do this',
+  400: 'validation_failed, invalid_json or bad_request; `issues` names each field (also a malformed request line or conflicting lengths, refused before routing)',
+  401: 'unauthorized or invalid_credentials: no key, an unknown or a revoked key, no session, a wrong name or password',
+  403: 'forbidden or csrf_failed: you may see it but not do this',
   404: 'not_found: absent, or not readable by you (never told apart)',
-  405: 'method_not_allowed: `Allow` lists the methods of this path',
+  405: 'method_not_allowed: `Allow` lists the methods of this path (HEAD wherever GET is)',
   409: 'conflict or version_conflict',
   413: 'payload_too_large: past a size cap (the problem names the setting)',
-  416: 'range_not_satisfiable: the Range starts past the end (`Content-Range: bytes */<size>`)',
   415: 'unsupported_media_type: the body must be application/json',
-  503: 'not_configured',
+  416: 'range_not_satisfiable: the Range starts past the end (`Content-Range: bytes */<size>`)',
+  417: 'an `Expect` header other than 100-continue',
+  429: 'too_many_requests (the per-address or per-key limit, SERVICE_RATE_LIMIT_*) or rate_limited (failed sign-ins); `Retry-After` says when to retry',
+  431: 'the request headers are too large',
+  503: 'request_timeout (no answer within SERVICE_MAX_REQUEST_MS), not_ready, not_configured or primary_unavailable (a replica); `Retry-After` when it may pass',
 };
 
+/**
+ * The error statuses of an operation. Every request may meet the limits and the guards in front of
+ * the router (400, 417, 429, 431, 503), the router itself (404, 405) and its schemas (400).
+ */
 function errorStatuses(e: AnyEndpoint): string[] {
-  const out = ['400', '404', '405'];
+  const out = ['400', '404', '405', '417', '429', '431', '503'];
   if (e.auth !== 'public') out.push('401', '403');
   if (e.method !== 'GET') out.push('409');
   if (e.body) out.push('413', '415');
   if (e.rawBody) out.push('413');
   for (const status of e.errors ?? []) out.push(String(status));
-  if (e.tag === 'webhooks') out.push('503');
-  return out.filter((s) => !e.responses.some((a) => String(a.status) === s)).sort();
+  return [...new Set(out)].filter((s) => !e.responses.some((a) => String(a.status) === s)).sort();
 }
 
 function operationId(e: AnyEndpoint): string {
@@ -67,8 +73,9 @@ function parameters(e: AnyEndpoint): unknown[] {
     });
   }
   for (const [name, schema] of Object.entries(e.query?.entries ?? {})) {
-    out.push({ name, in: 'query', required: false, schema: jsonSchemaOf(schema as v.GenericSchema) });
+    out.push({ name, in: 'query', required: isRequiredParam(schema as v.GenericSchema), schema: jsonSchemaOf(schema as v.GenericSchema) });
   }
+  for (const h of e.headers ?? []) out.push({ name: h.name, in: 'header', required: true, description: h.description, schema: h.schema });
   return out;
 }
 
@@ -80,6 +87,10 @@ function responses(e: AnyEndpoint): Record<string, unknown> {
       r.content ??= {};
       r.content[a.contentType ?? 'application/json'] = answerContent(a);
     }
+  }
+  // A GET of a page address the page was moved away from answers 308 to its current address (src/http/router.ts).
+  if (e.method === 'GET' && isPageEndpoint(e)) {
+    out[308] = { description: 'the page moved: `Location` is its current address (sub-resource and query kept), for a caller who may read it' };
   }
   for (const s of errorStatuses(e)) out[s] = { description: ERRORS[s], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
   return out;
@@ -123,7 +134,10 @@ export function openApiDocument(table: AnyEndpoint[], version: string): Record<s
       title: 'kspace HTTP API',
       version,
       description: 'Errors are application/problem+json (RFC 9457) with a stable `code`. Lists page with `limit` and `cursor`. See docs/api.md.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    // Relative: the server that serves this document (it may sit behind a proxy under another name).
+    servers: [{ url: '/', description: 'this kspace server' }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     paths,
     components: { schemas: { Problem: jsonSchemaOf(Problem) }, securitySchemes },

@@ -2,6 +2,7 @@
 // parameters and the answers several endpoints give. A query value arrives as a string (the first
 // one when a name repeats); an empty value counts as absent.
 import * as v from 'valibot';
+import type { JsonSchema } from '@valibot/to-json-schema';
 import { documentAs } from './json-schema.ts';
 
 /** `limit` 1–`max`, default 50. */
@@ -68,22 +69,54 @@ export function flag(name: string) {
   );
 }
 
-/** An optional text parameter: absent or empty → null. */
-export const OptionalText = documentAs(
-  v.pipe(v.optional(v.string(), ''), v.transform((s) => (s === '' ? null : s))),
-  { type: 'string' },
-);
+/** An optional text parameter: absent or empty → null; `json` is what the document shows of it. */
+export function optionalText(json: JsonSchema = { type: 'string' }) {
+  return documentAs(v.pipe(v.optional(v.string(), ''), v.transform((s) => (s === '' ? null : s))), json);
+}
+export const OptionalText = optionalText();
 
 /** A path parameter: a non-empty text (what it names is looked up, so a bad one is a 404). */
 export const Segment = v.pipe(v.string(), v.minLength(1));
-export const SlugParams = v.object({ slug: Segment });
-export const IdParams = v.object({ id: Segment });
+
+/**
+ * What a space slug looks like (src/domain/paths.ts): a shared space's slug, or `~` and a
+ * principal's name for a personal space. A slug of another shape names no space: 404.
+ */
+export const SLUG_PATTERN = '^(?:[a-z0-9][a-z0-9-]{0,62}|~[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$';
+/** What the server's ids look like: `p_…`, `k_…`, `wh_…` and template ids. Another shape names nothing: 404. */
+export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
+/** A metadata key (src/domain/metadata.ts META_KEY). */
+export const META_KEY_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
+
+export const Slug = documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', pattern: SLUG_PATTERN });
+export const Id = documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', pattern: ID_PATTERN });
+export const SlugParams = v.object({ slug: Slug });
+export const IdParams = v.object({ id: Id });
+
+/** A page path in a body (`from`, `to`, `path`): checked by the page-path rules, which name the field. */
+export const PagePathField = documentAs(v.string(), {
+  type: 'string', minLength: 1, maxLength: 512, description: "a page path: '/'-separated segments, no empty, '.' or '..' segment",
+});
+
+/** A metadata object in a body: keys match META_KEY_PATTERN; values scalars or lists of scalars. */
+export const MetadataField = documentAs(
+  jsonObject(),
+  {
+    type: 'object', propertyNames: { pattern: META_KEY_PATTERN },
+    additionalProperties: { anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }] },
+  },
+);
 
 /** A JSON object (not an array, not null). */
-export const JsonObject = documentAs(
-  v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object'),
-  { type: 'object' },
-);
+export const JsonObject = jsonObject();
+
+/** A fresh JSON-object schema, for a field the document shows more of (documentAs is per schema object). */
+export function jsonObject() {
+  return documentAs(
+    v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object'),
+    { type: 'object' },
+  );
+}
 
 export const Iso = documentAs(v.string(), { type: 'string', format: 'date-time' });
 
@@ -100,3 +133,25 @@ export const Problem = v.looseObject({
   instance: v.optional(v.string()),
   issues: v.optional(v.array(v.object({ key: v.string(), code: v.string(), message: v.string() }))),
 });
+
+/** `filters`: a URL-encoded JSON array of {key, op, value}, AND-ed (src/domain/search/filters.ts). */
+export const Filters = documentAs(v.optional(v.string()), {
+  type: 'string',
+  description: 'a URL-encoded JSON array of {key, op, value} (op: eq, neq, exists, missing, gt, gte, lt, lte, contains, in), at most 20, AND-ed',
+  contentMediaType: 'application/json',
+  contentSchema: {
+    type: 'array', maxItems: 20,
+    items: {
+      type: 'object', required: ['key', 'op'], additionalProperties: false,
+      properties: {
+        key: { type: 'string', pattern: META_KEY_PATTERN },
+        op: { enum: ['eq', 'neq', 'exists', 'missing', 'gt', 'gte', 'lt', 'lte', 'contains', 'in'] },
+        value: {},
+      },
+    },
+  },
+} as JsonSchema);
+/** `orderBy`: a metadata key. */
+export const OrderBy = documentAs(v.optional(v.string()), { type: 'string', pattern: META_KEY_PATTERN, description: 'the metadata key to order by' });
+/** `order`: asc (the default) or desc. */
+export const Order = documentAs(v.optional(v.string()), { type: 'string', enum: ['asc', 'desc'], description: 'asc (default) or desc' });

@@ -87,6 +87,46 @@ describe('GET /openapi.json', () => {
   }, 120_000);
 });
 
+describe('what the document declares (the outside fuzzer found each of these missing)', () => {
+  it('declares the statuses the server answers: 401 on /session, 308 on page GETs, 429/431/503 everywhere', async () => {
+    const signedOut = await fetch(`${srv.url}/session`);
+    expect(signedOut.status).toBe(401);
+    expect(doc.paths['/session'].get.responses).toHaveProperty('401');
+    const wrong = await fetch(`${srv.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'admin', password: 'nope-nope' }) });
+    expect(wrong.status).toBe(401);
+    expect(doc.paths['/session'].post.responses).toHaveProperty('401');
+    // A GET of the address a page moved away from answers 308 to its current address.
+    expect((await srv.admin.put('/pages/wiki/moving', { title: 'M' })).status).toBe(201);
+    expect((await srv.admin.post('/spaces/wiki/moves', { from: 'moving', to: 'moved' })).status).toBe(200);
+    const moved = await fetch(`${srv.url}/pages/wiki/moving`, { headers: { authorization: `Bearer ${srv.admin.key}` }, redirect: 'manual' });
+    expect(moved.status).toBe(308);
+    for (const { method, path, op } of operations()) {
+      if (method === 'GET' && path.startsWith('/pages/')) expect(op.responses, `${method} ${path}`).toHaveProperty('308');
+      for (const status of ['400', '404', '405', '429', '431', '503']) expect(op.responses, `${method} ${path} ${status}`).toHaveProperty(status);
+    }
+  });
+
+  it('states the constraints the server enforces: patterns, required q, filter formats, the MCP Accept header, servers, license', () => {
+    const param = (p: string, m: string, name: string) => doc.paths[p][m].parameters.find((x: any) => x.name === name);
+    expect(new RegExp(param('/spaces/{slug}', 'get', 'slug').schema.pattern).test('wiki')).toBe(true);
+    expect(new RegExp(param('/spaces/{slug}', 'get', 'slug').schema.pattern).test('~alice')).toBe(true);
+    expect(new RegExp(param('/spaces/{slug}', 'get', 'slug').schema.pattern).test('Wiki!')).toBe(false);
+    expect(param('/admin/webhooks/{id}', 'get', 'id').schema.pattern).toBeDefined();
+    expect(param('/search', 'get', 'q')).toMatchObject({ required: true, schema: { minLength: 1 } });
+    expect(param('/search/metadata', 'get', 'order').schema.enum).toEqual(['asc', 'desc']);
+    expect(param('/search/metadata', 'get', 'orderBy').schema.pattern).toBe('^[A-Za-z0-9_.-]{1,64}$');
+    expect(param('/search/metadata', 'get', 'filters').schema).toMatchObject({ contentMediaType: 'application/json', contentSchema: { type: 'array' } });
+    expect(param('/mcp', 'post', 'Accept')).toMatchObject({ in: 'header', required: true });
+    const move = doc.paths['/spaces/{slug}/moves'].post.requestBody.content['application/json'].schema;
+    expect(move.properties.from.minLength).toBe(1);
+    expect(move.properties.to.minLength).toBe(1);
+    const bundle = doc.paths['/spaces/{slug}/import'].post.requestBody.content['application/json'].schema;
+    for (const field of bundle.required) expect(bundle.properties, field).toHaveProperty(field);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(doc.info.license).toMatchObject({ name: 'MIT' });
+  });
+});
+
 describe('the response check (SERVICE_VALIDATE_RESPONSES=1, on in every API test)', () => {
   const me = endpoints.find((e) => e.method === 'GET' && e.path === '/me')!;
   const errors: string[] = [];

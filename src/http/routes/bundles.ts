@@ -8,7 +8,7 @@ import { ImportResult } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { documentAs } from '../json-schema.ts';
 import { json } from '../respond.ts';
-import { SlugParams } from '../schemas.ts';
+import { META_KEY_PATTERN, SlugParams } from '../schemas.ts';
 
 const Mode = documentAs(
   v.pipe(
@@ -25,7 +25,46 @@ const Format = documentAs(
 );
 /** A bundle as export writes it; checked in full by parseBundle, which names each bad field. */
 const Bundle = documentAs(v.unknown(), {
-  type: 'object', required: ['format', 'formatVersion', 'space', 'pages'], description: 'an export bundle (docs/export-import.md)',
+  type: 'object',
+  description: 'an export bundle (docs/export-import.md); unknown fields are ignored',
+  required: ['format', 'formatVersion', 'space', 'pages'],
+  properties: {
+    format: { const: 'service-space-export' },
+    formatVersion: { enum: [1, 2], description: '2 carries attachments and blobs' },
+    exportedAt: { type: 'string', format: 'date-time' },
+    space: {
+      type: 'object',
+      properties: { slug: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' } },
+    },
+    pages: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'title'],
+        properties: {
+          path: { type: 'string', minLength: 1, maxLength: 512 },
+          title: { type: 'string', minLength: 1, maxLength: 1024 },
+          content: { type: 'string' },
+          frontmatter: { type: 'object' },
+          metadata: { type: 'object', propertyNames: { pattern: META_KEY_PATTERN } },
+          version: { type: 'number' },
+          updatedAt: { type: 'string' },
+        },
+      },
+    },
+    attachments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'name', 'sha256'],
+        properties: {
+          path: { type: 'string' }, name: { type: 'string' }, contentType: { type: 'string' },
+          sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, size: { type: 'number' },
+        },
+      },
+    },
+    blobs: { type: 'object', additionalProperties: { type: 'string', contentEncoding: 'base64' }, description: 'file bytes by sha256' },
+  },
 });
 
 export const bundleEndpoints = [

@@ -9,14 +9,14 @@ import { redirectFor } from '../../domain/moves.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent, problem } from '../respond.ts';
-import { cursor, encodeCursor, isString, Limit } from '../schemas.ts';
+import { cursor, encodeCursor, isString, Limit, Slug } from '../schemas.ts';
 import { PageParams } from './pages.ts';
 
 // Attachments (docs/api.md "Attachments"): `/files/<space>/<page path>/<name>`, the last segment
 // the file's name, the rest the page's path. The page's ACL applies.
 
 const FILE_PATH = '/files/:space/**:path';
-const FileParams = v.object({ space: v.pipe(v.string(), v.minLength(1)), path: v.pipe(v.string(), v.minLength(1)) });
+const FileParams = v.object({ space: Slug, path: v.pipe(v.string(), v.minLength(1)) });
 const FileInfo = v.strictObject({ name: v.string(), size: v.number(), contentType: v.string(), sha256: v.string() });
 const FileList = v.strictObject({
   files: v.array(v.strictObject({ ...FileInfo.entries, createdAt: v.string(), url: v.string() })),

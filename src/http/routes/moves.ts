@@ -7,15 +7,16 @@ import { Page, Space } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent } from '../respond.ts';
-import { cursor, encodeCursor, Iso, isString, Limit, NextCursor, SlugParams } from '../schemas.ts';
+import { cursor, encodeCursor, Iso, isString, Limit, NextCursor, PagePathField, SLUG_PATTERN, SlugParams } from '../schemas.ts';
+import { documentAs } from '../json-schema.ts';
 import { PageParams } from './pages.ts';
 
 const Ref = v.strictObject({ space: v.string(), path: v.string() });
-const Move = v.strictObject({ from: v.string(), to: v.string(), toSpace: v.optional(v.string()), prefix: v.optional(v.boolean()) });
+const Move = v.strictObject({ from: PagePathField, to: PagePathField, toSpace: v.optional(documentAs(v.string(), { type: 'string', pattern: SLUG_PATTERN })), prefix: v.optional(v.boolean()) });
 const MoveResult = v.strictObject({
   moved: v.array(v.strictObject({ from: v.string(), to: v.string() })), rewritten: v.array(Ref), notRewritten: v.array(Ref),
 });
-const Restore = v.strictObject({ path: v.string(), to: v.optional(v.string()) });
+const Restore = v.strictObject({ path: PagePathField, to: v.optional(PagePathField) });
 const Who = v.nullable(v.strictObject({ id: v.string(), name: v.string() }));
 const TrashList = v.strictObject({
   pages: v.array(v.strictObject({ path: v.string(), title: v.string(), version: v.number(), deletedAt: Iso, deletedBy: Who })),

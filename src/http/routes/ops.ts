@@ -35,6 +35,7 @@ export const opsEndpoints = [
     method: 'GET', path: '/metrics', tag: 'ops', auth: 'public',
     summary: 'Prometheus metrics (SERVICE_METRICS=1; SERVICE_METRICS_TOKEN as a Bearer token when set)',
     responses: [{ status: 200, contentType: 'text/plain; version=0.0.4' }],
+    errors: [401], // SERVICE_METRICS_TOKEN set and not sent
     handler: ({ svc, event }) => {
       const metrics = metricsOf(svc);
       if (!metrics) throw new AppError('not_found', 'no route GET /metrics (set SERVICE_METRICS=1)');

@@ -11,22 +11,27 @@ import { endpoint } from '../endpoint.ts';
 import { prefersMarkdown, readPageAnswer } from '../page-read.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent, text } from '../respond.ts';
-import { cursor, encodeCursor, isNumber, JsonObject, Limit } from '../schemas.ts';
+import { documentAs } from '../json-schema.ts';
+import { cursor, encodeCursor, isNumber, JsonObject, jsonObject, Limit, META_KEY_PATTERN, MetadataField, SLUG_PATTERN } from '../schemas.ts';
 
 const PutPage = v.strictObject({
   title: v.optional(v.string()),
   content: v.optional(v.string()),
   frontmatter: v.optional(JsonObject),
   template: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
-  metadata: v.optional(JsonObject),
+  metadata: v.optional(MetadataField),
   baseVersion: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
-const MetaPatch = v.strictObject({ set: v.optional(JsonObject), appendUnique: v.optional(JsonObject) });
+const MetaKeys = documentAs(jsonObject(), { type: 'object', propertyNames: { pattern: META_KEY_PATTERN } });
+const MetaPatch = v.strictObject({ set: v.optional(MetaKeys), appendUnique: v.optional(MetaKeys) });
 const Ids = v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.maxLength(1000));
 const AclBody = v.strictObject({ read: v.optional(Ids, []), write: v.optional(Ids, []) });
 
 /** `space` and the page path (any depth, decoded segment by segment: src/http/page-paths.ts). */
-export const PageParams = v.object({ space: v.string(), path: v.string() });
+export const PageParams = v.object({
+  space: documentAs(v.string(), { type: 'string', pattern: SLUG_PATTERN }),
+  path: documentAs(v.string(), { type: 'string', minLength: 1 }),
+});
 const RevisionParams = v.object({
   ...PageParams.entries,
   version: v.pipe(v.string(), v.regex(/^\d{1,15}$/), v.transform(Number)),

@@ -4,9 +4,9 @@ import { isRecordCursor, listNonconforming, listRecords } from '../../domain/rec
 import { MetaPageList, Nonconforming, RecordTypeList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { cursor, encodeCursor, Limit, OptionalText, Segment, SlugParams } from '../schemas.ts';
+import { cursor, encodeCursor, Filters, Limit, optionalText, Segment, Slug, SlugParams } from '../schemas.ts';
 
-const TypeParams = v.object({ slug: Segment, type: Segment });
+const TypeParams = v.object({ slug: Slug, type: Segment });
 
 export const recordEndpoints = [
   endpoint({
@@ -18,7 +18,8 @@ export const recordEndpoints = [
   endpoint({
     method: 'GET', path: '/spaces/:slug/records/:type', tag: 'records', auth: 'key', params: TypeParams,
     query: v.object({
-      filters: v.optional(v.string()), orderBy: OptionalText, order: OptionalText, limit: Limit, cursor: cursor(isRecordCursor),
+      filters: Filters, orderBy: optionalText({ type: 'string', pattern: '^(?:[A-Za-z0-9_.-]{1,64})?$', description: 'the metadata key to order by' }),
+      order: optionalText({ type: 'string', enum: ['', 'asc', 'desc'], description: 'asc (default) or desc' }), limit: Limit, cursor: cursor(isRecordCursor),
     }),
     summary: 'List the records of a type, filtered and ordered',
     responses: [{ status: 200, schema: MetaPageList }],

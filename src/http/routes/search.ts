@@ -5,14 +5,19 @@ import { isMetaCursor, searchMetadata } from '../../domain/search/metadata-query
 import { KeyList, MetaPageList, SearchHits } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { cursor, encodeCursor, Limit } from '../schemas.ts';
+import { documentAs, requiredParam } from '../json-schema.ts';
+import { cursor, encodeCursor, Filters, Limit, Order, OrderBy, SLUG_PATTERN } from '../schemas.ts';
 
-const Space = v.optional(v.string());
+const Space = documentAs(v.optional(v.string()), { type: 'string', pattern: SLUG_PATTERN, description: 'only this space' });
+/** `q`: words, "phrases" and prefix* words; required (400 naming q when absent or blank). */
+const Q = requiredParam(documentAs(v.optional(v.string()), {
+  type: 'string', minLength: 1, maxLength: 1000, pattern: '\\S', description: 'the words to search for: words, "quoted phrases", prefix* words',
+}));
 
 export const searchEndpoints = [
   endpoint({
     method: 'GET', path: '/search', tag: 'search', auth: 'key',
-    query: v.object({ q: v.optional(v.string()), space: Space, limit: Limit, cursor: cursor(isSearchCursor) }),
+    query: v.object({ q: Q, space: Space, limit: Limit, cursor: cursor(isSearchCursor) }),
     summary: 'Full-text search over the pages you can read',
     responses: [{ status: 200, schema: SearchHits }],
     handler: async ({ svc, caller, query }) => {
@@ -24,7 +29,7 @@ export const searchEndpoints = [
   endpoint({
     method: 'GET', path: '/search/metadata', tag: 'search', auth: 'key',
     query: v.object({
-      filters: v.optional(v.string()), orderBy: v.optional(v.string()), order: v.optional(v.string()), space: Space,
+      filters: Filters, orderBy: OrderBy, order: Order, space: Space,
       limit: Limit, cursor: cursor(isMetaCursor),
     }),
     summary: 'Pages whose metadata match filters',

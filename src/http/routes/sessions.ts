@@ -26,6 +26,7 @@ export const sessionEndpoints = [
     bodyExample: { name: 'alice', password: 'correct horse battery staple' },
     summary: 'Sign in (the web app): sets the session cookie, answers the CSRF token',
     responses: [{ status: 200, schema: Session }],
+    errors: [401, 403], // invalid_credentials; csrf_failed from another origin (429 rate_limited: every operation)
     handler: async ({ svc, event, body }) => {
       // Signing in from another site (login CSRF) is refused like any cross-site write.
       if ((event.req.headers.get('origin') || event.req.headers.get('sec-fetch-site')) && !isSameOrigin(event, svc)) {
@@ -40,6 +41,7 @@ export const sessionEndpoints = [
     method: 'GET', path: '/session', tag: 'sessions', auth: 'public',
     summary: 'The signed-in principal and the CSRF token of the session cookie',
     responses: [{ status: 200, schema: Session }],
+    errors: [401], // not signed in
     handler: ({ svc, event }) => {
       const session = sessionOf(event, svc);
       const principal = session && principalOf(svc, session.caller.id);

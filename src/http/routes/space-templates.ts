@@ -4,6 +4,7 @@ import { deleteOrgTemplate, saveOrgTemplate, snapshotSpace } from '../../domain/
 import { GalleryEntry, SpaceFromTemplate } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
+import { documentAs } from '../json-schema.ts';
 import { IdParams, Segment } from '../schemas.ts';
 
 const SaveOrgTemplate = v.strictObject({
@@ -47,7 +48,10 @@ export const spaceTemplateEndpoints = [
   }),
   endpoint({
     method: 'POST', path: '/space-templates/:source/:id/spaces', tag: 'space-templates', auth: 'key',
-    params: v.object({ source: Segment, id: Segment }), body: CreateFromTemplate,
+    params: v.object({
+      source: documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', enum: ['built-in', 'remote', 'org'] }),
+      id: documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+    }), body: CreateFromTemplate,
     bodyExample: { slug: 'handbook', name: 'Handbook' },
     summary: 'Create a new space from a template',
     responses: [{ status: 201, schema: SpaceFromTemplate }],

@@ -5,10 +5,11 @@ import { PageList, Space, SpaceList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
 import { cursor, encodeCursor, isString, Limit, SlugParams } from '../schemas.ts';
+import { documentAs } from '../json-schema.ts';
 
 const Access = v.picklist(['write', 'read', 'none']);
 const CreateSpace = v.strictObject({
-  slug: v.string(),
+  slug: documentAs(v.string(), { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
   name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
   description: v.optional(v.pipe(v.string(), v.maxLength(4000))),
   defaultAccess: v.optional(Access),
