@@ -32,22 +32,23 @@ const ERRORS: Record<string, string> = {
   403: 'forbidden or csrf_failed: you may see it but not do this',
   404: 'not_found: absent, or not readable by you (never told apart)',
   405: 'method_not_allowed: `Allow` lists the methods of this path (HEAD wherever GET is)',
+  408: 'request_too_slow: the headers or the body arrived too slowly; the connection closes',
   409: 'conflict or version_conflict',
   413: 'payload_too_large: past a size cap (the problem names the setting)',
   415: 'unsupported_media_type: the body must be application/json',
   416: 'range_not_satisfiable: the Range starts past the end (`Content-Range: bytes */<size>`)',
-  417: 'an `Expect` header other than 100-continue',
+  417: 'expectation_failed: an `Expect` header other than 100-continue',
   429: 'too_many_requests (the per-address or per-key limit, SERVICE_RATE_LIMIT_*) or rate_limited (failed sign-ins); `Retry-After` says when to retry',
-  431: 'the request headers are too large',
+  431: 'headers_too_large: the request line and headers are over the limit',
   503: 'request_timeout (no answer within SERVICE_MAX_REQUEST_MS), not_ready, not_configured or primary_unavailable (a replica); `Retry-After` when it may pass',
 };
 
 /**
  * The error statuses of an operation. Every request may meet the limits and the guards in front of
- * the router (400, 417, 429, 431, 503), the router itself (404, 405) and its schemas (400).
+ * the router (400, 408, 417, 429, 431, 503), the router itself (404, 405) and its schemas (400).
  */
 function errorStatuses(e: AnyEndpoint): string[] {
-  const out = ['400', '404', '405', '417', '429', '431', '503'];
+  const out = ['400', '404', '405', '408', '417', '429', '431', '503'];
   if (e.auth !== 'public') out.push('401', '403');
   if (e.method !== 'GET') out.push('409');
   if (e.body) out.push('413', '415');

@@ -102,7 +102,7 @@ describe('what the document declares (the outside fuzzer found each of these mis
     expect(moved.status).toBe(308);
     for (const { method, path, op } of operations()) {
       if (method === 'GET' && path.startsWith('/pages/')) expect(op.responses, `${method} ${path}`).toHaveProperty('308');
-      for (const status of ['400', '404', '405', '429', '431', '503']) expect(op.responses, `${method} ${path} ${status}`).toHaveProperty(status);
+      for (const status of ['400', '404', '405', '408', '417', '429', '431', '503']) expect(op.responses, `${method} ${path} ${status}`).toHaveProperty(status);
     }
   });
 
