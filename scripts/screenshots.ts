@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import chromium from '@sparticuz/chromium';
 import { chromium as pw, type Page } from 'playwright-core';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { serve } from '../src/server.ts';
 
 const ADMIN_KEY = 'ks_screenshots_admin_key_0123456789';

@@ -5,7 +5,7 @@ import { endpoints } from './http/endpoints.ts';
 import { directPageRead } from './http/page-read.ts';
 import { buildApp } from './http/router.ts';
 import { registerWebAppRoutes } from './http/routes/web-app.ts';
-import { noteEvent } from './ops/front.ts';
+import { noteEvent } from './http/request-notes.ts';
 
 /** The HTTP application over injected services, built from the endpoint table; no side effects on import. */
 export function createApp(svc: Services): H3 {

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from './app.ts';
 import { invalid } from './domain/errors.ts';
 import { problemBody } from './http/respond.ts';
-import { guardConnections } from './ops/connections.ts';
-import { createFront } from './ops/front.ts';
+import { guardConnections } from './front/connections.ts';
+import { createFront } from './front/front.ts';
 import { attachMetrics } from './ops/metrics.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import { bootstrap } from './domain/principals.ts';
 import { addMissingPersonalSpaces } from './domain/spaces.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
@@ -17,7 +17,7 @@ import { closeBlobReader } from './store/attachments.ts';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
 import { openDb, openReplicaDb } from './store/db.ts';
 import { createReplicaFullTextIndex } from './store/replica-fts.ts';
-import { createReplicaHandler } from './ops/replica.ts';
+import { createReplicaHandler } from './front/replica.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 
 export type Running = {

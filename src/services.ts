@@ -1,6 +1,6 @@
-import type { Config } from './config.ts';
-import type { LogFormat, LogLevel } from './ops/config.ts';
-import { createLineWriter, formatLine, formatRequestLine, levelEnabled, type RequestFields } from './ops/log.ts';
+import type { Config } from './config/config.ts';
+import type { LogFormat, LogLevel } from './config/ops-config.ts';
+import { createLineWriter, formatLine, formatRequestLine, levelEnabled, type RequestFields } from './config/log.ts';
 import type { Db } from './store/db.ts';
 import { createFullTextIndex, type FullTextIndex } from './store/fts-sync.ts';
 import { createGroupCommit, type GroupCommit } from './store/group-commit.ts';
@@ -34,7 +34,7 @@ export type Services = {
   fts: FullTextIndex;
 };
 
-/** Lines on standard error, as SERVICE_LOG_FORMAT and SERVICE_LOG_LEVEL say (src/ops/log.ts). */
+/** Lines on standard error, as SERVICE_LOG_FORMAT and SERVICE_LOG_LEVEL say (src/config/log.ts). */
 export function createLogger(quiet = false, opts: { format?: LogFormat; level?: LogLevel } = {}): Logger {
   const format = opts.format ?? (process.stderr.isTTY ? 'text' : 'json');
   const min: LogLevel = quiet ? 'warn' : opts.level ?? 'info';

@@ -3,8 +3,8 @@
 // `node scripts/bench/front-server.ts bare|front|metrics` prints its port. Used by ops-overhead.ts.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../src/config.ts';
-import { createFront } from '../../src/ops/front.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { createFront } from '../../src/front/front.ts';
 import { attachMetrics } from '../../src/ops/metrics.ts';
 import { createLogger, type Services } from '../../src/services.ts';
 

@@ -18,7 +18,7 @@ import { syntheticPages } from '../lib/corpus.ts';
 import { runLoad } from '../lib/load.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 import { attachMetrics } from '../../src/ops/metrics.ts';
-import type { Front } from '../../src/ops/front.ts';
+import type { Front } from '../../src/front/front.ts';
 import type { Services } from '../../src/services.ts';
 
 const VARIANTS: Record<string, Record<string, string>> = {

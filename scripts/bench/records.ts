@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setAssetRoot } from '../../src/assets.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { putPage } from '../../src/domain/pages.ts';
 import { listRecords } from '../../src/domain/records/query.ts';
 import type { RecordCursor } from '../../src/store/records.ts';

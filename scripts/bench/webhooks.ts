@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { putPage } from '../../src/domain/pages.ts';
 import { toCaller } from '../../src/domain/principals.ts';
 import { createLogger, createServices } from '../../src/services.ts';

@@ -8,7 +8,7 @@ export type ServeFlags = { data?: string; host?: string; port?: string };
 
 // The server stack (h3, SQLite, the domain) loads only for these commands, so client commands
 // start without it.
-const loadConfigModule = () => import('../config.ts');
+const loadConfigModule = () => import('../config/config.ts');
 
 // The heap-growing and no-pretenuring flags are set, and the limit the first gives taken, once
 // the server has started (src/heap-limit.ts says why not at start). The helper thread starts
@@ -39,7 +39,7 @@ export async function runServe(opts: ServeFlags): Promise<void> {
 }
 
 export async function configOrExit(flags: ServeFlags) {
-  const { ConfigError, loadConfig } = await loadConfigModule();
+  const [{ loadConfig }, { ConfigError }] = await Promise.all([loadConfigModule(), import('../config/parse.ts')]);
   try {
     return loadConfig(flags);
   } catch (e) {

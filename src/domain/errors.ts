@@ -34,7 +34,7 @@ export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[];
 
 /**
  * Thrown on a replica (SERVICE_ROLE=replica) by a read that would have to write (a caller's
- * personal space made on first use): the request is forwarded to the primary instead (src/ops/replica.ts).
+ * personal space made on first use): the request is forwarded to the primary instead (src/front/replica.ts).
  */
 export class NeedsPrimary extends Error {}
 

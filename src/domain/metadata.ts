@@ -1,4 +1,4 @@
-import type { Limits } from '../config.ts';
+import type { Limits } from '../config/config.ts';
 import { parseIsoDate } from './iso-date.ts';
 
 import type { IndexRow, Issue, MetaValue, Metadata, Scalar } from '../model.ts';

@@ -1,4 +1,4 @@
-import type { Limits } from '../config.ts';
+import type { Limits } from '../config/config.ts';
 import { AppError, invalidField } from './errors.ts';
 import type { PageState } from '../store/pages.ts';
 

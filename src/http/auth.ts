@@ -3,7 +3,7 @@ import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticateKey } from '../domain/principals.ts';
-import { notePrincipal } from '../ops/front.ts';
+import { notePrincipal } from './request-notes.ts';
 import { authenticateSession, type SessionCaller } from '../domain/sessions.ts';
 import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
 import type { Caller } from '../model.ts';

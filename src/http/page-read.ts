@@ -16,7 +16,7 @@ import type { Caller } from '../model.ts';
 import { toMarkdownDocument } from '../domain/markdown-doc.ts';
 import { loadReadablePage, pageJson, presentPage, readablePageStamp } from '../domain/pages.ts';
 import { authenticateKey } from '../domain/principals.ts';
-import { noteDirect } from '../ops/front.ts';
+import { noteDirect } from './request-notes.ts';
 import type { AnyEndpoint } from './endpoint.ts';
 import { etagMatches } from './etag.ts';
 import { PAGE_PREFIX } from './page-paths.ts';

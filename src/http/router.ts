@@ -5,7 +5,7 @@ import { H3, type H3Event, type HTTPError } from 'h3';
 import type { Services } from '../services.ts';
 import type { Caller } from '../model.ts';
 import { AppError, NeedsPrimary, invalid, type ErrorCode } from '../domain/errors.ts';
-import { forwardToPrimary } from '../ops/replica-mark.ts';
+import { forwardToPrimary } from './replica-mark.ts';
 import { requireOrgAdmin } from '../domain/principals.ts';
 import { requireCaller } from './auth.ts';
 import { parse, readBytes, readJson, type RawOptions } from './body.ts';
@@ -148,7 +148,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 function errorResponse(error: HTTPError, event: H3Event, svc: Services): Response {
   const instance = event.url.pathname;
   if (error.cause instanceof AppError) return problem(error.cause, svc.log, instance);
-  // A read on a replica that would have to write goes to the primary (src/ops/replica.ts).
+  // A read on a replica that would have to write goes to the primary (src/front/replica.ts).
   if (svc.config.replication.role === 'replica' && needsPrimary(error.cause)) return forwardToPrimary();
   if (!isDecodable(instance)) {
     return problem(invalid([{ key: 'path', code: 'format', message: 'the URL path is not valid percent-encoding' }]), svc.log, instance);

@@ -1,6 +1,5 @@
 import type { Services } from '../services.ts';
 import { deliveryCounts, fileSizes, outboxDepth } from '../store/ops-stats.ts';
-import type { Done, Front } from './front.ts';
 
 // GET /metrics (SERVICE_METRICS=1): Prometheus text format, written here (a few lines; no
 // client library). Per request: one map lookup and a bucket search. Everything else is read
@@ -11,6 +10,9 @@ const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
 
 type Series = { route: string; status: number; count: number; sum: number; buckets: number[] };
 
+/** What a finished request was, for the log and the metrics. */
+export type Done = { route: string; status: number; ms: number; bytes: number };
+
 export type Metrics = { observe(d: Done): void; render(): string };
 
 const registry = new WeakMap<Services, Metrics>();
@@ -20,7 +22,7 @@ export function metricsOf(svc: Services): Metrics | undefined {
   return registry.get(svc);
 }
 
-export function attachMetrics(svc: Services, front: Front): Metrics {
+export function attachMetrics(svc: Services, front: { onDone: Array<(d: Done) => void> }): Metrics {
   const series = new Map<string, Series>();
   const metrics: Metrics = {
     observe(d) {

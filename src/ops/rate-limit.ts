@@ -1,4 +1,4 @@
-import type { RateSetting } from './config.ts';
+import type { RateSetting } from '../config/ops-config.ts';
 
 // Token buckets by key (an address, an API key): `rate` tokens a second up to `burst`. A bucket
 // is two numbers; the map is bounded, the oldest bucket going first (a full bucket and a missing

@@ -3,7 +3,7 @@ import { isDispatcherRunning } from '../domain/webhooks/dispatcher.ts';
 import { SCHEMA_VERSION } from '../store/migrations.ts';
 import { schemaVersionOf } from '../store/ops-stats.ts';
 import { committedTxid } from '../store/txid.ts';
-import { replicaStatusOf } from './replica.ts';
+import { replicaStatusOf } from './replica-status.ts';
 
 export type Readiness = { ready: boolean; reason: string | null; body: Record<string, unknown> };
 

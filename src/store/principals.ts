@@ -80,7 +80,7 @@ export function findPrincipalByName(db: Db, orgId: number, name: string): string
 // The auth epoch: a number in derived_state ('auth_epoch') that every change withdrawing or
 // altering a credential (a key revoked, sessions ended, a password changed) advances in the same
 // transaction. A copy of the database carries it with the change, so a replica that sees it move
-// drops its cache of credentials (src/ops/replica.ts) within the replication lag.
+// drops its cache of credentials (src/front/replica.ts) within the replication lag.
 
 /** Advances the auth epoch; call inside the transaction of the change. */
 export function bumpAuthEpoch(db: Db): void {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { serve } from '../../src/server.ts';
 import { FTS_FILE, indexedSeq, lastQueued } from '../../src/store/fts-index.ts';
 import { createFullTextIndex } from '../../src/store/fts-sync.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { serve } from '../../src/server.ts';
 import type { Logger } from '../../src/services.ts';
 import { ADMIN_KEY, startServer } from '../support/server.ts';

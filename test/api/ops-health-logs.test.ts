@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { serve, type Running } from '../../src/server.ts';
 import type { Logger } from '../../src/services.ts';
 import { startChildServer } from '../support/child-server.ts';

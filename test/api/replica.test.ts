@@ -300,7 +300,7 @@ describe('a primary and a read replica', () => {
 
 describe('SERVICE_CHECKPOINT_MODE', () => {
   it('litestream: the server never checkpoints by itself (wal_autocheckpoint=0), its helper included', async () => {
-    const { loadConfig } = await import('../../src/config.ts');
+    const { loadConfig } = await import('../../src/config/config.ts');
     const { serve } = await import('../../src/server.ts');
     const quiet = { info() {}, warn() {}, error() {} };
     // auto: 64,000 pages of 4 KB (SAFETY_CHECKPOINT_PAGES), counted in the database's own page size.

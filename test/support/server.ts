@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { serve, type Running } from '../../src/server.ts';
 import type { Logger } from '../../src/services.ts';
-import type { RequestFields } from '../../src/ops/log.ts';
+import type { RequestFields } from '../../src/config/log.ts';
 
 export const ADMIN_KEY = 'ks_test_admin_key_0123456789abcdef';
 
-/** `requests`: the server's request log lines (src/ops/front.ts); `infos`: its other info lines. */
+/** `requests`: the server's request log lines (src/front/front.ts); `infos`: its other info lines. */
 export type TestServer = Running & { dataDir: string; admin: Client; errors: string[]; requests: RequestFields[]; infos: string[] };
 
 /** The real server on a random port over a fresh SQLite file in a temp dir. */

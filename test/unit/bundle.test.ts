@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { isTemplatePath, orderForImport, parseBundle } from '../../src/domain/bundles/bundle.ts';
 

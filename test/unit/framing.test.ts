@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.ts';
-import { forwardedFor, forwardedHeaders, framingOf } from '../../src/ops/framing.ts';
+import { forwardedFor, forwardedHeaders, framingOf } from '../../src/front/framing.ts';
 
 // The framing a replica reads from a request and sets on what it forwards (src/ops/framing.ts).
 function request(method: string, raw: string[], peer = '192.0.2.9'): IncomingMessage {

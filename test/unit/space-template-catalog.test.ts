@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { parseBundle } from '../../src/domain/bundles/bundle.ts';
 import { checkTemplateBundle, loadTemplateBundle, parseCatalogIndex, templatesFromFiles } from '../../src/domain/space-templates/catalog.ts';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import type { Limits } from '../../config.ts';
+import type { Limits } from '../../config/config.ts';
 import { invalid } from '../errors.ts';
 import { toIssue } from '../input-issues.ts';
 import { checkFileName } from '../file-rules.ts';

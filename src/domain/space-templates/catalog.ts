@@ -1,4 +1,4 @@
-import type { Limits } from '../../config.ts';
+import type { Limits } from '../../config/config.ts';
 import { parseTemplateFrontmatter, validateRecord, type Metadata, type RecordType } from '../records/schema.ts';
 import { isTemplatePath, parseBundle, type BundleError, type ParsedBundle } from '../bundles/bundle.ts';
 import { AppError } from '../errors.ts';

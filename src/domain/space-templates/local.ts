@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Limits } from '../../config.ts';
+import type { Limits } from '../../config/config.ts';
 import type { Logger, Services } from '../../services.ts';
 import { readAsset } from '../../assets.ts';
 import { loadTemplateBundle, parseCatalogIndex, toLoadedTemplate, type LoadedTemplate } from './catalog.ts';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/config.ts';
 import type { Services } from '../../services.ts';
 import { AppError } from '../errors.ts';
 import { createSecretBox, type SecretBox } from '../secrets.ts';

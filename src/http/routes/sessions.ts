@@ -3,7 +3,7 @@ import { FastResponse } from 'srvx';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../../domain/principals.ts';
 import { changePassword, endPrincipalSessions, endSession, signIn } from '../../domain/sessions.ts';
-import { requestAddress } from '../../ops/front.ts';
+import { requestAddress } from '../request-notes.ts';
 import { Principal } from '../answers.ts';
 import { sessionOf } from '../auth.ts';
 import { endpoint } from '../endpoint.ts';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { loadOpsConfig, type OpsConfig } from './ops/config.ts';
+import { loadOpsConfig, type OpsConfig } from './ops-config.ts';
+import { ConfigError, toInt } from './parse.ts';
 
 // Settings: command-line flags > SERVICE_* environment variables > defaults, validated once.
 export type Config = {
@@ -25,7 +26,7 @@ export type Config = {
     logRetentionDays: number;
   };
   spaceTemplates: SpaceTemplatesConfig;
-  /** Logs, health, limits, shutdown and metrics (src/ops/config.ts). */
+  /** Logs, health, limits, shutdown and metrics (src/config/ops-config.ts). */
   ops: OpsConfig;
   sessions: SessionsConfig;
   /** Primary and read replicas (docs/scale-out.md). */
@@ -90,7 +91,6 @@ export type Limits = {
 export type Flags = { data?: string; host?: string; port?: string | number };
 type Env = Record<string, string | undefined>;
 
-export class ConfigError extends Error {}
 
 export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   const host = flags.host ?? env.SERVICE_HOST ?? '127.0.0.1';
@@ -192,13 +192,5 @@ function loadReplication(env: Env): ReplicationConfig {
 function toPositive(name: string, raw: string | number): number {
   const n = typeof raw === 'number' ? raw : Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name}: '${raw}' is not a positive number`);
-  return n;
-}
-
-export function toInt(name: string, raw: string | number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = typeof raw === 'number' ? raw : Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name}: '${raw}' is not a whole number from ${min} to ${max}`);
-  }
   return n;
 }

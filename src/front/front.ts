@@ -1,60 +1,27 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { hash, randomBytes } from 'node:crypto';
-import type { H3Event } from 'h3';
 import type { Services } from '../services.ts';
-import type { Caller } from '../model.ts';
-import type { RequestFields } from './log.ts';
-import { createRateLimiter } from './rate-limit.ts';
+import type { RequestFields } from '../config/log.ts';
+import { createRateLimiter } from '../ops/rate-limit.ts';
 import { committedTxid } from '../store/txid.ts';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { problemBody } from '../http/respond.ts';
+import { clientAddress, eventOf } from '../http/request-notes.ts';
 import { overCap } from './connections.ts';
+import type { Done } from '../ops/metrics.ts';
 
 // Every request passes here first, on the Node side of h3: its id, the limits for a server on a
 // network (rate per address and per key, requests in progress per key, a longest request time),
 // and one log line when it is done. The route pattern and the principal come from the h3 event
-// (noteEvent, notePrincipal); nothing of the URL's path, the headers or the body is logged,
+// (src/http/request-notes.ts); nothing of the URL's path, the headers or the body is logged,
 // so no page name, key, cookie or page text ever reaches a log line.
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
-
-const kEvent = Symbol('kspace.event');
-/** What the log line reads of a request: an h3 event, or the same two facts from a request answered before h3. */
-type Noted = { context: { matchedRoute?: { route?: string }; principal?: unknown } };
-type Tagged = IncomingMessage & { [kEvent]?: Noted };
-
-/** h3's onRequest hook: ties the event to its Node request, for the route and principal. */
-export function noteEvent(event: H3Event): void {
-  const req = event.runtime?.node?.req as Tagged | undefined;
-  if (req) req[kEvent] = event;
-}
-
-/**
- * The caller's address as every limiter reads it (the per-address rate limit, the sign-in
- * limiter): the socket's, or with SERVICE_TRUST_PROXY=1 the last X-Forwarded-For hop.
- */
-export function requestAddress(event: H3Event, trustProxy: boolean): string {
-  const req = event.runtime?.node?.req as IncomingMessage | undefined;
-  return (req ? clientAddress(req, trustProxy) : undefined) ?? 'unknown';
-}
-
-/** A request answered on the Node side, without an h3 event (src/http/page-read.ts): its route pattern and principal. */
-export function noteDirect(req: IncomingMessage, route: string, principal: string): void {
-  (req as Tagged)[kEvent] = { context: { matchedRoute: { route }, principal } };
-}
 
 /** The id the front gave a request (its X-Request-Id), from its response. */
 export function requestIdOf(res: ServerResponse): string | undefined {
   return (res as IdRes)[kId];
 }
-
-/** Called once a request's caller is known (auth). */
-export function notePrincipal(event: H3Event, caller: Caller): void {
-  event.context.principal = caller.id;
-}
-
-/** What a finished request was, for the log and the metrics. */
-export type Done = { route: string; status: number; ms: number; bytes: number };
 
 export type Front = {
   handler: NodeHandler;
@@ -163,7 +130,7 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
         else busyKeys.delete(auth!);
       }
       const ms = performance.now() - started;
-      const event = (req as Tagged)[kEvent];
+      const event = eventOf(req);
       const done: Done = {
         route: event?.context.matchedRoute?.route ?? limited ?? '-',
         status: res.writableFinished ? res.statusCode : 499, // 499: the client went away first
@@ -252,17 +219,6 @@ function writeHeadWithId(this: IdRes, ...args: unknown[]): ServerResponse {
 function limitKey(header: string): string {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m ? `k:${hash('sha256', m[1], 'base64url')}` : `h:${header}`;
-}
-
-/** The caller's address: the socket's, or the last X-Forwarded-For hop behind a trusted proxy. */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const fwd = req.headers['x-forwarded-for'];
-    const list = typeof fwd === 'string' ? fwd.split(',') : [];
-    const last = list[list.length - 1]?.trim();
-    if (last) return last;
-  }
-  return req.socket.remoteAddress;
 }
 
 // Answers a refused request here, before h3; returns the pseudo-route logged for it.

@@ -1,4 +1,4 @@
-import { ConfigError, toInt } from '../config.ts';
+import { ConfigError, toInt } from './parse.ts';
 
 type Env = Record<string, string | undefined>;
 

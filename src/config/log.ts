@@ -1,4 +1,4 @@
-import { LOG_LEVELS, type LogFormat, type LogLevel } from './config.ts';
+import { LOG_LEVELS, type LogFormat, type LogLevel } from './ops-config.ts';
 
 // Log lines: JSON (one object a line, for a collector) or text (for a person at a terminal).
 // Lines are gathered and written once per turn of the event loop: a write to a pipe is a

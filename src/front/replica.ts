@@ -8,8 +8,10 @@ import type { Services } from '../services.ts';
 import { readAuthEpoch } from '../store/principals.ts';
 import { readTxid } from '../store/txid.ts';
 import { framingOf, forwardedFor, forwardedHeaders, isHopByHop } from './framing.ts';
-import { TXID_COOKIE, noteDirect, requestIdOf } from './front.ts';
-import { isForwardMark } from './replica-mark.ts';
+import { TXID_COOKIE, requestIdOf } from './front.ts';
+import { noteDirect } from '../http/request-notes.ts';
+import { isForwardMark } from '../http/replica-mark.ts';
+import { reportReplicaStatus } from '../ops/replica-status.ts';
 
 // A replica (SERVICE_ROLE=replica, docs/scale-out.md) in front of the h3 app:
 // - every request that is not a GET or HEAD, and every /mcp request (the MCP door's tools write
@@ -26,8 +28,6 @@ import { isForwardMark } from './replica-mark.ts';
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 type Out = { writeHead: ServerResponse['writeHead']; write: ServerResponse['write']; end: ServerResponse['end'] };
 
-/** What /readyz says of the replication (readiness.ts). */
-export type ReplicaStatus = { txid: number; lagMs: number; sinceChangeMs: number; replaced: boolean };
 
 const POLL_IDLE_MS = 50;
 const POLL_WAITING_MS = 2;
@@ -35,13 +35,6 @@ const CONNECT_TIMEOUT_MS = 5000;
 const RETRY_AFTER_S = 5;
 const TOUCH_EVERY_MS = 60_000;
 const SESSION_COOKIE = /(?:^|;\s*)((?:__Host-)?kspace_session=[^;\s]+)/;
-
-const replicas = new WeakMap<Services, { status(): ReplicaStatus }>();
-
-/** The replication status of a replica's services (null on a primary). */
-export function replicaStatusOf(svc: Services): ReplicaStatus | null {
-  return replicas.get(svc)?.status() ?? null;
-}
 
 export function createReplicaHandler(svc: Services, local: NodeHandler): { handler: NodeHandler; stop(): void } {
   const { forward, request: requestPrimary } = createForwarder(svc);
@@ -114,7 +107,7 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
     });
   }, 1000);
   indexTimer.unref();
-  replicas.set(svc, { status: () => ({ txid, lagMs, sinceChangeMs: atMs > 0 ? ageOf(atMs) : Date.now() - seenAt, replaced }) });
+  reportReplicaStatus(svc, () => ({ txid, lagMs, sinceChangeMs: atMs > 0 ? ageOf(atMs) : Date.now() - seenAt, replaced }));
 
   const waitFor = (target: number): Promise<boolean> => {
     if (target <= txid) return Promise.resolve(true);
