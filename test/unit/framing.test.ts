@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.ts';
 import { forwardedFor, forwardedHeaders, framingOf } from '../../src/front/framing.ts';
 
-// The framing a replica reads from a request and sets on what it forwards (src/ops/framing.ts).
+// The framing a replica reads from a request and sets on what it forwards (src/front/framing.ts).
 function request(method: string, raw: string[], peer = '192.0.2.9'): IncomingMessage {
   const headers: Record<string, string> = {};
   for (let i = 0; i < raw.length; i += 2) {
