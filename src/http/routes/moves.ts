@@ -39,7 +39,7 @@ export const moveEndpoints = [
     method: 'POST', path: '/spaces/:slug/moves', tag: 'pages', auth: 'key', params: SlugParams, body: Move,
     bodyExample: { from: 'drafts/plan', to: 'plans/2027' },
     summary: 'Move or rename a page, or every page under a prefix',
-    description: 'Identity, history, metadata and ACL move with the page; links in pages you may write are rewritten; the old address answers 308 until a page is written there (docs/api.md, Moving and renaming).',
+    description: 'Identity, history, metadata and ACL move with the page; links in pages you may write are rewritten; the old address answers 308 until a page is written there. Out of a shared space into a personal one: org admins or the page\'s only writer (403 otherwise). The history before a move into another space stays readable only by those who read it there (docs/api.md, Moving and renaming; docs/security.md, Moves).',
     responses: [{ status: 200, schema: MoveResult }],
     handler: async ({ svc, caller, params, body }) => {
       const input = await body();

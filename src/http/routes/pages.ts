@@ -67,7 +67,7 @@ export const pageEndpoints = [
   endpoint({
     method: 'PUT', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams, body: PutPage, bodyExample: pageExample,
     summary: 'Create a page or write a new revision',
-    description: '201 when created, 200 otherwise. `If-Match: "<version>"` or `baseVersion` makes the write conditional (409 when stale).',
+    description: '201 when created, 200 otherwise. `If-Match: "<version>"` or `baseVersion` makes the write conditional (409 when stale). At the path of a page in the trash the write brings that page back with its ACL and files, for those who may restore it (409 for anyone else; docs/api.md, Trash).',
     responses: [{ status: 201, schema: Page }, { status: 200, schema: Page }],
     handler: async ({ svc, caller, params, event, body }) => {
       const input = await body();
