@@ -3,7 +3,7 @@
 // A feature adds its own array here.
 import * as v from 'valibot';
 import { FastResponse } from 'srvx';
-import { mcpEndpoints } from '../mcp/http.ts';
+import { mcpEndpoints } from './routes/mcp.ts';
 import { endpoint, type AnyEndpoint } from './endpoint.ts';
 import { openApiDocument } from './openapi.ts';
 import { adminEndpoints } from './routes/admin.ts';
