@@ -4,8 +4,12 @@ import type { Issue } from '../../model.ts';
 
 const TYPES: FreeType[] = ['text', 'number', 'boolean', 'date', 'list'];
 
-export function FreeMetadata({ rows, onChange, issues }: { rows: FreeRow[]; onChange: (rows: FreeRow[]) => void; issues: Issue[] }) {
-  const set = (i: number, r: Partial<FreeRow>): void => onChange(rows.map((x, j) => (j === i ? { ...x, ...r } : x)));
+// Changes go out as updates of the latest rows (not of the rows this render saw), so two edits
+// before the next render both count.
+type Update = (rows: FreeRow[]) => FreeRow[];
+
+export function FreeMetadata({ rows, onChange, issues }: { rows: FreeRow[]; onChange: (update: Update) => void; issues: Issue[] }) {
+  const set = (i: number, r: Partial<FreeRow>): void => onChange((all) => all.map((x, j) => (j === i ? { ...x, ...r } : x)));
   return (
     <div class="free-meta">
       {rows.length === 0 && <p class="muted small">No metadata.</p>}
@@ -23,12 +27,12 @@ export function FreeMetadata({ rows, onChange, issues }: { rows: FreeRow[]; onCh
               : r.type === 'list'
                 ? <textarea id={id} rows={2} aria-label={`Value of ${r.key || `key ${i + 1}`} (one item per line)`} value={r.value} onInput={(e) => set(i, { value: e.currentTarget.value })} aria-invalid={issue ? true : undefined} aria-describedby={issue ? `${id}-error` : undefined} />
                 : <input id={id} type={(r.type === 'number' ? 'number' : r.type === 'date' ? 'date' : 'text') as 'text'} step="any" aria-label={`Value of ${r.key || `key ${i + 1}`}`} value={r.value} onInput={(e) => set(i, { value: e.currentTarget.value })} aria-invalid={issue ? true : undefined} aria-describedby={issue ? `${id}-error` : undefined} />}
-            <button type="button" class="icon-button" aria-label={`Remove ${r.key || `key ${i + 1}`}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>×</button>
+            <button type="button" class="icon-button" aria-label={`Remove ${r.key || `key ${i + 1}`}`} onClick={() => onChange((all) => all.filter((_, j) => j !== i))}>×</button>
             {issue && <span class="field-error" id={`${id}-error`}>{issue.message}</span>}
           </div>
         );
       })}
-      <button type="button" class="button small" onClick={() => onChange([...rows, { key: '', type: 'text', value: '' }])}>Add a key</button>
+      <button type="button" class="button small" onClick={() => onChange((all) => [...all, { key: '', type: 'text', value: '' }])}>Add a key</button>
     </div>
   );
 }

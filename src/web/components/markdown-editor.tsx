@@ -1,48 +1,77 @@
 // A Markdown text control: CodeMirror once its chunk has loaded, a plain textarea until then
 // (and if it cannot load), so typing can start at once and nothing is lost in the swap.
+//
+// The control owns its text. `initial` is read once; every change goes out through `onChange`;
+// nothing the parent renders is written back, so a keystroke can never be overwritten by an older
+// copy of the text. Replacing the whole text (a restored draft, a merge, a template) is an explicit
+// request: `replace` with a new `seq` (see useReplace), applied once as one undoable step.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EditorHandle } from '../editor/codemirror.ts';
+
+export interface ReplaceRequest { text: string; seq: number }
 
 interface Props {
   id: string;
   label: string;
-  value: string;
+  initial: string;
+  replace?: ReplaceRequest | null;
   onChange: (v: string) => void;
   onSave?: () => void;
   describedBy?: string;
   placeholder?: string;
 }
 
-export function MarkdownEditor({ id, label, value, onChange, onSave, describedBy, placeholder }: Props) {
+/** A replace request and the function that makes one: each call is applied exactly once. */
+export function useReplace(): [ReplaceRequest | null, (text: string) => void] {
+  const [req, setReq] = useState<ReplaceRequest | null>(null);
+  return [req, (text) => setReq((r) => ({ text, seq: (r?.seq ?? 0) + 1 }))];
+}
+
+export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, describedBy, placeholder }: Props) {
   const host = useRef<HTMLDivElement>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
   const handle = useRef<EditorHandle | null>(null);
-  const latest = useRef({ value, onChange, onSave });
-  latest.current = { value, onChange, onSave };
+  const latest = useRef({ onChange, onSave });
+  latest.current = { onChange, onSave };
+  const [first] = useState(initial);
   const [ready, setReady] = useState(false);
 
   useEffect(() => {
     let cancelled = false;
     import('../editor/codemirror.ts').then(({ createEditor }) => {
       if (cancelled || !host.current) return;
+      // The textarea's text (typed while the chunk loaded) and its cursor carry over.
+      const ta = area.current;
       handle.current = createEditor(host.current, {
-        doc: latest.current.value, label, describedBy, placeholder,
+        doc: ta ? ta.value : first, label, describedBy, placeholder,
         onChange: (v) => latest.current.onChange(v),
         onSave: () => latest.current.onSave?.(),
       });
+      if (ta && document.activeElement === ta) handle.current.focus({ anchor: ta.selectionStart, head: ta.selectionEnd });
       setReady(true);
     }).catch(() => { /* the textarea stays: still a working editor */ });
     return () => { cancelled = true; handle.current?.destroy(); handle.current = null; };
   }, []);
 
-  useEffect(() => { handle.current?.setDoc(value); }, [value, ready]);
+  const applied = useRef(0);
+  useEffect(() => {
+    if (!replace || replace.seq === applied.current) return;
+    applied.current = replace.seq;
+    if (handle.current) handle.current.replace(replace.text);
+    else if (area.current && area.current.value !== replace.text) {
+      area.current.value = replace.text;
+      latest.current.onChange(replace.text);
+    }
+  }, [replace?.seq]);
 
   return (
     <div class="md-editor" id={id}>
       <div ref={host} class="cm-host" />
       {!ready && (
-        <textarea class="md-fallback" aria-label={label} aria-describedby={describedBy} value={value} placeholder={placeholder}
-          onInput={(e) => onChange(e.currentTarget.value)}
-          onKeyDown={(e) => { if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); onSave?.(); } }} />
+        // Uncontrolled: the DOM keeps what is typed; the parent only hears about it.
+        <textarea ref={area} class="md-fallback" aria-label={label} aria-describedby={describedBy} defaultValue={first} placeholder={placeholder}
+          onInput={(e) => latest.current.onChange(e.currentTarget.value)}
+          onKeyDown={(e) => { if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); latest.current.onSave?.(); } }} />
       )}
     </div>
   );

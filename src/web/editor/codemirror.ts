@@ -1,8 +1,8 @@
 // The Markdown editor (CodeMirror 6). This module is its own chunk, loaded by dynamic import only
 // where text is edited. Styles CodeMirror injects carry the CSP nonce from <meta name="csp-nonce">.
-import { EditorState } from '@codemirror/state';
+import { EditorState, Transaction } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderExt, drawSelection, highlightActiveLine } from '@codemirror/view';
-import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from '@codemirror/commands';
 import { Language, LanguageSupport, defineLanguageFacet, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
 import { parser as markdownParser, GFM } from '@lezer/markdown';
 
@@ -20,14 +20,32 @@ export interface EditorOptions {
   onSave?: () => void;
 }
 
-export interface EditorHandle { setDoc: (doc: string) => void; focus: () => void; destroy: () => void }
+/**
+ * The editor owns its text: typing changes it, `onChange` reports each change out, and nothing the
+ * app renders writes it back. `replace` is the one way in (a restored draft, a merge, a template).
+ */
+export interface EditorHandle {
+  replace: (doc: string) => void;
+  text: () => string;
+  focus: (at?: { anchor: number; head: number }) => void;
+  destroy: () => void;
+}
+
+/** The smallest change turning `a` into `b`: what differs between their common start and end. */
+export function diffRange(a: string, b: string): { from: number; to: number; insert: string } {
+  let start = 0;
+  const max = Math.min(a.length, b.length);
+  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  let end = 0;
+  while (end < max - start && a.charCodeAt(a.length - 1 - end) === b.charCodeAt(b.length - 1 - end)) end++;
+  return { from: start, to: a.length - end, insert: b.slice(start, b.length - end) };
+}
 
 function cspNonce(): string {
   return document.querySelector('meta[name="csp-nonce"]')?.getAttribute('content') ?? '';
 }
 
 export function createEditor(parent: HTMLElement, opts: EditorOptions): EditorHandle {
-  let silent = false;
   const attrs: Record<string, string> = { 'aria-label': opts.label, 'aria-multiline': 'true', spellcheck: 'true' };
   if (opts.describedBy) attrs['aria-describedby'] = opts.describedBy;
   const view = new EditorView({
@@ -50,18 +68,30 @@ export function createEditor(parent: HTMLElement, opts: EditorOptions): EditorHa
           ...historyKeymap,
         ]),
         EditorView.contentAttributes.of(attrs),
-        EditorView.updateListener.of((u) => { if (u.docChanged && !silent) opts.onChange(u.state.doc.toString()); }),
+        EditorView.updateListener.of((u) => { if (u.docChanged) opts.onChange(u.state.doc.toString()); }),
       ],
     }),
   });
   return {
-    setDoc: (doc) => {
-      if (doc === view.state.doc.toString()) return;
-      silent = true;
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc } });
-      silent = false;
+    // Only the part that differs is replaced, so the selection maps through it: a cursor before or
+    // after the change stays on its text. It is one undoable step of its own (never joined with the
+    // typing around it), so undo returns to the text before the replace.
+    replace: (doc) => {
+      const current = view.state.doc.toString();
+      if (doc === current) return;
+      view.dispatch({
+        changes: diffRange(current, doc),
+        annotations: [isolateHistory.of('full'), Transaction.userEvent.of('input.replace')],
+      });
     },
-    focus: () => view.focus(),
+    text: () => view.state.doc.toString(),
+    focus: (at) => {
+      if (at) {
+        const len = view.state.doc.length;
+        view.dispatch({ selection: { anchor: Math.min(at.anchor, len), head: Math.min(at.head, len) } });
+      }
+      view.focus();
+    },
     destroy: () => view.destroy(),
   };
 }

@@ -6,7 +6,7 @@ import type { Field, Page, Template } from '../api/types.ts';
 import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
-import { MarkdownEditor } from '../components/markdown-editor.tsx';
+import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
 import { Preview } from '../components/preview.tsx';
 import { RecordForm } from '../components/record-form.tsx';
 import { AsyncView, Breadcrumbs, ErrorBox, useTitle } from '../components/ui.tsx';
@@ -46,7 +46,9 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const fieldKeys = fields?.map((f) => f.key) ?? [];
   const [base, setBase] = useState(page);
   const [title, setTitle] = useState(page.title);
+  // What the Content editor holds, as it reports it; the editor is only written through `replaceContent`.
   const [content, setContent] = useState(page.content);
+  const [replaceReq, replaceContent] = useReplace();
   const [raw, setRaw] = useState<RawValues>(() => initialRaw(fields ?? [], page.metadata));
   const [rows, setRows] = useState<FreeRow[]>(() => toRows(page.metadata, fields ? [...fieldKeys, 'template'] : []));
   const [issues, setIssues] = useState<Issue[]>([]);
@@ -113,6 +115,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const restoreDraft = (d: Draft): void => {
     setTitle(d.title);
     setContent(d.content);
+    replaceContent(d.content);
     if (d.metadata) {
       if (fields) setRaw(initialRaw(fields, d.metadata));
       setRows(toRows(d.metadata, fields ? [...fieldKeys, 'template'] : []));
@@ -139,7 +142,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
         )}
         {conflict && (
           <ConflictPanel base={base} mine={{ title, content }} theirs={conflict} saving={saving}
-            onSave={(merged) => { setContent(merged.content); setTitle(merged.title); void save({ ...merged, baseVersion: conflict.version }).then(() => undefined); }}
+            onSave={(merged) => { setContent(merged.content); replaceContent(merged.content); setTitle(merged.title); void save({ ...merged, baseVersion: conflict.version }).then(() => undefined); }}
             onTakeTheirs={() => { clearDraft(draftId); navigate(href.page(space, path)); }} />
         )}
         {error !== null && !(error instanceof ApiError && error.issues.length > 0) && <ErrorBox error={error} />}
@@ -158,14 +161,14 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
         <div class="split">
           <div class="field">
             <span class="label" id="ed-content-label">Content</span>
-            <MarkdownEditor id="ed-content" label="Content" value={content} onChange={setContent} onSave={() => void save()} describedBy={contentIssue ? 'ed-content-error' : undefined} />
+            <MarkdownEditor id="ed-content" label="Content" initial={page.content} replace={replaceReq} onChange={setContent} onSave={() => void save()} describedBy={contentIssue ? 'ed-content-error' : undefined} />
             <FieldError id="ed-content" issue={contentIssue} />
           </div>
           <Preview html={preview.html} error={preview.error} />
         </div>
         <section class="panel" aria-labelledby="ed-meta-title">
           <h2 id="ed-meta-title">{fields ? `Record: ${page.template}` : 'Metadata'}</h2>
-          {fields && <RecordForm fields={fields} values={raw} issues={metaIssues} idPrefix="ed-f" onChange={(k, v) => setRaw({ ...raw, [k]: v })} />}
+          {fields && <RecordForm fields={fields} values={raw} issues={metaIssues} idPrefix="ed-f" onChange={(k, v) => setRaw((r) => ({ ...r, [k]: v }))} />}
           {(!fields || rows.length > 0) && <FreeMetadata rows={rows} onChange={setRows} issues={metaIssues} />}
         </section>
         <p class="muted small">Saving writes version {base.version + 1}. <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>S</kbd> saves.</p>

@@ -6,7 +6,7 @@ import { ApiError, get, pageApi, problemOf, put } from '../api/client.ts';
 import type { Page, Space, Template } from '../api/types.ts';
 import type { Issue } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
-import { MarkdownEditor } from '../components/markdown-editor.tsx';
+import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
 import { RecordForm } from '../components/record-form.tsx';
 import { Breadcrumbs, ErrorBox, Loading, NotFound, useTitle } from '../components/ui.tsx';
 import { fromRaw, initialRaw, type RawValues } from '../lib/metadata-form.ts';
@@ -47,6 +47,7 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
   const [path, setPath] = useState(props.path);
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
+  const [replaceReq, replaceContent] = useReplace();
   const [raw, setRaw] = useState<RawValues>({});
   const [issues, setIssues] = useState<Issue[]>([]);
   const [error, setError] = useState<unknown>(null);
@@ -59,7 +60,7 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
     const f = filled.current;
     const next = { title: t && !t.recordType ? t.title : '', content: t?.content ?? '', path: f.path };
     if (title === f.title) setTitle(next.title);
-    if (content === f.content) setContent(next.content);
+    if (content === f.content) { setContent(next.content); replaceContent(next.content); }
     if (t?.defaultPathPrefix && (path === '' || path === f.path)) {
       next.path = t.defaultPathPrefix.endsWith('/') ? t.defaultPathPrefix : `${t.defaultPathPrefix}/`;
       setPath(next.path);
@@ -148,12 +149,12 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
         {template?.fields && (
           <fieldset class="panel">
             <legend>{template.title} fields</legend>
-            <RecordForm fields={template.fields} values={raw} issues={issues} idPrefix="np-f" onChange={(k, v) => setRaw({ ...raw, [k]: v })} />
+            <RecordForm fields={template.fields} values={raw} issues={issues} idPrefix="np-f" onChange={(k, v) => setRaw((r) => ({ ...r, [k]: v }))} />
           </fieldset>
         )}
         <div class="field">
           <span class="label" id="np-content-label">Content</span>
-          <MarkdownEditor id="np-content" label="Content" value={content} onChange={setContent} placeholder="Write in Markdown…" />
+          <MarkdownEditor id="np-content" label="Content" initial="" replace={replaceReq} onChange={setContent} placeholder="Write in Markdown…" />
         </div>
         {other.length > 0 && (
           <ul class="error-list" aria-label="Other problems">{other.map((i) => <li key={i.key}><span class="mono">{i.key}</span>: {i.message}</li>)}</ul>

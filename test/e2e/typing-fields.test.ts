@@ -1,0 +1,95 @@
+// Every text field the app keeps in state keeps every key typed fast: the editor's Title, a record
+// field and a free metadata value, New Page's Path and Title, and the Search box. Keys come from the
+// seeded typist (text, Backspace, arrows, Home, End) with no delay between them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { play, script } from './support/typist.ts';
+
+const POLL = { timeout: 20_000, interval: 100 };
+const KEYS = 250;
+let app: AppServer;
+let browser: Browser;
+let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+
+beforeAll(async () => {
+  app = await startAppServer();
+  browser = await openBrowser();
+  const user = await app.createUser('fay');
+  await app.createSpace('docs', 'Docs');
+  await app.putPage('docs', 'templates/note', {
+    title: 'Note', content: '',
+    frontmatter: { metadataSchema: { fields: [
+      { key: 'owner', type: 'string', label: 'Owner' },
+      { key: 'summary', type: 'text', label: 'Summary' },
+    ] } },
+  });
+  const ctx = await browser.newContext({ baseURL: app.url });
+  const page = await ctx.newPage();
+  await page.goto('/app/');
+  await signIn(page, user.name, user.password);
+  session = await ctx.storageState();
+  await ctx.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function open(): Promise<Page> {
+  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
+  const page = await ctx.newPage();
+  guard(page, app.url);
+  return page;
+}
+
+/** Types a seeded stream of about `keys` keys at the end of `field`; returns the text it must hold. */
+async function typeInto(page: Page, field: Locator, seed: number, keys = KEYS): Promise<string> {
+  const start = await field.inputValue();
+  await field.click();
+  await page.keyboard.press('End');
+  const { actions, expected } = script(seed, keys, start, { oneLine: true });
+  await play(page, actions, { delay: 0 });
+  await expect.poll(() => field.inputValue(), POLL).toBe(expected);
+  return expected;
+}
+
+describe('text fields typed fast', { timeout: 180_000 }, () => {
+  it('keep every key in the editor: Title, a record field, a metadata value', async () => {
+    await app.putPage('docs', 'notes/one', { title: 'One', content: 'Body.', template: 'note', metadata: { owner: 'x', extra: 'y' } });
+    const page = await open();
+    await page.goto('/app/p/docs/notes/one?edit');
+    await page.locator('.cm-content').waitFor();
+    const title = await typeInto(page, page.getByLabel('Title', { exact: true }), 11);
+    const owner = await typeInto(page, page.getByLabel('Owner', { exact: true }), 12);
+    const summary = await typeInto(page, page.getByLabel('Summary', { exact: true }), 13);
+    const extra = await typeInto(page, page.getByLabel('Value of extra', { exact: true }), 14);
+    await page.keyboard.press('Control+s');
+    await page.getByRole('link', { name: 'Edit' }).waitFor({ timeout: 20_000 });
+    const saved = (await app.admin.get('/pages/docs/notes/one')).body;
+    expect(saved.title).toBe(title);
+    expect(saved.metadata).toMatchObject({ owner, summary, extra });
+  });
+
+  it('keep every key in New Page\'s Path and Title, and in the Search box', async () => {
+    const page = await open();
+    await page.goto('/app/new?space=docs');
+    const path = page.getByLabel('Path', { exact: true });
+    await path.click();
+    // A path's own alphabet, typed and corrected fast.
+    const want = 'fast/typed-page-0123456789-abcdefghij-klmnopqrst';
+    await page.keyboard.type(`${want}xyz`);
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+    await expect.poll(() => path.inputValue(), POLL).toBe(want);
+    const title = await typeInto(page, page.getByLabel('Title', { exact: true }), 21);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('link', { name: 'Edit' }).waitFor({ timeout: 20_000 });
+    expect((await app.admin.get(`/pages/docs/${want}`)).body.title).toBe(title);
+
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    const q = await typeInto(page, search, 22, 150);
+    await page.keyboard.press('Enter');
+    await page.waitForURL((u) => u.pathname === '/app/search');
+    expect(new URL(page.url()).searchParams.get('q')).toBe(q.trim());
+  });
+});
