@@ -93,10 +93,10 @@ export function registerBackupCommands(program: Command): void {
         if (e instanceof RestoreError) throw new ExitError(e.message, 2);
         throw e;
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => void follower.stop().then(resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      const stop = () => void follower.stop();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const refused = await follower.done;
+      if (refused) throw new ExitError(refused.message, 2);
     });
 }

@@ -28,7 +28,11 @@ export type FollowOptions = {
   onError?: (e: Error) => void;
 };
 
-export type Follower = { stop(): Promise<void>; round(): Promise<FollowRound> };
+/** Resolves once stopped, or with the reason the follower gave up (the refusal below). */
+export type Follower = { stop(): Promise<void>; round(): Promise<FollowRound>; done: Promise<Error | null> };
+
+/** kspace.db holds a newer commit than the replica: not a copy of it (a primary's directory?). */
+export class FollowRefused extends RestoreError {}
 
 const txidOf = (db: Db): { n: number; atMs: number } =>
   (db.prepare('SELECT n, at_ms AS atMs FROM txid WHERE id = 1').get() as { n: number; atMs: number } | undefined) ?? { n: 0, atMs: 0 };
@@ -51,6 +55,10 @@ export async function followRound(dataDir: string, url: string, bin: string): Pr
       const got = txidOf(src);
       const have = fs.existsSync(target) ? currentTxid(target) : -1;
       if (got.n === have) return { txid: got.n, atMs: got.atMs, copied: false, restoreMs, copyMs: 0 };
+      if (have > got.n) {
+        throw new FollowRefused(`${target} holds commit ${have}, newer than the replica's ${got.n}: it is not a copy of this replica `
+          + '(a primary\'s data directory?); nothing copied. Point --data at the replica\'s directory, or remove its kspace.db to start the copy over');
+      }
       const t1 = performance.now();
       if (have < 0) ensurePrivateFile(target);
       await src.backup(target, { progress: () => 0x7fffffff }); // one step: one write transaction
@@ -91,6 +99,8 @@ export function startFollower(dataDir: string, opts: FollowOptions): Follower {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<FollowRound> | null = null;
+  let finish: (e: Error | null) => void = () => {};
+  const done = new Promise<Error | null>((resolve) => (finish = resolve));
   const round = (): Promise<FollowRound> => {
     const next = (running ?? Promise.resolve()).catch(() => {}).then(() => followRound(dataDir, url, bin));
     running = next;
@@ -98,18 +108,25 @@ export function startFollower(dataDir: string, opts: FollowOptions): Follower {
   };
   const loop = () => {
     if (stopped) return;
-    round().then((r) => opts.onRound?.(r), (e: unknown) => opts.onError?.(e instanceof Error ? e : new Error(String(e))))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(loop, opts.everyMs);
-      });
+    round().then((r) => opts.onRound?.(r), (e: unknown) => {
+      const err = e instanceof Error ? e : new Error(String(e));
+      if (err instanceof FollowRefused) {
+        stopped = true;
+        finish(err);
+      } else opts.onError?.(err);
+    }).finally(() => {
+      if (!stopped) timer = setTimeout(loop, opts.everyMs);
+    });
   };
   loop();
   return {
     round,
+    done,
     async stop() {
       stopped = true;
       clearTimeout(timer);
       await running?.catch(() => {});
+      finish(null);
     },
   };
 }

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stopProcess } from '../../scripts/lib/child-server.ts';
 import { LITESTREAM_BIN, startLitestream, waitShipped } from '../../scripts/lib/litestream.ts';
 import { startChildServer } from '../support/child-server.ts';
-import { KSPACE_BIN } from '../support/cli.ts';
+import { KSPACE_BIN, runCli } from '../support/cli.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 import { waitFor } from '../support/wait.ts';
 import { ADMIN_KEY, client } from '../support/server.ts';
@@ -110,5 +110,29 @@ describe('kspace replica-follow', () => {
     expect(after.lagMs).toBeGreaterThanOrEqual(1500);
     expect(after.checks.replication.sinceChangeMs).toBeGreaterThanOrEqual(1500);
     expect(fs.readdirSync(rDir).filter((f) => f.startsWith('.kspace.db.follow'))).toEqual([]);
+  });
+
+  it('refuses to copy over a kspace.db with newer commits than the replica (a primary\'s directory), and leaves it alone', async () => {
+    const pDir = tmp();
+    const rep = path.join(tmp(), 'replica');
+    const primary = await startChildServer(pDir, env);
+    procs.push(primary.proc);
+    const ls = await startLitestream(path.join(pDir, 'kspace.db'), rep, 1);
+    procs.push(ls.proc);
+    expect((await client(primary.url, ADMIN_KEY).post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
+    await waitShipped(rep, Date.now());
+    // Another primary's directory, further along.
+    const other = tmp();
+    const busy = await startChildServer(other, env);
+    const c = client(busy.url, ADMIN_KEY);
+    expect((await c.post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
+    for (let i = 0; i < 10; i++) expect((await c.put(`/pages/eng/p-${i}`, { title: 'P', content: 'x' })).status).toBe(201);
+    await stopProcess(busy.proc, 'SIGTERM');
+    const before = fs.readFileSync(path.join(other, 'kspace.db'));
+    expect(txidIn(path.join(other, 'kspace.db'))).toBeGreaterThan(txidIn(path.join(pDir, 'kspace.db')));
+    const r = await runCli(['replica-follow', '--from', `file://${rep}`, '--data', other, '--litestream', LITESTREAM_BIN]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('it is not a copy of this replica');
+    expect(fs.readFileSync(path.join(other, 'kspace.db')).equals(before)).toBe(true);
   });
 });
