@@ -25,5 +25,17 @@ describe('fuzzing every documented operation', () => {
     expect(srv.svc.db.pragma('integrity_check', { simple: true })).toBe('ok');
     console.info(`fuzz: ${requests} requests over ${world.operations.length} operations in ${Date.now() - started} ms`);
     if (process.env.FUZZ_TIMES) console.info(Object.entries(msByOperation).sort((a, b) => b[1] - a[1]).slice(0, 12));
+    // Generated from the declared schemas, the requests reach both success and refusal: /search
+    // answers 200 to a generated q and 400 when the required q is left out or broken.
+    expect(Object.keys(world.statuses['GET /search'] ?? {})).toEqual(expect.arrayContaining(['200', '400']));
+    expect(Object.keys(world.statuses['GET /search/metadata'] ?? {})).toEqual(expect.arrayContaining(['200', '400']));
   }, 300_000);
+
+  it('fails an answer whose status the operation does not declare', async () => {
+    const session = world.operations.find((o) => o.method === 'GET' && o.path === '/session')!;
+    const { 401: _, ...responses } = session.op.responses;
+    const undeclared = { ...session, op: { ...session.op, responses } };
+    const { failures } = await fuzzOperations({ ...world, operations: [undeclared] }, { runs: 20, seed: 1 });
+    expect(failures.map((f) => f.why)).toEqual(['status 401 is not declared for GET /session']);
+  });
 });

@@ -17,6 +17,7 @@ const tempDir = tempDirs('openapi-lint');
 type Lint = { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }> };
 
 async function lint(doc: unknown): Promise<Lint> {
+  expect(fs.existsSync(REDOCLY), '@redocly/cli is missing: run npm ci (it is a devDependency)').toBe(true);
   const dir = tempDir(); // the working directory too: no redocly.yaml from anywhere else
   const file = path.join(dir, 'openapi.json');
   fs.writeFileSync(file, JSON.stringify(doc));

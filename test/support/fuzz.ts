@@ -1,15 +1,23 @@
-// Fuzzes every operation of /openapi.json against a running test server: generated valid and
-// invalid path params, queries and bodies, sent as an org admin, a member, an outsider (no access
-// to the space `secret`) and nobody. Every answer must be < 500; every 4xx problem+json with a
-// code of the catalogue and its own status. 2xx bodies are checked by the server itself
+// Fuzzes every operation of /openapi.json against a running test server: path params, queries,
+// headers and bodies generated from the declared schemas (values they accept and values breaking
+// one declared constraint: test/support/fuzz-schema.ts), from known fixtures and from nasty text,
+// sent as an org admin, a member, an outsider (no access to the space `secret`) and nobody. Every
+// answer must be < 500 and a status the operation declares; every 4xx problem+json with a code of
+// the catalogue and its own status. 2xx bodies are checked by the server itself
 // (SERVICE_VALIDATE_RESPONSES=1: a violation is a 500). Used by test/api/fuzz.test.ts and
 // `npm run fuzz`.
 import http from 'node:http';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../../src/domain/errors.ts';
+import { asParam, invalid, valid, type JsonSchema } from './fuzz-schema.ts';
 import { newAgent, type TestServer } from './server.ts';
 
-type Operation = { method: string; path: string; op: { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }>; requestBody?: { content: Record<string, { example?: unknown }> } } };
+type Param = { name: string; in: string; required?: boolean; schema: JsonSchema & { contentMediaType?: string; contentSchema?: JsonSchema } };
+type Operation = {
+  method: string;
+  path: string;
+  op: { parameters?: Param[]; requestBody?: { content: Record<string, { example?: unknown; schema?: JsonSchema }> }; responses: Record<string, unknown> };
+};
 export type FuzzWorld = {
   srv: TestServer;
   callers: Record<string, string | undefined>;
@@ -62,14 +70,36 @@ export async function buildWorld(srv: TestServer): Promise<FuzzWorld> {
 const nasty = fc.constantFrom('', ' ', '.', '..', '%', '%ZZ', '~', '__proto__', 'constructor', '\u200b', 'a\u0000b', 'é', 'x'.repeat(600), '../../etc', 'revisions', '-1', '1e3', 'null', '[]');
 const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), nasty);
 
-function paramValue(name: string, known: Record<string, string[]>): fc.Arbitrary<string> {
-  const valid = known[name] ?? ['x'];
-  const encoded = (s: string) => (name === 'path' ? s.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(s));
-  return fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom(...valid).map(encoded) },
-    { weight: 2, arbitrary: text.map(encoded) },
-    { weight: 1, arbitrary: fc.constantFrom('%ZZ', '%E0%A4', '%2F', '%00', 'a%2F..%2Fb', '..', '.') },
+/** Some of the generators, each with its weight, as one arbitrary. */
+function weighted<T>(...parts: Array<[number, fc.Arbitrary<T>[]]>): fc.Arbitrary<T> {
+  return fc.oneof(...parts.flatMap(([weight, arbs]) => (arbs.length ? [{ weight, arbitrary: fc.oneof(...arbs) }] : [])));
+}
+
+function paramValue(p: Param, known: Record<string, string[]>): fc.Arbitrary<string> {
+  const encoded = (s: string) => (p.name === 'path' ? s.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(s));
+  return weighted<string>(
+    [4, [fc.constantFrom(...(known[p.name] ?? ['x'])).map(encoded)]],
+    [2, [valid(p.schema).map((x) => encoded(asParam(x)))]],
+    [1, invalid(p.schema).map((a) => a.map((x) => encoded(asParam(x))))],
+    [1, [text.map(encoded)]],
+    [1, [fc.constantFrom('%ZZ', '%E0%A4', '%2F', '%00', 'a%2F..%2Fb', '..', '.')]],
   );
+}
+
+/** A query parameter: from its schema (a JSON one, like `filters`, from its contentSchema), broken, or anything. */
+function queryArb(p: Param): fc.Arbitrary<string> {
+  const json = p.schema.contentMediaType === 'application/json' && p.schema.contentSchema;
+  return weighted<string>(
+    [3, [json ? valid(json).map((x) => JSON.stringify(x)) : valid(p.schema).map(asParam)]],
+    [1, (json ? invalid(json).map((a) => a.map((x) => JSON.stringify(x))) : invalid(p.schema).map((a) => a.map(asParam)))],
+    [2, [queryValue]],
+  );
+}
+
+/** A declared request header (MCP's Accept): mostly its example, sometimes one it does not accept. */
+function headerArb(p: Param): fc.Arbitrary<string> {
+  const good = p.schema.example === undefined ? valid(p.schema).map(asParam) : fc.constant(String(p.schema.example));
+  return weighted<string>([6, [good]], [1, [fc.constantFrom('application/json', 'text/event-stream', '*/*', '')]]);
 }
 
 const queryValue = fc.oneof(
@@ -100,7 +130,9 @@ type Req = { caller: string; url: string; body?: string; contentType?: string; h
 function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
   const params = (o.op.parameters ?? []).filter((p) => p.in === 'path');
   const queries = (o.op.parameters ?? []).filter((p) => p.in === 'query');
+  const declaredHeaders = (o.op.parameters ?? []).filter((p) => p.in === 'header');
   const example = o.op.requestBody?.content['application/json']?.example;
+  const schema = o.op.requestBody?.content['application/json']?.schema;
   const raw = o.op.requestBody && !o.op.requestBody.content['application/json'];
   const body: fc.Arbitrary<{ body?: string; contentType?: string }> = raw
     ? fc.record({ body: fc.string({ maxLength: 200 }), contentType: fc.constantFrom('application/octet-stream', 'image/png', 'text/html', 'x', '') })
@@ -108,6 +140,8 @@ function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
     ? fc.oneof(
       { weight: 3, arbitrary: fc.constant(example).map((b) => ({ body: JSON.stringify(b) })) },
       { weight: 4, arbitrary: mutated(example).map((b) => ({ body: JSON.stringify(b) })) },
+      { weight: 3, arbitrary: (schema ? valid(schema) : fc.constant(example)).map((b) => ({ body: JSON.stringify(b) })) },
+      { weight: 2, arbitrary: weighted<unknown>([1, schema ? invalid(schema) : []], [1, [mutated(example)]]).map((b) => ({ body: JSON.stringify(b) })) },
       { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((b) => ({ body: JSON.stringify(b) })) },
       { weight: 1, arbitrary: fc.constantFrom('', '{', 'null', '[]', '{"a":' + '['.repeat(100) + ']'.repeat(100) + '}').map((b) => ({ body: b })) },
       { weight: 1, arbitrary: fc.constant({ body: 'title=x', contentType: 'application/x-www-form-urlencoded' }) },
@@ -115,8 +149,10 @@ function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
     : fc.constant({});
   return fc.record({
     caller: fc.constantFrom('admin', 'member', 'outsider', 'outsider', 'nobody'),
-    params: fc.tuple(...params.map((p) => paramValue(p.name, world.known))),
-    query: fc.tuple(...queries.map(() => fc.option(queryValue, { nil: undefined, freq: 2 }))),
+    params: fc.tuple(...params.map((p) => paramValue(p, world.known))),
+    // A required parameter is left out now and then (the server must refuse that with a 400).
+    query: fc.tuple(...queries.map((q) => fc.option(queryArb(q), { nil: undefined, freq: q.required ? 8 : 2 }))),
+    declared: fc.tuple(...declaredHeaders.map(headerArb)),
     extra: fc.option(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })), { nil: undefined, freq: 5 }),
     body,
     headers: fc.record({
@@ -124,7 +160,8 @@ function requestArb(o: Operation, world: FuzzWorld): fc.Arbitrary<Req> {
       accept: fc.constantFrom('application/json', 'text/markdown', '*/*'),
       host: fc.constantFrom('x:99999', 'a b', '[::1', '%', 'localhost:1'),
     }, { requiredKeys: [] }),
-  }).map(({ caller, params: values, query, extra, body: b, headers }) => {
+  }).map(({ caller, params: values, query, declared, extra, body: b, headers }) => {
+    declaredHeaders.forEach((h, i) => { headers = { ...headers, [h.name.toLowerCase()]: declared[i] }; });
     let url = o.path;
     params.forEach((p, i) => { url = url.replace(`{${p.name}}`, values[i]); });
     const qs = new URLSearchParams();
@@ -162,14 +199,22 @@ async function check(world: FuzzWorld, o: Operation, r: Req): Promise<FuzzFailur
   const key = world.callers[r.caller];
   if (key) headers.authorization = `Bearer ${key}`;
   if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/json';
-  if (o.path === '/mcp') headers.accept = 'application/json, text/event-stream';
-  const res = await send(world.srv.url, o.method, r.url, headers, r.body);
+  let res: Awaited<ReturnType<typeof send>>;
+  try {
+    res = await send(world.srv.url, o.method, r.url, headers, r.body);
+  } catch (err) {
+    return { request: `${r.caller} ${o.method} ${r.url} ${JSON.stringify(headers)}`, status: 0, body: String(err), why: 'no answer (the connection closed)' };
+  }
   const text = res.text;
   const tally = (world.statuses[`${o.method} ${o.path}`] ??= {});
   tally[res.status] = (tally[res.status] ?? 0) + 1;
   const request = `${r.caller} ${o.method} ${r.url}${r.body !== undefined ? ` ${r.body.slice(0, 300)}` : ''}`;
   const fail = (why: string) => ({ request, status: res.status, body: text.slice(0, 500), why });
   if (res.status >= 500) return fail('5xx');
+  // A `.` or `..` segment (also as %2E) is removed from the URL before routing (WHATWG URL), so the
+  // request addresses another path (`/spaces/..` is `/`): its status is not this operation's.
+  const dotted = /\/(?:\.|%2e){1,2}(?=\/|\?|$)/i.test(r.url);
+  if (!dotted && !Object.hasOwn(o.op.responses, String(res.status))) return fail(`status ${res.status} is not declared for ${o.method} ${o.path}`);
   if (res.status >= 400 && !(o.path === '/mcp' && (res.headers.get('content-type') ?? '').startsWith('application/json'))) {
     if (res.headers.get('content-type') !== 'application/problem+json') return fail('a 4xx that is not problem+json');
     let p: { code?: string; status?: number };
