@@ -59,13 +59,14 @@ export function canRestoreTrashed(caller: Caller, space: SpaceAccessRow, acl: Ac
 /**
  * May the caller take a shared page into their personal space? That hides it from every other
  * reader, org admins included, so it needs the right to delete it for all of them: org admins,
- * or the page's only writer (its own ACL names the caller as its one writer). Checked on top
- * of canWritePage.
+ * or the page's only writer: its own ACL names the caller as its one writer and every revision
+ * is theirs (`othersWrote` false), so that setting such an ACL on a page others wrote is not
+ * enough. Checked on top of canWritePage.
  */
-export function canTakePersonal(caller: Caller, page: PageAccessRow, acl: AclEntry[]): boolean {
+export function canTakePersonal(caller: Caller, page: PageAccessRow, acl: AclEntry[], othersWrote: () => boolean): boolean {
   if (caller.orgAdmin) return true;
   const writers = acl.filter((e) => e.perm === 'write');
-  return page.has_acl === 1 && writers.length === 1 && writers[0].principal_id === caller.id;
+  return page.has_acl === 1 && writers.length === 1 && writers[0].principal_id === caller.id && !othersWrote();
 }
 
 /**

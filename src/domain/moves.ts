@@ -51,7 +51,7 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     const takePersonal = space.owner_id === null && target.owner_id !== null;
     for (const { p, acl } of rows) {
       if (!canWritePage(caller, space, p, acl)) throw new AppError('forbidden', `you may read '${slug}/${p.path}' but not change it`);
-      if (takePersonal && !canTakePersonal(caller, p, acl)) {
+      if (takePersonal && !canTakePersonal(caller, p, acl, () => moves.wroteBesides(db, p.id, caller.id))) {
         throw new AppError('forbidden', `moving '${slug}/${p.path}' into a personal space hides it from its other readers: org admins, or the page's only writer, may do that`);
       }
     }

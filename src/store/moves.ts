@@ -17,6 +17,11 @@ export function sealMovedHistory(db: Db, pageId: number): void {
     FROM pages p JOIN spaces s ON s.id = p.space_id WHERE p.id = ?`).run(pageId);
 }
 
+/** Whether anyone but `principalId` wrote a revision of the page. */
+export function wroteBesides(db: Db, pageId: number, principalId: string): boolean {
+  return stmt(db, 'SELECT 1 FROM revisions WHERE page_id = ? AND author_id <> ? LIMIT 1').get(pageId, principalId) !== undefined;
+}
+
 /** Gives a page row a new address. */
 export function setPageAddress(db: Db, pageId: number, spaceId: number, path: string): void {
   stmt(db, 'UPDATE pages SET space_id = ?, path = ? WHERE id = ?').run(spaceId, path, pageId);

@@ -52,23 +52,42 @@ const raw = (c: Client, p: string) => fetch(srv.url + p, { headers: { authorizat
 
 describe('a move never widens who reads a revision', () => {
   it('keeps a revision written under a stricter ACL from the writer who takes the page into their space', async () => {
-    await put(srv.admin, 'eng/pay', { title: 'Pay', content: 'draft' });
+    // bob wrote the page alone; an ACL that left him out governed v1 and was dropped again, so
+    // v1 stays with carol (docs/security.md, Old revisions).
+    await put(bob, 'eng/pay', { title: 'Pay', content: 'carol: 100k' });
     await acl('eng/pay', [carol.id], []);
-    await put(srv.admin, 'eng/pay', { content: 'carol only: 100k' }); // v2, written under {carol}
-    await acl('eng/pay', [carol.id], [bob.id]);
-    await put(bob, 'eng/pay', { content: 'bob edits' }); // v3
-    expect(await revision(bob, 'eng/pay', 2)).toBe(404);
-    // bob is the page's only writer, so he may take it into his own space.
+    expect((await srv.admin.del('/pages/eng/pay/acl')).status).toBe(200);
+    await put(bob, 'eng/pay', { content: 'cleared' }); // v2
+    expect(await revision(bob, 'eng/pay', 1)).toBe(404);
+    // As the page's only writer and its only author, bob may take it into his own space.
+    expect((await bob.put('/pages/eng/pay/acl', { read: [], write: [bob.id] })).status).toBe(200);
     const r = await move(bob, 'eng', { from: 'pay', to: 'pay', toSpace: '~bob' });
     expect(r.status, r.text).toBe(200);
-    expect((await bob.get('/pages/~bob/pay')).body.content).toBe('bob edits');
-    expect(await revision(bob, '~bob/pay', 2)).toBe(404); // the owner of a personal space no longer reads all of it
-    expect(await revision(bob, '~bob/pay', 3)).toBe(200);
-    expect(await revision(bob, '~bob/pay', 1)).toBe(200); // governed by the ACL that listed him
-    expect(await versions(bob, '~bob/pay')).toEqual([3, 1]);
-    // Dropping the ACL there opens nothing either.
+    expect((await bob.get('/pages/~bob/pay')).body.content).toBe('cleared');
+    expect(await revision(bob, '~bob/pay', 1)).toBe(404); // the owner of a personal space no longer reads all of it
+    expect(await revision(bob, '~bob/pay', 2)).toBe(200);
+    expect(await versions(bob, '~bob/pay')).toEqual([2]);
+    // Dropping the ACL there, or moving the page on, opens nothing either.
     expect((await bob.del('/pages/~bob/pay/acl')).status).toBe(200);
-    expect(await versions(bob, '~bob/pay')).toEqual([3, 1]);
+    expect(await versions(bob, '~bob/pay')).toEqual([2]);
+    expect((await move(bob, '~bob', { from: 'pay', to: 'pay2', toSpace: 'eng' })).status).toBe(200);
+    expect(await versions(bob, 'eng/pay2')).toEqual([2]);
+    expect(await versions(carol, 'eng/pay2')).toEqual([]); // v1 was hers in eng, but ~bob was bob's alone
+    expect(await versions(srv.admin, 'eng/pay2')).toEqual([]);
+  });
+
+  it('keeps revisions written under an ACL that left a writer out from that writer, who may not take the page either', async () => {
+    await put(srv.admin, 'eng/bonus', { title: 'Bonus', content: 'draft' });
+    await acl('eng/bonus', [carol.id], []);
+    await put(srv.admin, 'eng/bonus', { content: 'carol only: 100k' }); // v2, written under {carol}
+    await acl('eng/bonus', [carol.id], [bob.id]);
+    await put(bob, 'eng/bonus', { content: 'bob edits' }); // v3
+    expect(await revision(bob, 'eng/bonus', 2)).toBe(404);
+    // bob is its only writer, but others wrote it: not his to take away.
+    expect((await move(bob, 'eng', { from: 'bonus', to: 'bonus', toSpace: '~bob' })).status).toBe(403);
+    expect((await move(bob, 'eng', { from: 'bonus', to: 'bonus', toSpace: 'docs' })).status).toBe(200);
+    expect(await revision(bob, 'docs/bonus', 2)).toBe(404);
+    expect(await versions(bob, 'docs/bonus')).toEqual([3, 1]);
   });
 
   it('keeps the history of an admins-only page from the members of the space it is moved to', async () => {
@@ -110,8 +129,12 @@ describe('a move into a personal space', () => {
     expect((await move(carol, 'eng', { from: 'team', to: 'team', toSpace: '~carol', prefix: true })).status).toBe(403);
     expect((await bob.get('/pages/eng/team/a')).status).toBe(200);
     expect((await carol.get('/spaces/~carol/pages')).body.pages).toEqual([]);
-    // One of two writers may not either.
+    // One of two writers may not either, nor one who makes themselves the only writer of a page
+    // others wrote.
     await acl('eng/team/b', [], [bob.id, carol.id]);
+    expect((await move(bob, 'eng', { from: 'team/b', to: 'b', toSpace: '~bob' })).status).toBe(403);
+    await put(carol, 'eng/team/b', { content: 'carol too' });
+    expect((await bob.put('/pages/eng/team/b/acl', { read: [], write: [bob.id] })).status).toBe(200);
     expect((await move(bob, 'eng', { from: 'team/b', to: 'b', toSpace: '~bob' })).status).toBe(403);
     // Moves between shared spaces stay with the page's writers.
     expect((await move(carol, 'eng', { from: 'team/a', to: 'team/a', toSpace: 'docs' })).status).toBe(200);

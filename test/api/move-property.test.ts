@@ -100,7 +100,9 @@ async function check(sc: Scenario): Promise<void> {
       }
       const sharedToPersonal = at[i] < 2 && mv.to >= 2;
       if (sharedToPersonal) {
-        const onlyWriter = mv.by > 0 && writers[i] !== null && writers[i]!.length === 1 && writers[i]![0] === agents[mv.by - 1].id;
+        // The only writer must also be the only author: an admin wrote every page that starts shared.
+        const onlyWriter = mv.by > 0 && writers[i] !== null && writers[i]!.length === 1 && writers[i]![0] === agents[mv.by - 1].id
+          && p.space >= 2 && p.space === mv.by + 1;
         expect(mv.by === 0 || onlyWriter, `${slugs[at[i]]} -> ${slugs[mv.to]} by ${mv.by}`).toBe(true);
       }
       expect(outboxRows()).toBe(rows + 1);
