@@ -1,6 +1,7 @@
-// A test-only stand-in for Litestream's follower (`litestream replicate` on the primary plus
-// `litestream restore -f` on the replica), which cannot be installed on these machines. It keeps
-// a replica's kspace.db a copy of the primary's, as of one committed transaction at a time:
+// A test-only stand-in for Litestream and a follower (`litestream replicate` on the primary plus
+// `kspace replica-follow` on the replica), quicker and steadier than the real pair
+// (scripts/lib/litestream.ts, test/api/litestream*.test.ts drive that). It keeps a replica's
+// kspace.db a copy of the primary's, as of one committed transaction at a time:
 //
 // - Like Litestream it holds a read transaction on the primary between rounds (so the WAL
 //   cannot be restarted under it: that is what makes kspace's hold-and-restart stall, and why
@@ -16,10 +17,11 @@
 // - It copies every page each round (the backup API has no notion of "changed since"), so a
 //   round costs about the database's size: fine for tests and the bench's few-MB databases, not
 //   a model of Litestream's cost (Litestream ships only the WAL frames written since its last
-//   look). Lag figures from it are an upper bound for the same write load.
+//   look). Its lag is far below kspace replica-follow's, which restores the whole database from
+//   the replica each round (docs/scale-out.md, Figures with the real Litestream).
 //
-// Litestream's own `restore -f` applies LTX files to the follower's file; whether it does so
-// through SQLite's locks the same way is documented upstream, not tested here (docs/scale-out.md).
+// Litestream 0.5's `restore -f` writes pages straight into the follower's file, not through
+// SQLite's locks; it is not tested here (docs/scale-out.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';

@@ -14,7 +14,8 @@ import { ADMIN_KEY, client } from '../support/server.ts';
 // a crash and a restore, a point-in-time restore over a crashed primary's leftovers, one
 // generation across a clean restart, and the default checkpoint mode's stop under it.
 
-vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
+// 180 s: each test starts three to five processes; at a load average of 24 on 2 cores one took 71 s.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 const tmp = tempDirs('litestream');
 const procs: Array<ChildServer | Litestream> = [];
 afterEach(async () => {
