@@ -1,6 +1,7 @@
 // The web app (issue 19): bytes the page view and the editor send, the page view's largest
 // contentful paint in the headless Chromium of @sparticuz/chromium (loopback, cold cache, a
-// 20 KB page), and what the embedded app adds to dist/kspace. `npm run bench -- --only web`.
+// 20 KB page), the editor's keystroke-to-paint latency in that page, and what the embedded app
+// adds to dist/kspace. `npm run bench -- --only web`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,6 +13,7 @@ import { chromium as pw } from 'playwright-core';
 import type { WebManifest } from '../../src/http/web-manifest.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 import { BENCH_ADMIN_KEY, startChild } from '../lib/child-server.ts';
+import { inputLatency } from './web-input.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WEB = path.join(ROOT, 'dist/web');
@@ -104,6 +106,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const editor = m.lazyChunks.find((c) => c.editor);
   const lcp = await largestContentfulPaint(opts.quick ? 3 : 7);
   const embedded = embeddedBytes(m);
+  const input = await inputLatency(twentyKbPage(), opts.quick ? 100 : 300);
   return [
     { name: 'page view JS, gzipped', value: m.pageJs.gzipBytes / KB, unit: 'KB', target: '≤ 60 KB', pass: m.pageJs.gzipBytes <= 60 * KB },
     { name: 'page view CSS, gzipped', value: m.css.gzipBytes / KB, unit: 'KB' },
@@ -113,6 +116,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     },
     { name: `page view LCP, 20 KB page, cold cache (median of ${lcp.app.all.length}: ${lcp.app.all.map((x) => Math.round(x)).join(', ')})`, value: lcp.app.median, unit: 'ms', target: '≤ 300 ms', pass: lcp.app.median <= 300 },
     { name: `floor: the same HTML as a static page (median of ${lcp.floor.all.length}: ${lcp.floor.all.map((x) => Math.round(x)).join(', ')})`, value: lcp.floor.median, unit: 'ms' },
+    {
+      name: `editor keystroke to painted text, 20 KB page (p99 of ${input.keys} keys; p50 ${input.p50.toFixed(1)}, max ${input.max.toFixed(1)})`,
+      value: input.p99, unit: 'ms', target: '≤ 16 ms', pass: input.p99 <= 16,
+    },
     { name: 'executable growth (embedded dist/web)', value: embedded / KB / KB, unit: 'MB', target: '≤ 5 MB', pass: embedded <= 5 * KB * KB },
   ];
 }
