@@ -1,6 +1,7 @@
 // Every text field the app keeps in state keeps every key typed fast: the editor's Title, a record
-// field and a free metadata value, New Page's Path and Title, and the Search box. Keys come from the
-// seeded typist (text, Backspace, arrows, Home, End) with no delay between them.
+// field and a free metadata value, New Page's Path and Title, the Search box and a metadata
+// filter's value. Keys come from the seeded typist (text, Backspace, arrows, Ctrl-Home/End) with
+// no delay between them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
@@ -71,7 +72,7 @@ describe('text fields typed fast', { timeout: 180_000 }, () => {
     expect(saved.metadata).toMatchObject({ owner, summary, extra });
   });
 
-  it('keep every key in New Page\'s Path and Title, and in the Search box', async () => {
+  it('keep every key in New Page\'s Path and Title, the Search box and a filter value', async () => {
     const page = await open();
     await page.goto('/app/new?space=docs');
     const path = page.getByLabel('Path', { exact: true });
@@ -91,5 +92,8 @@ describe('text fields typed fast', { timeout: 180_000 }, () => {
     await page.keyboard.press('Enter');
     await page.waitForURL((u) => u.pathname === '/app/search');
     expect(new URL(page.url()).searchParams.get('q')).toBe(q.trim());
+    // The metadata query builder's rows.
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await typeInto(page, page.getByLabel('Filter 1 value', { exact: true }), 23, 150);
   });
 });
