@@ -304,7 +304,8 @@ CREATE TABLE fts_queue (
   page_id INTEGER NOT NULL
 );
 
--- Small named values of derived data; 'fts_generation' ties kspace-fts.db to this database;
+-- Small named values of derived data, and 'cursor_key', the secret that seals list cursors
+-- (src/store/cursor-key.ts); 'fts_generation' ties kspace-fts.db to this database;
 -- 'wikilinks_indexed' says every page's wikilinks are in the link index (a database upgraded from
 -- before version 8 gets it once src/domain/links/wikilink-backfill.ts has read its pages).
 CREATE TABLE derived_state (

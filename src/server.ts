@@ -9,6 +9,7 @@ import { createFront } from './front/front.ts';
 import { attachMetrics } from './ops/metrics.ts';
 import type { Config } from './config/config.ts';
 import { bootstrap } from './domain/principals.ts';
+import { ensureCursorKey } from './store/cursor-key.ts';
 import { addMissingPersonalSpaces } from './domain/spaces.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
@@ -79,6 +80,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   // Principals of an older kspace got their personal space on first use: they get it now, before
   // any request, so that no read has to write it (a new principal gets it with itself).
   if (!replica) addMissingPersonalSpaces(svc);
+  if (!replica) ensureCursorKey(db); // the secret that seals list cursors, for replicas to copy
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
   if (boot) {
     // A new organisation has no user yet (whether its admin key was generated or given): say how a

@@ -14,6 +14,7 @@ import { isPageEndpoint, pageMatcher, pageSegments } from './page-paths.ts';
 import { problem } from './respond.ts';
 import { redirectFor } from '../domain/moves.ts';
 import { checkResponse } from './response-check.ts';
+import { openCursor } from './cursor-seal.ts';
 
 /** Who a `public` endpoint runs as: nobody, with no rights anywhere. */
 const ANONYMOUS: Caller = { id: '', name: '', kind: 'agent', orgId: -1, orgAdmin: false };
@@ -115,7 +116,7 @@ async function run(e: AnyEndpoint, event: H3Event, svc: Services, rawParams: Rec
   const caller = e.auth === 'public' ? ANONYMOUS : requireCaller(event, svc, { bearerOnly: e.bearerOnly });
   if (e.auth === 'admin') requireOrgAdmin(caller);
   const params = e.params ? parse(e.params, rawParams) : rawParams;
-  const query = e.query ? parse(e.query, queryObject(event.url)) : {};
+  const query = e.query ? parse(e.query, openedQuery(e, event.url, svc)) : {};
   const body = async (maxBytes?: number) => {
     const data = await readJson(event.req, maxBytes ?? svc.config.limits.bodyBytes, svc.config.limits.jsonDepth);
     return e.body ? parse(e.body, data) : data;
@@ -123,6 +124,13 @@ async function run(e: AnyEndpoint, event: H3Event, svc: Services, rawParams: Rec
   const raw = (maxBytes: number, opts?: RawOptions) => readBytes(event.req, maxBytes, opts);
   const res = await e.handler({ event, svc, caller, params, query, body, raw });
   return svc.config.validateResponses ? checkResponse(e, res, svc.log) : res;
+}
+
+/** The query string as an object, with a list's sealed `cursor` opened (src/http/cursor-seal.ts). */
+function openedQuery(e: AnyEndpoint, url: URL, svc: Services): Record<string, string> {
+  const q = queryObject(url);
+  if (e.query && 'cursor' in e.query.entries && q.cursor) q.cursor = openCursor(svc, q.cursor);
+  return q;
 }
 
 /** The query string as an object; a repeated name keeps its first value. */

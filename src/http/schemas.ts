@@ -27,12 +27,11 @@ export function nextLink(url: URL, cursorValue: string): string {
   return `<${url.pathname}?${q}>; rel="next"`;
 }
 
-/** Opaque cursors: base64url JSON that only this server reads back. */
-export function encodeCursor(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-/** `cursor`: the `nextCursor` of the previous answer, decoded and checked by `check`; absent → null. */
+/**
+ * `cursor`: the `nextCursor` of the previous answer, checked by `check`; absent → null. The
+ * router has opened the sealed cursor by then (src/http/cursor-seal.ts): the value here is the
+ * position's JSON.
+ */
 export function cursor<T>(check: (x: unknown) => x is T) {
   return documentAs(
     v.pipe(
@@ -41,7 +40,7 @@ export function cursor<T>(check: (x: unknown) => x is T) {
         const raw = dataset.value;
         if (raw === '') return null;
         try {
-          const decoded: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+          const decoded: unknown = JSON.parse(raw);
           if (check(decoded)) return decoded;
         } catch {
           // falls through to the issue
@@ -50,7 +49,7 @@ export function cursor<T>(check: (x: unknown) => x is T) {
         return NEVER;
       }),
     ),
-    { type: 'string', description: 'the `nextCursor` of the previous page' },
+    { type: 'string', description: 'the `nextCursor` of the previous page (opaque)' },
   );
 }
 

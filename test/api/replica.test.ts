@@ -149,6 +149,18 @@ describe('a primary and a read replica', () => {
     expect(fs.existsSync(path.join(replicaDir, 'kspace-fts.db'))).toBe(false);
   });
 
+  it("reads back the primary's sealed cursors, and the primary the replica's (one key, in the database)", async () => {
+    let last = { headers: new Headers() };
+    for (const slug of ['cur-a', 'cur-b', 'cur-c']) last = await viaReplica.post('/spaces', { slug, name: slug });
+    const min = { 'x-service-min-txid': String(txidOf(last)) };
+    const fromPrimary = await primary.admin.get('/spaces?limit=1');
+    const onReplica = await viaReplica.get(`/spaces?limit=1&cursor=${fromPrimary.body.nextCursor}`, min);
+    expect(onReplica.status, onReplica.text).toBe(200);
+    expect(onReplica.body.spaces).toEqual((await primary.admin.get(`/spaces?limit=1&cursor=${fromPrimary.body.nextCursor}`)).body.spaces);
+    const fromReplica = await viaReplica.get('/spaces?limit=1', min);
+    expect((await primary.admin.get(`/spaces?limit=1&cursor=${fromReplica.body.nextCursor}`)).status).toBe(200);
+  });
+
   it('never writes its kspace.db: with the shipper paused, its bytes stay the same around reads and forwarded writes', async () => {
     const agent = await primary.admin.post('/admin/principals', { name: 'newcomer', kind: 'agent' });
     const key = await primary.admin.post(`/admin/principals/${agent.body.id}/keys`);

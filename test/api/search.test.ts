@@ -124,7 +124,61 @@ describe('GET /search', () => {
     }
   });
 
-  it('stops a long walk early and answers the hits so far with a cursor that resumes after them', async () => {
+  it('answers the same whether the walk met many pages the caller may not read or none: an early stop never shows', async () => {
+    // 30 pages hold 'quokka' and bob may read none of them; 'numbat' is in no page at all. Each
+    // round of the walk reads 2 ids and checks them, so the walk over 'quokka' stops 15 times.
+    for (let i = 0; i < 30; i++) {
+      await srv.admin.put(`/pages/kb/quokka/${i}`, { title: `Q${i}`, content: 'quokka island' });
+      expect((await srv.admin.put(`/pages/kb/quokka/${i}/acl`, { read: [], write: [] })).status).toBe(200);
+    }
+    const saved = { ...ranking };
+    ranking.firstChunk = 2;
+    ranking.maxChunk = 2;
+    ranking.maxSteps = 1;
+    try {
+      const hidden = await search(bob, 'quokka', '&limit=5');
+      const none = await search(bob, 'numbat', '&limit=5');
+      expect(hidden.status).toBe(200);
+      expect(hidden.body).toEqual({ hits: [], nextCursor: null });
+      expect(hidden.body).toEqual(none.body);
+      // One page of bob's, older than all of them: the first answer holds it, and nothing follows.
+      await bob.put('/pages/~bob/quokka', { title: 'Mine', content: 'quokka' });
+      await srv.admin.put('/pages/kb/quokka/30', { title: 'Q30', content: 'quokka' });
+      expect((await srv.admin.put('/pages/kb/quokka/30/acl', { read: [], write: [] })).status).toBe(200);
+      const one = await search(bob, 'quokka', '&limit=5');
+      expect(paths(one)).toEqual(['~bob/quokka']);
+      expect(one.body.nextCursor).toBeNull();
+      const admin = await search(srv.admin, 'quokka', '&limit=5');
+      expect(admin.body.hits).toHaveLength(5); // a full page: more may follow
+      expect(admin.body.nextCursor).not.toBeNull();
+    } finally {
+      Object.assign(ranking, saved);
+    }
+  });
+
+  it('seals cursors: no page id or position readable in them, a tampered one is 400 on cursor', async () => {
+    const r = await search(srv.admin, 'quokka', '&limit=2');
+    const sealed: string = r.body.nextCursor;
+    expect(sealed).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(() => JSON.parse(Buffer.from(sealed, 'base64url').toString('utf8'))).toThrow();
+    const again = await search(srv.admin, 'quokka', '&limit=2');
+    expect(again.body.nextCursor).toBe(sealed); // the same position seals the same way
+    const next = await search(srv.admin, 'quokka', `&limit=2&cursor=${sealed}`);
+    expect(next.status).toBe(200);
+    expect(next.body.hits).toHaveLength(2);
+    const bytes = Buffer.from(sealed, 'base64url');
+    bytes[bytes.length - 20] ^= 1;
+    for (const bad of [bytes.toString('base64url'), sealed.slice(0, -2), `${sealed}x`, Buffer.from('{"g":0,"s":2,"i":9}').toString('base64url')]) {
+      const t = await search(srv.admin, 'quokka', `&limit=2&cursor=${bad}`);
+      expect(t.status).toBe(400);
+      expect(t.body.issues[0]).toMatchObject({ key: 'cursor', code: 'format' });
+    }
+    // Another list's cursors are sealed the same way.
+    const spaces = await srv.admin.get('/spaces?limit=1');
+    expect(() => JSON.parse(Buffer.from(spaces.body.nextCursor, 'base64url').toString('utf8'))).toThrow();
+  });
+
+  it('past ranking.requestMs, stops a long walk early and answers the hits so far with a cursor that resumes after them', async () => {
     for (let i = 0; i < 10; i++) {
       await srv.admin.put(`/pages/kb/walk/${i}`, { title: `W${i}`, content: 'dugong' });
       if (i > 0) expect((await srv.admin.put(`/pages/kb/walk/${i}/acl`, { read: [], write: [] })).status).toBe(200);
@@ -134,6 +188,7 @@ describe('GET /search', () => {
     ranking.firstChunk = 2;
     ranking.maxChunk = 2;
     ranking.maxSteps = 1;
+    ranking.requestMs = 0; // one round per request
     try {
       const first = await search(bob, 'dugong', '&limit=5');
       expect(first.status).toBe(200);
@@ -314,7 +369,7 @@ describe('phrases of several words', () => {
     expect(await searchAll(srv.admin, '"kakapo parrot"', 1)).toEqual(['kb/ph/secret']);
   });
 
-  it('stops a walk over many near misses within its budget, inside a chunk, and resumes by cursor', async () => {
+  it('past ranking.requestMs, stops a walk over many near misses within its budget, inside a chunk, and resumes by cursor', async () => {
     // 40 pages hold both words apart, one (the oldest) the phrase: with the whole walk in one
     // chunk, the walk stops between two access checks of that chunk.
     await srv.admin.put('/pages/kb/miss/hit', { title: 'M', content: 'sifaka lemur' });
@@ -323,6 +378,7 @@ describe('phrases of several words', () => {
     ranking.firstChunk = 64;
     ranking.maxChunk = 64;
     ranking.maxSteps = 3; // one index read and two access checks of 16
+    ranking.requestMs = 0; // one round per request
     try {
       const first = await search(srv.admin, '"sifaka lemur"', '&limit=1');
       expect(first.status).toBe(200);
@@ -345,5 +401,27 @@ describe('phrases of several words', () => {
       Object.assign(ranking, saved);
     }
     expect(await searchAll(srv.admin, '"sifaka lemur"', 1)).toEqual(['kb/miss/hit']);
+  });
+});
+
+describe('sealed cursors across a restart', () => {
+  it('reads back a cursor issued before the server restarted (the key lives in the database)', async () => {
+    const first = await startServer({}, { keepData: true });
+    let cursor: string;
+    try {
+      for (const slug of ['r1', 'r2']) expect((await first.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+      cursor = (await first.admin.get('/spaces?limit=1')).body.nextCursor;
+      expect(cursor).toBeTruthy();
+    } finally {
+      await first.close();
+    }
+    const again = await startServer({}, { dataDir: first.dataDir });
+    try {
+      const r = await again.admin.get(`/spaces?limit=1&cursor=${cursor}`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.spaces).toHaveLength(1);
+    } finally {
+      await again.close();
+    }
   });
 });

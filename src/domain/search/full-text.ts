@@ -34,10 +34,11 @@ import type { Caller } from '../../model.ts';
 // access a slice at a time. The walk stops at the limit, after `ranking.maxSteps` statements
 // (index reads and access checks), or once `ranking.budgetMs` have passed (in a corpus of more
 // than 10,000 page ids, or once 10,000 are walked: a small corpus always gets a whole answer),
-// between two statements, inside a chunk too; a walk that stops early answers the hits found so
-// far and a cursor that resumes below the last id it checked (a caller who may read few of many
-// matches pages on). `ranking` is an object, not constants, so that tests can exercise the
-// bounds on a few pages.
+// between two statements, inside a chunk too. Those bounds end a round, not the walk: the next
+// round resumes after one turn of the event loop (searchFullText), and only after
+// `ranking.requestMs` of rounds does an answer stop short, with the hits found so far and a
+// cursor that resumes below the last id it checked. `ranking` is an object, not constants, so
+// that tests can exercise the bounds on a few pages.
 //
 // Phrases. The index keeps no word positions (detail = none): FTS5 finds the pages (for the first
 // group, the titles) holding every word of a phrase of several words (fts-query.ts), and each
@@ -48,7 +49,11 @@ import type { Caller } from '../../model.ts';
 // phrase, else in the second when each phrase is in its title or its body. A phrase of common
 // words that are never next to each other makes every candidate fail: the walk's bounds above
 // stop it then.
-export const ranking = { window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 40, prefixMaxPages: 20_000 };
+export const ranking = {
+  window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 40, prefixMaxPages: 20_000,
+  /** How long one request keeps walking, in rounds, before it answers what it has found (see searchFullText). */
+  requestMs: 5_000,
+};
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
 export type SearchHit = { space: string; path: string; title: string; snippet: string; score: number };
@@ -61,7 +66,18 @@ const MIN_CHECK = 16;
 /** The score of each group: it says which group a hit is in (higher first). */
 const GROUP_SCORE = [2, 1] as const;
 
-export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch): { hits: SearchHit[]; next: SearchCursor | null } {
+type Found = TextHit & { g: 0 | 1 };
+
+/**
+ * A search. The walk runs in rounds, each within the bounds above (`maxSteps` statements,
+ * `budgetMs`); a round that stops before the page is full lets other requests run (one turn of
+ * the event loop) and the next round resumes where it stopped, so the server is never held for
+ * longer than a round. Only when the rounds have taken `ranking.requestMs` altogether does the
+ * answer stop short with a cursor. So an answer (its hits, and whether a cursor follows) is the
+ * same whether the walk met many pages the caller may not read or none: a cursor means that the
+ * page is full and more may follow, except past `requestMs`.
+ */
+export async function searchFullText(svc: Services, caller: Caller, q: FullTextSearch): Promise<{ hits: SearchHit[]; next: SearchCursor | null }> {
   const issue = checkQuery(q.q);
   if (issue) throw invalid([issue]);
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
@@ -70,66 +86,15 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
 
   const db = svc.fts.conn(); // kspace.db with the index attached (store/fts-index.ts)
   checkPrefixes(db, phrases);
-  const need = q.limit + 1;
-  const found: Array<TextHit & { g: 0 | 1 }> = [];
+  const walk = startWalk(db, caller, phrases, spaceId, q);
   const started = performance.now();
-  let spanned = 0;
-  let steps = 0;
-  let stop: SearchCursor | null = null;
-  const groups = groupQueries(phrases, indexWords);
-  const checks = checkedPhrases(phrases, indexWords);
-  const checking = checks.some((c) => c.checked);
-  const newest = maxPageId(db);
-  const words = countWords(phrases);
-  let span = Math.max(1, Math.floor(ranking.window / (words * words)));
-  // The clock stops a walk only in a corpus of more than 10,000 page ids or past its first
-  // 10,000: a smaller one, where every statement is small anyway, always gets a whole answer.
-  const mustStop = (walked: number) => steps >= ranking.maxSteps || ((walked >= 10_000 || newest > 10_000) && performance.now() - started >= ranking.budgetMs);
-  for (let gi: number = q.cursor?.g ?? 0; gi <= 1 && found.length < need && stop === null; gi++) {
-    const g = gi as 0 | 1;
-    let top = q.cursor?.g === g ? Math.min(q.cursor.i - 1, newest) : newest; // walk ids top, top - 1, …
-    let chunk = ranking.firstChunk;
-    while (top >= 1 && found.length < need) {
-      if (steps > 0 && mustStop(spanned)) {
-        stop = { g, s: GROUP_SCORE[g], i: top + 1 }; // resume below the last id walked
-        break;
-      }
-      steps++;
-      const lo = Math.max(1, top - span + 1);
-      const t0 = performance.now();
-      const ids = matchingIds(db, groups[g], lo, top, chunk);
-      const took = performance.now() - t0;
-      if (ids.length < chunk && took > 10) span = top; // the next window: every id below this one
-      else if (took < 2) span *= 4;
-      else if (took > 10) span = Math.max(64, Math.floor(span / 4));
-      // The chunk's ids are checked a few at a time, as many as hits are still needed: the
-      // access query reads each candidate's row, and most callers read most pages, so checking
-      // all of a chunk read up to 4,096 rows for 21 hits (at 100,000 pages, where rows are seldom
-      // in SQLite's cache, that query was a third of a rare-term search).
-      for (let at = 0; at < ids.length && found.length < need;) {
-        if (at > 0 && mustStop(spanned + top - ids[at - 1] + 1)) {
-          stop = { g, s: GROUP_SCORE[g], i: ids[at - 1] }; // resume below the last id checked
-          break;
-        }
-        const slice = ids.slice(at, at + Math.max(need - found.length, MIN_CHECK));
-        at += slice.length;
-        steps++;
-        // Without a phrase to check every readable candidate is a hit: the query stops at the
-        // number still needed. With one, all of the slice's readable ones come back to be checked.
-        for (const h of readableHits(db, caller, slice, spaceId, checking ? slice.length : need - found.length)) {
-          if (found.length >= need) break;
-          if (checking && groupOf(db, h, checks) !== g) continue;
-          found.push({ ...h, g });
-        }
-      }
-      if (stop) break;
-      const next = ids.length === chunk ? ids[ids.length - 1] - 1 : lo - 1;
-      spanned += top - next;
-      top = next;
-      chunk = ids.length === chunk ? Math.min(chunk * 4, ranking.maxChunk) : ranking.firstChunk;
-    }
+  let stop = walk.round();
+  while (stop !== null && performance.now() - started < ranking.requestMs) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    stop = walk.round();
   }
 
+  const found = walk.found;
   const page = found.slice(0, q.limit);
   const last = page[page.length - 1];
   const snippet = snippetMaker(phrases);
@@ -139,6 +104,75 @@ export function searchFullText(svc: Services, caller: Caller, q: FullTextSearch)
     hits: page.map((h) => ({ space: h.space, path: h.path, title: h.title, snippet: snippetOf(h), score: GROUP_SCORE[h.g] })),
     next,
   };
+}
+
+/**
+ * The walk of one search, resumable: `round()` walks until the page is full (limit + 1 hits) or
+ * the index is walked to its end (null), or until a round's bounds stop it (the position to
+ * resume below, which is also what a cursor would hold).
+ */
+function startWalk(db: Services['db'], caller: Caller, phrases: Phrase[], spaceId: number | null, q: FullTextSearch) {
+  const need = q.limit + 1;
+  const found: Found[] = [];
+  const groups = groupQueries(phrases, indexWords);
+  const checks = checkedPhrases(phrases, indexWords);
+  const checking = checks.some((c) => c.checked);
+  const newest = maxPageId(db);
+  const words = countWords(phrases);
+  let span = Math.max(1, Math.floor(ranking.window / (words * words)));
+  let spanned = 0;
+  let gi: number = q.cursor?.g ?? 0;
+  let top = q.cursor ? Math.min(q.cursor.i - 1, newest) : newest; // walk ids top, top - 1, …
+  let chunk = ranking.firstChunk;
+
+  const round = (): SearchCursor | null => {
+    const started = performance.now();
+    let steps = 0;
+    // The clock stops a round only in a corpus of more than 10,000 page ids or past its first
+    // 10,000: a smaller one, where every statement is small anyway, always gets a whole answer.
+    const mustStop = (walked: number) => steps >= ranking.maxSteps || ((walked >= 10_000 || newest > 10_000) && performance.now() - started >= ranking.budgetMs);
+    for (; gi <= 1 && found.length < need; gi++, top = newest, chunk = ranking.firstChunk) {
+      const g = gi as 0 | 1;
+      while (top >= 1 && found.length < need) {
+        if (steps > 0 && mustStop(spanned)) return { g, s: GROUP_SCORE[g], i: top + 1 }; // resume below the last id walked
+        steps++;
+        const lo = Math.max(1, top - span + 1);
+        const t0 = performance.now();
+        const ids = matchingIds(db, groups[g], lo, top, chunk);
+        const took = performance.now() - t0;
+        if (ids.length < chunk && took > 10) span = top; // the next window: every id below this one
+        else if (took < 2) span *= 4;
+        else if (took > 10) span = Math.max(64, Math.floor(span / 4));
+        // The chunk's ids are checked a few at a time, as many as hits are still needed: the
+        // access query reads each candidate's row, and most callers read most pages, so checking
+        // all of a chunk read up to 4,096 rows for 21 hits (at 100,000 pages, where rows are seldom
+        // in SQLite's cache, that query was a third of a rare-term search).
+        for (let at = 0; at < ids.length && found.length < need;) {
+          if (at > 0 && mustStop(spanned + top - ids[at - 1] + 1)) {
+            top = ids[at - 1] - 1; // the next round resumes below the last id checked
+            return { g, s: GROUP_SCORE[g], i: ids[at - 1] };
+          }
+          const slice = ids.slice(at, at + Math.max(need - found.length, MIN_CHECK));
+          at += slice.length;
+          steps++;
+          // Without a phrase to check every readable candidate is a hit: the query stops at the
+          // number still needed. With one, all of the slice's readable ones come back to be checked.
+          for (const h of readableHits(db, caller, slice, spaceId, checking ? slice.length : need - found.length)) {
+            if (found.length >= need) break;
+            if (checking && groupOf(db, h, checks) !== g) continue;
+            found.push({ ...h, g });
+          }
+        }
+        const next = ids.length === chunk ? ids[ids.length - 1] - 1 : lo - 1;
+        spanned += top - next;
+        top = next;
+        chunk = ids.length === chunk ? Math.min(chunk * 4, ranking.maxChunk) : ranking.firstChunk;
+      }
+      if (found.length >= need) break;
+    }
+    return null;
+  };
+  return { found, round };
 }
 
 /**

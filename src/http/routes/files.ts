@@ -9,7 +9,8 @@ import { redirectFor } from '../../domain/moves.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent, problem } from '../respond.ts';
-import { cursor, encodeCursor, isString, Limit, Slug } from '../schemas.ts';
+import { cursor, isString, Limit, Slug } from '../schemas.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 import { PageParams } from './pages.ts';
 
 // Attachments (docs/api.md "Attachments"): `/files/<space>/<page path>/<name>`, the last segment
@@ -118,7 +119,7 @@ export const fileEndpoints = [
     responses: [{ status: 200, schema: FileList }],
     handler: ({ svc, caller, params, query }) => {
       const { files, last } = listFiles(svc, caller, params.space, params.path, { after: query.cursor ?? '', limit: query.limit });
-      return json({ files, nextCursor: last === null ? null : encodeCursor(last) });
+      return json({ files, nextCursor: last === null ? null : encodeCursor(svc, last) });
     },
   }),
 ];

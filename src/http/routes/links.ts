@@ -5,7 +5,8 @@ import { BrokenLinks, PageLinks, RebuildResult } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json } from '../respond.ts';
-import { cursor, encodeCursor, limit, nextLink, SlugParams } from '../schemas.ts';
+import { cursor, limit, nextLink, SlugParams } from '../schemas.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 import { PageParams } from './pages.ts';
 
 const LinkLimit = limit(MAX_LINK_LIMIT);
@@ -19,7 +20,7 @@ export const linkEndpoints = [
     responses: [{ status: 200, schema: PageLinks }],
     handler: ({ svc, caller, params, query, event }) => {
       const r = pageLinks(svc, caller, params.space, params.path, { limit: query.limit, after: query.cursor });
-      const nextCursor = r.next && encodeCursor(r.next);
+      const nextCursor = r.next && encodeCursor(svc, r.next);
       return json({ outbound: r.outbound, backlinks: r.backlinks, nextCursor }, 200, nextCursor ? { link: nextLink(event.url, nextCursor) } : undefined);
     },
   }),
@@ -32,7 +33,7 @@ export const linkEndpoints = [
     responses: [{ status: 200, schema: BrokenLinks }],
     handler: ({ svc, caller, params, query, event }) => {
       const r = brokenLinksOf(svc, caller, params.slug, { limit: query.limit, after: query.cursor });
-      return json(r.links, 200, r.next ? { link: nextLink(event.url, encodeCursor(r.next)) } : undefined);
+      return json(r.links, 200, r.next ? { link: nextLink(event.url, encodeCursor(svc, r.next)) } : undefined);
     },
   }),
   endpoint({

@@ -7,8 +7,9 @@ import { Page, Space } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent } from '../respond.ts';
-import { cursor, encodeCursor, Iso, isString, Limit, NextCursor, PagePathField, SLUG_PATTERN, SlugParams } from '../schemas.ts';
+import { cursor, Iso, isString, Limit, NextCursor, PagePathField, SLUG_PATTERN, SlugParams } from '../schemas.ts';
 import { documentAs } from '../json-schema.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 import { PageParams } from './pages.ts';
 
 const Ref = v.strictObject({ space: v.string(), path: v.string() });
@@ -53,7 +54,7 @@ export const moveEndpoints = [
     responses: [{ status: 200, schema: TrashList }],
     handler: ({ svc, caller, params, query }) => {
       const { pages, last } = listTrash(svc, caller, params.slug, { after: query.cursor ?? '', limit: query.limit });
-      return json({ pages, nextCursor: last === null ? null : encodeCursor(last) });
+      return json({ pages, nextCursor: last === null ? null : encodeCursor(svc, last) });
     },
   }),
   endpoint({
@@ -81,7 +82,7 @@ export const moveEndpoints = [
     responses: [{ status: 200, schema: TrashedSpaceList }],
     handler: ({ svc, caller, query }) => {
       const { spaces, last } = listTrashedSpaces(svc, caller, { after: query.cursor ?? '', limit: query.limit });
-      return json({ spaces, nextCursor: last === null ? null : encodeCursor(last) });
+      return json({ spaces, nextCursor: last === null ? null : encodeCursor(svc, last) });
     },
   }),
   endpoint({

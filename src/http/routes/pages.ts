@@ -12,7 +12,8 @@ import { prefersMarkdown, readPageAnswer } from '../page-read.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
 import { json, noContent, text } from '../respond.ts';
 import { documentAs } from '../json-schema.ts';
-import { cursor, encodeCursor, isNumber, JsonObject, jsonObject, Limit, META_KEY_PATTERN, MetadataField, SLUG_PATTERN } from '../schemas.ts';
+import { cursor, isNumber, JsonObject, jsonObject, Limit, META_KEY_PATTERN, MetadataField, SLUG_PATTERN } from '../schemas.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 
 const PutPage = v.strictObject({
   title: v.optional(v.string()),
@@ -131,7 +132,7 @@ export const pageEndpoints = [
     handler: ({ svc, caller, params, query }) => {
       const before = query.cursor ?? Number.MAX_SAFE_INTEGER;
       const { revisions, last } = listRevisions(svc, caller, params.space, params.path, { before, limit: query.limit });
-      return json({ revisions, nextCursor: last === null ? null : encodeCursor(last) });
+      return json({ revisions, nextCursor: last === null ? null : encodeCursor(svc, last) });
     },
   }),
   endpoint({

@@ -4,7 +4,8 @@ import { isRecordCursor, listNonconforming, listRecords } from '../../domain/rec
 import { MetaPageList, Nonconforming, RecordTypeList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { cursor, encodeCursor, Filters, Limit, optionalText, Segment, Slug, SlugParams } from '../schemas.ts';
+import { cursor, Filters, Limit, optionalText, Segment, Slug, SlugParams } from '../schemas.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 
 const TypeParams = v.object({ slug: Slug, type: Segment });
 
@@ -27,7 +28,7 @@ export const recordEndpoints = [
       const { pages, next } = listRecords(svc, caller, params.slug, params.type, {
         filters: query.filters ?? null, orderBy: query.orderBy, order: query.order, limit: query.limit, cursor: query.cursor,
       });
-      return json({ pages, nextCursor: next === null ? null : encodeCursor(next) });
+      return json({ pages, nextCursor: next === null ? null : encodeCursor(svc, next) });
     },
   }),
   endpoint({

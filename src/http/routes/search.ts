@@ -6,7 +6,8 @@ import { KeyList, MetaPageList, SearchHits } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
 import { documentAs, requiredParam } from '../json-schema.ts';
-import { cursor, encodeCursor, Filters, Limit, Order, OrderBy, SLUG_PATTERN } from '../schemas.ts';
+import { cursor, Filters, Limit, Order, OrderBy, SLUG_PATTERN } from '../schemas.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 
 const Space = documentAs(v.optional(v.string()), { type: 'string', pattern: SLUG_PATTERN, description: 'only this space' });
 /** `q`: words, "phrases" and prefix* words; required (400 naming q when absent or blank). */
@@ -22,8 +23,8 @@ export const searchEndpoints = [
     responses: [{ status: 200, schema: SearchHits }],
     handler: async ({ svc, caller, query }) => {
       await svc.fts.synced(); // every write acknowledged before this request is in the index
-      const r = searchFullText(svc, caller, { q: query.q ?? null, space: query.space ?? null, limit: query.limit, cursor: query.cursor });
-      return json({ hits: r.hits, nextCursor: r.next ? encodeCursor(r.next) : null });
+      const r = await searchFullText(svc, caller, { q: query.q ?? null, space: query.space ?? null, limit: query.limit, cursor: query.cursor });
+      return json({ hits: r.hits, nextCursor: r.next ? encodeCursor(svc, r.next) : null });
     },
   }),
   endpoint({
@@ -39,7 +40,7 @@ export const searchEndpoints = [
         filters: query.filters ?? null, orderBy: query.orderBy ?? null, order: query.order ?? null, space: query.space ?? null,
         limit: query.limit, cursor: query.cursor,
       });
-      return json({ pages: r.pages, nextCursor: r.next ? encodeCursor(r.next) : null });
+      return json({ pages: r.pages, nextCursor: r.next ? encodeCursor(svc, r.next) : null });
     },
   }),
   endpoint({

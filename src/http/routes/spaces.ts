@@ -4,8 +4,9 @@ import { listPages } from '../../domain/pages.ts';
 import { PageList, Space, SpaceList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { cursor, encodeCursor, isString, Limit, SlugParams } from '../schemas.ts';
+import { cursor, isString, Limit, SlugParams } from '../schemas.ts';
 import { documentAs } from '../json-schema.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 
 const Access = v.picklist(['write', 'read', 'none']);
 const CreateSpace = v.strictObject({
@@ -29,7 +30,7 @@ export const spaceEndpoints = [
     handler: ({ svc, caller, query }) => {
       const rows = listSpaces(svc, caller, query.cursor ?? '', query.limit + 1);
       const spaces = rows.slice(0, query.limit).map(presentSpace);
-      return json({ spaces, nextCursor: rows.length > query.limit ? encodeCursor(spaces[spaces.length - 1].slug) : null });
+      return json({ spaces, nextCursor: rows.length > query.limit ? encodeCursor(svc, spaces[spaces.length - 1].slug) : null });
     },
   }),
   endpoint({
@@ -65,7 +66,7 @@ export const spaceEndpoints = [
     responses: [{ status: 200, schema: PageList }],
     handler: ({ svc, caller, params, query }) => {
       const { pages, last } = listPages(svc, caller, params.slug, { prefix: query.prefix, after: query.cursor ?? '', limit: query.limit });
-      return json({ pages, nextCursor: last === null ? null : encodeCursor(last) });
+      return json({ pages, nextCursor: last === null ? null : encodeCursor(svc, last) });
     },
   }),
 ];

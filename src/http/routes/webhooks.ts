@@ -7,7 +7,8 @@ import { sendTestDelivery } from '../../domain/webhooks/test-delivery.ts';
 import { DeliveryLog, TestOutcome, Webhook, WebhookWithSecret } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
-import { cursor, encodeCursor, IdParams, isNumber, Limit } from '../schemas.ts';
+import { cursor, IdParams, isNumber, Limit } from '../schemas.ts';
+import { encodeCursor } from '../cursor-seal.ts';
 
 const Url = v.pipe(v.string(), v.maxLength(2048));
 const Events = v.pipe(v.array(v.string()), v.maxLength(32));
@@ -93,7 +94,7 @@ export const webhookEndpoints = [
     handler: ({ svc, caller, params, query }) => {
       const before = query.cursor ?? Number.MAX_SAFE_INTEGER;
       const { entries, last } = listDeliveryLog(svc, caller, params.id, { before, limit: query.limit });
-      return json({ deliveries: entries, nextCursor: last === null ? null : encodeCursor(last) });
+      return json({ deliveries: entries, nextCursor: last === null ? null : encodeCursor(svc, last) });
     },
   }),
 ];
