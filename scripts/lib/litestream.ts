@@ -31,7 +31,7 @@ export async function startLitestream(dbFile: string, replicaDir: string, syncS 
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   while (!out.includes('replicating to')) {
     if (proc.exitCode !== null) throw new Error(`litestream exited ${proc.exitCode}: ${out}`);
     if (Date.now() > deadline) throw new Error(`litestream did not start: ${out}`);
@@ -68,7 +68,7 @@ export function lastShippedMs(replicaDir: string): number {
 }
 
 /** Waits until the replica holds a segment written after `afterMs` (what was committed before it is shipped). */
-export async function waitShipped(replicaDir: string, afterMs: number, timeoutMs = 20_000): Promise<void> {
+export async function waitShipped(replicaDir: string, afterMs: number, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (lastShippedMs(replicaDir) <= afterMs) {
     if (Date.now() > deadline) throw new Error(`litestream shipped nothing after ${new Date(afterMs).toISOString()}`);

@@ -68,7 +68,7 @@ export function cleanSide(side: string): void {
   for (const s of SIDE_SUFFIXES) fs.rmSync(side + s, { force: true });
 }
 
-/** Folds whatever -wal the copy has into the file and closes it: the copy is then one file, alone. */
+/** Folds whatever -wal the copy has into the file, in WAL mode, and closes it: the copy is then one file, alone. */
 export function settle(file: string): void {
   let db: Db;
   try {
@@ -78,6 +78,9 @@ export function settle(file: string): void {
   }
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
+    // A WAL database whatever mode the restore left it in: kspace's, and the one a running
+    // replica reads the follower's copies into (its page 1, journal mode included, is copied).
+    db.pragma('journal_mode = WAL');
   } catch (e) {
     throw new RestoreError(`the restored copy is not a readable database, nothing replaced: ${(e as Error).message}`);
   } finally {

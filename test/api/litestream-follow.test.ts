@@ -59,7 +59,7 @@ describe('kspace replica-follow', () => {
     procs.push(follower);
     let followLog = '';
     follower.stderr!.on('data', (d) => (followLog += d));
-    expect(await waitFor(() => txidIn(path.join(rDir, 'kspace.db')) > 0, 20_000), followLog).toBe(true);
+    expect(await waitFor(() => txidIn(path.join(rDir, 'kspace.db')) > 0, 60_000), followLog).toBe(true);
     const replica = await startChildServer(rDir, { ...env, SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url });
     procs.push(replica.proc);
     const viaReplica = client(replica.url, ADMIN_KEY);
@@ -84,7 +84,7 @@ describe('kspace replica-follow', () => {
       await sleep(20);
     }
     const wroteAt = Date.now();
-    const caughtUp = await waitFor(() => txidIn(path.join(rDir, 'kspace.db')) >= last, 20_000);
+    const caughtUp = await waitFor(() => txidIn(path.join(rDir, 'kspace.db')) >= last, 60_000);
     expect(caughtUp, followLog).toBe(true);
     // The replica's own connection sees it: no restart, the same file (checks.file ok).
     let ready = (await viaReplica.get('/readyz')).body;
@@ -93,7 +93,7 @@ describe('kspace replica-follow', () => {
     expect(ready.txid).toBeGreaterThanOrEqual(last);
     expect((await viaReplica.get('/pages/eng/w-59')).status).toBe(200);
     expect(ready.lagMs).toBeGreaterThan(0);
-    expect(ready.lagMs).toBeLessThan(Date.now() - wroteAt + 20_000);
+    expect(ready.lagMs).toBeLessThan(Date.now() - wroteAt + 60_000);
     reading = false;
     await Promise.all(readers);
     expect(reads).toBeGreaterThan(20);
