@@ -5,6 +5,7 @@ import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { changePageAccess, indexPage, unindexPage } from './indexing.ts';
 import { reresolveAround } from './links/wiki-index.ts';
+import { applyRename, planRename, type RenameResult } from './renames.ts';
 import { checkMetadata, normalizeMetadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
@@ -98,10 +99,12 @@ export type PutPageInput = {
   baseVersion?: number;
 };
 
-export type WriteResult = { page: Page; created: boolean; changed: boolean };
+export type WriteResult = { page: Page; created: boolean; changed: boolean; renamed?: RenameResult };
 
 /** The one page write path: HTTP, MCP and import all come here. One transaction. */
-export function putPage(svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput): WriteResult {
+export function putPage(
+  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput, opts: { renameLinks?: boolean } = {},
+): WriteResult {
   const limits = svc.config.limits;
   const issues: Issue[] = [];
   const pathIssue = checkPagePath(rawPath);
@@ -159,11 +162,20 @@ export function putPage(svc: Services, caller: Caller, slug: string, rawPath: st
     });
     if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
     if (trashed && revivedAcl) changePageAccess(svc.db, trashed.id, () => store.replaceAcl(svc.db, trashed.id, revivedAcl));
+    // A new title takes the wikilinks that meant the page by its old one along (domain/renames.ts).
+    const plan = live && opts.renameLinks !== false && next.title !== live.title
+      ? planRename(svc, live.id, { space: space.slug, path }, live.title) : null;
     const written = writeRevision(svc, caller, space, path, existing, next);
-    return trashed && revivedAcl ? { ...written, row: { ...written.row, has_acl: 1 } } : written;
+    const renamed = plan ? applyRename(svc, caller, plan, next.title) : undefined;
+    return { ...written, renamed, row: trashed && revivedAcl ? { ...written.row, has_acl: 1 } : written.row };
   });
   if (result.changed) notifyEventsWritten(svc);
-  return { page: presentPage(result.space, result.row), created: result.created, changed: result.changed };
+  return {
+    page: presentPage(result.space, result.row), created: result.created, changed: result.changed,
+    // Reported when there is something to report: a rename no wikilink followed answers the plain page.
+    ...('renamed' in result && result.renamed && (result.renamed.rewritten.length || result.renamed.notRewritten.length)
+      ? { renamed: result.renamed } : {}),
+  };
 }
 
 /** Writes a new revision of the page at `path` (creating or reviving its row); inside a transaction. */

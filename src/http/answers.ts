@@ -21,6 +21,8 @@ export const Page = v.strictObject({
   version: v.number(),
   updatedAt: Iso,
 });
+// A PUT's answer: with a new title, the pages whose wikilinks followed it and those left (docs/api.md, Renaming a page).
+export const WrittenPage = v.strictObject({ ...Page.entries, rewritten: v.optional(v.array(Ref)), notRewritten: v.optional(v.array(Ref)) });
 export const RenderedPage = v.strictObject({ ...Page.entries, html: v.optional(v.string()) });
 export const PageWithChanges = v.strictObject({ ...Page.entries, changedKeys: v.array(v.string()) });
 

@@ -112,7 +112,7 @@ function importPage(svc: Services, caller: Caller, space: SpaceRow, page: Bundle
         return false;
       }
     }
-    const w = putPage(svc, caller, space.slug, page.path, toPutInput(page));
+    const w = putPage(svc, caller, space.slug, page.path, toPutInput(page), { renameLinks: false });
     if (!w.changed) result.skipped++;
     else if (w.created) result.created++;
     else result.updated++;

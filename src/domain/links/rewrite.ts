@@ -13,7 +13,7 @@ const DEFINITION = /^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)/gm;
 const AUTOLINK = /(<)([a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*)(?=>)/g;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 // `[[…]]`, not an embed `![[…]]`.
-const WIKILINK = /(?<!!)\[\[([^[\]\n]+)\]\]/g;
+export const WIKILINK = /(?<!!)\[\[([^[\]\n]+)\]\]/g;
 
 /**
  * For a move's rewrite of wikilinks: the new target text of a wikilink from `from` whose target

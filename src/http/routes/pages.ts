@@ -6,7 +6,7 @@ import { patchMetadata } from '../../domain/page-metadata.ts';
 import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
 import { renderForCaller } from '../../domain/rendering.ts';
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
-import { Acl, Page, PageWithChanges, RenderedPage, Revision, RevisionList } from '../answers.ts';
+import { Acl, Page, PageWithChanges, RenderedPage, Revision, RevisionList, WrittenPage } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { prefersMarkdown, readPageAnswer } from '../page-read.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
@@ -68,8 +68,8 @@ export const pageEndpoints = [
   endpoint({
     method: 'PUT', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams, body: PutPage, bodyExample: pageExample,
     summary: 'Create a page or write a new revision',
-    description: '201 when created, 200 otherwise. `If-Match: "<version>"` or `baseVersion` makes the write conditional (409 when stale). At the path of a page in the trash the write brings that page back with its ACL and files, for those who may restore it (409 for anyone else; docs/api.md, Trash).',
-    responses: [{ status: 201, schema: Page }, { status: 200, schema: Page }],
+    description: '201 when created, 200 otherwise. `If-Match: "<version>"` or `baseVersion` makes the write conditional (409 when stale). A new title rewrites the `[[Old title]]` wikilinks that meant the page, in the same transaction: the answer then lists `rewritten` and `notRewritten` pages (docs/api.md, Renaming a page). At the path of a page in the trash the write brings that page back with its ACL and files, for those who may restore it (409 for anyone else; docs/api.md, Trash).',
+    responses: [{ status: 201, schema: WrittenPage }, { status: 200, schema: WrittenPage }],
     handler: async ({ svc, caller, params, event, body }) => {
       const input = await body();
       const ifMatch = event.req.headers.get('if-match');
@@ -80,7 +80,7 @@ export const pageEndpoints = [
         input.baseVersion = Number(m[1]);
       }
       const r = await svc.writes.run(() => putPage(svc, caller, params.space, params.path, input));
-      return json(r.page, r.created ? 201 : 200, { etag: `"${r.page.version}"` });
+      return json(r.renamed ? { ...r.page, ...r.renamed } : r.page, r.created ? 201 : 200, { etag: `"${r.page.version}"` });
     },
   }),
   endpoint({
