@@ -82,6 +82,8 @@ export const Segment = v.pipe(v.string(), v.minLength(1));
  * principal's name for a personal space. A slug of another shape names no space: 404.
  */
 export const SLUG_PATTERN = '^(?:[a-z0-9][a-z0-9-]{0,62}|~[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$';
+/** A `space` filter of a query: a slug, or empty (the same as absent: every space). */
+export const SPACE_FILTER_PATTERN = '^(?:|[a-z0-9][a-z0-9-]{0,62}|~[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$';
 /** What the server's ids look like: `p_…`, `k_…`, `wh_…` and template ids. Another shape names nothing: 404. */
 export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
 /** A metadata key (src/domain/metadata.ts META_KEY). */

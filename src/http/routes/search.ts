@@ -6,10 +6,10 @@ import { KeyList, MetaPageList, SearchHits } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
 import { documentAs, requiredParam } from '../json-schema.ts';
-import { cursor, Filters, Limit, Order, OrderBy, SLUG_PATTERN } from '../schemas.ts';
+import { cursor, Filters, Limit, Order, OrderBy, SPACE_FILTER_PATTERN } from '../schemas.ts';
 import { encodeCursor } from '../cursor-seal.ts';
 
-const Space = documentAs(v.optional(v.string()), { type: 'string', pattern: SLUG_PATTERN, description: 'only this space' });
+const Space = documentAs(v.optional(v.string()), { type: 'string', pattern: SPACE_FILTER_PATTERN, description: 'only this space (empty or absent: every space you can read)' });
 /** `q`: words, "phrases" and prefix* words; required (400 naming q when absent or blank). */
 const Q = requiredParam(documentAs(v.optional(v.string()), {
   type: 'string', minLength: 1, maxLength: 1000, pattern: '\\S', description: 'the words to search for: words, "quoted phrases", prefix* words',
