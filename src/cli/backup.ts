@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { ExitError } from './exit-error.ts';
 import { configOrExit } from './serve-run.ts';
-import { offlineDataDir } from './serve.ts';
+import { offlineDataDir } from './admin.ts';
 
 /** `kspace backup` and `kspace restore`: work on the data directory itself (docs/operations.md). */
 export function registerBackupCommands(program: Command): void {
