@@ -1,10 +1,11 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Services } from '../../services.ts';
 import { AppError } from '../errors.ts';
-import { closeSnapshot, openSnapshot, type Db } from '../../store/db.ts';
+import type { Db } from '../../store/db.ts';
 import { readExportBatch } from '../../store/bundles.ts';
 import { readableAttachmentsOfSpace, readBlob } from '../../store/attachments.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
+import { openSnapshotStream } from './snapshot-stream.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, BUNDLE_FORMAT_VERSION_FILES } from './bundle.ts';
 import type { Caller } from '../../model.ts';
 
@@ -65,46 +66,9 @@ export function* generateBundleChunks(db: Db, caller: Caller, space: SpaceRow, o
   yield '}}';
 }
 
-/** The JSON export as a Node stream over its own snapshot connection (snapshotStream). */
-export function openExportStream(svc: Services, caller: Caller, space: SpaceRow): Readable {
-  return snapshotStream(svc, 'export', space, (reader) => generateBundleChunks(reader, caller, space, { exportedAt: svc.now() }));
-}
-
-/**
- * An export as a Node stream over its own snapshot connection: consistent as of its first read,
- * pulled only as fast as the client reads (backpressure), the snapshot closed on end or abort.
- * `chunks` makes the body from the snapshot, one chunk per pull.
- */
-export function snapshotStream(svc: Services, what: string, space: SpaceRow, chunks: (reader: Db) => Iterator<string | Uint8Array>): Readable {
-  let reader: Db | null = null;
-  let it: Iterator<string | Uint8Array> | null = null;
-  return new Readable({
-    highWaterMark: 256 * 1024,
-    read() {
-      try {
-        if (!reader) {
-          reader = openSnapshot(svc.db);
-          it = chunks(reader);
-        }
-        let next = it!.next();
-        while (!next.done && next.value.length === 0) next = it!.next(); // an empty push would stall the stream
-        if (next.done) {
-          closeSnapshot(reader);
-          this.push(null);
-        } else {
-          this.push(next.value);
-        }
-      } catch (e) {
-        // Headers are out already: aborting the response is how the client learns of it.
-        svc.log.error(`${what} failed`, { space: space.slug, error: (e as Error).message });
-        this.destroy(e as Error);
-      }
-    },
-    destroy(err, callback) {
-      if (reader) closeSnapshot(reader);
-      callback(err);
-    },
-  });
+/** The JSON export as a Node stream over its own snapshot connection (openSnapshotStream). */
+export function openExportStream(svc: Services, caller: Caller, space: SpaceRow): Promise<Readable> {
+  return openSnapshotStream(svc, 'export', space, (reader) => generateBundleChunks(reader, caller, space, { exportedAt: svc.now() }));
 }
 
 /** The whole bundle as one string (org template snapshots), refused past `maxBytes`. */

@@ -24,8 +24,15 @@ const KSPACE_KEY = 'kspace';
 // Limits of a metadata value as every server applies them by default; the server checks again.
 const VALUE_LIMITS = { listItems: 1000, stringBytes: 4096 } as never;
 
-/** A page path's file: `<path>.md`. */
-export const fileOfPage = (path: string): string => `${path}.md`;
+/**
+ * A folder file's name as an export writes it: `:` as `%3A` and `\` as `%5C`. Page paths refuse
+ * both (paths.ts); a page stored before that rule, or an attached file's name with a `:`, would
+ * otherwise be written as a name Windows reads as a path (`a\..\b`) or a data stream (`a:b`).
+ */
+export const exportedFileName = (name: string): string => name.replace(/[:\\]/g, (c) => (c === ':' ? '%3A' : '%5C'));
+
+/** A page path's file: `<path>.md` (with exportedFileName's encoding). */
+export const fileOfPage = (path: string): string => `${exportedFileName(path)}.md`;
 
 /**
  * A page as a Markdown file: frontmatter with `title`, then each metadata key as a property,
@@ -59,9 +66,11 @@ export type PlacedAttachment = { path: string; name: string; contentType: string
 export function placeAttachments(files: Array<{ path: string; name: string; contentType: string; sha256: string }>): PlacedAttachment[] {
   const taken = new Map<string, string>(); // folder file → sha256
   return files.map((f) => {
-    const dir = f.path.includes('/') ? f.path.slice(0, f.path.lastIndexOf('/') + 1) : '';
-    let file = `${dir}files/${f.name}`;
-    if (taken.has(file) && taken.get(file) !== f.sha256) file = `${dir}files/${f.path.slice(dir.length)}/${f.name}`;
+    const path = exportedFileName(f.path);
+    const name = exportedFileName(f.name);
+    const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : '';
+    let file = `${dir}files/${name}`;
+    if (taken.has(file) && taken.get(file) !== f.sha256) file = `${dir}files/${path.slice(dir.length)}/${name}`;
     taken.set(file, f.sha256);
     return { path: f.path, name: f.name, contentType: f.contentType, file };
   });

@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Services } from '../../services.ts';
 import type { Db } from '../../store/db.ts';
-import { snapshotStream } from './export.ts';
+import { openSnapshotStream, type Chunk } from './snapshot-stream.ts';
 import { readExportBatch } from '../../store/bundles.ts';
 import { readBlob, readableAttachmentsOfSpace } from '../../store/attachments.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
@@ -12,54 +12,80 @@ import type { Caller } from '../../model.ts';
 
 // GET /spaces/:slug/export?format=zip: the Markdown folder of `kspace export --format markdown`
 // as one zip, built from the same batches as the JSON export (the pages the caller may read,
-// from one snapshot), compressed and handed on a batch at a time, so memory stays flat.
-const BATCH = 200;
+// from one snapshot). Each file is compressed a piece at a time and the generator pauses after
+// every piece (snapshot-stream.ts), so neither a large space nor a large page holds the event
+// loop, and memory stays flat.
+
+// A batch of pages is one query; its size follows the pages' average size to stay near
+// BATCH_CHARS of JSON text, at most MAX_BATCH pages.
+const BATCH_CHARS = 64 * 1024;
+const MAX_BATCH = 200;
+const FIRST_BATCH = 16;
+// A file is compressed in pieces of this many bytes.
+const PIECE = 64 * 1024;
 // The zip format's clock starts in 1980.
 const ZIP_EPOCH = Date.UTC(1980, 0, 2);
+const PAUSE = new Uint8Array(0);
 
-/** The zip as a Node stream over its own snapshot connection. */
-export function openZipExportStream(svc: Services, caller: Caller, space: SpaceRow): Readable {
-  return snapshotStream(svc, 'zip export', space, (reader) => zipChunks(svc, reader, caller, space));
+/** The zip as a Node stream over its own snapshot connection; rejects when it fails before its first bytes. */
+export function openZipExportStream(svc: Services, caller: Caller, space: SpaceRow): Promise<Readable> {
+  return openSnapshotStream(svc, 'zip export', space, (reader) => zipChunks(svc, reader, caller, space));
 }
 
 /** The zip's bytes: the marker, the pages a batch at a time, then the files one at a time. */
-function* zipChunks(svc: Services, reader: Db, caller: Caller, space: SpaceRow): Generator<Uint8Array> {
+export function* zipChunks(svc: Services, reader: Db, caller: Caller, space: SpaceRow): Generator<Chunk> {
   let out: Uint8Array[] = [];
   const zip = new Zip((err, data) => {
     if (err) throw err;
     out.push(data);
   });
-  const drain = (): Uint8Array[] => {
-    const ready = out;
+  const drain = (): Chunk => {
+    if (out.length === 0) return PAUSE;
+    const ready = out.length === 1 ? out[0] : Buffer.concat(out);
     out = [];
     return ready;
   };
-  const add = (path: string, data: string | Uint8Array, mtime: number, compress = true) => {
+  const open = (path: string, mtime: number, compress: boolean): ZipDeflate | ZipPassThrough => {
     const file = compress ? new ZipDeflate(path, { level: 6 }) : new ZipPassThrough(path);
     file.mtime = Math.max(ZIP_EPOCH, mtime);
     zip.add(file);
-    file.push(typeof data === 'string' ? Buffer.from(data) : data, true);
+    return file;
   };
+  /** Adds one file, compressing it a piece at a time; yields what the zip has ready after each piece. */
+  function* add(path: string, data: string | Uint8Array, mtime: number, compress = true): Generator<Chunk> {
+    const file = open(path, mtime, compress);
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    for (let at = 0; ; at += PIECE) {
+      const last = at + PIECE >= bytes.length;
+      file.push(bytes.subarray(at, Math.min(at + PIECE, bytes.length)), last);
+      yield drain();
+      if (last) return;
+    }
+  }
   // The attached files the caller may read: listed in the marker, written after the pages.
   const rows = readableAttachmentsOfSpace(reader, caller, space.id);
   const placed = placeAttachments(rows.map((r) => ({ path: r.path, name: r.name, contentType: r.content_type, sha256: r.sha256 })));
   const marker = folderMarker({ slug: space.slug, name: space.name, description: space.description }, placed);
-  add(marker.path, marker.text, Date.parse(svc.now()));
-  for (let after = '', n = BATCH; n === BATCH;) {
-    const b = readExportBatch(reader, caller, space.id, after, BATCH);
-    n = b.n;
-    if (n > 0) after = b.last!;
-    for (const p of JSON.parse(`[${b.json}]`) as Array<BundlePage & { updatedAt: string }>) {
+  // The marker's bytes wait for the first batch of pages: a failure to read it comes before the first byte.
+  open(marker.path, Date.parse(svc.now()), true).push(Buffer.from(marker.text), true);
+  let after = '';
+  let batch = FIRST_BATCH;
+  for (;;) {
+    const b = readExportBatch(reader, caller, space.id, after, batch);
+    if (b.n === 0) break; // no page left (or none the caller may read at all)
+    after = b.last!;
+    const pages = JSON.parse(`[${b.json}]`) as Array<BundlePage & { updatedAt: string }>;
+    for (const p of pages) {
       const f = pageToFile(p);
-      add(f.path, f.text, Date.parse(p.updatedAt));
+      yield* add(f.path, f.text, Date.parse(p.updatedAt));
     }
-    yield* drain();
+    if (b.n < batch) break;
+    batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / (b.json!.length / b.n))));
   }
   for (const [i, f] of placed.entries()) {
     // Images and archives are compressed already; text is not.
-    add(f.file, readBlob(reader, rows[i].sha256) ?? new Uint8Array(), Date.parse(svc.now()), /^(text\/|image\/svg|application\/(json|xml))/.test(f.contentType));
-    yield* drain();
+    yield* add(f.file, readBlob(reader, rows[i].sha256) ?? new Uint8Array(), Date.parse(svc.now()), /^(text\/|image\/svg|application\/(json|xml))/.test(f.contentType));
   }
   zip.end();
-  yield* drain();
+  yield drain();
 }

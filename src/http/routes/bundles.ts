@@ -77,25 +77,19 @@ export const bundleEndpoints = [
       { status: 200, schema: Bundle, streamed: true },
       { status: 200, contentType: 'application/zip', streamed: true, description: 'format=zip: one .md file per page (docs/export-import.md)' },
     ],
-    handler: ({ svc, caller, params, query }) => {
+    // The stream is made before the answer starts: a failure before its first byte is problem+json.
+    handler: async ({ svc, caller, params, query }) => {
       const space = resolveSpace(svc, caller, params.slug);
+      const base = space.slug.replace(/[^a-z0-9-]/g, '_');
       if (query.format === 'zip') {
         // Loaded at the first zip export: fflate's tables were ~5 ms of a profiled start.
-        return import('../../domain/bundles/zip-export.ts').then(({ openZipExportStream }) => new FastResponse(openZipExportStream(svc, caller, space) as never, {
-          headers: {
-            'content-type': 'application/zip',
-            'content-disposition': `attachment; filename="${space.slug.replace(/[^a-z0-9-]/g, '_')}-export.zip"`,
-            'cache-control': 'no-store',
-          },
-        }));
+        const { openZipExportStream } = await import('../../domain/bundles/zip-export.ts');
+        return new FastResponse(await openZipExportStream(svc, caller, space) as never, {
+          headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${base}-export.zip"`, 'cache-control': 'no-store' },
+        });
       }
-      const filename = `${space.slug.replace(/[^a-z0-9-]/g, '_')}-export.json`;
-      return new FastResponse(openExportStream(svc, caller, space) as never, {
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          'content-disposition': `attachment; filename="${filename}"`,
-          'cache-control': 'no-store',
-        },
+      return new FastResponse(await openExportStream(svc, caller, space) as never, {
+        headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${base}-export.json"`, 'cache-control': 'no-store' },
       });
     },
   }),
