@@ -71,6 +71,8 @@ export type SpaceTemplatesConfig = {
 export type Limits = {
   bodyBytes: number;
   importBytes: number;
+  /** Bytes of imports in flight across all principals (src/domain/bundles/import-gate.ts). */
+  importBudgetBytes: number;
   pageBytes: number;
   /** The whole stored page: content + frontmatter JSON + metadata JSON. */
   storedPageBytes: number;
@@ -119,6 +121,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     limits: {
       bodyBytes: toInt('SERVICE_MAX_BODY_BYTES', env.SERVICE_MAX_BODY_BYTES ?? 10 * 1024 * 1024, 1024),
       importBytes: toInt('SERVICE_MAX_IMPORT_BYTES', env.SERVICE_MAX_IMPORT_BYTES ?? 100 * 1024 * 1024, 1024),
+      importBudgetBytes: toInt('SERVICE_IMPORT_BUDGET_BYTES', env.SERVICE_IMPORT_BUDGET_BYTES ?? 256 * 1024 * 1024, 1024),
       pageBytes: toInt('SERVICE_MAX_PAGE_BYTES', env.SERVICE_MAX_PAGE_BYTES ?? 2 * 1024 * 1024, 1),
       storedPageBytes: toInt('SERVICE_MAX_STORED_PAGE_BYTES', env.SERVICE_MAX_STORED_PAGE_BYTES ?? 4 * 1024 * 1024, 1),
       frontmatterBytes: toInt('SERVICE_MAX_FRONTMATTER_BYTES', env.SERVICE_MAX_FRONTMATTER_BYTES ?? 256 * 1024, 2),

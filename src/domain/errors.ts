@@ -26,6 +26,7 @@ const CATALOGUE = {
   not_ready: { status: 503, title: 'Not ready' },
   request_timeout: { status: 503, title: 'The request took too long' },
   primary_unavailable: { status: 503, title: 'The primary cannot be reached' },
+  busy: { status: 503, title: 'Busy: try again later' },
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;

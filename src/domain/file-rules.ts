@@ -2,9 +2,9 @@
 // file is served (inline or as a download) and which part a Range header asks for. Table-driven
 // tests: test/unit/file-rules.test.ts.
 import type { Issue } from '../model.ts';
+import { findInvisible } from './paths.ts';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const INVISIBLE = /[\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
 
 /** Why `name` is not a valid attachment name (one path segment), or null. Checks its NFC form. */
 export function checkFileName(raw: unknown, key = 'name'): Issue | null {
@@ -15,7 +15,8 @@ export function checkFileName(raw: unknown, key = 'name'): Issue | null {
   if (name.includes('/') || name.includes('\\')) return { key, code: 'format', message: "a file name may not contain '/' or '\\'" };
   if (name === '.' || name === '..') return { key, code: 'format', message: "a file name may not be '.' or '..'" };
   if (CONTROL.test(name)) return { key, code: 'format', message: 'a file name may not contain control characters' };
-  if (INVISIBLE.test(name)) return { key, code: 'format', message: 'a file name may not contain zero-width or bidirectional control characters' };
+  const invisible = findInvisible(name);
+  if (invisible) return { key, code: 'format', message: `a file name may not contain invisible characters (${invisible})` };
   return null;
 }
 

@@ -27,7 +27,7 @@ export type MoveResult = { moved: Array<{ from: string; to: string }>; rewritten
 export function movePages(svc: Services, caller: Caller, slug: string, input: MoveInput): MoveResult {
   const issues: Issue[] = [];
   for (const key of ['from', 'to'] as const) {
-    const issue = checkPagePath(input[key], key);
+    const issue = checkPagePath(input[key], key, key === 'from');
     if (issue) issues.push(issue);
   }
   if (issues.length) throw invalid(issues);

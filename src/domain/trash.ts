@@ -33,7 +33,7 @@ export function listTrash(svc: Services, caller: Caller, slug: string, q: { afte
  * deleted and may create pages in the space.
  */
 export function restoreFromTrash(svc: Services, caller: Caller, slug: string, input: { path: string; to?: string }): Page {
-  const pathIssue = checkPagePath(input.path, 'path') ?? (input.to !== undefined ? checkPagePath(input.to, 'to') : null);
+  const pathIssue = checkPagePath(input.path, 'path', true) ?? (input.to !== undefined ? checkPagePath(input.to, 'to') : null);
   if (pathIssue) throw invalid([pathIssue]);
   const path = normalizePagePath(input.path);
   const dest = input.to !== undefined ? normalizePagePath(input.to) : path;

@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import type { JsonSchema } from '@valibot/to-json-schema';
 import { documentAs } from './json-schema.ts';
+import { findInvisible } from '../domain/paths.ts';
 
 /** `limit` 1–`max`, default 50. */
 export function limit(max: number) {
@@ -106,6 +107,11 @@ export const MetadataField = documentAs(
     type: 'object', propertyNames: { pattern: META_KEY_PATTERN },
     additionalProperties: { anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }] },
   },
+);
+/** A display name (a space's, an org template's): 1–200 characters once trimmed, none of them invisible (paths.ts). */
+export const DisplayName = v.pipe(
+  v.string(), v.trim(), v.minLength(1), v.maxLength(200),
+  v.check((s) => findInvisible(s) === null, (i) => `a name may not contain invisible characters (${findInvisible(String(i.input))})`),
 );
 
 /** A JSON object (not an array, not null). */

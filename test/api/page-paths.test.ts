@@ -54,10 +54,45 @@ describe('page paths', () => {
     ['byte order mark', '\ufeffa'],
     ['right-to-left override', 'invoice\u202efdp.exe'],
     ['first-strong isolate', 'a\u2068b'],
+    ['soft hyphen', 'soft\u00adhyphen'],
+    ['Arabic letter mark', 'a\u061cb'],
+    ['Mongolian vowel separator', 'a\u180eb'],
+    ['invisible plus', 'a\u2064b'],
+    ['Hangul filler', '\u3164'],
+    ['tag character', 'a\u{e0041}b'],
+    ['backslash', 'a\\..\\b'],
+    ['colon', 'notes/10:30'],
   ])('refuse a %s with 400 naming path', async (_name, path) => {
     const r = await srv.admin.put(url(path), { title: 'X' });
     expect(r.status).toBe(400);
     expect(r.body.issues[0]).toMatchObject({ key: 'path', code: 'format' });
+  });
+
+  it('refuse invisible characters and Windows separators in a move target, and in a bundle page', async () => {
+    await srv.admin.put('/pages/kb/plain', { title: 'Plain' });
+    const m = await srv.admin.post('/spaces/kb/moves', { from: 'plain', to: 'a:b' });
+    expect(m.status).toBe(400);
+    expect(m.body.issues[0]).toMatchObject({ key: 'to', code: 'format' });
+    const r = await srv.admin.post('/spaces/kb/import', {
+      format: 'service-space-export', formatVersion: 1, space: { slug: 'kb', name: 'KB' },
+      pages: [{ path: 'x:y', title: 'X' }, { path: 'shy\u00ad', title: 'S' }, { path: 'ok', title: 'OK' }],
+    });
+    expect(r.body.created).toBe(1);
+    expect(r.body.errors.map((e: { path: string; code: string }) => [e.path, e.code])).toEqual([['x:y', 'validation_failed'], ['shy\u00ad', 'validation_failed']]);
+  });
+
+  it('refuse invisible characters in space names (400 naming name); a bundle\'s space name loses them', async () => {
+    const c = await srv.admin.post('/spaces', { slug: 'shy', name: 'Wi\u00adki' });
+    expect(c.status).toBe(400);
+    expect(c.body.issues[0]).toMatchObject({ key: 'name' });
+    expect(c.body.issues[0].message).toContain('U+00AD');
+    expect((await srv.admin.patch('/spaces/kb', { name: 'K\u{e0041}B' })).status).toBe(400);
+    expect((await srv.admin.post('/spaces', { slug: 'braille', name: 'a\u2800b' })).status).toBe(201);
+    const imported = await srv.admin.post('/spaces/from-bundle/import', {
+      format: 'service-space-export', formatVersion: 1, space: { slug: 'x', name: 'Hid\u200bden\u3164' }, pages: [],
+    });
+    expect(imported.status).toBe(200);
+    expect((await srv.admin.get('/spaces/from-bundle')).body.name).toBe('Hidden');
   });
 
   it('refuse files as a last segment (a PUT there is a 405: the sub-resource has no PUT; a move there a 400)', async () => {

@@ -53,6 +53,10 @@ describe('checkFileName', () => {
     ['a.png', null], ['résumé v2.pdf', null], ['files', null],
     ['', 'required'], ['a/b', 'format'], ['a\\b', 'format'], ['.', 'format'], ['..', 'format'], ['a\u0000', 'format'],
     ['\u202egpj.exe', 'format'], ['x'.repeat(256), 'format'], ['\ud800', 'format'],
+    // Every Default_Ignorable code point is refused (issue 34); a ':' is kept, and exports encode it.
+    ['soft\u00ad.png', 'format'], ['a\u061c.png', 'format'], ['a\u180e.png', 'format'], ['a\u2064.png', 'format'],
+    ['\u3164.png', 'format'], ['a\u115f.png', 'format'], ['a\uffa0.png', 'format'], ['a\u{e0041}.png', 'format'],
+    ['a\ufe0f.png', 'format'], ['a\u2800.png', null], ['10:30.png', null],
   ])('%j → %s', (name, code) => {
     expect(checkFileName(name)?.code ?? null).toBe(code);
   });

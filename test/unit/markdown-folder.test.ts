@@ -49,6 +49,10 @@ describe('a page as a file and back', () => {
     expect(p).toEqual({ path: 'Notes/My Note', title: 'My Note', content: 'body', metadata: { tags: ['x'], num: 2 }, frontmatter: { 'Due date': '2024-01-01', obj: { a: 1 } } });
     expect(fileToPage({ path: 'x.md', text: '---\n---\nempty frontmatter' })).toMatchObject({ content: 'empty frontmatter', metadata: {}, frontmatter: {} });
     expect(fileToPage({ path: 'bad.md', text: '---\n[: x\n---\n' })).toMatchObject({ code: 'invalid_frontmatter' });
+    // A note whose name a page path refuses is reported with a code, not lost silently (issue 34, L7).
+    expect(fileToPage({ path: 'Meeting 10:30.md', text: 'x' })).toMatchObject({ path: 'Meeting 10:30.md', code: 'validation_failed' });
+    expect(fileToPage({ path: 'a\\b.md', text: 'x' })).toMatchObject({ code: 'validation_failed' });
+    expect(fileToPage({ path: 'soft\u00ad.md', text: 'x' })).toMatchObject({ code: 'validation_failed' });
     expect(fileToPage({ path: 'x/files.md', text: '' })).toMatchObject({ code: 'validation_failed' });
   });
 
@@ -84,5 +88,15 @@ describe('foreign folders', () => {
       { path: 'g/c', name: 'x.png', contentType: 'image/png', sha256: '1' },
       { path: 'top', name: 'y.txt', contentType: 'text/plain', sha256: '3' },
     ]).map((p) => p.file)).toEqual(['g/files/x.png', 'g/files/b/x.png', 'g/files/x.png', 'files/y.txt']);
+  });
+});
+
+describe('exported file names (issue 34, L7)', () => {
+  it("write ':' and '\\' of a page stored before the path rule, and of a file name, so Windows reads no separator", () => {
+    const page = { path: 'old/10:30\\x', title: 'T', content: '', frontmatter: {}, metadata: {} };
+    expect(pageToFile(page).path).toBe('old/10%3A30%5Cx.md');
+    expect(placeAttachments([{ path: 'old/a:b', name: 'shot 10:30.png', contentType: 'image/png', sha256: 'x' }])[0].file)
+      .toBe('old/files/shot 10%3A30.png');
+    expect(pageToFile({ ...page, path: 'plain/name' }).path).toBe('plain/name.md');
   });
 });

@@ -3,7 +3,7 @@ import { canReadPage } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
 import { batchWikiResolution, expectPages, withImportChunk, type Expected } from '../links/wiki-index.ts';
 import { putPage, type PutPageInput } from '../pages.ts';
-import { SPACE_SLUG, isPersonalSlug } from '../paths.ts';
+import { SPACE_SLUG, isPersonalSlug, withoutInvisible } from '../paths.ts';
 import { createSpace, resolveSpace, type NewSpace } from '../spaces.ts';
 import { findPage, readAcl } from '../../store/pages.ts';
 import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
@@ -50,7 +50,8 @@ export async function importBundle(
     if (!SPACE_SLUG.test(target.slug)) throw badSlug();
     toCreate = {
       slug: target.slug,
-      name: (target.name ?? bundle.space.name).trim().slice(0, 200) || target.slug,
+      // A bundle's name is display text from elsewhere: its invisible characters are dropped (paths.ts).
+      name: withoutInvisible(target.name ?? bundle.space.name).trim().slice(0, 200) || target.slug,
       description: (target.description ?? bundle.space.description).slice(0, 4000),
     };
   }

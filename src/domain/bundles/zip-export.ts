@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import { Zip, ZipDeflate, ZipPassThrough, type DeflateOptions } from 'fflate';
 import type { Services } from '../../services.ts';
 import type { Db } from '../../store/db.ts';
 import { openSnapshotStream, type Chunk } from './snapshot-stream.ts';
@@ -27,6 +27,13 @@ const PIECE = 64 * 1024;
 const ZIP_EPOCH = Date.UTC(1980, 0, 2);
 const PAUSE = new Uint8Array(0);
 
+/**
+ * fflate's memory level for a file of `size` bytes: its hash tables follow the file's size as its
+ * one-shot deflate sizes them. The streaming default sizes them for large files, and allocating
+ * them for every small page made the deflate of one page several times slower.
+ */
+const memLevel = (size: number): DeflateOptions['mem'] => Math.max(0, Math.min(8, Math.ceil(Math.log2(Math.max(size, 2))) - 11)) as DeflateOptions['mem'];
+
 /** The zip as a Node stream over its own snapshot connection; rejects when it fails before its first bytes. */
 export function openZipExportStream(svc: Services, caller: Caller, space: SpaceRow): Promise<Readable> {
   return openSnapshotStream(svc, 'zip export', space, (reader) => zipChunks(svc, reader, caller, space));
@@ -45,16 +52,16 @@ export function* zipChunks(svc: Services, reader: Db, caller: Caller, space: Spa
     out = [];
     return ready;
   };
-  const open = (path: string, mtime: number, compress: boolean): ZipDeflate | ZipPassThrough => {
-    const file = compress ? new ZipDeflate(path, { level: 6 }) : new ZipPassThrough(path);
+  const open = (path: string, mtime: number, compress: boolean, size: number): ZipDeflate | ZipPassThrough => {
+    const file = compress ? new ZipDeflate(path, { level: 6, mem: memLevel(size) }) : new ZipPassThrough(path);
     file.mtime = Math.max(ZIP_EPOCH, mtime);
     zip.add(file);
     return file;
   };
   /** Adds one file, compressing it a piece at a time; yields what the zip has ready after each piece. */
   function* add(path: string, data: string | Uint8Array, mtime: number, compress = true): Generator<Chunk> {
-    const file = open(path, mtime, compress);
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    const file = open(path, mtime, compress, bytes.length);
     for (let at = 0; ; at += PIECE) {
       const last = at + PIECE >= bytes.length;
       file.push(bytes.subarray(at, Math.min(at + PIECE, bytes.length)), last);
@@ -67,7 +74,8 @@ export function* zipChunks(svc: Services, reader: Db, caller: Caller, space: Spa
   const placed = placeAttachments(rows.map((r) => ({ path: r.path, name: r.name, contentType: r.content_type, sha256: r.sha256 })));
   const marker = folderMarker({ slug: space.slug, name: space.name, description: space.description }, placed);
   // The marker's bytes wait for the first batch of pages: a failure to read it comes before the first byte.
-  open(marker.path, Date.parse(svc.now()), true).push(Buffer.from(marker.text), true);
+  const markerBytes = Buffer.from(marker.text);
+  open(marker.path, Date.parse(svc.now()), true, markerBytes.length).push(markerBytes, true);
   let after = '';
   let batch = FIRST_BATCH;
   for (;;) {

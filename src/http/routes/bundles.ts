@@ -3,6 +3,7 @@ import { FastResponse } from 'srvx';
 import { parseBundle } from '../../domain/bundles/bundle.ts';
 import { openExportStream } from '../../domain/bundles/export.ts';
 import { IMPORT_MODES, importBundle } from '../../domain/bundles/import.ts';
+import { gatedImport } from '../../domain/bundles/import-gate.ts';
 import { resolveSpace } from '../../domain/spaces.ts';
 import { ImportResult } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
@@ -103,10 +104,12 @@ export const bundleEndpoints = [
     },
     summary: 'Import a bundle into a space (created when absent)',
     responses: [{ status: 200, schema: ImportResult }],
-    handler: async ({ svc, caller, params, query, body }) => {
+    // One import at a time per principal (429), within the server's import budget (503).
+    errors: [429, 503],
+    handler: ({ event, svc, caller, params, query, body }) => gatedImport(svc, caller, event.req.headers.get('content-length'), async () => {
       const bundle = parseBundle(await body(svc.config.limits.importBytes), svc.config.limits);
       const { result } = await importBundle(svc, caller, { slug: params.slug }, bundle, query.mode);
       return json(result);
-    },
+    }),
   }),
 ];

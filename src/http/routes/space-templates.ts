@@ -5,17 +5,17 @@ import { GalleryEntry, SpaceFromTemplate } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
 import { documentAs } from '../json-schema.ts';
-import { IdParams, Segment } from '../schemas.ts';
+import { DisplayName, IdParams, Segment } from '../schemas.ts';
 
 const SaveOrgTemplate = v.strictObject({
   space: v.pipe(v.string(), v.minLength(1)),
   id: v.optional(v.string()),
-  name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+  name: DisplayName,
   description: v.optional(v.pipe(v.string(), v.maxLength(4000))),
 });
 const CreateFromTemplate = v.strictObject({
   slug: v.string(),
-  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))),
+  name: v.optional(DisplayName),
   description: v.optional(v.pipe(v.string(), v.maxLength(4000))),
 });
 

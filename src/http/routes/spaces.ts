@@ -4,19 +4,19 @@ import { listPages } from '../../domain/pages.ts';
 import { PageList, Space, SpaceList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
-import { cursor, isString, Limit, SlugParams } from '../schemas.ts';
+import { cursor, DisplayName, isString, Limit, SlugParams } from '../schemas.ts';
 import { documentAs } from '../json-schema.ts';
 import { encodeCursor } from '../cursor-seal.ts';
 
 const Access = v.picklist(['write', 'read', 'none']);
 const CreateSpace = v.strictObject({
   slug: documentAs(v.string(), { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
-  name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+  name: DisplayName,
   description: v.optional(v.pipe(v.string(), v.maxLength(4000))),
   defaultAccess: v.optional(Access),
 });
 const PatchSpace = v.strictObject({
-  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))),
+  name: v.optional(DisplayName),
   description: v.optional(v.pipe(v.string(), v.maxLength(4000))),
   defaultAccess: v.optional(Access),
 });
