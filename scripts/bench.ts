@@ -9,6 +9,7 @@ type Section = (opts: BenchOptions) => Promise<BenchResult[]>;
 const SECTIONS: Record<string, () => Promise<Section>> = {
   core: async () => (await import('./bench/core.ts')).run,
   bundles: async () => (await import('./bench/bundles.ts')).run,
+  'export-latency': async () => (await import('./bench/export-latency.ts')).run,
   records: async () => (await import('./bench/records.ts')).run,
   webhooks: async () => (await import('./bench/webhooks.ts')).run,
   search: async () => (await import('./bench/search.ts')).run,
@@ -34,6 +35,7 @@ Sections:
   core        floors (bare node:http, raw SQLite) and kspace PUT/GET over 16 connections, conditional GET,
               peak RSS of the server (its helper is a thread), from source and as the single executable
   bundles     a 10,000-page bundle imported, then the space grown to --pages and exported (with RSS)
+  export-latency  GET p50/p99 at rest and while a zip export of --pages pages (quick: 20,000) streams
   records     record writes against plain page writes, record queries over 100k records
   webhooks    webhook delivery throughput and latency
   search      full-text, metadata and link queries on a --pages corpus, against naive floors

@@ -46,7 +46,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
 }
 
 /** Pages [from, from + n) of the corpus as one bundle, imported with one request. */
-async function importSlice(server: ChildServer, from: number, n: number, total: number, mode = 'skip') {
+export async function importSlice(server: ChildServer, from: number, n: number, total: number, mode = 'skip') {
   const random = rng(42 + from);
   const words = vocabulary(20_000);
   const pick = zipf(words.length, random);
