@@ -88,6 +88,8 @@ export type Limits = {
   attachmentBytes: number;
   /** Attachment bytes a space may hold, each attachment counted in full; 0 = no quota (SERVICE_SPACE_QUOTA_BYTES). */
   spaceQuotaBytes: number;
+  /** Shared spaces one principal may create (org admins: no cap); 0 = no cap (SERVICE_MAX_SPACES_PER_PRINCIPAL). */
+  maxSpacesPerPrincipal: number;
 };
 
 export type Flags = { data?: string; host?: string; port?: string | number };
@@ -133,6 +135,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       jsonDepth: toInt('SERVICE_MAX_JSON_DEPTH', env.SERVICE_MAX_JSON_DEPTH ?? 32, 2, 1000),
       attachmentBytes: toInt('SERVICE_MAX_ATTACHMENT_BYTES', env.SERVICE_MAX_ATTACHMENT_BYTES ?? 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       spaceQuotaBytes: toInt('SERVICE_SPACE_QUOTA_BYTES', env.SERVICE_SPACE_QUOTA_BYTES ?? 1024 * 1024 * 1024, 0),
+      maxSpacesPerPrincipal: toInt('SERVICE_MAX_SPACES_PER_PRINCIPAL', env.SERVICE_MAX_SPACES_PER_PRINCIPAL ?? 100, 0),
     },
     encryptionKey,
     webhooks: {

@@ -10,6 +10,7 @@ const CATALOGUE = {
   invalid_credentials: { status: 401, title: 'Wrong name or password' },
   csrf_failed: { status: 403, title: 'Cross-site request refused' },
   forbidden: { status: 403, title: 'Not allowed' },
+  quota_exceeded: { status: 403, title: 'Quota reached' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_too_slow: { status: 408, title: 'The request arrived too slowly' },

@@ -86,6 +86,7 @@ export function createSpace(svc: Services, caller: Caller, input: NewSpace): Spa
   if (issues.length) throw invalid(issues);
   return tx(svc.db, () => {
     if (store.findSpaceBySlug(svc.db, input.slug)) throw new AppError('conflict', `a space '${input.slug}' exists`);
+    checkSpaceCount(svc, caller);
     const now = svc.now();
     const id = store.insertSpace(svc.db, {
       org_id: caller.orgId, slug: input.slug, name: input.name, description: input.description ?? '',
@@ -93,6 +94,21 @@ export function createSpace(svc: Services, caller: Caller, input: NewSpace): Spa
     });
     return store.findSpaceById(svc.db, id)!;
   });
+}
+
+/**
+ * Each principal creates at most SERVICE_MAX_SPACES_PER_PRINCIPAL shared spaces (those in the org
+ * trash count: they keep their pages and files): every space brings its own attachment quota, so
+ * without a cap one member could store without bound. Org admins, who can delete spaces, have none.
+ */
+function checkSpaceCount(svc: Services, caller: Caller): void {
+  const cap = svc.config.limits.maxSpacesPerPrincipal;
+  if (cap === 0 || caller.orgAdmin) return;
+  const used = store.countSpacesCreatedBy(svc.db, caller.id);
+  if (used >= cap) {
+    throw new AppError('quota_exceeded', `you have created ${used} spaces; the cap is ${cap} a principal (SERVICE_MAX_SPACES_PER_PRINCIPAL)`, undefined,
+      { setting: 'SERVICE_MAX_SPACES_PER_PRINCIPAL', limit: cap, used });
+  }
 }
 
 export type SpacePatch = { name?: string; description?: string; defaultAccess?: 'write' | 'read' | 'none' };

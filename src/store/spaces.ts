@@ -49,6 +49,11 @@ export function principalsWithoutPersonalSpace(db: Db, limit: number): Array<{ i
     WHERE NOT EXISTS (SELECT 1 FROM spaces s WHERE s.slug = '~' || p.name) ORDER BY p.created_at, p.id LIMIT ?`).all(limit) as never;
 }
 
+/** Shared spaces a principal has created, those in the org trash included. */
+export function countSpacesCreatedBy(db: Db, principalId: string): number {
+  return (stmt(db, 'SELECT count(*) AS n FROM spaces WHERE created_by = ? AND owner_id IS NULL').get(principalId) as { n: number }).n;
+}
+
 export function insertSpace(db: Db, s: Omit<SpaceRow, 'id'>): number {
   bySlug.delete(db);
   return Number(stmt(db, `INSERT INTO spaces (org_id, slug, name, description, default_access, owner_id, created_by, created_at, updated_at)
