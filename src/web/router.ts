@@ -14,6 +14,7 @@ export type Route =
   | { name: 'records'; space: string; type: string; params: URLSearchParams }
   | { name: 'search'; q: string; params: URLSearchParams }
   | { name: 'broken'; space: string }
+  | { name: 'trash'; space: string }
   | { name: 'gallery'; template: string }
   | { name: 'admin' }
   | { name: 'notFound' };
@@ -55,6 +56,7 @@ export function parseRoute(pathname: string, search: string): Route {
       if (seg.length === 2 && seg[1]) return { name: 'space', space: seg[1] };
       if (seg.length === 4 && seg[2] === 'records' && seg[3]) return { name: 'records', space: seg[1], type: seg[3], params: q };
       if (seg.length === 4 && seg[2] === 'links' && seg[3] === 'broken') return { name: 'broken', space: seg[1] };
+      if (seg.length === 3 && seg[2] === 'trash' && seg[1]) return { name: 'trash', space: seg[1] };
       return { name: 'notFound' };
     default: return { name: 'notFound' };
   }
@@ -125,6 +127,7 @@ export const href = {
   },
   records: (space: string, type: string): string => `/app/s/${encodeURIComponent(space)}/records/${encodeURIComponent(type)}`,
   broken: (space: string): string => `/app/s/${encodeURIComponent(space)}/links/broken`,
+  trash: (space: string): string => `/app/s/${encodeURIComponent(space)}/trash`,
   search: (q: string): string => `/app/search${q ? `?q=${encodeURIComponent(q)}` : ''}`,
   gallery: (template?: string): string => `/app/gallery${template ? `?template=${encodeURIComponent(template)}` : ''}`,
   admin: (): string => '/app/admin',

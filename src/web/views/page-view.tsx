@@ -7,6 +7,7 @@ import { Icon } from '../components/icons.tsx';
 import { FrontmatterPanel, MetadataPanel } from '../components/metadata-panel.tsx';
 import { AccessPanel } from '../components/access-panel.tsx';
 import { FilesPanel } from '../components/files-panel.tsx';
+import { PageActions } from '../components/page-actions.tsx';
 import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, useTitle, type Crumb } from '../components/ui.tsx';
 import { relativeTime, fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
@@ -61,6 +62,11 @@ export function PageView({ space, path }: { space: string; path: string }) {
   const body = useRef<HTMLDivElement>(null);
   useBrokenLinkClicks(body);
   useTitle(page.data?.title ?? path);
+  // A moved page's old address answers with the page where it is now: show that address.
+  const at = page.data;
+  useEffect(() => {
+    if (at && (at.space !== space || at.path !== path)) navigate(href.page(at.space, at.path), { replace: true });
+  }, [at, space, path]);
 
   if (page.status === 'error' && page.error instanceof ApiError && page.error.status === 404) {
     return (
@@ -90,6 +96,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
               <div class="actions">
                 <a class="button primary" href={href.edit(space, path)} aria-keyshortcuts="e"><Icon name="edit" />Edit</a>
                 <a class="button" href={href.history(space, path)}><Icon name="history" />History</a>
+                <PageActions page={p} onRenamed={page.reload} />
               </div>
             </div>
             {p.html === undefined

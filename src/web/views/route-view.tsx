@@ -9,6 +9,7 @@ import { NewPage } from './new-page.tsx';
 import { RecordsView } from './records.tsx';
 import { SearchView } from './search.tsx';
 import { BrokenLinks } from './broken-links.tsx';
+import { TrashView } from './trash.tsx';
 import { Gallery } from './gallery.tsx';
 import { Admin } from './admin.tsx';
 
@@ -21,6 +22,7 @@ export function RouteView({ route }: { route: Exclude<Route, { name: 'signIn' }>
     case 'records': return <RecordsView key={`${route.space}/${route.type}`} space={route.space} type={route.type} params={route.params} />;
     case 'search': return <SearchView q={route.q} params={route.params} />;
     case 'broken': return <BrokenLinks key={route.space} space={route.space} />;
+    case 'trash': return <TrashView key={route.space} space={route.space} />;
     case 'gallery': return <Gallery template={route.template} />;
     case 'admin': return <Admin />;
     case 'notFound': return <NotFound what="address" />;

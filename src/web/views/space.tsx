@@ -76,6 +76,7 @@ export function SpaceView({ space }: { space: string }) {
               <h2 id="tools-title">Tools</h2>
               <ul class="plain-list">
                 <li><a href={href.broken(space)}><Icon name="broken" />Broken links</a></li>
+                <li><a href={href.trash(space)}>Trash</a></li>
                 <li><a href={href.gallery()}><Icon name="grid" />Space template gallery</a></li>
                 <li><a href={href.newPage({ space })}><Icon name="plus" />New page in this space</a></li>
               </ul>

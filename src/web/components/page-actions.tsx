@@ -1,0 +1,86 @@
+// The page view's actions (spec/web.md, "Page actions"): Rename (a PUT with the new title: the
+// server rewrites the wikilinks that meant the old one), Move (POST /spaces/:slug/moves) and
+// Delete (to the space's trash, after a confirmation that says so).
+import { useState } from 'preact/hooks';
+import { del, pageApi, post, put, spaceApi } from '../api/client.ts';
+import type { Page } from '../api/types.ts';
+import { href, navigate } from '../router.ts';
+import { Dialog, ErrorBox } from './ui.tsx';
+
+type Open = 'rename' | 'move' | 'delete' | null;
+
+export function PageActions({ page, onRenamed }: { page: Page; onRenamed: () => void }) {
+  const [open, setOpen] = useState<Open>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const close = (): void => { setOpen(null); setError(null); };
+  const run = async (fn: () => Promise<void>): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try { await fn(); } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  const field = (e: Event, name: string): string => ((e.currentTarget as HTMLFormElement).elements.namedItem(name) as HTMLInputElement).value.trim();
+
+  const rename = (e: Event): void => {
+    e.preventDefault();
+    const title = field(e, 'title');
+    void run(async () => {
+      await put(pageApi(page.space, page.path), { title, baseVersion: page.version });
+      close();
+      onRenamed();
+    });
+  };
+  const move = (e: Event): void => {
+    e.preventDefault();
+    const toSpace = field(e, 'space');
+    const to = field(e, 'path');
+    void run(async () => {
+      await post(`${spaceApi(page.space)}/moves`, { from: page.path, to, ...(toSpace !== page.space ? { toSpace } : {}) });
+      close();
+      navigate(href.page(toSpace, to), { replace: true });
+    });
+  };
+  const remove = (): void => {
+    void run(async () => {
+      await del(pageApi(page.space, page.path));
+      close();
+      navigate(href.trash(page.space));
+    });
+  };
+
+  return (
+    <>
+      <button type="button" class="button" onClick={() => setOpen('rename')}>Rename</button>
+      <button type="button" class="button" onClick={() => setOpen('move')}>Move</button>
+      <button type="button" class="button danger" onClick={() => setOpen('delete')}>Delete</button>
+      {open === 'rename' && (
+        <Dialog title="Rename page" onClose={close}>
+          <form onSubmit={rename} class="stack">
+            <label>Title<input name="title" required defaultValue={page.title} /></label>
+            <p class="muted small">Links written as <code>[[{page.title}]]</code> follow the new title.</p>
+            {error !== null && <ErrorBox error={error} />}
+            <div class="actions"><button type="submit" class="button primary" disabled={busy}>Rename</button></div>
+          </form>
+        </Dialog>
+      )}
+      {open === 'move' && (
+        <Dialog title="Move page" onClose={close}>
+          <form onSubmit={move} class="stack">
+            <label>Space<input name="space" required defaultValue={page.space} /></label>
+            <label>Path<input name="path" required defaultValue={page.path} /></label>
+            <p class="muted small">The old address keeps leading here.</p>
+            {error !== null && <ErrorBox error={error} />}
+            <div class="actions"><button type="submit" class="button primary" disabled={busy}>Move</button></div>
+          </form>
+        </Dialog>
+      )}
+      {open === 'delete' && (
+        <Dialog title="Delete page" onClose={close}>
+          <p>“{page.title}” goes to the trash of <strong>{page.space}</strong>. It can be restored from there.</p>
+          {error !== null && <ErrorBox error={error} />}
+          <div class="actions"><button type="button" class="button danger" disabled={busy} onClick={remove}>Delete</button></div>
+        </Dialog>
+      )}
+    </>
+  );
+}

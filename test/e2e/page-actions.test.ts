@@ -1,0 +1,110 @@
+// The page view's actions in a real browser (issue 35 item 2): rename with the links of another
+// page following the new title, delete → trash → restore, move with the old address redirecting.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer, type Guard } from './support/index.ts';
+
+const POLL = { timeout: 15_000, interval: 100 };
+let app: AppServer;
+let browser: Browser;
+let session: Awaited<ReturnType<import('playwright-core').BrowserContext['storageState']>>;
+
+beforeAll(async () => {
+  app = await startAppServer();
+  browser = await openBrowser();
+  // An org admin: deleting a page of a shared space is theirs (docs/security.md).
+  const user = await app.createUser('rita', undefined, { orgAdmin: true });
+  await app.createSpace('kb', 'Knowledge base');
+  await app.createSpace('arch', 'Archive');
+  const ctx = await browser.newContext({ baseURL: app.url });
+  const page = await ctx.newPage();
+  await page.goto('/app/');
+  await signIn(page, user.name, user.password);
+  session = await ctx.storageState();
+  await ctx.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function open(): Promise<{ page: Page; g: Guard }> {
+  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
+  const page = await ctx.newPage();
+  const g = guard(page, app.url);
+  return { page, g };
+}
+
+/** Clears the focused text box and types `text` key by key. */
+async function retype(page: Page, label: string, text: string): Promise<void> {
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel(label).click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text);
+}
+
+describe('page actions', { timeout: 120_000 }, () => {
+  it('renames a page, and the wikilinks of another page follow the new title', async () => {
+    await app.putPage('kb', 'guides/setup', { title: 'Setup guide', content: 'Install it.' });
+    await app.putPage('kb', 'index', { title: 'Start', content: 'Read [[Setup guide]] first.' });
+    const { page, g } = await open();
+    await page.goto('/app/p/kb/guides/setup');
+    await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('dialog', { name: 'Rename page' }).waitFor();
+    await checkA11y(page);
+    await retype(page, 'Title', 'Installing kspace');
+    await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Installing kspace' }).waitFor(POLL);
+    await page.goto('/app/p/kb/index');
+    const link = page.locator('.markdown').getByRole('link', { name: 'Installing kspace' });
+    await link.waitFor(POLL);
+    await link.click();
+    await page.getByRole('heading', { level: 1, name: 'Installing kspace' }).waitFor(POLL);
+    expect(new URL(page.url()).pathname).toBe('/app/p/kb/guides/setup');
+    g.check();
+  });
+
+  it('deletes a page to the trash and restores it from there', async () => {
+    await app.putPage('kb', 'old-notes', { title: 'Old notes', content: 'Keep me.' });
+    const { page, g } = await open();
+    await page.goto('/app/p/kb/old-notes');
+    await page.getByRole('heading', { level: 1, name: 'Old notes' }).waitFor();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete page' });
+    await dialog.getByText('goes to the trash').waitFor();
+    await checkA11y(page);
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Trash' }).waitFor(POLL);
+    expect(new URL(page.url()).pathname).toBe('/app/s/kb/trash');
+    const restore = page.getByRole('button', { name: 'Restore Old notes' });
+    await restore.waitFor(POLL);
+    await checkA11y(page);
+    expect((await app.admin.get('/pages/kb/old-notes')).status).toBe(404);
+    await restore.click();
+    await page.getByRole('heading', { level: 1, name: 'Old notes' }).waitFor(POLL);
+    expect((await app.admin.get('/pages/kb/old-notes')).status).toBe(200);
+    g.check();
+  });
+
+  it('moves a page to another space, and its old address leads to the new one', async () => {
+    await app.putPage('kb', 'drafts/plan', { title: 'Plan', content: 'The plan.' });
+    const { page, g } = await open();
+    await page.goto('/app/p/kb/drafts/plan');
+    await page.getByRole('heading', { level: 1, name: 'Plan' }).waitFor();
+    await page.getByRole('button', { name: 'Move' }).click();
+    await page.getByRole('dialog', { name: 'Move page' }).waitFor();
+    await checkA11y(page);
+    await retype(page, 'Space', 'arch');
+    await retype(page, 'Path', 'plans/2027');
+    await page.getByRole('dialog').getByRole('button', { name: 'Move' }).click();
+    await expect.poll(() => new URL(page.url()).pathname, POLL).toBe('/app/p/arch/plans/2027');
+    await page.getByRole('heading', { level: 1, name: 'Plan' }).waitFor(POLL);
+    // The old address, loaded directly, shows the page and its address becomes the new one.
+    await page.goto('/app/p/kb/drafts/plan');
+    await expect.poll(() => new URL(page.url()).pathname, POLL).toBe('/app/p/arch/plans/2027');
+    await page.getByRole('heading', { level: 1, name: 'Plan' }).waitFor(POLL);
+    g.check();
+  });
+});
