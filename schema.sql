@@ -204,6 +204,17 @@ CREATE TABLE move_history (
   PRIMARY KEY (page_id, up_to, space_id, readers)
 ) WITHOUT ROWID;
 
+-- The title index (GET /search/titles, src/store/title-words.ts): each live page's folded words
+-- of its title, aliases and path (whole 0), and its whole folded title and aliases (whole 1),
+-- searched by prefix ranges on `word`; the page index checks further words and ranks.
+CREATE TABLE title_words (
+  word    TEXT NOT NULL,
+  whole   INTEGER NOT NULL,
+  page_id INTEGER NOT NULL REFERENCES pages(id),
+  PRIMARY KEY (whole, word, page_id)
+) WITHOUT ROWID;
+CREATE INDEX title_words_page ON title_words(page_id, whole, word);
+
 -- Events outbox, written in the same transaction as the change it describes, when an enabled
 -- subscription can receive the event (src/store/events.ts). The webhook dispatcher reads rows
 -- with dispatched_at IS NULL after commit; nothing committed is lost.

@@ -3,12 +3,13 @@ import { bumpKeyStats, metaRowsOf, metaRowsOfKeys, readersOf } from '../store/ke
 import { replaceLinks, replaceWikiKeys } from '../store/links.ts';
 import { insertMetaIndex, replaceMetaIndex, replaceMetaIndexKeys } from '../store/pages.ts';
 import { queueForIndex } from '../store/fts-index.ts';
+import { replaceTitleWords, titleWordRows } from '../store/title-words.ts';
 import { pageWritten, reresolveAround, storeLinks } from './links/wiki-index.ts';
 import { indexRows } from './metadata.ts';
 import { keyTypes, minus } from './search/key-types.ts';
 import type { IndexRow, Metadata } from '../model.ts';
 
-// Derived indexes of a page — metadata index, key stats, full-text and links — updated in the
+// Derived indexes of a page — metadata index, key stats, full-text, title words and links — updated in the
 // same transaction as the page write (writeRevision and deletePage call these, whatever door
 // the write came through) and rebuildable from the pages table (POST /links/rebuild).
 export type IndexedPage = {
@@ -19,6 +20,8 @@ export type IndexedPage = {
   title: string;
   content: string;
   metadata: Metadata;
+  /** Its frontmatter, for the title index's aliases; none when absent. */
+  frontmatter?: Record<string, unknown>;
   /**
    * The previous live revision's title and body, or null for a new or revived page: when
    * neither changed, the full-text index has nothing to do.
@@ -50,6 +53,8 @@ export function indexPage(db: Db, page: IndexedPage): void {
   const prev = page.previous;
   // The full-text index is kept off the write path (store/fts-index.ts): a queue row here.
   if (!prev || prev.title !== page.title || prev.content !== page.content) queueForIndex(db, page.id);
+  // The title index (GET /search/titles): a few rows, rewritten on every write (aliases are frontmatter).
+  replaceTitleWords(db, page.id, titleWordRows(page.title, page.path, page.frontmatter ?? {}));
   // A metadata patch or a title change leaves the body, and so the links, as they were.
   const baseUrls = page.baseUrls ?? [];
   if (!prev || prev.content !== page.content) storeLinks(db, page, baseUrls, page.fresh);
@@ -66,6 +71,7 @@ export function unindexPage(db: Db, page: IndexedPage): void {
   queueForIndex(db, page.id);
   replaceLinks(db, page.id, []);
   replaceWikiKeys(db, page.id, []);
+  replaceTitleWords(db, page.id, []);
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Caller, Issue, PageRef } from '../model.ts';
 import { tx, type Db } from '../store/db.ts';
 import { linkTargetsOf } from '../store/links.ts';
 import * as moves from '../store/moves.ts';
+import { replaceTitleWords, titleWordRows } from '../store/title-words.ts';
 import { findPage, readAcl, type PageRow } from '../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../store/spaces.ts';
 
@@ -82,6 +83,8 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       movedMap.set(`${space.slug}/${m.row.path}`, { space: target.slug, path: m.to });
       // Relative links resolve against the page's folder: index them from the new address.
       storeLinks(db, { id: m.row.id, spaceSlug: target.slug, path: m.to, content: m.row.content }, baseUrls);
+      // The path's words are in the title index (GET /search/titles).
+      replaceTitleWords(db, m.row.id, titleWordRows(m.row.title, m.to, JSON.parse(m.row.frontmatter)));
       recordPageEvent(db, 'page.moved', caller, target, { path: m.to, title: m.row.title, version: m.row.version }, now,
         undefined, { space: space.slug, path: m.row.path }, space);
     }

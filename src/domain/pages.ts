@@ -208,6 +208,7 @@ export function writeRevision(
   }
   indexPage(db, {
     id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
+    frontmatter: JSON.parse(next.frontmatter),
     previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
     fresh: existing === null,
     baseUrls: [svc.config.baseUrl],

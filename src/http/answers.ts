@@ -92,6 +92,7 @@ export const SearchHits = v.strictObject({
   hits: v.array(v.strictObject({ space: v.string(), path: v.string(), title: v.string(), snippet: v.string(), score: v.number() })),
   nextCursor: NextCursor,
 });
+export const TitleHits = v.strictObject({ hits: v.array(v.strictObject({ space: v.string(), path: v.string(), title: v.string() })) });
 export const KeyList = v.array(v.strictObject({ key: v.string(), types: v.array(v.string()), pages: v.number() }));
 
 export const PageLinks = v.strictObject({

@@ -6,15 +6,15 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { documentAs } from './json-schema.ts';
 import { findInvisible } from '../domain/paths.ts';
 
-/** `limit` 1–`max`, default 50. */
-export function limit(max: number) {
+/** `limit` 1–`max`, default `byDefault` (50). */
+export function limit(max: number, byDefault = 50) {
   return documentAs(
     v.pipe(
       v.optional(v.string(), ''),
       v.check((s) => s === '' || (/^\d{1,7}$/.test(s) && Number(s) >= 1 && Number(s) <= max), `limit is a whole number from 1 to ${max}`),
-      v.transform((s) => (s === '' ? 50 : Number(s))),
+      v.transform((s) => (s === '' ? byDefault : Number(s))),
     ),
-    { type: 'integer', minimum: 1, maximum: max, default: 50, description: 'page size' },
+    { type: 'integer', minimum: 1, maximum: max, default: byDefault, description: 'page size' },
   );
 }
 

@@ -82,18 +82,18 @@ export function brokenLinks(db: Db, caller: Caller, spaceId: number, after: [str
     .all({ ...callerParams(caller), spaceId, afterPath: after[0], afterSpace: after[1], afterTarget: after[2], limit }) as never;
 }
 
-export type LinkSourceRow = { id: number; spaceId: number; space: string; path: string; title: string; content: string; metadata: string };
+export type LinkSourceRow = { id: number; spaceId: number; space: string; path: string; title: string; content: string; metadata: string; frontmatter: string };
 
 /** Live pages of an organisation with id > afterId, in id order (the rebuild's batches). */
 export function livePagesAfter(db: Db, orgId: number, afterId: number, limit: number): LinkSourceRow[] {
-  return stmt(db, `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata
+  return stmt(db, `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata, p.frontmatter
     FROM pages p JOIN spaces s ON s.id = p.space_id
     WHERE p.id > ? AND p.deleted_at IS NULL AND s.org_id = ? ORDER BY p.id LIMIT ?`).all(afterId, orgId, limit) as never;
 }
 
 /** Live pages with ids in (`afterId`, `toId`] (any organisation) whose text may hold a wikilink. */
 export function livePagesWithWikilinks(db: Db, afterId: number, toId: number): LinkSourceRow[] {
-  return stmt(db, `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata
+  return stmt(db, `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata, p.frontmatter
     FROM pages p JOIN spaces s ON s.id = p.space_id
     WHERE p.id > ? AND p.id <= ? AND p.deleted_at IS NULL AND instr(p.content, '[[') > 0 ORDER BY p.id`).all(afterId, toId) as never;
 }

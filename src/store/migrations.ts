@@ -3,6 +3,7 @@ import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
+import { fillTitleWords, TITLE_WORDS_SQL } from './title-words.ts';
 
 const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
     space_id INTEGER NOT NULL REFERENCES spaces(id), path TEXT NOT NULL,
@@ -33,7 +34,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -117,6 +118,12 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
         space_id INTEGER NOT NULL REFERENCES spaces(id), readers TEXT NOT NULL,
         PRIMARY KEY (page_id, up_to, space_id, readers)) WITHOUT ROWID;
       ALTER TABLE events ADD COLUMN from_space_id INTEGER;`,
+  },
+  {
+    // The title index (issue 37, GET /search/titles), filled here from the live pages.
+    to: 12,
+    sql: TITLE_WORDS_SQL,
+    run: fillTitleWords,
   },
 ];
 

@@ -7,10 +7,11 @@ import { countOrgLinks, deleteOrphanLinks, livePagesAfter } from '../../store/li
 import { replaceMetaIndex } from '../../store/pages.ts';
 import { rebuildIndex } from '../../store/fts-index.ts';
 import { storeLinks } from './wiki-index.ts';
+import { replaceTitleWords, titleWordRows } from '../../store/title-words.ts';
 import type { Caller } from '../../model.ts';
 
 // POST /links/rebuild (org admin): every derived index rebuilt from the pages themselves —
-// links and the metadata index page by page, then full-text and key stats in one go.
+// links, title words and the metadata index page by page, then full-text and key stats in one go.
 // The page-by-page part runs in batches through the write queue, so other requests are served
 // in between; a page written meanwhile indexes itself as usual, and a batch reads each page in
 // the transaction that re-indexes it, so nothing goes stale.
@@ -27,6 +28,7 @@ export async function rebuildIndexes(svc: Services, caller: Caller): Promise<{ p
       for (const p of batch) {
         replaceMetaIndex(svc.db, p.id, indexRows(JSON.parse(p.metadata)));
         storeLinks(svc.db, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content }, baseUrls);
+        replaceTitleWords(svc.db, p.id, titleWordRows(p.title, p.path, JSON.parse(p.frontmatter)));
       }
       if (batch.length) after = batch[batch.length - 1].id;
       return batch.length;

@@ -2,11 +2,12 @@ import * as v from 'valibot';
 import { searchFullText, isSearchCursor } from '../../domain/search/full-text.ts';
 import { discoverKeys } from '../../domain/search/keys.ts';
 import { isMetaCursor, searchMetadata } from '../../domain/search/metadata-query.ts';
-import { KeyList, MetaPageList, SearchHits } from '../answers.ts';
+import { searchTitles } from '../../domain/search/titles.ts';
+import { KeyList, MetaPageList, SearchHits, TitleHits } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
 import { documentAs, requiredParam } from '../json-schema.ts';
-import { cursor, Filters, Limit, Order, OrderBy, SPACE_FILTER_PATTERN } from '../schemas.ts';
+import { cursor, Filters, limit, Limit, Order, OrderBy, SPACE_FILTER_PATTERN } from '../schemas.ts';
 import { encodeCursor } from '../cursor-seal.ts';
 
 const Space = documentAs(v.optional(v.string()), { type: 'string', pattern: SPACE_FILTER_PATTERN, description: 'only this space (empty or absent: every space you can read)' });
@@ -15,7 +16,19 @@ const Q = requiredParam(documentAs(v.optional(v.string()), {
   type: 'string', minLength: 1, maxLength: 1000, pattern: '\\S', description: 'the words to search for: words, "quoted phrases", prefix* words',
 }));
 
+/** `q` of /search/titles: what the person typed so far; required, like /search's. */
+const TitleQ = requiredParam(documentAs(v.optional(v.string()), {
+  type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', description: 'word prefixes of a title, alias or path, as typed',
+}));
+
 export const searchEndpoints = [
+  endpoint({
+    method: 'GET', path: '/search/titles', tag: 'search', auth: 'key',
+    query: v.object({ q: TitleQ, space: Space, limit: limit(50, 20) }),
+    summary: 'Pages you can read whose title, alias or path words start with the typed words',
+    responses: [{ status: 200, schema: TitleHits }],
+    handler: ({ svc, caller, query }) => json(searchTitles(svc, caller, { q: query.q ?? null, space: query.space ?? null, limit: query.limit })),
+  }),
   endpoint({
     method: 'GET', path: '/search', tag: 'search', auth: 'key',
     query: v.object({ q: Q, space: Space, limit: Limit, cursor: cursor(isSearchCursor) }),
