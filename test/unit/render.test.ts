@@ -127,3 +127,24 @@ describe('headings', () => {
     expect(headingId(text)).toBe(id);
   });
 });
+
+describe('renderMarkdown: task lists', () => {
+  it('renders `- [ ]` and `- [x]` items as checkboxes labelled by their text, with their source line', () => {
+    const html = render('Intro\n\n- [ ] Write the **plan**\n- [x] Ship [[it]]\n- [y] not a task\n- plain');
+    expect(html).toContain('<li class="task-item"><label class="task"><input type="checkbox" class="task" data-line="2"> Write the <strong>plan</strong></label></li>');
+    expect(html).toMatch(/<li class="task-item"><label class="task"><input type="checkbox" class="task" checked data-line="3"> Ship <a [^>]*>it<\/a><\/label><\/li>/);
+    expect(html).toContain('<li>[y] not a task</li>');
+    expect(html).toContain('<li>plain</li>');
+    // Text that only looks like a task stays text; markup in a task's text stays escaped.
+    expect(render('[ ] not in a list')).toBe('<p>[ ] not in a list</p>');
+    expect(render('- [ ] <b>x</b>')).toContain('&lt;b&gt;x&lt;/b&gt;</label>');
+  });
+
+  it('stays linear: 20,000 tasks render in well under the time a quadratic pass would take', () => {
+    const content = Array.from({ length: 20_000 }, (_, i) => `- [${i % 2 ? 'x' : ' '}] task ${i}`).join('\n');
+    const t0 = performance.now();
+    const html = render(content);
+    expect(html.match(/type="checkbox"/g)?.length).toBe(20_000);
+    expect(performance.now() - t0).toBeLessThan(10_000); // generous: a loaded machine; quadratic is minutes
+  });
+});

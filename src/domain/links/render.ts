@@ -63,6 +63,7 @@ export function renderMarkdown(input: RenderInput): string {
   const tokens = parser.parse(input.content, env);
   addHeadingIds(tokens);
   alignWithClasses(tokens);
+  taskCheckboxes(tokens);
   const internal: Array<{ token: Token; target: PageRef; fragment: string }> = [];
   for (const block of tokens) {
     if (block.type !== 'inline' || !block.children) continue;
@@ -117,6 +118,35 @@ export function renderMarkdown(input: RenderInput): string {
     }
   }
   return parser.renderer.render(tokens, parser.options, env);
+}
+
+const TASK = /^\[([ xX])\][ \t]/;
+
+/**
+ * `- [ ] text` and `- [x] text` list items as checkboxes labelled by their text: the item's first
+ * paragraph becomes `<label><input type="checkbox" data-line="N"> text</label>` (N: the item's
+ * first source line, 0-based, which the page view's tick rewrites). One pass; each item looks
+ * only at its own first text token.
+ */
+function taskCheckboxes(tokens: Token[]): void {
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    const item = tokens[i];
+    if (item.type !== 'list_item_open' || tokens[i + 1].type !== 'paragraph_open') continue;
+    const inline = tokens[i + 2];
+    const first = inline.children?.[0];
+    if (inline.type !== 'inline' || !first || first.type !== 'text') continue;
+    const m = TASK.exec(first.content);
+    if (!m || !item.map) continue;
+    first.content = first.content.slice(m[0].length);
+    const Tok = first.constructor as new (type: string, tag: string, nesting: number) => Token;
+    const open = new Tok('html_inline', '', 0);
+    open.content = `<label class="task"><input type="checkbox" class="task"${m[1] === ' ' ? '' : ' checked'} data-line="${item.map[0]}"> `;
+    const close = new Tok('html_inline', '', 0);
+    close.content = '</label>';
+    inline.children!.unshift(open);
+    inline.children!.push(close);
+    item.attrJoin('class', 'task-item');
+  }
 }
 
 /** A wikilink as link tokens: its label, or the target (and heading) as written. */
