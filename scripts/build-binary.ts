@@ -54,8 +54,8 @@ async function checkVendored(source: string): Promise<void> {
 // The SEA main script: a loader that runs kspace.cjs (an asset) with a trained code cache.
 await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
-// code comes from this second, small bundle (an asset), started with `eval` (src/store/checkpointer.ts).
-await bundle('src/store/helper-worker.ts', 'helper-worker.cjs');
+// code comes from this second, small bundle (an asset), started with `eval` (src/store/helper/thread.ts).
+await bundle('src/store/helper/worker.ts', 'helper-worker.cjs');
 
 /**
  * Escapes the characters above U+00FF that esbuild leaves in the bundle (three, in regular

@@ -9,7 +9,7 @@ import sea from 'node:sea';
 import { setAssetReader } from './assets.ts';
 import { run } from './cli/run.ts';
 import { loadTrimAddon, setMallocTrimLoader } from './malloc-trim.ts';
-import { setNativeBinding } from './store/db.ts';
+import { setNativeBinding } from './store/db/native.ts';
 
 const ADDON_ASSET = 'better_sqlite3.node';
 const TRIM_ASSET = 'malloc-trim.node';

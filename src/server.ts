@@ -15,9 +15,9 @@ import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
 import { closeBlobReader } from './store/attachments.ts';
-import { startCheckpointer, type Checkpointer } from './store/checkpointer.ts';
-import { openDb, openReplicaDb } from './store/db.ts';
-import { createReplicaFullTextIndex } from './store/replica-fts.ts';
+import { startCheckpointer, type Checkpointer } from './store/helper/thread.ts';
+import { openDb, openReplicaDb } from './store/db/connection.ts';
+import { createReplicaFullTextIndex } from './store/fts/replica-index.ts';
 import { createReplicaHandler } from './front/replica.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 
@@ -33,7 +33,7 @@ export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTem
 // The checkpointer helper starts this long after the server listens: its own start-up (Node and
 // the bundle) would otherwise share the cores with the server's first answers and lengthen the
 // cold start (docs/performance.md, Cold start). Until it runs, SQLite's own automatic
-// checkpoints keep the WAL short and a search indexes what it needs itself (store/fts-sync.ts).
+// checkpoints keep the WAL short and a search indexes what it needs itself (src/store/fts/sync.ts).
 const HELPER_START_DELAY_MS = 250;
 
 /**

@@ -1,8 +1,8 @@
 import type { Config } from './config/config.ts';
 import type { LogFormat, LogLevel } from './config/ops-config.ts';
 import { createLineWriter, formatLine, formatRequestLine, levelEnabled, type RequestFields } from './config/log.ts';
-import type { Db } from './store/db.ts';
-import { createFullTextIndex, type FullTextIndex } from './store/fts-sync.ts';
+import type { Db } from './store/db/types.ts';
+import { createFullTextIndex, type FullTextIndex } from './store/fts/sync.ts';
 import { createGroupCommit, type GroupCommit } from './store/group-commit.ts';
 import type { Caller } from './model.ts';
 

@@ -11,7 +11,7 @@ import { rng, syntheticPages, type SyntheticPage } from '../lib/corpus.ts';
 import { alternate, runLoad, runRawLoad, type LoadResult } from '../lib/load.ts';
 import { ensureBinary } from '../lib/binary.ts';
 import type { BenchResult, BenchOptions } from '../bench.ts';
-import { PAGE_SIZE } from '../../src/store/db.ts';
+import { PAGE_SIZE } from '../../src/store/migrations.ts';
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   try {

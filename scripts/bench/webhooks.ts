@@ -17,7 +17,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { putPage } from '../../src/domain/pages.ts';
 import { toCaller } from '../../src/domain/principals.ts';
 import { createLogger, createServices } from '../../src/services.ts';
-import { openDb } from '../../src/store/db.ts';
+import { openDb } from '../../src/store/db/connection.ts';
 import { findPrincipal } from '../../src/store/principals.ts';
 import { sourceArgs } from '../lib/node-flags.ts';
 

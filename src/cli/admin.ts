@@ -67,7 +67,7 @@ async function offlineServices(opts: OfflineFlags) {
     throw new ExitError('SERVICE_ROLE=replica: this data directory is a read replica; run admin commands against the primary\'s data directory', 2);
   }
   const [{ bootstrap }, { createLogger, createServices }, { openDb }] = await Promise.all([
-    import('../domain/principals.ts'), import('../services.ts'), import('../store/db.ts'),
+    import('../domain/principals.ts'), import('../services.ts'), import('../store/db/connection.ts'),
   ]);
   const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb }), config, createLogger(true));
   const boot = bootstrap(svc);

@@ -21,7 +21,7 @@ export function registerServeCommands(program: Command): void {
     .option('--max-defer-pages <n>', 'full-text backlog at which indexing resumes while the server is busy (tests)')
     .option('--idle-ms <n>', 'how often an idle helper looks again without being told of a write (tests)')
     .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string; idleMs?: string }) => {
-      const { processChannel, runCheckpointer } = await import('../store/helper-loop.ts');
+      const { processChannel, runCheckpointer } = await import('../store/helper/loop.ts');
       await runCheckpointer(dbFile, processChannel(),
         opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined,
         opts.idleMs ? Number(opts.idleMs) : undefined);

@@ -4,7 +4,7 @@ import type { Services } from '../services.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { checkFileName, servedType, sniffContentType } from './file-rules.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/attachments.ts';
 import type { AttachmentRow } from '../store/attachments.ts';
 import type { Caller } from '../model.ts';

@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.ts';
+import type { Db } from '../store/db/types.ts';
 import { insertEvent } from '../store/events.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 import type { Caller } from '../model.ts';

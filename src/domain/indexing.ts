@@ -1,8 +1,8 @@
-import type { Db } from '../store/db.ts';
+import type { Db } from '../store/db/types.ts';
 import { bumpKeyStats, metaRowsOf, metaRowsOfKeys, readersOf } from '../store/key-stats.ts';
 import { replaceLinks, replaceWikiKeys } from '../store/links.ts';
 import { insertMetaIndex, replaceMetaIndex, replaceMetaIndexKeys } from '../store/pages.ts';
-import { queueForIndex } from '../store/fts-index.ts';
+import { queueForIndex } from '../store/fts/index-file.ts';
 import { replaceTitleWords, titleWordRows } from '../store/title-words.ts';
 import { pageWritten, reresolveAround, storeLinks } from './links/wiki-index.ts';
 import { indexRows } from './metadata.ts';
@@ -51,7 +51,7 @@ export function indexPage(db: Db, page: IndexedPage): void {
   else if (keys) replaceMetaIndexKeys(db, page.id, keys, rows);
   else replaceMetaIndex(db, page.id, rows);
   const prev = page.previous;
-  // The full-text index is kept off the write path (store/fts-index.ts): a queue row here.
+  // The full-text index is kept off the write path (src/store/fts/index-file.ts): a queue row here.
   if (!prev || prev.title !== page.title || prev.content !== page.content) queueForIndex(db, page.id);
   // The title index (GET /search/titles): a few rows, rewritten on every write (aliases are frontmatter).
   replaceTitleWords(db, page.id, titleWordRows(page.title, page.path, page.frontmatter ?? {}));

@@ -3,7 +3,7 @@ import { invalid } from './errors.ts';
 import { changePageAccess } from './indexing.ts';
 import { reindexSource, reresolveAround } from './links/wiki-index.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import { readAcl, replaceAcl, sealHistory } from '../store/pages.ts';
 import { existingPrincipalIds, findPrincipalByName } from '../store/principals.ts';
 import type { AclEntry, Caller, Issue } from '../model.ts';

@@ -4,7 +4,7 @@ import { invalid } from './errors.ts';
 import { applyPatch, changedKeysOf, checkKey, checkMetadata, checkValue, type MetadataPatch } from './metadata.ts';
 import { checkPatchedRecord } from './records/apply.ts';
 import { loadWritablePage, presentPage, writeRevision, type Page } from './pages.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import type { PageState } from '../store/pages.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 import type { Caller, Issue, Metadata } from '../model.ts';

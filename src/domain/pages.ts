@@ -11,7 +11,7 @@ import { checkFrontmatter, checkStoredSize } from './page-size.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
 import { applyTemplates } from './records/apply.ts';
 import { resolveSpace } from './spaces.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/pages.ts';
 import { dropRedirect } from '../store/moves.ts';
 import { putInTrash, takeFromTrash, trashedAcl } from '../store/trash.ts';

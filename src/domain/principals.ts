@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Services } from '../services.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
 import { PRINCIPAL_NAME } from './paths.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/principals.ts';
 import { insertPersonalSpace } from './spaces.ts';
 import type { Caller } from '../model.ts';

@@ -3,7 +3,7 @@ import { notifyEventsWritten } from '../services.ts';
 import { notFound } from './errors.ts';
 import { createTwoFilesPatch } from 'diff';
 import { loadReadablePage, loadWritablePage, putPage, type Page } from './pages.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/pages.ts';
 import type { Caller } from '../model.ts';
 

@@ -2,7 +2,7 @@ import type { Services } from '../services.ts';
 import { canSeeSpace } from './access.ts';
 import { AppError, NeedsPrimary, invalid, notFound } from './errors.ts';
 import { SPACE_SLUG, isPersonalSlug } from './paths.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/spaces.ts';
 import type { SpaceRow } from '../store/spaces.ts';
 import type { Caller, Issue } from '../model.ts';

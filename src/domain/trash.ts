@@ -6,7 +6,7 @@ import { changePageAccess } from './indexing.ts';
 import { presentPage, writeRevision, type Page } from './pages.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
 import { presentSpace, resolveSpace, type Space } from './spaces.ts';
-import { tx } from '../store/db.ts';
+import { tx } from '../store/db/transactions.ts';
 import { dropRedirect, pagesAtOrUnder, setPageAddress } from '../store/moves.ts';
 import { findPage, replaceAcl } from '../store/pages.ts';
 import * as spaces from '../store/spaces.ts';

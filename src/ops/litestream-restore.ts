@@ -4,7 +4,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { checkBackupFile } from '../store/backup.ts';
-import { nativeBindingOption, type Db } from '../store/db.ts';
+import { nativeBindingOption } from '../store/db/native.ts';
+import type { Db } from '../store/db/types.ts';
 import { DB_FILE, ensurePrivateDir, lockDataDir } from '../store/files.ts';
 import { RestoreError, swapIn, type RestoreResult } from './restore.ts';
 

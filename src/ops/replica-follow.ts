@@ -1,11 +1,13 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import { nativeBindingOption, type Db } from '../store/db.ts';
+import { nativeBindingOption } from '../store/db/native.ts';
+import type { Db } from '../store/db/types.ts';
 import { DB_FILE, ensurePrivateDir, ensurePrivateFile } from '../store/files.ts';
 import { SCHEMA_VERSION } from '../store/migrations.ts';
 import { cleanSide, replicaUrlOf, runLitestream, settle } from './litestream-restore.ts';
 import { RestoreError } from './restore.ts';
+import { openReadOnly } from '../store/db/connection.ts';
 
 // `kspace replica-follow --from <replica-url> --data DIR` (docs/scale-out.md): keeps a replica's
 // kspace.db a copy of a Litestream replica with Litestream versions that have no follow mode
@@ -48,7 +50,7 @@ export async function followRound(dataDir: string, url: string, bin: string): Pr
     if (!fs.existsSync(side)) throw new RestoreError(`litestream restore wrote no file (nothing to restore at ${url}?)`);
     settle(side);
     const restoreMs = Math.round(performance.now() - t0);
-    const src = new Database(side, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
+    const src = openReadOnly(side);
     try {
       const version = src.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION) throw new RestoreError(`the replica holds schema version ${version}, newer than this kspace (${SCHEMA_VERSION}): upgrade the replica`);
@@ -80,9 +82,8 @@ export async function followRound(dataDir: string, url: string, bin: string): Pr
 }
 
 function currentTxid(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
+  const db = openReadOnly(file);
   try {
-    db.pragma('busy_timeout = 5000');
     return txidOf(db).n;
   } catch {
     return -2; // not a kspace database yet (an empty file): copy over it

@@ -1,7 +1,8 @@
-import Database from 'better-sqlite3';
-import { nativeBindingOption, stmt, type Db } from './db.ts';
+import { stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
+import { openReadOnly } from './db/connection.ts';
 
 // Attachments and their content-addressed blobs (schema.sql). A blob is stored once, in chunks
 // of CHUNK_BYTES, however many attachments name it; it is removed with the last one.
@@ -35,8 +36,7 @@ function blobReader(db: Db): Db {
   let r = readers.get(db);
   if (r?.open) return r;
   if (db.memory) return db;
-  r = new Database(db.name, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
-  r.pragma('busy_timeout = 5000');
+  r = openReadOnly(db.name);
   r.pragma('cache_size = -1024');
   r.pragma(`mmap_size = ${MMAP_BYTES}`);
   readers.set(db, r);

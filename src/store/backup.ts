@@ -1,8 +1,10 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import { nativeBindingOption, type Db } from './db.ts';
+import { nativeBindingOption } from './db/native.ts';
+import type { Db } from './db/types.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
+import { openReadOnly } from './db/connection.ts';
 
 // Online backups of kspace.db through SQLite's backup API. The copy is the database as of one
 // moment: every write committed before the backup started is in it. The full-text index
@@ -39,9 +41,7 @@ export async function backupDatabase(db: Db, file: string, pagesPerStep: number)
 
 /** Opens kspace.db of `dataDir` read-only for a backup from another process. */
 export function openForBackup(dbFile: string): Db {
-  const db = new Database(dbFile, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
-  db.pragma('busy_timeout = 5000');
-  return db;
+  return openReadOnly(dbFile);
 }
 
 export type BackupCheck = { ok: true; version: number } | { ok: false; reason: string };
@@ -50,7 +50,7 @@ export type BackupCheck = { ok: true; version: number } | { ok: false; reason: s
 export function checkBackupFile(file: string): BackupCheck {
   let db: Db;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
+    db = openReadOnly(file);
   } catch (e) {
     return { ok: false, reason: `cannot open ${file}: ${(e as Error).message}` };
   }

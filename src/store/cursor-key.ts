@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
-import { stmt, tx, type Db } from './db.ts';
+import { stmt } from './db/statements.ts';
+import { tx } from './db/transactions.ts';
+import type { Db } from './db/types.ts';
 
 // The secret that seals list cursors (src/http/cursor-seal.ts): 32 random bytes kept in the
 // database, in derived_state under 'cursor_key', so a cursor outlives a restart, reads back on

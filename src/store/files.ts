@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import { nativeBindingOption } from './db.ts';
+import { nativeBindingOption } from './db/native.ts';
 
 // The data directory holds every page, personal spaces included, and the key hashes: only the
 // user kspace runs as may read it. SQLite creates a database file with 0666 & ~umask (0644

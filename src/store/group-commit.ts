@@ -1,4 +1,5 @@
-import { tx, withinSavepoint, type Db } from './db.ts';
+import { tx, withinSavepoint } from './db/transactions.ts';
+import type { Db } from './db/types.ts';
 
 // Group commit: writes that arrive in the same turn of the event loop share one BEGIN IMMEDIATE
 // … COMMIT, each inside its own savepoint, so one failing write rolls back only itself. A commit

@@ -1,4 +1,6 @@
-import { commitLog, stmt, type Db } from './db.ts';
+import { commitLog } from './db/transactions.ts';
+import { stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { ACL_READERS, READABLE_GROUP, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 

@@ -1,5 +1,6 @@
 import { cached } from '../bounded-cache.ts';
-import { dynamicStmt, stmt, type Db } from './db.ts';
+import { dynamicStmt, stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 import type { MetaType, Params } from '../model.ts';

@@ -1,4 +1,4 @@
-import type { Db } from './db.ts';
+import type { Db } from './db/types.ts';
 import { encodePrev, storedWhole, type StoredState } from './revision-codec.ts';
 
 // Schema version 10 (issue 22): revisions stop holding a copy of their content, frontmatter and

@@ -1,9 +1,19 @@
-import { PAGE_SIZE, type Db } from './db.ts';
+import type { Db } from './db/types.ts';
+
 import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
 import { fillTitleWords, TITLE_WORDS_SQL } from './title-words.ts';
+
+/**
+ * The page size of a new kspace.db. A page row (a little over a 2 KB page's text) is stored whole
+ * in a B-tree page: 4 KB pages hold one such row and leave much of it empty, 8 KB pages three,
+ * 16 KB pages seven. But every page a commit changes is written whole to the WAL, and a page write
+ * changes several index pages, so larger pages cost write throughput. 8 KB keeps most of the room
+ * and the PUT rate of 4 KB (docs/performance.md, Storage).
+ */
+export const PAGE_SIZE = 8192;
 
 const MOVES_AND_TRASH_SQL = `CREATE TABLE redirects (
     space_id INTEGER NOT NULL REFERENCES spaces(id), path TEXT NOT NULL,
@@ -40,7 +50,7 @@ const REVISIONS_ONCE = 10;
 
 export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> = [
   {
-    // The full-text index moves to kspace-fts.db (store/fts-index.ts); the server's first start
+    // The full-text index moves to kspace-fts.db (src/store/fts/index-file.ts); the server's first start
     // queues every live page for it (no generation token yet).
     to: 2,
     sql: `DROP TABLE page_fts;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { stmt, type Db } from './db.ts';
+import { stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 
 // Figures for readiness and metrics: cheap reads (an index each), run per probe or scrape.
 

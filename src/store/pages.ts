@@ -1,4 +1,5 @@
-import { insertRows, stmt, type Db } from './db.ts';
+import { insertRows, stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { ACL_READERS, READABLE_PAGE, READABLE_REVISION, callerParams } from './access-sql.ts';
 import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';

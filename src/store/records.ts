@@ -1,4 +1,5 @@
-import { dynamicStmt, stmt, type Db } from './db.ts';
+import { dynamicStmt, stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller, Condition, MetaType, Params, TypedValue } from '../model.ts';
 import { compileFilters, inListSql } from './meta-filter-sql.ts';

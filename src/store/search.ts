@@ -1,9 +1,10 @@
-import { stmt, type Db } from './db.ts';
+import { stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 
 // The access-filtered full-text queries. They run on the index connection (kspace.db with
-// kspace-fts.db attached, fts-index.ts), where page_fts and title_fts are the index's tables. MATCH expressions
+// kspace-fts.db attached, fts/index-file.ts), where page_fts and title_fts are the index's tables. MATCH expressions
 // come from domain/search/fts-query.ts and are always bound, never spliced in.
 //
 // No query here ranks by bm25 or reads any other statistic of the whole index: those count pages

@@ -1,4 +1,5 @@
-import { stmt, type Db } from './db.ts';
+import { stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import type { PrincipalRow } from './principals.ts';
 
 export type SessionRow = {

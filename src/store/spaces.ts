@@ -1,5 +1,6 @@
 import { cached } from '../bounded-cache.ts';
-import { stmt, type Db } from './db.ts';
+import { stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { VISIBLE_SPACE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 

@@ -2,7 +2,8 @@
 // path, and its folded whole title and aliases, in one small table searched by B-tree ranges on
 // the folded word. Kept in the page write's transaction (domain/indexing.ts, moves) and rebuilt
 // from the pages table by POST /links/rebuild.
-import { stmt, type Db } from './db.ts';
+import { stmt } from './db/statements.ts';
+import type { Db } from './db/types.ts';
 import { READABLE_PAGE } from './access-sql.ts';
 // The full-text index's word rule and folding (a leaf module of no imports).
 import { foldToken, TOKEN } from '../domain/search/tokens.ts';

@@ -1,4 +1,4 @@
-import type { Db, Statement } from './db.ts';
+import type { Db, Statement } from './db/types.ts';
 
 // The transaction number (issue 23): one row that every write transaction of the server advances
 // just before its COMMIT (store/db.ts, `tx`), so it grows with each commit that changed anything,

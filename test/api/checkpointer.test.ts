@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { authHeaders, helperPids, helperThreads, ROOT, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { nodeFlags } from '../../scripts/lib/node-flags.ts';
 import { waitFor } from '../support/wait.ts';
-import { nextLoadState } from '../../src/store/checkpointer.ts';
-import { openDb } from '../../src/store/db.ts';
-import { ensureIndexGeneration, indexedSeq, openIndexConnection } from '../../src/store/fts-index.ts';
+import { nextLoadState } from '../../src/store/helper/thread.ts';
+import { openDb } from '../../src/store/db/connection.ts';
+import { ensureIndexGeneration, indexedSeq, openIndexConnection } from '../../src/store/fts/index-file.ts';
 
 // `kspace serve` checkpoints the WAL from a helper thread so that no request waits for it.
 
@@ -102,7 +102,7 @@ describe('WAL checkpointer', () => {
   });
 
   // The helper's rounds read kspace.db's WAL index under a mutex the server's reads need too
-  // (checkpointer.ts, Idle). Each round takes POSIX locks on the -shm file (fcntl): counted here.
+  // (helper/thread.ts, Idle). Each round takes POSIX locks on the -shm file (fcntl): counted here.
   it.skipIf(!strace)('an idle server\'s helper seldom takes the database\'s locks, and a write wakes it', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
     server = await startChild(dir);

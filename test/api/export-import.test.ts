@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { openSnapshotCount } from '../../src/store/db.ts';
+import { openSnapshotCount } from '../../src/store/db/connection.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 import { subscribeOutbox, WEBHOOK_ENV } from '../support/outbox.ts';
 

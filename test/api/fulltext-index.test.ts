@@ -8,14 +8,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { serve } from '../../src/server.ts';
-import { FTS_FILE, indexedSeq, lastQueued } from '../../src/store/fts-index.ts';
-import { createFullTextIndex } from '../../src/store/fts-sync.ts';
+import { FTS_FILE, indexedSeq, lastQueued } from '../../src/store/fts/index-file.ts';
+import { createFullTextIndex } from '../../src/store/fts/sync.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { client, startServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 // The full-text index lives in kspace-fts.db and is kept by the helper thread, off the write
-// path (src/store/fts-index.ts). These run `kspace serve` as a child process, helper included.
+// path (src/store/fts/index-file.ts). These run `kspace serve` as a child process, helper included.
 
 let dir: string;
 let server: ChildServer | undefined;

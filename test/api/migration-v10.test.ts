@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PAGE_SIZE } from '../../src/store/db.ts';
+import { PAGE_SIZE } from '../../src/store/migrations.ts';
 import { SCHEMA_VERSION, STEPS } from '../../src/store/migrations.ts';
 import { makeOldDatabase } from '../support/old-db.ts';
 import { tempDirs } from '../support/temp-dirs.ts';

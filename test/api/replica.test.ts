@@ -9,7 +9,7 @@ import { runCli } from '../support/cli.ts';
 import { callTool, connectHttp } from '../support/mcp.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { ADMIN_KEY, client, startServer, type Client, type TestServer } from '../support/server.ts';
-import { PAGE_SIZE } from '../../src/store/db.ts';
+import { PAGE_SIZE } from '../../src/store/migrations.ts';
 
 // A primary, a read replica and the test shipper (scripts/lib/shipper.ts, standing in for
 // Litestream's follower) on loopback: reads answered by the replica, writes forwarded to the

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSnapshotCount } from '../../src/store/db.ts';
+import { openSnapshotCount } from '../../src/store/db/connection.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;

@@ -2,7 +2,7 @@
 // (src/store/events.ts), so a test that reads the `events` table subscribes first: to a real
 // receiver on 127.0.0.1, on a server started with WEBHOOK_ENV.
 import { PAGE_EVENTS } from '../../src/domain/events.ts';
-import type { Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/store/db/types.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import type { TestServer } from './server.ts';
 

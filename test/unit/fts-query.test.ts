@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkQuery, checkedPhrases, groupQueries, matchAll, parseQuery } from '../../src/domain/search/fts-query.ts';
-import { INDEX_OPTIONS, TITLE_INDEX_OPTIONS } from '../../src/store/fts-index.ts';
-import { indexWords } from '../../src/store/fts-tokens.ts';
+import { INDEX_OPTIONS, TITLE_INDEX_OPTIONS } from '../../src/store/fts/index-file.ts';
+import { indexWords } from '../../src/store/fts/tokens.ts';
 
 describe('parseQuery', () => {
   it.each([

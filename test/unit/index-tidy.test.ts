@@ -1,4 +1,4 @@
-// The full-text index's tidying rounds (src/store/index-tidy.ts) on a real index file: when there
+// The full-text index's tidying rounds (src/store/fts/tidy.ts) on a real index file: when there
 // is nothing to do it says so (null), and a merge that becomes due once the index has been quiet
 // long enough is announced with the wait, so that an idle helper (which otherwise looks again only
 // a second later) starts it on time.
@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/store/db.ts';
-import { ensureIndexGeneration, openIndexConnection } from '../../src/store/fts-index.ts';
-import { createIndexTidy } from '../../src/store/index-tidy.ts';
+import { openDb } from '../../src/store/db/connection.ts';
+import type { Db } from '../../src/store/db/types.ts';
+import { ensureIndexGeneration, openIndexConnection } from '../../src/store/fts/index-file.ts';
+import { createIndexTidy } from '../../src/store/fts/tidy.ts';
 
 let dir = '';
 const open: Db[] = [];

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.ts';
-import { openDb } from '../../src/store/db.ts';
+import type { Db } from '../../src/store/db/types.ts';
+import { openDb } from '../../src/store/db/connection.ts';
 import { insertEvent } from '../../src/store/events.ts';
 
 let dir: string;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { plannedOnce } from '../../src/store/db.ts';
+import { plannedOnce } from '../../src/store/db/statements.ts';
 
 describe('plannedOnce', () => {
   it.each([

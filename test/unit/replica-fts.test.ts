@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import { openDb, type Db } from '../../src/store/db.ts';
-import { queueForIndex, trimQueue } from '../../src/store/fts-index.ts';
-import { REPLICA_FTS_FILE, createReplicaFullTextIndex } from '../../src/store/replica-fts.ts';
+import { openDb } from '../../src/store/db/connection.ts';
+import type { Db } from '../../src/store/db/types.ts';
+import { queueForIndex, trimQueue } from '../../src/store/fts/index-file.ts';
+import { REPLICA_FTS_FILE, createReplicaFullTextIndex } from '../../src/store/fts/replica-index.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
-// A replica's own full-text index (src/store/replica-fts.ts) over a read-only copy, written here
+// A replica's own full-text index (src/store/fts/replica-index.ts) over a read-only copy, written here
 // directly: it follows the queue while its rows are there, and compares page versions once rows
 // were trimmed before it looked; a large first index goes in steps.
 

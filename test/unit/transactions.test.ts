@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDb, type TempDb } from '../support/temp-db.ts';
-import { commitLog, tx, withinSavepoint } from '../../src/store/db.ts';
+import { commitLog, tx, withinSavepoint } from '../../src/store/db/transactions.ts';
 
 let t: TempDb;
 let db: Database.Database;

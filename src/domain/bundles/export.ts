@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Services } from '../../services.ts';
 import { AppError } from '../errors.ts';
-import type { Db } from '../../store/db.ts';
+import type { Db } from '../../store/db/types.ts';
 import { readExportBatch } from '../../store/bundles.ts';
 import { readableAttachmentsOfSpace, readBlob } from '../../store/attachments.ts';
 import type { SpaceRow } from '../../store/spaces.ts';

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Services } from '../../services.ts';
-import { closeSnapshot, openSnapshot, type Db } from '../../store/db.ts';
+import { closeSnapshot, openSnapshot } from '../../store/db/connection.ts';
+import type { Db } from '../../store/db/types.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 
 // An export is made in steps: each step runs the export's generator for at most STEP_MS, then

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Zip, ZipDeflate, ZipPassThrough, type DeflateOptions } from 'fflate';
 import type { Services } from '../../services.ts';
-import type { Db } from '../../store/db.ts';
+import type { Db } from '../../store/db/types.ts';
 import { openSnapshotStream, type Chunk } from './snapshot-stream.ts';
 import { readExportBatch } from '../../store/bundles.ts';
 import { readBlob, readableAttachmentsOfSpace } from '../../store/attachments.ts';

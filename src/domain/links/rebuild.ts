@@ -1,11 +1,11 @@
 import type { Services } from '../../services.ts';
 import { indexRows } from '../metadata.ts';
 import { requireOrgAdmin } from '../principals.ts';
-import { tx } from '../../store/db.ts';
+import { tx } from '../../store/db/transactions.ts';
 import { rebuildKeyStats } from '../../store/key-stats.ts';
 import { countOrgLinks, deleteOrphanLinks, livePagesAfter } from '../../store/links.ts';
 import { replaceMetaIndex } from '../../store/pages.ts';
-import { rebuildIndex } from '../../store/fts-index.ts';
+import { rebuildIndex } from '../../store/fts/index-file.ts';
 import { storeLinks } from './wiki-index.ts';
 import { replaceTitleWords, titleWordRows } from '../../store/title-words.ts';
 import type { Caller } from '../../model.ts';

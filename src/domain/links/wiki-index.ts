@@ -5,7 +5,7 @@
 // under keys (wikilink_keys) so that the pages whose wikilinks could now mean something else are
 // indexed again when a page appears, leaves, changes title or access, or moves. Runs inside the
 // write's transaction, like the rest of indexing.
-import type { Db } from '../../store/db.ts';
+import type { Db } from '../../store/db/types.ts';
 import { readersWithin } from '../access.ts';
 import {
   insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, retargetLink, setWikiTarget, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow,

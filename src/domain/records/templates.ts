@@ -3,7 +3,7 @@ import { canReadPage } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
 import { isSpaceSlug, normalizePagePath } from '../paths.ts';
 import { resolveSpace } from '../spaces.ts';
-import type { Db } from '../../store/db.ts';
+import type { Db } from '../../store/db/types.ts';
 import { findPage, readAcl, type PageRow } from '../../store/pages.ts';
 import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import { parseTemplateFrontmatter, type Metadata, type RecordType } from './schema.ts';

@@ -7,7 +7,7 @@
 // goes to FTS5 as double-quoted strings (inner quotes doubled), the only FTS5 syntax used
 // besides `*` and `AND`.
 //
-// The index keeps no word positions and no columns (detail = none, store/fts-index.ts): FTS5
+// The index keeps no word positions and no columns (detail = none, src/store/fts/index-file.ts): FTS5
 // refuses a quoted string it splits into more than one word, and any column filter. A phrase of
 // one word (as the index's own tokenizer splits it: `indexWords`) goes to FTS5 as written; a
 // phrase of several goes as the AND of its words, and is checked: the words next to each other
@@ -110,7 +110,7 @@ export function quotePhrase(p: Phrase): string {
   return `"${p.text.replaceAll('"', '""').replaceAll('\0', ' ')}"${p.prefix ? '*' : ''}`;
 }
 
-/** The words the index's tokenizer makes of a text, folded (store/fts-tokens.ts). */
+/** The words the index's tokenizer makes of a text, folded (src/store/fts/tokens.ts). */
 export type IndexWords = (text: string) => string[];
 
 /** A phrase as FTS5 gets it: one quoted string when the index makes one word (or none) of it, else the AND of its words. */

@@ -2,7 +2,7 @@ import type { Services } from '../../services.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
-import { indexWords } from '../../store/fts-tokens.ts';
+import { indexWords } from '../../store/fts/tokens.ts';
 import { checkQuery, checkedPhrases, countWords, groupQueries, parseQuery, prefixWord, type CheckedPhrase } from './fts-query.ts';
 import type { Phrase } from './tokens.ts';
 import { holdsPhrase } from './phrase-check.ts';
@@ -84,7 +84,7 @@ export async function searchFullText(svc: Services, caller: Caller, q: FullTextS
   const phrases = parseQuery(q.q!);
   if (phrases.length === 0) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
 
-  const db = svc.fts.conn(); // kspace.db with the index attached (store/fts-index.ts)
+  const db = svc.fts.conn(); // kspace.db with the index attached (src/store/fts/index-file.ts)
   checkPrefixes(db, phrases);
   const walk = startWalk(db, caller, phrases, spaceId, q);
   const started = performance.now();

@@ -1,6 +1,6 @@
 // Whether a text holds a phrase: its words one after the other, as the index compares words
 // (case and diacritics folded, anything that is not a word between them ignored), the last one
-// possibly a prefix. Pure. The index (detail = none, store/fts-index.ts) knows which pages hold a
+// possibly a prefix. Pure. The index (detail = none, src/store/fts/index-file.ts) knows which pages hold a
 // word but not where: FTS5 finds the pages holding every word of a phrase, and this decides, for
 // each of those, whether the words are next to each other (full-text.ts).
 //

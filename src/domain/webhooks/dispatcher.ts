@@ -11,7 +11,7 @@
 // page writes saturate the event loop (pacer.ts).
 import { performance } from 'node:perf_hooks';
 import type { Services } from '../../services.ts';
-import { tx } from '../../store/db.ts';
+import { tx } from '../../store/db/transactions.ts';
 import {
   clearClaims, dueDeliveries, nextDueAfter, pruneDeliveries, recordAttempt, setClaimed, type AttemptResult, type DueDelivery,
 } from '../../store/deliveries.ts';

@@ -1,7 +1,7 @@
 // Turns committed outbox events into per-subscription deliveries, in one transaction per batch:
 // the deliveries and the events' dispatched mark commit together, so an event is matched once.
 import type { Services } from '../../services.ts';
-import { tx } from '../../store/db.ts';
+import { tx } from '../../store/db/transactions.ts';
 import { insertDelivery, type DueDelivery } from '../../store/deliveries.ts';
 import { markDispatched, pendingEvents, type EventRow } from '../../store/events.ts';
 import { listMatchableWebhooks, type MatchableWebhook } from '../../store/webhooks.ts';

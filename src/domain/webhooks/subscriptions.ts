@@ -2,7 +2,7 @@
 // before it touches the database and is shown only by create and rotate-secret.
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../../services.ts';
-import { tx } from '../../store/db.ts';
+import { tx } from '../../store/db/transactions.ts';
 import { findSpaceBySlug } from '../../store/spaces.ts';
 import * as store from '../../store/webhooks.ts';
 import { invalid, notFound } from '../errors.ts';

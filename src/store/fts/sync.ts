@@ -1,7 +1,7 @@
-import type { Db } from './db.ts';
-import { ensureIndexGeneration, indexAll, indexedSeq, lastQueued, openIndexConnection, trimQueue } from './fts-index.ts';
+import type { Db } from '../db/types.ts';
+import { ensureIndexGeneration, indexAll, indexedSeq, lastQueued, openIndexConnection, trimQueue } from './index-file.ts';
 
-// The server's side of the full-text index (fts-index.ts): the connection searches run on,
+// The server's side of the full-text index (fts/index-file.ts): the connection searches run on,
 // "has the index caught up with every acknowledged write?", and trimming the queue. With the
 // helper process running, the helper indexes and the server asks it to catch up when a search
 // needs it; without one (tests, a checkout without a script to start) the server indexes

@@ -1,11 +1,11 @@
-// The checkpoint and full-text helper as a worker thread of the server (checkpointer.ts starts it:
+// The checkpoint and full-text helper as a worker thread of the server (helper/thread.ts starts it:
 // from this file in a checkout, from its own bundle in the single executable). It gets the
 // database file and, in the executable, the SQLite addon the server loaded.
 import { parentPort, workerData } from 'node:worker_threads';
-import { tightenHeapLimit } from '../heap-limit.ts';
-import type { HelperData } from './checkpointer.ts';
-import { HEAP_LINE, portChannel, runCheckpointer } from './helper-loop.ts';
-import { setNativeBinding } from './db.ts';
+import { tightenHeapLimit } from '../../heap-limit.ts';
+import type { HelperData } from './thread.ts';
+import { HEAP_LINE, portChannel, runCheckpointer } from './loop.ts';
+import { setNativeBinding } from '../db/native.ts';
 
 const data = workerData as HelperData;
 if (data.addon) {

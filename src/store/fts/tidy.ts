@@ -1,7 +1,7 @@
-import type { Db } from './db.ts';
-import { compactIndexFor, indexedPages, mergeIndex, worthCompacting } from './fts-index.ts';
+import type { Db } from '../db/types.ts';
+import { compactIndexFor, indexedPages, mergeIndex, worthCompacting } from './index-file.ts';
 
-// Tidying the full-text index while the helper (checkpointer.ts) has nothing to index and the
+// Tidying the full-text index while the helper (helper/thread.ts) has nothing to index and the
 // server is calm: merging its segments into one (mergeIndex), TIDY_MS at a time, a round every
 // TIDY_INTERVAL_MS until done, then giving the pages freed back to the disk (compactIndexFor). A
 // merge into one segment rewrites the whole index (20,000 pages: 0.5–1 s here, also after only
@@ -71,7 +71,7 @@ export function createIndexTidy(idx: Db): IndexTidy {
       if (compacting) compacting = compactIndexFor(idx, TIDY_MS);
       if (compacting) return TIDY_INTERVAL_MS;
       // A merge that may be due once the index has been quiet for long enough: a round then (an
-      // idle helper would look again only a second later, helper-loop.ts).
+      // idle helper would look again only a second later, helper/loop.ts).
       return !quiet && sinceMerge >= mergeDue ? quietFor - waited : null;
     },
   };

@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
-import { cached } from '../bounded-cache.ts';
-import { nativeBindingOption, stmt, type Db } from './db.ts';
-import { INDEX_TOKENIZER } from './fts-index.ts';
+import { cached } from '../../bounded-cache.ts';
+import { nativeBindingOption } from '../db/native.ts';
+import { stmt } from '../db/statements.ts';
+import type { Db } from '../db/types.ts';
+import { INDEX_TOKENIZER } from './index-file.ts';
 
 // The words the index's own tokenizer makes of a query phrase. With detail = none FTS5 refuses
 // a quoted string that it splits into more than one word (a phrase), so a phrase goes to it as

@@ -1,9 +1,12 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { nativeBindingOption, stmt, type Db } from './db.ts';
-import { ensurePrivateFile } from './files.ts';
-import { hasIndexTables, indexTables, indexWriter, lastQueued } from './fts-index.ts';
-import type { FullTextIndex } from './fts-sync.ts';
+import { nativeBindingOption } from '../db/native.ts';
+import { stmt } from '../db/statements.ts';
+import type { Db } from '../db/types.ts';
+import { ensurePrivateFile } from '../files.ts';
+import { hasIndexTables, indexTables, indexWriter, lastQueued } from './index-file.ts';
+import type { FullTextIndex } from './sync.ts';
+import { openReadOnly } from '../db/connection.ts';
 
 // A replica's full-text index (SERVICE_ROLE=replica, docs/scale-out.md): a file of its own,
 // kspace-replica-fts.db next to the replicated kspace.db, which the replica never writes. It is
@@ -47,7 +50,7 @@ type State = { generation: string; seq: number; scan_from: number | null; scan_s
 type PageRow = { id: number; version: number; live: number };
 type Indexed = { page_id: number; version: number; live: number };
 
-/** The replica's FullTextIndex over its read-only `db`; the same interface as the primary's (fts-sync.ts). */
+/** The replica's FullTextIndex over its read-only `db`; the same interface as the primary's (fts/sync.ts). */
 export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex & { catchUp(): Promise<void> } {
   const file = path.join(path.dirname(db.name), REPLICA_FTS_FILE);
   let writer: Db | null = null;
@@ -168,8 +171,7 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
       if (!search) {
         open();
         // Read-only like the replica's own connection: the index file is attached read-only too.
-        search = new Database(db.name, { readonly: true, fileMustExist: true, ...nativeBindingOption() });
-        search.pragma('busy_timeout = 5000');
+        search = openReadOnly(db.name);
         search.pragma(`cache_size = -${cacheMb * 1024}`);
         search.prepare('ATTACH DATABASE ? AS fts').run(file);
       }

@@ -1,14 +1,15 @@
-// The helper's side of checkpointer.ts, which starts it and says what it does and why: its
+// The helper's side of helper/thread.ts, which starts it and says what it does and why: its
 // rounds (WAL checkpoints, log restarts, the full-text index, tidying, idling) and the two ends of
-// its line channel, as a worker thread (helper-worker.ts) or as a process (`kspace
+// its line channel, as a worker thread (helper/worker.ts) or as a process (`kspace
 // internal-checkpointer`, tests of the protocol).
 import fs from 'node:fs';
 import os from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { nativeBindingOption, pagesOf4k } from './db.ts';
-import { indexedSeq, indexQueued, lastQueued, openIndexConnection } from './fts-index.ts';
-import { createIndexTidy } from './index-tidy.ts';
+import { nativeBindingOption } from '../db/native.ts';
+import { pagesOf4k } from '../db/connection.ts';
+import { indexedSeq, indexQueued, lastQueued, openIndexConnection } from '../fts/index-file.ts';
+import { createIndexTidy } from '../fts/tidy.ts';
 
 export const RESTART_PAGES = 16_000;
 const TAIL_PAGES = 600;
@@ -20,7 +21,7 @@ const HELPER_NICE = 10;
 const HELPER_FTS_CACHE_MB = 4;
 const HELPER_MAIN_CACHE_MB = 2;
 // Foreground first, for the full-text index too: indexing a page costs CPU that a saturated
-// server's writes need. While the server's event loop is busy (checkpointer.ts says when) and
+// server's writes need. While the server's event loop is busy (helper/thread.ts says when) and
 // nobody has searched for SEARCH_QUIET_MS, the helper lets the index fall behind by up to
 // MAX_DEFER_PAGES pages, indexing only what comes beyond, and catches up once the server is
 // calm. A search always has it catch up first, and ends the deferral for SEARCH_QUIET_MS, so
@@ -31,7 +32,7 @@ const SEARCH_QUIET_MS = 30_000;
 
 /** The line that asks the helper to end. */
 export const END = 'end';
-/** The line that asks the helper thread to take the heap limit (helper-worker.ts). */
+/** The line that asks the helper thread to take the heap limit (helper/worker.ts). */
 export const HEAP_LINE = 'heap';
 
 /** Both ends of the helper's line channel, from the helper's side. */
@@ -170,7 +171,7 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   let wanted: number[] = []; // targets of searches waiting for the index
   let indexTimer: NodeJS.Timeout | undefined;
   // When it has nothing to index and the server is calm, the helper tidies the index: merging
-  // its segments and giving freed pages back (index-tidy.ts).
+  // its segments and giving freed pages back (fts/tidy.ts).
   const tidy = createIndexTidy(idx);
   let serverBusy = false;
   let searchedAt = -Infinity;

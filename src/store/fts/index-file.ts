@@ -1,13 +1,15 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { nativeBindingOption, stmt, type Db } from './db.ts';
-import { ensurePrivateFile } from './files.ts';
+import { nativeBindingOption } from '../db/native.ts';
+import { stmt } from '../db/statements.ts';
+import type { Db } from '../db/types.ts';
+import { ensurePrivateFile } from '../files.ts';
 
 // The full-text index lives in a database file of its own, kspace-fts.db next to kspace.db,
 // and is kept up to date off the write path. A page write only appends a row to fts_queue (in
 // kspace.db, in the write's own transaction, so a committed write can never miss the index);
-// the helper process (checkpointer.ts) moves queued pages into the index in transactions of a
+// the helper process (helper/thread.ts) moves queued pages into the index in transactions of a
 // few hundred, on the other core and under the index file's own write lock. FTS5 work at every
 // commit of the write path (tokenizing, a segment per commit, merges of up to ~15 ms) was ~40 %
 // of a page write's time and the largest cause of slow writes.
@@ -188,7 +190,7 @@ const VACUUM_PAGES = 256;
  * more to do. The steps of one merge must not be interleaved with writes of the index: FTS5
  * starts the merge over with the new segments (and what the interrupted one wrote) on the next
  * step, and a merge resumed after every write never ended (20,000 pages, a write every 20 steps:
- * 5,000 steps, 119 segments). The helper (index-tidy.ts) so gives a merge up at the first
+ * 5,000 steps, 119 segments). The helper (fts/tidy.ts) so gives a merge up at the first
  * write, and FTS5's own merging, which later writes run, finishes it.
  */
 export function mergeIndex(idx: Db, budgetMs: number): boolean {

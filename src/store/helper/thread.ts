@@ -1,18 +1,19 @@
 import sea from 'node:sea';
 import { Worker } from 'node:worker_threads';
-import { assetPath } from '../assets.ts';
-import { everyLoadWindow } from '../loop-load.ts';
-import type { Db } from './db.ts';
-import { nativeAddonFile, pagesOf4k } from './db.ts';
-import type { FullTextIndex } from './fts-sync.ts';
-import { END, HEAP_LINE } from './helper-loop.ts';
-import { committedTxid } from './txid.ts';
+import { assetPath } from '../../assets.ts';
+import { everyLoadWindow } from '../../loop-load.ts';
+import type { Db } from '../db/types.ts';
+import { nativeAddonFile } from '../db/native.ts';
+import { pagesOf4k } from '../db/connection.ts';
+import type { FullTextIndex } from '../fts/sync.ts';
+import { END, HEAP_LINE } from './loop.ts';
+import { committedTxid } from '../txid.ts';
 
-// Starts the helper and answers it; the helper's own side is helper-loop.ts (the constants named
+// Starts the helper and answers it; the helper's own side is helper/loop.ts (the constants named
 // below without a value are there).
 //
 // The helper does two jobs off the server's event loop: WAL checkpoints (below) and the
-// full-text index (fts-index.ts: it moves queued pages into kspace-fts.db every
+// full-text index (fts/index-file.ts: it moves queued pages into kspace-fts.db every
 // INDEX_INTERVAL_MS, and at once when a search asks with "s <target>").
 //
 // WAL checkpoints copy committed pages back into the database file and fsync it, which takes
@@ -89,7 +90,7 @@ export type Checkpointer = {
   tightenHeapLimit(): void;
 };
 
-/** What the helper thread is started with (helper-worker.ts). */
+/** What the helper thread is started with (helper/worker.ts). */
 export type HelperData = {
   dbFile: string; /** The SQLite addon file the single executable loaded. */ addon?: string;
   /** SERVICE_CHECKPOINT_MODE=litestream: PASSIVE passes only, never a hold and a log restart. */
@@ -107,7 +108,7 @@ export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts
     worker = sea.isSea()
       // The single executable carries the helper's own bundle (scripts/build-binary.ts).
       ? new Worker(sea.getAsset(HELPER_BUNDLE_ASSET, 'utf8'), { eval: true, workerData: data })
-      : new Worker(assetPath('src/store/helper-worker.ts'), { workerData: data });
+      : new Worker(assetPath('src/store/helper/worker.ts'), { workerData: data });
   } catch (e) {
     log(`checkpointer not started (${e instanceof Error ? e.message : String(e)}); the server checkpoints by itself`);
     fts.detachHelper(); // searches waiting for it index here
