@@ -108,3 +108,52 @@ describe('page actions', { timeout: 120_000 }, () => {
     g.check();
   });
 });
+
+describe('task lists', { timeout: 120_000 }, () => {
+  it('ticks a task into a new version, re-applies a tick across a concurrent edit, and says when the task is gone', async () => {
+    await app.putPage('kb', 'todo', { title: 'Todo', content: 'Things:\n\n- [ ] Write the plan\n- [ ] Ship it\n- [ ] Drop me' });
+    const { page, g } = await open();
+    await page.goto('/app/p/kb/todo');
+    await page.getByRole('heading', { level: 1, name: 'Todo' }).waitFor();
+    const box = (name: string) => page.getByRole('checkbox', { name });
+    await box('Write the plan').waitFor();
+    await checkA11y(page);
+    await box('Write the plan').check();
+    await expect.poll(async () => (await app.admin.get('/pages/kb/todo')).body.version, POLL).toBe(2);
+    expect((await app.admin.get('/pages/kb/todo')).body.content).toBe('Things:\n\n- [x] Write the plan\n- [ ] Ship it\n- [ ] Drop me');
+    await expect.poll(() => box('Write the plan').isChecked(), POLL).toBe(true);
+    await expect.poll(() => box('Ship it').isEnabled(), POLL).toBe(true);
+
+    // Someone else edits the page meanwhile: a line above moves the task down; the tick follows it.
+    // (Written just as the tick reads the page, so the view still shows version 2.)
+    const v2 = (await app.admin.get('/pages/kb/todo')).body;
+    let edited = false;
+    await page.route((u) => u.pathname === '/pages/kb/todo' && u.search === '', async (route) => {
+      if (!edited && route.request().method() === 'GET') {
+        edited = true;
+        expect((await app.admin.put('/pages/kb/todo', { title: 'Todo', content: `Intro.\n\n${v2.content}`, baseVersion: 2 })).status).toBe(200);
+      }
+      await route.continue();
+    });
+    await box('Ship it').check();
+    await expect.poll(async () => (await app.admin.get('/pages/kb/todo')).body.version, POLL).toBe(4);
+    expect((await app.admin.get('/pages/kb/todo')).body.content).toBe('Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it\n- [ ] Drop me');
+
+    // The task removed meanwhile (just as the tick reads the page): nothing saved, and the page says so.
+    await expect.poll(() => box('Drop me').isEnabled(), POLL).toBe(true);
+    let removed = false;
+    await page.unrouteAll();
+    await page.route((u) => u.pathname === '/pages/kb/todo' && u.search === '', async (route) => {
+      if (!removed && route.request().method() === 'GET') {
+        removed = true;
+        const r = await app.admin.put('/pages/kb/todo', { title: 'Todo', content: 'Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it', baseVersion: 4 });
+        expect(r.status).toBe(200);
+      }
+      await route.continue();
+    });
+    await box('Drop me').check();
+    await page.getByRole('status').filter({ hasText: 'no longer in it' }).waitFor(POLL);
+    expect((await app.admin.get('/pages/kb/todo')).body.version).toBe(5);
+    g.check();
+  });
+});

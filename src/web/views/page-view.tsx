@@ -1,6 +1,6 @@
 // A page: the server-rendered Markdown (sanitised by the server), title, metadata, backlinks,
 // outbound links, and its access list for those who may change it.
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get, pageApi, spaceApi } from '../api/client.ts';
 import type { Acl, Links, Page, Space, Template } from '../api/types.ts';
 import { Icon } from '../components/icons.tsx';
@@ -11,6 +11,7 @@ import { PageActions } from '../components/page-actions.tsx';
 import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, useTitle, type Crumb } from '../components/ui.tsx';
 import { relativeTime, fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
+import { saveTick } from '../lib/task-tick.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
 
@@ -61,6 +62,24 @@ export function PageView({ space, path }: { space: string; path: string }) {
   const fields = useAsync(() => loadTemplateFields(space, page.data?.template ?? null), [space, page.data?.template]);
   const body = useRef<HTMLDivElement>(null);
   useBrokenLinkClicks(body);
+  const [taskNote, setTaskNote] = useState<string | null>(null);
+  // A ticked task saves a new version (lib/task-tick.ts); the view then shows it.
+  useEffect(() => {
+    const el = body.current;
+    const shown = page.data;
+    if (!el || !shown) return;
+    const onChange = (e: Event): void => {
+      const box = e.target as HTMLInputElement;
+      if (!box.matches('input.task')) return;
+      setTaskNote(null);
+      box.disabled = true;
+      saveTick(shown, Number(box.dataset.line), box.checked)
+        .then((note) => { if (note) setTaskNote(note); page.reload(); })
+        .catch((err: unknown) => { setTaskNote(err instanceof Error ? err.message : String(err)); page.reload(); });
+    };
+    el.addEventListener('change', onChange);
+    return () => el.removeEventListener('change', onChange);
+  });
   useTitle(page.data?.title ?? path);
   // A moved page's old address answers with the page where it is now: show that address.
   const at = page.data;
@@ -99,6 +118,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
                 <PageActions page={p} onRenamed={page.reload} />
               </div>
             </div>
+            {taskNote !== null && <p role="status" class="notice">{taskNote}</p>}
             {p.html === undefined
               ? <pre class="markdown-source">{p.content}</pre>
               : p.html.trim() === ''
