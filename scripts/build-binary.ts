@@ -56,6 +56,8 @@ await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
 // code comes from this second, small bundle (an asset), started with `eval` (src/store/helper/thread.ts).
 await bundle('src/store/helper/worker.ts', 'helper-worker.cjs');
+// So does the worker that renders large Markdown and diffs revisions (src/offload.ts).
+await bundle('src/offload-worker.ts', 'offload-worker.cjs');
 
 /**
  * Escapes the characters above U+00FF that esbuild leaves in the bundle (three, in regular
@@ -90,7 +92,10 @@ function assetFiles(): string[] {
   return files;
 }
 
-const assets: Record<string, string> = { 'helper-worker.cjs': path.join(dist, 'helper-worker.cjs') };
+const assets: Record<string, string> = {
+  'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
+  'offload-worker.cjs': path.join(dist, 'offload-worker.cjs'),
+};
 // An addon's hash names its cache file (src/sea-main.ts); computed here, not at every start.
 function addAddon(asset: string, file: string): void {
   const hashFile = path.join(dist, `${asset}.sha256`);

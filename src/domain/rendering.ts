@@ -1,66 +1,99 @@
 import type { Services } from '../services.ts';
 import { canReadPage, canSeeSpace } from './access.ts';
-import { resolveWikilink, type WikiLookup } from './links/wikilinks.ts';
+import { NOTHING, resolveWikilink, type WikiLookup } from './links/wikilinks.ts';
 import { livePagesTitled, readAcl } from '../store/pages.ts';
 import { findSpaceBySlug, hasAclGrantInSpace } from '../store/spaces.ts';
 import { invalidField } from './errors.ts';
 import { createHash } from 'node:crypto';
 import { cached } from '../bounded-cache.ts';
-import { refKey, renderMarkdown } from './links/render.ts';
+import { finishRender, linkTargets, refKey, renderParts, unrenderedParts, type RenderParts } from './links/render.ts';
+import { offload, warmOffload } from '../offload.ts';
 import { resolveSpace } from './spaces.ts';
 import { readableTargets } from '../store/links.ts';
 import type { Caller, PageRef } from '../model.ts';
 
 // The web app's HTML of a page (view and preview): links to pages the caller cannot read are
-// marked broken, exactly like pages that do not exist, so the HTML reveals nothing.
+// marked broken, exactly like pages that do not exist, so the HTML reveals nothing. Bounded
+// (docs/security.md "Rendering"): no request holds the event loop for long, whatever the Markdown.
 
-/** Content up to this size has its HTML kept (RENDER_CACHE entries of at most 2 link variants). */
+/** Content up to this size has its parts kept (RENDER_CACHE entries). */
 const CACHED_CONTENT_CHARS = 32 * 1024;
 const RENDER_CACHE_ENTRIES = 128;
+/** Content up to this size is rendered on the event loop (tens of milliseconds at worst); larger content on the worker. */
+const INLINE_RENDER_CHARS = 64 * 1024;
+/** How long the worker may take to render (and again to finish) large content; then it shows as written. */
+const RENDER_DEADLINE_MS = 600;
+const FINISH_DEADLINE_MS = 300;
+/** Distinct wikilinks of one page resolved by what exists; any further ones take their default address. */
+const MAX_RESOLVED_WIKILINKS = 1000;
+/** Lookups (wikilink resolutions, readable-target batches) between two turns of the event loop. */
+const LOOKUPS_PER_TURN = 100;
+const TARGETS_PER_QUERY = 2000;
 
 // Pages are read far more often than written, and the page view asks for the HTML of the same
 // version again and again: the Markdown is parsed once per version (key: a hash of the page's
-// address and content), and the HTML kept per "which link targets this reader may read"
-// (a bit per internal link), which is all a reader changes in it. About 12 ms → 0.1 ms for a
-// 20 KB page. At most RENDER_CACHE_ENTRIES × 2 × ~50 KB of HTML is held.
-type Rendered = { targets: PageRef[]; html: Map<string, string> };
-const renderCache = new Map<string, Rendered>();
+// address and content) into HTML with a marker for each internal link, which each reader's
+// links (where wikilinks point for them, which targets they may read) then fill in.
+const renderCache = new Map<string, RenderParts>();
 
-export function renderForCaller(svc: Services, caller: Caller, from: PageRef, content: string): string {
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The HTML of `content` for `caller`. Large content is parsed on the worker (offload.ts), with a
+ * deadline past which it shows as written; its links are looked up in steps that yield.
+ */
+export async function renderForCaller(svc: Services, caller: Caller, from: PageRef, content: string): Promise<string> {
   const baseUrls = [svc.config.baseUrl];
-  const readable = (targets: PageRef[]): Set<string> => (targets.length ? readableTargets(svc.db, caller, targets) : new Set());
-  // Wikilinks resolve by what exists and what this reader may read, which the key does not
-  // hold: a page with any is rendered each time.
-  if (content.length > CACHED_CONTENT_CHARS || content.includes('[[')) {
-    let lookup: WikiLookup | null = null;
-    const wiki = (target: string, at: PageRef) => resolveWikilink(target, at, (lookup ??= callerLookup(svc, caller)));
-    return renderMarkdown({ content, from, baseUrls, existing: readable, wiki });
-  }
-  const key = createHash('sha1').update(`${baseUrls[0]}\0${from.space}\0${from.path}\0`).update(content).digest('base64');
-  const hit = renderCache.get(key);
-  if (hit) {
-    const exists = readable(hit.targets);
-    const variant = variantOf(hit.targets, exists);
-    let html = hit.html.get(variant);
-    if (html === undefined) {
-      html = renderMarkdown({ content, from, baseUrls, existing: () => exists });
-      if (hit.html.size >= 2) hit.html.delete(hit.html.keys().next().value!);
-      hit.html.set(variant, html);
-    }
-    return html;
-  }
-  let targets: PageRef[] = [];
-  let exists = new Set<string>();
-  const html = renderMarkdown({ content, from, baseUrls, existing: (t) => { targets = t; exists = readable(t); return exists; } });
-  cached(renderCache, key, RENDER_CACHE_ENTRIES, () => ({ targets, html: new Map([[variantOf(targets, exists), html]]) }));
-  return html;
+  warmOffload(); // the next large render finds the worker started
+  const large = content.length > INLINE_RENDER_CHARS;
+  const parts = large
+    ? ((await offload({ kind: 'render', content, from, baseUrls }, RENDER_DEADLINE_MS)) ?? unrenderedParts(content))
+    : cachedParts(content, from, baseUrls);
+  if (parts.links.length === 0) return parts.html;
+  const targets = await resolveTargets(svc, caller, from, parts);
+  const exists = await readableInSteps(svc, caller, targets);
+  if (!large) return finishRender(parts, targets, exists);
+  const done = await offload({ kind: 'finish', parts, targets, exists: [...exists] }, FINISH_DEADLINE_MS);
+  return done ? done.html : unrenderedParts(content).html;
 }
 
-/** One character per internal link: whether the reader may read its target. */
-function variantOf(targets: PageRef[], exists: Set<string>): string {
-  let v = '';
-  for (const t of targets) v += exists.has(refKey(t)) ? '1' : '0';
-  return v;
+function cachedParts(content: string, from: PageRef, baseUrls: string[]): RenderParts {
+  if (content.length > CACHED_CONTENT_CHARS) return renderParts(content, from, baseUrls);
+  const key = createHash('sha1').update(`${baseUrls[0]}\0${from.space}\0${from.path}\0`).update(content).digest('base64');
+  return cached(renderCache, key, RENDER_CACHE_ENTRIES, () => renderParts(content, from, baseUrls));
+}
+
+/**
+ * linkTargets for this reader: wikilinks resolve by what the reader may read (the first
+ * MAX_RESOLVED_WIKILINKS distinct ones; the rest by their default address), a turn of the event
+ * loop after every LOOKUPS_PER_TURN lookups.
+ */
+async function resolveTargets(svc: Services, caller: Caller, from: PageRef, parts: RenderParts): Promise<Array<PageRef | null>> {
+  let lookup: WikiLookup | null = null;
+  const resolved = new Map<string, PageRef | null>();
+  for (const l of parts.links) {
+    if (!('wiki' in l) || resolved.has(l.wiki.target)) continue;
+    if (resolved.size >= MAX_RESOLVED_WIKILINKS) break;
+    resolved.set(l.wiki.target, resolveWikilink(l.wiki.target, from, (lookup ??= callerLookup(svc, caller))));
+    if (resolved.size % LOOKUPS_PER_TURN === 0) await nextTurn();
+  }
+  return linkTargets(parts, from, (target, at) => {
+    const r = resolved.get(target);
+    return r !== undefined ? r : resolveWikilink(target, at, NOTHING);
+  });
+}
+
+/** The keys (refKey) of the targets the reader may read, looked up in batches, a turn of the event loop between them. */
+async function readableInSteps(svc: Services, caller: Caller, targets: Array<PageRef | null>): Promise<Set<string>> {
+  const distinct = new Map<string, PageRef>();
+  for (const t of targets) if (t) distinct.set(refKey(t), t);
+  const all = [...distinct.values()];
+  const exists = new Set<string>();
+  for (let i = 0; i < all.length; i += TARGETS_PER_QUERY) {
+    if (i > 0) await nextTurn();
+    for (const k of readableTargets(svc.db, caller, all.slice(i, i + TARGETS_PER_QUERY))) exists.add(k);
+  }
+  return exists;
 }
 
 /**
@@ -86,7 +119,7 @@ function callerLookup(svc: Services, caller: Caller): WikiLookup {
 }
 
 /** POST /render: Markdown that is not (yet) a page, as if it were the page at `path` of `space`. */
-export function renderPreview(svc: Services, caller: Caller, input: { space: string; path: string; content: string }): string {
+export function renderPreview(svc: Services, caller: Caller, input: { space: string; path: string; content: string }): Promise<string> {
   resolveSpace(svc, caller, input.space); // 404 unless the caller may see the space
   if (input.content.length > svc.config.limits.pageBytes) throw invalidField('content', 'max', `at most ${svc.config.limits.pageBytes} bytes`);
   return renderForCaller(svc, caller, { space: input.space, path: input.path }, input.content);

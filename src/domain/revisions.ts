@@ -1,7 +1,8 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
 import { notFound } from './errors.ts';
-import { createTwoFilesPatch } from 'diff';
+import { diffContents, type ContentDiff } from './content-diff.ts';
+import { offload, warmOffload } from '../offload.ts';
 import { loadReadablePage, loadWritablePage, putPage, type Page } from './pages.ts';
 import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/pages.ts';
@@ -44,30 +45,39 @@ export type RevisionDiff = {
   /** Present when the title changed. */
   title?: { from: string; to: string };
   contentDiff: string;
+  /** The content diff is coarser than minimal, or empty, because finding the minimal one would take too long (content-diff.ts). */
+  truncated: boolean;
   frontmatterChanged: string[];
   metadataChanged: string[];
 };
 
+/** Contents up to this many characters (both together) are diffed on the event loop: a few milliseconds at most. */
+const INLINE_DIFF_CHARS = 16 * 1024;
+/** How long the worker may take over a larger diff; then the answer has an empty diff, `truncated`. */
+const DIFF_DEADLINE_MS = 1500;
+
 /** GET …/revisions/:a/diff/:b: a unified diff of the content and the changed keys; both revisions readable. */
-export function diffRevisions(svc: Services, caller: Caller, slug: string, path: string, a: number, b: number): RevisionDiff {
+export async function diffRevisions(svc: Services, caller: Caller, slug: string, path: string, a: number, b: number): Promise<RevisionDiff> {
   const { page } = loadReadablePage(svc, caller, slug, path);
   const ra = store.findRevision(svc.db, caller, page.id, a);
   if (!ra) throw notFound(`revision ${a} of '${slug}/${path}'`);
   const rb = store.findRevision(svc.db, caller, page.id, b);
   if (!rb) throw notFound(`revision ${b} of '${slug}/${path}'`);
+  const names = [`${page.path}@${a}`, `${page.path}@${b}`] as const;
+  warmOffload(); // the next large diff finds the worker started
+  const diff: ContentDiff = ra.content.length + rb.content.length <= INLINE_DIFF_CHARS
+    ? diffContents(names[0], names[1], ra.content, rb.content)
+    : (await offload({ kind: 'diff', oldName: names[0], newName: names[1], a: ra.content, b: rb.content }, DIFF_DEADLINE_MS))
+      ?? { contentDiff: '', truncated: true };
   return {
     from: a,
     to: b,
     ...(ra.title !== rb.title ? { title: { from: ra.title, to: rb.title } } : {}),
-    contentDiff: createTwoFilesPatch(`${page.path}@${a}`, `${page.path}@${b}`, withNewline(ra.content), withNewline(rb.content), '', '', { context: 3 }),
+    contentDiff: diff.contentDiff,
+    truncated: diff.truncated,
     frontmatterChanged: changedKeys(JSON.parse(ra.frontmatter), JSON.parse(rb.frontmatter)),
     metadataChanged: changedKeys(JSON.parse(ra.metadata), JSON.parse(rb.metadata)),
   };
-}
-
-// Without it, a last line that differs only in its missing newline shows a "\ No newline" marker.
-function withNewline(s: string): string {
-  return s === '' || s.endsWith('\n') ? s : s + '\n';
 }
 
 /** The keys whose value differs between two JSON objects (added, removed or changed), sorted. */

@@ -20,7 +20,7 @@ function expectInert(html: string): void {
     for (const a of m[2].matchAll(/([^\s=]+)(?:="([^"]*)")?/g)) {
       expect(ALLOWED_ATTRS, m[0]).toContain(a[1].toLowerCase());
       if (a[1] === 'href') expect(a[2]).not.toMatch(/^\s*(?:javascript|vbscript|data|file):/i);
-      if (a[1] === 'src') expect(a[2]).toMatch(/^(?:data:image\/(?:png|gif|jpeg|webp);|\/(?!\/)|[^:/]+(?:\/|$))/);
+      if (a[1] === 'src') expect(a[2]).toMatch(/^(?:data:image\/(?:png|gif|jpeg|webp);|\/files\/[^/]+\/[^/]+\/)/);
     }
   }
 }
@@ -59,6 +59,40 @@ describe('renderMarkdown: hostile Markdown stays inert', () => {
     const html = render(md);
     if (typeof expected === 'string') expect(html).toContain(expected);
     else expect(html).toMatch(expected);
+    expectInert(html);
+  });
+});
+
+describe('renderMarkdown: images load only attached files and data:', () => {
+  // FROM is team/notes/page: its own files are /files/team/notes/page/<name>.
+  const img = (src: string, alt = 'i') => `<p><img src="${src}" alt="${alt}"></p>`;
+  const link = (href: string, label = 'i') => `<p><a href="${href}" rel="noopener noreferrer nofollow" class="external-image">${label}</a></p>`;
+  const cases: Array<[string, string, string]> = [
+    ['an attached file by its address', '![i](/files/team/notes/page/a.png)', img('/files/team/notes/page/a.png')],
+    ['another page\'s file', '![i](/files/wiki/home/b.png)', img('/files/wiki/home/b.png')],
+    ['a file under the base URL', `![i](${BASE}/files/wiki/home/b.png)`, img('/files/wiki/home/b.png')],
+    ['the page\'s own file, relative', '![i](files/a.png)', img('/files/team/notes/page/a.png')],
+    ['the page\'s own file, ./relative', '![i](./files/a.png?v=2)', img('/files/team/notes/page/a.png')],
+    ['data: png', '![i](data:image/png;base64,AAAA)', img('data:image/png;base64,AAAA')],
+    ['data: webp', '![i](data:image/webp;base64,AAAA)', img('data:image/webp;base64,AAAA')],
+    ['a space export', '![i](/spaces/team/export)', link('/spaces/team/export')],
+    ['a zip export with a query', '![x](/spaces/team/export?format=zip)', link('/spaces/team/export?format=zip', 'x')],
+    ['an API page read', '![i](/pages/team/secret)', link('/pages/team/secret')],
+    ['the admin API', '![i](/admin/backup)', link('/admin/backup')],
+    ['the same origin in full', `![i](${BASE}/spaces/team/export)`, link(`${BASE}/spaces/team/export`)],
+    ['a relative address that is no file', '![i](../spaces/team/export)', link('../spaces/team/export')],
+    ['a bare relative name', '![i](pic.png)', link('pic.png')],
+    ['/files/ climbing out with ..', '![i](/files/a/b/../../../spaces/team/export)', link('/files/a/b/../../../spaces/team/export')],
+    ['/files/ climbing out with %2e%2e', '![i](/files/a/b/%2e%2e/%2E%2e/%2e./spaces/x)', link('/files/a/b/%2e%2e/%2E%2e/%2e./spaces/x')],
+    ['relative file named ..', '![i](files/..)', link('files/..')],
+    ['relative file named %2e%2e', '![i](files/%2e%2e)', link('files/%2e%2e')],
+    ['/files/ without a page', '![i](/files/team/a.png)', link('/files/team/a.png')],
+    ['another origin', '![i](https://evil.example/x.png)', link('https://evil.example/x.png')],
+    ['no alt text: the address as the label', '![](/spaces/team/export)', link('/spaces/team/export', '/spaces/team/export')],
+  ];
+  it.each(cases)('%s', (_name, md, expected) => {
+    const html = render(md);
+    expect(html).toBe(expected);
     expectInert(html);
   });
 });

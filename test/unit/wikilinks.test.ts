@@ -172,3 +172,25 @@ describe('the wikilink-only scan agrees with the Markdown parser', () => {
     expect(scanWikilinksOnly('see [x](y) [[z]]')).toBeNull();
   });
 });
+
+describe('wikilink scans are linear in the text', () => {
+  // Each `[[` searched the whole rest of the text for `]]` before: 1,000,000 of them (2 MB)
+  // read ~10^12 characters, hours. Bounded scans read it about once: milliseconds. The bound
+  // leaves room for a loaded machine and still fails the quadratic scan by far. (markdown-it's
+  // own costs on such text are bounded by the worker's deadline: test/api/render-bounds.test.ts.)
+  const cases: Array<[string, string]> = [
+    ['`[[` ×1M', '[['.repeat(1_000_000)],
+    ['`[[x` ×500k', '[[x'.repeat(500_000)],
+    ['`[[` ×1M, then `]]`', `${'[['.repeat(1_000_000)}]]`],
+    ['`[[` and 2,000 characters ×1k', `[[${'x'.repeat(2000)}`.repeat(1000)],
+  ];
+  it.each(cases)('%s', (_name, content) => {
+    const t = performance.now();
+    expect(scanWikilinksOnly(content)).toEqual([]);
+    expect(performance.now() - t).toBeLessThan(2000);
+  });
+
+  it('still finds a wikilink after a million `[[`', () => {
+    expect(scanWikilinksOnly(`${'[['.repeat(1_000_000)} [[a]]`)).toEqual([{ target: 'a', heading: null, label: null }]);
+  });
+});

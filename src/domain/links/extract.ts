@@ -9,7 +9,7 @@ export { normalizeLinkFast } from './parsers.ts';
 
 import type { PageRef } from '../../model.ts';
 import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
-import { NOTHING, parseWikilink, resolveWikilink, type Wikilink } from './wikilinks.ts';
+import { NOTHING, parseWikilink, resolveWikilink, wikilinkEnd, type Wikilink } from './wikilinks.ts';
 import { decodeSegment, resolveSegments } from './segments.ts';
 
 // markdown-it, not mdast-util-from-markdown: on the same 2 KB pages with three links it takes
@@ -105,9 +105,8 @@ export function scanWikilinksOnly(content: string): Wikilink[] | null {
   const out: Wikilink[] = [];
   let i = content.indexOf('[[');
   while (i >= 0) {
-    const end = content.indexOf(']]', i + 2);
-    if (end < 0) break;
-    const link = i > 0 && content.charCodeAt(i - 1) === 0x21 ? null : parseWikilink(content.slice(i + 2, end));
+    const end = wikilinkEnd(content, i);
+    const link = end < 0 || (i > 0 && content.charCodeAt(i - 1) === 0x21) ? null : parseWikilink(content.slice(i + 2, end));
     if (link) {
       out.push(link);
       i = content.indexOf('[[', end + 2);

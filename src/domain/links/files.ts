@@ -9,7 +9,9 @@
 // at `<folder>/files/<name>` is linked by its absolute address. Pure functions.
 import type { PageRef } from '../../model.ts';
 
-const RELATIVE = /^(?:\.\/)?files\/([^/?#]+)(?:[?#].*)?$/;
+const RELATIVE = /^(?:\.\/)?files\/([^/?#\\]+)(?:[?#].*)?$/;
+// `.` and `..` as a browser reads a path segment: percent-encoded dots count (`%2e%2e` is `..`).
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /** Whether `href` (as written, before resolution) is the relative file form. */
 export function isRelativeFileHref(href: string): boolean {
@@ -22,7 +24,7 @@ export function isRelativeFileHref(href: string): boolean {
  */
 export function resolveFileHref(href: string, from: PageRef, baseUrls: string[] = []): string | null {
   const rel = RELATIVE.exec(href);
-  if (rel) {
+  if (rel && !DOT_SEGMENT.test(rel[1])) {
     const page = from.path.split('/').map(encodeURIComponent).join('/');
     return `/files/${encodeURIComponent(from.space)}/${page}/${rel[1]}`;
   }
@@ -35,9 +37,10 @@ export function resolveFileHref(href: string, from: PageRef, baseUrls: string[] 
     if (!u.pathname.startsWith(`${prefix}/files/`)) return null;
     path = u.pathname.slice(prefix.length);
   }
-  if (!path.startsWith('/files/')) return null;
+  if (!path.startsWith('/files/') || path.includes('\\')) return null;
   const bare = path.replace(/[?#].*$/, '');
-  // space, at least one page segment, the name; none empty
+  // space, at least one page segment, the name; none empty, none a dot segment (which a browser
+  // would resolve to an address outside /files/)
   const segments = bare.slice('/files/'.length).split('/');
-  return segments.length >= 3 && segments.every((s) => s !== '' && s !== '.' && s !== '..') ? bare : null;
+  return segments.length >= 3 && segments.every((s) => s !== '' && !DOT_SEGMENT.test(s)) ? bare : null;
 }

@@ -3,9 +3,10 @@
 // what the index counts. Pure: the caller says which link targets exist for the reader.
 //
 // Safety (docs/web.md): raw HTML is not parsed (it comes out escaped); links keep only http(s),
-// mailto and relative addresses (anything else stays text); images load only from this origin
-// or data:image/*, and an image from elsewhere becomes a link to it, so a page never makes the
-// browser fetch from another origin.
+// mailto and relative addresses (anything else stays text); an image loads only from an attached
+// file (`/files/…`, or `files/<name>` of the page itself) or a data:image/(gif|png|jpeg|webp), and
+// any other image becomes a link to its address: a page never makes a reader's browser fetch from
+// another origin, nor request any other address of this one (an export, an API GET) by itself.
 import MarkdownIt from 'markdown-it';
 import type { PageRef } from '../../model.ts';
 import { resolveLinkTarget, type WikiResolver } from './extract.ts';
@@ -19,6 +20,7 @@ const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SAFE_SCHEME = /^(?:https?:|mailto:|data:image\/(?:gif|png|jpeg|webp);)/i;
 const EXTERNAL = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/\/)/;
 const EXTERNAL_REL = 'noopener noreferrer nofollow';
+const DATA_IMAGE = /^data:image\/(?:gif|png|jpeg|webp);/i;
 
 let md: MarkdownIt | null = null;
 function renderer(): MarkdownIt {
@@ -58,13 +60,32 @@ export type RenderInput = {
 };
 
 export function renderMarkdown(input: RenderInput): string {
+  const parts = renderParts(input.content, input.from, input.baseUrls ?? []);
+  const targets = linkTargets(parts, input.from, input.wiki);
+  const present = targets.filter((t): t is PageRef => t !== null);
+  return finishRender(parts, targets, present.length ? input.existing(present) : new Set());
+}
+
+/** A link whose address depends on the reader: a page link (target known) or a wikilink (resolved per reader). */
+export type PartLink = { target: PageRef; fragment: string } | { wiki: Wikilink; label: string; raw: string };
+
+/**
+ * The HTML of some Markdown with a marker for each internal link (`\0n\0` as its href and
+ * `\0c="n"` for its class, or `\0wn\0` for a whole wikilink), and the links the markers stand
+ * for. The same for every reader, so it is cached and can be made off the event loop;
+ * finishRender fills in what depends on the reader. NUL never occurs in the HTML otherwise
+ * (markdown-it turns every NUL of the text into U+FFFD).
+ */
+export type RenderParts = { html: string; links: PartLink[] };
+
+export function renderParts(content: string, from: PageRef, baseUrls: string[]): RenderParts {
   const parser = renderer();
   const env = {};
-  const tokens = parser.parse(input.content, env);
+  const tokens = parser.parse(content, env);
   addHeadingIds(tokens);
   alignWithClasses(tokens);
   taskCheckboxes(tokens);
-  const internal: Array<{ token: Token; target: PageRef; fragment: string }> = [];
+  const links: PartLink[] = [];
   for (const block of tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     const children = block.children;
@@ -72,16 +93,11 @@ export function renderMarkdown(input: RenderInput): string {
       const t = children[i];
       if (t.type === 'wikilink') {
         const link = t.meta as Wikilink;
-        const wiki = input.wiki ?? ((x: string, f: PageRef) => resolveWikilink(x, f, NOTHING));
-        const target = wiki(link.target, input.from);
-        if (!target) {
-          t.type = 'text'; // no page address: the text as written
-          continue;
-        }
-        const [open, text, close] = wikilinkTokens(t, link);
-        children.splice(i, 1, open, text, close);
-        internal.push({ token: open, target, fragment: link.heading ? `#${headingId(link.heading)}` : '' });
-        i += 2;
+        const label = link.label ?? (link.target === '' ? link.heading! : link.heading ? `${link.target} › ${link.heading}` : link.target);
+        links.push({ wiki: link, label, raw: t.content });
+        // Printed as is (html_inline): the marker, which finishRender replaces by escaped markup.
+        t.type = 'html_inline';
+        t.content = `\0w${links.length - 1}\0`;
         continue;
       }
       if (t.type === 'link_open') {
@@ -90,34 +106,27 @@ export function renderMarkdown(input: RenderInput): string {
           unwrapLink(children, i); // data: is for images only
           continue;
         }
-        const file = resolveFileHref(href, input.from, input.baseUrls ?? []);
+        const file = resolveFileHref(href, from, baseUrls);
         if (file) {
           t.attrSet('href', file);
           continue;
         }
-        const target = resolveLinkTarget(href, input.from, input.baseUrls ?? []);
-        if (target) internal.push({ token: t, target, fragment: fragmentOf(href) });
-        else if (href.startsWith('#')) t.attrSet('href', `#${headingId(decodeSafe(href.slice(1)))}`);
+        const target = resolveLinkTarget(href, from, baseUrls);
+        if (target) {
+          t.attrSet('href', `\0${links.length}\0`);
+          t.attrs!.push(['\0c', String(links.length)]);
+          links.push({ target, fragment: fragmentOf(href) });
+        } else if (href.startsWith('#')) t.attrSet('href', `#${headingId(decodeSafe(href.slice(1)))}`);
         else if (EXTERNAL.test(href)) t.attrSet('rel', EXTERNAL_REL);
       } else if (t.type === 'image') {
         const src = t.attrGet('src') ?? '';
-        const file = resolveFileHref(src, input.from, input.baseUrls ?? []);
+        const file = resolveFileHref(src, from, baseUrls);
         if (file) t.attrSet('src', file);
-        else if (EXTERNAL.test(src) && !src.toLowerCase().startsWith('data:')) imageAsLink(parser, t, src);
+        else if (!DATA_IMAGE.test(src)) imageAsLink(parser, t, src);
       }
     }
   }
-  const exists = internal.length ? input.existing(internal.map((l) => l.target)) : new Set<string>();
-  for (const { token, target, fragment } of internal) {
-    token.attrSet('href', appPageHref(target) + fragment);
-    if (exists.has(refKey(target))) {
-      token.attrSet('class', 'internal');
-    } else {
-      token.attrSet('class', 'internal broken');
-      token.attrSet('data-create', `/app/new?space=${encodeURIComponent(target.space)}&path=${encodeURIComponent(target.path)}`);
-    }
-  }
-  return parser.renderer.render(tokens, parser.options, env);
+  return { html: parser.renderer.render(tokens, parser.options, env), links };
 }
 
 const TASK = /^\[([ xX])\][ \t]/;
@@ -149,17 +158,91 @@ function taskCheckboxes(tokens: Token[]): void {
   }
 }
 
-/** A wikilink as link tokens: its label, or the target (and heading) as written. */
-function wikilinkTokens(t: Token, link: Wikilink): [Token, Token, Token] {
-  const Tok = t.constructor as new (type: string, tag: string, nesting: number) => Token;
-  const open = new Tok('link_open', 'a', 1);
-  open.attrs = [['href', '']];
-  open.markup = 'wikilink';
-  const text = new Tok('text', '', 0);
-  text.content = link.label ?? (link.target === '' ? link.heading! : link.heading ? `${link.target} › ${link.heading}` : link.target);
-  const close = new Tok('link_close', 'a', -1);
-  close.markup = 'wikilink';
-  return [open, text, close];
+const MARKER = /\0(w?)(\d+)\0|\0c="(\d+)"/g;
+
+/**
+ * Where each link of `parts` points for a reader (null: a wikilink that names no page address),
+ * wikilinks through `wiki` (by default as if no page existed), each distinct target once.
+ */
+export function linkTargets(parts: RenderParts, from: PageRef, wiki?: WikiResolver): Array<PageRef | null> {
+  const resolve = wiki ?? ((x: string, f: PageRef) => resolveWikilink(x, f, NOTHING));
+  const resolved = new Map<string, PageRef | null>();
+  return parts.links.map((l) => {
+    if ('target' in l) return l.target;
+    let r = resolved.get(l.wiki.target);
+    if (r === undefined) resolved.set(l.wiki.target, (r = resolve(l.wiki.target, from)));
+    return r;
+  });
+}
+
+/**
+ * The HTML for one reader: each marker of `parts` replaced by its link, pointing at `targets`
+ * (linkTargets), marked broken unless its target's key (refKey) is in `exists`. Pure.
+ */
+export function finishRender(parts: RenderParts, targets: Array<PageRef | null>, exists: Set<string>): string {
+  if (parts.links.length === 0) return parts.html;
+  const esc = renderer().utils.escapeHtml;
+  const classOf = (target: PageRef): string => exists.has(refKey(target))
+    ? 'class="internal"'
+    : `class="internal broken" data-create="${esc(`/app/new?space=${encodeURIComponent(target.space)}&path=${encodeURIComponent(target.path)}`)}"`;
+  return parts.html.replace(MARKER, (_m, _w: string, n: string | undefined, c: string | undefined) => {
+    if (c !== undefined) return classOf(targets[Number(c)]!);
+    const i = Number(n);
+    const link = parts.links[i];
+    if ('target' in link) return esc(appPageHref(link.target) + link.fragment);
+    const target = targets[i];
+    if (!target) return esc(link.raw); // no page address: the text as written
+    const fragment = link.wiki.heading ? `#${headingId(link.wiki.heading)}` : '';
+    return `<a href="${esc(appPageHref(target) + fragment)}" ${classOf(target)}>${esc(link.label)}</a>`;
+  });
+}
+
+const AMP = [0x26, 0x61, 0x6d, 0x70, 0x3b]; // &amp;
+const LT = [0x26, 0x6c, 0x74, 0x3b]; // &lt;
+const GT = [0x26, 0x67, 0x74, 0x3b]; // &gt;
+const QUOT = [0x26, 0x71, 0x75, 0x6f, 0x74, 0x3b]; // &quot;
+
+/**
+ * Text escaped for HTML, NUL as U+FFFD, in one pass over code units into one buffer: on the event
+ * loop, where escapeHtml's callback per character (or a replaceAll per character kind) took
+ * seconds over 2 MiB of `&` or `>`.
+ */
+export function escapeText(text: string): string {
+  let extra = 0;
+  let nul = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x26) extra += 4;
+    else if (c === 0x3c || c === 0x3e) extra += 3;
+    else if (c === 0x22) extra += 5;
+    else if (c === 0) nul = true;
+  }
+  if (extra === 0 && !nul) return text;
+  const out = new Uint16Array(text.length + extra);
+  let o = 0;
+  const put = (codes: number[]) => {
+    for (const k of codes) out[o++] = k;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x26) put(AMP);
+    else if (c === 0x3c) put(LT);
+    else if (c === 0x3e) put(GT);
+    else if (c === 0x22) put(QUOT);
+    else out[o++] = c === 0 ? 0xfffd : c;
+  }
+  return Buffer.from(out.buffer).toString('utf16le'); // a lone surrogate stays as it was
+}
+
+/** How much of the content the fallback shows: escaping and sending all of 2 MiB took seconds of the event loop. */
+const UNRENDERED_SHOWN_CHARS = 64 * 1024;
+
+/** The start of the content as it is written, escaped, for when rendering it took too long. */
+export function unrenderedParts(content: string): RenderParts {
+  const cut = content.length > UNRENDERED_SHOWN_CHARS;
+  const text = escapeText(cut ? content.slice(0, UNRENDERED_SHOWN_CHARS) : content);
+  const note = cut ? `its first ${UNRENDERED_SHOWN_CHARS / 1024} KiB follow as written` : 'its text follows as written';
+  return { html: `<p class="unrendered">This page took too long to render; ${note}.</p>\n<pre class="unrendered">${text}</pre>\n`, links: [] };
 }
 
 function addHeadingIds(tokens: Token[]): void {
@@ -217,7 +300,7 @@ function unwrapLink(children: Token[], openIndex: number): void {
   }
 }
 
-/** An image from another origin, shown as a link to it (its alt text as the label). */
+/** An image that is neither an attached file nor data:, shown as a link to it (its alt text as the label). */
 function imageAsLink(parser: MarkdownIt, image: Token, src: string): void {
   const esc = parser.utils.escapeHtml;
   const alt = image.children?.map((c) => c.content).join('') || src;

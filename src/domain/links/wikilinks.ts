@@ -37,6 +37,22 @@ export function parseWikilink(inner: string): Wikilink | null {
   return { target, heading, label };
 }
 
+/**
+ * Where the `]]` of the `[[` at `open` is, or -1. A wikilink holds no `[` or `]` and at most
+ * MAX_INNER characters, so the scan stops at the first bracket or after MAX_INNER characters:
+ * the scans from all the `[[` of a text together read it about once (an unbounded search for
+ * `]]` from each `[[` read it once per `[[`).
+ */
+export function wikilinkEnd(src: string, open: number, max = src.length): number {
+  const limit = Math.min(max - 2, open + 2 + MAX_INNER);
+  for (let i = open + 2; i <= limit; i++) {
+    const c = src.charCodeAt(i);
+    if (c === 0x5d) return src.charCodeAt(i + 1) === 0x5d ? i : -1;
+    if (c === 0x5b) return -1;
+  }
+  return -1;
+}
+
 /** The markdown-it inline rule: a `wikilink` token (meta: Wikilink) for `[[…]]`, not after `!`. */
 export function wikilinkPlugin(md: MarkdownIt): void {
   md.inline.ruler.before('link', 'wikilink', (state: StateInline, silent: boolean) => {
@@ -44,8 +60,8 @@ export function wikilinkPlugin(md: MarkdownIt): void {
     const pos = state.pos;
     if (src.charCodeAt(pos) !== 0x5b || src.charCodeAt(pos + 1) !== 0x5b) return false;
     if (pos > 0 && src.charCodeAt(pos - 1) === 0x21) return false; // `![[…]]`: an embed, not a link
-    const end = src.indexOf(']]', pos + 2);
-    if (end < 0 || end > state.posMax) return false;
+    const end = wikilinkEnd(src, pos, state.posMax);
+    if (end < 0) return false;
     const link = parseWikilink(src.slice(pos + 2, end));
     if (!link) return false;
     if (!silent) {

@@ -31,7 +31,9 @@ const DiffParams = v.object({ ...PageParams.entries, a: Version, b: Version });
 const RestoreParams = v.object({ ...PageParams.entries, version: Version });
 const RevisionDiff = v.strictObject({
   from: v.number(), to: v.number(), title: v.optional(v.strictObject({ from: v.string(), to: v.string() })),
-  contentDiff: v.string(), frontmatterChanged: v.array(v.string()), metadataChanged: v.array(v.string()),
+  contentDiff: v.string(),
+  truncated: v.pipe(v.boolean(), v.description('true when contentDiff is coarser than minimal (every line between the first and the last change removed, then added) or empty, because the minimal diff would take too long')),
+  frontmatterChanged: v.array(v.string()), metadataChanged: v.array(v.string()),
 });
 const Paged = v.object({ limit: Limit, cursor: cursor(isString) });
 
@@ -95,7 +97,7 @@ export const moveEndpoints = [
     method: 'GET', path: `${PAGE_PREFIX}/revisions/:a/diff/:b`, tag: 'pages', auth: 'key', params: DiffParams,
     summary: 'What changed between two revisions',
     responses: [{ status: 200, schema: RevisionDiff }],
-    handler: ({ svc, caller, params }) => json(diffRevisions(svc, caller, params.space, params.path, params.a, params.b)),
+    handler: async ({ svc, caller, params }) => json(await diffRevisions(svc, caller, params.space, params.path, params.a, params.b)),
   }),
   endpoint({
     method: 'POST', path: `${PAGE_PREFIX}/revisions/:version/restore`, tag: 'pages', auth: 'key', params: RestoreParams,

@@ -58,7 +58,7 @@ export const pageEndpoints = [
       // The same answer as the direct path of src/http/page-read.ts, which serves most page reads.
       if (query.render) {
         const { space, page } = loadReadablePage(svc, caller, params.space, params.path);
-        return json({ ...presentPage(space, page), html: renderForCaller(svc, caller, { space: space.slug, path: page.path }, page.content) });
+        return renderForCaller(svc, caller, { space: space.slug, path: page.path }, page.content).then((html) => json({ ...presentPage(space, page), html }));
       }
       const a = readPageAnswer(svc, caller, params.space, params.path, event.req.headers.get('if-none-match'), prefersMarkdown(event.req.headers.get('accept')));
       if (a.status === 304) return new FastResponse(null, { status: 304, headers: { etag: a.etag } });
@@ -141,7 +141,8 @@ export const pageEndpoints = [
     responses: [{ status: 200, schema: Revision }],
     handler: ({ svc, caller, params, query }) => {
       const rev = getRevision(svc, caller, params.space, params.path, params.version);
-      return json(query.render ? { ...rev, html: renderForCaller(svc, caller, { space: rev.space, path: rev.path }, rev.content) } : rev);
+      if (!query.render) return json(rev);
+      return renderForCaller(svc, caller, { space: rev.space, path: rev.path }, rev.content).then((html) => json({ ...rev, html }));
     },
   }),
 ];

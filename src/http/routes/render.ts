@@ -16,6 +16,6 @@ export const renderEndpoints = [
     bodyExample: { space: 'wiki', path: 'start', content: '# Hello [[other]]' },
     summary: 'Render Markdown as the page view would (the editor preview)',
     responses: [{ status: 200, schema: v.strictObject({ html: v.string() }) }],
-    handler: async ({ svc, caller, body }) => json({ html: renderPreview(svc, caller, await body()) }),
+    handler: async ({ svc, caller, body }) => json({ html: await renderPreview(svc, caller, await body()) }),
   }),
 ];

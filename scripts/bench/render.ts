@@ -1,0 +1,58 @@
+// Rendering and diffing at the page-size cap (issue 34, docs/security.md "Rendering"): each
+// adversarial input of scripts/lib/adversarial-markdown.ts rendered by POST /render and written by
+// PUT (link extraction), and a diff of two pages at the cap, each while GET /healthz is sent one
+// after another; the figure is the answer's time and the slowest /healthz beside it.
+// `npm run bench -- --only render` (`--quick`: the cases the API test runs).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BenchOptions, BenchResult } from '../bench.ts';
+import { ADVERSARIAL_MARKDOWN, PAGE_CAP } from '../lib/adversarial-markdown.ts';
+import { authHeaders, startChild } from '../lib/child-server.ts';
+
+const QUICK = ['wikilink opens', 'wikilink closes', 'distinct wikilinks', 'deep quote', 'entities'];
+
+async function whileProbing(url: string, work: () => Promise<Response>): Promise<{ status: number; ms: number; healthz: number }> {
+  let done = false;
+  const t0 = performance.now();
+  const running = work().then(async (r) => ({ status: r.status, text: await r.text(), ms: performance.now() - t0 })).finally(() => { done = true; });
+  let healthz = 0;
+  while (!done) {
+    const p0 = performance.now();
+    await (await fetch(`${url}/healthz`)).arrayBuffer();
+    if (!done) healthz = Math.max(healthz, performance.now() - p0);
+    await new Promise((res) => setTimeout(res, 5));
+  }
+  const r = await running;
+  if (r.status >= 300) throw new Error(`${r.status} ${r.text.slice(0, 200)}`);
+  return { status: r.status, ms: r.ms, healthz };
+}
+
+export async function run(opts: BenchOptions): Promise<BenchResult[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-render-'));
+  const server = await startChild(dir);
+  const json = { ...authHeaders(), 'content-type': 'application/json' };
+  const out: BenchResult[] = [];
+  const add = (name: string, r: { ms: number; healthz: number }, boundMs: number) => {
+    out.push({ name: `${name}: answer`, value: r.ms, unit: 'ms', target: `≤ ${boundMs}`, pass: r.ms <= boundMs });
+    out.push({ name: `${name}: slowest /healthz beside it`, value: r.healthz, unit: 'ms', target: '≤ 100', pass: r.healthz <= 100 });
+  };
+  try {
+    await fetch(`${server.url}/spaces`, { method: 'POST', headers: json, body: JSON.stringify({ slug: 'adv', name: 'Adversarial' }) });
+    const cases = Object.entries(ADVERSARIAL_MARKDOWN).filter(([name]) => !opts.quick || QUICK.includes(name));
+    for (const [i, [name, content]] of cases.entries()) {
+      add(`render ${name}`, await whileProbing(server.url, () => fetch(`${server.url}/render`, { method: 'POST', headers: json, body: JSON.stringify({ space: 'adv', path: 'x', content }) })), 1000);
+      const put = await whileProbing(server.url, () => fetch(`${server.url}/pages/adv/p${i}`, { method: 'PUT', headers: json, body: JSON.stringify({ title: name, content }) }));
+      out.push({ name: `PUT ${name}: answer`, value: put.ms, unit: 'ms' });
+      out.push({ name: `PUT ${name}: slowest /healthz beside it`, value: put.healthz, unit: 'ms' });
+    }
+    const lines = (s: string) => Array.from({ length: PAGE_CAP / 8 }, (_, i) => `${s}${String(i).padStart(6, '0')}`).join('\n');
+    await fetch(`${server.url}/pages/adv/d`, { method: 'PUT', headers: json, body: JSON.stringify({ title: 'D', content: lines('a') }) });
+    await fetch(`${server.url}/pages/adv/d`, { method: 'PUT', headers: json, body: JSON.stringify({ content: lines('b') }) });
+    add('diff of two pages at the cap (every line changed)', await whileProbing(server.url, () => fetch(`${server.url}/pages/adv/d/revisions/1/diff/2`, { headers: authHeaders() })), 2000);
+    return out;
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,34 @@
+// The worker thread of offload.ts: runs the pure functions it is sent, one at a time.
+import os from 'node:os';
+import { parentPort } from 'node:worker_threads';
+import { diffContents, type ContentDiff } from './domain/content-diff.ts';
+import { finishRender, renderParts, type RenderParts } from './domain/links/render.ts';
+import type { PageRef } from './model.ts';
+
+export type OffloadJob =
+  | { kind: 'render'; content: string; from: PageRef; baseUrls: string[] }
+  | { kind: 'finish'; parts: RenderParts; targets: Array<PageRef | null>; exists: string[] }
+  | { kind: 'diff'; oldName: string; newName: string; a: string; b: string };
+
+export type OffloadResult = ({ kind: 'render' } & RenderParts) | { kind: 'finish'; html: string } | ({ kind: 'diff' } & ContentDiff);
+
+/** Below the server's own threads: the event loop's answers come first. */
+const OFFLOAD_NICE = 10;
+
+if (parentPort) {
+  const port = parentPort;
+  try {
+    os.setPriority(OFFLOAD_NICE);
+  } catch {
+    // not allowed here: the worker runs at the server's priority
+  }
+  port.on('message', (job: OffloadJob) => {
+    const result: OffloadResult = job.kind === 'render'
+      ? { kind: 'render', ...renderParts(job.content, job.from, job.baseUrls) }
+      : job.kind === 'finish'
+        ? { kind: 'finish', html: finishRender(job.parts, job.targets, new Set(job.exists)) }
+        : { kind: 'diff', ...diffContents(job.oldName, job.newName, job.a, job.b) };
+    port.postMessage(result);
+  });
+  port.postMessage('ready');
+}
