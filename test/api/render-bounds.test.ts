@@ -19,11 +19,11 @@ beforeAll(async () => {
   srv = await startChildServer(dataDir, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_VALIDATE_RESPONSES: '1' });
   admin = client(srv.url, ADMIN_KEY);
   expect((await admin.post('/spaces', { slug: 'adv', name: 'Adversarial' })).status).toBe(201);
-});
+}, 60_000);
 afterAll(async () => {
   await stopProcess(srv.proc, 'SIGTERM');
   fs.rmSync(dataDir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** `work` timed, and the slowest of the GET /healthz sent one after another while it runs. */
 async function whileProbing(work: () => Promise<Response>): Promise<{ status: number; ms: number; healthz: number; probes: number; body: string }> {
