@@ -157,3 +157,31 @@ describe('task lists', { timeout: 120_000 }, () => {
     g.check();
   });
 });
+
+describe('new page from a title', { timeout: 120_000 }, () => {
+  it('proposes the path from the title, key by key, in the current folder, and keeps an edited path', async () => {
+    const { page, g } = await open();
+    await page.goto('/app/new?space=kb&path=guides/');
+    await page.getByRole('heading', { level: 1, name: 'New page' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'Title' }).getAttribute('aria-required')).toBe('true');
+    await page.getByRole('textbox', { name: 'Title' }).click();
+    await page.keyboard.type('Meeting Notes: Q3 Über');
+    await expect.poll(() => page.getByRole('textbox', { name: 'Path' }).inputValue(), POLL).toBe('guides/meeting-notes-q3-uber');
+    await checkA11y(page);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => new URL(page.url()).pathname, POLL).toBe('/app/p/kb/guides/meeting-notes-q3-uber');
+    await page.getByRole('heading', { level: 1, name: 'Meeting Notes: Q3 Über' }).waitFor(POLL);
+
+    // Once the path is edited, the title no longer changes it.
+    await page.goto('/app/new?space=kb');
+    await page.getByRole('textbox', { name: 'Title' }).click();
+    await page.keyboard.type('Draft');
+    await expect.poll(() => page.getByRole('textbox', { name: 'Path' }).inputValue(), POLL).toBe('draft');
+    await page.getByRole('textbox', { name: 'Path' }).click();
+    await page.keyboard.type('-1');
+    await page.getByRole('textbox', { name: 'Title' }).click();
+    await page.keyboard.type(' two');
+    expect(await page.getByRole('textbox', { name: 'Path' }).inputValue()).toBe('draft-1');
+    g.check();
+  });
+});

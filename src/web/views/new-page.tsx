@@ -8,6 +8,7 @@ import type { Issue } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
 import { RecordForm } from '../components/record-form.tsx';
+import { slugify } from '../../slug.ts';
 import { Breadcrumbs, ErrorBox, Loading, NotFound, useTitle } from '../components/ui.tsx';
 import { fromRaw, initialRaw, type RawValues } from '../lib/metadata-form.ts';
 import { useAsync } from '../lib/use-async.ts';
@@ -46,6 +47,12 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
   const [space, setSpace] = useState(props.space || spaces[0]?.slug || '');
   const [path, setPath] = useState(props.path);
   const [title, setTitle] = useState('');
+  // Until the person edits the path, it follows the title: its slug in the current folder.
+  const [pathEdited, setPathEdited] = useState(props.path !== '' && !props.path.endsWith('/'));
+  const onTitle = (value: string): void => {
+    setTitle(value);
+    if (!pathEdited) setPath((p) => p.slice(0, p.lastIndexOf('/') + 1) + slugify(value));
+  };
   const [content, setContent] = useState('');
   const [replaceReq, replaceContent] = useReplace();
   const [raw, setRaw] = useState<RawValues>({});
@@ -136,13 +143,13 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
         <div class="grid-2">
           <div class="field">
             <label for="np-path"><span class="label">Path</span></label>
-            <input {...fieldProps('np-path', pathIssue, 'np-path-help')} value={path} required aria-required="true" placeholder="guides/setup" onInput={(e) => setPath(e.currentTarget.value)} />
+            <input {...fieldProps('np-path', pathIssue, 'np-path-help')} value={path} required aria-required="true" placeholder="guides/setup" onInput={(e) => { setPathEdited(true); setPath(e.currentTarget.value); }} />
             <span class="help" id="np-path-help">Where the page lives in the space; segments separated by “/”.</span>
             <FieldError id="np-path" issue={pathIssue} />
           </div>
           <div class="field">
             <label for="np-title"><span class="label">Title</span></label>
-            <input {...fieldProps('np-title', titleIssue)} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+            <input {...fieldProps('np-title', titleIssue)} value={title} required={!template?.recordType} aria-required={template?.recordType ? undefined : 'true'} onInput={(e) => onTitle(e.currentTarget.value)} />
             <FieldError id="np-title" issue={titleIssue} />
           </div>
         </div>
