@@ -13,6 +13,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   records: async () => (await import('./bench/records.ts')).run,
   webhooks: async () => (await import('./bench/webhooks.ts')).run,
   search: async () => (await import('./bench/search.ts')).run,
+  titles: async () => (await import('./bench/titles.ts')).run,
   doors: async () => (await import('./bench/doors.ts')).run,
   web: async () => (await import('./bench/web.ts')).run,
   moves: async () => (await import('./bench/moves.ts')).run,
@@ -40,6 +41,7 @@ Sections:
   records     record writes against plain page writes, record queries over 100k records
   webhooks    webhook delivery throughput and latency
   search      full-text, metadata and link queries on a --pages corpus, against naive floors
+  titles      GET /search/titles: a quick switcher's keystroke queries on a --pages corpus
   doors       the single executable's cold start and size; an MCP tool call against the HTTP request
   web         the web app: bytes sent, largest contentful paint in headless Chromium, embedded size
   moves       a 1,000-page prefix with 5,000 inbound links moved with one request

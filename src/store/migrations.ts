@@ -4,7 +4,7 @@ import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
-import { fillTitleWords, TITLE_WORDS_SQL } from './title-words.ts';
+import { fillTitleWords, TITLE_WORDS_SQL } from './title-words-schema.ts';
 
 /**
  * The page size of a new kspace.db. A page row (a little over a 2 KB page's text) is stored whole

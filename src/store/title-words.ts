@@ -5,48 +5,10 @@
 import { stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
 import { READABLE_PAGE } from './access-sql.ts';
-// The full-text index's word rule and folding (a leaf module of no imports).
-import { foldToken, TOKEN } from '../domain/search/tokens.ts';
 
-/** A row: `whole` 1 for a whole folded title or alias, 0 for one folded word. */
-export type TitleWordRow = { word: string; whole: 0 | 1 };
+import type { TitleWordRow } from './title-words-schema.ts';
 
-/** The folded words of a text, in order. */
-export function foldedWords(text: string): string[] {
-  return [...text.matchAll(TOKEN)].map((m) => foldToken(m[0]));
-}
-
-/** A page's `aliases` (frontmatter): a string or a list of strings. */
-export function aliasesOf(frontmatter: Record<string, unknown>): string[] {
-  const a = frontmatter.aliases;
-  if (typeof a === 'string') return [a];
-  return Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/** The title index rows of a page: its whole title and aliases folded, and every word of them and of its path. */
-export function titleWordRows(title: string, path: string, frontmatter: Record<string, unknown>): TitleWordRow[] {
-  const rows = new Map<string, TitleWordRow>();
-  for (const text of [title, ...aliasesOf(frontmatter)]) {
-    const words = foldedWords(text);
-    if (words.length === 0) continue;
-    const whole = words.join(' ');
-    rows.set(`1 ${whole}`, { word: whole, whole: 1 });
-    for (const w of words) rows.set(`0 ${w}`, { word: w, whole: 0 });
-  }
-  for (const w of foldedWords(path)) rows.set(`0 ${w}`, { word: w, whole: 0 });
-  return [...rows.values()];
-}
-
-export const TITLE_WORDS_SQL = `CREATE TABLE title_words (
-    word TEXT NOT NULL, whole INTEGER NOT NULL, page_id INTEGER NOT NULL REFERENCES pages(id),
-    PRIMARY KEY (whole, word, page_id)) WITHOUT ROWID;
-  CREATE INDEX title_words_page ON title_words(page_id, whole, word);`;
-
-/** Fills the title index from every live page (the migration to schema version 12). */
-export function fillTitleWords(db: Db): void {
-  const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{ id: number; path: string; title: string; frontmatter: string }>;
-  for (const p of pages) replaceTitleWords(db, p.id, titleWordRows(p.title, p.path, JSON.parse(p.frontmatter)));
-}
+export { foldedWords, titleWordRows } from './title-words-schema.ts';
 
 export function replaceTitleWords(db: Db, pageId: number, rows: TitleWordRow[]): void {
   stmt(db, 'DELETE FROM title_words WHERE page_id = ?').run(pageId);
