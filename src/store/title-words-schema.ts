@@ -1,6 +1,6 @@
 // The title index's rows and table (store/title-words.ts searches it): what a page's title,
-// aliases and path put in it. No import of db.ts: migrations.ts, which db.ts imports, uses it.
-import type { Db } from './db.ts';
+// aliases and path put in it. No import of db/statements.ts: migrations.ts, which the connection imports, uses it.
+import type { Db } from './db/types.ts';
 // The full-text index's word rule and folding (a leaf module of no imports).
 import { foldToken, TOKEN } from '../domain/search/tokens.ts';
 
