@@ -60,13 +60,14 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
     throw new TypeError(`unsupported protocol ${target.protocol}`);
   }
   const maxBytes = init.maxBytes ?? DEFAULT_MAX_BYTES;
+  // Loaded before the deadline starts: it covers the network, not the first use's module load.
+  const { Agent, fetch } = await loadUndici();
   const timeout = AbortSignal.timeout(init.timeoutMs);
   const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
 
   const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
   if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
 
-  const { Agent, fetch } = await loadUndici();
   const agent = new Agent({
     connect: { lookup: pinnedLookup(checked), timeout: init.timeoutMs, ...(init.ca ? { ca: init.ca } : {}) },
     connections: 1,
@@ -144,6 +145,8 @@ export async function guardedPost(url: string, init: GuardedPostInit): Promise<{
   if (target.protocol !== 'https:' && target.protocol !== 'http:') {
     throw new TypeError(`unsupported protocol ${target.protocol}`);
   }
+  // Loaded before the deadline starts: it covers the network, not the first use's module load.
+  const { request } = await loadUndici();
   // One controller and a plain timer per call, both released when it ends: thousands of calls a
   // second must not leave AbortSignal.timeout timers and AbortSignal.any links behind.
   const controller = new AbortController();
@@ -158,7 +161,6 @@ export async function guardedPost(url: string, init: GuardedPostInit): Promise<{
   try {
     const checked = await abortable(resolveAndCheck(target.hostname, { allowPrivate: init.allowPrivate }), signal);
     if ('blocked' in checked) throw new BlockedAddressError(target.hostname, checked.blocked, checked.address);
-    const { request } = await loadUndici();
     const dispatcher = await init.agents.get(checked, init.timeoutMs);
     const res = await request(target, {
       method: 'POST',
