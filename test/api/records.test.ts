@@ -214,12 +214,13 @@ describe('cross-space templates', () => {
     expect(r.body.issues[0]).toMatchObject({ key: 'template', code: 'unknown' });
   });
 
-  it('names a template whose name holds a colon through its space', async () => {
-    await putTemplate(srv.admin, 'crm', 'kind:a', { metadataSchema: { fields: [{ key: 'n', type: 'number' }] } });
+  it('has no template whose name holds a colon: a page path may not hold one (docs/api.md), and such a reference names none', async () => {
+    const made = await srv.admin.put('/pages/crm/templates/kind:a', { title: 'kind:a', content: '', frontmatter: { metadataSchema: { fields: [] } } });
+    expect(made.status).toBe(400);
+    expect(made.body.issues[0]).toMatchObject({ key: 'path' });
     const r = await bob.put('/pages/crm/colon', { title: 'C', template: 'crm:kind:a', metadata: { n: 1 } });
-    expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ template: 'crm:kind:a', metadata: { n: 1, template: 'kind:a' } });
-    expect((await bob.put('/pages/crm/colon', { title: 'C', metadata: { n: 'x' } })).status).toBe(400);
+    expect(r.status).toBe(400);
+    expect(r.body.issues[0]).toMatchObject({ key: 'template' });
   });
 });
 
