@@ -56,8 +56,8 @@ await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
 // code comes from this second, small bundle (an asset), started with `eval` (src/store/helper/thread.ts).
 await bundle('src/store/helper/worker.ts', 'helper-worker.cjs');
-// So does the worker that renders large Markdown and diffs revisions (src/offload.ts).
-await bundle('src/offload-worker.ts', 'offload-worker.cjs');
+// So does the worker that renders large Markdown and diffs revisions (src/domain/offload.ts).
+await bundle('src/domain/offload-worker.ts', 'offload-worker.cjs');
 
 /**
  * Escapes the characters above U+00FF that esbuild leaves in the bundle (three, in regular

@@ -1,5 +1,5 @@
 import { wikilinkBackfillJob } from './domain/links/wikilink-backfill.ts';
-import { stopOffload } from './offload.ts';
+import { stopOffload } from './domain/offload.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from './app.ts';
@@ -148,7 +148,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       await svc.writes.run(() => null).catch(() => {}); // runs after every batch queued before it
       mark('writes');
       for (const job of jobs) await job.stop();
-      await stopOffload(); // the rendering and diff worker (src/offload.ts)
+      await stopOffload(); // the rendering and diff worker (src/domain/offload.ts)
       mark('jobs');
       if (helperStart) clearTimeout(helperStart);
       await checkpointer?.stop(); // its connections close first: the server's, the last, removes the WAL

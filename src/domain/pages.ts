@@ -5,7 +5,7 @@ import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { changePageAccess, indexPage, unindexPage } from './indexing.ts';
 import { reresolveAround } from './links/wiki-index.ts';
-import { applyRename, planRename, type RenameResult } from './renames.ts';
+import { byAddress, planRename, renameRewrites, type RenamePlan, type RenameResult } from './renames.ts';
 import { checkMetadata, normalizeMetadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
@@ -166,7 +166,7 @@ export function putPage(
     const plan = live && opts.renameLinks !== false && next.title !== live.title
       ? planRename(svc, live.id, { space: space.slug, path }, live.title) : null;
     const written = writeRevision(svc, caller, space, path, existing, next);
-    const renamed = plan ? applyRename(svc, caller, plan, next.title) : undefined;
+    const renamed = plan ? rewriteLinks(svc, caller, plan, next.title) : undefined;
     return { ...written, renamed, row: trashed && revivedAcl ? { ...written.row, has_acl: 1 } : written.row };
   });
   if (result.changed) notifyEventsWritten(svc);
@@ -176,6 +176,17 @@ export function putPage(
     ...('renamed' in result && result.renamed && (result.renamed.rewritten.length || result.renamed.notRewritten.length)
       ? { renamed: result.renamed } : {}),
   };
+}
+
+/** Writes the linking pages' rewritten wikilinks after a rename (domain/renames.ts), a revision each. */
+function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle: string): RenameResult {
+  const { writes, notRewritten } = renameRewrites(svc, caller, plan, newTitle);
+  for (const { space, row, content } of writes) {
+    writeRevision(svc, caller, space, row.path, row, {
+      title: row.title, content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
+    });
+  }
+  return { rewritten: writes.map(({ space, row }) => ({ space: space.slug, path: row.path })).sort(byAddress), notRewritten };
 }
 
 /** Writes a new revision of the page at `path` (creating or reviving its row); inside a transaction. */

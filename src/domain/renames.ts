@@ -9,11 +9,10 @@ import { outsideFences, WIKILINK } from './links/rewrite.ts';
 import { indexLookup } from './links/wiki-index.ts';
 import { parseWikilink, resolveWikilink, wikiTargetFor } from './links/wikilinks.ts';
 import { normalizePagePath } from './paths.ts';
-import { writeRevision } from './pages.ts';
 import type { Caller, PageRef } from '../model.ts';
 import { findPageById, linkSourcesOf } from '../store/moves.ts';
-import { findPage, readAcl } from '../store/pages.ts';
-import { findSpaceById, findSpaceBySlug } from '../store/spaces.ts';
+import { findPage, readAcl, type PageRow } from '../store/pages.ts';
+import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../store/spaces.ts';
 
 /** Which wikilink targets, per linking page, meant the page under its old title. */
 export type RenamePlan = { pageId: number; ref: PageRef; sources: Map<number, Set<string>> };
@@ -63,10 +62,16 @@ export function planRename(svc: Services, pageId: number, ref: PageRef, oldTitle
   return { pageId, ref, sources };
 }
 
-/** After the title changed (same transaction): rewrites the planned wikilinks to `newTitle`. */
-export function applyRename(svc: Services, caller: Caller, plan: RenamePlan, newTitle: string): RenameResult {
+/** One linking page's new text; its writer (putPage) writes it as a revision. */
+export type RenameRewrite = { space: SpaceRow; row: PageRow; content: string };
+
+/**
+ * After the title changed (same transaction): the planned wikilinks rewritten to `newTitle`, as the
+ * new content of each linking page the caller may write, and the readable ones it may not.
+ */
+export function renameRewrites(svc: Services, caller: Caller, plan: RenamePlan, newTitle: string): { writes: RenameRewrite[]; notRewritten: PageRef[] } {
   const db = svc.db;
-  const rewritten: PageRef[] = [];
+  const writes: RenameRewrite[] = [];
   const notRewritten: PageRef[] = [];
   for (const [id, targets] of plan.sources) {
     const row = findPageById(db, id);
@@ -87,15 +92,13 @@ export function applyRename(svc: Services, caller: Caller, plan: RenamePlan, new
       const label = link.label ?? (to.byTitle ? null : newTitle);
       return `[[${to.target}${link.heading ? `#${link.heading}` : ''}${label ? `${bar}${label}` : ''}]]`;
     }));
-    if (content === row.content) continue;
-    writeRevision(svc, caller, space, row.path, row, {
-      title: row.title, content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
-    });
-    rewritten.push(ref);
+    if (content !== row.content) writes.push({ space, row, content });
   }
-  const order = (a: PageRef, b: PageRef) => (a.space + '/' + a.path < b.space + '/' + b.path ? -1 : 1);
-  return { rewritten: rewritten.sort(order), notRewritten: notRewritten.sort(order) };
+  return { writes, notRewritten: notRewritten.sort(byAddress) };
 }
+
+/** Pages in address order (space, then path). */
+export const byAddress = (a: PageRef, b: PageRef) => (a.space + '/' + a.path < b.space + '/' + b.path ? -1 : 1);
 
 /**
  * How a linking page spells the renamed page now: the new title when it is a plain wikilink

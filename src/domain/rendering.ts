@@ -7,7 +7,7 @@ import { invalidField } from './errors.ts';
 import { createHash } from 'node:crypto';
 import { cached } from '../bounded-cache.ts';
 import { finishRender, linkTargets, refKey, renderParts, unrenderedParts, type RenderParts } from './links/render.ts';
-import { offload, warmOffload } from '../offload.ts';
+import { offload, warmOffload } from './offload.ts';
 import { resolveSpace } from './spaces.ts';
 import { readableTargets } from '../store/links.ts';
 import type { Caller, PageRef } from '../model.ts';

@@ -2,7 +2,7 @@ import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
 import { notFound } from './errors.ts';
 import { diffContents, type ContentDiff } from './content-diff.ts';
-import { offload, warmOffload } from '../offload.ts';
+import { offload, warmOffload } from './offload.ts';
 import { loadReadablePage, loadWritablePage, putPage, type Page } from './pages.ts';
 import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/pages.ts';

@@ -3,7 +3,7 @@
 // listing each issue.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { slugify } from '../slug.ts';
+import { slugify } from '../text/slug.ts';
 import { pageApiPath, routeSegment, toToolResult, type CallApi } from './api.ts';
 
 const space = z.string().min(1).describe('the space slug');

@@ -2,7 +2,7 @@
 // aliases and path put in it. No import of db/statements.ts: migrations.ts, which the connection imports, uses it.
 import type { Db } from './db/types.ts';
 // The full-text index's word rule and folding (a leaf module of no imports).
-import { foldToken, TOKEN } from '../domain/search/tokens.ts';
+import { foldToken, TOKEN } from '../text/tokens.ts';
 
 /** A row: `whole` 1 for a whole folded title or alias, 0 for one folded word. */
 export type TitleWordRow = { word: string; whole: 0 | 1 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slugify } from '../../src/slug.ts';
+import { slugify } from '../../src/text/slug.ts';
 
 describe('slugify', () => {
   it.each([

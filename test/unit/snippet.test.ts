@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/domain/search/fts-query.ts';
 import { makeSnippet, snippetMaker } from '../../src/domain/search/snippet.ts';
-import { foldToken } from '../../src/domain/search/tokens.ts';
+import { foldToken } from '../../src/text/tokens.ts';
 
 describe('foldToken', () => {
   it.each([['Café', 'cafe'], ['CRÈME', 'creme'], ['naïve', 'naive'], ['ß', 'ß'], ['Ǆ', 'ǆ'], ['abc', 'abc'], ['漢字', '漢字']])('%s → %s', (t, f) => {

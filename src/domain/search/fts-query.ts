@@ -15,7 +15,7 @@
 // their own (title_fts), which finds the group of hits ranked first.
 import type { IdQuery } from '../../store/search.ts';
 import { foldedWords, type PhraseWords } from './phrase-check.ts';
-import { TOKEN, foldToken, type Phrase } from './tokens.ts';
+import { TOKEN, foldToken, type Phrase } from '../../text/tokens.ts';
 import type { Issue } from '../../model.ts';
 
 export const MAX_QUERY_CHARS = 1000;

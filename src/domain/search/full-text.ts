@@ -4,7 +4,7 @@ import { resolveSpace } from '../spaces.ts';
 import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type TextHit } from '../../store/search.ts';
 import { indexWords } from '../../store/fts/tokens.ts';
 import { checkQuery, checkedPhrases, countWords, groupQueries, parseQuery, prefixWord, type CheckedPhrase } from './fts-query.ts';
-import type { Phrase } from './tokens.ts';
+import type { Phrase } from '../../text/tokens.ts';
 import { holdsPhrase } from './phrase-check.ts';
 import { snippetMaker } from './snippet.ts';
 import type { Caller } from '../../model.ts';

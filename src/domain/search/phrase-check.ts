@@ -7,7 +7,7 @@
 // Words are cut and folded exactly as snippets cut them (snippet.ts: TOKEN and foldToken, the
 // index's unicode61 rules with remove_diacritics), not by a tokenizer of their own; the two fast
 // paths below give what reading those words one by one gives (test/unit/phrase-check.test.ts).
-import { NON_ASCII, TOKEN, foldToken, isWordCode } from './tokens.ts';
+import { NON_ASCII, TOKEN, foldToken, isWordCode } from '../../text/tokens.ts';
 
 /** A phrase's words, folded, and whether the last is a prefix. */
 export type PhraseWords = { words: string[]; prefix: boolean };

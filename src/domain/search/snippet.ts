@@ -4,7 +4,7 @@
 // the raw text (case- and accent-insensitive, as the index's unicode61 tokenizer with
 // remove_diacritics folds them: `cafe` marks `Café`), and only the excerpt is tokenized.
 import { cached } from '../../bounded-cache.ts';
-import { foldToken, isWordCode, TOKEN, TOKEN_CHAR, type Phrase } from './tokens.ts';
+import { foldToken, isWordCode, TOKEN, TOKEN_CHAR, type Phrase } from '../../text/tokens.ts';
 
 // For each base letter, the precomposed Latin letters that fold to it (é, È, ė, ẽ … for e), so
 // that the search expression finds them in text that was never folded. Made at the first

@@ -5,7 +5,7 @@ import { parseBundle, type ParsedBundle } from '../bundles/bundle.ts';
 import { buildBundleText } from '../bundles/export.ts';
 import * as store from '../../store/space-templates.ts';
 import { TEMPLATE_ID } from './catalog.ts';
-import { slugify } from '../../slug.ts';
+import { slugify } from '../../text/slug.ts';
 import type { Caller } from '../../model.ts';
 
 // Org-maintained space templates: an org admin snapshots a space into a bundle stored in the

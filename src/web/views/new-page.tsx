@@ -8,7 +8,7 @@ import type { Issue } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
 import { RecordForm } from '../components/record-form.tsx';
-import { slugify } from '../../slug.ts';
+import { slugify } from '../../text/slug.ts';
 import { Breadcrumbs, ErrorBox, Loading, NotFound, useTitle } from '../components/ui.tsx';
 import { fromRaw, initialRaw, type RawValues } from '../lib/metadata-form.ts';
 import { useAsync } from '../lib/use-async.ts';

@@ -6,7 +6,7 @@
 // From this folder's offload-worker.ts in a checkout, from its own bundle in the single executable.
 import sea from 'node:sea';
 import { Worker } from 'node:worker_threads';
-import { assetPath } from './assets.ts';
+import { assetPath } from '../assets.ts';
 import type { OffloadJob, OffloadResult } from './offload-worker.ts';
 
 /** The SEA asset holding the worker's bundle (scripts/build-binary.ts). */
@@ -73,7 +73,7 @@ function start(): Worker | null {
   try {
     const w = sea.isSea()
       ? new Worker(sea.getAsset(OFFLOAD_BUNDLE_ASSET, 'utf8'), { eval: true })
-      : new Worker(assetPath('src/offload-worker.ts'));
+      : new Worker(assetPath('src/domain/offload-worker.ts'));
     w.unref();
     w.on('message', (result: OffloadResult | 'ready') => {
       if (worker !== w) return;

@@ -1,9 +1,9 @@
 // The worker thread of offload.ts: runs the pure functions it is sent, one at a time.
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { diffContents, type ContentDiff } from './domain/content-diff.ts';
-import { finishRender, renderParts, type RenderParts } from './domain/links/render.ts';
-import type { PageRef } from './model.ts';
+import { diffContents, type ContentDiff } from './content-diff.ts';
+import { finishRender, renderParts, type RenderParts } from './links/render.ts';
+import type { PageRef } from '../model.ts';
 
 export type OffloadJob =
   | { kind: 'render'; content: string; from: PageRef; baseUrls: string[] }
