@@ -65,10 +65,9 @@ const cutShort = () => new AppError('bad_request', 'the connection closed before
 /**
  * The body of Node's IncomingMessage, by its events. As `for await` over it did, a body past
  * `maxBytes` (or an `onChunk` that throws) rejects and destroys the request (not its connection),
- * and one that ends early (the client went away) rejects. The async iterator's promises and
- * end-of-stream listeners stayed with each request until its answer was written, past two young
- * collections: a PUT of the core load left 6.0 KB in the old generation with it, 4.2–5.3 without,
- * and 20,000 PUTs took 10–11 full collections instead of 13–14 (three alternating pairs, 2026-11-27).
+ * and one that ends early (the client went away) rejects. Not `for await`: the async iterator's
+ * promises and end-of-stream listeners stay with each request until its answer is written, past
+ * young collections, and so feed the full ones (docs/performance.md, Figures behind the code).
  */
 function readNodeBody(req: Readable, maxBytes: number, refuse: () => Error, seen: (chunk: Uint8Array) => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
