@@ -2,25 +2,20 @@
 // without losing text; a draft that survives a reload.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
-let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+let session: Session;
 
 beforeAll(async () => {
   app = await startAppServer();
   browser = await openBrowser();
   const user = await app.createUser('edith');
   await app.createSpace('docs', 'Docs');
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
-  await page.goto('/app/');
-  await signIn(page, user.name, user.password);
-  session = await ctx.storageState();
-  await ctx.close();
+  session = await signedInSession(browser, app.url, user);
 });
 afterAll(async () => {
   await browser?.close();

@@ -2,25 +2,20 @@
 // revoked (401 after).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
-let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+let session: Session;
 
 beforeAll(async () => {
   app = await startAppServer();
   browser = await openBrowser();
   const admin = await app.createUser('olga', undefined, { orgAdmin: true });
   await app.admin.post('/admin/principals', { name: 'deploy-bot', kind: 'agent' });
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
-  await page.goto('/app/');
-  await signIn(page, admin.name, admin.password);
-  session = await ctx.storageState();
-  await ctx.close();
+  session = await signedInSession(browser, app.url, admin);
 });
 afterAll(async () => {
   await browser?.close();

@@ -2,7 +2,7 @@
 // page following the new title, delete → trash → restore, move with the old address redirecting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer, type Guard } from './support/index.ts';
+import { type AppServer, checkA11y, type Guard, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
@@ -16,12 +16,7 @@ beforeAll(async () => {
   const user = await app.createUser('rita', undefined, { orgAdmin: true });
   await app.createSpace('kb', 'Knowledge base');
   await app.createSpace('arch', 'Archive');
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
-  await page.goto('/app/');
-  await signIn(page, user.name, user.password);
-  session = await ctx.storageState();
-  await ctx.close();
+  session = await signedInSession(browser, app.url, user);
 });
 afterAll(async () => {
   await browser?.close();

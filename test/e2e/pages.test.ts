@@ -1,14 +1,14 @@
 // Page tree → page view → backlinks, broken links, and the keyboard shortcuts, in a real browser.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, signIn, startAppServer } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
 let user: { name: string; password: string };
-let session: Awaited<ReturnType<import('playwright-core').BrowserContext['storageState']>>;
+let session: Session;
 
 beforeAll(async () => {
   app = await startAppServer();
@@ -18,13 +18,7 @@ beforeAll(async () => {
   await app.putPage('wiki', 'index', { title: 'Start here', content: 'Read the [setup guide](guides/setup) and the [FAQ](faq).' });
   await app.putPage('wiki', 'guides/setup', { title: 'Setup guide', content: '# Install\n\nRun `npm ci`.', metadata: { owner: 'wendy', due: '2026-12-01', points: 3, tags: ['a', 'b'] } });
   await app.putPage('wiki', 'guides/faq-old', { title: 'Old FAQ', content: 'See [setup](setup).' });
-  // Sign in once through the form; each test then starts a fresh context with that session.
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
-  await page.goto('/app/');
-  await signIn(page, user.name, user.password);
-  session = await ctx.storageState();
-  await ctx.close();
+  session = await signedInSession(browser, app.url, user);
 });
 afterAll(async () => {
   await browser?.close();

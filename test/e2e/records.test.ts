@@ -2,13 +2,13 @@
 // highlighted snippets; the metadata query builder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
 let app: AppServer;
 let browser: Browser;
-let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+let session: Session;
 
 const TASKS: [string, string, string, number][] = [
   ['a', 'Alpha', 'todo', 3], ['b', 'Bravo', 'doing', 8], ['c', 'Charlie', 'done', 5],
@@ -30,12 +30,7 @@ beforeAll(async () => {
   for (const [p, title, stage, points] of TASKS) {
     await app.putPage('eng', `tasks/${p}`, { title, content: `The ${title} task is about habitat restoration.`, template: 'task', metadata: { stage, points } });
   }
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
-  await page.goto('/app/');
-  await signIn(page, user.name, user.password);
-  session = await ctx.storageState();
-  await ctx.close();
+  session = await signedInSession(browser, app.url, user);
 });
 afterAll(async () => {
   await browser?.close();

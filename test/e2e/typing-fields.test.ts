@@ -4,14 +4,14 @@
 // no delay between them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { type AppServer, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
 import { play, script } from './support/typist.ts';
 
 const POLL = { timeout: 20_000, interval: 100 };
 const KEYS = 250;
 let app: AppServer;
 let browser: Browser;
-let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+let session: Session;
 
 beforeAll(async () => {
   app = await startAppServer();
@@ -25,12 +25,7 @@ beforeAll(async () => {
       { key: 'summary', type: 'text', label: 'Summary' },
     ] } },
   });
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
-  await page.goto('/app/');
-  await signIn(page, user.name, user.password);
-  session = await ctx.storageState();
-  await ctx.close();
+  session = await signedInSession(browser, app.url, user);
 });
 afterAll(async () => {
   await browser?.close();

@@ -5,7 +5,7 @@
 // a restored draft returns to the text before it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { type AppServer, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
 import { play, script, type Mode } from './support/typist.ts';
 
 // The machine may be busy: wait up to 20 s for what a page shows.
@@ -15,19 +15,14 @@ const KEYS = 1000;
 const KEYS_SLOW = 600;
 let app: AppServer;
 let browser: Browser;
-let session: Awaited<ReturnType<BrowserContext['storageState']>>;
+let session: Session;
 
 beforeAll(async () => {
   app = await startAppServer();
   browser = await openBrowser();
   const user = await app.createUser('tara');
   await app.createSpace('docs', 'Docs');
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
-  await page.goto('/app/');
-  await signIn(page, user.name, user.password);
-  session = await ctx.storageState();
-  await ctx.close();
+  session = await signedInSession(browser, app.url, user);
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,7 +1,7 @@
 // One headless Chromium per test file (the one @sparticuz/chromium ships), a fresh context per test.
 import chromium from '@sparticuz/chromium';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium as pw, type Browser, type Page } from 'playwright-core';
+import { chromium as pw, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect, onTestFinished } from 'vitest';
 
 // @sparticuz/chromium's arguments are made for AWS Lambda. Left out here: those that would weaken
@@ -15,6 +15,20 @@ const LEFT_OUT = new Set([
 export async function openBrowser(): Promise<Browser> {
   const executablePath = process.env.KSPACE_CHROMIUM_PATH ?? await chromium.executablePath();
   return pw.launch({ executablePath, args: chromium.args.filter((a) => !LEFT_OUT.has(a)), headless: true });
+}
+
+/** A signed-in session (cookies and storage) for `baseUrl`, signed in once through the form; each test's context starts from it. */
+export type Session = Awaited<ReturnType<BrowserContext['storageState']>>;
+export async function signedInSession(browser: Browser, baseUrl: string, user: { name: string; password: string }): Promise<Session> {
+  const ctx = await browser.newContext({ baseURL: baseUrl });
+  try {
+    const page = await ctx.newPage();
+    await page.goto('/app/');
+    await signIn(page, user.name, user.password);
+    return await ctx.storageState();
+  } finally {
+    await ctx.close();
+  }
 }
 
 /** Signs in through the sign-in view as a person would, and waits for the signed-in header. */

@@ -1,3 +1,3 @@
 // The browser test harness (docs/web.md, "Browser tests"): import everything from here.
 export { binaryUnavailable, DEFAULT_PASSWORD, startAppServer, startBinaryServer, type AppServer } from './app-server.ts';
-export { checkA11y, guard, openBrowser, signIn, type Guard } from './browser.ts';
+export { checkA11y, guard, openBrowser, signedInSession, signIn, type Guard, type Session } from './browser.ts';
