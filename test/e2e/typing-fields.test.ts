@@ -67,6 +67,25 @@ describe('text fields typed fast', { timeout: 180_000 }, () => {
     expect(saved.metadata).toMatchObject({ owner, summary, extra });
   });
 
+  it('Ctrl-S right after a key saves that key (Title, a record field, a metadata value)', async () => {
+    const start = { title: 'Two', content: 'Body.', template: 'note', metadata: { owner: 'ab', extra: 'cd' } };
+    const page = await open();
+    for (const [label, want] of [['Title', { title: 'TwXo' }], ['Owner', { owner: 'aXb' }], ['Value of extra', { extra: 'cXd' }]] as const) {
+      await app.putPage('docs', 'notes/two', start);
+      await page.goto('/app/p/docs/notes/two?edit');
+      await page.locator('.cm-content').waitFor();
+      await page.getByLabel(label, { exact: true }).click();
+      await page.keyboard.press('End');
+      await page.keyboard.press('ArrowLeft');
+      // The key and the save with nothing between them: no wait for a paint.
+      await page.keyboard.press('X');
+      await page.keyboard.press('Control+s');
+      await page.getByRole('link', { name: 'Edit' }).waitFor({ timeout: 20_000 });
+      const saved = (await app.admin.get('/pages/docs/notes/two')).body;
+      expect({ title: saved.title, ...saved.metadata }).toMatchObject(want);
+    }
+  });
+
   it('keep every key in New Page\'s Path and Title, the Search box and a filter value', async () => {
     const page = await open();
     await page.goto('/app/new?space=docs');

@@ -1,6 +1,6 @@
 // The editor: Title, Content (CodeMirror, its own chunk), metadata (a record's type form), a live
 // Preview, Save with baseVersion. A 409 shows both versions and a merge; a draft survives reloads.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, get, pageApi, put } from '../api/client.ts';
 import type { Field, Page, Template } from '../api/types.ts';
 import type { Issue, Metadata } from '../../model.ts';
@@ -82,8 +82,11 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
 
+  const inFlight = useRef(false);
   const save = async (over?: { content?: string; title?: string; baseVersion?: number }): Promise<void> => {
-    if (saving) return;
+    // A ref, not the `saving` state: two Ctrl-S before a render must not send two PUTs (the second a 409).
+    if (inFlight.current) return;
+    inFlight.current = true;
     setSaving(true);
     setError(null);
     const body = { title: over?.title ?? title, content: over?.content ?? content, metadata: metadata(), baseVersion: over?.baseVersion ?? base.version };
@@ -100,17 +103,23 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
         setError(err);
       }
     } finally {
+      inFlight.current = false;
       setSaving(false);
     }
   };
 
-  useEffect(() => {
+  // Ctrl/⌘-S saves what the last render holds. The listener is bound once and reads `save` from a
+  // ref set during render: a listener re-bound in a plain effect (run after the next frame) saved
+  // the state from before the last keys when Ctrl-S followed them at once (a key lost in CI).
+  const saveRef = useRef(save);
+  saveRef.current = save;
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's' && !e.defaultPrevented) { e.preventDefault(); void save(); }
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's' && !e.defaultPrevented) { e.preventDefault(); void saveRef.current(); }
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  });
+  }, []);
 
   const restoreDraft = (d: Draft): void => {
     setTitle(d.title);
