@@ -367,6 +367,15 @@ CREATE TABLE meta_key_stats (
   PRIMARY KEY (space_id, readers, key, type)
 ) WITHOUT ROWID;
 
+-- A person's favourite pages (GET/PUT/DELETE /me/favourites). By page id: a favourite follows
+-- its page through moves, hides while it is deleted or unreadable, and shows again on restore.
+CREATE TABLE favourites (
+  principal_id TEXT NOT NULL REFERENCES principals(id),
+  page_id      INTEGER NOT NULL REFERENCES pages(id),
+  created_at   TEXT NOT NULL,
+  PRIMARY KEY (principal_id, page_id)
+) WITHOUT ROWID;
+
 -- Replication (docs/scale-out.md): a number that grows with each commit (src/store/txid.ts). Write
 -- answers carry it as X-Service-Txid; a replica reads it from its copy to know how far it has
 -- caught up (X-Service-Min-Txid). at_ms: the primary's clock at that commit (a replica's lagMs).

@@ -44,7 +44,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -134,6 +134,13 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     to: 12,
     sql: TITLE_WORDS_SQL,
     run: fillTitleWords,
+  },
+  {
+    // Favourites (issue 35, /me/favourites).
+    to: 13,
+    sql: `CREATE TABLE favourites (
+        principal_id TEXT NOT NULL REFERENCES principals(id), page_id INTEGER NOT NULL REFERENCES pages(id),
+        created_at TEXT NOT NULL, PRIMARY KEY (principal_id, page_id)) WITHOUT ROWID;`,
   },
 ];
 
