@@ -38,6 +38,8 @@ export const Space = v.strictObject({
 export const SpaceList = v.strictObject({ spaces: v.array(Space), nextCursor: NextCursor });
 export const PageList = v.strictObject({
   pages: v.array(v.strictObject({ path: v.string(), title: v.string(), version: v.number(), updatedAt: Iso, template: v.optional(v.string()) })),
+  /** With `depth=1`: the subfolders of the level, each holding at least one readable page. */
+  folders: v.optional(v.array(v.strictObject({ path: v.string() }))),
   nextCursor: NextCursor,
 });
 

@@ -222,3 +222,17 @@ export function listReadablePages(db: Db, caller: Caller, spaceId: number, prefi
                    ORDER BY p.path LIMIT @limit`)
     .all({ ...callerParams(caller), spaceId, prefix, prefixEnd: prefix + '\u{10FFFF}', after: afterPath, limit }) as never;
 }
+
+/**
+ * The first readable live page of one space in path order with `prefix <= path < end` and
+ * `path > after`: one step of the walk that lists a folder level (`listPageLevel`), which skips
+ * a whole subfolder per step instead of reading its pages.
+ */
+export function nextReadablePage(db: Db, caller: Caller, spaceId: number, prefix: string, end: string, after: string): PageListRow | undefined {
+  return stmt(db, `SELECT p.path, p.title, p.version, p.updated_at, p.template
+                   FROM pages p JOIN spaces s ON s.id = p.space_id
+                   WHERE p.space_id = @spaceId AND p.path >= @prefix AND p.path < @end AND p.path > @after
+                     AND ${READABLE_PAGE}
+                   ORDER BY p.path LIMIT 1`)
+    .get({ ...callerParams(caller), spaceId, prefix, end, after }) as never;
+}

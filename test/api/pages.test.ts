@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.ts';
+import { newAgent, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -212,5 +212,47 @@ describe('GET /spaces/:slug/pages', () => {
     expect(second.body.nextCursor).toBeNull();
     expect((await srv.admin.get('/spaces/list/pages?limit=0')).status).toBe(400);
     expect((await srv.admin.get('/spaces/list/pages?cursor=garbage')).status).toBe(400);
+  });
+
+  it('lists one folder level with depth=1: pages, then subfolders, one entry per subfolder', async () => {
+    await srv.admin.post('/spaces', { slug: 'level', name: 'Level' });
+    for (const p of ['guide', 'guide-old', 'guide/setup', 'guide/deep/a', 'guide/deep/b', 'notes/x/y', 'zeta', 'secret/only']) {
+      expect((await srv.admin.put(`/pages/level/${p}`, { title: `T ${p}` })).status).toBe(201);
+    }
+    // A folder is listed only while it holds a page the caller may read.
+    expect((await srv.admin.put('/pages/level/secret/only/acl', { read: [], write: [] })).status).toBe(200);
+    const member = await newAgent(srv, 'level-reader');
+    const paths = (b: any) => ({ pages: b.pages.map((p: any) => p.path), folders: b.folders.map((f: any) => f.path) });
+
+    const root = await member.get('/spaces/level/pages?depth=1');
+    expect(root.status).toBe(200);
+    expect(paths(root.body)).toEqual({ pages: ['guide', 'guide-old', 'zeta'], folders: ['guide', 'notes'] });
+    expect(root.body.nextCursor).toBeNull();
+    expect(root.body.pages[0]).toEqual({ path: 'guide', title: 'T guide', version: 1, updatedAt: expect.any(String) });
+    expect(paths((await srv.admin.get('/spaces/level/pages?depth=1')).body).folders).toEqual(['guide', 'notes', 'secret']);
+
+    const guide = await member.get('/spaces/level/pages?depth=1&prefix=guide/');
+    expect(paths(guide.body)).toEqual({ pages: ['guide/setup'], folders: ['guide/deep'] });
+
+    // limit counts entries (pages and folders); the cursor resumes past a whole folder.
+    const seen: string[] = [];
+    let cursor = '';
+    for (let i = 0; i < 10; i++) {
+      const r = await member.get(`/spaces/level/pages?depth=1&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(r.status).toBe(200);
+      expect(r.body.pages.length + r.body.folders.length).toBeLessThanOrEqual(2);
+      seen.push(...r.body.pages.map((p: any) => `page ${p.path}`), ...r.body.folders.map((f: any) => `folder ${f.path}`));
+      if (!r.body.nextCursor) break;
+      cursor = r.body.nextCursor;
+    }
+    expect(seen.sort()).toEqual(['folder guide', 'folder notes', 'page guide', 'page guide-old', 'page zeta']);
+
+    // Without depth the answer is as before: every page under the prefix, no folders field.
+    const flat = await member.get('/spaces/level/pages?prefix=guide/');
+    expect(flat.body.pages.map((p: any) => p.path)).toEqual(['guide/deep/a', 'guide/deep/b', 'guide/setup']);
+    expect(flat.body).not.toHaveProperty('folders');
+    const bad = await member.get('/spaces/level/pages?depth=2');
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues[0].key).toBe('depth');
   });
 });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { createSpace, listSpaces, patchSpace, presentSpace, resolveSpace } from '../../domain/spaces.ts';
-import { listPages } from '../../domain/pages.ts';
+import { listPageLevel, listPages } from '../../domain/pages.ts';
 import { PageList, Space, SpaceList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
@@ -20,6 +20,9 @@ const PatchSpace = v.strictObject({
   description: v.optional(v.pipe(v.string(), v.maxLength(4000))),
   defaultAccess: v.optional(Access),
 });
+
+/** `depth=1`: only the level right under `prefix` (the web app's tree loads one folder at a time). */
+const Depth = v.optional(v.picklist(['1']));
 
 export const spaceEndpoints = [
   endpoint({
@@ -61,10 +64,14 @@ export const spaceEndpoints = [
   }),
   endpoint({
     method: 'GET', path: '/spaces/:slug/pages', tag: 'spaces', auth: 'key', params: SlugParams,
-    query: v.object({ prefix: v.optional(v.string(), ''), limit: Limit, cursor: cursor(isString) }),
-    summary: 'List the pages you can read, in path order',
+    query: v.object({ prefix: v.optional(v.string(), ''), depth: Depth, limit: Limit, cursor: cursor(isString) }),
+    summary: 'List the pages you can read, in path order; with depth=1 one folder level (pages and subfolders)',
     responses: [{ status: 200, schema: PageList }],
     handler: ({ svc, caller, params, query }) => {
+      if (query.depth !== undefined) {
+        const { pages, folders, last } = listPageLevel(svc, caller, params.slug, { prefix: query.prefix, after: query.cursor ?? '', limit: query.limit });
+        return json({ pages, folders, nextCursor: last === null ? null : encodeCursor(svc, last) });
+      }
       const { pages, last } = listPages(svc, caller, params.slug, { prefix: query.prefix, after: query.cursor ?? '', limit: query.limit });
       return json({ pages, nextCursor: last === null ? null : encodeCursor(svc, last) });
     },
