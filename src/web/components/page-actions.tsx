@@ -1,10 +1,13 @@
 // The page view's actions (spec/web.md, "Page actions"): Rename (a PUT with the new title: the
 // server rewrites the wikilinks that meant the old one), Move (POST /spaces/:slug/moves) and
 // Delete (to the space's trash, after a confirmation that says so).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { del, pageApi, post, put, spaceApi } from '../api/client.ts';
 import type { Page } from '../api/types.ts';
+import { favourites, onFavouritesChange, setFavourite } from '../lib/favourites.ts';
 import { href, navigate } from '../router.ts';
+import { useSession } from '../session.ts';
+import { Icon } from './icons.tsx';
 import { Dialog, ErrorBox } from './ui.tsx';
 
 type Open = 'rename' | 'move' | 'delete' | null;
@@ -81,6 +84,39 @@ export function PageActions({ page, onRenamed }: { page: Page; onRenamed: () => 
           <div class="actions"><button type="button" class="button danger" disabled={busy} onClick={remove}>Delete</button></div>
         </Dialog>
       )}
+    </>
+  );
+}
+
+/** The page view's **Favourite** toggle (aria-pressed), kept on the server per person. */
+export function FavouriteToggle({ page }: { page: Page }) {
+  const { principal } = useSession();
+  const [on, setOn] = useState<boolean | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    const read = (): void => {
+      favourites(principal.id).then(
+        (list) => { if (live) setOn(list.some((f) => f.space === page.space && f.path === page.path)); },
+        () => { if (live) setOn(false); },
+      );
+    };
+    read();
+    const off = onFavouritesChange(read);
+    return () => { live = false; off(); };
+  }, [principal.id, page.space, page.path]);
+  const toggle = (): void => {
+    const next = !on;
+    setOn(next);
+    setError(null);
+    setFavourite(principal.id, { space: page.space, path: page.path, title: page.title }, next).catch((err) => { setOn(!next); setError(err); });
+  };
+  return (
+    <>
+      <button type="button" class="button" aria-pressed={on === true} disabled={on === null} onClick={toggle}>
+        <Icon name={on ? 'star-filled' : 'star'} />Favourite
+      </button>
+      {error !== null && <ErrorBox error={error} />}
     </>
   );
 }

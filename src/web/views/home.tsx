@@ -6,6 +6,7 @@ import { Icon } from '../components/icons.tsx';
 import { AsyncView, Badge, Dialog, Empty, ErrorBox, useTitle } from '../components/ui.tsx';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { ApiError } from '../api/client.ts';
+import { favourites } from '../lib/favourites.ts';
 import { relativeTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
@@ -35,6 +36,7 @@ export function Home() {
   const { principal } = useSession();
   const spaces = useAsync(loadAllSpaces, []);
   const recent = useAsync(() => get<{ pages: RecordRow[] }>('/search/metadata?order=desc&limit=10'), []);
+  const favs = useAsync(() => favourites(principal.id, true), [principal.id]);
   const [creating, setCreating] = useState(false);
   return (
     <div class="page-grid">
@@ -63,7 +65,25 @@ export function Home() {
             )}
         </AsyncView>
       </section>
-      <aside aria-labelledby="recent-title" class="side">
+      <aside aria-label="Favourites and recent pages" class="side">
+        <section aria-labelledby="favourites-title">
+          <h2 id="favourites-title">Favourites</h2>
+          <AsyncView value={favs} what="list">
+            {(list) => list.length === 0
+              ? <Empty>No favourites yet: mark a page with its <strong>Favourite</strong> button.</Empty>
+              : (
+                <ul class="plain-list">
+                  {list.map((f) => (
+                    <li key={`${f.space}/${f.path}`}>
+                      <a href={href.page(f.space, f.path)}>{f.title}</a>
+                      <span class="muted small"> {f.space}</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+          </AsyncView>
+        </section>
+        <section aria-labelledby="recent-title">
         <h2 id="recent-title">Recently created</h2>
         <AsyncView value={recent} what="list">
           {(r) => r.pages.length === 0
@@ -79,6 +99,7 @@ export function Home() {
               </ul>
             )}
         </AsyncView>
+        </section>
       </aside>
       {creating && <NewSpaceDialog onClose={() => setCreating(false)} />}
     </div>

@@ -7,7 +7,7 @@ import { Icon } from '../components/icons.tsx';
 import { FrontmatterPanel, MetadataPanel } from '../components/metadata-panel.tsx';
 import { AccessPanel } from '../components/access-panel.tsx';
 import { FilesPanel } from '../components/files-panel.tsx';
-import { PageActions } from '../components/page-actions.tsx';
+import { FavouriteToggle, PageActions } from '../components/page-actions.tsx';
 import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, useTitle, type Crumb } from '../components/ui.tsx';
 import { relativeTime, fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
@@ -115,6 +115,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
               <div class="actions">
                 <a class="button primary" href={href.edit(space, path)} aria-keyshortcuts="e"><Icon name="edit" />Edit</a>
                 <a class="button" href={href.history(space, path)}><Icon name="history" />History</a>
+                <FavouriteToggle page={p} />
                 <PageActions page={p} onRenamed={page.reload} />
               </div>
             </div>
