@@ -303,8 +303,8 @@ CREATE TABLE webhook_attempts (
 CREATE INDEX webhook_attempts_log ON webhook_attempts(webhook_id, id);
 
 -- ---- Search and links (issue 3) -------------------------------------------------------------
--- All three are derived from pages and rebuilt by POST /links/rebuild; src/domain/indexing.ts
--- keeps them current inside every page write's transaction.
+-- All three are derived from pages and rebuilt by POST /admin/indexes/rebuild; the indexes of
+-- src/domain/indexes/ keep them current inside every page write's transaction.
 
 -- Full-text index work: a row for every page write that changed a title or body (or deleted
 -- the page), in the write's own transaction. The index itself is kspace-fts.db, kept by the

@@ -3,10 +3,9 @@ import { notifyEventsWritten } from '../services.ts';
 import { canCreateIn, canReadPage, canTakePersonal, canWritePage, readersWithin } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
-import { changePageAccess } from './indexing.ts';
+import { openBatch, pageMoved } from './indexes/list.ts';
 import { hrefOf, rewriteLinks, type WikiRewrite } from './links/rewrite.ts';
 import { wikiPathCandidates, wikiTargetFor } from './links/wikilinks.ts';
-import { batchWikiResolution, reresolveAround, storeLinks } from './links/wiki-index.ts';
 import { writeRevision } from './pages.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
 import { resolveSpace } from './spaces.ts';
@@ -15,7 +14,6 @@ import { tx } from '../store/db/transactions.ts';
 import type { Db } from '../store/db/types.ts';
 import { linkTargetsOf } from '../store/links.ts';
 import * as moves from '../store/moves.ts';
-import { replaceTitleWords, titleWordRows } from '../store/title-words.ts';
 import { findPage, readAcl, type PageRow } from '../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../store/spaces.ts';
 
@@ -69,7 +67,8 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       }
     }
     const now = svc.now();
-    const baseUrls = [svc.config.baseUrl];
+    // Re-resolution of wikilinks around the moved pages is collected and done once, at the end.
+    const batch = openBatch(svc, { collects: true });
     // Two passes, so a prefix moving onto its own pages' paths never collides half-way.
     for (const m of plan) {
       // Into another space: the history so far stays with the readers it had where it was.
@@ -78,27 +77,24 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     }
     const movedMap = new Map<string, PageRef>();
     for (const m of plan) {
-      changePageAccess(db, m.row.id, () => moves.setPageAddress(db, m.row.id, target.id, m.to));
-      moves.dropRedirect(db, target.id, m.to);
-      moves.putRedirect(db, space.id, m.row.path, m.row.id, now);
+      const moved = {
+        id: m.row.id, title: m.row.title, content: m.row.content, frontmatter: JSON.parse(m.row.frontmatter) as Record<string, unknown>,
+        from: { space: space.slug, path: m.row.path }, to: { space: target.slug, path: m.to },
+      };
+      pageMoved(batch, moved, () => {
+        moves.setPageAddress(db, m.row.id, target.id, m.to);
+        moves.dropRedirect(db, target.id, m.to);
+        moves.putRedirect(db, space.id, m.row.path, m.row.id, now);
+      });
       movedMap.set(`${space.slug}/${m.row.path}`, { space: target.slug, path: m.to });
-      // Relative links resolve against the page's folder: index them from the new address.
-      storeLinks(db, { id: m.row.id, spaceSlug: target.slug, path: m.to, content: m.row.content }, baseUrls);
-      // The path's words are in the title index (GET /search/titles).
-      replaceTitleWords(db, m.row.id, titleWordRows(m.row.title, m.to, JSON.parse(m.row.frontmatter)));
       recordPageEvent(db, 'page.moved', caller, target, { path: m.to, title: m.row.title, version: m.row.version }, now,
         undefined, { space: space.slug, path: m.row.path }, space);
     }
     const movedRows = new Map(plan.map((m) => [`${space.slug}/${m.row.path}`, m.row]));
     const { rewritten, notRewritten } = rewriteSources(svc, caller, movedMap, movedRows, target);
-    // Wikilinks that could mean a page at its old or new address resolve again (once each, at
-    // the end of the batch): after the rewrite, so that the rewrite sees what they meant.
-    batchWikiResolution(db, () => {
-      for (const m of plan) {
-        reresolveAround(db, space.slug, m.row.path, [m.row.title], baseUrls);
-        reresolveAround(db, target.slug, m.to, [m.row.title], baseUrls, undefined, true);
-      }
-    });
+    // What the indexes left for the end (wikilinks that could mean a page at its old or new
+    // address resolve again): after the rewrite, so that the rewrite sees what they meant.
+    batch.finish();
     return { moved: plan.map((m) => ({ from: m.row.path, to: m.to })), rewritten, notRewritten };
   });
   notifyEventsWritten(svc);

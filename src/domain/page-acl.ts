@@ -1,7 +1,6 @@
 import type { Services } from '../services.ts';
 import { invalid } from './errors.ts';
-import { changePageAccess } from './indexing.ts';
-import { reindexSource, reresolveAround } from './links/wiki-index.ts';
+import { accessChanged, withBatch } from './indexes/list.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db/transactions.ts';
 import { readAcl, replaceAcl, sealHistory } from '../store/pages.ts';
@@ -44,8 +43,8 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
     const all = [...new Set([...read, ...write])];
     const writers = new Set(write);
     const entries: AclEntry[] = all.map((id) => ({ principal_id: id, perm: writers.has(id) ? 'write' : 'read' }));
-    changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, entries));
-    accessChanged(svc, space.slug, page);
+    withBatch(svc, undefined, (b) => accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true },
+      () => replaceAcl(svc.db, page.id, entries)));
     return presentAcl(readAcl(svc.db, page.id), true);
   });
 }
@@ -55,15 +54,8 @@ export function deleteAcl(svc: Services, caller: Caller, slug: string, path: str
     const { space, page } = loadWritablePage(svc, caller, slug, path);
     // The page follows its space default from now on; the history the ACL governed keeps its readers.
     sealHistory(svc.db, page.id);
-    changePageAccess(svc.db, page.id, () => replaceAcl(svc.db, page.id, null));
-    accessChanged(svc, space.slug, page);
+    withBatch(svc, undefined, (b) => accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true },
+      () => replaceAcl(svc.db, page.id, null)));
   });
   return presentAcl([], false);
-}
-
-/** Who may read a page decides which wikilinks may resolve to it and which it may resolve to. */
-function accessChanged(svc: Services, space: string, page: { id: number; path: string; title: string }): void {
-  const baseUrls = [svc.config.baseUrl];
-  reindexSource(svc.db, page.id, baseUrls);
-  reresolveAround(svc.db, space, page.path, [page.title], baseUrls, page.id);
 }

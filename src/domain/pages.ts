@@ -3,8 +3,8 @@ import { notifyEventsWritten } from '../services.ts';
 import { canCreateIn, canDeletePage, canReadPage, canRestoreTrashed, canWritePage } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
-import { changePageAccess, indexPage, unindexPage } from './indexing.ts';
-import { reresolveAround } from './links/wiki-index.ts';
+import { accessChanged, openBatch, pageRemoved, pageWritten, withBatch } from './indexes/list.ts';
+import type { IndexBatch } from './indexes/types.ts';
 import { byAddress, planRename, renameRewrites, type RenamePlan, type RenameResult } from './renames.ts';
 import { checkMetadata, normalizeMetadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
@@ -101,9 +101,12 @@ export type PutPageInput = {
 
 export type WriteResult = { page: Page; created: boolean; changed: boolean; renamed?: RenameResult };
 
-/** The one page write path: HTTP, MCP and import all come here. One transaction. */
+/**
+ * The one page write path: HTTP, MCP and import all come here. One transaction. `batch`: the
+ * derived indexes' batch of an import chunk (indexes/list.ts), which its owner finishes.
+ */
 export function putPage(
-  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput, opts: { renameLinks?: boolean } = {},
+  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput, opts: { renameLinks?: boolean; batch?: IndexBatch } = {},
 ): WriteResult {
   const limits = svc.config.limits;
   const issues: Issue[] = [];
@@ -123,7 +126,7 @@ export function putPage(
   }
   if (input.frontmatter !== undefined) checkFrontmatter(input.frontmatter, limits);
 
-  const result = tx(svc.db, () => {
+  const result = tx(svc.db, () => withBatch(svc, opts.batch, (batch) => {
     const space = resolveSpace(svc, caller, slug);
     const existing = store.findPage(svc.db, space.id, path) ?? null;
     const live = existing !== null && existing.deleted_at === null ? existing : null;
@@ -161,14 +164,17 @@ export function putPage(
       template: live?.template ?? null,
     });
     if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
-    if (trashed && revivedAcl) changePageAccess(svc.db, trashed.id, () => store.replaceAcl(svc.db, trashed.id, revivedAcl));
+    if (trashed && revivedAcl) {
+      accessChanged(batch, { id: trashed.id, spaceSlug: space.slug, path, title: trashed.title, live: false },
+        () => store.replaceAcl(svc.db, trashed.id, revivedAcl));
+    }
     // A new title takes the wikilinks that meant the page by its old one along (domain/renames.ts).
     const plan = live && opts.renameLinks !== false && next.title !== live.title
       ? planRename(svc, live.id, { space: space.slug, path }, live.title) : null;
-    const written = writeRevision(svc, caller, space, path, existing, next);
-    const renamed = plan ? rewriteLinks(svc, caller, plan, next.title) : undefined;
+    const written = writeRevision(svc, caller, space, path, existing, next, undefined, batch);
+    const renamed = plan ? rewriteLinks(svc, caller, plan, next.title, batch) : undefined;
     return { ...written, renamed, row: trashed && revivedAcl ? { ...written.row, has_acl: 1 } : written.row };
-  });
+  }));
   if (result.changed) notifyEventsWritten(svc);
   return {
     page: presentPage(result.space, result.row), created: result.created, changed: result.changed,
@@ -179,20 +185,23 @@ export function putPage(
 }
 
 /** Writes the linking pages' rewritten wikilinks after a rename (domain/renames.ts), a revision each. */
-function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle: string): RenameResult {
+function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle: string, batch: IndexBatch): RenameResult {
   const { writes, notRewritten } = renameRewrites(svc, caller, plan, newTitle);
   for (const { space, row, content } of writes) {
     writeRevision(svc, caller, space, row.path, row, {
       title: row.title, content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
-    });
+    }, undefined, batch);
   }
   return { rewritten: writes.map(({ space, row }) => ({ space: space.slug, path: row.path })).sort(byAddress), notRewritten };
 }
 
-/** Writes a new revision of the page at `path` (creating or reviving its row); inside a transaction. */
+/**
+ * Writes a new revision of the page at `path` (creating or reviving its row) and its derived
+ * indexes (in `batch`, else a batch of its own); inside a transaction.
+ */
 export function writeRevision(
   svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
-  event?: { name: 'page.metadata.updated'; changedKeys: string[] },
+  event?: { name: 'page.metadata.updated'; changedKeys: string[] }, batch?: IndexBatch,
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   const db = svc.db;
   // Every door (PUT, metadata patch, import, templates) writes through here.
@@ -217,14 +226,12 @@ export function writeRevision(
     dropRedirect(db, space.id, path);
     if (existing !== null) takeFromTrash(db, id);
   }
-  indexPage(db, {
+  withBatch(svc, batch, (b) => pageWritten(b, {
     id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
     frontmatter: JSON.parse(next.frontmatter),
-    previous: existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
     fresh: existing === null,
-    baseUrls: [svc.config.baseUrl],
     changedKeys: event?.changedKeys,
-  });
+  }, existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null));
   if (event) {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
   } else {
@@ -252,14 +259,15 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
       throw new AppError('forbidden', space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space');
     }
     const now = svc.now();
-    unindexPage(svc.db, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content, metadata: {}, previous: null });
+    const batch = openBatch(svc);
+    pageRemoved(batch, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content });
     // The page's ACL goes with the page (the trash keeps it for a restore); the history it
     // governed keeps its readers.
     putInTrash(svc.db, page.id, caller.id);
     store.sealHistory(svc.db, page.id);
     store.markDeleted(svc.db, page.id, now);
-    // Wikilinks that meant this page now resolve without it.
-    reresolveAround(svc.db, space.slug, path, [page.title], [svc.config.baseUrl], page.id);
+    // What the indexes do once the page is gone (wikilinks that meant it resolve without it).
+    batch.finish();
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
   });
   notifyEventsWritten(svc);

@@ -2,7 +2,7 @@ import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
 import { canRestoreTrashed } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
-import { changePageAccess } from './indexing.ts';
+import { accessChanged, withBatch } from './indexes/list.ts';
 import { presentPage, writeRevision, type Page } from './pages.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
 import { presentSpace, resolveSpace, type Space } from './spaces.ts';
@@ -50,9 +50,12 @@ export function restoreFromTrash(svc: Services, caller: Caller, slug: string, in
       setPageAddress(db, row.id, space.id, dest);
       dropRedirect(db, space.id, dest);
     }
-    if (acl) changePageAccess(db, row.id, () => replaceAcl(db, row.id, acl));
-    const written = writeRevision(svc, caller, space, dest, { ...row, path: dest }, {
-      title: row.title, content: row.content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
+    const written = withBatch(svc, undefined, (b) => {
+      // The page is still in the trash here: its written hook indexes it with its readers.
+      if (acl) accessChanged(b, { id: row.id, spaceSlug: space.slug, path: dest, title: row.title, live: false }, () => replaceAcl(db, row.id, acl));
+      return writeRevision(svc, caller, space, dest, { ...row, path: dest }, {
+        title: row.title, content: row.content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
+      }, undefined, b);
     });
     return presentPage(space, { ...written.row, has_acl: acl ? 1 : 0 });
   });

@@ -104,6 +104,7 @@ export const PageLinks = v.strictObject({
 });
 export const BrokenLinks = v.array(v.strictObject({ source: Ref, target: Ref }));
 export const RebuildResult = v.strictObject({ pages: v.number(), links: v.number() });
+export const IndexesRebuilt = v.strictObject({ indexes: v.array(v.string()), pages: v.number() });
 
 export const ImportResult = v.strictObject({
   created: v.number(), updated: v.number(), skipped: v.number(), errors: v.array(v.looseObject({})),

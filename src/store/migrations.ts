@@ -99,7 +99,7 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
   },
   {
     // Wikilinks (issue 21): pages are found by title, and wikilinks are filed by the keys that
-    // re-resolve them. Existing wikilinks are indexed by POST /links/rebuild.
+    // re-resolve them. Existing wikilinks are indexed by the link index's backfill.
     to: 8,
     sql: `CREATE INDEX pages_title ON pages(space_id, title COLLATE NOCASE);
       CREATE TABLE wikilink_keys (space TEXT NOT NULL, key TEXT NOT NULL, source_id INTEGER NOT NULL REFERENCES pages(id),

@@ -1,7 +1,7 @@
 // The title index (GET /search/titles): each live page's folded words of its title, aliases and
 // path, and its folded whole title and aliases, in one small table searched by B-tree ranges on
-// the folded word. Kept in the page write's transaction (domain/indexing.ts, moves) and rebuilt
-// from the pages table by POST /links/rebuild.
+// the folded word. Kept in the page write's transaction (domain/indexes/title-words.ts) and
+// rebuilt from the pages table by POST /admin/indexes/rebuild.
 import { stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
 import { READABLE_PAGE } from './access-sql.ts';

@@ -1,7 +1,8 @@
 import type { Services } from '../../services.ts';
 import { canReadPage } from '../access.ts';
 import { AppError, invalid } from '../errors.ts';
-import { batchWikiResolution, expectPages, withImportChunk, type Expected } from '../links/wiki-index.ts';
+import { importChunkBatch, importPlan } from '../indexes/list.ts';
+import type { ImportPlan, IndexBatch } from '../indexes/types.ts';
 import { putPage, type PutPageInput } from '../pages.ts';
 import { SPACE_SLUG, isPersonalSlug, withoutInvisible } from '../paths.ts';
 import { createSpace, resolveSpace, type NewSpace } from '../spaces.ts';
@@ -79,7 +80,7 @@ export async function importBundle(
   return { space: space!, result };
 }
 
-const expectations = new WeakMap<BundlePage[], Expected>();
+const expectations = new WeakMap<BundlePage[], ImportPlan>();
 
 /** Imports pages from index `from` until the chunk is full; returns the next index. */
 function importChunk(
@@ -87,23 +88,25 @@ function importChunk(
 ): number {
   const deadline = performance.now() + CHUNK_MS;
   let i = from;
-  // Wikilinks to pages the import writes later resolve to them at once (withExpectedPages); those
-  // the import's pages change otherwise resolve again once, at the end of the chunk.
+  // Wikilinks to pages the import writes later resolve to them at once (the batch's import plan);
+  // those the import's pages change otherwise resolve again once, at the end of the chunk.
   let expect = expectations.get(pages);
-  if (!expect) expectations.set(pages, (expect = expectPages(space.slug, pages)));
-  withImportChunk(expect, svc.writes.started(), () => batchWikiResolution(svc.db, () => {
+  if (!expect) expectations.set(pages, (expect = importPlan(space.slug, pages)));
+  importChunkBatch(svc, expect, svc.writes.started(), (batch) => {
     const errors = result.errors.length;
     while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
-      if (importPage(svc, caller, space, pages[i], mode, result)) importFiles(svc, caller, space, files.get(pages[i].path) ?? [], result);
+      if (importPage(svc, caller, space, pages[i], mode, result, batch)) importFiles(svc, caller, space, files.get(pages[i].path) ?? [], result);
       i++;
     }
     return result.errors.length === errors;
-  }));
+  });
   return i;
 }
 
 /** Imports one page; true when its files should follow (it was written, or overwrite found it equal). */
-function importPage(svc: Services, caller: Caller, space: SpaceRow, page: BundlePage, mode: ImportMode, result: ImportResult): boolean {
+function importPage(
+  svc: Services, caller: Caller, space: SpaceRow, page: BundlePage, mode: ImportMode, result: ImportResult, batch: IndexBatch,
+): boolean {
   try {
     if (mode === 'skip') {
       const live = findPage(svc.db, space.id, page.path);
@@ -113,7 +116,7 @@ function importPage(svc: Services, caller: Caller, space: SpaceRow, page: Bundle
         return false;
       }
     }
-    const w = putPage(svc, caller, space.slug, page.path, toPutInput(page), { renameLinks: false });
+    const w = putPage(svc, caller, space.slug, page.path, toPutInput(page), { renameLinks: false, batch });
     if (!w.changed) result.skipped++;
     else if (w.created) result.created++;
     else result.updated++;

@@ -16,6 +16,7 @@ import {
 } from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import type { AclEntry, PageAccessRow, PageRef } from '../../model.ts';
+import type { ImportPlan, IndexBatch, KnownPages } from '../indexes/types.ts';
 import { distinctTargets, linkOccurrences } from './extract.ts';
 import { resolveWikilink, wikiKeys, wikiKeysOfPage, type WikiLookup } from './wikilinks.ts';
 
@@ -30,11 +31,12 @@ export type Again = Set<string> | 'all';
  * changed: only those are resolved (the others keep the target filed with them), and links
  * and keys are written only when they changed.
  */
-export function storeLinks(db: Db, page: LinkSource, baseUrls: string[], fresh = false, again?: Again): void {
+export function storeLinks(b: IndexBatch, page: LinkSource, fresh = false, again?: Again): void {
+  const db = b.db;
   const from = { space: page.spaceSlug, path: page.path };
   const prev = again ? wikiKeysOf(db, page.id) : null;
   const rows = new Map<string, WikiKeyRow>();
-  const occurrences = linkOccurrences(page.content, from, baseUrls);
+  const occurrences = linkOccurrences(page.content, from, b.baseUrls);
   let lookup: WikiLookup | null = null;
   const links = distinctTargets(occurrences, from, (target, at) => {
     const keys = wikiKeys(target, at);
@@ -42,7 +44,7 @@ export function storeLinks(db: Db, page: LinkSource, baseUrls: string[], fresh =
     let ref: PageRef | null;
     const kept = own !== null && again !== 'all' && !again?.has(own) ? prev?.get(own) : undefined;
     if (kept !== undefined && kept !== null) ref = kept === '' ? null : refOf(kept);
-    else ref = resolveWikilink(target, at, (lookup ??= indexLookup(db, page.id)));
+    else ref = resolveWikilink(target, at, (lookup ??= indexLookup(db, page.id, b.importing)));
     const to = ref ? `${ref.space}/${ref.path}` : '';
     for (const k of keys) {
       const id = `${k.space} ${k.key}`;
@@ -88,9 +90,10 @@ function refOf(key: string): PageRef {
 
 /**
  * A lookup from the point of view of every reader of page `sourceId`: a page counts when all of
- * them may read it (readersWithin), a space when all of them can see it.
+ * them may read it (readersWithin), a space when all of them can see it; with an import in
+ * progress, the pages it writes later count as there.
  */
-export function indexLookup(db: Db, sourceId: number): WikiLookup {
+export function indexLookup(db: Db, sourceId: number, importing: ImportPlan | null = null): WikiLookup {
   const src = pageAccessById(db, sourceId); // not its content (findPageById reads all of it)
   const srcSpace = src && findSpaceById(db, src.space_id);
   if (!src || !srcSpace) return { page: () => false, titled: () => [], space: () => false };
@@ -125,7 +128,7 @@ export function indexLookup(db: Db, sourceId: number): WikiLookup {
       const space = spaceOf(slug);
       if (!space) return { paths: new Set(), titled: [] };
       const lower = asciiLower(title);
-      const exp = expected && expected.space === slug ? expected : null;
+      const exp = importing && importing.space === slug ? importing : null;
       const view = exp ? knownPages(db, exp, space.id) : null;
       const rows = view ? knownAtOrTitled(view, paths, lower) : livePagesAtOrTitled(db, space.id, paths, title);
       const found = new Set<string>();
@@ -182,24 +185,21 @@ function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
   return row.has_acl ? readAcl(db, row.id) : [];
 }
 
-// Pages an import is about to write (the rest of its bundle): a wikilink to one of them resolves
-// to it at once, as if it were there, instead of to its default address and again when it comes
-// (4 of 10 wikilinks of a vault point ahead of the import order). Set only while a chunk of the
-// import runs (synchronously), so no other write sees it.
+// Pages an import is about to write (the rest of its bundle, IndexBatch.importing): a wikilink to
+// one of them resolves to it at once, as if it were there, instead of to its default address and
+// again when it comes (4 of 10 wikilinks of a vault point ahead of the import order). Only the
+// batch of an import chunk carries it, so no other write sees it.
 //
 // While it is set, the pages of the import's space are also looked up in memory (`known`: every
 // row of the space, live or deleted, read once) instead of with a query per wikilink (a third of
 // the time wikilinks added to an import). The view follows the import's own writes (pageWritten,
-// from indexPage) and is read again when anything else may have changed the space: when another
-// write ran between two chunks (every page write goes through the group commit, which counts
-// them), or when a page write of the chunk was refused (its savepoint rolled back what the view
-// had already seen).
-export type Expected = { space: string; paths: Set<string>; titles: Map<string, string[]>; known?: KnownPages | 'too many' };
-type KnownPages = { spaceId: number; byPath: Map<string, TitledRow>; byTitle: Map<string, TitledRow[]>; write: number };
-let expected: Expected | null = null;
+// from the written hook) and is read again when anything else may have changed the space: when
+// another write ran between two chunks (every page write goes through the group commit, which
+// counts them), or when a page write of the chunk was refused (its savepoint rolled back what the
+// view had already seen).
 
-/** The pages of an import, for withExpectedPages. */
-export function expectPages(space: string, pages: Array<{ path: string; title: string }>): Expected {
+/** The pages of an import, for an import chunk's batch. */
+export function expectPages(space: string, pages: Array<{ path: string; title: string }>): ImportPlan {
   const titles = new Map<string, string[]>();
   for (const p of pages) {
     const t = asciiLower(p.title);
@@ -213,7 +213,7 @@ export function expectPages(space: string, pages: Array<{ path: string; title: s
 export const importView = { maxPages: 100_000 };
 
 /** The view of the import's space; null (queries instead) for a space of more than importView.maxPages pages. */
-function knownPages(db: Db, exp: Expected, spaceId: number): KnownPages | null {
+function knownPages(db: Db, exp: ImportPlan, spaceId: number): KnownPages | null {
   if (exp.known === 'too many') return null;
   if (exp.known && exp.known.spaceId === spaceId) return exp.known;
   const rows = titledRowsOfSpace(db, spaceId, importView.maxPages + 1);
@@ -257,58 +257,43 @@ function knownAtOrTitled(known: KnownPages, paths: string[], lowerTitle: string)
   return out;
 }
 
-/** A page of the space was written (indexPage): the view of an import in progress follows it. */
-export function pageWritten(db: Db, spaceSlug: string, id: number, path: string): void {
-  const known = expected?.space === spaceSlug ? expected.known : undefined;
+/** A page of the space was written (the written hook): the view of an import in progress follows it. */
+export function pageWritten(b: IndexBatch, spaceSlug: string, id: number, path: string): void {
+  const known = b.importing?.space === spaceSlug ? b.importing.known : undefined;
   if (!known || known === 'too many') return;
-  const row = titledRowById(db, id);
+  const row = titledRowById(b.db, id);
   dropKnown(known, path);
   if (row) addKnown(known, row);
 }
 
 /**
- * Runs an import chunk, the group commit's write number `write`: `fn` (synchronously) with these
- * pages foreseen by wikilink resolution. `fn` returns false when one of its page writes was
- * refused (the view is read again next time).
+ * Runs an import chunk, the group commit's write number `write`, whose batch carries `pages`:
+ * `fn` returns false when one of its page writes was refused (the view is read again next time).
  */
-export function withImportChunk(pages: Expected, write: number, fn: () => boolean): void {
+export function withImportChunk(pages: ImportPlan, write: number, fn: () => boolean): void {
   if (pages.known && pages.known !== 'too many' && pages.known.write !== write - 1) pages.known = undefined;
-  const intact = withExpectedPages(pages, fn);
+  const intact = fn();
   if (pages.known === 'too many') return;
   if (!intact) pages.known = undefined;
   else if (pages.known) pages.known.write = write;
 }
 
-/** Runs `fn` (synchronously) with these pages foreseen by wikilink resolution. */
-export function withExpectedPages<T>(pages: Expected, fn: () => T): T {
-  const was = expected;
-  expected = pages;
-  try {
-    return fn();
-  } finally {
-    expected = was;
-  }
-}
+// Re-resolution in a batch that collects (an import chunk, a move) is gathered and done once at
+// its end: a page linking to 500 pages that the same import creates after it is indexed again
+// once, not 500 times.
+type Pending = Map<number, Again>;
+const PENDING = 'links.pending';
 
-// Re-resolution inside a batch (an import chunk, a move) is collected and done once at the end:
-// a page linking to 500 pages that the same import creates after it is indexed again once, not
-// 500 times. Writes are synchronous, so one batch at a time.
-type Pending = Map<number, { baseUrls: string[]; again: Again }>;
-let pending: Pending | null = null;
-
-/** Runs `fn` (inside a transaction) with the re-indexing it causes done once, at its end. */
-export function batchWikiResolution<T>(db: Db, fn: () => T): T {
-  if (pending) return fn();
-  const mine: Pending = new Map();
-  pending = mine;
-  let out: T;
-  try {
-    out = fn();
-  } finally {
-    pending = null;
-  }
-  for (const [id, p] of mine) reindexSource(db, id, p.baseUrls, p.again);
-  return out;
+function pendingOf(b: IndexBatch): Pending | null {
+  if (!b.collects) return null;
+  return b.state(PENDING, () => {
+    const mine: Pending = new Map();
+    b.atEnd(() => {
+      b.forget(PENDING);
+      for (const [id, again] of mine) reindexSource(b, id, again);
+    });
+    return mine;
+  });
 }
 
 /**
@@ -318,33 +303,35 @@ export function batchWikiResolution<T>(db: Db, fn: () => T): T {
  * the change is written.
  */
 export function reresolveAround(
-  db: Db, space: string, path: string | null, titles: string[], baseUrls: string[], except?: number, appeared = false,
+  b: IndexBatch, space: string, path: string | null, titles: string[], except?: number, appeared = false,
 ): void {
   const keys = path === null ? [...new Set(titles.map((t) => t.toLowerCase()))] : wikiKeysOfPage(path, titles);
   const found = new Map<number, Set<string>>();
   const here = `${space}/${path}`;
-  for (const { id, key, target } of wikiSourcesUnder(db, space, keys)) {
+  for (const { id, key, target } of wikiSourcesUnder(b.db, space, keys)) {
     if (id === except) continue;
     // A page appearing where a wikilink already points (its default address, or foreseen by an
     // import) changes nothing for it: a page it found before would have come first.
     if (appeared && target === here) continue;
     found.set(id, (found.get(id) ?? new Set()).add(`${space} ${key}`));
   }
+  if (found.size === 0) return;
+  const pending = pendingOf(b);
   for (const [id, again] of found) {
     if (!pending) {
-      reindexSource(db, id, baseUrls, again);
+      reindexSource(b, id, again);
       continue;
     }
     const was = pending.get(id);
-    if (!was) pending.set(id, { baseUrls, again });
-    else if (was.again !== 'all') for (const k of again) was.again.add(k);
+    if (!was) pending.set(id, again);
+    else if (was !== 'all') for (const k of again) was.add(k);
   }
 }
 
 /** Re-indexes the links of the live page `id` (a no-op for a page that is not live). */
-export function reindexSource(db: Db, id: number, baseUrls: string[], again: Again = 'all'): void {
-  const row = findPageById(db, id);
-  const space = row && row.deleted_at === null ? findSpaceById(db, row.space_id) : undefined;
+export function reindexSource(b: IndexBatch, id: number, again: Again = 'all'): void {
+  const row = findPageById(b.db, id);
+  const space = row && row.deleted_at === null ? findSpaceById(b.db, row.space_id) : undefined;
   if (!row || !space) return;
-  storeLinks(db, { id, spaceSlug: space.slug, path: row.path, content: row.content }, baseUrls, false, again);
+  storeLinks(b, { id, spaceSlug: space.slug, path: row.path, content: row.content }, false, again);
 }

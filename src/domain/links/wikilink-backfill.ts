@@ -1,5 +1,6 @@
-import type { BackgroundJob, Services } from '../../services.ts';
+import type { Services } from '../../services.ts';
 import { derivedState, livePagesWithWikilinks, maxPageId, setDerivedState } from '../../store/links.ts';
+import { IndexBatch, type Backfill } from '../indexes/types.ts';
 import { storeLinks } from './wiki-index.ts';
 
 // Pages written before kspace knew wikilinks (schema version 8) hold `[[…]]` text that the link
@@ -9,16 +10,22 @@ import { storeLinks } from './wiki-index.ts';
 // transaction that indexes it). derived_state 'wikilinks_indexed' records that it is done; a
 // server stopped half-way starts over at its next start (indexing a page twice changes nothing).
 // A database made by this version is marked done by schema.sql: only an upgraded one runs this.
-const START_DELAY_MS = 1000;
+
 // Page ids read per transaction: a window is one bounded scan (~5 ms for 2,000 pages of 2 KB),
 // so the write queue and the event loop are never held long, however few pages hold `[[`.
 const WINDOW = 2000;
-export const WIKILINKS_INDEXED = 'wikilinks_indexed';
+const WIKILINKS_INDEXED = 'wikilinks_indexed';
+
+/** The link index's backfill (indexes/backfill.ts runs it). */
+export const wikilinkBackfill: Backfill = {
+  due: (svc) => derivedState(svc.db, WIKILINKS_INDEXED) === undefined,
+  run: backfillWikilinks,
+  done: (n) => `wikilinks of ${n} pages written before they were links are indexed`,
+};
 
 /** Indexes the wikilinks of pages written before schema version 8; resolves to the pages indexed. */
-export async function backfillWikilinks(svc: Services, stopped: () => boolean = () => false): Promise<number> {
+async function backfillWikilinks(svc: Services, stopped: () => boolean): Promise<number> {
   if (derivedState(svc.db, WIKILINKS_INDEXED) !== undefined) return 0;
-  const baseUrls = [svc.config.baseUrl];
   const last = maxPageId(svc.db); // pages written later index themselves
   let after = 0;
   let pages = 0;
@@ -27,34 +34,13 @@ export async function backfillWikilinks(svc: Services, stopped: () => boolean = 
     const to = after + WINDOW;
     pages += await svc.writes.run(() => {
       const batch = livePagesWithWikilinks(svc.db, after, to);
-      for (const p of batch) storeLinks(svc.db, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content }, baseUrls);
+      const b = new IndexBatch(svc.db, [svc.config.baseUrl], null, false);
+      for (const p of batch) storeLinks(b, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content });
+      b.finish();
       if (to >= last) setDerivedState(svc.db, WIKILINKS_INDEXED, new Date().toISOString());
       return batch.length;
     }, { alone: true }); // many writes in one job: see group-commit.ts
     if (to >= last) return pages;
     after = to;
   }
-}
-
-export function wikilinkBackfillJob(svc: Services): BackgroundJob {
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  let running: Promise<unknown> | null = null;
-  return {
-    start() {
-      if (derivedState(svc.db, WIKILINKS_INDEXED) !== undefined) return;
-      timer = setTimeout(() => {
-        running = backfillWikilinks(svc, () => stopped).then(
-          (n) => { if (n > 0) svc.log.info(`wikilinks of ${n} pages written before they were links are indexed`); },
-          (e: unknown) => svc.log.warn(`indexing the wikilinks of older pages stopped: ${(e as Error).message}`),
-        );
-      }, START_DELAY_MS);
-      timer.unref();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
 }

@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { MAX_LINK_LIMIT, brokenLinksOf, isBrokenCursor, isLinksCursor, pageLinks } from '../../domain/links/link-index.ts';
-import { rebuildIndexes } from '../../domain/links/rebuild.ts';
-import { BrokenLinks, PageLinks, RebuildResult } from '../answers.ts';
+import { indexNames, rebuildAllForLinks, rebuildIndexes } from '../../domain/indexes/rebuild.ts';
+import { BrokenLinks, IndexesRebuilt, PageLinks, RebuildResult } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
+import { documentAs } from '../json-schema.ts';
 import { json } from '../respond.ts';
 import { cursor, limit, nextLink, SlugParams } from '../schemas.ts';
 import { encodeCursor } from '../cursor-seal.ts';
@@ -37,9 +38,22 @@ export const linkEndpoints = [
     },
   }),
   endpoint({
+    method: 'POST', path: '/admin/indexes/rebuild', tag: 'links', auth: 'admin',
+    query: v.object({
+      index: documentAs(v.optional(v.string()), {
+        type: 'string', description: `only this index (and those derived from it): one of ${indexNames().join(', ')}; absent: every index`,
+      }),
+    }),
+    summary: "Rebuild the organisation's derived indexes from its pages",
+    description: 'Answers the indexes rebuilt and the live pages re-indexed page by page. An unknown `index` is a 400 naming `index`.',
+    responses: [{ status: 200, schema: IndexesRebuilt }],
+    handler: async ({ svc, caller, query }) => json(await rebuildIndexes(svc, caller, query.index)),
+  }),
+  // The older address: every index rebuilt, answered with the organisation's link count.
+  endpoint({
     method: 'POST', path: '/links/rebuild', tag: 'links', auth: 'admin',
-    summary: 'Rebuild the link, metadata and full-text indexes of the organisation',
+    summary: 'Rebuild every derived index of the organisation (POST /admin/indexes/rebuild under its older address)',
     responses: [{ status: 200, schema: RebuildResult }],
-    handler: async ({ svc, caller }) => json(await rebuildIndexes(svc, caller)),
+    handler: async ({ svc, caller }) => json(await rebuildAllForLinks(svc, caller)),
   }),
 ];

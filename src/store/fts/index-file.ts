@@ -255,7 +255,7 @@ export function indexAll(idx: Db, chunk = 500): number {
 }
 
 /**
- * Re-indexes every live page from scratch (POST /links/rebuild). Merging segments while
+ * Re-indexes every live page from scratch (POST /admin/indexes/rebuild). Merging segments while
  * rebuilding is wasted work: it is switched off, and the index merged into one segment once at
  * the end, which also serves the first queries best.
  */
