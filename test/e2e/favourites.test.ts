@@ -1,6 +1,7 @@
 // Favourites in a real browser (issue 35 item 8): the page view's Favourite toggle (aria-pressed),
 // kept on the server, so it holds across a reload and in a second browser context, and the home
-// view's Favourites region lists it.
+// view's Favourites region lists it. Also the smaller things of item 9 on the same views: one top
+// heading when the text starts with `# Its title`, the space's Export, the editor's heading.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { type AppServer, checkA11y, type Guard, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
@@ -57,4 +58,29 @@ describe('favourites', { timeout: 120_000 }, () => {
     g.check();
     other.g.check();
   });
+
+  it('shows one top heading when the text starts with the title, and the editor has its own', async () => {
+    await app.putPage('kb', 'intro', { title: 'Introduction', content: '# Introduction\n\nWelcome.\n\n# Next steps\n' });
+    const { page, g } = await open();
+    await page.goto('/app/p/kb/intro');
+    await page.getByText('Welcome.').waitFor(POLL);
+    expect(await page.getByRole('heading', { level: 1 }).allTextContents()).toEqual(['Introduction', 'Next steps']);
+    await page.goto('/app/p/kb/intro?edit');
+    await page.locator('.cm-content').waitFor(POLL);
+    // The view's own top heading comes first (the Preview's headings are the text's).
+    expect((await page.getByRole('heading', { level: 1 }).allTextContents())[0]).toBe('Edit Introduction');
+    g.check();
+  });
+
+  it('exports a space as a Markdown zip from its view', async () => {
+    const { page, g } = await open();
+    await page.goto('/app/s/kb');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/\.zip$/);
+    const file = await download.path();
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(file).subarray(0, 2).toString()).toBe('PK');
+    g.check();
+  });
 });
+

@@ -139,6 +139,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   return (
     <div class="editor-view">
       <Breadcrumbs items={[...pageCrumbs(space, space, path, page.title), { label: 'Edit' }]} />
+      <h1 class="sr-only">Edit {page.title}</h1>
       <form class="editor-form" noValidate onSubmit={(e) => { e.preventDefault(); void save(); }} aria-label={`Edit ${page.title}`}>
         {offered && (
           <div class="notice" role="status">

@@ -12,6 +12,7 @@ import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, useTitle, t
 import { relativeTime, fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { saveTick } from '../lib/task-tick.ts';
+import { withoutTitleHeading } from '../lib/title-heading.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
 
@@ -125,7 +126,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
               : p.html.trim() === ''
                 ? <p class="empty">This page is empty — <a href={href.edit(space, path)}>write something</a>.</p>
                 // The server renders with raw HTML off and safe link schemes only (spec/web.md).
-                : <div ref={body} class="markdown" dangerouslySetInnerHTML={{ __html: p.html }} />}
+                : <div ref={body} class="markdown" dangerouslySetInnerHTML={{ __html: withoutTitleHeading(p.html, p.title) }} />}
           </article>
           <aside class="side" aria-label="About this page">
             <MetadataPanel metadata={p.metadata} fields={fields.data} />

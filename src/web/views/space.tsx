@@ -42,6 +42,8 @@ export function SpaceView({ space }: { space: string }) {
               </div>
               <div class="actions">
                 <a class="button primary" href={href.newPage({ space })}><Icon name="plus" />New page</a>
+                {/* The API's Markdown zip of the pages the person may read (docs/export-import.md). */}
+                <a class="button" href={`${spaceApi(space)}/export?format=zip`} download>Export</a>
               </div>
             </div>
             <h2>Pages</h2>
