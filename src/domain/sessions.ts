@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { Services } from '../services.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
 import { hashPassword, hashPasswordAsync, noteAuthChange, presentPrincipal, requireOrgAdmin, toCaller, type Principal } from './principals.ts';
-import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
+import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import { findPrincipal } from '../store/principals.ts';
 import * as store from '../store/sessions.ts';
 import type { Caller } from '../model.ts';
@@ -31,7 +31,9 @@ function limitersOf(svc: Services): Limiters {
   let l = limiters.get(svc);
   if (!l) {
     const { signInPerName, signInPerAddress } = svc.config.sessions;
-    l = { byName: createRateLimiter(signInPerName), byAddress: createRateLimiter(signInPerAddress), changes: createRateLimiter(signInPerName) };
+    // At most 10,000 buckets each: a flood of names or addresses costs little memory.
+    const make = (s: { burst: number; perMinute: number }) => createRateLimiter({ burst: s.burst, perSecond: s.perMinute / 60 }, { maxKeys: 10_000 });
+    l = { byName: make(signInPerName), byAddress: make(signInPerAddress), changes: make(signInPerName) };
     limiters.set(svc, l);
   }
   return l;

@@ -2,7 +2,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import { hash, randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import type { RequestFields } from '../config/log.ts';
-import { createRateLimiter } from '../ops/rate-limit.ts';
+import { createRateLimiter } from '../rate-limit.ts';
 import { committedTxid } from '../store/txid.ts';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { problemBody } from '../http/respond.ts';
@@ -44,8 +44,8 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
   const ops = svc.config.ops;
   const prefix = randomBytes(4).toString('hex');
   let counter = 0;
-  const perIp = ops.rateLimitPerIp.rate > 0 ? createRateLimiter(ops.rateLimitPerIp) : null;
-  const perKey = ops.rateLimitPerKey.rate > 0 ? createRateLimiter(ops.rateLimitPerKey) : null;
+  const perIp = ops.rateLimitPerIp.rate > 0 ? createRateLimiter({ burst: ops.rateLimitPerIp.burst, perSecond: ops.rateLimitPerIp.rate }) : null;
+  const perKey = ops.rateLimitPerKey.rate > 0 ? createRateLimiter({ burst: ops.rateLimitPerKey.burst, perSecond: ops.rateLimitPerKey.rate }) : null;
   const busyKeys = new Map<string, number>();
   const live = new Set<Live>();
   const onDone: Front['onDone'] = [];
@@ -99,12 +99,12 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     if (perIp) {
       const ip = clientAddress(req, ops.trustProxy);
       if (ip && (ops.trustProxy || !LOOPBACK.has(ip))) {
-        const wait = perIp.take(ip, Date.now());
+        const wait = perIp.tryTake(ip);
         if (wait) limited = reject(res, 'too_many_requests', 429, 'too many requests from this address', wait);
       }
     }
     if (!limited && auth && perKey) {
-      const wait = perKey.take(auth, Date.now());
+      const wait = perKey.tryTake(auth);
       if (wait) limited = reject(res, 'too_many_requests', 429, 'too many requests with this API key', wait);
     }
     let holdsKey = false;

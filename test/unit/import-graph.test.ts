@@ -11,7 +11,7 @@ const src = path.join(root, 'src');
 
 /** Floors from the bottom; a file's floor is its first matching prefix (relative to src/). */
 export const FLOORS: string[][] = [
-  ['model.ts', 'text/', 'config/', 'client/', 'bounded-cache.ts', 'loop-load.ts', 'heap-limit.ts', 'assets.ts', 'sea-wrap.ts', 'malloc-trim.ts', 'sea-loader.ts'],
+  ['model.ts', 'text/', 'config/', 'client/', 'bounded-cache.ts', 'loop-load.ts', 'heap-limit.ts', 'assets.ts', 'sea-wrap.ts', 'malloc-trim.ts', 'sea-loader.ts', 'rate-limit.ts'],
   ['store/'],
   ['services.ts'],
   ['domain/'],
