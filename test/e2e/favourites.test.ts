@@ -82,5 +82,19 @@ describe('favourites', { timeout: 120_000 }, () => {
     expect(readFileSync(file).subarray(0, 2).toString()).toBe('PK');
     g.check();
   });
+
+  it('lets a keyboard reach a code block wider than a phone screen', async () => {
+    await app.putPage('kb', 'wide', { title: 'Wide', content: `Some code:\n\n\`\`\`\n${'x = 1; '.repeat(60)}\n\`\`\`\n` });
+    const ctx = await browser.newContext({ baseURL: app.url, storageState: session, viewport: { width: 375, height: 740 } });
+    const page = await ctx.newPage();
+    const g = guard(page, app.url);
+    await page.goto('/app/p/kb/wide');
+    const pre = page.locator('.markdown pre');
+    await pre.waitFor(POLL);
+    expect(await pre.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+    await checkA11y(page);
+    expect(await pre.getAttribute('tabindex')).toBe('0');
+    g.check();
+  });
 });
 

@@ -45,6 +45,8 @@ describe('reading pages', { timeout: 90_000 }, () => {
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Wrong name or password' }).waitFor();
+    // Focus is back in the (emptied) Password field, ready for another try, not lost on the page.
+    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name), { timeout: 5_000 }).toBe('password');
     await checkA11y(page);
     await signIn(page, user.name, user.password);
     await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();

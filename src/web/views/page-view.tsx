@@ -49,6 +49,8 @@ function useBrokenLinkClicks(ref: { current: HTMLElement | null }): void {
       if (create && create.startsWith('/app/new')) { e.preventDefault(); navigate(create); }
     };
     el.querySelectorAll('a.broken').forEach((a) => a.setAttribute('title', 'This page does not exist yet — click to create it'));
+    // A code block wider than the screen scrolls sideways: keyboard users reach it by Tab.
+    el.querySelectorAll('pre').forEach((pre) => { pre.tabIndex = 0; });
     el.addEventListener('click', onClick);
     return () => el.removeEventListener('click', onClick);
   });

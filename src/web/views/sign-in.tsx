@@ -1,5 +1,5 @@
 // Sign-in: Name, Password, Sign in. A wrong password says so; too many attempts say when to retry.
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiError, post } from '../api/client.ts';
 import type { Session } from '../api/types.ts';
 import { Icon } from '../components/icons.tsx';
@@ -24,6 +24,7 @@ export function SignIn({ next, onSignedIn }: { next: string; onSignedIn: (s: Ses
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const passwordField = useRef<HTMLInputElement>(null);
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     setBusy(true);
@@ -34,6 +35,8 @@ export function SignIn({ next, onSignedIn }: { next: string; onSignedIn: (s: Ses
     } catch (err) {
       setError(signInError(err));
       setPassword('');
+      // The Sign in button was disabled while waiting and lost focus: the person tries again from Password.
+      passwordField.current?.focus();
     } finally {
       setBusy(false);
     }
@@ -51,7 +54,7 @@ export function SignIn({ next, onSignedIn }: { next: string; onSignedIn: (s: Ses
         </label>
         <label class="field">
           <span class="label">Password</span>
-          <input name="password" type="password" autoComplete="current-password" required value={password}
+          <input ref={passwordField} name="password" type="password" autoComplete="current-password" required value={password}
             onInput={(e) => setPassword(e.currentTarget.value)} aria-invalid={error ? 'true' : undefined}
             aria-describedby={error ? 'sign-in-error' : undefined} />
         </label>
