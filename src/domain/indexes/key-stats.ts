@@ -10,6 +10,7 @@ import type { DerivedIndex, IndexBatch, ReadersBefore } from './types.ts';
 export const keyStatsIndex: DerivedIndex = {
   name: 'key-stats',
   holds: 'pages per space, reader set, metadata key and type (meta_key_stats)',
+  derivedFrom: 'metadata',
   written(b, page, before) {
     const keys = changedKeysOf(page, before);
     const old = page.fresh ? [] : keys ? metaRowsOfKeys(b.db, page.id, keys) : metaRowsOf(b.db, page.id);

@@ -14,13 +14,13 @@ import type { Caller } from '../../model.ts';
 // write, then what lives in a file of its own (rebuildApart).
 const BATCH = 500;
 
-// An index derived from another is rebuilt with it: key statistics count metadata index rows.
-const DERIVED_FROM: Record<string, string> = { 'key-stats': 'metadata' };
-
 export type Rebuilt = { indexes: string[]; pages: number };
 
-/** The names of the indexes, for the endpoint's documentation and its `index` check. */
-export const indexNames = (): string[] => indexes.map((ix) => ix.name);
+/** The names of the indexes, for the `index` check. */
+const indexNames = (): string[] => indexes.map((ix) => ix.name);
+
+/** Each index's name and what it holds, for the endpoint's documentation. */
+export const indexList = (): string => indexes.map((ix) => `\`${ix.name}\` (${ix.holds})`).join(', ');
 
 /** Rebuilds every index, or the one named `only` (and those derived from it); 400 for an unknown name. */
 export async function rebuildIndexes(svc: Services, caller: Caller, only?: string): Promise<Rebuilt> {
@@ -64,5 +64,5 @@ function choose(only: string | undefined): DerivedIndex[] {
   if (!indexes.some((ix) => ix.name === only)) {
     throw invalid([{ key: 'index', code: 'option', message: `no index '${only}': one of ${indexNames().join(', ')}` }]);
   }
-  return indexes.filter((ix) => ix.name === only || DERIVED_FROM[ix.name] === only);
+  return indexes.filter((ix) => ix.name === only || ix.derivedFrom === only);
 }

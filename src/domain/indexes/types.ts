@@ -116,8 +116,10 @@ export class IndexBatch {
 export type DerivedIndex = {
   /** Its name in `POST /admin/indexes/rebuild?index=` and the rebuild's answer. */
   name: string;
-  /** What it holds, in a few words (docs and the OpenAPI text). */
+  /** What it holds, in a few words. */
   holds: string;
+  /** The index it is counted from, if any: rebuilding that one rebuilds this one too. */
+  derivedFrom?: string;
   /** A page was created, changed, revived or restored. */
   written(b: IndexBatch, page: WrittenPage, before: PageBefore): void;
   /** A live page is being deleted (called before it is marked deleted and its ACL goes to the trash). */

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { MAX_LINK_LIMIT, brokenLinksOf, isBrokenCursor, isLinksCursor, pageLinks } from '../../domain/links/link-index.ts';
-import { indexNames, rebuildAllForLinks, rebuildIndexes } from '../../domain/indexes/rebuild.ts';
+import { indexList, rebuildAllForLinks, rebuildIndexes } from '../../domain/indexes/rebuild.ts';
 import { BrokenLinks, IndexesRebuilt, PageLinks, RebuildResult } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
@@ -41,7 +41,7 @@ export const linkEndpoints = [
     method: 'POST', path: '/admin/indexes/rebuild', tag: 'links', auth: 'admin',
     query: v.object({
       index: documentAs(v.optional(v.string()), {
-        type: 'string', description: `only this index (and those derived from it): one of ${indexNames().join(', ')}; absent: every index`,
+        type: 'string', description: `only this index (and those derived from it): one of ${indexList()}; absent: every index`,
       }),
     }),
     summary: "Rebuild the organisation's derived indexes from its pages",
