@@ -7,7 +7,7 @@ import type { PageRef } from '../model.ts';
 
 export type OffloadJob =
   | { kind: 'render'; content: string; from: PageRef; baseUrls: string[] }
-  | { kind: 'finish'; parts: RenderParts; targets: Array<PageRef | null>; exists: string[] }
+  | { kind: 'finish'; parts: RenderParts; targets: Array<PageRef | null>; exists: string[]; embeds?: Record<number, string> }
   | { kind: 'diff'; oldName: string; newName: string; a: string; b: string };
 
 export type OffloadResult = ({ kind: 'render' } & RenderParts) | { kind: 'finish'; html: string } | ({ kind: 'diff' } & ContentDiff);
@@ -26,7 +26,7 @@ if (parentPort) {
     const result: OffloadResult = job.kind === 'render'
       ? { kind: 'render', ...renderParts(job.content, job.from, job.baseUrls) }
       : job.kind === 'finish'
-        ? { kind: 'finish', html: finishRender(job.parts, job.targets, new Set(job.exists)) }
+        ? { kind: 'finish', html: finishRender(job.parts, job.targets, new Set(job.exists), job.embeds) }
         : { kind: 'diff', ...diffContents(job.oldName, job.newName, job.a, job.b) };
     port.postMessage(result);
   });

@@ -6,7 +6,11 @@ import { findSpaceBySlug, hasAclGrantInSpace } from '../store/spaces.ts';
 import { invalidField } from './errors.ts';
 import { createHash } from 'node:crypto';
 import { cached } from '../bounded-cache.ts';
-import { finishRender, linkTargets, refKey, renderParts, unrenderedParts, type RenderParts } from './links/render.ts';
+import {
+  appPageHref, finishRender, headingFragment, linkTargets, refKey, renderParts, unrenderedParts, type RenderParts,
+} from './links/render.ts';
+import { embedFrame, embeddedPart, embedNotShown } from './links/embeds.ts';
+import { loadReadablePage } from './pages.ts';
 import { offload, warmOffload } from './offload.ts';
 import { resolveSpace } from './spaces.ts';
 import { readableTargets } from '../store/links.ts';
@@ -29,6 +33,16 @@ const MAX_RESOLVED_WIKILINKS = 1000;
 /** Lookups (wikilink resolutions, readable-target batches) between two turns of the event loop. */
 const LOOKUPS_PER_TURN = 100;
 const TARGETS_PER_QUERY = 2000;
+/** Embeds inside embeds: at most this deep (docs/markdown.md "Embeds"). */
+const MAX_EMBED_DEPTH = 3;
+/** Pages embedded in one render, at every depth together, and the Markdown they may show together. */
+const MAX_EMBEDS = 50;
+const MAX_EMBED_CHARS = 256 * 1024;
+/** The most of one page an embed shows; a larger part is a link. */
+const MAX_EMBED_PART_CHARS = INLINE_RENDER_CHARS;
+
+/** What is left of one render's embed budget, shared by its embeds at every depth. */
+type EmbedBudget = { left: number; chars: number };
 
 // Pages are read far more often than written, and the page view asks for the HTML of the same
 // version again and again: the Markdown is parsed once per version (key: a hash of the page's
@@ -42,7 +56,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * The HTML of `content` for `caller`. Large content is parsed on the worker (offload.ts), with a
  * deadline past which it shows as written; its links are looked up in steps that yield.
  */
-export async function renderForCaller(svc: Services, caller: Caller, from: PageRef, content: string): Promise<string> {
+export function renderForCaller(svc: Services, caller: Caller, from: PageRef, content: string): Promise<string> {
+  return renderEmbedding(svc, caller, from, content, { left: MAX_EMBEDS, chars: MAX_EMBED_CHARS }, [refKey(from)]);
+}
+
+/** renderForCaller with the embed budget left and the pages embedding this one (`chain`, refKey). */
+async function renderEmbedding(
+  svc: Services, caller: Caller, from: PageRef, content: string, budget: EmbedBudget, chain: string[],
+): Promise<string> {
   const baseUrls = [svc.config.baseUrl];
   warmOffload(); // the next large render finds the worker started
   const large = content.length > INLINE_RENDER_CHARS;
@@ -52,8 +73,9 @@ export async function renderForCaller(svc: Services, caller: Caller, from: PageR
   if (parts.links.length === 0) return parts.html;
   const targets = await resolveTargets(svc, caller, from, parts);
   const exists = await readableInSteps(svc, caller, targets);
-  if (!large) return finishRender(parts, targets, exists);
-  const done = await offload({ kind: 'finish', parts, targets, exists: [...exists] }, FINISH_DEADLINE_MS);
+  const embeds = await embedsFor(svc, caller, parts, targets, exists, budget, chain);
+  if (!large) return finishRender(parts, targets, exists, embeds);
+  const done = await offload({ kind: 'finish', parts, targets, exists: [...exists], embeds }, FINISH_DEADLINE_MS);
   return done ? done.html : unrenderedParts(content).html;
 }
 
@@ -81,6 +103,47 @@ async function resolveTargets(svc: Services, caller: Caller, from: PageRef, part
     const r = resolved.get(target);
     return r !== undefined ? r : resolveWikilink(target, at, NOTHING);
   });
+}
+
+/**
+ * The HTML of each page embed of `parts` (by its link's index) for this reader: the part of the
+ * page it names, rendered for the reader with its own embeds. An embed of a page the reader may
+ * not read is left out, so finishRender shows it exactly like one of a page that does not exist.
+ * A page already embedding this one (a cycle), embeds past MAX_EMBED_DEPTH or past the budget,
+ * and parts too large show as a link saying so.
+ */
+async function embedsFor(
+  svc: Services, caller: Caller, parts: RenderParts, targets: Array<PageRef | null>, exists: Set<string>,
+  budget: EmbedBudget, chain: string[],
+): Promise<Record<number, string>> {
+  const out: Record<number, string> = {};
+  for (let i = 0; i < parts.links.length; i++) {
+    const link = parts.links[i];
+    const target = targets[i];
+    if (!('embed' in link) || !link.embed || !target || !exists.has(refKey(target))) continue;
+    let page;
+    try {
+      page = loadReadablePage(svc, caller, target.space, target.path).page;
+    } catch {
+      continue; // absent for this reader: shown as unavailable
+    }
+    const ref = { space: target.space, path: page.path };
+    const href = appPageHref(ref) + headingFragment(link.wiki.heading);
+    const notShown = (why: string) => (out[i] = embedNotShown(link.label, href, why));
+    if (chain.includes(refKey(ref))) notShown('it embeds this page');
+    else if (chain.length > MAX_EMBED_DEPTH || budget.left <= 0) notShown('too many embeds to show here');
+    else {
+      const part = embeddedPart(page.content, link.wiki.heading);
+      if (part === null) notShown('no such section');
+      else if (part.length > MAX_EMBED_PART_CHARS || part.length > budget.chars) notShown('too large to show here');
+      else {
+        budget.left--;
+        budget.chars -= part.length;
+        out[i] = embedFrame(link.label, href, await renderEmbedding(svc, caller, ref, part, budget, [...chain, refKey(ref)]));
+      }
+    }
+  }
+  return out;
 }
 
 /** The keys (refKey) of the targets the reader may read, looked up in batches, a turn of the event loop between them. */

@@ -9,7 +9,7 @@ export { normalizeLinkFast } from './parsers.ts';
 
 import type { PageRef } from '../../model.ts';
 import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
-import { NOTHING, parseWikilink, resolveWikilink, wikilinkEnd, type Wikilink } from './wikilinks.ts';
+import { NOTHING, isFileTarget, parseWikilink, resolveWikilink, wikilinkEnd, type Wikilink } from './wikilinks.ts';
 import { decodeSegment, resolveSegments } from './segments.ts';
 
 // markdown-it, not mdast-util-from-markdown: on the same 2 KB pages with three links it takes
@@ -79,7 +79,9 @@ export function linkOccurrences(content: string, from: PageRef, baseUrls: string
   for (const block of tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     for (const t of block.children) {
-      if (t.type === 'wikilink') out.push(t.meta as Wikilink);
+      if (t.type === 'wikilink' || t.type === 'wikiembed') {
+        if (!isFileTarget((t.meta as Wikilink).target)) out.push(t.meta as Wikilink); // a file is no page link
+      }
       else if (t.type === 'link_open') {
         const target = resolveLinkTarget(t.attrGet('href') ?? '', from, baseUrls);
         if (target) out.push(target);
@@ -106,9 +108,11 @@ export function scanWikilinksOnly(content: string): Wikilink[] | null {
   let i = content.indexOf('[[');
   while (i >= 0) {
     const end = wikilinkEnd(content, i);
-    const link = end < 0 || (i > 0 && content.charCodeAt(i - 1) === 0x21) ? null : parseWikilink(content.slice(i + 2, end));
-    if (link) {
-      out.push(link);
+    const link = end < 0 ? null : parseWikilink(content.slice(i + 2, end));
+    // an embed `![[…]]` of a page counts as a link (wikilinkPlugin), but not `![[#]]`-like nothing
+    const embed = i > 0 && content.charCodeAt(i - 1) === 0x21;
+    if (link && !(embed && link.target === '' && !link.heading)) {
+      if (!isFileTarget(link.target)) out.push(link);
       i = content.indexOf('[[', end + 2);
     } else {
       i = content.indexOf('[[', i + 1);

@@ -12,7 +12,9 @@ import type { PageRef } from '../../model.ts';
 import { resolveLinkTarget, type WikiResolver } from './extract.ts';
 import { resolveFileHref } from './files.ts';
 import { MARKDOWN_OPTIONS } from './parsers.ts';
-import { NOTHING, resolveWikilink, wikilinkPlugin, type Wikilink } from './wikilinks.ts';
+import { NOTHING, isFileTarget, mediaKind, resolveWikilink, wikilinkPlugin, type Wikilink } from './wikilinks.ts';
+import { blockAnchor, obsidianSyntax } from './obsidian-syntax.ts';
+import { embedUnavailable, isStandalone, mediaHtml, splitSize } from './embeds.ts';
 
 type Token = ReturnType<MarkdownIt['parse']>[number];
 
@@ -27,6 +29,7 @@ function renderer(): MarkdownIt {
   if (md) return md;
   md = new MarkdownIt('default', MARKDOWN_OPTIONS);
   md.use(wikilinkPlugin);
+  md.use(obsidianSyntax);
   md.validateLink = (url) => {
     const u = url.trim();
     return !SCHEME.test(u) || SAFE_SCHEME.test(u);
@@ -48,6 +51,17 @@ export function headingId(text: string): string {
   return `h-${slug || 'section'}`;
 }
 
+/**
+ * The fragment of a wikilink's `#heading`: `#^id` a block (blockAnchor), `#A#B` heading B (under
+ * A: the last heading named), else the heading's id; '' for none.
+ */
+export function headingFragment(heading: string | null): string {
+  if (!heading) return '';
+  if (heading.startsWith('^')) return /^\^[A-Za-z0-9-]{1,64}$/.test(heading) ? `#${blockAnchor(heading.slice(1))}` : '';
+  const parts = heading.split('#').map((h) => h.trim()).filter(Boolean);
+  return parts.length ? `#${headingId(parts[parts.length - 1])}` : '';
+}
+
 export type RenderInput = {
   content: string;
   /** The page the content belongs to: relative links resolve against its folder. */
@@ -66,8 +80,11 @@ export function renderMarkdown(input: RenderInput): string {
   return finishRender(parts, targets, present.length ? input.existing(present) : new Set());
 }
 
-/** A link whose address depends on the reader: a page link (target known) or a wikilink (resolved per reader). */
-export type PartLink = { target: PageRef; fragment: string } | { wiki: Wikilink; label: string; raw: string };
+/**
+ * A link whose address depends on the reader: a page link (target known), a wikilink (resolved
+ * per reader) or an embed of a page (`embed`: its HTML is filled in per reader, finishRender).
+ */
+export type PartLink = { target: PageRef; fragment: string } | { wiki: Wikilink; label: string; raw: string; embed?: true };
 
 /**
  * The HTML of some Markdown with a marker for each internal link (`\0n\0` as its href and
@@ -86,14 +103,38 @@ export function renderParts(content: string, from: PageRef, baseUrls: string[]):
   alignWithClasses(tokens);
   taskCheckboxes(tokens);
   const links: PartLink[] = [];
-  for (const block of tokens) {
+  const esc = parser.utils.escapeHtml;
+  for (let b = 0; b < tokens.length; b++) {
+    const block = tokens[b];
     if (block.type !== 'inline' || !block.children) continue;
     const children = block.children;
+    // A paragraph of embeds only is no paragraph: an embed is a block of its own.
+    if (isStandalone(children) && tokens[b - 1]?.type === 'paragraph_open' && tokens[b + 1]?.type === 'paragraph_close') {
+      tokens[b - 1].hidden = tokens[b + 1].hidden = true;
+    }
     for (let i = 0; i < children.length; i++) {
       const t = children[i];
+      if (t.type === 'wikiembed') {
+        const link = t.meta as Wikilink;
+        t.type = 'html_inline';
+        if (isFileTarget(link.target)) {
+          t.content = fileEmbed(link, from, baseUrls) ?? esc(t.content);
+          continue;
+        }
+        links.push({ wiki: link, label: wikiLabel(link), raw: t.content, embed: true });
+        t.content = `\0w${links.length - 1}\0`;
+        continue;
+      }
       if (t.type === 'wikilink') {
         const link = t.meta as Wikilink;
-        const label = link.label ?? (link.target === '' ? link.heading! : link.heading ? `${link.target} › ${link.heading}` : link.target);
+        const label = wikiLabel(link);
+        if (isFileTarget(link.target)) {
+          // `[[shot.png|see screenshot]]`: a link to the page's attached file of that name
+          const file = resolveFileHref(`files/${encodeURIComponent(baseName(link.target))}`, from, baseUrls);
+          t.type = 'html_inline';
+          t.content = file ? `<a href="${esc(file)}" class="file-link">${esc(label)}</a>` : esc(t.content);
+          continue;
+        }
         links.push({ wiki: link, label, raw: t.content });
         // Printed as is (html_inline): the marker, which finishRender replaces by escaped markup.
         t.type = 'html_inline';
@@ -121,7 +162,7 @@ export function renderParts(content: string, from: PageRef, baseUrls: string[]):
       } else if (t.type === 'image') {
         const src = t.attrGet('src') ?? '';
         const file = resolveFileHref(src, from, baseUrls);
-        if (file) t.attrSet('src', file);
+        if (file) fileImage(parser, t, file);
         else if (!DATA_IMAGE.test(src)) imageAsLink(parser, t, src);
       }
     }
@@ -179,7 +220,9 @@ export function linkTargets(parts: RenderParts, from: PageRef, wiki?: WikiResolv
  * The HTML for one reader: each marker of `parts` replaced by its link, pointing at `targets`
  * (linkTargets), marked broken unless its target's key (refKey) is in `exists`. Pure.
  */
-export function finishRender(parts: RenderParts, targets: Array<PageRef | null>, exists: Set<string>): string {
+export function finishRender(
+  parts: RenderParts, targets: Array<PageRef | null>, exists: Set<string>, embeds: Record<number, string> = {},
+): string {
   if (parts.links.length === 0) return parts.html;
   const esc = renderer().utils.escapeHtml;
   const classOf = (target: PageRef): string => exists.has(refKey(target))
@@ -190,9 +233,10 @@ export function finishRender(parts: RenderParts, targets: Array<PageRef | null>,
     const i = Number(n);
     const link = parts.links[i];
     if ('target' in link) return esc(appPageHref(link.target) + link.fragment);
+    if (link.embed) return embeds[i] ?? embedUnavailable(link.label);
     const target = targets[i];
     if (!target) return esc(link.raw); // no page address: the text as written
-    const fragment = link.wiki.heading ? `#${headingId(link.wiki.heading)}` : '';
+    const fragment = headingFragment(link.wiki.heading);
     return `<a href="${esc(appPageHref(target) + fragment)}" ${classOf(target)}>${esc(link.label)}</a>`;
   });
 }
@@ -298,6 +342,41 @@ function unwrapLink(children: Token[], openIndex: number): void {
       return;
     }
   }
+}
+
+/** How a wikilink reads when it has no label: its target, and its heading after `›`. */
+export function wikiLabel(link: Wikilink): string {
+  if (link.label) return link.label;
+  const heading = link.heading?.replace(/#/g, ' › ') ?? null;
+  return link.target === '' ? heading! : heading ? `${link.target} › ${heading}` : link.target;
+}
+
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/**
+ * `![[name.png|100x145]]`, `![[clip.mp4]]`, `![[doc.pdf]]`: the page's attached file of that
+ * name as an image, a player or a link (mediaHtml); null when it can be no file address.
+ */
+function fileEmbed(link: Wikilink, from: PageRef, baseUrls: string[]): string | null {
+  const name = baseName(link.target);
+  const url = resolveFileHref(`files/${encodeURIComponent(name)}`, from, baseUrls);
+  if (!url) return null;
+  const { size } = splitSize(link.label ? `|${link.label}` : '');
+  return mediaHtml(mediaKind(name) ?? 'image', url, name, size, link.heading);
+}
+
+/**
+ * An image of an attached file: by its extension an image (`![alt|100](…)` and `|100x145` give
+ * its size, as in Obsidian), an audio or a video player, or a PDF link (mediaHtml).
+ */
+function fileImage(parser: MarkdownIt, image: Token, url: string): void {
+  const alt = parser.renderer.renderInlineAsText(image.children ?? [], parser.options, {});
+  const { text, size } = splitSize(alt);
+  const path = url.replace(/[?#].*$/, '');
+  image.type = 'html_inline';
+  image.content = mediaHtml(mediaKind(decodeSafe(path)) ?? 'image', url, text, size, null, image.attrGet('title'));
+  image.children = null;
+  image.attrs = null;
 }
 
 /** An image that is neither an attached file nor data:, shown as a link to it (its alt text as the label). */

@@ -5,7 +5,7 @@
 // autolinks are rewritten; fenced code blocks are left as written (links in code are not links).
 import type { PageRef } from '../../model.ts';
 import { resolveLinkTarget } from './extract.ts';
-import { parseWikilink } from './wikilinks.ts';
+import { isFileTarget, parseWikilink } from './wikilinks.ts';
 
 // `](dest` of an inline link or image, `[label]: dest` of a definition, `<scheme://…>` autolinks.
 const INLINE = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*)/g;
@@ -14,6 +14,8 @@ const AUTOLINK = /(<)([a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*)(?=>)/g;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 // `[[…]]`, not an embed `![[…]]`.
 export const WIKILINK = /(?<!!)\[\[([^[\]\n]+)\]\]/g;
+// `[[…]]` or an embed `![[…]]` (group 1: the `!`): a move rewrites both.
+const WIKILINK_OR_EMBED = /(!?)\[\[([^[\]\n]+)\]\]/g;
 
 /**
  * For a move's rewrite of wikilinks: the new target text of a wikilink from `from` whose target
@@ -33,14 +35,14 @@ export function hrefOf(to: PageRef): string {
 export function rewriteLinks(
   content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[], wiki?: WikiRewrite, keepText = false,
 ): string {
-  const rewriteWiki = (m: string, inner: string): string => {
+  const rewriteWiki = (m: string, bang: string, inner: string): string => {
     const link = wiki && parseWikilink(inner);
-    if (!link || link.target === '') return m;
+    if (!link || link.target === '' || (bang && isFileTarget(link.target))) return m;
     const to = wiki(link.target, from);
     if (to === null) return m;
     const bar = inner.includes('\\|') ? '\\|' : '|';
-    const label = link.label ?? (keepText ? link.target : null);
-    return `[[${to}${link.heading ? `#${link.heading}` : ''}${label ? `${bar}${label}` : ''}]]`;
+    const label = link.label ?? (keepText && !bang ? link.target : null); // an embed's `|…` is its size, not a label
+    return `${bang}[[${to}${link.heading ? `#${link.heading}` : ''}${label ? `${bar}${label}` : ''}]]`;
   };
   const rewriteDest = (dest: string): string => {
     const angle = dest.startsWith('<') && dest.endsWith('>');
@@ -61,7 +63,7 @@ export function rewriteLinks(
       .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
       .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
       .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest));
-    return wiki ? links.replace(WIKILINK, rewriteWiki) : links;
+    return wiki ? links.replace(WIKILINK_OR_EMBED, rewriteWiki) : links;
   });
 }
 

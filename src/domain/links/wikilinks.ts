@@ -53,21 +53,47 @@ export function wikilinkEnd(src: string, open: number, max = src.length): number
   return -1;
 }
 
-/** The markdown-it inline rule: a `wikilink` token (meta: Wikilink) for `[[…]]`, not after `!`. */
+// Files Obsidian embeds or links by name (images, audio, video, PDF): `[[x.png]]` and `![[x.png]]`
+// name a file, not a page (docs/markdown.md "Files").
+const IMAGE_EXT = ['png', 'jpg', 'jpeg', 'gif', 'webp', 'svg', 'avif', 'bmp'];
+const AUDIO_EXT = ['mp3', 'ogg', 'wav', 'm4a', 'flac', 'oga', 'opus'];
+const VIDEO_EXT = ['mp4', 'webm', 'mov', 'ogv', 'm4v'];
+const MEDIA_KIND = new Map<string, 'image' | 'audio' | 'video' | 'pdf'>([
+  ...IMAGE_EXT.map((e) => [e, 'image'] as const), ...AUDIO_EXT.map((e) => [e, 'audio'] as const),
+  ...VIDEO_EXT.map((e) => [e, 'video'] as const), ['pdf', 'pdf'],
+]);
+
+/** What kind of file a name or path names by its extension (case-insensitive), or null for none of them. */
+export function mediaKind(name: string): 'image' | 'audio' | 'video' | 'pdf' | null {
+  const dot = name.lastIndexOf('.');
+  if (dot < 0 || dot < name.lastIndexOf('/')) return null;
+  return MEDIA_KIND.get(name.slice(dot + 1).toLowerCase()) ?? null;
+}
+
+/** Whether a wikilink's target names a file (mediaKind), which is no page link. */
+export const isFileTarget = (target: string): boolean => mediaKind(target) !== null;
+
+/**
+ * The markdown-it inline rule: a `wikilink` token (meta: Wikilink) for `[[…]]`, a `wikiembed`
+ * token for `![[…]]` (an Obsidian embed).
+ */
 export function wikilinkPlugin(md: MarkdownIt): void {
   md.inline.ruler.before('link', 'wikilink', (state: StateInline, silent: boolean) => {
     const src = state.src;
-    const pos = state.pos;
+    let pos = state.pos;
+    const embed = src.charCodeAt(pos) === 0x21;
+    if (embed) pos++;
     if (src.charCodeAt(pos) !== 0x5b || src.charCodeAt(pos + 1) !== 0x5b) return false;
-    if (pos > 0 && src.charCodeAt(pos - 1) === 0x21) return false; // `![[…]]`: an embed, not a link
+    // `![[…]]` that is no embed is no link either
+    if (!embed && pos > 0 && src.charCodeAt(pos - 1) === 0x21) return false;
     const end = wikilinkEnd(src, pos, state.posMax);
     if (end < 0) return false;
     const link = parseWikilink(src.slice(pos + 2, end));
-    if (!link) return false;
+    if (!link || (embed && link.target === '' && !link.heading)) return false;
     if (!silent) {
-      const token = state.push('wikilink', '', 0);
+      const token = state.push(embed ? 'wikiembed' : 'wikilink', '', 0);
       token.meta = link;
-      token.content = src.slice(pos, end + 2);
+      token.content = src.slice(state.pos, end + 2);
     }
     state.pos = end + 2;
     return true;
