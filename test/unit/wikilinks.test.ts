@@ -138,7 +138,7 @@ describe('rewriting wikilinks after a move', () => {
     ['[[/home|start]]', '[[eng/home|start]]'],
     ['[[setup]][[../home]]', '[[manual/install]][[eng/home]]'],
     ['| [[setup\\|s]] |', '| [[manual/install\\|s]] |'],
-    ['![[setup]] `x` [[other]]', '![[setup]] `x` [[other]]'],
+    ['![[setup]] `x` [[other]]', '![[manual/install]] `x` [[other]]'], // an embed of a page is a link: a move rewrites it
     ['```\n[[setup]]\n```', '```\n[[setup]]\n```'],
   ])('%s', (input, output) => {
     expect(rewriteLinks(input, at('guides/intro'), moved, [], wiki)).toBe(output);
