@@ -6,7 +6,8 @@
 // copy of the text. Replacing the whole text (a restored draft, a merge, a template) is an explicit
 // request: `replace` with a new `seq` (see useReplace), applied once as one undoable step.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { EditorHandle } from '../editor/codemirror.ts';
+import type { AttachFile, CursorBlocks, EditorHandle, WikilinkSource } from '../editor/codemirror.ts';
+import type { AttachEvents } from '../lib/attachments.ts';
 
 export interface ReplaceRequest { text: string; seq: number }
 
@@ -19,6 +20,12 @@ interface Props {
   onSave?: () => void;
   describedBy?: string;
   placeholder?: string;
+  /** `[[` completion over page titles. */
+  wikilinks?: WikilinkSource;
+  /** Pasted and dropped files: made once, with the events that tell the person what happened. */
+  files?: (on: AttachEvents) => AttachFile;
+  /** Where the cursor is among the text's blocks (for the preview to follow). */
+  onCursor?: (b: CursorBlocks) => void;
 }
 
 /** A replace request and the function that makes one: each call is applied exactly once. */
@@ -27,12 +34,14 @@ export function useReplace(): [ReplaceRequest | null, (text: string) => void] {
   return [req, (text) => setReq((r) => ({ text, seq: (r?.seq ?? 0) + 1 }))];
 }
 
-export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, describedBy, placeholder }: Props) {
+export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, describedBy, placeholder, wikilinks, files, onCursor }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const handle = useRef<EditorHandle | null>(null);
-  const latest = useRef({ onChange, onSave });
-  latest.current = { onChange, onSave };
+  const latest = useRef({ onChange, onSave, onCursor });
+  latest.current = { onChange, onSave, onCursor };
+  // What happened to the last pasted or dropped file: a status, or an alert when it was refused.
+  const [notice, setNotice] = useState<{ text: string; error: boolean } | null>(null);
   const [first] = useState(initial);
   const [ready, setReady] = useState(false);
 
@@ -46,6 +55,12 @@ export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, 
         doc: ta ? ta.value : first, label, describedBy, placeholder,
         onChange: (v) => latest.current.onChange(v),
         onSave: () => latest.current.onSave?.(),
+        wikilinks,
+        attach: files?.({
+          done: (name, queued) => setNotice({ text: queued ? `${name} will be attached when the page is created.` : `Attached ${name}.`, error: false }),
+          failed: (text) => setNotice({ text, error: true }),
+        }),
+        onCursor: (b) => latest.current.onCursor?.(b),
       });
       if (ta && document.activeElement === ta) handle.current.focus({ anchor: ta.selectionStart, head: ta.selectionEnd });
       setReady(true);
@@ -65,14 +80,17 @@ export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, 
   }, [replace?.seq]);
 
   return (
-    <div class="md-editor" id={id}>
-      <div ref={host} class="cm-host" />
-      {!ready && (
-        // Uncontrolled: the DOM keeps what is typed; the parent only hears about it.
-        <textarea ref={area} class="md-fallback" aria-label={label} aria-describedby={describedBy} defaultValue={first} placeholder={placeholder}
-          onInput={(e) => latest.current.onChange(e.currentTarget.value)}
-          onKeyDown={(e) => { if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); latest.current.onSave?.(); } }} />
-      )}
-    </div>
+    <>
+      <div class="md-editor" id={id}>
+        <div ref={host} class="cm-host" />
+        {!ready && (
+          // Uncontrolled: the DOM keeps what is typed; the parent only hears about it.
+          <textarea ref={area} class="md-fallback" aria-label={label} aria-describedby={describedBy} defaultValue={first} placeholder={placeholder}
+            onInput={(e) => latest.current.onChange(e.currentTarget.value)}
+            onKeyDown={(e) => { if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); latest.current.onSave?.(); } }} />
+        )}
+      </div>
+      {notice && <p class={notice.error ? 'field-error' : 'muted small'} role={notice.error ? 'alert' : 'status'}>{notice.text}</p>}
+    </>
   );
 }

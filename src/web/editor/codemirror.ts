@@ -5,6 +5,12 @@ import { EditorView, keymap, placeholder as placeholderExt, drawSelection, highl
 import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from '@codemirror/commands';
 import { Language, LanguageSupport, defineLanguageFacet, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
 import { parser as markdownParser, GFM } from '@lezer/markdown';
+import { cursorBlockReporter, type CursorBlocks } from './cursor-block.ts';
+import { fileDrop, type AttachFile } from './file-drop.ts';
+import { formatKeymap } from './format-keys.ts';
+import { wikilinkCompletion, type WikilinkSource } from './wikilink-completion.ts';
+
+export type { AttachFile, CursorBlocks, WikilinkSource };
 
 // Markdown straight from @lezer/markdown: @codemirror/lang-markdown would bring the HTML, CSS and
 // JavaScript languages along (measured: 174 KB gzipped instead of the budget's 150).
@@ -18,6 +24,12 @@ export interface EditorOptions {
   placeholder?: string;
   onChange: (doc: string) => void;
   onSave?: () => void;
+  /** `[[` completion over page titles. */
+  wikilinks?: WikilinkSource;
+  /** Pasted and dropped files: uploads each, resolves to the address to link. */
+  attach?: AttachFile;
+  /** Where the cursor is among the text's blocks, for the preview to follow. */
+  onCursor?: (b: CursorBlocks) => void;
 }
 
 /**
@@ -46,7 +58,9 @@ function cspNonce(): string {
 }
 
 export function createEditor(parent: HTMLElement, opts: EditorOptions): EditorHandle {
-  const attrs: Record<string, string> = { 'aria-label': opts.label, 'aria-multiline': 'true', spellcheck: 'true' };
+  // tabindex 0 (where contenteditable already is in the tab order): axe then sees the scroller as
+  // holding focusable content (scrollable-region-focusable) in a long page.
+  const attrs: Record<string, string> = { 'aria-label': opts.label, 'aria-multiline': 'true', spellcheck: 'true', tabindex: '0' };
   if (opts.describedBy) attrs['aria-describedby'] = opts.describedBy;
   const view = new EditorView({
     parent,
@@ -61,8 +75,12 @@ export function createEditor(parent: HTMLElement, opts: EditorOptions): EditorHa
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         EditorView.lineWrapping,
         placeholderExt(opts.placeholder ?? ''),
+        opts.wikilinks ? wikilinkCompletion(opts.wikilinks) : [],
+        opts.attach ? fileDrop(opts.attach) : [],
+        opts.onCursor ? cursorBlockReporter(opts.onCursor) : [],
         keymap.of([
           { key: 'Mod-s', preventDefault: true, run: () => { opts.onSave?.(); return true; } },
+          ...formatKeymap,
           indentWithTab,
           ...defaultKeymap,
           ...historyKeymap,

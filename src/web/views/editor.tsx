@@ -7,6 +7,9 @@ import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
 import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
+import type { CursorBlocks } from '../editor/codemirror.ts';
+import { uploader } from '../lib/attachments.ts';
+import { titleSource } from '../lib/title-source.ts';
 import { Preview } from '../components/preview.tsx';
 import { RecordForm } from '../components/record-form.tsx';
 import { AsyncView, Breadcrumbs, ErrorBox, useTitle } from '../components/ui.tsx';
@@ -60,6 +63,10 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     return d && (d.title !== page.title || d.content !== page.content || d.baseVersion !== page.version) ? d : null;
   });
   const preview = usePreview(space, path, content);
+  // Where the cursor is, for the preview to follow (set only when its block or line changes).
+  const [cursor, setCursor] = useState<CursorBlocks | null>(null);
+  const onCursor = (b: CursorBlocks): void => setCursor((c) => (c && c.at === b.at && c.fraction === b.fraction && c.tags.length === b.tags.length ? c : b));
+  const wikilinks = useMemo(() => titleSource(() => space), [space]);
 
   const metadata = (): Metadata => {
     if (!fields) return fromRows(rows);
@@ -171,10 +178,11 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
         <div class="split">
           <div class="field">
             <span class="label" id="ed-content-label">Content</span>
-            <MarkdownEditor id="ed-content" label="Content" initial={page.content} replace={replaceReq} onChange={setContent} onSave={() => void save()} describedBy={contentIssue ? 'ed-content-error' : undefined} />
+            <MarkdownEditor id="ed-content" label="Content" initial={page.content} replace={replaceReq} onChange={setContent} onSave={() => void save()} describedBy={contentIssue ? 'ed-content-error' : undefined}
+              wikilinks={wikilinks} files={(on) => uploader(space, path, on)} onCursor={onCursor} />
             <FieldError id="ed-content" issue={contentIssue} />
           </div>
-          <Preview html={preview.html} error={preview.error} />
+          <Preview html={preview.html} error={preview.error} cursor={cursor} />
         </div>
         <section class="panel" aria-labelledby="ed-meta-title">
           <h2 id="ed-meta-title">{fields ? `Record: ${page.template}` : 'Metadata'}</h2>

@@ -11,6 +11,8 @@ import { RecordForm } from '../components/record-form.tsx';
 import { slugify } from '../../text/slug.ts';
 import { Breadcrumbs, ErrorBox, Loading, NotFound, useTitle } from '../components/ui.tsx';
 import { fromRaw, initialRaw, type RawValues } from '../lib/metadata-form.ts';
+import { FileQueue } from '../lib/attachments.ts';
+import { titleSource } from '../lib/title-source.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
@@ -62,6 +64,13 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
   // What the last template filled in, so choosing another replaces only untouched values.
   const filled = useRef({ title: '', content: '', path: props.path });
   const template = useMemo(() => props.templates.find((t) => tid(t) === templateId), [templateId]);
+  // Files pasted or dropped before the page exists wait here; they are attached once it is created.
+  const [queue] = useState(() => new FileQueue());
+  const spaceNow = useRef(space);
+  spaceNow.current = space;
+  const [wikilinks] = useState(() => titleSource(() => spaceNow.current));
+  // The page was created but some of its files could not be attached: say so, and link the page.
+  const [partly, setPartly] = useState<{ page: Page; failed: string[] } | null>(null);
 
   const applyTemplate = (t: Template | undefined): void => {
     const f = filled.current;
@@ -90,6 +99,8 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
       if (!space) throw new ApiError(problemOf(400, { title: 'Choose a space', detail: 'Choose a space', issues: [{ key: 'space', code: 'required', message: 'choose a space' }] }));
       if (!path.trim() || path.endsWith('/')) throw new ApiError(problemOf(400, { title: 'The path is missing', detail: 'Give the page a path', issues: [{ key: 'path', code: 'required', message: 'give the page a path, e.g. guides/setup' }] }));
       const page = await put<Page>(pageApi(space, path.trim()), body);
+      const failed = queue.size > 0 ? await queue.uploadAll(page.space, page.path, content) : [];
+      if (failed.length > 0) { setPartly({ page, failed }); setBusy(false); return; }
       navigate(href.page(page.space, page.path));
     } catch (err) {
       setBusy(false);
@@ -161,12 +172,19 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
         )}
         <div class="field">
           <span class="label" id="np-content-label">Content</span>
-          <MarkdownEditor id="np-content" label="Content" initial="" replace={replaceReq} onChange={setContent} placeholder="Write in Markdown…" />
+          <MarkdownEditor id="np-content" label="Content" initial="" replace={replaceReq} onChange={setContent} placeholder="Write in Markdown…"
+            wikilinks={wikilinks} files={(on) => queue.attachWith(on)} />
         </div>
         {other.length > 0 && (
           <ul class="error-list" aria-label="Other problems">{other.map((i) => <li key={i.key}><span class="mono">{i.key}</span>: {i.message}</li>)}</ul>
         )}
-        <div class="actions"><button type="submit" class="button primary" disabled={busy}>{busy ? 'Creating…' : 'Create'}</button></div>
+        {partly ? (
+          <div class="error-box" role="alert">
+            <p>The page was created, but not every file was attached:</p>
+            <ul>{partly.failed.map((m) => <li key={m}>{m}</li>)}</ul>
+            <p><a href={href.page(partly.page.space, partly.page.path)}>Open the page</a> · <a href={href.edit(partly.page.space, partly.page.path)}>Edit it</a></p>
+          </div>
+        ) : <div class="actions"><button type="submit" class="button primary" disabled={busy}>{busy ? 'Creating…' : 'Create'}</button></div>}
       </form>
     </div>
   );
