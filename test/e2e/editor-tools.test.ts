@@ -116,7 +116,7 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await expect.poll(() => editorText(page), POLL).toBe(`${first}, [[ops/roadmap|Roadmap]]`);
     await expect.poll(roadmaps, POLL).toEqual(['/app/p/wiki/archive/roadmap internal', '/app/p/ops/roadmap internal']);
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Notes' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Notes', exact: true }).waitFor();
     expect((await app.admin.get('/pages/wiki/notes')).body.content).toBe(`${first}, [[ops/roadmap|Roadmap]]`);
   });
 
@@ -143,7 +143,7 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await checkA11y(page, 'editor after pasting and dropping files');
     if (process.env.KSPACE_SHOT_DIR) await page.screenshot({ path: `${process.env.KSPACE_SHOT_DIR}/paste.png` });
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Trip' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Trip', exact: true }).waitFor();
     await expect.poll(() => imageWidth(page.getByRole('main'), 'map view.png'), POLL).toBe(80);
   });
 
@@ -173,7 +173,7 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await page.getByRole('status').filter({ hasText: 'bird.png will be attached when the page is created.' }).waitFor(POLL);
     await checkA11y(page, 'New Page with a queued file');
     await page.getByRole('button', { name: 'Create' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Field report' }).waitFor(POLL);
+    await page.getByRole('heading', { level: 1, name: 'Field report', exact: true }).waitFor(POLL);
     expect(await fileNames('field-report')).toEqual(['bird.png']);
     await expect.poll(() => imageWidth(page.getByRole('main'), 'bird.png'), POLL).toBe(64);
   });

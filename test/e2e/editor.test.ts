@@ -65,7 +65,7 @@ describe('the editor', { timeout: 90_000 }, () => {
     // The other person changes the first line and saves first.
     await content(theirs).fill('line one, edited by them\nline two\nline three');
     await theirs.getByRole('button', { name: 'Save' }).click();
-    await theirs.getByRole('heading', { level: 1, name: 'Plan' }).waitFor();
+    await theirs.getByRole('heading', { level: 1, name: 'Plan', exact: true }).waitFor();
     // I change the last line and save: refused, both versions shown, a merge offered.
     await content(mine).fill('line one\nline two\nline three, edited by me');
     await mine.keyboard.press('Control+s');
@@ -77,7 +77,7 @@ describe('the editor', { timeout: 90_000 }, () => {
     await expect.poll(() => merged.inputValue(), POLL).toBe('line one, edited by them\nline two\nline three, edited by me');
     await checkA11y(mine);
     await conflict.getByRole('button', { name: 'Save merged version' }).click();
-    await mine.getByRole('heading', { level: 1, name: 'Plan' }).waitFor();
+    await mine.getByRole('heading', { level: 1, name: 'Plan', exact: true }).waitFor();
     const page = await app.admin.get('/pages/docs/plan');
     expect(page.body.content).toBe('line one, edited by them\nline two\nline three, edited by me');
     expect(page.body.version).toBe(3);
@@ -94,7 +94,7 @@ describe('the editor', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Restore draft' }).click();
     await expect.poll(() => content(page).textContent(), POLL).toContain('and a sentence typed but never saved');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Notes' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Notes', exact: true }).waitFor();
     expect((await app.admin.get('/pages/docs/notes')).body.content).toBe('saved text\nand a sentence typed but never saved');
   });
 
