@@ -1,4 +1,4 @@
-// A person's favourite pages (docs/api.md, Favourites).
+// A person's favourite pages (docs/api.md, Principals and keys).
 import * as v from 'valibot';
 import { addFavourite, listFavourites, removeFavourite } from '../../domain/favourites.ts';
 import { endpoint } from '../endpoint.ts';
