@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, pageApi } from '../api/client.ts';
 import type { Page, Revision } from '../api/types.ts';
-import { mergeThreeWay } from '../lib/diff.ts';
+import { mergeThreeWay } from '../../text/line-merge.ts';
 
 interface Props {
   base: Page;

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { get, pageApi, put, query } from '../api/client.ts';
 import type { Page, Revision, RevisionSummary } from '../api/types.ts';
 import { AsyncView, Breadcrumbs, Badge, ErrorBox, useTitle } from '../components/ui.tsx';
-import { diffLines } from '../lib/diff.ts';
+import { diffLines } from '../../text/line-merge.ts';
 import { fullTime, relativeTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';

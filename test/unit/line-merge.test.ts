@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, mergeThreeWay } from '../../../src/web/lib/diff.ts';
+import { diffLines, mergeThreeWay } from '../../src/text/line-merge.ts';
 
 describe('diffLines', () => {
   it.each([

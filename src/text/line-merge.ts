@@ -1,5 +1,5 @@
-// Line diff (LCS) and a three-way line merge: enough for the history view and for resolving a
-// conflicting save without losing either side.
+// Line diff (LCS) and a three-way line merge: enough for the history view, for resolving a
+// conflicting save without losing either side, and for `kspace sync` (both sides changed a page).
 
 export type DiffOp = { type: 'same' | 'add' | 'del'; line: string };
 
