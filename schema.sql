@@ -214,6 +214,9 @@ CREATE TABLE title_words (
   PRIMARY KEY (whole, word, page_id)
 ) WITHOUT ROWID;
 CREATE INDEX title_words_page ON title_words(page_id, whole, word);
+-- The live pages in the order of GET /search/titles's groups: shorter titles, then recently changed.
+CREATE INDEX pages_title_order ON pages(length(title), updated_at DESC, id, space_id, has_acl, deleted_at)
+    WHERE deleted_at IS NULL;
 
 -- Events outbox, written in the same transaction as the change it describes, when an enabled
 -- subscription can receive the event (src/store/events.ts). The webhook dispatcher reads rows

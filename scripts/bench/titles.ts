@@ -11,7 +11,7 @@ import { rawClient, type RawClient } from '../lib/raw-client.ts';
 import { insertCorpus } from '../lib/search-corpus.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
-const TARGET_MS = 100; // a keystroke's answer (issue 35 item 4)
+const TARGET_MS = 100; // a keystroke's answer (issue 37)
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const n = opts.quick ? Math.min(opts.pages, 10_000) : opts.pages;
@@ -32,7 +32,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const me = await (await fetch(`${server.url}/me`, { headers: authHeaders(BENCH_ADMIN_KEY) })).json();
     await server.stop();
     insertCorpus(dir, n, me.id, other.id);
-    server = await startChild(dir);
+    // The rebuild of 100,000 pages can take longer than a request may on a loaded machine.
+    server = await startChild(dir, { SERVICE_MAX_REQUEST_MS: '900000' });
     await post(server.url, '/links/rebuild'); // fills the title index of the bulk-inserted pages
     const db = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     const titles = (db.prepare('SELECT title FROM pages ORDER BY random() LIMIT 200').all() as Array<{ title: string }>).map((r) => r.title);
@@ -47,11 +48,22 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       ['reads all', await rawClient(server.port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` })],
       ['reads half', await rawClient(server.port, { authorization: `Bearer ${halfKey}` })],
     ];
+    // The keystrokes by what was typed so far: 1, 2 or 3 letters of a word, a longer piece of one, two words.
+    const kinds: Array<[string, (q: string) => boolean]> = [
+      ['1 letter', (q) => q.length === 1], ['2 letters', (q) => q.length === 2], ['3 letters', (q) => q.length === 3],
+      ['4+ letters of one word', (q) => q.length > 3 && !q.includes(' ')], ['two words', (q) => q.includes(' ')],
+    ];
     for (const [who, c] of callers) {
       const t = await timeGets(c, queries.map((q) => `/search/titles?q=${encodeURIComponent(q)}`));
       out.push({ name: `GET /search/titles, ${queries.length} keystrokes' queries, p50 (${who}, ${n.toLocaleString('en')} pages)`, value: t.p50, unit: 'ms' });
       out.push({ name: `GET /search/titles, keystrokes' queries, p99 (${who})`, value: t.p99, unit: 'ms', target: `≤ ${TARGET_MS}`, pass: t.p99 <= TARGET_MS });
       out.push({ name: `GET /search/titles, slowest keystroke's query (${who})`, value: t.max, unit: 'ms' });
+      for (const [kind, is] of kinds) {
+        const times = t.each.filter((_, i) => is(queries[i])).sort((a, b) => a - b);
+        if (times.length === 0) continue;
+        out.push({ name: `GET /search/titles, ${kind} (${times.length} queries), p50 (${who})`, value: percentile(times, 0.5), unit: 'ms' });
+        out.push({ name: `GET /search/titles, ${kind}, p99 (${who})`, value: percentile(times, 0.99), unit: 'ms' });
+      }
     }
   } finally {
     await server?.stop();
@@ -60,7 +72,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   return out;
 }
 
-async function timeGets(c: RawClient, urls: string[]): Promise<{ p50: number; p99: number; max: number }> {
+async function timeGets(c: RawClient, urls: string[]): Promise<{ p50: number; p99: number; max: number; each: number[] }> {
   for (const u of urls.slice(0, 200)) await c.get(u); // warm-up
   const t: number[] = [];
   for (const u of urls) {
@@ -69,6 +81,7 @@ async function timeGets(c: RawClient, urls: string[]): Promise<{ p50: number; p9
     t.push(performance.now() - t0);
     if (status !== 200) throw new Error(`GET ${u}: ${status}`);
   }
+  const each = [...t];
   t.sort((a, b) => a - b);
-  return { p50: percentile(t, 0.5), p99: percentile(t, 0.99), max: t[t.length - 1] };
+  return { p50: percentile(t, 0.5), p99: percentile(t, 0.99), max: t[t.length - 1], each };
 }

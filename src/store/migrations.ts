@@ -4,7 +4,7 @@ import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
-import { fillTitleWords, TITLE_WORDS_SQL } from './title-words-schema.ts';
+import { fillTitleWords, PAGES_TITLE_ORDER_SQL, TITLE_WORDS_SQL } from './title-words-schema.ts';
 
 /**
  * The page size of a new kspace.db. A page row (a little over a 2 KB page's text) is stored whole
@@ -44,7 +44,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -141,6 +141,11 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     sql: `CREATE TABLE favourites (
         principal_id TEXT NOT NULL REFERENCES principals(id), page_id INTEGER NOT NULL REFERENCES pages(id),
         created_at TEXT NOT NULL, PRIMARY KEY (principal_id, page_id)) WITHOUT ROWID;`,
+  },
+  {
+    // The live pages in the order of GET /search/titles's groups (store/title-words.ts).
+    to: 14,
+    sql: PAGES_TITLE_ORDER_SQL,
   },
 ];
 

@@ -38,6 +38,14 @@ export const TITLE_WORDS_SQL = `CREATE TABLE title_words (
     PRIMARY KEY (whole, word, page_id)) WITHOUT ROWID;
   CREATE INDEX title_words_page ON title_words(page_id, whole, word);`;
 
+/**
+ * The live pages by title length, then most recently changed (then id, the index's last column),
+ * as GET /search/titles orders each group; with the columns the access check reads, so that
+ * walking it reads a page row only for a match.
+ */
+export const PAGES_TITLE_ORDER_SQL = `CREATE INDEX pages_title_order ON pages(length(title), updated_at DESC, id, space_id, has_acl, deleted_at)
+    WHERE deleted_at IS NULL;`;
+
 /** Fills the title index from every live page (the migration to schema version 12). */
 export function fillTitleWords(db: Db): void {
   const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{ id: number; path: string; title: string; frontmatter: string }>;

@@ -21,5 +21,5 @@ export function searchTitles(svc: Services, caller: Caller, q: { q: string | nul
   const words = [...new Set(foldedWords(q.q))].slice(0, MAX_TITLE_QUERY_WORDS);
   if (words.length === 0) return { hits: [] };
   const phrase = foldedWords(q.q).join(' ');
-  return { hits: searchTitleWords(svc.db, callerParams(caller), words, phrase, spaceId, q.limit) };
+  return { hits: searchTitleWords(svc.db, callerParams(caller), { words, phrase, spaceId, limit: q.limit }) };
 }
