@@ -5,11 +5,15 @@ import { ApiError, del, get, setCsrfToken, UNAUTHORIZED_EVENT } from './api/clie
 import type { Principal, Session } from './api/types.ts';
 import { ErrorBox, Loading } from './components/ui.tsx';
 import { Header } from './components/header.tsx';
+import { Sidebar, SIDEBAR_KEEPS_FOCUS } from './components/sidebar.tsx';
+import { QuickSwitcher, useSwitcherShortcut } from './components/quick-switcher.tsx';
 import { href, navigate, parseRoute, useLocation, type Route } from './router.ts';
 import { SessionContext } from './session.ts';
 import { useShortcuts } from './lib/shortcuts.ts';
 import { SignIn } from './views/sign-in.tsx';
 import { RouteView } from './views/route-view.tsx';
+
+const NARROW = '(max-width: 900px)';
 
 export function App() {
   const loc = useLocation();
@@ -42,6 +46,8 @@ export function App() {
   }, [principal, route.name, current]);
 
   useShortcuts(route, Boolean(principal));
+  const [switcher, setSwitcher] = useState(false);
+  useSwitcherShortcut(Boolean(principal) && route.name !== 'signIn', () => setSwitcher((o) => !o));
 
   // After moving to another view, focus goes to the content (as after a page load), so keyboard
   // and screen-reader users start there; changes of the query alone (filters, dialogs) keep focus.
@@ -49,6 +55,7 @@ export function App() {
   useEffect(() => {
     if (loc.pathname === firstPath.current) return;
     firstPath.current = '';
+    if (document.activeElement?.closest(SIDEBAR_KEEPS_FOCUS) && !matchMedia(NARROW).matches) return; // browsing the tree
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [loc.pathname]);
 
@@ -69,9 +76,21 @@ export function App() {
     <SessionContext.Provider value={{ principal, signOut }}>
       <a class="skip-link" href="#main">Skip to content</a>
       <Header route={route} />
-      <main id="main" tabIndex={-1}>
-        <RouteView route={route as Exclude<Route, { name: 'signIn' }>} />
-      </main>
+      {route.name === 'page'
+        ? (
+          <div class="app-body">
+            <Sidebar key={route.space} space={route.space} current={route.path} />
+            <main id="main" tabIndex={-1}>
+              <RouteView route={route} />
+            </main>
+          </div>
+        )
+        : (
+          <main id="main" tabIndex={-1}>
+            <RouteView route={route as Exclude<Route, { name: 'signIn' }>} />
+          </main>
+        )}
+      {switcher && <QuickSwitcher space={'space' in route && route.space ? route.space : undefined} path={route.name === 'page' ? route.path : undefined} onClose={() => setSwitcher(false)} />}
     </SessionContext.Provider>
   );
 }

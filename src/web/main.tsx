@@ -2,7 +2,10 @@ import { render } from 'preact';
 import { App } from './app.tsx';
 import { pageApi, prefetch, spaceApi } from './api/client.ts';
 import { interceptLinks, parseRoute } from './router.ts';
+import { applyTheme } from './lib/theme.ts';
 import './styles.css';
+
+applyTheme();
 
 // The session and what the first view needs, asked for at once: a page view's content arrives
 // one round trip after the script instead of two (session, then page). The views take these

@@ -1,6 +1,7 @@
 // The app's header: home, the search box (`/` focuses it), new page, gallery, admin, the person and Sign out.
 import { useEffect, useState } from 'preact/hooks';
 import { SEARCH_INPUT_ID } from '../lib/shortcuts.ts';
+import { OPEN_SWITCHER_EVENT } from './quick-switcher.tsx';
 import { href, navigate, type Route } from '../router.ts';
 import { useSession } from '../session.ts';
 import { Icon } from './icons.tsx';
@@ -20,6 +21,9 @@ export function Header({ route }: { route: Route }) {
         <kbd class="hint" aria-hidden="true">/</kbd>
       </form>
       <nav class="topnav" aria-label="Main">
+        <button type="button" class="button ghost small switcher-button" aria-keyshortcuts="Control+K Meta+K" onClick={() => window.dispatchEvent(new Event(OPEN_SWITCHER_EVENT))}>
+          Go to…<kbd class="hint" aria-hidden="true">Ctrl K</kbd>
+        </button>
         <a href={href.newPage({ space })} class="button primary small" aria-label="New page" aria-keyshortcuts="n"><Icon name="plus" /><span>New page</span></a>
         <a href={href.gallery()} class="navlink">Gallery</a>
         {principal.orgAdmin && <a href={href.admin()} class="navlink">Admin</a>}

@@ -68,7 +68,7 @@ export function Breadcrumbs({ items }: { items: Crumb[] }) {
 }
 
 /** A modal dialog (native <dialog>): focus moves in, Escape closes, focus returns on close. */
-export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog({ title, onClose, children, class: extra }: { title: string; onClose: () => void; children: ComponentChildren; class?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
@@ -77,7 +77,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
     return () => { before?.focus?.(); };
   }, []);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onClose(); }}>
+    <dialog ref={ref} class={extra ? `dialog ${extra}` : 'dialog'} aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onClose(); }}>
       <div class="dialog-head">
         <h2 id="dialog-title">{title}</h2>
         <button type="button" class="icon-button" aria-label="Close" onClick={onClose}>×</button>

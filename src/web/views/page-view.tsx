@@ -13,6 +13,7 @@ import { relativeTime, fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { saveTick } from '../lib/task-tick.ts';
 import { withoutTitleHeading } from '../lib/title-heading.ts';
+import { rememberVisit } from '../lib/recent.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
 
@@ -84,6 +85,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
     return () => el.removeEventListener('change', onChange);
   });
   useTitle(page.data?.title ?? path);
+  useEffect(() => { if (page.data) rememberVisit(page.data); }, [page.data]);
   // A moved page's old address answers with the page where it is now: show that address.
   const at = page.data;
   useEffect(() => {
