@@ -106,7 +106,7 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
         aria-expanded="true" aria-controls={LIST_ID} aria-autocomplete="list"
         aria-activedescendant={options.length ? optionId(current) : undefined}
         onInput={(e) => { setText(e.currentTarget.value); setActive(0); }} onKeyDown={onKeyDown} />
-      <div id={LIST_ID} role="listbox" aria-label="Pages and commands" class="switcher-list">
+      <div id={LIST_ID} role="listbox" aria-label="Pages and commands" class="switcher-list" aria-busy={!fresh}>
         {groups(options).map(([group, items]) => (
           <div role="group" key={group} aria-labelledby={`switcher-${slugOf(group)}`}>
             <div role="presentation" id={`switcher-${slugOf(group)}`} class="switcher-group">{group}</div>
