@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractLinks } from '../../src/domain/links/extract.ts';
-import { appPageHref, headingId, renderMarkdown } from '../../src/domain/links/render.ts';
+import { headingId } from '../../src/domain/links/heading-id.ts';
+import { appPageHref, renderMarkdown } from '../../src/domain/links/render.ts';
 import type { PageRef } from '../../src/model.ts';
 
 const FROM: PageRef = { space: 'team', path: 'notes/page' };

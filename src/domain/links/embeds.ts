@@ -5,7 +5,7 @@
 import type MarkdownIt from 'markdown-it';
 import { getLinkParsers } from './parsers.ts';
 import { BLOCK_ID, openOfBlockBefore } from './obsidian-syntax.ts';
-import { headingId } from './render.ts';
+import { headingId } from './heading-id.ts';
 
 type Token = ReturnType<MarkdownIt['parse']>[number];
 

@@ -15,6 +15,7 @@ import { MARKDOWN_OPTIONS } from './parsers.ts';
 import { NOTHING, isFileTarget, mediaKind, resolveWikilink, wikilinkPlugin, type Wikilink } from './wikilinks.ts';
 import { blockAnchor, obsidianSyntax } from './obsidian-syntax.ts';
 import { embedUnavailable, isStandalone, mediaHtml, splitSize } from './embeds.ts';
+import { headingId } from './heading-id.ts';
 
 type Token = ReturnType<MarkdownIt['parse']>[number];
 
@@ -45,11 +46,6 @@ export function appPageHref(ref: PageRef): string {
   return `/app/p/${encodeURIComponent(ref.space)}/${ref.path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** A heading's id: `h-` + its text, lowercased, spaces to `-`, punctuation dropped. */
-export function headingId(text: string): string {
-  const slug = text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s+/g, '-');
-  return `h-${slug || 'section'}`;
-}
 
 /**
  * The fragment of a wikilink's `#heading`: `#^id` a block (blockAnchor), `#A#B` heading B (under
