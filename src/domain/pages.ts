@@ -5,6 +5,7 @@ import { AppError, invalid, notFound } from './errors.ts';
 import { recordPageEvent } from './events.ts';
 import { accessChanged, openBatch, pageRemoved, pageWritten, withBatch } from './indexes/list.ts';
 import type { IndexBatch } from './indexes/types.ts';
+import { preparedFor, type PreparedLinks } from './links/prepare.ts';
 import { byAddress, planRename, renameRewrites, type RenamePlan, type RenameResult } from './renames.ts';
 import { checkMetadata, normalizeMetadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
@@ -103,10 +104,12 @@ export type WriteResult = { page: Page; created: boolean; changed: boolean; rena
 
 /**
  * The one page write path: HTTP, MCP and import all come here. One transaction. `batch`: the
- * derived indexes' batch of an import chunk (indexes/list.ts), which its owner finishes.
+ * derived indexes' batch of an import chunk (indexes/list.ts), which its owner finishes. `links`:
+ * the content's links, read before the transaction (links/prepare.ts).
  */
 export function putPage(
-  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput, opts: { renameLinks?: boolean; batch?: IndexBatch } = {},
+  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput,
+  opts: { renameLinks?: boolean; batch?: IndexBatch; links?: PreparedLinks } = {},
 ): WriteResult {
   const limits = svc.config.limits;
   const issues: Issue[] = [];
@@ -171,7 +174,7 @@ export function putPage(
     // A new title takes the wikilinks that meant the page by its old one along (domain/renames.ts).
     const plan = live && opts.renameLinks !== false && next.title !== live.title
       ? planRename(svc, live.id, { space: space.slug, path }, live.title) : null;
-    const written = writeRevision(svc, caller, space, path, existing, next, undefined, batch);
+    const written = writeRevision(svc, caller, space, path, existing, next, undefined, batch, opts.links);
     const renamed = plan ? rewriteLinks(svc, caller, plan, next.title, batch) : undefined;
     return { ...written, renamed, row: trashed && revivedAcl ? { ...written.row, has_acl: 1 } : written.row };
   }));
@@ -197,11 +200,11 @@ function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle:
 
 /**
  * Writes a new revision of the page at `path` (creating or reviving its row) and its derived
- * indexes (in `batch`, else a batch of its own); inside a transaction.
+ * indexes (in `batch`, else a batch of its own); inside a transaction. `links`: as putPage's.
  */
 export function writeRevision(
   svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
-  event?: { name: 'page.metadata.updated'; changedKeys: string[] }, batch?: IndexBatch,
+  event?: { name: 'page.metadata.updated'; changedKeys: string[] }, batch?: IndexBatch, links?: PreparedLinks,
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   const db = svc.db;
   // Every door (PUT, metadata patch, import, templates) writes through here.
@@ -231,6 +234,7 @@ export function writeRevision(
     frontmatter: JSON.parse(next.frontmatter),
     fresh: existing === null,
     changedKeys: event?.changedKeys,
+    links: preparedFor(links, space.slug, path, next.content),
   }, existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null));
   if (event) {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
