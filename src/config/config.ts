@@ -31,6 +31,8 @@ export type Config = {
   sessions: SessionsConfig;
   /** Primary and read replicas (docs/scale-out.md). */
   replication: ReplicationConfig;
+  /** The change feed (GET /changes, /changes/stream; docs/changes.md). */
+  changes: ChangesConfig;
   /** Tests only (SERVICE_VALIDATE_RESPONSES=1): every answer is checked against its declared schema (src/http/response-check.ts). */
   validateResponses: boolean;
 };
@@ -44,6 +46,15 @@ export type ReplicationConfig = {
   waitMs: number;
   /** SERVICE_CHECKPOINT_MODE: `litestream` = passive checkpoints only, no log restarts of kspace's own. */
   checkpointMode: 'auto' | 'litestream';
+};
+
+export type ChangesConfig = {
+  /** SERVICE_CHANGES_RETENTION_DAYS: changes are kept this long (days; decimals allowed, for tests). */
+  retentionDays: number;
+  /** SERVICE_CHANGES_MAX_STREAMS: open change streams per principal (429 beyond). */
+  maxStreams: number;
+  /** SERVICE_CHANGES_HEARTBEAT_MS: a comment line on an idle stream this often. */
+  heartbeatMs: number;
 };
 
 export type SessionsConfig = {
@@ -170,6 +181,11 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       },
     },
     replication: loadReplication(env),
+    changes: {
+      retentionDays: toPositive('SERVICE_CHANGES_RETENTION_DAYS', env.SERVICE_CHANGES_RETENTION_DAYS ?? 7),
+      maxStreams: toInt('SERVICE_CHANGES_MAX_STREAMS', env.SERVICE_CHANGES_MAX_STREAMS ?? 10, 1, 100_000),
+      heartbeatMs: toInt('SERVICE_CHANGES_HEARTBEAT_MS', env.SERVICE_CHANGES_HEARTBEAT_MS ?? 15_000, 10, 15_000),
+    },
     validateResponses: env.SERVICE_VALIDATE_RESPONSES === '1',
   };
 }

@@ -2,6 +2,7 @@ import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
 import { canCreateIn, canDeletePage, canReadPage, canRestoreTrashed, canWritePage } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
+import { readersBefore, recordChange } from './changes.ts';
 import { recordPageEvent } from './events.ts';
 import { accessChanged, openBatch, pageRemoved, pageWritten, withBatch } from './indexes/list.ts';
 import type { IndexBatch } from './indexes/types.ts';
@@ -204,7 +205,7 @@ function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle:
  */
 export function writeRevision(
   svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
-  event?: { name: 'page.metadata.updated'; changedKeys: string[] }, batch?: IndexBatch, links?: PreparedLinks,
+  event?: { name: 'page.metadata.updated'; changedKeys: string[] } | { name: 'page.restored' }, batch?: IndexBatch, links?: PreparedLinks,
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   const db = svc.db;
   // Every door (PUT, metadata patch, import, templates) writes through here.
@@ -233,14 +234,16 @@ export function writeRevision(
     id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
     frontmatter: JSON.parse(next.frontmatter),
     fresh: existing === null,
-    changedKeys: event?.changedKeys,
+    changedKeys: event?.name === 'page.metadata.updated' ? event.changedKeys : undefined,
     links: preparedFor(links, space.slug, path, next.content),
   }, existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null));
-  if (event) {
+  if (event?.name === 'page.metadata.updated') {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
   } else {
     recordPageEvent(db, created ? 'page.created' : 'page.updated', caller, space, { path, title: next.title, version }, now);
   }
+  // The change feed names a restore from the trash as such (webhooks: page.created).
+  recordChange(db, caller, { event: event?.name === 'page.restored' ? 'page.restored' : created ? 'page.created' : 'page.updated', pageId: id, path, version, at: now });
   // The row as just written (insertPage/updatePage set every column but has_acl and created_at).
   const row: PageRow = {
     id, space_id: space.id, path, ...next, version,
@@ -263,6 +266,7 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
       throw new AppError('forbidden', space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space');
     }
     const now = svc.now();
+    const before = readersBefore(svc.db, page.id, path);
     const batch = openBatch(svc);
     pageRemoved(batch, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content });
     // The page's ACL goes with the page (the trash keeps it for a restore); the history it
@@ -273,6 +277,7 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
     // What the indexes do once the page is gone (wikilinks that meant it resolve without it).
     batch.finish();
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
+    recordChange(svc.db, caller, { event: 'page.deleted', pageId: page.id, path, version: page.version, at: now, before, gone: true });
   });
   notifyEventsWritten(svc);
 }
