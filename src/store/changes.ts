@@ -12,7 +12,8 @@ export const CHANGES_SQL = `CREATE TABLE changes (
     from_space_id INTEGER, from_path TEXT, from_readers TEXT, actor_id TEXT NOT NULL, actor_kind TEXT NOT NULL);
   CREATE INDEX changes_txid ON changes(txid);
   CREATE INDEX changes_at ON changes(at);
-  INSERT INTO derived_state (name, value) SELECT 'changes_floor', CAST(n AS TEXT) FROM txid WHERE id = 1;`;
+  INSERT INTO derived_state (name, value) SELECT 'changes_floor', CAST(n AS TEXT) FROM txid WHERE id = 1
+    ON CONFLICT (name) DO UPDATE SET value = excluded.value;`;
 
 export type ChangeInsert = {
   at: string;
