@@ -83,7 +83,9 @@ export function listChanges(svc: Services, caller: Caller, q: ChangesQuery): { c
 /** 410 changes_expired when changes after `since` were pruned (0: from the oldest kept). */
 export function checkSince(svc: Services, since: number): void {
   if (since > 0 && since < changesFloor(svc.db)) {
-    throw new AppError('changes_expired', `the changes after txid ${since} are no longer kept (SERVICE_CHANGES_RETENTION_DAYS is ${svc.config.changes.retentionDays}): read the current state again, then follow from the nextSince of GET /changes`);
+    throw new AppError('changes_expired', `the changes after txid ${since} are no longer kept (SERVICE_CHANGES_RETENTION_DAYS is ${svc.config.changes.retentionDays}): read the current state again, then follow from this answer's nextSince`, undefined, {
+      nextSince: readTxid(svc.db).n,
+    });
   }
 }
 

@@ -147,6 +147,7 @@ describe('retention', () => {
       expect(r.status, r.text).toBe(410);
       expect(r.headers.get('content-type')).toContain('application/problem+json');
       expect(r.body.code).toBe('changes_expired');
+      expect(r.body.nextSince).toBeGreaterThan(since); // where to follow from after reading the state again
       // From the oldest kept (0) still answers, without the pruned change.
       const kept = await short.admin.get('/changes');
       expect(kept.status).toBe(200);
