@@ -1,5 +1,4 @@
 import { indexBackfillJob } from './domain/indexes/backfill.ts';
-import { changesRetentionJob } from './domain/changes.ts';
 import { stopOffload } from './domain/offload.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +29,7 @@ export type Running = {
 };
 
 /** Background jobs (webhook dispatcher, catalog refresh, the wikilinks of older pages) register here; each gets start/stop. */
-export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher, indexBackfillJob, changesRetentionJob];
+export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher, indexBackfillJob];
 
 // The checkpointer helper starts this long after the server listens: its own start-up (Node and
 // the bundle) would otherwise share the cores with the server's first answers and lengthen the

@@ -18,6 +18,7 @@ import { registerWebhookCommands } from './webhooks.ts';
 import { registerHistoryCommands } from './history.ts';
 import { registerPeopleCommands } from './people.ts';
 import { registerCompletionCommand } from './completion.ts';
+import { registerSyncCommand } from './sync/command.ts';
 
 export { ExitError } from './exit-error.ts';
 
@@ -26,7 +27,7 @@ export const commandModules: Array<(program: Command) => void> = [
   registerPageCommands, registerMetaCommands, registerAclCommands, registerSearchCommands, registerRecordCommands,
   registerLinkCommands, registerSpaceCommands, registerSpaceTemplateCommands, registerBundleCommands,
   registerWebhookCommands, registerServeCommands, registerMcpCommand, registerHistoryCommands, registerPeopleCommands,
-  registerCompletionCommand, registerFileCommands,
+  registerCompletionCommand, registerFileCommands, registerSyncCommand,
 ];
 
 const FOOTER = `

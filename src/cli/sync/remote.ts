@@ -1,0 +1,126 @@
+// The server side of `kspace sync` (docs/sync.md): the pages of one space through the HTTP API.
+import type { BundlePage } from '../../domain/bundles/bundle.ts';
+import { pagePath, spacePath } from '../../client/paths.ts';
+import type { Api } from '../client.ts';
+import { ExitError } from '../exit-error.ts';
+
+export type ServerPage = BundlePage & { version: number };
+export type Change = { txid: number; event: string; space: string; path: string; from?: { space: string; path: string }; version?: number };
+
+export const FEED_LIMIT = 1000;
+const LIST_LIMIT = 200;
+
+/** HTTP status of a failed call, or undefined for anything else. */
+export const statusOf = (e: unknown): number | undefined => (e instanceof ExitError ? e.status : undefined);
+
+/** Whether two pages say the same (title, text, metadata, frontmatter). */
+export function samePage(a: BundlePage, b: BundlePage): boolean {
+  return a.title === b.title && a.content === b.content
+    && JSON.stringify(sorted(a.metadata)) === JSON.stringify(sorted(b.metadata))
+    && JSON.stringify(sorted(a.frontmatter)) === JSON.stringify(sorted(b.frontmatter));
+}
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
+export class Remote {
+  readonly api: Api;
+  readonly space: string;
+  /** The server has no change feed (an older kspace): rounds compare every page's version. */
+  noFeed = false;
+
+  constructor(api: Api, space: string) {
+    this.api = api;
+    this.space = space;
+  }
+
+  async getPage(page: string): Promise<ServerPage | null> {
+    try {
+      const p = await this.api.get<ServerPage>(pagePath(this.space, page));
+      return { path: p.path, title: p.title, content: p.content, metadata: p.metadata, frontmatter: p.frontmatter, version: p.version };
+    } catch (e) {
+      if (statusOf(e) === 404) return null;
+      throw e;
+    }
+  }
+
+  /** PUT of a file's page; the page's version after it. 409 comes back as null. */
+  async putPage(page: BundlePage, baseVersion: number): Promise<number | null> {
+    try {
+      const r = await this.api.json<{ version: number }>('PUT', pagePath(this.space, page.path), {
+        body: { title: page.title, content: page.content, metadata: page.metadata, frontmatter: page.frontmatter, baseVersion },
+      });
+      return r.version;
+    } catch (e) {
+      if (statusOf(e) === 409) return null;
+      throw e;
+    }
+  }
+
+  /**
+   * The txid to follow the feed from: the newest the server holds (reading the kept changes
+   * through). 0 from a server without the feed (an older kspace): each round then compares the
+   * versions of every page instead.
+   */
+  async feedHead(): Promise<number> {
+    let since = 0;
+    for (;;) {
+      let r: { changes: Change[]; nextSince: number };
+      try {
+        r = await this.api.get('/changes', { since, space: this.space, limit: FEED_LIMIT });
+      } catch (e) {
+        if (statusOf(e) === 404 && since === 0 && (e as Error).message.includes('no route')) { this.noFeed = true; return 0; }
+        throw e;
+      }
+      if (r.changes.length === 0 || r.nextSince === since) return r.nextSince;
+      since = r.nextSince;
+    }
+  }
+
+  async listVersions(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    let cursor: string | null = null;
+    do {
+      const r: { pages: Array<{ path: string; version: number }>; nextCursor: string | null } =
+        await this.api.get(spacePath(this.space, 'pages'), { limit: LIST_LIMIT, cursor });
+      for (const p of r.pages) out.set(p.path, p.version);
+      cursor = r.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  /** Every page of the space in one request (the JSON export). */
+  async exportPages(): Promise<BundlePage[]> {
+    const res = await this.api.send('GET', spacePath(this.space, 'export'));
+    const bundle = (await res.json()) as { pages: BundlePage[] };
+    return bundle.pages;
+  }
+
+  /** The changes after `since` (one page of the feed). */
+  changes(since: number): Promise<{ changes: Change[]; nextSince: number }> {
+    return this.api.get('/changes', { since, space: this.space, limit: FEED_LIMIT });
+  }
+
+  /** A move on the server; false when it cannot be one (the page or the target is not what it was). */
+  async move(from: string, to: string): Promise<boolean> {
+    try {
+      await this.api.json('POST', spacePath(this.space, 'moves'), { body: { from, to } });
+      return true;
+    } catch (e) {
+      const st = statusOf(e);
+      if (st === 404 || st === 409 || st === 400) return false;
+      throw e;
+    }
+  }
+
+  /** The page to the trash (gone already is the same). */
+  async remove(page: string): Promise<void> {
+    try {
+      await this.api.json('DELETE', pagePath(this.space, page));
+    } catch (e) {
+      if (statusOf(e) !== 404) throw e;
+    }
+  }
+}

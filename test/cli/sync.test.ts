@@ -1,0 +1,217 @@
+// `kspace sync`: two folders and one server, each change made where people make them (a file
+// written on disk, a PUT on the server), the sync process the real CLI.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
+import { KSPACE_BIN, runCli } from '../support/cli.ts';
+import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
+import { waitFor } from '../support/wait.ts';
+
+let srv: TestServer;
+const tempDir = tempDirs('sync');
+let n = 0;
+
+beforeAll(async () => {
+  srv = await startServer();
+});
+afterAll(() => srv.close());
+afterEach(() => expect(srv.errors).toEqual([]));
+
+async function newSpace(): Promise<string> {
+  const slug = `sync-${++n}`;
+  expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+  return slug;
+}
+
+async function sync(dir: string, space: string, extra: string[] = []): Promise<string> {
+  const r = await runCli(['sync', dir, '--space', space, '--once', ...extra], { url: srv.url, key: ADMIN_KEY });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+const read = (dir: string, rel: string): string => fs.readFileSync(path.join(dir, rel), 'utf8');
+function write(dir: string, rel: string, text: string): void {
+  fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+  fs.writeFileSync(path.join(dir, rel), text);
+}
+const fileOf = (title: string, content: string) => pageToFile({ path: 'x', title, content, metadata: {}, frontmatter: {} }).text;
+
+async function page(space: string, p: string) {
+  return (await srv.admin.get(`/pages/${space}/${p}`)).body as { title: string; content: string; version: number };
+}
+async function pagePaths(space: string): Promise<string[]> {
+  return ((await srv.admin.get(`/spaces/${space}/pages?limit=200`)).body.pages as Array<{ path: string }>).map((p) => p.path).sort();
+}
+/** The folder's Markdown files (the sync's own `.kspace/` aside). */
+function mdFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.name.startsWith('.')) continue;
+      if (e.isDirectory()) walk(child);
+      else if (child.endsWith('.md')) out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+describe('kspace sync', { timeout: 120_000 }, () => {
+  it('writes a space into an empty folder, then carries edits both ways', async () => {
+    const space = await newSpace();
+    await srv.admin.put(`/pages/${space}/notes/plan`, { title: 'Plan', content: 'one\ntwo\n', metadata: { status: 'draft' } });
+    await srv.admin.put(`/pages/${space}/index`, { title: 'Start', content: 'See [[Plan]].\n' });
+    const a = tempDir();
+    await sync(a, space);
+    expect(mdFiles(a)).toEqual(['index.md', 'notes/plan.md']);
+    expect(read(a, 'notes/plan.md')).toBe('---\ntitle: Plan\nstatus: draft\n---\none\ntwo\n');
+
+    // Disk → server.
+    write(a, 'notes/plan.md', '---\ntitle: Plan\nstatus: done\n---\none\ntwo\nthree\n');
+    expect(await sync(a, space)).toContain('1 to the server');
+    const p = await srv.admin.get(`/pages/${space}/notes/plan`);
+    expect(p.body).toMatchObject({ content: 'one\ntwo\nthree\n', metadata: { status: 'done' }, version: 2 });
+
+    // Server → disk.
+    await srv.admin.put(`/pages/${space}/notes/plan`, { title: 'Plan', content: 'one\nTWO\nthree\n', metadata: { status: 'done' }, baseVersion: 2 });
+    expect(await sync(a, space)).toContain('1 to disk');
+    expect(read(a, 'notes/plan.md')).toContain('one\nTWO\nthree\n');
+    // Nothing changed: nothing to do, no new version.
+    expect(await sync(a, space)).toContain('nothing to do');
+    expect((await page(space, 'notes/plan')).version).toBe(3);
+  });
+
+  it('imports a folder into an empty space and leaves dotfiles and .kspaceignore patterns alone', async () => {
+    const space = await newSpace();
+    const a = tempDir();
+    write(a, 'a.md', fileOf('A', 'alpha\n'));
+    write(a, 'drafts/b.md', fileOf('B', 'beta\n'));
+    write(a, 'scratch.tmp.md', 'temporary\n');
+    write(a, '.obsidian/workspace.md', 'not a note\n');
+    write(a, '.kspaceignore', '# mine\ndrafts/\n*.tmp.md\n');
+    await sync(a, space);
+    expect(await pagePaths(space)).toEqual(['a']);
+    // A file that matches later is no longer synced, and its page stays.
+    write(a, '.kspaceignore', 'drafts/\n*.tmp.md\na.md\n');
+    write(a, 'a.md', fileOf('A', 'changed while ignored\n'));
+    await sync(a, space);
+    expect((await page(space, 'a')).content).toBe('alpha\n');
+  });
+
+  it('merges edits of different lines, and keeps both versions of the same line', async () => {
+    const space = await newSpace();
+    await srv.admin.put(`/pages/${space}/doc`, { title: 'Doc', content: 'l1\nl2\nl3\nl4\n' });
+    const a = tempDir();
+    const b = tempDir();
+    await sync(a, space);
+    await sync(b, space);
+    // Different lines: a merge on both sides.
+    write(a, 'doc.md', fileOf('Doc', 'L1 by a\nl2\nl3\nl4\n'));
+    write(b, 'doc.md', fileOf('Doc', 'l1\nl2\nl3\nL4 by b\n'));
+    await sync(a, space);
+    expect(await sync(b, space)).toContain('1 merged');
+    expect((await page(space, 'doc')).content).toBe('L1 by a\nl2\nl3\nL4 by b\n');
+    await sync(a, space);
+    expect(read(a, 'doc.md')).toBe(read(b, 'doc.md'));
+
+    // The same line: the server keeps the first, the second goes beside it, and becomes a page.
+    write(a, 'doc.md', fileOf('Doc', 'L1 by a\nl2 from a\nl3\nL4 by b\n'));
+    write(b, 'doc.md', fileOf('Doc', 'L1 by a\nl2 from b\nl3\nL4 by b\n'));
+    await sync(a, space);
+    expect(await sync(b, space)).toContain('1 conflicts');
+    expect(read(b, 'doc.md')).toContain('l2 from a');
+    const beside = mdFiles(b).filter((f) => f.startsWith('doc.conflict-admin-'));
+    expect(beside).toHaveLength(1);
+    expect(read(b, beside[0])).toContain('l2 from b');
+    expect(await pagePaths(space)).toEqual(['doc', beside[0].slice(0, -3)].sort());
+    await sync(a, space);
+    expect(mdFiles(a)).toEqual(mdFiles(b));
+  });
+
+  it('makes a rename on disk a move (links follow, and come back to disk), and a delete the trash', async () => {
+    const space = await newSpace();
+    await srv.admin.put(`/pages/${space}/guides/setup`, { title: 'Setup', content: 'Install.\n' });
+    await srv.admin.put(`/pages/${space}/index`, { title: 'Start', content: 'Read [the setup](guides/setup).\n' });
+    const a = tempDir();
+    await sync(a, space);
+    fs.mkdirSync(path.join(a, 'manual'));
+    fs.renameSync(path.join(a, 'guides/setup.md'), path.join(a, 'manual/setup.md'));
+    expect(await sync(a, space)).toContain('1 moved');
+    expect(await pagePaths(space)).toEqual(['index', 'manual/setup']);
+    const rewritten = (await page(space, 'index')).content;
+    expect(rewritten).toMatch(/^Read \[the setup\]\(\S*manual\/setup\)\.\n$/);
+    await sync(a, space);
+    expect(read(a, 'index.md').endsWith(rewritten)).toBe(true);
+
+    fs.rmSync(path.join(a, 'manual/setup.md'));
+    expect(await sync(a, space)).toContain('1 deleted');
+    expect(await pagePaths(space)).toEqual(['index']);
+    const trash = await srv.admin.get(`/spaces/${space}/trash`);
+    expect(trash.body.pages.map((p: { path: string }) => p.path)).toEqual(['manual/setup']);
+  });
+
+  it('follows: an edit on either side reaches the other within 2 s', async () => {
+    const space = await newSpace();
+    await srv.admin.put(`/pages/${space}/live`, { title: 'Live', content: 'v1\n' });
+    const a = tempDir();
+    const child = spawn(KSPACE_BIN, ['sync', a, '--space', space, '--interval', '200'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY }, stdio: 'ignore',
+    });
+    try {
+      expect(await waitFor(() => fs.existsSync(path.join(a, 'live.md')), 30_000)).toBe(true); // a cold start of the CLI
+      write(a, 'live.md', fileOf('Live', 'v2 from disk\n'));
+      const t0 = Date.now();
+      await expect.poll(async () => (await page(space, 'live')).content, { timeout: 15_000, interval: 100 }).toBe('v2 from disk\n');
+      // 2 s is the aim (docs/performance.md has the figure); a loaded test machine gets room.
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      const v = (await page(space, 'live')).version;
+      await srv.admin.put(`/pages/${space}/live`, { title: 'Live', content: 'v3 from the server\n', baseVersion: v });
+      expect(await waitFor(() => read(a, 'live.md').includes('v3 from the server'), 15_000)).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('loses and repeats nothing when killed with SIGKILL at any moment (20 rounds)', async () => {
+    const space = await newSpace();
+    const names = ['p0', 'p1', 'p2', 'p3', 'p4'];
+    for (const name of names) await srv.admin.put(`/pages/${space}/${name}`, { title: name, content: `${name}\n` });
+    const a = tempDir();
+    await sync(a, space);
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY };
+    for (let round = 1; round <= 20; round++) {
+      // Disk edits go to p0-p2 and server edits to p3-p4, so no round makes a conflict.
+      const disk = names[round % 3];
+      write(a, `${disk}.md`, `${read(a, `${disk}.md`)}disk ${round}\n`);
+      const srvName = names[3 + (round % 2)];
+      const cur = await page(space, srvName);
+      await srv.admin.put(`/pages/${space}/${srvName}`, { title: srvName, content: `${cur.content}server ${round}\n`, baseVersion: cur.version });
+      const child = spawn(KSPACE_BIN, ['sync', a, '--space', space, '--once'], { env, stdio: 'ignore' });
+      const done = new Promise((resolve) => child.on('close', resolve));
+      setTimeout(() => child.kill('SIGKILL'), 150 + Math.floor(rand() * 1200));
+      await done;
+    }
+    await sync(a, space);
+    await sync(a, space);
+    expect(mdFiles(a)).toEqual(names.map((x) => `${x}.md`));
+    expect(await pagePaths(space)).toEqual(names);
+    for (const name of names) {
+      const p = await page(space, name);
+      expect(read(a, `${name}.md`).endsWith(`---\n${p.content}`), name).toBe(true);
+      const lines = p.content.split('\n').filter(Boolean);
+      expect(new Set(lines).size, `${name}: a line twice`).toBe(lines.length);
+    }
+    const all = (await Promise.all(names.map((x) => page(space, x)))).map((p) => p.content).join('');
+    for (let round = 1; round <= 20; round++) {
+      expect(all, `round ${round}`).toContain(`disk ${round}\n`);
+      expect(all, `round ${round}`).toContain(`server ${round}\n`);
+    }
+  });
+});
+
