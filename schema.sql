@@ -327,6 +327,7 @@ CREATE TABLE derived_state (
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 INSERT INTO derived_state (name, value) VALUES ('wikilinks_indexed', 'since the database was made');
+INSERT INTO derived_state (name, value) VALUES ('changes_floor', '0');
 
 -- Outbound links of live pages, by target address rather than target id: a link to a page that
 -- does not exist (yet) is an ordinary row, so it resolves the moment the page is created and
@@ -378,6 +379,33 @@ CREATE TABLE favourites (
   created_at   TEXT NOT NULL,
   PRIMARY KEY (principal_id, page_id)
 ) WITHOUT ROWID;
+
+-- The change feed (GET /changes, /changes/stream; src/store/changes.ts): one row per change to a
+-- page or a file, written in the transaction of the change, numbered with the txid that
+-- transaction commits as (the txid row is advanced just before COMMIT, so it is n + 1 inside).
+-- Who may see a row is kept with it, in the format of meta_key_stats.readers ('' without an ACL,
+-- else ',id1,id2,'): `readers` after the change (NULL: nobody, the page is gone), `from_readers`
+-- before it for a delete, a move and an ACL change ('page.access', shown as page.created or
+-- page.deleted to those it lets in or out). Rows older than SERVICE_CHANGES_RETENTION_DAYS go;
+-- derived_state 'changes_floor' is the highest txid whose rows are gone (an older `since`: 410).
+CREATE TABLE changes (
+  id            INTEGER PRIMARY KEY,
+  txid          INTEGER NOT NULL,
+  at            TEXT NOT NULL,
+  event         TEXT NOT NULL,
+  page_id       INTEGER NOT NULL,
+  space_id      INTEGER NOT NULL,
+  path          TEXT NOT NULL,                    -- a file event: <page path>/<file name>
+  version       INTEGER,
+  readers       TEXT,
+  from_space_id INTEGER,
+  from_path     TEXT,
+  from_readers  TEXT,
+  actor_id      TEXT NOT NULL,
+  actor_kind    TEXT NOT NULL
+);
+CREATE INDEX changes_txid ON changes(txid);
+CREATE INDEX changes_at ON changes(at);
 
 -- Replication (docs/scale-out.md): a number that grows with each commit (src/store/txid.ts). Write
 -- answers carry it as X-Service-Txid; a replica reads it from its copy to know how far it has

@@ -14,6 +14,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   webhooks: async () => (await import('./bench/webhooks.ts')).run,
   search: async () => (await import('./bench/search.ts')).run,
   titles: async () => (await import('./bench/titles.ts')).run,
+  relevance: async () => (await import('./bench/relevance.ts')).run,
   doors: async () => (await import('./bench/doors.ts')).run,
   web: async () => (await import('./bench/web.ts')).run,
   moves: async () => (await import('./bench/moves.ts')).run,
@@ -42,6 +43,8 @@ Sections:
   webhooks    webhook delivery throughput and latency
   search      full-text, metadata and link queries on a --pages corpus, against naive floors
   titles      GET /search/titles: a quick switcher's keystroke queries on a --pages corpus
+  relevance   nDCG@10, MAP@100, Recall@100, MRR of GET /search on the Cranfield collection (not in the repository:
+              scripts/bench/relevance.ts says where to put it) against FTS5 bm25() with porter in the same run
   doors       the single executable's cold start and size; an MCP tool call against the HTTP request
   web         the web app: bytes sent, largest contentful paint in headless Chromium, embedded size
   moves       a 1,000-page prefix with 5,000 inbound links moved with one request
@@ -83,7 +86,7 @@ for (const name of names) {
   const load = SECTIONS[name];
   console.log(`\n## ${name}`);
   for (const r of await (await load())(opts)) {
-    const v = r.value >= 100 ? Math.round(r.value).toLocaleString('en') : r.value.toFixed(r.unit === '×' ? 2 : 2);
+    const v = r.value >= 100 ? Math.round(r.value).toLocaleString('en') : r.value.toFixed(r.unit === '' ? 3 : 2);
     const verdict = r.pass === undefined ? '' : r.pass ? '  ok' : '  MISSED';
     if (r.pass === false) failed++;
     console.log(`${r.name}: ${v} ${r.unit}${r.target ? `  (target ${r.target})` : ''}${verdict}`);

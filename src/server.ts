@@ -1,4 +1,5 @@
 import { indexBackfillJob } from './domain/indexes/backfill.ts';
+import { changesRetentionJob } from './domain/changes.ts';
 import { stopOffload } from './domain/offload.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +30,7 @@ export type Running = {
 };
 
 /** Background jobs (webhook dispatcher, catalog refresh, the wikilinks of older pages) register here; each gets start/stop. */
-export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher, indexBackfillJob];
+export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher, indexBackfillJob, changesRetentionJob];
 
 // The checkpointer helper starts this long after the server listens: its own start-up (Node and
 // the bundle) would otherwise share the cores with the server's first answers and lengthen the

@@ -31,6 +31,8 @@ export type Config = {
   sessions: SessionsConfig;
   /** Primary and read replicas (docs/scale-out.md). */
   replication: ReplicationConfig;
+  /** The change feed (GET /changes, /changes/stream; docs/changes.md). */
+  changes: ChangesConfig;
   /** Tests only (SERVICE_VALIDATE_RESPONSES=1): every answer is checked against its declared schema (src/http/response-check.ts). */
   validateResponses: boolean;
 };
@@ -44,6 +46,15 @@ export type ReplicationConfig = {
   waitMs: number;
   /** SERVICE_CHECKPOINT_MODE: `litestream` = passive checkpoints only, no log restarts of kspace's own. */
   checkpointMode: 'auto' | 'litestream';
+};
+
+export type ChangesConfig = {
+  /** SERVICE_CHANGES_RETENTION_DAYS: changes are kept this long (days; decimals allowed, for tests). */
+  retentionDays: number;
+  /** SERVICE_CHANGES_MAX_STREAMS: open change streams per principal (429 beyond). */
+  maxStreams: number;
+  /** SERVICE_CHANGES_HEARTBEAT_MS: a comment line on an idle stream this often. */
+  heartbeatMs: number;
 };
 
 export type SessionsConfig = {
@@ -90,6 +101,8 @@ export type Limits = {
   spaceQuotaBytes: number;
   /** Shared spaces one principal may create (org admins: no cap); 0 = no cap (SERVICE_MAX_SPACES_PER_PRINCIPAL). */
   maxSpacesPerPrincipal: number;
+  /** Distinct link targets a page's Markdown may hold (SERVICE_MAX_LINKS_PER_PAGE); twice as many link marks (domain/links/extract.ts). */
+  linksPerPage: number;
 };
 
 export type Flags = { data?: string; host?: string; port?: string | number };
@@ -136,6 +149,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       attachmentBytes: toInt('SERVICE_MAX_ATTACHMENT_BYTES', env.SERVICE_MAX_ATTACHMENT_BYTES ?? 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       spaceQuotaBytes: toInt('SERVICE_SPACE_QUOTA_BYTES', env.SERVICE_SPACE_QUOTA_BYTES ?? 1024 * 1024 * 1024, 0),
       maxSpacesPerPrincipal: toInt('SERVICE_MAX_SPACES_PER_PRINCIPAL', env.SERVICE_MAX_SPACES_PER_PRINCIPAL ?? 100, 0),
+      linksPerPage: toInt('SERVICE_MAX_LINKS_PER_PAGE', env.SERVICE_MAX_LINKS_PER_PAGE ?? 5000, 1, 1_000_000),
     },
     encryptionKey,
     webhooks: {
@@ -167,6 +181,11 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       },
     },
     replication: loadReplication(env),
+    changes: {
+      retentionDays: toPositive('SERVICE_CHANGES_RETENTION_DAYS', env.SERVICE_CHANGES_RETENTION_DAYS ?? 7),
+      maxStreams: toInt('SERVICE_CHANGES_MAX_STREAMS', env.SERVICE_CHANGES_MAX_STREAMS ?? 10, 1, 100_000),
+      heartbeatMs: toInt('SERVICE_CHANGES_HEARTBEAT_MS', env.SERVICE_CHANGES_HEARTBEAT_MS ?? 15_000, 10, 15_000),
+    },
     validateResponses: env.SERVICE_VALIDATE_RESPONSES === '1',
   };
 }

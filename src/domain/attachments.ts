@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Services } from '../services.ts';
+import { recordChange } from './changes.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { checkFileName, servedType, sniffContentType } from './file-rules.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
@@ -87,6 +88,7 @@ export function putAttachment(
       page_id: page.id, name, space_id: space.id, sha256: upload.sha256, content_type: contentType, size: upload.data.length, created_at: now, created_by: caller.id,
     };
     store.upsertAttachment(svc.db, row);
+    recordChange(svc.db, caller, { event: 'file.put', pageId: page.id, path: `${page.path}/${name}`, at: now });
     return { file: present(row), created: old === undefined };
   });
 }
@@ -142,7 +144,9 @@ export function streamFileRange(svc: Services, row: AttachmentRow, start: number
 export function deleteAttachment(svc: Services, caller: Caller, slug: string, pagePath: string, name: string): void {
   tx(svc.db, () => {
     const { page } = loadWritablePage(svc, caller, slug, pagePath);
-    if (!store.deleteAttachment(svc.db, page.id, name.normalize('NFC'))) throw notFound(`file '${name}' of page '${slug}/${pagePath}'`);
+    const stored = name.normalize('NFC');
+    if (!store.deleteAttachment(svc.db, page.id, stored)) throw notFound(`file '${name}' of page '${slug}/${pagePath}'`);
+    recordChange(svc.db, caller, { event: 'file.deleted', pageId: page.id, path: `${page.path}/${stored}`, at: svc.now() });
   });
 }
 

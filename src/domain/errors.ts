@@ -16,6 +16,7 @@ const CATALOGUE = {
   request_too_slow: { status: 408, title: 'The request arrived too slowly' },
   version_conflict: { status: 409, title: 'The page has changed' },
   conflict: { status: 409, title: 'Conflict' },
+  changes_expired: { status: 410, title: 'The changes since then are no longer kept' },
   payload_too_large: { status: 413, title: 'Request too large' },
   unsupported_media_type: { status: 415, title: 'The body must be JSON' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },

@@ -2,6 +2,7 @@ import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
 import { canCreateIn, canReadPage, canTakePersonal, canWritePage, readersWithin } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
+import { readersBefore, recordChange } from './changes.ts';
 import { recordPageEvent } from './events.ts';
 import { openBatch, pageMoved } from './indexes/list.ts';
 import { hrefOf, rewriteLinks, type WikiRewrite } from './links/rewrite.ts';
@@ -69,6 +70,8 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     const now = svc.now();
     // Re-resolution of wikilinks around the moved pages is collected and done once, at the end.
     const batch = openBatch(svc, { collects: true });
+    // Who read each page where it was (the change feed: docs/changes.md).
+    const before = new Map(plan.map((m) => [m.row.id, readersBefore(db, m.row.id, m.row.path)]));
     // Two passes, so a prefix moving onto its own pages' paths never collides half-way.
     for (const m of plan) {
       // Into another space: the history so far stays with the readers it had where it was.
@@ -89,6 +92,7 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       movedMap.set(`${space.slug}/${m.row.path}`, { space: target.slug, path: m.to });
       recordPageEvent(db, 'page.moved', caller, target, { path: m.to, title: m.row.title, version: m.row.version }, now,
         undefined, { space: space.slug, path: m.row.path }, space);
+      recordChange(db, caller, { event: 'page.moved', pageId: m.row.id, path: m.to, version: m.row.version, at: now, before: before.get(m.row.id) });
     }
     const movedRows = new Map(plan.map((m) => [`${space.slug}/${m.row.path}`, m.row]));
     const { rewritten, notRewritten } = rewriteSources(svc, caller, movedMap, movedRows, target);

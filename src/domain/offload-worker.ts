@@ -2,15 +2,18 @@
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { diffContents, type ContentDiff } from './content-diff.ts';
+import { scanLinks, type LinkBudget, type LinkScan } from './links/extract.ts';
 import { finishRender, renderParts, type RenderParts } from './links/render.ts';
 import type { PageRef } from '../model.ts';
 
 export type OffloadJob =
   | { kind: 'render'; content: string; from: PageRef; baseUrls: string[] }
   | { kind: 'finish'; parts: RenderParts; targets: Array<PageRef | null>; exists: string[]; embeds?: Record<number, string> }
-  | { kind: 'diff'; oldName: string; newName: string; a: string; b: string };
+  | { kind: 'diff'; oldName: string; newName: string; a: string; b: string }
+  | { kind: 'links'; content: string; from: PageRef; baseUrls: string[]; budget: LinkBudget };
 
-export type OffloadResult = ({ kind: 'render' } & RenderParts) | { kind: 'finish'; html: string } | ({ kind: 'diff' } & ContentDiff);
+export type OffloadResult = ({ kind: 'render' } & RenderParts) | { kind: 'finish'; html: string } | ({ kind: 'diff' } & ContentDiff)
+  | ({ kind: 'links' } & LinkScan);
 
 /** Below the server's own threads: the event loop's answers come first. */
 const OFFLOAD_NICE = 10;
@@ -27,7 +30,9 @@ if (parentPort) {
       ? { kind: 'render', ...renderParts(job.content, job.from, job.baseUrls) }
       : job.kind === 'finish'
         ? { kind: 'finish', html: finishRender(job.parts, job.targets, new Set(job.exists), job.embeds) }
-        : { kind: 'diff', ...diffContents(job.oldName, job.newName, job.a, job.b) };
+        : job.kind === 'links'
+          ? { kind: 'links', ...scanLinks(job.content, job.from, job.baseUrls, job.budget) }
+          : { kind: 'diff', ...diffContents(job.oldName, job.newName, job.a, job.b) };
     port.postMessage(result);
   });
   port.postMessage('ready');

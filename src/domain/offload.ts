@@ -1,8 +1,9 @@
-// Work that may take long on hostile input (rendering Markdown, diffing revisions) runs on a
-// worker thread, so the event loop keeps answering meanwhile; each job has a deadline, past which
-// the worker is ended (a pure function cannot be stopped any other way) and the caller gets null
-// and answers with its bounded fallback. One worker, jobs in turn: the machine's other core is
-// the server's. The thread runs at a lower priority (Linux: a thread has its own nice value).
+// Work that may take long on hostile input (rendering Markdown, diffing revisions, reading the
+// links of a large page before its write) runs on a worker thread, so the event loop keeps
+// answering meanwhile; each job has a deadline, past which the worker is ended (a pure function
+// cannot be stopped any other way) and the caller gets null and answers with its bounded fallback.
+// One worker, jobs in turn: the machine's other core is the server's. The thread runs at a lower
+// priority (Linux: a thread has its own nice value).
 // From this folder's offload-worker.ts in a checkout, from its own bundle in the single executable.
 import sea from 'node:sea';
 import { Worker } from 'node:worker_threads';

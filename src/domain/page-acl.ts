@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import { readersBefore, recordChange, type Before } from './changes.ts';
 import { invalid } from './errors.ts';
 import { accessChanged, withBatch } from './indexes/list.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
@@ -43,8 +44,10 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
     const all = [...new Set([...read, ...write])];
     const writers = new Set(write);
     const entries: AclEntry[] = all.map((id) => ({ principal_id: id, perm: writers.has(id) ? 'write' : 'read' }));
+    const before = readersBefore(svc.db, page.id, page.path);
     withBatch(svc, undefined, (b) => accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true },
       () => replaceAcl(svc.db, page.id, entries)));
+    recordAccessChange(svc, caller, page, before);
     return presentAcl(readAcl(svc.db, page.id), true);
   });
 }
@@ -54,8 +57,15 @@ export function deleteAcl(svc: Services, caller: Caller, slug: string, path: str
     const { space, page } = loadWritablePage(svc, caller, slug, path);
     // The page follows its space default from now on; the history the ACL governed keeps its readers.
     sealHistory(svc.db, page.id);
+    const before = readersBefore(svc.db, page.id, page.path);
     withBatch(svc, undefined, (b) => accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true },
       () => replaceAcl(svc.db, page.id, null)));
+    recordAccessChange(svc, caller, page, before);
   });
   return presentAcl([], false);
+}
+
+/** Which change-feed readers see the page arrive or leave (docs/changes.md). */
+function recordAccessChange(svc: Services, caller: Caller, page: { id: number; path: string; version: number }, before: Before): void {
+  recordChange(svc.db, caller, { event: 'page.access', pageId: page.id, path: page.path, version: page.version, at: svc.now(), before });
 }

@@ -2,9 +2,11 @@ import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
 import { canCreateIn, canDeletePage, canReadPage, canRestoreTrashed, canWritePage } from './access.ts';
 import { AppError, invalid, notFound } from './errors.ts';
+import { readersBefore, recordChange } from './changes.ts';
 import { recordPageEvent } from './events.ts';
 import { accessChanged, openBatch, pageRemoved, pageWritten, withBatch } from './indexes/list.ts';
 import type { IndexBatch } from './indexes/types.ts';
+import { preparedFor, type PreparedLinks } from './links/prepare.ts';
 import { byAddress, planRename, renameRewrites, type RenamePlan, type RenameResult } from './renames.ts';
 import { checkMetadata, normalizeMetadata } from './metadata.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
@@ -103,10 +105,12 @@ export type WriteResult = { page: Page; created: boolean; changed: boolean; rena
 
 /**
  * The one page write path: HTTP, MCP and import all come here. One transaction. `batch`: the
- * derived indexes' batch of an import chunk (indexes/list.ts), which its owner finishes.
+ * derived indexes' batch of an import chunk (indexes/list.ts), which its owner finishes. `links`:
+ * the content's links, read before the transaction (links/prepare.ts).
  */
 export function putPage(
-  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput, opts: { renameLinks?: boolean; batch?: IndexBatch } = {},
+  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput,
+  opts: { renameLinks?: boolean; batch?: IndexBatch; links?: PreparedLinks } = {},
 ): WriteResult {
   const limits = svc.config.limits;
   const issues: Issue[] = [];
@@ -171,7 +175,7 @@ export function putPage(
     // A new title takes the wikilinks that meant the page by its old one along (domain/renames.ts).
     const plan = live && opts.renameLinks !== false && next.title !== live.title
       ? planRename(svc, live.id, { space: space.slug, path }, live.title) : null;
-    const written = writeRevision(svc, caller, space, path, existing, next, undefined, batch);
+    const written = writeRevision(svc, caller, space, path, existing, next, undefined, batch, opts.links);
     const renamed = plan ? rewriteLinks(svc, caller, plan, next.title, batch) : undefined;
     return { ...written, renamed, row: trashed && revivedAcl ? { ...written.row, has_acl: 1 } : written.row };
   }));
@@ -197,11 +201,11 @@ function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle:
 
 /**
  * Writes a new revision of the page at `path` (creating or reviving its row) and its derived
- * indexes (in `batch`, else a batch of its own); inside a transaction.
+ * indexes (in `batch`, else a batch of its own); inside a transaction. `links`: as putPage's.
  */
 export function writeRevision(
   svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
-  event?: { name: 'page.metadata.updated'; changedKeys: string[] }, batch?: IndexBatch,
+  event?: { name: 'page.metadata.updated'; changedKeys: string[] } | { name: 'page.restored' }, batch?: IndexBatch, links?: PreparedLinks,
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   const db = svc.db;
   // Every door (PUT, metadata patch, import, templates) writes through here.
@@ -230,13 +234,16 @@ export function writeRevision(
     id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
     frontmatter: JSON.parse(next.frontmatter),
     fresh: existing === null,
-    changedKeys: event?.changedKeys,
+    changedKeys: event?.name === 'page.metadata.updated' ? event.changedKeys : undefined,
+    links: preparedFor(links, space.slug, path, next.content),
   }, existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null));
-  if (event) {
+  if (event?.name === 'page.metadata.updated') {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
   } else {
     recordPageEvent(db, created ? 'page.created' : 'page.updated', caller, space, { path, title: next.title, version }, now);
   }
+  // The change feed names a restore from the trash as such (webhooks: page.created).
+  recordChange(db, caller, { event: event?.name === 'page.restored' ? 'page.restored' : created ? 'page.created' : 'page.updated', pageId: id, path, version, at: now });
   // The row as just written (insertPage/updatePage set every column but has_acl and created_at).
   const row: PageRow = {
     id, space_id: space.id, path, ...next, version,
@@ -259,6 +266,7 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
       throw new AppError('forbidden', space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space');
     }
     const now = svc.now();
+    const before = readersBefore(svc.db, page.id, path);
     const batch = openBatch(svc);
     pageRemoved(batch, { id: page.id, spaceId: space.id, spaceSlug: space.slug, path, title: page.title, content: page.content });
     // The page's ACL goes with the page (the trash keeps it for a restore); the history it
@@ -269,6 +277,7 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
     // What the indexes do once the page is gone (wikilinks that meant it resolve without it).
     batch.finish();
     recordPageEvent(svc.db, 'page.deleted', caller, space, { path, title: page.title, version: page.version }, now);
+    recordChange(svc.db, caller, { event: 'page.deleted', pageId: page.id, path, version: page.version, at: now, before, gone: true });
   });
   notifyEventsWritten(svc);
 }

@@ -111,6 +111,19 @@ export function authenticateSession(svc: Services, token: string): SessionCaller
   return { caller: toCaller(found.principal), csrfToken: csrfTokenFor(token), idHash };
 }
 
+/**
+ * Whether the session `idHash` still holds for `principalId` (not ended, expired or idle past its
+ * limit), without recording use: a long-lived answer (a change stream) checks it now and then,
+ * and an open stream alone does not keep a session alive.
+ */
+export function sessionHolds(svc: Services, idHash: string, principalId: string): boolean {
+  const found = store.findSession(svc.db, idHash);
+  if (!found || found.principal.id !== principalId) return false;
+  const now = Date.parse(svc.now());
+  const lastSeen = Date.parse(found.session.last_seen_at || found.session.created_at);
+  return now < Date.parse(found.session.expires_at) && now - lastSeen < svc.config.sessions.idleMinutes * 60_000;
+}
+
 export async function endSession(svc: Services, token: string): Promise<void> {
   await svc.writes.run(() => {
     store.deleteSession(svc.db, sha256(token));

@@ -55,7 +55,7 @@ export function restoreFromTrash(svc: Services, caller: Caller, slug: string, in
       if (acl) accessChanged(b, { id: row.id, spaceSlug: space.slug, path: dest, title: row.title, live: false }, () => replaceAcl(db, row.id, acl));
       return writeRevision(svc, caller, space, dest, { ...row, path: dest }, {
         title: row.title, content: row.content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
-      }, undefined, b);
+      }, { name: 'page.restored' }, b);
     });
     return presentPage(space, { ...written.row, has_acl: acl ? 1 : 0 });
   });

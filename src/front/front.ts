@@ -6,7 +6,7 @@ import { createRateLimiter } from '../rate-limit.ts';
 import { committedTxid } from '../store/txid.ts';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { problemBody } from '../http/respond.ts';
-import { clientAddress, eventOf } from '../http/request-notes.ts';
+import { clientAddress, eventOf, onLongLived } from '../http/request-notes.ts';
 import { overCap } from './connections.ts';
 import type { Done } from '../ops/metrics.ts';
 
@@ -122,13 +122,21 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     const body = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
     const entry: Live = { started, res, id, req, body: body ? { read: req.socket?.bytesRead ?? 0, at: started } : null };
     if (!limited) live.add(entry);
+    const releaseKey = () => {
+      if (!holdsKey) return;
+      holdsKey = false;
+      const n = busyKeys.get(auth!)! - 1;
+      if (n > 0) busyKeys.set(auth!, n);
+      else busyKeys.delete(auth!);
+    };
+    // A change stream (src/http/change-stream.ts) is no request in progress once it streams.
+    onLongLived(req, () => {
+      live.delete(entry);
+      releaseKey();
+    });
     res.once('close', () => {
       live.delete(entry);
-      if (holdsKey) {
-        const n = busyKeys.get(auth!)! - 1;
-        if (n > 0) busyKeys.set(auth!, n);
-        else busyKeys.delete(auth!);
-      }
+      releaseKey();
       const ms = performance.now() - started;
       const event = eventOf(req);
       const done: Done = {

@@ -6,7 +6,7 @@ import { AppError, invalid } from '../domain/errors.ts';
 import { problemBody } from '../http/respond.ts';
 import type { Services } from '../services.ts';
 import { readAuthEpoch } from '../store/principals.ts';
-import { readTxid } from '../store/txid.ts';
+import { announceTxid, readTxid } from '../store/txid.ts';
 import { framingOf, forwardedFor, forwardedHeaders, isHopByHop } from './framing.ts';
 import { TXID_COOKIE, requestIdOf } from './front.ts';
 import { noteDirect } from '../http/request-notes.ts';
@@ -77,6 +77,7 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
         }
         txid = now.n;
         atMs = now.atMs;
+        announceTxid(svc.db, txid); // change streams answered here (src/http/change-stream.ts)
         seenAt = Date.now();
         lagMs = Math.max(0, seenAt - atMs);
         for (const w of waiters) if (w.target <= txid) w.done(true);

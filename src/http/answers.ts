@@ -113,3 +113,16 @@ export const GalleryEntry = v.strictObject({
   source: v.picklist(['built-in', 'remote', 'org']), id: v.string(), name: v.string(), description: v.string(), pages: v.number(),
 });
 export const SpaceFromTemplate = v.strictObject({ space: Space, import: ImportResult });
+
+// The change feed (GET /changes; each event of GET /changes/stream is one Change).
+export const Change = v.strictObject({
+  txid: v.number(),
+  at: Iso,
+  event: v.picklist(['page.created', 'page.updated', 'page.deleted', 'page.moved', 'page.restored', 'file.put', 'file.deleted']),
+  space: v.string(),
+  path: v.string(),
+  from: v.optional(Ref),
+  version: v.optional(v.number()),
+  actor: v.strictObject({ id: v.string(), kind: v.string() }),
+});
+export const ChangeList = v.strictObject({ changes: v.array(Change), nextSince: v.number() });

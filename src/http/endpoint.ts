@@ -70,8 +70,8 @@ export type Endpoint<P = Record<string, string>, Q = Record<string, never>, B = 
   responses: Answer[];
   /** Error statuses beyond the usual ones (src/http/openapi.ts), e.g. 416 for a range. */
   errors?: number[];
-  /** Request headers the endpoint requires (OpenAPI header parameters), e.g. MCP's Accept. */
-  headers?: Array<{ name: string; description: string; schema: Record<string, unknown> }>;
+  /** Request headers the endpoint reads (OpenAPI header parameters), e.g. MCP's Accept; required unless `required: false`. */
+  headers?: Array<{ name: string; description: string; schema: Record<string, unknown>; required?: boolean }>;
   handler(ctx: EndpointContext<P, Q, B>): Response | Promise<Response>;
 };
 

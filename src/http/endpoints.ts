@@ -8,6 +8,7 @@ import { endpoint, type AnyEndpoint } from './endpoint.ts';
 import { openApiDocument } from './openapi.ts';
 import { adminEndpoints } from './routes/admin.ts';
 import { bundleEndpoints } from './routes/bundles.ts';
+import { changeEndpoints } from './routes/changes.ts';
 import { favouriteEndpoints } from './routes/favourites.ts';
 import { fileEndpoints } from './routes/files.ts';
 import { linkEndpoints } from './routes/links.ts';
@@ -41,5 +42,5 @@ const openApiEndpoint = endpoint({
 export const endpoints: AnyEndpoint[] = [
   openApiEndpoint, ...opsEndpoints, ...adminEndpoints, ...spaceEndpoints, ...moveEndpoints, ...pageEndpoints, ...fileEndpoints, ...bundleEndpoints, ...spaceTemplateEndpoints,
   ...templateEndpoints, ...recordEndpoints, ...webhookEndpoints, ...searchEndpoints, ...linkEndpoints, ...mcpEndpoints,
-  ...sessionEndpoints, ...renderEndpoints, ...favouriteEndpoints,
+  ...sessionEndpoints, ...renderEndpoints, ...favouriteEndpoints, ...changeEndpoints,
 ];

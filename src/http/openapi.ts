@@ -34,11 +34,12 @@ const ERRORS: Record<string, string> = {
   405: 'method_not_allowed: `Allow` lists the methods of this path (HEAD wherever GET is)',
   408: 'request_too_slow: the headers or the body arrived too slowly; the connection closes',
   409: 'conflict or version_conflict',
+  410: 'changes_expired: the `since` is older than the changes kept (SERVICE_CHANGES_RETENTION_DAYS); read the current state again',
   413: 'payload_too_large: past a size cap (the problem names the setting)',
   415: 'unsupported_media_type: the body must be application/json',
   416: 'range_not_satisfiable: the Range starts past the end (`Content-Range: bytes */<size>`)',
   417: 'expectation_failed: an `Expect` header other than 100-continue',
-  429: 'too_many_requests (the per-address or per-key limit, SERVICE_RATE_LIMIT_*) or rate_limited (failed sign-ins); `Retry-After` says when to retry',
+  429: 'too_many_requests (the per-address or per-key limit, SERVICE_RATE_LIMIT_*, or more open change streams than SERVICE_CHANGES_MAX_STREAMS) or rate_limited (failed sign-ins); `Retry-After` says when to retry',
   431: 'headers_too_large: the request line and headers are over the limit',
   503: 'request_timeout (no answer within SERVICE_MAX_REQUEST_MS), not_ready, not_configured or primary_unavailable (a replica); `Retry-After` when it may pass',
 };
@@ -76,7 +77,7 @@ function parameters(e: AnyEndpoint): unknown[] {
   for (const [name, schema] of Object.entries(e.query?.entries ?? {})) {
     out.push({ name, in: 'query', required: isRequiredParam(schema as v.GenericSchema), schema: jsonSchemaOf(schema as v.GenericSchema) });
   }
-  for (const h of e.headers ?? []) out.push({ name: h.name, in: 'header', required: true, description: h.description, schema: h.schema });
+  for (const h of e.headers ?? []) out.push({ name: h.name, in: 'header', required: h.required ?? true, description: h.description, schema: h.schema });
   return out;
 }
 

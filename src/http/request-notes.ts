@@ -50,3 +50,25 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
   }
   return req.socket.remoteAddress;
 }
+
+const kLongLived = Symbol('kspace.longLived');
+type Lives = IncomingMessage & { [kLongLived]?: () => void };
+
+/** The front's hook for a request that becomes a long-lived stream (src/front/front.ts). */
+export function onLongLived(req: IncomingMessage, fn: () => void): void {
+  (req as Lives)[kLongLived] = fn;
+}
+
+/**
+ * Called by a handler whose answer is a long-lived stream (GET /changes/stream): the front stops
+ * counting it as a request in progress (no SERVICE_MAX_REQUEST_MS, no per-key slot, no wait at
+ * shutdown); the stream has its own limits.
+ */
+export function noteLongLived(event: H3Event): void {
+  const req = event.runtime?.node?.req as Lives | undefined;
+  const fn = req?.[kLongLived];
+  if (req && fn) {
+    req[kLongLived] = undefined;
+    fn();
+  }
+}

@@ -20,12 +20,20 @@ export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AN
  * `g.readers` is '' for pages without an ACL, else ',id1,id2,' (',' for an empty ACL). Deleted
  * pages are never counted there. Bind callerParams().
  */
-export const READABLE_GROUP = `(s.org_id = @callerOrg AND s.deleted_at IS NULL AND (
-  CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
+export const READABLE_GROUP = readableGroup('s', 'g.readers');
+
+/**
+ * READABLE_GROUP for another space alias and reader-set expression (the change feed judges each
+ * change by the space and readers it had before and after it: src/store/changes.ts).
+ */
+export function readableGroup(s: string, readers: string): string {
+  return `(${s}.org_id = @callerOrg AND ${s}.deleted_at IS NULL AND (
+  CASE WHEN ${s}.owner_id IS NOT NULL THEN ${s}.owner_id = @callerId
        WHEN @callerAdmin = 1 THEN 1
-       WHEN g.readers = '' THEN s.default_access <> 'none'
-       ELSE instr(g.readers, ',' || @callerId || ',') > 0
+       WHEN ${readers} = '' THEN ${s}.default_access <> 'none'
+       ELSE instr(${readers}, ',' || @callerId || ',') > 0
   END))`;
+}
 
 /**
  * SQL expression: the reader set of page `p`'s own ACL: NULL without one, else ',id1,id2,' of

@@ -4,6 +4,7 @@ import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
+import { CHANGES_SQL } from './changes.ts';
 import { fillTitleWords, PAGES_TITLE_ORDER_SQL, TITLE_WORDS_SQL } from './title-words-schema.ts';
 
 /**
@@ -44,7 +45,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -146,6 +147,11 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     // The live pages in the order of GET /search/titles's groups (store/title-words.ts).
     to: 14,
     sql: PAGES_TITLE_ORDER_SQL,
+  },
+  {
+    // The change feed (issue 38, GET /changes): kept from here on; an older `since` is 410.
+    to: 15,
+    sql: CHANGES_SQL,
   },
 ];
 

@@ -35,11 +35,32 @@ export function bumpBeforeCommit(db: Db, mark: number | null): number | null {
   return c.bump.get(Date.now()) as number;
 }
 
-/** After COMMIT: the number is the last committed one. */
+/** After COMMIT: the number is the last committed one; whoever listens on `db` hears of it. */
 export function noteCommitted(db: Db, n: number | null): void {
   if (n === null) return;
   const c = counters.get(db);
   if (c && n > c.committed) c.committed = n;
+  announceTxid(db, n);
+}
+
+const listeners = new WeakMap<Db, Set<(n: number) => void>>();
+
+/**
+ * Calls `fn` with each new number `db` holds: after each commit of this process (a primary), or
+ * as a replica's front sees its copy move on. `fn` runs right after COMMIT: it only schedules
+ * work. Returns the function that stops it.
+ */
+export function onTxid(db: Db, fn: (n: number) => void): () => void {
+  let set = listeners.get(db);
+  if (!set) listeners.set(db, (set = new Set()));
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
+/** Tells the listeners of `db` that it holds number `n` now (noteCommitted; a replica's poll). */
+export function announceTxid(db: Db, n: number): void {
+  const set = listeners.get(db);
+  if (set) for (const fn of set) fn(n);
 }
 
 /** The number of the last commit of this process (a primary's write answers). */

@@ -71,6 +71,28 @@ describe('POST /render at the page-size cap', () => {
   }, 60_000);
 });
 
+// Link extraction on writes (docs/security.md "Links on writes"): each of these took markdown-it
+// 4.5–12.7 s on the event loop at load 18 (`many links` 12.7), answered 201; within the link
+// budget the write stops reading at it and is refused, and large content is read on the worker.
+const PUT_CASES: Array<[string, number]> = [
+  ['unclosed links', 400], ['reference definitions', 400], ['many links', 400], ['distinct wikilinks', 400],
+  ['one wikilink repeated', 400], ['unclosed autolinks', 400], ['plain text (the floor)', 201],
+];
+
+describe('PUT at the page-size cap', () => {
+  it.each(PUT_CASES)('%s: %i', async (name, status) => {
+    const content = ADVERSARIAL_MARKDOWN[name];
+    const r = await whileProbing(() => fetch(`${srv.url}/pages/adv/put-${name.replaceAll(' ', '-').replace(/[()]/g, '')}`, {
+      method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: name, content }),
+    }));
+    console.log(`PUT ${name}: ${r.status} in ${r.ms.toFixed(0)} ms, healthz max ${r.healthz.toFixed(0)} ms over ${r.probes}`);
+    expect(r.status, r.body.slice(0, 300)).toBe(status);
+    if (status === 400) expect(JSON.parse(r.body).issues[0].key).toBe('content');
+    expect(r.ms).toBeLessThan(RENDER_MS);
+    expect(r.healthz).toBeLessThan(HEALTHZ_MS);
+  }, 60_000);
+});
+
 describe('revision diff at the page-size cap', () => {
   it('answers two pages at the cap within 2 s, marked truncated, and /healthz meanwhile', async () => {
     const lines = (s: string) => Array.from({ length: PAGE_CAP / 8 }, (_, i) => `${s}${String(i).padStart(6, '0')}`).join('\n');

@@ -30,7 +30,8 @@ async function answers(c: Client, q: string, limit: number): Promise<unknown[]> 
   throw new Error('no end');
 }
 
-const QUERIES = ['pangolin', 'pangolin scales', 'pango*', '"pangolin scales"', 'scales'];
+// Single words, every word and some words, stems (scale, pangolins), typed prefixes, phrases.
+const QUERIES = ['pangolin', 'pangolin scales ', 'pangolin scales keratin ', 'pango*', 'pango', 'pangolins scale', '"pangolin scales"', 'scales', 'keratin tails'];
 
 async function everything(c: Client): Promise<unknown[]> {
   const out: unknown[] = [];
@@ -49,10 +50,11 @@ describe('search answers do not depend on pages the caller may not read', () => 
     const before = await everything(bob);
     expect(JSON.stringify(before)).toContain('~bob');
 
-    // Pages bob may not read, full of the words, in titles and bodies, long and short.
-    for (let i = 0; i < 6; i++) {
+    // 50 pages bob may not read, full of the words, in titles and bodies, long and short: had the
+    // ranking counted them (how many pages hold a word, their lengths), bob's scores would move.
+    for (let i = 0; i < 50; i++) {
       const path = `/pages/kb/hidden/${i}`;
-      expect((await srv.admin.put(path, { title: i % 2 ? 'Pangolin scales' : 'Secret', content: `${'pangolin scales '.repeat(1 + i * 20)} pangolins` })).status).toBe(201);
+      expect((await srv.admin.put(path, { title: i % 2 ? 'Pangolin scales' : 'Secret', content: `${'pangolin scales '.repeat(1 + (i % 7) * 20)} pangolins ${i % 3 ? 'keratin' : ''}` })).status).toBe(201);
       expect((await srv.admin.put(`${path}/acl`, { read: [], write: [] })).status).toBe(200);
     }
     const after = await everything(bob);

@@ -95,7 +95,12 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     const listbox = page.getByRole('listbox');
     await listbox.getByRole('option', { name: /Design overview/ }).waitFor(POLL);
     await checkA11y(page, 'editor with [[ completion open');
-    if (process.env.KSPACE_SHOT_DIR) await page.screenshot({ path: `${process.env.KSPACE_SHOT_DIR}/completion.png` });
+    if (process.env.KSPACE_SHOT_DIR) {
+      await page.screenshot({ path: `${process.env.KSPACE_SHOT_DIR}/completion.png` });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: `${process.env.KSPACE_SHOT_DIR}/completion-dark.png` });
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
     await page.keyboard.press('Enter');
     await expect.poll(() => editorText(page), POLL).toBe('See [[Design overview]]');
     await expect.poll(() => preview(page).getByRole('link', { name: 'Design overview' }).getAttribute('href').catch(() => null), POLL).toBe('/app/p/wiki/design/overview');
@@ -155,10 +160,11 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await pasteFiles(page, [{ name: 'huge.bin', type: 'application/octet-stream', bytes: Buffer.alloc(MAX_ATTACHMENT + 1, 7) }]);
     const alert = page.getByRole('alert').filter({ hasText: 'huge.bin was not attached' });
     await alert.waitFor(POLL);
-    expect(await alert.textContent()).toContain('too big');
+    expect(await alert.textContent()).toContain('huge.bin was not attached: it is too big (a file may have up to 64 KB).');
     await expect.poll(() => editorText(page), POLL).toBe('Data:');
     expect(await fileNames('big')).toEqual([]);
     await checkA11y(page, 'editor after a refused file');
+    if (process.env.KSPACE_SHOT_DIR) await page.screenshot({ path: `${process.env.KSPACE_SHOT_DIR}/refused.png` });
   });
 
   it('a file pasted into New Page is attached once the page is created, without anything more to do', async () => {
@@ -172,6 +178,7 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await expect.poll(() => editorText(page), POLL).toBe('Seen:\n![bird.png](files/bird.png)');
     await page.getByRole('status').filter({ hasText: 'bird.png will be attached when the page is created.' }).waitFor(POLL);
     await checkA11y(page, 'New Page with a queued file');
+    if (process.env.KSPACE_SHOT_DIR) await page.screenshot({ path: `${process.env.KSPACE_SHOT_DIR}/new-page.png`, fullPage: true });
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'Field report', exact: true }).waitFor(POLL);
     expect(await fileNames('field-report')).toEqual(['bird.png']);

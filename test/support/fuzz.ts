@@ -179,6 +179,13 @@ function send(base: string, method: string, url: string, headers: Record<string,
   const u = new URL(base);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: u.hostname, port: u.port, path: url, method, headers, agent }, (res) => {
+      // An event stream (GET /changes/stream) does not end: its status and headers are the answer.
+      if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        const h = new Headers({ 'content-type': res.headers['content-type']! });
+        res.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: h, text: '' });
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

@@ -60,7 +60,10 @@ export function client(base: string, key?: string): Client {
       h['content-type'] ??= 'application/json';
     }
     const r = await fetch(base + p, { method, headers: h, body: payload });
-    const text = await r.text();
+    // An event stream (GET /changes/stream) does not end: its status and headers are the answer.
+    const streaming = (r.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    if (streaming) await r.body?.cancel();
+    const text = streaming ? '' : await r.text();
     let parsed: unknown = text;
     if ((r.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
     return { status: r.status, body: parsed as any, headers: r.headers, text };

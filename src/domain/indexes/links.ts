@@ -12,7 +12,7 @@ export const linkIndex: DerivedIndex = {
   holds: 'links and resolved wikilinks between pages (links, wikilink_keys)',
   written(b, page, before) {
     // A metadata patch or a title change leaves the body, and so the links, as they were.
-    if (!before || before.content !== page.content) storeLinks(b, page, page.fresh);
+    if (!before || before.content !== page.content) storeLinks(b, { ...page, written: true }, page.fresh);
     pageWritten(b, page.spaceSlug, page.id, page.path);
     // Wikilinks elsewhere may mean this page now.
     if (!before) reresolveAround(b, page.spaceSlug, page.path, [page.title], page.id, true);

@@ -1,5 +1,6 @@
 import type { Services } from '../../services.ts';
 import { readersOf } from '../../store/key-stats.ts';
+import { linkBudget } from '../links/budget.ts';
 import { expectPages, withImportChunk } from '../links/wiki-index.ts';
 import { fullTextIndex } from './full-text.ts';
 import { keyStatsIndex } from './key-stats.ts';
@@ -20,7 +21,7 @@ export const indexes: DerivedIndex[] = [keyStatsIndex, metadataIndex, fullTextIn
 
 /** A batch for one write (or a move, a rebuild step): `collects` for many writes that share re-resolution. */
 export function openBatch(svc: Services, opts: { collects?: boolean; importing?: ImportPlan } = {}): IndexBatch {
-  return new IndexBatch(svc.db, [svc.config.baseUrl], opts.importing ?? null, opts.collects ?? false);
+  return new IndexBatch(svc.db, [svc.config.baseUrl], opts.importing ?? null, opts.collects ?? false, linkBudget(svc.config.limits));
 }
 
 /** Runs `fn` with a batch of its own and finishes it; or with `batch`, which its owner finishes. */

@@ -5,6 +5,8 @@ import type { Services } from '../../services.ts';
 import type { Db } from '../../store/db/types.ts';
 import type { TitledRow } from '../../store/pages.ts';
 import type { Metadata } from '../../model.ts';
+import { DEFAULT_LINK_BUDGET } from '../links/budget.ts';
+import type { LinkBudget, LinkScan } from '../links/extract.ts';
 
 /** A page as a write just left it (live). */
 export type WrittenPage = {
@@ -29,6 +31,8 @@ export type WrittenPage = {
    * list items rewrote every row (issue 18).
    */
   changedKeys?: string[];
+  /** Its links, scanned before the write's transaction (off the event loop: links/prepare.ts). */
+  links?: LinkScan;
 };
 
 /** The previous live revision's title and body; null for a new or revived page. */
@@ -80,14 +84,17 @@ export class IndexBatch {
    * re-resolution) and do it once at finish; false: at once.
    */
   readonly collects: boolean;
+  /** What one page's link extraction may take (links/budget.ts). */
+  readonly linkBudget: LinkBudget;
   private readonly ends: Array<() => void> = [];
   private readonly states = new Map<string, unknown>();
 
-  constructor(db: Db, baseUrls: string[], importing: ImportPlan | null, collects: boolean) {
+  constructor(db: Db, baseUrls: string[], importing: ImportPlan | null, collects: boolean, linkBudget: LinkBudget = DEFAULT_LINK_BUDGET) {
     this.db = db;
     this.baseUrls = baseUrls;
     this.importing = importing;
     this.collects = collects;
+    this.linkBudget = linkBudget;
   }
 
   /** Runs `fn` at finish, after what was asked before it. */

@@ -45,12 +45,20 @@ export function extractLinks(content: string, from: PageRef, baseUrls: string[] 
   return distinctTargets(linkOccurrences(content, from, baseUrls), from, wiki);
 }
 
-/** The occurrences' targets, each once, in order; wikilinks resolved through `wiki`. */
+/**
+ * The occurrences' targets, each once, in order; wikilinks resolved through `wiki`, once per
+ * target as written (a page repeating one wikilink costs one resolution).
+ */
 export function distinctTargets(occurrences: Array<PageRef | Wikilink>, from: PageRef, wiki: WikiResolver = defaultWiki): PageRef[] {
   const seen = new Set<string>();
+  const resolved = new Map<string, PageRef | null>();
   const out: PageRef[] = [];
   for (const o of occurrences) {
-    const target = 'target' in o ? wiki(o.target, from) : o;
+    let target: PageRef | null;
+    if ('target' in o) {
+      target = resolved.get(o.target) ?? null;
+      if (!resolved.has(o.target)) resolved.set(o.target, (target = wiki(o.target, from)));
+    } else target = o;
     if (!target) continue;
     // `/` cannot occur in a slug, so this key is unambiguous.
     const key = `${target.space}/${target.path}`;
@@ -62,33 +70,139 @@ export function distinctTargets(occurrences: Array<PageRef | Wikilink>, from: Pa
 }
 
 /**
+ * What one page's link extraction may take (docs/security.md "Links on writes"). markdown-it's
+ * work on a text grows with the characters that may open a link, so those are counted, besides
+ * the links themselves.
+ */
+export type LinkBudget = {
+  /** Distinct link targets as written: a markdown link's page, a wikilink's target text. */
+  links: number;
+  /**
+   * `[` and `<` in text outside code (a wikilink has two); where bare URLs are read, in all the
+   * text, and each `://` as BARE_URL_MARKS (linkify costs ~10× a bracket).
+   */
+  marks: number;
+};
+
+/**
+ * A page's links in document order, up to its budget: `over` says which bound stopped the scan
+ * (the occurrences are then those before it), null when the whole text was read.
+ */
+export type LinkScan = { occurrences: Array<PageRef | Wikilink>; over: 'links' | 'marks' | null };
+
+const UNBOUNDED: LinkBudget = { links: Infinity, marks: Infinity };
+
+/**
  * Every link of `content` in document order: a markdown link's page (internal links only), a
  * wikilink as written (its resolution needs to know what exists).
  */
 export function linkOccurrences(content: string, from: PageRef, baseUrls: string[] = []): Array<PageRef | Wikilink> {
+  return scanLinks(content, from, baseUrls).occurrences;
+}
+
+/** Text with none of these holds no link of any form (the cheap test before any scan). */
+export function mayHoldLinks(content: string, baseUrls: string[] = []): boolean {
+  // every link form needs `](` (inline), `]:` (definition), `<` (autolink), `[[` or a bare base URL
+  return content.includes('](') || content.includes(']:') || content.includes('<') || content.includes('[[')
+    || mayContainBareBaseUrl(content, baseUrls);
+}
+
+/**
+ * linkOccurrences within `budget`: the text is read up to the mark past its budget (a block cut
+ * there), and the links up to the first target past its budget. Linear in the text, and
+ * markdown-it's share bounded by the marks.
+ */
+export function scanLinks(content: string, from: PageRef, baseUrls: string[] = [], budget: LinkBudget = UNBOUNDED): LinkScan {
   const bareUrls = mayContainBareBaseUrl(content, baseUrls);
-  if (!bareUrls && !content.includes('](') && !content.includes(']:') && !content.includes('<') && !content.includes('[[')) {
-    return []; // every other link form needs `](` (inline), `]:` (definition), `<` (autolink) or `[[`
+  if (!bareUrls && !mayHoldLinks(content)) return { occurrences: [], over: null };
+  const found = new Found(budget.links);
+  if (!bareUrls && onlyWikilinks(content)) {
+    const cut = markCut(content, budget.marks, false);
+    for (const w of wikilinksIn(content, cut.at)) if (!found.add(w)) break;
+    return found.scan(cut.at < content.length ? 'marks' : null);
   }
-  const plain = bareUrls ? null : scanWikilinksOnly(content);
-  if (plain) return plain;
-  const tokens = bareUrls ? getParsers().linkify.parse(content, {}) : parseBlocks(content);
-  const out: Array<PageRef | Wikilink> = [];
+  let over: LinkScan['over'] = null;
+  let tokens: ReturnType<MarkdownIt['parse']>;
+  if (bareUrls) {
+    const cut = markCut(content, budget.marks, true);
+    if (cut.at < content.length) over = 'marks';
+    tokens = getParsers().linkify.parse(over ? content.slice(0, cut.at) : content, {});
+  } else {
+    const parsed = parseBlocks(content, budget.marks);
+    tokens = parsed.tokens;
+    if (parsed.cut) over = 'marks';
+  }
+  const hrefs = new Map<string, PageRef | null>();
   // Inline links, autolinks and reference-style links (resolved to their definition) all come out
   // as link_open tokens in document order; code spans and blocks never do; images are not links.
   for (const block of tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     for (const t of block.children) {
+      let o: PageRef | Wikilink | null = null;
       if (t.type === 'wikilink' || t.type === 'wikiembed') {
-        if (!isFileTarget((t.meta as Wikilink).target)) out.push(t.meta as Wikilink); // a file is no page link
+        const w = t.meta as Wikilink;
+        if (!isFileTarget(w.target)) o = w; // a file is no page link
       }
       else if (t.type === 'link_open') {
-        const target = resolveLinkTarget(t.attrGet('href') ?? '', from, baseUrls);
-        if (target) out.push(target);
+        const href = t.attrGet('href') ?? '';
+        o = hrefs.get(href) ?? null;
+        if (!hrefs.has(href)) hrefs.set(href, (o = resolveLinkTarget(href, from, baseUrls)));
       }
+      if (o && !found.add(o)) return found.scan('links');
     }
   }
-  return out;
+  return found.scan(over);
+}
+
+/** Occurrences in order, up to `max` distinct targets as written. */
+class Found {
+  private readonly keys = new Set<string>();
+  private readonly list: Array<PageRef | Wikilink> = [];
+  private full = false;
+  private readonly max: number;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  /** False when `o` is one target past the budget (not added). */
+  add(o: PageRef | Wikilink): boolean {
+    const key = 'target' in o ? `\0${o.target}` : `${o.space}/${o.path}`;
+    if (!this.keys.has(key)) {
+      if (this.keys.size >= this.max) {
+        this.full = true;
+        return false;
+      }
+      this.keys.add(key);
+    }
+    this.list.push(o);
+    return true;
+  }
+
+  scan(over: LinkScan['over']): LinkScan {
+    return { occurrences: this.list, over: this.full ? 'links' : over };
+  }
+}
+
+/** What a bare URL's `://` counts against LinkBudget.marks. */
+export const BARE_URL_MARKS = 10;
+
+/**
+ * Where the text's marks run past `max`: `at` is the index of the first mark over the budget
+ * (the text's length when they do not), `used` what the text before it counts. `bare`: a `://`
+ * counts BARE_URL_MARKS (bare URLs are read).
+ */
+function markCut(text: string, max: number, bare: boolean): { at: number; used: number } {
+  let used = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const w = c === 0x5b || c === 0x3c ? 1
+      : bare && c === 0x3a && text.charCodeAt(i + 1) === 0x2f && text.charCodeAt(i + 2) === 0x2f ? BARE_URL_MARKS : 0;
+    if (w === 0) continue;
+    if (used + w > max) return { at: i, used };
+    used += w;
+  }
+  return { at: text.length, used };
 }
 
 // Text whose only link syntax is `[[…]]`, where markdown-it would find every `[[…]]` as a
@@ -100,20 +214,28 @@ const TABLE_ROW = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*\||\|[ \t]*:?-+:?[ \t]*$/m;
 
 /** The wikilinks of `content` in order when a scan finds exactly those markdown-it would, else null. */
 export function scanWikilinksOnly(content: string): Wikilink[] | null {
+  return onlyWikilinks(content) ? wikilinksIn(content, content.length) : null;
+}
+
+function onlyWikilinks(content: string): boolean {
   // includes() first: one multiline regex of all of these took a third of an import's extraction.
-  if (content.includes('`') || content.includes('\\') || content.includes('<') || content.includes('~~~')
+  return !(content.includes('`') || content.includes('\\') || content.includes('<') || content.includes('~~~')
     || content.includes('](') || content.includes(']:') || INDENTED.test(content)
-    || (content.includes('|') && TABLE_ROW.test(content))) return null;
+    || (content.includes('|') && TABLE_ROW.test(content)));
+}
+
+/** The wikilinks that start before `end`, in order (the text holds no other link syntax). */
+function wikilinksIn(content: string, end: number): Wikilink[] {
   const out: Wikilink[] = [];
   let i = content.indexOf('[[');
-  while (i >= 0) {
-    const end = wikilinkEnd(content, i);
-    const link = end < 0 ? null : parseWikilink(content.slice(i + 2, end));
+  while (i >= 0 && i < end) {
+    const close = wikilinkEnd(content, i);
+    const link = close < 0 ? null : parseWikilink(content.slice(i + 2, close));
     // an embed `![[…]]` of a page counts as a link (wikilinkPlugin), but not `![[#]]`-like nothing
     const embed = i > 0 && content.charCodeAt(i - 1) === 0x21;
     if (link && !(embed && link.target === '' && !link.heading)) {
       if (!isFileTarget(link.target)) out.push(link);
-      i = content.indexOf('[[', end + 2);
+      i = content.indexOf('[[', close + 2);
     } else {
       i = content.indexOf('[[', i + 1);
     }
@@ -121,20 +243,27 @@ export function scanWikilinksOnly(content: string): Wikilink[] | null {
   return out;
 }
 
-/** Block tokens of `content`, with the inline tokens of every block that may hold a link. */
-function parseBlocks(content: string): ReturnType<MarkdownIt['parse']> {
+/**
+ * Block tokens of `content`, with the inline tokens of every block that may hold a link, up to
+ * `marks` marks: the block where they run out is read up to its mark past the budget (`cut`), the
+ * blocks after it not at all.
+ */
+function parseBlocks(content: string, marks: number): { tokens: ReturnType<MarkdownIt['parse']>; cut: boolean } {
   const src = NEEDS_NORMALIZE.test(content) ? content.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD') : content;
   const env = {}; // holds the reference definitions the block parser found, for the inline parser
   const parser = getParsers().plain;
   const tokens = parser.parse(src, env);
+  let left = marks;
   for (const t of tokens) {
     // A link needs `[` (inline, reference) or `<` (autolink); other blocks keep no children.
-    if (t.type === 'inline' && (t.content.includes('[') || t.content.includes('<'))) {
-      t.children = [];
-      parser.inline.parse(t.content, parser, env, t.children);
-    }
+    if (t.type !== 'inline' || !(t.content.includes('[') || t.content.includes('<'))) continue;
+    const cut = markCut(t.content, left, false);
+    t.children = [];
+    parser.inline.parse(cut.at < t.content.length ? t.content.slice(0, cut.at) : t.content, parser, env, t.children);
+    if (cut.at < t.content.length) return { tokens, cut: true };
+    left -= cut.used;
   }
-  return tokens;
+  return { tokens, cut: false };
 }
 
 /**

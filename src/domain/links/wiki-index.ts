@@ -17,10 +17,16 @@ import {
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import type { AclEntry, PageAccessRow, PageRef } from '../../model.ts';
 import type { ImportPlan, IndexBatch, KnownPages } from '../indexes/types.ts';
-import { distinctTargets, linkOccurrences } from './extract.ts';
+import { tooManyLinks } from './budget.ts';
+import { distinctTargets, scanLinks, type LinkScan } from './extract.ts';
 import { resolveWikilink, wikiKeys, wikiKeysOfPage, type WikiLookup } from './wikilinks.ts';
 
-export type LinkSource = { id: number; spaceSlug: string; path: string; content: string };
+/**
+ * A page whose links are indexed. `written`: this write set its content, so links past the
+ * batch's budget refuse the write (400 naming `content`); otherwise (stored content indexed
+ * again) the links before the budget are indexed. `links`: the content's scan, made already.
+ */
+export type LinkSource = { id: number; spaceSlug: string; path: string; content: string; written?: boolean; links?: LinkScan };
 
 /** Which wikilinks to resolve again: those filed under these `space key`s, or all. */
 export type Again = Set<string> | 'all';
@@ -36,7 +42,9 @@ export function storeLinks(b: IndexBatch, page: LinkSource, fresh = false, again
   const from = { space: page.spaceSlug, path: page.path };
   const prev = again ? wikiKeysOf(db, page.id) : null;
   const rows = new Map<string, WikiKeyRow>();
-  const occurrences = linkOccurrences(page.content, from, b.baseUrls);
+  const scan = page.links ?? scanLinks(page.content, from, b.baseUrls, b.linkBudget);
+  if (scan.over && page.written) throw tooManyLinks(scan.over, b.linkBudget);
+  const occurrences = scan.occurrences;
   let lookup: WikiLookup | null = null;
   const links = distinctTargets(occurrences, from, (target, at) => {
     const keys = wikiKeys(target, at);

@@ -1,6 +1,7 @@
 import type { Services } from '../../services.ts';
 import { derivedState, livePagesWithWikilinks, maxPageId, setDerivedState } from '../../store/links.ts';
 import { IndexBatch, type Backfill } from '../indexes/types.ts';
+import { linkBudget } from './budget.ts';
 import { storeLinks } from './wiki-index.ts';
 
 // Pages written before kspace knew wikilinks (schema version 8) hold `[[…]]` text that the link
@@ -34,7 +35,7 @@ async function backfillWikilinks(svc: Services, stopped: () => boolean): Promise
     const to = after + WINDOW;
     pages += await svc.writes.run(() => {
       const batch = livePagesWithWikilinks(svc.db, after, to);
-      const b = new IndexBatch(svc.db, [svc.config.baseUrl], null, false);
+      const b = new IndexBatch(svc.db, [svc.config.baseUrl], null, false, linkBudget(svc.config.limits));
       for (const p of batch) storeLinks(b, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content });
       b.finish();
       if (to >= last) setDerivedState(svc.db, WIKILINKS_INDEXED, new Date().toISOString());

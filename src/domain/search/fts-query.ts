@@ -19,10 +19,11 @@ import { TOKEN, foldToken, type Phrase } from '../../text/tokens.ts';
 import type { Issue } from '../../model.ts';
 
 export const MAX_QUERY_CHARS = 1000;
+// Words and phrases past these counts are left out of the search (a question of 20–30 words is an
+// ordinary query): every word is a page list FTS5 walks, so the number of words bounds a
+// statement's cost (docs/search.md, Limits on a query's cost).
 export const MAX_PHRASES = 32;
-// Every word of the query is a page list FTS5 walks (a phrase's words too), so the number of
-// words bounds a statement's cost (docs/performance.md, Figures behind the code).
-export const MAX_WORDS = 8;
+export const MAX_WORDS = 32;
 // A prefix is expanded by FTS5 into every indexed word that starts with it, and their page lists
 // merged before the first match comes out: short prefixes are refused, and so are many of them
 // (docs/performance.md, Figures behind the code).
@@ -86,19 +87,32 @@ export function prefixWord(p: Phrase): string {
   return foldToken(words[words.length - 1] ?? '');
 }
 
-/** Why the query cannot run (400), or null. */
+/** Why the query cannot run (400), or null. Words past MAX_WORDS are dropped (capPhrases), not refused. */
 export function checkQuery(q: string | null): Issue | null {
   if (q === null || q.trim() === '') return { key: 'q', code: 'required', message: 'q holds the words to search for' };
   if (q.length > MAX_QUERY_CHARS) return { key: 'q', code: 'max', message: `q has at most ${MAX_QUERY_CHARS} characters` };
-  const phrases = parseQuery(q);
-  if (phrases.length > MAX_PHRASES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PHRASES} words or phrases` };
-  const words = countWords(phrases);
-  if (words > MAX_WORDS) return { key: 'q', code: 'max', message: `q has at most ${MAX_WORDS} different words (a phrase counts each of its words); this one has ${words}` };
-  const prefixes = phrases.filter((p) => p.prefix);
+  const prefixes = capPhrases(parseQuery(q)).filter((p) => p.prefix);
   if (prefixes.length > MAX_PREFIXES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PREFIXES} prefixes (words ending in *)` };
   const short = prefixes.find((p) => [...prefixWord(p)].length < MIN_PREFIX_CHARS);
   if (short) return { key: 'q', code: 'min', message: `a prefix needs at least ${MIN_PREFIX_CHARS} letters before the *: \`${short.text}*\` is too short` };
   return null;
+}
+
+/** The query's first MAX_PHRASES phrases holding at most MAX_WORDS words in all (a phrase counts each of its words). */
+export function capPhrases(phrases: Phrase[]): Phrase[] {
+  const out: Phrase[] = [];
+  let words = 0;
+  for (const p of phrases.slice(0, MAX_PHRASES)) {
+    const tokens = p.text.match(TOKEN) ?? [];
+    words += tokens.length;
+    if (words > MAX_WORDS) {
+      // A first phrase longer than the cap is searched by its first MAX_WORDS words.
+      if (out.length === 0) out.push({ text: tokens.slice(0, MAX_WORDS).join(' '), prefix: false });
+      break;
+    }
+    out.push(p);
+  }
+  return out;
 }
 
 /**

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { invalid } from '../../domain/errors.ts';
 import { deleteAcl, getAcl, setAcl } from '../../domain/page-acl.ts';
 import { patchMetadata } from '../../domain/page-metadata.ts';
+import { prepareLinks } from '../../domain/links/prepare.ts';
 import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
 import { renderForCaller } from '../../domain/rendering.ts';
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
@@ -79,7 +80,9 @@ export const pageEndpoints = [
         if (!m) throw invalid([{ key: 'If-Match', code: 'format', message: 'If-Match holds the version number the write expects' }]);
         input.baseVersion = Number(m[1]);
       }
-      const r = await svc.writes.run(() => putPage(svc, caller, params.space, params.path, input));
+      // A large page's links are read on the worker first (links/prepare.ts), not in the transaction.
+      const links = await prepareLinks(svc, params.space, params.path, input.content);
+      const r = await svc.writes.run(() => putPage(svc, caller, params.space, params.path, input, { links }));
       return json(r.renamed ? { ...r.page, ...r.renamed } : r.page, r.created ? 201 : 200, { etag: `"${r.page.version}"` });
     },
   }),

@@ -34,7 +34,12 @@ export const FTS_FILE = 'kspace-fts.db';
 // filters: a phrase goes to it as the AND of its words, and the words' adjacency is checked in JS
 // (domain/search/full-text.ts); the titles have an index of their own, title_fts (0.5 MB for
 // those pages), which finds the hits ranked first (a title holding every word).
-export const INDEX_TOKENIZER = 'unicode61 remove_diacritics 2';
+// The index holds English stems (porter over unicode61: `notes` and `note` are one word to it),
+// so a word finds its other forms; which pages hold the word as written is told apart by the
+// ranking, which reads the candidates' text (domain/search/score.ts). WORD_TOKENIZER is the
+// same without stemming: the words of a query phrase as written (tokens.ts).
+export const WORD_TOKENIZER = 'unicode61 remove_diacritics 2';
+export const INDEX_TOKENIZER = `porter ${WORD_TOKENIZER}`;
 export const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1, detail = none,
   tokenize = '${INDEX_TOKENIZER}'`;
 export const TITLE_INDEX_OPTIONS = `title, content = '', contentless_delete = 1, detail = none, tokenize = '${INDEX_TOKENIZER}'`;

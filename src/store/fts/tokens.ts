@@ -3,7 +3,7 @@ import { cached } from '../../bounded-cache.ts';
 import { nativeBindingOption } from '../db/native.ts';
 import { stmt } from '../db/statements.ts';
 import type { Db } from '../db/types.ts';
-import { INDEX_TOKENIZER } from './index-file.ts';
+import { INDEX_TOKENIZER, WORD_TOKENIZER } from './index-file.ts';
 
 // The words the index's own tokenizer makes of a query phrase. With detail = none FTS5 refuses
 // a quoted string that it splits into more than one word (a phrase), so a phrase goes to it as
@@ -12,22 +12,29 @@ import { INDEX_TOKENIZER } from './index-file.ts';
 // (a character unassigned there is part of a word), and it treats some combining marks as
 // separators. Asking the tokenizer itself leaves no such case to a 500.
 //
-// A table of an in-memory database of its own (any connection would do, a replica's read-only
+// And the stem the index holds for a word (porter, index-file.ts): the ranking reads candidates'
+// text in JS and counts a word whose stem is a query word's stem as a match of it. Asking
+// SQLite's own stemmer keeps the two in step, for every word.
+//
+// Tables of an in-memory database of their own (any connection would do, a replica's read-only
 // one too), written and rolled back: ~20 µs a phrase, and the answers are cached.
 
 let db: Db | null = null;
 const memo = new Map<string, string[]>();
+const stemMemo = new Map<string, string>();
 
 function conn(): Db {
   if (!db) {
     db = new Database(':memory:', nativeBindingOption());
-    db.exec(`CREATE VIRTUAL TABLE words USING fts5(x, tokenize = '${INDEX_TOKENIZER}');
-      CREATE VIRTUAL TABLE words_at USING fts5vocab(words, instance);`);
+    db.exec(`CREATE VIRTUAL TABLE words USING fts5(x, tokenize = '${WORD_TOKENIZER}');
+      CREATE VIRTUAL TABLE words_at USING fts5vocab(words, instance);
+      CREATE VIRTUAL TABLE stems USING fts5(x, tokenize = '${INDEX_TOKENIZER}');
+      CREATE VIRTUAL TABLE stems_at USING fts5vocab(stems, instance);`);
   }
   return db;
 }
 
-/** The index's words of `text` (folded as the index holds them), in order. */
+/** The index's words of `text` (folded as the index holds them, not stemmed), in order. */
 export function indexWords(text: string): string[] {
   return cached(memo, text, 512, () => {
     const d = conn();
@@ -39,4 +46,31 @@ export function indexWords(text: string): string[] {
       d.exec('ROLLBACK');
     }
   });
+}
+
+/**
+ * The stem the index holds for each of `words` (folded words, as foldToken makes them); a word
+ * the tokenizer makes no word or several of stands for itself. Cached, the uncached ones asked in
+ * one statement.
+ */
+export function stemsOf(words: string[]): string[] {
+  const missing = [...new Set(words.filter((w) => !stemMemo.has(w)))];
+  if (missing.length > 0) {
+    const d = conn();
+    d.exec('BEGIN');
+    try {
+      const ins = stmt(d, 'INSERT INTO stems (rowid, x) VALUES (?, ?)');
+      missing.forEach((w, i) => ins.run(i + 1, w));
+      const found = new Map<number, string>();
+      const many = new Set<number>();
+      for (const r of stmt(d, 'SELECT doc, term FROM stems_at').all() as Array<{ doc: number; term: string }>) {
+        if (found.has(r.doc)) many.add(r.doc);
+        found.set(r.doc, r.term);
+      }
+      missing.forEach((w, i) => cached(stemMemo, w, 16_384, () => (many.has(i + 1) ? w : found.get(i + 1) ?? w)));
+    } finally {
+      d.exec('ROLLBACK');
+    }
+  }
+  return words.map((w) => cached(stemMemo, w, 16_384, () => stemsOf([w])[0]));
 }

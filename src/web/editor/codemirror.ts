@@ -15,7 +15,7 @@ export type { AttachFile, CursorBlocks, WikilinkSource };
 // Markdown straight from @lezer/markdown: @codemirror/lang-markdown would bring the HTML, CSS and
 // JavaScript languages along (measured: 174 KB gzipped instead of the budget's 150).
 const markdownLanguage = new Language(defineLanguageFacet({ commentTokens: { block: { open: '<!--', close: '-->' } } }), markdownParser.configure(GFM), [], 'markdown');
-const markdown = (): LanguageSupport => new LanguageSupport(markdownLanguage);
+export const markdown = (): LanguageSupport => new LanguageSupport(markdownLanguage);
 
 export interface EditorOptions {
   doc: string;

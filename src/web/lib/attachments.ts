@@ -28,8 +28,10 @@ export function fileAddress(space: string, path: string, name: string): string {
 export function attachError(name: string, err: unknown): string {
   if (err instanceof ApiError) {
     if (err.status === 413) {
-      const limit = typeof err.problem.body.limit === 'number' ? ` (the limit is ${formatBytes(err.problem.body.limit)})` : '';
-      return `${name} was not attached: it is too big${limit}. ${err.message}`.trim();
+      const body = err.problem.body;
+      const limit = typeof body.limit === 'number' ? formatBytes(body.limit) : null;
+      if (body.setting === 'SERVICE_SPACE_QUOTA_BYTES') return `${name} was not attached: the space's files would pass its quota${limit ? ` of ${limit}` : ''}.`;
+      return `${name} was not attached: it is too big${limit ? ` (a file may have up to ${limit})` : ''}.`;
     }
     if (err.status === 415 || err.status === 400) return `${name} was not attached: ${err.message}`;
     if (err.status === 403 || err.status === 404) return `${name} was not attached: you may not change this page.`;

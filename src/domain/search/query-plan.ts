@@ -1,0 +1,114 @@
+// A query as the ranked search runs it. Pure (the index's word splitter is passed in).
+//
+// The query's words and phrases (fts-query.ts parses them) become items: a word, or a phrase of
+// several words that must be next to each other. Pages holding every item come first, then
+// pages holding some (docs/search.md, Ranking), so FTS5 gets two expressions: the AND of the
+// items (`every`) and their OR (`any`). The index holds stems (porter, src/store/fts/index-file.ts),
+// so FTS5 finds a word's other forms; which form a page holds is told by the ranking, which reads
+// the candidates' text (score.ts).
+//
+// The last word of a query that does not end in a space or a quote is also a prefix: someone is
+// typing it. A prefix goes to FTS5 as the prefix of its stem and as the stems of the word less
+// its last one to three characters: the index holds `onboard` for Onboarding, which the prefix
+// `onboardi` alone does not reach. The text check (score.ts) keeps only words that start with it.
+//
+// Common English words (STOP_WORDS) are left out of a query that has other words: "how to
+// remove a vault" searches for `remove` and `vault`. Inside a quoted phrase they stay (the phrase
+// is checked word by word).
+import { TOKEN, TOKEN_CHAR, foldToken, type Phrase } from '../../text/tokens.ts';
+import { capPhrases, checkedPhrases, parseQuery, quotePhrase, MAX_PREFIXES, MIN_PREFIX_CHARS, type CheckedPhrase, type IndexWords } from './fts-query.ts';
+
+/** A word of the query, folded; `prefix`: words starting with it match too. */
+export type Term = { word: string; prefix: boolean };
+/** An item: a word, or a phrase of several (`check`: its words must be in a row). */
+export type Item = { terms: number[]; check: CheckedPhrase | null };
+export type QueryPlan = {
+  /** The phrases searched, the typed last word marked as a prefix (for snippets). */
+  phrases: Phrase[];
+  terms: Term[];
+  items: Item[];
+  /** FTS5 expressions: pages holding every item's words; pages holding any item's words. */
+  every: string;
+  any: string;
+};
+
+/** How many characters a typed prefix is cut back by, at most, to reach the stem the index holds. */
+const PREFIX_STEM_CUTS = 3;
+
+// Words so common that they say little about a page; left out of a query with other words.
+export const STOP_WORDS = new Set(`a about above after again against all am an and any are as at be because been before
+being below between both but by can could did do does doing down during each few for from further had has have having
+he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or
+other our ours out over own same she should so some such than that the their theirs them then there these they this
+those through to too under until up very was we were what when where which while who whom why will with would you
+your yours`.split(/\s+/));
+
+/**
+ * The plan of `q`, or null when it has nothing searchable. `mayExpand` says whether a typed last
+ * word may be a prefix (full-text.ts refuses one whose words are in too many pages: it then
+ * matches as a whole word).
+ */
+export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: string) => boolean = () => true): QueryPlan | null {
+  const phrases = capPhrases(parseQuery(q));
+  if (phrases.length === 0) return null;
+  const last = phrases[phrases.length - 1];
+  const lastWord = (last.text.match(TOKEN) ?? []).pop() ?? '';
+  const typing = !last.prefix && TOKEN_CHAR.test(q[q.length - 1] ?? ' ') && [...foldToken(lastWord)].length >= MIN_PREFIX_CHARS
+    && phrases.filter((p) => p.prefix).length < MAX_PREFIXES && mayExpand(foldToken(lastWord));
+  if (typing) phrases[phrases.length - 1] = { text: last.text, prefix: true };
+
+  const checks = checkedPhrases(phrases, indexWords);
+  const isStop = (p: Phrase, k: number) => !checks[k].checked && checks[k].words.length === 1 && STOP_WORDS.has(checks[k].words[0]);
+  const kept = phrases.map((_, k) => k).filter((k) => !isStop(phrases[k], k));
+  const chosen = kept.length > 0 ? kept : phrases.map((_, k) => k);
+
+  const terms: Term[] = [];
+  const termOf = (word: string, prefix: boolean) => {
+    const at = terms.findIndex((t) => t.word === word && t.prefix === prefix);
+    return at >= 0 ? at : terms.push({ word, prefix }) - 1;
+  };
+  const items: Item[] = [];
+  const matches: string[] = [];
+  for (const k of chosen) {
+    const p = phrases[k];
+    const c = checks[k];
+    const words = c.words;
+    if (words.length === 0) continue;
+    items.push({ terms: words.map((w, i) => termOf(w, p.prefix && i === words.length - 1)), check: c.checked ? c : null });
+    matches.push(itemMatch(p, indexWords));
+  }
+  if (items.length === 0) return null;
+  const wrap = (m: string) => (matches.length > 1 ? `(${m})` : m);
+  return { phrases: chosen.map((k) => phrases[k]), terms, items, every: matches.map(wrap).join(' AND '), any: matches.map(wrap).join(' OR ') };
+}
+
+/** A phrase as FTS5 gets it: its words (the index's split) AND-ed, the last one a prefix as prefixMatch says. */
+function itemMatch(p: Phrase, indexWords: IndexWords): string {
+  const words = indexWords(p.text);
+  if (words.length === 0) return quotePhrase({ text: p.text, prefix: false });
+  return words.map((w, i) => (p.prefix && i === words.length - 1 ? prefixMatch(w) : quotePhrase({ text: w, prefix: false }))).join(' AND ');
+}
+
+/**
+ * A prefix: the word, its stem's prefix, and the word cut back to where an English ending may
+ * start (`onboardi` → `onboard`, `runni` → `run`): the stem the index holds for the words it
+ * begins. Only a cut whose tail begins an ending porter removes (ENDINGS) is tried, at least
+ * MIN_PREFIX_CHARS left: cutting anywhere would bring in common short words (`there` → `the`).
+ */
+export function prefixMatch(word: string): string {
+  const cps = [...word];
+  const alts = [quotePhrase({ text: word, prefix: false }), quotePhrase({ text: word, prefix: true })];
+  for (let cut = 1; cut <= PREFIX_STEM_CUTS && cps.length - cut >= MIN_PREFIX_CHARS; cut++) {
+    const head = cps.slice(0, cps.length - cut);
+    const tail = cps.slice(cps.length - cut).join('');
+    // A doubled consonant before an ending (`runn|ing`) belongs to the ending's cut too.
+    const doubled = tail.length > 1 && tail[0] === head[head.length - 1];
+    if (!ENDINGS.some((e) => e.startsWith(tail) || (doubled && e.startsWith(tail.slice(1))))) continue;
+    alts.push(quotePhrase({ text: head.join(''), prefix: false }));
+  }
+  return `(${alts.join(' OR ')})`;
+}
+
+/** The endings porter takes off (and the y → i it makes), whose first letters a cut may leave. */
+const ENDINGS = ['ing', 'ed', 'es', 'er', 'ies', 'ion', 'ation', 'ness', 'ment', 'ly', 'ive', 'ize', 'ise', 'al', 'ence',
+  'ance', 'able', 'ible', 'ful', 'ous', 'ity', 'ism', 'ist', 'ic', 'ate', 'iti', 'y', 's', 'e'];

@@ -1,0 +1,165 @@
+// Relevance of a search's candidates: BM25F over the candidates' own text. Pure (the stemmer is
+// passed in).
+//
+// Every statistic comes from the pages scored, which are pages the caller may read
+// (full-text.ts gathers them through the access filter), or from the page itself:
+// - term frequency: how often the page holds each query word, with saturation (k1); a match in
+//   the title counts TITLE times, in a heading (a Markdown `#` line) HEADING times, in the body
+//   once; the word as written counts fully, a word it is a prefix of PREFIX, another form of the
+//   same stem STEM (`notes` finds `note`, below `notes`);
+// - length: the page's characters against the average of the candidates (b);
+// - rarity: a word held by fewer of the candidates weighs more (idf = ln(1 + n / df), n the
+//   candidates, df those holding the word).
+// No count of the whole index, nor of pages the caller cannot read, enters: the same query over
+// the same readable pages gives the same scores, whatever else the index holds
+// (test/api/search-privacy.test.ts).
+//
+// A page holding every item of the query (a word, or a phrase with its words in a row) is in
+// group 0, ranked above the pages holding only some (group 1); a candidate holding none (FTS5
+// matched a stem or a cut-back prefix the text does not bear out, or a phrase's words apart) is
+// no hit.
+import { NON_ASCII, foldToken } from '../../text/tokens.ts';
+import { holdsPhrase } from './phrase-check.ts';
+import type { QueryPlan } from './query-plan.ts';
+
+export const BM25 = { k1: 1.2, b: 0.75, title: 4, heading: 2, body: 1, exact: 1, prefix: 0.7, stem: 0.6 };
+
+/** `content` is the body, or its start when `body()` gives it whole (then read instead, once). */
+export type Candidate = { id: number; title: string; content: string; body?: () => string };
+export type Scored = { id: number; g: 0 | 1; score: number };
+export type Stems = (words: string[]) => string[];
+
+type Counted = { id: number; tf: Float64Array; length: number; holds: boolean[] };
+
+const WORD_TAIL_ASCII = '[a-z0-9]*';
+const WORD_TAIL = '[\\p{L}\\p{N}\\p{Co}\\p{M}]*';
+const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
+const HEADING_LINE = /^ {0,3}#{1,6}(?:[ \t][^\n]*)?$/gm;
+const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+
+/** Folds a whole text as the index folds each word (marks only continue words, so none are joined or split). */
+const foldText = (text: string) => (NON_ASCII.test(text) ? foldToken(text) : text.toLowerCase());
+
+/**
+ * Scores `candidates` for `plan`, dropping those that hold no item; in no particular order. Each
+ * query word is looked for in the folded text from a root (its stem less two characters, at
+ * least three, or the word itself when shorter), and each word found there is classified.
+ */
+export function scoreCandidates(plan: QueryPlan, candidates: Candidate[], stems: Stems): Scored[] {
+  const terms = plan.terms;
+  const termStems = stems(terms.map((t) => t.word));
+  const roots = terms.map((t, k) => rootOf(t.word, termStems[k]));
+  const alternatives = [...new Set(roots)].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  const asciiFind = new RegExp(`(?:${alternatives})${WORD_TAIL_ASCII}`, 'g');
+  const find = new RegExp(`(?:${alternatives})${WORD_TAIL}`, 'gu');
+
+  // First every word found in every candidate, then their stems in one call, then the counts.
+  type Found = { words: string[]; fields: number[] };
+  const found: Array<{ c: Candidate; title: Found; body: Found; length: number }> = [];
+  const unknown = new Set<string>();
+  const scan = (text: string, headings: boolean): Found => {
+    const f = foldText(text);
+    const ascii = !NON_ASCII.test(f);
+    const re = ascii ? asciiFind : find;
+    const ranges = headings ? headingRanges(f) : [];
+    const out: Found = { words: [], fields: [] };
+    let r = 0;
+    re.lastIndex = 0;
+    for (let m = re.exec(f); m; m = re.exec(f)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      if (m.index > 0 && (ascii ? isAsciiWordCode(f.charCodeAt(m.index - 1)) : WORD_CHAR.test(f[m.index - 1]))) continue;
+      while (r < ranges.length && ranges[r][1] < m.index) r++;
+      out.words.push(m[0]);
+      out.fields.push(r < ranges.length && ranges[r][0] <= m.index ? BM25.heading : BM25.body);
+      unknown.add(m[0]);
+    }
+    return out;
+  };
+  for (const c of candidates) {
+    const title = scan(c.title, false);
+    title.fields.fill(BM25.title);
+    const text = c.body ? c.body() : c.content;
+    found.push({ c, title, body: scan(text, true), length: c.title.length + text.length });
+  }
+  const list = [...unknown];
+  const stemOf = new Map(list.map((w, i) => [w, ''] as [string, string]));
+  stems(list).forEach((s, i) => stemOf.set(list[i], s));
+
+  const counted: Counted[] = found.map(({ c, title, body, length }) => {
+    const tf = new Float64Array(terms.length);
+    for (const part of [title, body]) {
+      for (let i = 0; i < part.words.length; i++) {
+        const w = part.words[i];
+        for (let k = 0; k < terms.length; k++) {
+          const t = terms[k];
+          const kind = w === t.word ? BM25.exact : t.prefix && w.startsWith(t.word) ? BM25.prefix : w.startsWith(roots[k]) && stemOf.get(w) === termStems[k] ? BM25.stem : 0;
+          tf[k] += kind * part.fields[i];
+        }
+      }
+    }
+    const holds = plan.items.map((item) => item.check
+      ? holdsPhrase(c.title, item.check) || holdsPhrase(c.body ? c.body() : c.content, item.check)
+      : item.terms.every((k) => tf[k] > 0));
+    return { id: c.id, tf, length, holds };
+  });
+  return rank(plan, counted);
+}
+
+/** BM25 over the counted candidates: idf and the average length are the candidates'. */
+function rank(plan: QueryPlan, counted: Counted[]): Scored[] {
+  const n = counted.length;
+  if (n === 0) return [];
+  const avg = counted.reduce((s, c) => s + c.length, 0) / n || 1;
+  // A word counts for a page only through an item the page holds (a phrase's words apart count nothing).
+  const live = counted.map((c) => {
+    const on = new Uint8Array(plan.terms.length);
+    plan.items.forEach((item, i) => { if (c.holds[i]) for (const k of item.terms) on[k] = 1; });
+    return on;
+  });
+  const df = plan.terms.map((_, k) => counted.reduce((s, c, i) => s + (live[i][k] && c.tf[k] > 0 ? 1 : 0), 0));
+  // ln(1 + n/df): never zero, so a word every candidate holds still counts (a one-word query's
+  // scores say something), and the rarer word still weighs more.
+  const idf = df.map((d) => Math.log(1 + n / Math.max(d, 1)));
+  const out: Scored[] = [];
+  counted.forEach((c, i) => {
+    if (!c.holds.some(Boolean)) return;
+    const norm = BM25.k1 * (1 - BM25.b + (BM25.b * c.length) / avg);
+    let score = 0;
+    for (let k = 0; k < plan.terms.length; k++) {
+      const tf = live[i][k] ? c.tf[k] : 0;
+      if (tf > 0) score += (idf[k] * tf * (BM25.k1 + 1)) / (tf + norm);
+    }
+    out.push({ id: c.id, g: c.holds.every(Boolean) ? 0 : 1, score });
+  });
+  return out;
+}
+
+/** Search order: group, then score (higher first), then the newer page. */
+export function compareScored(a: Scored, b: Scored): number {
+  return a.g - b.g || b.score - a.score || b.id - a.id;
+}
+
+/**
+ * Where to look for a word's forms: its stem less two characters (porter rewrites only a word's
+ * end), at least three, and never more than the word and the stem share.
+ */
+export function rootOf(word: string, stem: string): string {
+  let common = 0;
+  while (common < word.length && common < stem.length && word[common] === stem[common]) common++;
+  const keep = Math.min(common, Math.max(3, stem.length - 2));
+  return keep > 0 ? word.slice(0, keep) : word;
+}
+
+/** [start, end] of each Markdown heading line of a folded text. */
+function headingRanges(f: string): Array<[number, number]> {
+  if (!f.includes('#')) return [];
+  const out: Array<[number, number]> = [];
+  HEADING_LINE.lastIndex = 0;
+  for (let m = HEADING_LINE.exec(f); m; m = HEADING_LINE.exec(f)) out.push([m.index, m.index + m[0].length]);
+  return out;
+}
+
+const isAsciiWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);

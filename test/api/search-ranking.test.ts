@@ -1,0 +1,73 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type Client, type TestServer } from '../support/server.ts';
+
+// Relevance (issue 37): BM25F over the readable candidates (src/domain/search/score.ts).
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+});
+afterAll(() => srv.close());
+afterEach(() => expect(srv.errors).toEqual([]));
+
+const search = async (c: Client, q: string, space: string) => {
+  const r = await c.get(`/search?${new URLSearchParams({ q, space })}`);
+  expect(r.status).toBe(200);
+  return r.body.hits.map((h: { path: string }) => h.path) as string[];
+};
+
+describe('ranking by relevance', () => {
+  it('ranks by term frequency, whichever page was written first', async () => {
+    const pages: Array<[string, string]> = [['once', 'tapir x x x x x x'], ['thrice', 'tapir x tapir x tapir x x'], ['twice', 'tapir x tapir x x x x']];
+    for (const [p, content] of pages) await srv.admin.put(`/pages/tf/${p}`, { title: 'Animal', content });
+    for (const [p, content] of [...pages].reverse()) await srv.admin.put(`/pages/tf2/${p}`, { title: 'Animal', content });
+    expect(await search(srv.admin, 'tapir ', 'tf')).toEqual(['thrice', 'twice', 'once']);
+    expect(await search(srv.admin, 'tapir ', 'tf2')).toEqual(['thrice', 'twice', 'once']);
+  });
+
+  it('weighs the title above a heading above the body, whichever page was written first', async () => {
+    await srv.admin.put('/pages/fields/body', { title: 'Animals', content: 'x\n\nThe okapi is here.\n' });
+    await srv.admin.put('/pages/fields/heading', { title: 'Animals', content: '# Okapi\n\nThe x is here.\n' });
+    await srv.admin.put('/pages/fields/title', { title: 'Okapi', content: 'x\n\nThe x is here.\n' });
+    await srv.admin.put('/pages/fields/body2', { title: 'Animals', content: 'x\n\nThe okapi is hers.\n' });
+    expect(await search(srv.admin, 'okapi ', 'fields')).toEqual(['title', 'heading', 'body2', 'body']);
+  });
+
+  it('weighs a rarer word more', async () => {
+    for (let i = 0; i < 5; i++) await srv.admin.put(`/pages/rare/common${i}`, { title: 'Page', content: `zebra x${i}` });
+    await srv.admin.put('/pages/rare/rare', { title: 'Page', content: 'quagga xx' });
+    expect((await search(srv.admin, 'zebra quagga ', 'rare'))[0]).toBe('rare');
+  });
+
+  it('finds other forms of a word by its stem, below the word as written', async () => {
+    await srv.admin.put('/pages/stems/note', { title: 'One', content: 'a note here' });
+    await srv.admin.put('/pages/stems/notes', { title: 'Two', content: 'notes here' });
+    await srv.admin.put('/pages/stems/run', { title: 'Three', content: 'we run daily' });
+    expect(await search(srv.admin, 'notes ', 'stems')).toEqual(['notes', 'note']);
+    expect(await search(srv.admin, 'note ', 'stems')).toEqual(['note', 'notes']);
+    expect(await search(srv.admin, 'running ', 'stems')).toEqual(['run']);
+  });
+
+  it('matches the last word typed as a prefix, as you type it', async () => {
+    await srv.admin.put('/pages/prefix/onboarding', { title: 'Onboarding', content: 'Welcome to the team.' });
+    await srv.admin.put('/pages/prefix/board', { title: 'Board', content: 'on board' });
+    for (const q of ['onb', 'onboar', 'onboard', 'onboardi', 'onboardin', 'onboarding', 'welcome onboard']) {
+      expect(await search(srv.admin, q, 'prefix'), q).toEqual(['onboarding']);
+    }
+    expect(await search(srv.admin, 'onboardi ', 'prefix')).toEqual([]); // a space ends the word
+    expect(await search(srv.admin, 'onboard ', 'prefix')).toEqual(['onboarding']); // its stem
+  });
+
+  it('answers a natural-language question with the pages holding every word first, then those holding some', async () => {
+    await srv.admin.put('/pages/or/remove', { title: 'Remove a vault', content: 'To remove a vault, open the vault switcher.' });
+    await srv.admin.put('/pages/or/create', { title: 'Create a vault', content: 'A vault is a folder.' });
+    await srv.admin.put('/pages/or/other', { title: 'Settings', content: 'Nothing to remove here.' });
+    await srv.admin.put('/pages/or/none', { title: 'Unrelated', content: 'Cats.' });
+    const hits = await search(srv.admin, 'how do I remove a vault from the list?', 'or');
+    expect(hits[0]).toBe('remove');
+    expect(hits.slice(1).sort()).toEqual(['create', 'other']);
+    // A question of 30 words is an ordinary query (no 400).
+    const long = `${'what is the best way to remove an old vault that I no longer need from my computer '.repeat(2)} please`;
+    expect((await search(srv.admin, long, 'or'))[0]).toBe('remove');
+  });
+});

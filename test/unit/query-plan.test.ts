@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { capPhrases, parseQuery } from '../../src/domain/search/fts-query.ts';
+import { planQuery, prefixMatch } from '../../src/domain/search/query-plan.ts';
+import { indexWords } from '../../src/store/fts/tokens.ts';
+
+const plan = (q: string, mayExpand?: (w: string) => boolean) => planQuery(q, indexWords, mayExpand);
+
+describe('planQuery', () => {
+  it.each([
+    // q, terms (word, prefix), items (their terms), every, any
+    ['notes ', [['notes', false]], [[0]], '"notes"', '"notes"'],
+    ['red panda ', [['red', false], ['panda', false]], [[0], [1]], '("red") AND ("panda")', '("red") OR ("panda")'],
+    // The last word typed without a space after it is a prefix too, reaching the stems it may be cut from.
+    ['onboardi', [['onboardi', true]], [[0]], '("onboardi" OR "onboardi"* OR "onboard")', '("onboardi" OR "onboardi"* OR "onboard")'],
+    ['red pan', [['red', false], ['pan', true]], [[0], [1]], '("red") AND (("pan" OR "pan"*))', '("red") OR (("pan" OR "pan"*))'],
+    // Too short to be a prefix; after a space or a closing quote, a word.
+    ['ab', [['ab', false]], [[0]], '"ab"', '"ab"'],
+    ['"red panda"', [['red', false], ['panda', false]], [[0, 1]], '"red" AND "panda"', '"red" AND "panda"'],
+    ['"red pan', [['red', false], ['pan', true]], [[0, 1]], '"red" AND ("pan" OR "pan"*)', '"red" AND ("pan" OR "pan"*)'],
+    // Stop words are left out of a query with other words, kept in one without, and in phrases.
+    ['how to remove a vault?', [['remove', false], ['vault', false]], [[0], [1]], '("remove") AND ("vault")', '("remove") OR ("vault")'],
+    ['the ', [['the', false]], [[0]], '"the"', '"the"'],
+    ['"the end" of it ', [['the', false], ['end', false]], [[0, 1]], '"the" AND "end"', '"the" AND "end"'],
+  ])('%j', (q, terms, items, every, any) => {
+    const p = plan(q)!;
+    expect(p.terms.map((t) => [t.word, t.prefix])).toEqual(terms);
+    expect(p.items.map((i) => i.terms)).toEqual(items);
+    expect(p.every).toBe(every);
+    expect(p.any).toBe(any);
+  });
+
+  it('marks the typed prefix for snippets, and leaves it a word where the caller says it reaches too far', () => {
+    expect(plan('red pan')!.phrases).toEqual([{ text: 'red', prefix: false }, { text: 'pan', prefix: true }]);
+    expect(plan('red pan', () => false)!.terms.map((t) => t.prefix)).toEqual([false, false]);
+  });
+
+  it('has nothing to search for punctuation alone', () => {
+    expect(plan('^ - *')).toBeNull();
+  });
+
+  it('keeps the first 32 words of a long question', () => {
+    const q = Array.from({ length: 50 }, (_, i) => `w${i}`).join(' ');
+    expect(plan(q)!.terms).toHaveLength(32);
+    expect(capPhrases(parseQuery(`"${q}"`))).toEqual([{ text: Array.from({ length: 32 }, (_, i) => `w${i}`).join(' '), prefix: false }]);
+  });
+});
+
+describe('prefixMatch', () => {
+  it.each([
+    ['abc', '("abc" OR "abc"*)'],
+    ['abcd', '("abcd" OR "abcd"*)'], // no ending starts with d
+    ['abce', '("abce" OR "abce"* OR "abc")'],
+    ['runni', '("runni" OR "runni"* OR "runn" OR "run")'],
+    ['onboardin', '("onboardin" OR "onboardin"* OR "onboardi" OR "onboard")'],
+    ['there', '("there" OR "there"* OR "ther")'],
+  ])('%s', (w, m) => expect(prefixMatch(w)).toBe(m));
+});
