@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import type { Issue } from '../model.ts';
 import type { Query } from '../client/paths.ts';
 import type { Problem } from '../client/problem.ts';
+import { followChanges, type FollowOptions } from '../client/changes.ts';
 import { ApiError, readJson, request, type ClientSettings, type RequestOptions } from '../client/request.ts';
 import { ExitError } from './exit-error.ts';
 
@@ -161,6 +162,18 @@ export class Api {
 
   get<T = unknown>(path: string, query?: Query): Promise<T> {
     return this.json<T>('GET', path, { query });
+  }
+
+  /** Follows the change feed (src/client/changes.ts) until `signal` aborts; an error answer becomes an ExitError. */
+  async follow(opts: Omit<FollowOptions, 'onGap'>): Promise<void> {
+    try {
+      await followChanges({ ...this.settings, txid: undefined }, {
+        ...opts, onGap: (err, ms) => process.stderr.write(`the change stream was cut (${err instanceof Error ? err.message : String(err)}); reconnecting in ${ms / 1000} s\n`),
+      });
+    } catch (err) {
+      if (err instanceof ApiError) throw problemToExit(err.problem, this.conn, this.base.origin);
+      throw err;
+    }
   }
 }
 

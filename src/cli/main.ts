@@ -19,6 +19,7 @@ import { registerHistoryCommands } from './history.ts';
 import { registerPeopleCommands } from './people.ts';
 import { registerCompletionCommand } from './completion.ts';
 import { registerSyncCommand } from './sync/command.ts';
+import { registerChangesCommand } from './changes.ts';
 
 export { ExitError } from './exit-error.ts';
 
@@ -27,7 +28,7 @@ export const commandModules: Array<(program: Command) => void> = [
   registerPageCommands, registerMetaCommands, registerAclCommands, registerSearchCommands, registerRecordCommands,
   registerLinkCommands, registerSpaceCommands, registerSpaceTemplateCommands, registerBundleCommands,
   registerWebhookCommands, registerServeCommands, registerMcpCommand, registerHistoryCommands, registerPeopleCommands,
-  registerCompletionCommand, registerFileCommands, registerSyncCommand,
+  registerCompletionCommand, registerFileCommands, registerSyncCommand, registerChangesCommand,
 ];
 
 const FOOTER = `
