@@ -86,7 +86,7 @@ const imageWidth = (root: ReturnType<Page['getByRole']>, name: string) =>
   root.getByRole('img', { name }).evaluate((el) => (el as HTMLImageElement).naturalWidth).catch(() => 0);
 
 describe('the editor tools', { timeout: 120_000 }, () => {
-  it('[[ completes page titles typed key by key: Enter inserts [[Title]]; a click on a shared title inserts [[/path|Title]], on another space\'s page [[space/path|Title]]', async () => {
+  it('[[ completes page titles typed key by key: Enter inserts [[Title]]; a click on a shared title inserts [[/path|Title]], arrows and Enter on another space\'s page [[space/path|Title]]', async () => {
     await app.putPage('wiki', 'notes', { title: 'Notes', content: 'See ' });
     const page = await open();
     await openEditor(page, 'notes');
@@ -115,9 +115,20 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await expect.poll(() => editorText(page), POLL).toBe(first);
     const roadmaps = () => preview(page).getByRole('link', { name: 'Roadmap' }).evaluateAll((as) => as.map((a) => `${a.getAttribute('href')} ${a.className}`));
     await expect.poll(roadmaps, POLL).toEqual(['/app/p/wiki/archive/roadmap internal']);
-    // A page of another space is named by its space and path.
+    // A page of another space is named by its space and path; chosen with the arrow keys (the
+    // page's own space is listed first, so it is the third option).
     await page.keyboard.type(', [[Roadm');
-    await listbox.getByRole('option', { name: /ops\/roadmap/ }).click();
+    const ops = listbox.getByRole('option', { name: /ops\/roadmap/ });
+    await ops.waitFor(POLL);
+    const selected = () => listbox.locator('[role=option][aria-selected=true]').textContent().catch(() => null);
+    // The first option is selected on open; the two of this space come first, in the server's order.
+    await expect.poll(selected, POLL).toMatch(/^Roadmap(archive\/)?roadmap$/);
+    const firstSelected = await selected();
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(async () => { const now = await selected(); return now !== firstSelected && /^Roadmap(archive\/)?roadmap$/.test(now ?? ''); }, POLL).toBe(true);
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(selected, POLL).toMatch(/ops\/roadmap/);
+    await page.keyboard.press('Enter');
     await expect.poll(() => editorText(page), POLL).toBe(`${first}, [[ops/roadmap|Roadmap]]`);
     await expect.poll(roadmaps, POLL).toEqual(['/app/p/wiki/archive/roadmap internal', '/app/p/ops/roadmap internal']);
     await page.getByRole('button', { name: 'Save' }).click();
