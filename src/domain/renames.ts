@@ -7,7 +7,7 @@ import type { Services } from '../services.ts';
 import { canReadPage, canWritePage } from './access.ts';
 import { outsideFences, WIKILINK } from './links/rewrite.ts';
 import { indexLookup } from './links/wiki-index.ts';
-import { parseWikilink, resolveWikilink, wikiTargetFor } from './links/wikilinks.ts';
+import { foldCase, parseWikilink, resolveWikilink, wikiTargetFor } from './links/wikilinks.ts';
 import { normalizePagePath } from './paths.ts';
 import type { Caller, PageRef } from '../model.ts';
 import { findPageById, linkSourcesOf } from '../store/moves.ts';
@@ -17,9 +17,6 @@ import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../store/spaces.t
 /** Which wikilink targets, per linking page, meant the page under its old title. */
 export type RenamePlan = { pageId: number; ref: PageRef; sources: Map<number, Set<string>> };
 export type RenameResult = { rewritten: PageRef[]; notRewritten: PageRef[] };
-
-/** Lower-cases ASCII letters only, as the title lookup (SQLite NOCASE) compares. */
-const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
 /** The wikilink targets written in `content` (outside fenced code). */
 function wikiTargets(content: string): Set<string> {
@@ -41,7 +38,7 @@ function wikiTargets(content: string): Set<string> {
 export function planRename(svc: Services, pageId: number, ref: PageRef, oldTitle: string): RenamePlan {
   const db = svc.db;
   const sources = new Map<number, Set<string>>();
-  const wanted = asciiLower(normalizePagePath(oldTitle));
+  const wanted = foldCase(normalizePagePath(oldTitle));
   const seen = new Set<number>();
   for (const s of linkSourcesOf(db, [ref])) {
     if (s.id === pageId || seen.has(s.id)) continue;
@@ -53,7 +50,7 @@ export function planRename(svc: Services, pageId: number, ref: PageRef, oldTitle
     const lookup = indexLookup(db, row.id);
     const targets = new Set<string>();
     for (const t of wikiTargets(row.content)) {
-      if (asciiLower(normalizePagePath(t)) !== wanted) continue;
+      if (foldCase(normalizePagePath(t)) !== wanted) continue;
       const to = resolveWikilink(t, from, lookup);
       if (to && to.space === ref.space && to.path === ref.path) targets.add(t);
     }

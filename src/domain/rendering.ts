@@ -1,6 +1,7 @@
 import type { Services } from '../services.ts';
 import { canReadPage, canSeeSpace } from './access.ts';
-import { NOTHING, resolveWikilink, type WikiLookup } from './links/wikilinks.ts';
+import { NOTHING, resolveWikilink, titleMatches, type WikiLookup } from './links/wikilinks.ts';
+import { foldedWords } from '../store/title-words-schema.ts';
 import { livePagesTitled, readAcl } from '../store/pages.ts';
 import { findSpaceBySlug, hasAclGrantInSpace } from '../store/spaces.ts';
 import { invalidField } from './errors.ts';
@@ -170,9 +171,9 @@ function callerLookup(svc: Services, caller: Caller): WikiLookup {
     titled(slug, title) {
       const space = findSpaceBySlug(db, slug);
       if (!space || space.deleted_at) return [];
-      return livePagesTitled(db, space.id, title, 16)
-        .filter((p) => canReadPage(caller, space, p, p.has_acl ? readAcl(db, p.id) : []))
-        .map((p) => ({ space: slug, path: p.path }));
+      const rows = livePagesTitled(db, space.id, title, foldedWords(title).join(' '))
+        .filter((p) => canReadPage(caller, space, p, p.has_acl ? readAcl(db, p.id) : []));
+      return titleMatches(slug, title, rows);
     },
     space(slug) {
       const space = findSpaceBySlug(db, slug);

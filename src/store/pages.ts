@@ -41,20 +41,24 @@ export function findPageStamp(db: Db, spaceId: number, path: string): PageStamp 
   return stmt(db, 'SELECT id, version, has_acl, deleted_at FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
 }
 
-export type TitledRow = { id: number; path: string; title: string; has_acl: number; deleted_at: string | null };
-const TITLED = 'id, path, title, has_acl, deleted_at';
+/** A page as wikilink resolution sees it; `aliases`: its frontmatter's `aliases` as JSON text, or null. */
+export type TitledRow = { id: number; path: string; title: string; has_acl: number; deleted_at: string | null; aliases: string | null };
+const TITLED = "id, path, title, has_acl, deleted_at, frontmatter -> '$.aliases' AS aliases";
 
 /**
- * The live pages of a space at one of `paths` (at most two) or titled `title` (ASCII
- * case-insensitive): a wikilink's candidates in one query.
+ * The live pages of a space at one of `paths` (at most two), or whose title or an alias may be
+ * `title` (ASCII case-insensitive, or by the title index's folded whole titles and aliases,
+ * `folded`: a superset the caller narrows with titleMatch): a wikilink's candidates in one query.
  */
-export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], title: string): TitledRow[] {
-  // Three index lookups (an OR of the three made SQLite scan the space's titles); a page may
-  // come twice (at a path and by title).
+export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], title: string, folded: string): TitledRow[] {
+  // Index lookups each (an OR of them made SQLite scan the space's titles); a page may come more
+  // than once (at a path and by title).
   return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @a AND deleted_at IS NULL
     UNION ALL SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @b AND @b <> @a AND deleted_at IS NULL
-    UNION ALL SELECT * FROM (SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND title = @title COLLATE NOCASE AND deleted_at IS NULL LIMIT 32)`)
-    .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title }) as never;
+    UNION ALL SELECT * FROM (SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND title = @title COLLATE NOCASE AND deleted_at IS NULL LIMIT 32)
+    UNION ALL SELECT * FROM (SELECT ${TITLED} FROM pages WHERE id IN (SELECT page_id FROM title_words WHERE whole = 1 AND word = @folded)
+      AND space_id = @spaceId AND deleted_at IS NULL LIMIT 32)`)
+    .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title, folded }) as never;
 }
 
 /** The page rows of a space (live and deleted), at most `limit`, for an import's in-memory view (wiki-index.ts). */
@@ -76,10 +80,9 @@ export function spaceHasRedirects(db: Db, spaceId: number): boolean {
   return stmt(db, 'SELECT 1 FROM redirects WHERE space_id = ? LIMIT 1').get(spaceId) !== undefined;
 }
 
-/** The live pages of a space titled `title` (ASCII case-insensitive), at most `limit`. */
-export function livePagesTitled(db: Db, spaceId: number, title: string, limit: number): PageRow[] {
-  return stmt(db, `SELECT * FROM pages WHERE space_id = ? AND title = ? COLLATE NOCASE AND deleted_at IS NULL
-    ORDER BY id LIMIT ?`).all(spaceId, title, limit) as never;
+/** livePagesAtOrTitled without paths: the live pages whose title or an alias may be `title`, with what an access check needs. */
+export function livePagesTitled(db: Db, spaceId: number, title: string, folded: string): TitledRow[] {
+  return livePagesAtOrTitled(db, spaceId, [], title, folded);
 }
 
 export function insertPage(db: Db, spaceId: number, path: string, s: PageState, now: string): number {

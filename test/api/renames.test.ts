@@ -62,16 +62,17 @@ describe('renaming a page (PUT with a new title)', () => {
   });
 
   it('spells the link by path when another page holds the new title, and keeps the answer plain without a rename', async () => {
-    await put(bob, 'eng/x/spec', 'Spec.', 'Spec');
-    await put(bob, 'eng/y/design', 'Design.', 'Design');
+    // The other page titled Design is in the linking page's folder: `[[Design]]` would mean it.
+    await put(bob, 'eng/z/spec', 'Spec.', 'Spec');
+    await put(bob, 'eng/x/design', 'Design.', 'Design');
     await put(bob, 'eng/x/use', 'Read [[Spec]].');
-    const r = await bob.put('/pages/eng/x/spec', { title: 'Design', content: 'Spec.' });
+    const r = await bob.put('/pages/eng/z/spec', { title: 'Design', content: 'Spec.' });
     expect(r.body.rewritten).toEqual([{ space: 'eng', path: 'x/use' }]);
-    expect((await bob.get('/pages/eng/x/use')).body.content).toBe('Read [[spec|Design]].');
+    expect((await bob.get('/pages/eng/x/use')).body.content).toBe('Read [[z/spec|Design]].');
     const links = await bob.get('/pages/eng/x/use/links');
-    expect(links.body.outbound).toEqual([{ space: 'eng', path: 'x/spec', exists: true }]);
+    expect(links.body.outbound).toEqual([{ space: 'eng', path: 'z/spec', exists: true }]);
 
-    const same = await bob.put('/pages/eng/x/spec', { title: 'Design', content: 'Spec, v2.' });
+    const same = await bob.put('/pages/eng/z/spec', { title: 'Design', content: 'Spec, v2.' });
     expect(same.status).toBe(200);
     expect(same.body).not.toHaveProperty('rewritten');
     expect(same.body).not.toHaveProperty('notRewritten');

@@ -43,8 +43,9 @@ const pages: Record<string, string> = {
 const lookup: WikiLookup = {
   page: (r) => `${r.space}/${r.path}` in pages,
   titled: (space, title) => Object.entries(pages)
-    .filter(([k, t]) => k.startsWith(`${space}/`) && t.toLowerCase() === title.toLowerCase())
-    .map(([k]) => ({ space, path: k.slice(space.length + 1) })),
+    .map(([k, t], order) => ({ k, t, order }))
+    .filter(({ k, t }) => k.startsWith(`${space}/`) && t.toLowerCase() === title.toLowerCase())
+    .map(({ k, t, order }) => ({ space, path: k.slice(space.length + 1), exact: t === title, order })),
   space: (s) => s === 'eng' || s === 'hr',
 };
 const at = (path: string): PageRef => ({ space: 'wiki', path });
@@ -59,7 +60,7 @@ describe('resolveWikilink', () => {
     ['guides/intro', 'guides/setup', 'wiki/guides/setup'], // guides/guides/setup is absent: the root
     ['home', 'alpha note', 'wiki/notes/a'], // by title, case-insensitive
     ['home', 'ALPHA NOTE.md', 'wiki/notes/a'], // `.md` dropped
-    ['home', 'Twin', 'wiki/Twin'], // two pages titled so: not by title; the default address
+    ['home', 'Twin', 'wiki/notes/b'], // two pages titled so, neither in the folder, paths as long: the oldest
     ['notes/a', 'missing', 'wiki/notes/missing'], // a bare name defaults to the page's folder
     ['notes/a', 'new/page', 'wiki/new/page'], // a path defaults to the root
     ['home', 'eng/y', 'eng/y'], // another space

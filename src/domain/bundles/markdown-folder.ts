@@ -8,7 +8,7 @@ import { checkPagePath, normalizePagePath } from '../paths.ts';
 import type { Issue, PageRef } from '../../model.ts';
 import { scanWikilinksOnly } from '../links/extract.ts';
 import { outsideFences, rewriteLinks } from '../links/rewrite.ts';
-import { resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';
+import { foldCase, resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage, type BundleSpace } from './bundle.ts';
 
@@ -270,14 +270,15 @@ export function respellForeignLinks(pages: BundlePage[]): void {
 /** How kspace would resolve wikilinks among these pages alone (no other space). */
 function folderLookup(pages: BundlePage[]): WikiLookup {
   const paths = new Set(pages.map((p) => p.path));
-  const byTitle = new Map<string, string[]>();
-  for (const p of pages) {
-    const t = p.title.toLowerCase();
-    byTitle.set(t, [...(byTitle.get(t) ?? []), p.path]);
-  }
+  const byTitle = new Map<string, Array<{ path: string; title: string; order: number }>>();
+  pages.forEach((p, order) => {
+    const t = foldCase(p.title);
+    byTitle.set(t, [...(byTitle.get(t) ?? []), { path: p.path, title: p.title, order }]);
+  });
   return {
     page: (r) => paths.has(r.path),
-    titled: (space, title) => (byTitle.get(title.toLowerCase()) ?? []).map((path) => ({ space, path })),
+    // in the order the import writes them: an earlier page is the older one
+    titled: (space, title) => (byTitle.get(foldCase(title)) ?? []).map((p) => ({ space, path: p.path, exact: p.title === title, order: p.order })),
     space: () => false,
   };
 }

@@ -2,6 +2,7 @@ import { deleteOrphanLinks, replaceLinks, replaceWikiKeys } from '../../store/li
 import { pageWritten, reindexSource, reresolveAround, storeLinks } from '../links/wiki-index.ts';
 import { wikilinkBackfill } from '../links/wikilink-backfill.ts';
 import type { DerivedIndex } from './types.ts';
+import { aliasesOf } from '../../store/title-words-schema.ts';
 
 // The link graph: `links` (one row per source page and target address, so links to absent pages
 // are ordinary rows) and `wikilink_keys` (where each wikilink is filed, so that a page appearing,
@@ -15,8 +16,11 @@ export const linkIndex: DerivedIndex = {
     if (!before || before.content !== page.content) storeLinks(b, { ...page, written: true }, page.fresh);
     pageWritten(b, page.spaceSlug, page.id, page.path);
     // Wikilinks elsewhere may mean this page now.
-    if (!before) reresolveAround(b, page.spaceSlug, page.path, [page.title], page.id, true);
-    else if (before.title !== page.title) reresolveAround(b, page.spaceSlug, null, [before.title, page.title], page.id);
+    const aliases = aliasesOf(page.frontmatter);
+    if (!before) reresolveAround(b, page.spaceSlug, page.path, [page.title, ...aliases], page.id, true);
+    else if (before.title !== page.title) reresolveAround(b, page.spaceSlug, null, [before.title, page.title, ...aliases], page.id);
+    // Aliases resolve like titles: links naming one may mean this page now.
+    else if (aliases.length) reresolveAround(b, page.spaceSlug, null, aliases, page.id);
   },
   removed(b, page) {
     replaceLinks(b.db, page.id, []);

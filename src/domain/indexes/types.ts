@@ -65,7 +65,12 @@ export type StoredPage = { id: number; spaceId: number; space: string; path: str
  * it at once, as if it were there. `known` is the link index's in-memory view of the import's
  * space (links/wiki-index.ts), kept across the import's chunks.
  */
-export type ImportPlan = { space: string; paths: Set<string>; titles: Map<string, string[]>; known?: KnownPages | 'too many' };
+export type ImportPlan = {
+  space: string; paths: Set<string>;
+  /** The pages by folded title (foldCase). */
+  titles: Map<string, Array<{ path: string; title: string }>>;
+  known?: KnownPages | 'too many';
+};
 export type KnownPages = { spaceId: number; byPath: Map<string, TitledRow>; byTitle: Map<string, TitledRow[]>; write: number };
 
 /**

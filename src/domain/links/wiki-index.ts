@@ -19,7 +19,10 @@ import type { AclEntry, PageAccessRow, PageRef } from '../../model.ts';
 import type { ImportPlan, IndexBatch, KnownPages } from '../indexes/types.ts';
 import { tooManyLinks } from './budget.ts';
 import { distinctTargets, scanLinks, type LinkScan } from './extract.ts';
-import { resolveWikilink, wikiKeys, wikiKeysOfPage, type WikiLookup } from './wikilinks.ts';
+import {
+  aliasList, foldCase, resolveWikilink, titleMatches, wikiKeys, wikiKeysOfPage, type TitleMatch, type WikiLookup,
+} from './wikilinks.ts';
+import { foldedWords } from '../../store/title-words-schema.ts';
 
 /**
  * A page whose links are indexed. `written`: this write set its content, so links past the
@@ -135,12 +138,12 @@ export function indexLookup(db: Db, sourceId: number, importing: ImportPlan | nu
     local(slug, paths, title) {
       const space = spaceOf(slug);
       if (!space) return { paths: new Set(), titled: [] };
-      const lower = asciiLower(title);
+      const fold = foldCase(title);
       const exp = importing && importing.space === slug ? importing : null;
       const view = exp ? knownPages(db, exp, space.id) : null;
-      const rows = view ? knownAtOrTitled(view, paths, lower) : livePagesAtOrTitled(db, space.id, paths, title);
+      const rows = view ? knownAtOrTitled(view, paths, fold) : livePagesAtOrTitled(db, space.id, paths, title, foldedWords(title).join(' '));
       const found = new Set<string>();
-      const titled: PageRef[] = [];
+      const titled: TitleMatch[] = [];
       if (exp) {
         // A page the import writes later has no ACL of its own (unless it is there already).
         const absent = (path: string): boolean => (view ? !view.byPath.has(path)
@@ -148,16 +151,21 @@ export function indexLookup(db: Db, sourceId: number, importing: ImportPlan | nu
         const future = (path: string): boolean => absent(path)
           && readersWithin(srcSpace, src, srcAcl, space, { id: 0, has_acl: 0, deleted_at: null }, []);
         for (const p of paths) if (exp.paths.has(p) && future(p)) found.add(p);
-        for (const p of exp.titles.get(lower) ?? []) if (future(p)) titled.push({ space: slug, path: p });
+        for (const p of exp.titles.get(fold) ?? []) {
+          // not written yet: newer than every page there
+          if (future(p.path)) titled.push({ space: slug, path: p.path, exact: p.title === title, order: Number.MAX_SAFE_INTEGER });
+        }
       }
       const seen = new Set<number>();
+      const counted: TitledRow[] = [];
       for (const r of rows) {
         if (seen.has(r.id)) continue;
         seen.add(r.id);
         if (!counts(space, r)) continue;
         if (paths.includes(r.path)) found.add(r.path);
-        if (asciiLower(r.title) === lower) titled.push({ space: slug, path: r.path });
+        counted.push(r);
       }
+      titled.push(...titleMatches(slug, title, counted));
       for (const p of paths) if (!found.has(p) && !rows.some((r) => r.path === p) && viaRedirect(space, p)) found.add(p);
       return { paths: found, titled };
     },
@@ -171,7 +179,7 @@ export function indexLookup(db: Db, sourceId: number, importing: ImportPlan | nu
     titled(slug, title) {
       const space = spaceOf(slug);
       if (!space) return [];
-      return livePagesTitled(db, space.id, title, 16).filter((r) => counts(space, r)).map((r) => ({ space: slug, path: r.path }));
+      return titleMatches(slug, title, livePagesTitled(db, space.id, title, foldedWords(title).join(' ')).filter((r) => counts(space, r)));
     },
     space(slug) {
       const s = spaceOf(slug);
@@ -186,8 +194,8 @@ function seenByAllReaders(src: SpaceRow, dst: SpaceRow): boolean {
   return dst.default_access !== 'none';
 }
 
-/** Lower-cases ASCII letters only, as SQLite's NOCASE compares. */
-const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+/** The keys a page is found by in the import's view: its folded title and aliases. */
+const namesOf = (r: TitledRow): string[] => [...new Set([r.title, ...aliasList(r.aliases)].map(foldCase))];
 
 function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
   return row.has_acl ? readAcl(db, row.id) : [];
@@ -208,10 +216,12 @@ function aclOf(db: Db, row: PageAccessRow): AclEntry[] {
 
 /** The pages of an import, for an import chunk's batch. */
 export function expectPages(space: string, pages: Array<{ path: string; title: string }>): ImportPlan {
-  const titles = new Map<string, string[]>();
+  const titles: ImportPlan['titles'] = new Map();
   for (const p of pages) {
-    const t = asciiLower(p.title);
-    titles.set(t, [...(titles.get(t) ?? []), p.path]);
+    const t = foldCase(p.title);
+    const list = titles.get(t);
+    if (list) list.push({ path: p.path, title: p.title });
+    else titles.set(t, [{ path: p.path, title: p.title }]);
   }
   return { space, paths: new Set(pages.map((p) => p.path)), titles };
 }
@@ -237,30 +247,32 @@ function knownPages(db: Db, exp: ImportPlan, spaceId: number): KnownPages | null
 function addKnown(known: KnownPages, r: TitledRow): void {
   known.byPath.set(r.path, r);
   if (r.deleted_at !== null) return;
-  const t = asciiLower(r.title);
-  const list = known.byTitle.get(t);
-  if (list) list.push(r);
-  else known.byTitle.set(t, [r]);
+  for (const t of namesOf(r)) {
+    const list = known.byTitle.get(t);
+    if (list) list.push(r);
+    else known.byTitle.set(t, [r]);
+  }
 }
 
 function dropKnown(known: KnownPages, path: string): void {
   const r = known.byPath.get(path);
   if (!r) return;
   known.byPath.delete(path);
-  const t = asciiLower(r.title);
-  const list = known.byTitle.get(t)?.filter((x) => x !== r);
-  if (list?.length) known.byTitle.set(t, list);
-  else known.byTitle.delete(t);
+  for (const t of namesOf(r)) {
+    const list = known.byTitle.get(t)?.filter((x) => x !== r);
+    if (list?.length) known.byTitle.set(t, list);
+    else known.byTitle.delete(t);
+  }
 }
 
 /** What livePagesAtOrTitled answers, from the view. */
-function knownAtOrTitled(known: KnownPages, paths: string[], lowerTitle: string): TitledRow[] {
+function knownAtOrTitled(known: KnownPages, paths: string[], foldedTitle: string): TitledRow[] {
   const out: TitledRow[] = [];
   for (const p of paths) {
     const r = known.byPath.get(p);
     if (r && r.deleted_at === null) out.push(r);
   }
-  const titled = known.byTitle.get(lowerTitle);
+  const titled = known.byTitle.get(foldedTitle);
   if (titled) out.push(...titled.slice(0, 32));
   return out;
 }
@@ -313,7 +325,7 @@ function pendingOf(b: IndexBatch): Pending | null {
 export function reresolveAround(
   b: IndexBatch, space: string, path: string | null, titles: string[], except?: number, appeared = false,
 ): void {
-  const keys = path === null ? [...new Set(titles.map((t) => t.toLowerCase()))] : wikiKeysOfPage(path, titles);
+  const keys = path === null ? [...new Set(titles.map(foldCase))] : wikiKeysOfPage(path, titles);
   const found = new Map<number, Set<string>>();
   const here = `${space}/${path}`;
   for (const { id, key, target } of wikiSourcesUnder(b.db, space, keys)) {

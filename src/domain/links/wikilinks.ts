@@ -104,16 +104,84 @@ export function wikilinkPlugin(md: MarkdownIt): void {
 export type WikiLookup = {
   /** A live page at this address that counts (see above). */
   page(ref: PageRef): boolean;
-  /** The addresses of the live pages of `space` titled `title` (case-insensitive) that count. */
-  titled(space: string, title: string): PageRef[];
+  /**
+   * The live pages of `space` whose title or an alias is `title` under foldCase (at most a few
+   * dozen) that count: `exact` when it is `title` as written, `order` their age (smaller: older).
+   */
+  titled(space: string, title: string): TitleMatch[];
   /** `slug` names a live space the link's readers can see. */
   space(slug: string): boolean;
   /**
    * Optional, all at once (one query instead of three): which of `paths` in `space` count, and
    * the pages titled `title` that count.
    */
-  local?(space: string, paths: string[], title: string): { paths: Set<string>; titled: PageRef[] };
+  local?(space: string, paths: string[], title: string): { paths: Set<string>; titled: TitleMatch[] };
 };
+
+/** A page a wikilink names by its title or an alias (WikiLookup.titled). */
+export type TitleMatch = PageRef & { exact: boolean; order: number };
+
+/**
+ * Titles, aliases and wikilink targets as resolution compares them: NFC, then full Unicode case
+ * folding (`Über` = `über`, `STRASSE` = `straße`), by upper- then lower-casing.
+ */
+export function foldCase(s: string): string {
+  return /^[\x00-\x7f]*$/.test(s) ? s.toLowerCase() : s.normalize('NFC').toUpperCase().toLowerCase();
+}
+
+/** Whether a page titled `title` with these `aliases` matches `target`: 'exact', 'folded' or null. */
+export function titleMatch(target: string, folded: string, title: string, aliases: readonly string[]): 'exact' | 'folded' | null {
+  if (title === target || aliases.includes(target)) return 'exact';
+  if (foldCase(title) === folded || aliases.some((a) => foldCase(a) === folded)) return 'folded';
+  return null;
+}
+
+/** The aliases of a page from its frontmatter's `aliases` as JSON text (TitledRow.aliases). */
+export function aliasList(json: string | null): string[] {
+  if (!json) return [];
+  try {
+    const a: unknown = JSON.parse(json);
+    if (typeof a === 'string') return [a];
+    return Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The pages of `rows` (candidates of a query) that a wikilink to `target` names, as TitleMatch. */
+export function titleMatches(
+  space: string, target: string, rows: Iterable<{ id: number; path: string; title: string; aliases: string | null }>,
+): TitleMatch[] {
+  const folded = foldCase(target);
+  const out: TitleMatch[] = [];
+  const seen = new Set<number>();
+  for (const r of rows) {
+    if (seen.has(r.id)) continue;
+    seen.add(r.id);
+    const m = titleMatch(target, folded, r.title, aliasList(r.aliases));
+    if (m) out.push({ space, path: r.path, exact: m === 'exact', order: r.id });
+  }
+  return out;
+}
+
+/**
+ * Of several pages a wikilink names by title (docs/search.md "Wikilinks"): exact matches before
+ * folded ones, then one in the linking page's folder, then the shortest path, then the oldest.
+ */
+export function pickTitled(titled: TitleMatch[], from: PageRef): PageRef {
+  const folder = from.path.slice(0, from.path.lastIndexOf('/') + 1);
+  const here = (r: PageRef) => r.space === from.space && r.path.startsWith(folder) && !r.path.slice(folder.length).includes('/');
+  let best = titled[0];
+  for (const t of titled.slice(1)) {
+    const d = Number(t.exact === false) - Number(best.exact === false)
+      || Number(!here(t)) - Number(!here(best))
+      || t.path.length - best.path.length
+      || t.order - best.order
+      || (t.path < best.path ? -1 : t.path > best.path ? 1 : 0);
+    if (d < 0) best = t;
+  }
+  return { space: best.space, path: best.path };
+}
 
 /** A lookup for which nothing exists: every wikilink takes its default address. */
 export const NOTHING: WikiLookup = { page: () => false, titled: () => [], space: () => false };
@@ -155,14 +223,14 @@ function planOf(target: string, from: PageRef): Plan {
 /**
  * Where a wikilink points (docs/search.md "Wikilinks"): `/x` from the space root only, `./x`
  * and `../x` from the page's folder only; otherwise the first of: the page's folder, the space
- * root, the one page titled so (case-insensitive), another space named by the first segment;
+ * root, the pages titled or aliased so (foldCase; several: pickTitled), another space named by the first segment;
  * and when none is there, the page's folder for a bare name and the space root for a path with
  * a `/` (where the page would be created). Null when the target can be no page address.
  */
 export function resolveWikilink(target: string, from: PageRef, lookup: WikiLookup): PageRef | null {
   const p = plan(target, from);
   if (p.kind === 'only') return p.ref;
-  let titled: PageRef[];
+  let titled: TitleMatch[];
   if (lookup.local) {
     const paths = [p.relative, p.root].filter((r): r is PageRef => r !== null).map((r) => r.path);
     const found = lookup.local(from.space, paths, p.title);
@@ -174,7 +242,7 @@ export function resolveWikilink(target: string, from: PageRef, lookup: WikiLooku
     if (p.root && lookup.page(p.root)) return p.root;
     titled = lookup.titled(from.space, p.title);
   }
-  if (titled.length === 1) return titled[0];
+  if (titled.length > 0) return pickTitled(titled, from);
   if (p.cross && lookup.space(p.cross.space)) return p.cross;
   return p.title.includes('/') ? p.root : p.relative ?? p.root;
 }
@@ -187,15 +255,15 @@ export function resolveWikilink(target: string, from: PageRef, lookup: WikiLooku
 export function wikiKeys(target: string, from: PageRef): Array<{ space: string; key: string }> {
   const p = plan(target, from);
   if (p.kind === 'only') return [];
-  const out = [{ space: from.space, key: p.title.toLowerCase() }];
-  if (p.cross) out.push({ space: p.cross.space, key: p.cross.path.toLowerCase() });
+  const out = [{ space: from.space, key: foldCase(p.title) }];
+  if (p.cross) out.push({ space: p.cross.space, key: foldCase(p.cross.path) });
   return out;
 }
 
 /** The keys to look up when the page at `path` titled `title` appears, leaves or changes. */
 export function wikiKeysOfPage(path: string, titles: string[]): string[] {
-  const keys = new Set(titles.map((t) => t.toLowerCase()));
-  const segs = path.toLowerCase().split('/');
+  const keys = new Set(titles.map(foldCase));
+  const segs = foldCase(path).split('/');
   for (let i = 0; i < segs.length; i++) keys.add(segs.slice(i).join('/'));
   return [...keys];
 }
