@@ -1,7 +1,7 @@
 // The change feed from a client (docs/changes.md): the Server-Sent Events reader, and following
 // GET /changes/stream with reconnects that resume from the last event's id (Last-Event-ID), so
 // no change is lost between two connections. Used by `kspace changes --follow` and `kspace mcp`.
-import { ApiError, request, type ClientSettings } from './request.ts';
+import { ApiError, readJson, request, type ClientSettings } from './request.ts';
 
 /** One change of GET /changes (src/http/answers.ts, Change). */
 export type FeedChange = {
@@ -96,5 +96,16 @@ export async function followChanges(settings: ClientSettings, opts: FollowOption
     }
     await new Promise((r) => setTimeout(r, backoff));
     backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+  }
+}
+
+/** The newest txid the server holds for the caller (where to follow from "now"): the kept changes paged through. */
+export async function currentTxid(settings: ClientSettings, signal?: AbortSignal, space?: string): Promise<number> {
+  let since = 0;
+  for (;;) {
+    const res = await request(settings, 'GET', '/changes', { query: { since, space, limit: 1000 }, signal });
+    const page = await readJson<{ changes: FeedChange[]; nextSince: number }>(res);
+    if (page.changes.length === 0 || page.nextSince === since) return page.nextSince;
+    since = page.nextSince;
   }
 }

@@ -4,6 +4,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { httpCallApi } from './api.ts';
+import { enableSubscriptions } from './subscriptions.ts';
 import { createMcpServer } from './tools.ts';
 
 const isRequest = (m: JSONRPCMessage) => 'method' in m && 'id' in m;
@@ -15,6 +16,10 @@ const isResponse = (m: JSONRPCMessage) => 'id' in m && ('result' in m || 'error'
  */
 export async function runStdioServer(url: string, key: string | undefined): Promise<void> {
   const server = createMcpServer(httpCallApi(url, key));
+  // Page resources may be subscribed to here (a long-lived session); the stateless /mcp door does not offer it.
+  const subscriptions = enableSubscriptions(server, {
+    base: url, headers: (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+  }, (line) => process.stderr.write(`${line}\n`));
   const transport = new StdioServerTransport();
   await server.connect(transport);
 
@@ -47,5 +52,6 @@ export async function runStdioServer(url: string, key: string | undefined): Prom
   server.server.onclose = finish;
 
   await finished;
+  subscriptions.stop();
   await server.close().catch(() => {});
 }

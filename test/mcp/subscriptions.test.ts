@@ -1,0 +1,68 @@
+// resources/subscribe over stdio (`kspace mcp`) with the SDK's own client: a subscribed page's
+// change arrives as notifications/resources/updated; an unsubscribed, unreadable or other page's does not.
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectHttp, connectStdio } from '../support/mcp.ts';
+import { newAgent, startServer, type TestServer } from '../support/server.ts';
+
+let srv: TestServer;
+let bob: Awaited<ReturnType<typeof newAgent>>;
+let mcp: Awaited<ReturnType<typeof connectStdio>>;
+const updated: string[] = [];
+
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob');
+  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
+  for (const p of ['watched', 'other', 'hidden']) await srv.admin.put(`/pages/wiki/${p}`, { title: p, content: '' });
+  const me = (await srv.admin.get('/me')).body;
+  await srv.admin.put('/pages/wiki/hidden/acl', { read: [me.id], write: [me.id] });
+  mcp = await connectStdio(srv.url, bob.key!);
+  mcp.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+});
+afterAll(async () => {
+  await mcp?.close();
+  await srv.close();
+});
+
+const until = async (cond: () => boolean, ms = 15_000) => {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  return cond();
+};
+
+describe('MCP resource subscriptions', () => {
+  it('the stdio server offers them, the stateless /mcp door does not', async () => {
+    expect(mcp.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    const http = await connectHttp(srv.url, bob.key!);
+    expect(http.getServerCapabilities()?.resources?.subscribe).toBeFalsy();
+    await http.close();
+  });
+
+  it('sends notifications/resources/updated for a subscribed page, its files and its move, and nothing else', async () => {
+    await mcp.subscribeResource({ uri: 'kspace://pages/wiki/watched' });
+    await mcp.subscribeResource({ uri: 'kspace://pages/wiki/hidden' });
+    // Changes before the follower is connected are not announced: write until one is.
+    const end = Date.now() + 15_000;
+    let n = 0;
+    while (!updated.includes('kspace://pages/wiki/watched') && Date.now() < end) {
+      await srv.admin.put('/pages/wiki/watched', { content: `v${n++}` });
+      await until(() => updated.length > 0, 500);
+    }
+    expect(updated).toContain('kspace://pages/wiki/watched');
+    updated.length = 0;
+    await srv.admin.put('/pages/wiki/other', { content: 'not watched' });
+    await srv.admin.put('/pages/wiki/hidden', { content: 'not readable by bob' });
+    expect((await srv.admin.req('PUT', '/files/wiki/watched/a.txt', 'x', { 'content-type': 'text/plain' })).status).toBe(201);
+    expect(await until(() => updated.length >= 1)).toBe(true);
+    await srv.admin.post('/spaces/wiki/moves', { from: 'watched', to: 'moved' });
+    expect(await until(() => updated.length >= 2)).toBe(true);
+    expect(updated).toEqual(['kspace://pages/wiki/watched', 'kspace://pages/wiki/watched']);
+    await mcp.unsubscribeResource({ uri: 'kspace://pages/wiki/watched' });
+    await srv.admin.put('/pages/wiki/moved', { content: 'after' });
+    await srv.admin.post('/spaces/wiki/moves', { from: 'moved', to: 'watched' });
+    await srv.admin.put('/pages/wiki/other', { content: 'a change to wait for' });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(updated.length).toBe(2);
+  });
+});
