@@ -11,8 +11,6 @@ import { Dialog } from './ui.tsx';
 
 /** Fired (on window) to open the switcher, e.g. by the header's button. */
 export const OPEN_SWITCHER_EVENT = 'kspace:switcher';
-/** How long typing may pause before the titles are asked for: short, so each key still gets its answer quickly. */
-const DEBOUNCE_MS = 40;
 const LIST_ID = 'switcher-options';
 
 /**
@@ -57,17 +55,24 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
     loadAllSpaces().then(setSpaces, () => undefined);
   }, []);
 
-  // Each text gets its titles once typing pauses for DEBOUNCE_MS; an answer to older text is dropped.
-  useEffect(() => {
-    const q = text.trim();
-    if (!q) return undefined;
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => {
-      get<{ hits: PageRef[] }>(`/search/titles?q=${encodeURIComponent(q)}&limit=10`, { signal: ctrl.signal })
-        .then((r) => { setAnswer({ text: q, hits: r.hits }); setActive(0); }, () => { if (!ctrl.signal.aborted) setAnswer({ text: q, hits: [] }); });
-    }, DEBOUNCE_MS);
-    return () => { clearTimeout(timer); ctrl.abort(); };
-  }, [text]);
+  // Titles are asked for at once, one request at a time: keys typed while one is on its way wait
+  // for it, and then the text typed by then is asked for. An answer to older text is dropped.
+  const inflight = useRef(false);
+  const wanted = useRef('');
+  const alive = useRef(true);
+  useEffect(() => () => { alive.current = false; }, []);
+  const ask = (q: string): void => {
+    wanted.current = q;
+    if (!q || inflight.current) return;
+    inflight.current = true;
+    const done = (hits: PageRef[]): void => {
+      inflight.current = false;
+      if (!alive.current) return;
+      if (wanted.current === q) { setAnswer({ text: q, hits }); setActive(0); }
+      else ask(wanted.current);
+    };
+    get<{ hits: PageRef[] }>(`/search/titles?q=${encodeURIComponent(q)}&limit=10`).then((r) => done(r.hits), () => done([]));
+  };
 
   const q = text.trim();
   const fresh = !q || answer?.text === q;
@@ -105,7 +110,7 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
         aria-label="Page title or command" placeholder="Type a page title or a command"
         aria-expanded="true" aria-controls={LIST_ID} aria-autocomplete="list"
         aria-activedescendant={options.length ? optionId(current) : undefined}
-        onInput={(e) => { setText(e.currentTarget.value); setActive(0); }} onKeyDown={onKeyDown} />
+        onInput={(e) => { const v = e.currentTarget.value; setText(v); setActive(0); ask(v.trim()); }} onKeyDown={onKeyDown} />
       <div id={LIST_ID} role="listbox" aria-label="Pages and commands" class="switcher-list" aria-busy={!fresh}>
         {groups(options).map(([group, items]) => (
           <div role="group" key={group} aria-labelledby={`switcher-${slugOf(group)}`}>

@@ -1,6 +1,6 @@
 // Building blocks every view uses: loading, error, not-found and empty states, page titles.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
 import type { Async } from '../lib/use-async.ts';
 import { href } from '../router.ts';
@@ -70,11 +70,14 @@ export function Breadcrumbs({ items }: { items: Crumb[] }) {
 /** A modal dialog (native <dialog>): focus moves in, Escape closes, focus returns on close. */
 export function Dialog({ title, onClose, children, class: extra }: { title: string; onClose: () => void; children: ComponentChildren; class?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
+  // A layout effect: the dialog is open and focused before the next key arrives, so keys typed
+  // right after the one that opened it land inside it (not on the page, where `n` or `e` are shortcuts).
+  useLayoutEffect(() => {
     const d = ref.current;
     const before = document.activeElement as HTMLElement | null;
     if (d && !d.open) d.showModal();
-    return () => { before?.focus?.(); };
+    // Closed before focus goes back: while it is open, everything outside it is inert.
+    return () => { if (d?.open) d.close(); before?.focus?.(); };
   }, []);
   return (
     <dialog ref={ref} class={extra ? `dialog ${extra}` : 'dialog'} aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onClose(); }}>
