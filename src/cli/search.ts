@@ -23,7 +23,7 @@ Examples:
 
 /** `kspace search` (full text) and `kspace query` (metadata). */
 export function registerSearchCommands(program: Command): void {
-  addPagingOptions(addClientOptions(program.command('search').argument('<query>', 'words (AND-ed), "quoted phrases", prefix*').description('full-text search, one hit a line')), 'hits')
+  addPagingOptions(addClientOptions(program.command('search').argument('<query>', 'words (pages with every word first, then some), "quoted phrases", prefix*').description('full-text search, one hit a line')), 'hits')
     .helpGroup('Search:')
     .option('--space <slug>', 'only this space')
     .addHelpText('after', '\nExamples:\n  kspace search "release notes"\n  kspace search \'deploy* "blue green"\' --space ops\n')

@@ -68,7 +68,7 @@ function registerReadTools(server: McpServer, api: CallApi): void {
 
   server.registerTool('search', {
     title: 'Full-text search',
-    description: 'Full-text search over titles and content. Words are AND-ed; "quoted phrases" and prefix* work. Hits: space, path, title, snippet (matches in <mark>), score.',
+    description: 'Full-text search over titles and content, ranked by relevance: pages holding every word first, then pages holding some; English word forms match (notes finds note); "quoted phrases" and prefix* work, and the last word is a prefix unless followed by a space. Hits: space, path, title, snippet (matches in <mark>), score.',
     inputSchema: { query: z.string().min(1).describe('the search text'), space: space.optional().describe('only this space'), limit, cursor },
     annotations: ro,
   }, ({ query, ...q }) => call(api, 'GET', withQuery('/search', { q: query, ...q })));

@@ -22,12 +22,15 @@ import type { Caller } from '../../model.ts';
 // FTS5 hands word counts only to auxiliary functions written in C; reading the candidates' text
 // costs about as much as reading it for snippets (docs/search.md, Ranking).
 //
-// The candidates are gathered by a walk of the index, newest first: the pages holding every item
-// (`plan.every`, for queries of up to EVERY_MAX_ITEMS items), then the other pages holding some
-// (`plan.any`), until `ranking.candidates`
-// readable pages (or `ranking.candidateChars` characters of their text) are in hand, which bounds
-// what a query of very common words costs. Each statement reads the matches within a window of
-// page ids, newest window first, at most a chunk of them (64, then 256, … 4,096). The first
+// The candidates are gathered by a walk of the index, newest first: the pages whose title holds
+// every item (the titles' index), then the pages holding every item (`plan.every`; both for
+// queries of up to EVERY_MAX_ITEMS items), then the other pages holding some (`plan.any`), until `ranking.candidates` readable pages (`ranking.oneItem` for a query of one
+// word or phrase, where every candidate holds the same words and only counts and lengths differ),
+// or `ranking.candidateChars` characters of their text, are in hand, which bounds what a query of
+// very common words costs: scoring reads every candidate's text.
+//
+// Each statement reads the matches within a window of page ids, newest window first, at most a
+// chunk of them (64, then 256, … 4,096). The first
 // window is `ranking.window` / items² ids; one that took under 2 ms is followed by one four times
 // as wide, one that filled its chunk in over 10 ms by one a quarter as wide. A window that did
 // not fill its chunk and took over 10 ms is followed by all the ids below it: reaching the end of
@@ -48,8 +51,11 @@ export const ranking = {
   window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 40, prefixMaxPages: 20_000,
   /** How long one request keeps walking, in rounds, before it ranks what it has found (see searchFullText). */
   requestMs: 5_000,
-  /** The most readable candidates a search ranks, and the most characters of their text it reads. */
-  candidates: 2_000, candidateChars: 8_000_000,
+  /**
+   * The most readable candidates a search ranks (a query of one word or phrase: `oneItem`), and the
+   * most characters of their text it reads.
+   */
+  candidates: 2_000, oneItem: 300, candidateChars: 4_000_000,
 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
@@ -114,10 +120,14 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
   const found: TextHit[] = [];
   const seen = new Set<number>();
   let chars = 0;
-  const full = () => found.length >= ranking.candidates || chars >= ranking.candidateChars;
-  const phases: IdQuery[] = plan.items.length > 1 && plan.items.length <= EVERY_MAX_ITEMS
-    ? [{ of: 'pages', match: plan.every }, { of: 'pages', match: plan.any }]
-    : [{ of: 'pages', match: plan.any }];
+  const most = plan.items.length > 1 ? ranking.candidates : ranking.oneItem;
+  const full = () => found.length >= most || chars >= ranking.candidateChars;
+  const every = plan.items.length <= EVERY_MAX_ITEMS;
+  const phases: IdQuery[] = [
+    ...(every ? [{ of: 'titles', match: plan.every } as const] : []),
+    ...(every && plan.items.length > 1 ? [{ of: 'pages', match: plan.every } as const] : []),
+    { of: 'pages', match: plan.any },
+  ];
   const newest = maxPageId(db);
   const items = plan.items.length;
   let span = Math.max(1, Math.floor(ranking.window / (items * items)));

@@ -37,8 +37,6 @@ const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
 const HEADING_LINE = /^ {0,3}#{1,6}(?:[ \t][^\n]*)?$/gm;
 const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
-/** Folds a whole text as the index folds each word (marks only continue words, so none are joined or split). */
-const foldText = (text: string) => (NON_ASCII.test(text) ? foldToken(text) : text.toLowerCase());
 
 /**
  * Scores `candidates` for `plan`, dropping those that hold no item; in no particular order. Each
@@ -50,60 +48,61 @@ export function scoreCandidates(plan: QueryPlan, candidates: Candidate[], stems:
   const termStems = stems(terms.map((t) => t.word));
   const roots = terms.map((t, k) => rootOf(t.word, termStems[k]));
   const alternatives = [...new Set(roots)].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-  const asciiFind = new RegExp(`(?:${alternatives})${WORD_TAIL_ASCII}`, 'g');
+  const asciiFind = new RegExp(`\\b(?:${alternatives})${WORD_TAIL_ASCII}`, 'g');
   const find = new RegExp(`(?:${alternatives})${WORD_TAIL}`, 'gu');
 
-  // First every word found in every candidate, then their stems in one call, then the counts.
-  type Found = { words: string[]; fields: number[] };
-  const found: Array<{ c: Candidate; title: Found; body: Found; length: number }> = [];
-  const unknown = new Set<string>();
-  const scan = (text: string, headings: boolean): Found => {
-    const f = foldText(text);
-    const ascii = !NON_ASCII.test(f);
+  // What a word found in the text counts for each term (null: nothing), worked out once a query.
+  const kinds = new Map<string, Float64Array | null>();
+  const kindsOf = (w: string): Float64Array | null => {
+    let k = kinds.get(w);
+    if (k !== undefined) return k;
+    const out = new Float64Array(terms.length);
+    let any = false;
+    let stem: string | undefined;
+    for (let t = 0; t < terms.length; t++) {
+      const term = terms[t];
+      let kind = 0;
+      if (w === term.word) kind = BM25.exact;
+      else if (term.prefix && w.startsWith(term.word)) kind = BM25.prefix;
+      else if (w.startsWith(roots[t]) && (stem ??= stems([w])[0]) === termStems[t]) kind = BM25.stem;
+      out[t] = kind;
+      any ||= kind > 0;
+    }
+    k = any ? out : null;
+    kinds.set(w, k);
+    return k;
+  };
+
+  /** Adds the text's matches, each weighed by its field, to tf. */
+  const count = (text: string, tf: Float64Array, field: number, headings: boolean) => {
+    const ascii = !NON_ASCII.test(text);
+    const f = ascii ? text.toLowerCase() : foldToken(text);
     const re = ascii ? asciiFind : find;
-    const ranges = headings ? headingRanges(f) : [];
-    const out: Found = { words: [], fields: [] };
+    const ranges = headings && (f.startsWith('#') || f.includes('\n#') || f.includes('\n #') || f.includes('\n  #') || f.includes('\n   #')) ? headingRanges(f) : null;
     let r = 0;
     re.lastIndex = 0;
     for (let m = re.exec(f); m; m = re.exec(f)) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
+      if (!ascii && m.index > 0 && WORD_CHAR.test(f[m.index - 1])) continue; // inside a word
+      const k = kindsOf(m[0]);
+      if (!k) continue;
+      let weight = field;
+      if (ranges) {
+        while (r < ranges.length && ranges[r][1] < m.index) r++;
+        if (r < ranges.length && ranges[r][0] <= m.index) weight = BM25.heading;
       }
-      if (m.index > 0 && (ascii ? isAsciiWordCode(f.charCodeAt(m.index - 1)) : WORD_CHAR.test(f[m.index - 1]))) continue;
-      while (r < ranges.length && ranges[r][1] < m.index) r++;
-      out.words.push(m[0]);
-      out.fields.push(r < ranges.length && ranges[r][0] <= m.index ? BM25.heading : BM25.body);
-      unknown.add(m[0]);
+      for (let t = 0; t < k.length; t++) tf[t] += k[t] * weight;
     }
-    return out;
   };
-  for (const c of candidates) {
-    const title = scan(c.title, false);
-    title.fields.fill(BM25.title);
-    const text = c.body ? c.body() : c.content;
-    found.push({ c, title, body: scan(text, true), length: c.title.length + text.length });
-  }
-  const list = [...unknown];
-  const stemOf = new Map(list.map((w, i) => [w, ''] as [string, string]));
-  stems(list).forEach((s, i) => stemOf.set(list[i], s));
 
-  const counted: Counted[] = found.map(({ c, title, body, length }) => {
+  const counted: Counted[] = candidates.map((c) => {
     const tf = new Float64Array(terms.length);
-    for (const part of [title, body]) {
-      for (let i = 0; i < part.words.length; i++) {
-        const w = part.words[i];
-        for (let k = 0; k < terms.length; k++) {
-          const t = terms[k];
-          const kind = w === t.word ? BM25.exact : t.prefix && w.startsWith(t.word) ? BM25.prefix : w.startsWith(roots[k]) && stemOf.get(w) === termStems[k] ? BM25.stem : 0;
-          tf[k] += kind * part.fields[i];
-        }
-      }
-    }
+    const text = c.body ? c.body() : c.content;
+    count(c.title, tf, BM25.title, false);
+    count(text, tf, BM25.body, true);
     const holds = plan.items.map((item) => item.check
-      ? holdsPhrase(c.title, item.check) || holdsPhrase(c.body ? c.body() : c.content, item.check)
+      ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check)
       : item.terms.every((k) => tf[k] > 0));
-    return { id: c.id, tf, length, holds };
+    return { id: c.id, tf, length: c.title.length + text.length, holds };
   });
   return rank(plan, counted);
 }
@@ -162,4 +161,3 @@ function headingRanges(f: string): Array<[number, number]> {
   return out;
 }
 
-const isAsciiWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);

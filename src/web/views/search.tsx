@@ -32,7 +32,7 @@ function FullText({ q }: { q: string }) {
     <section aria-labelledby="results-title">
       <h2 id="results-title">Results for “{q}”</h2>
       {state === 'error' && <ErrorBox error={error} retry={() => load(null)} />}
-      {state !== 'loading' && hits.length === 0 && state === 'ok' && <Empty>No pages match “{q}”. Words are AND-ed; try fewer, or a prefix like <span class="mono">hab*</span>.</Empty>}
+      {state !== 'loading' && hits.length === 0 && state === 'ok' && <Empty>No page holds any of the words of “{q}”; try other words, or a prefix like <span class="mono">hab*</span>.</Empty>}
       <ol class="hits">
         {hits.map((h) => (
           <li key={`${h.space}/${h.path}`} class="hit">
