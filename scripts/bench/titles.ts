@@ -34,7 +34,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     insertCorpus(dir, n, me.id, other.id);
     // The rebuild of 100,000 pages can take longer than a request may on a loaded machine.
     server = await startChild(dir, { SERVICE_MAX_REQUEST_MS: '900000' });
-    await post(server.url, '/links/rebuild'); // fills the title index of the bulk-inserted pages
+    await post(server.url, '/admin/indexes/rebuild?index=title-words'); // the title index of the bulk-inserted pages
     const db = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     const titles = (db.prepare('SELECT title FROM pages ORDER BY random() LIMIT 200').all() as Array<{ title: string }>).map((r) => r.title);
     db.close();

@@ -91,7 +91,14 @@ const IssueShape = v.strictObject({ key: v.string(), code: v.string(), message: 
 export const Nonconforming = v.array(v.strictObject({ path: v.string(), issues: v.array(IssueShape) }));
 
 export const SearchHits = v.strictObject({
-  hits: v.array(v.strictObject({ space: v.string(), path: v.string(), title: v.string(), snippet: v.string(), score: v.number() })),
+  hits: v.array(v.strictObject({
+    space: v.string(), path: v.string(), title: v.string(),
+    /** HTML: the page's text (no Markdown syntax) around the matches, each in <mark>. */
+    snippet: v.string(),
+    /** The heading the snippet's first match is under; absent when there is none. */
+    heading: v.optional(v.string()),
+    score: v.number(),
+  })),
   nextCursor: NextCursor,
 });
 export const TitleHits = v.strictObject({ hits: v.array(v.strictObject({ space: v.string(), path: v.string(), title: v.string() })) });

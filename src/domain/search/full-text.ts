@@ -7,7 +7,7 @@ import { capPhrases, checkQuery, parseQuery, prefixWord } from './fts-query.ts';
 import type { Phrase } from '../../text/tokens.ts';
 import { planQuery, type QueryPlan } from './query-plan.ts';
 import { compareScored, scoreCandidates, type Scored } from './score.ts';
-import { snippetMaker } from './snippet.ts';
+import { pageSnippetMaker } from './snippet.ts';
 import type { Caller } from '../../model.ts';
 
 // GET /search: full-text hits ranked by relevance (BM25F, score.ts): pages holding every word
@@ -59,7 +59,7 @@ export const ranking = {
 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
-export type SearchHit = { space: string; path: string; title: string; snippet: string; score: number };
+export type SearchHit = { space: string; path: string; title: string; snippet: string; heading?: string; score: number };
 
 export type FullTextSearch = { q: string | null; space: string | null; limit: number; cursor: SearchCursor | null };
 
@@ -99,11 +99,11 @@ export async function searchFullText(svc: Services, caller: Caller, q: FullTextS
   const from = c ? ranked.findIndex((h) => compareScored(h, { g: c.g, score: c.s, id: c.i }) > 0) : 0;
   const page = from < 0 ? [] : ranked.slice(from, from + q.limit);
   const last = page[page.length - 1];
-  const snippet = snippetMaker(plan.phrases);
+  const snippet = pageSnippetMaker(plan.phrases);
   return {
     hits: page.map((r) => {
       const h = byId.get(r.id)!;
-      return { space: h.space, path: h.path, title: h.title, snippet: snippet(wholeBody(db, h)), score: roundScore(r) };
+      return { space: h.space, path: h.path, title: h.title, ...snippet(wholeBody(db, h)), score: roundScore(r) };
     }),
     next: last && from + q.limit < ranked.length ? { g: last.g, s: last.score, i: last.id } : null,
   };

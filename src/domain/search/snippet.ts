@@ -5,6 +5,7 @@
 // remove_diacritics folds them: `cafe` marks `Café`), and only the excerpt is tokenized.
 import { cached } from '../../bounded-cache.ts';
 import { foldToken, isWordCode, TOKEN, TOKEN_CHAR, type Phrase } from '../../text/tokens.ts';
+import { headingAt, plainText } from './plain-text.ts';
 
 // For each base letter, the precomposed Latin letters that fold to it (é, È, ė, ẽ … for e), so
 // that the search expression finds them in text that was never folded. Made at the first
@@ -86,7 +87,24 @@ export function makeSnippet(text: string, phrases: Phrase[], size = 24): string 
  */
 export function snippetMaker(phrases: Phrase[], size = 24, asciiPath = true): (text: string) => string {
   const terms = asciiPath ? cachedTerms(phrases) : { ...queryTerms(phrases), scanAscii: null };
-  return (text) => snippetOf(text, terms, size);
+  return (text) => snippetOf(text, terms, size).html;
+}
+
+/** A search hit's snippet and the heading above the match it shows (none for a page without one, or without a match in its body). */
+export type PageSnippet = { snippet: string; heading?: string };
+
+/**
+ * Snippets of pages' Markdown bodies for one query: cut from the text a reader sees
+ * (plain-text.ts: no Markdown syntax), with the name of the heading the first shown match is under.
+ */
+export function pageSnippetMaker(phrases: Phrase[], size = 24): (markdown: string) => PageSnippet {
+  const terms = cachedTerms(phrases);
+  return (markdown) => {
+    const plain = plainText(markdown);
+    const { html, anchor } = snippetOf(plain.text, terms, size);
+    const heading = anchor < 0 ? undefined : headingAt(plain.headings, anchor);
+    return heading === undefined ? { snippet: html } : { snippet: html, heading };
+  };
 }
 
 // Two ways through the same steps: Unicode property patterns for any text, character codes for
@@ -101,20 +119,22 @@ type Rendered = { html: string; count: number };
 const UNICODE: Path = { isWord: (text, i) => TOKEN_CHAR.test(text[i]), render };
 const ASCII: Path = { isWord: (text, i) => isWordCode(text.charCodeAt(i)), render: asciiRender };
 
-function snippetOf(text: string, terms: Terms, size: number): string {
+/** The snippet, and where the first match it is built around starts (-1: none, the text's start is shown). */
+function snippetOf(text: string, terms: Terms, size: number): { html: string; anchor: number } {
   // The ASCII scan gives up at the first non-ASCII character: that text takes the Unicode path.
   const asciiStarts = terms.scanAscii ? matchStarts(text, terms.scanAscii, ASCII) : null;
   const path = asciiStarts ? ASCII : UNICODE;
   const at = asciiStarts ?? (terms.find ? matchStarts(text, terms.find, UNICODE)! : []);
   // A few tokens before the first match of the densest stretch.
-  let start = at.length ? stepBack(text, densestStart(at, size * 6), Math.floor(size / 4), path) : 0;
+  const anchor = at.length ? densestStart(at, size * 6) : -1;
+  let start = anchor >= 0 ? stepBack(text, anchor, Math.floor(size / 4), path) : 0;
   let r = path.render(text, terms, start, size);
   // Near the end of the text, take more lead-in rather than show fewer words.
   if (r.count < size && start > 0) {
     start = stepBack(text, start, size - r.count, path);
     r = path.render(text, terms, start, size);
   }
-  return r.html;
+  return { html: r.html, anchor };
 }
 
 /** Where the query's words start in `text` (at a token start); null when the ASCII scan meets a non-ASCII character. */
