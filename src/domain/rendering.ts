@@ -58,10 +58,13 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * deadline past which it shows as written; its links are looked up in steps that yield.
  */
 export function renderForCaller(svc: Services, caller: Caller, from: PageRef, content: string): Promise<string> {
-  return renderEmbedding(svc, caller, from, content, { left: MAX_EMBEDS, chars: MAX_EMBED_CHARS }, [refKey(from)]);
+  return renderEmbedding(svc, caller, from, content, { left: MAX_EMBEDS, chars: MAX_EMBED_CHARS }, [`${refKey(from)}#`]);
 }
 
-/** renderForCaller with the embed budget left and the pages embedding this one (`chain`, refKey). */
+/**
+ * renderForCaller with the embed budget left and what is shown around this content (`chain`:
+ * `refKey#heading` of each embed above it, `refKey#` for a whole page).
+ */
 async function renderEmbedding(
   svc: Services, caller: Caller, from: PageRef, content: string, budget: EmbedBudget, chain: string[],
 ): Promise<string> {
@@ -131,7 +134,11 @@ async function embedsFor(
     const ref = { space: target.space, path: page.path };
     const href = appPageHref(ref) + headingFragment(link.wiki.heading);
     const notShown = (why: string) => (out[i] = embedNotShown(link.label, href, why));
-    if (chain.includes(refKey(ref))) notShown('it embeds this page');
+    // A page may embed a section of itself; a whole page inside itself, or the same section
+    // inside that section, is a cycle.
+    const shown = `${refKey(ref)}#${link.wiki.heading ?? ''}`;
+    const cycle = link.wiki.heading ? chain.includes(shown) : chain.some((c) => c.startsWith(`${refKey(ref)}#`));
+    if (cycle) notShown('it embeds this page');
     else if (chain.length > MAX_EMBED_DEPTH || budget.left <= 0) notShown('too many embeds to show here');
     else {
       const part = embeddedPart(page.content, link.wiki.heading);
@@ -140,7 +147,7 @@ async function embedsFor(
       else {
         budget.left--;
         budget.chars -= part.length;
-        out[i] = embedFrame(link.label, href, await renderEmbedding(svc, caller, ref, part, budget, [...chain, refKey(ref)]));
+        out[i] = embedFrame(link.label, href, await renderEmbedding(svc, caller, ref, part, budget, [...chain, shown]));
       }
     }
   }

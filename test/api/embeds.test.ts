@@ -101,6 +101,13 @@ describe('note embeds', () => {
     expect(d).toContain('(too many embeds to show here)');
   });
 
+  it('a page may embed a section of itself (not itself whole)', async () => {
+    await srv.admin.put('/pages/team/loop/self', { title: 'Self', content: '## Steps\nstep words\n## Summary\n![[self#Steps]]\n\n![[self]]\n' });
+    const h = await html(bob, 'loop/self');
+    expect(h.split('step words')).toHaveLength(3); // the section, and its embed
+    expect(h).toContain('<a href="/app/p/team/loop/self" class="internal">self</a> (it embeds this page)');
+  });
+
   it('a missing section of a readable page says so', async () => {
     await srv.admin.put('/pages/team/docs/nosection', { title: 'NoSection', content: '![[guide#Nope]]\n' });
     expect(await html(bob, 'docs/nosection')).toContain('<a href="/app/p/team/docs/guide#h-nope" class="internal">guide › Nope</a> (no such section)');

@@ -120,3 +120,12 @@ describe('note embeds', () => {
   ];
   it.each(parts)('embeddedPart: %s', (_name, heading, want) => expect(embeddedPart(page, heading)).toBe(want));
 });
+
+describe('block ids as the Obsidian help writes them', () => {
+  it('a marker on the line after a paragraph, or right after an embed, marks that paragraph', () => {
+    expect(render('Some text\n^next-line')).toContain('<p id="^next-line">Some text');
+    expect(embeddedPart('intro\n\nSome text\n^next-line\n\nafter', '^next-line')).toBe('Some text\n^next-line');
+    expect(embeddedPart('![[shot.png]]^img-id\n\nafter', '^img-id')).toBe('![[shot.png]]^img-id');
+    expect(render('![[shot.png]]^img-id')).toContain('<p id="^img-id"><img src="/files/team/notes/page/shot.png"');
+  });
+});

@@ -154,8 +154,8 @@ const firstLine = (s: string) => {
   return nl < 0 ? s : s.slice(0, nl);
 };
 
-/** A `^id` marker at the end of a block's text (after a space, or the whole text). */
-export const BLOCK_ID = /(?:^|[ \t])\^([A-Za-z0-9-]{1,64})$/;
+/** A `^id` marker at the end of a block's text (after a space or a line break, right after `]]`, or the whole text). */
+export const BLOCK_ID = /(?:^|\s|(?<=\]\]))\^([A-Za-z0-9-]{1,64})$/;
 
 /** The id attribute of the block whose marker is `^id`: a fragment `#^id` finds it. */
 export const blockAnchor = (id: string) => `^${id}`;
