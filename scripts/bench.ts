@@ -24,6 +24,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   storage: async () => (await import('./bench/storage.ts')).run,
   replica: async () => (await import('./bench/replica.ts')).run,
   render: async () => (await import('./bench/render.ts')).run,
+  changes: async () => (await import('./bench/changes.ts')).run,
 };
 
 const HELP = `npm run bench [-- options]: runs the benchmark sections, one line per figure with its target.
@@ -56,6 +57,8 @@ Sections:
   replica     a primary, a read replica and the test shipper: replica lag under writes, forwarded writes,
               PUT in SERVICE_CHECKPOINT_MODE=litestream against auto with a long-held read transaction;
               with the real Litestream v0.3.13: RPO, RTO, index rebuild, replica-follow lag at 50 writes/s
+  changes     commit to event at SSE clients (p50, p99) with 1,000 open change streams (quick: 200) and 50 writes/s;
+              the server's RSS growth for the idle streams
   render      adversarial Markdown at the page-size cap through POST /render and PUT, and a diff of two pages at
               the cap, each beside GET /healthz sent one after another
 `;

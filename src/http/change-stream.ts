@@ -70,18 +70,51 @@ function wake(svc: Services, hub: Hub): void {
   });
 }
 
+/**
+ * Pages of the feed already read in this pass, by who reads them from where: streams of one
+ * principal on the same space and cursor (a person's tabs, an agent's workers) share one read
+ * and its text. A page read in one turn is used only in that turn (the next may see more).
+ */
+type Pages = Map<string, Page>;
+type Page = { changes: Change[]; nextSince: number; chunks: string[] };
+
 /** Brings every stream up to date, a few dozen a turn so that requests are served in between. */
 async function pumpAll(svc: Services, hub: Hub, recheck: boolean): Promise<void> {
   let n = 0;
+  let pages: Pages = new Map();
   for (const s of [...hub.streams]) {
     if (s.closed) continue;
     if (recheck && !credentialHolds(svc, s)) {
       end(hub, s);
       continue;
     }
-    pump(svc, s);
-    if (++n % STREAMS_PER_TURN === 0) await new Promise((r) => setImmediate(r));
+    pump(svc, s, pages);
+    if (++n % STREAMS_PER_TURN === 0) {
+      await new Promise((r) => setImmediate(r));
+      pages = new Map();
+    }
   }
+}
+
+function readPage(svc: Services, s: Stream, pages?: Pages): Page {
+  const key = `${s.caller.id}\n${s.caller.orgId}\n${s.caller.orgAdmin ? 1 : 0}\n${s.spaceId ?? ''}\n${s.cursor}`;
+  const known = pages?.get(key);
+  if (known) return known;
+  const r = changesAfter(svc, s.caller, s.cursor, s.spaceId, PAGE);
+  // Each txid's changes as one chunk.
+  const chunks: string[] = [];
+  let chunk = '';
+  for (let i = 0; i < r.changes.length; i++) {
+    const c = r.changes[i];
+    chunk += `id: ${c.txid}\nevent: change\ndata: ${JSON.stringify(c)}\n\n`;
+    if (i === r.changes.length - 1 || r.changes[i + 1].txid !== c.txid) {
+      chunks.push(chunk);
+      chunk = '';
+    }
+  }
+  const page = { ...r, chunks };
+  pages?.set(key, page);
+  return page;
 }
 
 function credentialHolds(svc: Services, s: Stream): boolean {
@@ -90,25 +123,16 @@ function credentialHolds(svc: Services, s: Stream): boolean {
 }
 
 /** Writes the stream's pending changes, each txid's in one piece, until caught up or the socket is full. */
-function pump(svc: Services, s: Stream): void {
+function pump(svc: Services, s: Stream, pages?: Pages): void {
   while (!s.closed && !s.paused) {
-    let r: { changes: Change[]; nextSince: number };
+    let r: Page;
     try {
-      r = changesAfter(svc, s.caller, s.cursor, s.spaceId, PAGE);
+      r = readPage(svc, s, pages);
     } catch (e) {
       svc.log.warn('change stream: reading changes failed', { error: e instanceof Error ? e.message : String(e) });
       return;
     }
-    let chunk = '';
-    for (let i = 0; i < r.changes.length; i++) {
-      const c = r.changes[i];
-      chunk += `id: ${c.txid}\nevent: change\ndata: ${JSON.stringify(c)}\n\n`;
-      const last = i === r.changes.length - 1 || r.changes[i + 1].txid !== c.txid;
-      if (last) {
-        if (!s.out.push(chunk)) s.paused = true;
-        chunk = '';
-      }
-    }
+    for (const chunk of r.chunks) if (!s.out.push(chunk)) s.paused = true;
     s.cursor = r.nextSince;
     if (r.changes.length < PAGE) return;
   }
