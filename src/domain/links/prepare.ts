@@ -14,7 +14,7 @@ const INLINE_SCAN_CHARS = 16 * 1024;
  * How long the worker may take (waiting for it and starting it included); past it, or with no
  * worker, the write's transaction scans, which the budget bounds too.
  */
-const SCAN_DEADLINE_MS = 5000;
+const SCAN_DEADLINE_MS = 10_000;
 
 /** The scan of `content` as the page at `from` (a write passes it on only for that content and page). */
 export type PreparedLinks = { from: PageRef; content: string; scan: LinkScan };
