@@ -416,3 +416,6 @@ CREATE TABLE txid (
   at_ms INTEGER NOT NULL
 );
 INSERT INTO txid (id, n, at_ms) VALUES (1, 0, 0);
+
+-- org_usage (what each organisation stores, SERVICE_ORG_QUOTA_BYTES) and the triggers that keep
+-- it are created after this file, from src/store/org-usage.ts.

@@ -101,6 +101,8 @@ export type Limits = {
   spaceQuotaBytes: number;
   /** Shared spaces one principal may create (org admins: no cap); 0 = no cap (SERVICE_MAX_SPACES_PER_PRINCIPAL). */
   maxSpacesPerPrincipal: number;
+  /** Bytes an organisation's live pages and files may store; 0 = no quota (SERVICE_ORG_QUOTA_BYTES). */
+  orgQuotaBytes: number;
   /** Distinct link targets a page's Markdown may hold (SERVICE_MAX_LINKS_PER_PAGE); twice as many link marks (domain/links/extract.ts). */
   linksPerPage: number;
 };
@@ -149,6 +151,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       attachmentBytes: toInt('SERVICE_MAX_ATTACHMENT_BYTES', env.SERVICE_MAX_ATTACHMENT_BYTES ?? 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       spaceQuotaBytes: toInt('SERVICE_SPACE_QUOTA_BYTES', env.SERVICE_SPACE_QUOTA_BYTES ?? 1024 * 1024 * 1024, 0),
       maxSpacesPerPrincipal: toInt('SERVICE_MAX_SPACES_PER_PRINCIPAL', env.SERVICE_MAX_SPACES_PER_PRINCIPAL ?? 100, 0),
+      orgQuotaBytes: toInt('SERVICE_ORG_QUOTA_BYTES', env.SERVICE_ORG_QUOTA_BYTES ?? 10 * 1024 * 1024 * 1024, 0),
       linksPerPage: toInt('SERVICE_MAX_LINKS_PER_PAGE', env.SERVICE_MAX_LINKS_PER_PAGE ?? 5000, 1, 1_000_000),
     },
     encryptionKey,

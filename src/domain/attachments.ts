@@ -4,6 +4,7 @@ import type { Services } from '../services.ts';
 import { recordChange } from './changes.ts';
 import { AppError, invalid, notFound } from './errors.ts';
 import { checkFileName, servedType, sniffContentType } from './file-rules.ts';
+import { withinOrgQuota } from './org-quota.ts';
 import { loadReadablePage, loadWritablePage } from './pages.ts';
 import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/attachments.ts';
@@ -83,11 +84,13 @@ export function putAttachment(
       }
     }
     const now = svc.now();
-    store.putBlob(svc.db, upload.sha256, upload.data, now);
     const row: AttachmentRow = {
       page_id: page.id, name, space_id: space.id, sha256: upload.sha256, content_type: contentType, size: upload.data.length, created_at: now, created_by: caller.id,
     };
-    store.upsertAttachment(svc.db, row);
+    withinOrgQuota(svc, space.org_id, () => {
+      store.putBlob(svc.db, upload.sha256, upload.data, now);
+      store.upsertAttachment(svc.db, row);
+    });
     recordChange(svc.db, caller, { event: 'file.put', pageId: page.id, path: `${page.path}/${name}`, at: now });
     return { file: present(row), created: old === undefined };
   });

@@ -9,6 +9,7 @@ import type { IndexBatch } from './indexes/types.ts';
 import { preparedFor, type PreparedLinks } from './links/prepare.ts';
 import { byAddress, planRename, renameRewrites, type RenamePlan, type RenameResult } from './renames.ts';
 import { checkMetadata, normalizeMetadata } from './metadata.ts';
+import { withinOrgQuota } from './org-quota.ts';
 import { checkFrontmatter, checkStoredSize } from './page-size.ts';
 import { checkPagePath, normalizePagePath } from './paths.ts';
 import { applyTemplates } from './records/apply.ts';
@@ -199,17 +200,27 @@ function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle:
   return { rewritten: writes.map(({ space, row }) => ({ space: space.slug, path: row.path })).sort(byAddress), notRewritten };
 }
 
+/** The event a revision records when it is not a plain create or update. */
+type RevisionEvent = { name: 'page.metadata.updated'; changedKeys: string[] } | { name: 'page.restored' };
+
 /**
  * Writes a new revision of the page at `path` (creating or reviving its row) and its derived
  * indexes (in `batch`, else a batch of its own); inside a transaction. `links`: as putPage's.
  */
 export function writeRevision(
   svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
-  event?: { name: 'page.metadata.updated'; changedKeys: string[] } | { name: 'page.restored' }, batch?: IndexBatch, links?: PreparedLinks,
+  event?: RevisionEvent, batch?: IndexBatch, links?: PreparedLinks,
+): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
+  // Every door (PUT, metadata patch, import, templates, restores) writes through here.
+  checkStoredSize(next, existing !== null && existing.deleted_at === null ? existing : null, svc.config.limits);
+  return withinOrgQuota(svc, space.org_id, () => storeRevision(svc, caller, space, path, existing, next, event, batch, links));
+}
+
+function storeRevision(
+  svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
+  event?: RevisionEvent, batch?: IndexBatch, links?: PreparedLinks,
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   const db = svc.db;
-  // Every door (PUT, metadata patch, import, templates) writes through here.
-  checkStoredSize(next, existing !== null && existing.deleted_at === null ? existing : null, svc.config.limits);
   const now = svc.now();
   const created = existing === null || existing.deleted_at !== null;
   let id: number;

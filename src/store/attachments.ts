@@ -104,8 +104,11 @@ export function listAttachments(db: Db, pageId: number): AttachmentRow[] {
 /** Adds or replaces an attachment (its blob must exist); a blob it replaced goes when unused. */
 export function upsertAttachment(db: Db, row: AttachmentRow): void {
   const old = findAttachment(db, row.page_id, row.name);
-  stmt(db, `INSERT OR REPLACE INTO attachments (page_id, name, space_id, sha256, content_type, size, created_at, created_by)
-    VALUES (@page_id, @name, @space_id, @sha256, @content_type, @size, @created_at, @created_by)`).run(row);
+  // An upsert, not OR REPLACE: a replaced row fires the update trigger that keeps org_usage.
+  stmt(db, `INSERT INTO attachments (page_id, name, space_id, sha256, content_type, size, created_at, created_by)
+    VALUES (@page_id, @name, @space_id, @sha256, @content_type, @size, @created_at, @created_by)
+    ON CONFLICT (page_id, name) DO UPDATE SET space_id = excluded.space_id, sha256 = excluded.sha256,
+      content_type = excluded.content_type, size = excluded.size, created_at = excluded.created_at, created_by = excluded.created_by`).run(row);
   if (old && old.sha256 !== row.sha256) dropBlobIfUnused(db, old.sha256);
 }
 

@@ -5,6 +5,7 @@ import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
 import { CHANGES_SQL } from './changes.ts';
+import { ORG_USAGE_SQL } from './org-usage.ts';
 import { fillTitleWords, PAGES_TITLE_ORDER_SQL, TITLE_WORDS_SQL } from './title-words-schema.ts';
 
 /**
@@ -45,7 +46,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -153,6 +154,11 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     to: 15,
     sql: CHANGES_SQL,
   },
+  {
+    // What each organisation stores, for SERVICE_ORG_QUOTA_BYTES (issue 34 L9), counted here once.
+    to: 16,
+    sql: ORG_USAGE_SQL,
+  },
 ];
 
 export function migrate(db: Db): void {
@@ -164,6 +170,7 @@ export function migrate(db: Db): void {
   db.transaction(() => {
     if (current === 0) {
       db.exec(readAssetText('schema.sql'));
+      db.exec(ORG_USAGE_SQL); // its triggers are written from one definition (store/org-usage.ts)
     } else {
       for (const step of STEPS) {
         if (step.to <= current) continue;

@@ -10,6 +10,7 @@ import { findPage, readAcl } from '../../store/pages.ts';
 import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import { orderForImport, type BundleError, type BundleFile, type BundlePage, type ParsedBundle } from './bundle.ts';
 import { putAttachment } from '../attachments.ts';
+import { checkOrgRoom } from '../org-quota.ts';
 import type { Caller } from '../../model.ts';
 
 // Import: every page goes through putPage (validation, ACL check, links, full-text, the importer
@@ -57,6 +58,9 @@ export async function importBundle(
     };
   }
 
+  // The organisation's quota refuses the whole import, not the pages past it: the bundle counted
+  // as if every page and file were new (an overwrite frees what it replaces only as it writes).
+  checkOrgRoom(svc, caller.orgId, bundleBytes(bundle));
   const result: ImportResult = { created: 0, updated: 0, skipped: 0, errors: [...bundle.errors] };
   const pages = orderForImport(bundle.pages);
   const files = new Map<string, BundleFile[]>();
@@ -147,4 +151,14 @@ function importFiles(svc: Services, caller: Caller, space: SpaceRow, files: Bund
  */
 function toPutInput(page: BundlePage): PutPageInput {
   return { title: page.title, content: page.content, frontmatter: page.frontmatter, metadata: page.metadata };
+}
+
+/** What a bundle's pages (content, frontmatter and metadata as stored) and files would store. */
+function bundleBytes(bundle: ParsedBundle): number {
+  let bytes = 0;
+  for (const p of bundle.pages) {
+    bytes += Buffer.byteLength(p.content) + Buffer.byteLength(JSON.stringify(p.frontmatter)) + Buffer.byteLength(JSON.stringify(p.metadata));
+  }
+  for (const f of bundle.files ?? []) bytes += f.data.length;
+  return bytes;
 }

@@ -37,7 +37,7 @@ export const fileEndpoints = [
     method: 'PUT', path: FILE_PATH, tag: 'files', auth: 'key', params: FileParams,
     rawBody: { description: 'the file\'s bytes; `Content-Type` is a hint (the stored type is sniffed from the bytes when they say what they are)' },
     summary: 'Attach a file to a page (or replace it)',
-    description: 'The page must exist and the caller may write it. 413 past SERVICE_MAX_ATTACHMENT_BYTES or the space\'s SERVICE_SPACE_QUOTA_BYTES (the problem names the setting).',
+    description: 'The page must exist and the caller may write it. 413 past SERVICE_MAX_ATTACHMENT_BYTES, the space\'s SERVICE_SPACE_QUOTA_BYTES or the organisation\'s SERVICE_ORG_QUOTA_BYTES (the problem names the setting).',
     responses: [{ status: 201, schema: FileInfo }, { status: 200, schema: FileInfo }],
     handler: async ({ svc, caller, params, event, raw }) => {
       const { pagePath, name } = splitFileAddress(params.path);
