@@ -94,7 +94,7 @@ describe('import-dir', () => {
     const home = pages.find((p) => p.path === 'Home')!;
     expect(home.title).toBe('Home');
     expect(home.content).toContain('![pic](files/pic.png)');
-    expect(pages.find((p) => p.path === 'Projects/Project Alpha')!.content).toContain('![pic.png](files/pic.png)');
+    expect(pages.find((p) => p.path === 'Projects/Project Alpha')!.content).toContain('![pic.png|300](files/pic.png)'); // the size kept (docs/markdown.md)
     expect(home.metadata).toEqual({ author: 'Ann', count: 3, created: '2024-01-05', published: true, rating: 4.5, tags: ['start', 'index'] });
     expect(home.frontmatter).toEqual({ 'Due date': '2024-02-01', nested: { a: 1 } });
     const deep = pages.find((p) => p.path === 'Projects/Sub/Deep Note')!;

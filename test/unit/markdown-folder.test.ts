@@ -81,6 +81,20 @@ describe('foreign folders', () => {
     expect(pages[0].content).toBe('![pic.png](files/pic.png) ![x](files/pic-2.png) ![y](files/img2.png) [doc](files/my%20doc.pdf) `![[code.png]]`\n```\n![[pic.png]]\n```');
   });
 
+  it('keeps inline code, sizes and hints, finds table-cell embeds and bare file names anywhere (issue 39)', () => {
+    const pages = [page('n/a', [
+      'Write `![[pic.png]]` or ``![[pic.png|100]]``.', '![[pic.png|100x145]] ![[logo.svg#icon]]',
+      '| a |\n| - |\n| ![[pic.png\\|100]] |', '![shot](shot.png)',
+    ].join('\n\n'))];
+    const bins = new Map<string, Uint8Array>([['Attachments/pic.png', new Uint8Array([1])], ['Attachments/icons/logo.svg', new Uint8Array([2])], ['Attachments/shot.png', new Uint8Array([3])]]);
+    const files = attachReferencedFiles(pages, bins);
+    expect(files.map((f) => f.from)).toEqual(['Attachments/pic.png', 'Attachments/icons/logo.svg', 'Attachments/shot.png']);
+    expect(pages[0].content).toBe([
+      'Write `![[pic.png]]` or ``![[pic.png|100]]``.', '![pic.png|100x145](files/pic.png) ![logo.svg](files/logo.svg#icon)',
+      '| a |\n| - |\n| ![pic.png\\|100](files/pic.png) |', '![shot](files/shot.png)',
+    ].join('\n\n'));
+  });
+
   it('places attached files beside their pages, apart when two siblings have different files of one name', () => {
     expect(placeAttachments([
       { path: 'g/a', name: 'x.png', contentType: 'image/png', sha256: '1' },

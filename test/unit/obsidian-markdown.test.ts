@@ -129,3 +129,10 @@ describe('block ids as the Obsidian help writes them', () => {
     expect(render('![[shot.png]]^img-id')).toContain('<p id="^img-id"><img src="/files/team/notes/page/shot.png"');
   });
 });
+
+describe('what the import writes renders as Obsidian showed it', () => {
+  it('a size in a table cell and a hint in the address', () => {
+    expect(render('| a |\n| - |\n| ![pic.png\\|100](files/pic.png) |')).toContain('<td><img src="/files/team/notes/page/pic.png" alt="pic.png" width="100"></td>');
+    expect(render('![logo.svg](files/logo.svg#icon)')).toContain('alt="logo.svg" class="hint-icon">');
+  });
+});

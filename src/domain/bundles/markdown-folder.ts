@@ -284,7 +284,22 @@ function folderLookup(pages: BundlePage[]): WikiLookup {
 }
 
 // `![[name]]`, `![[name|300]]` (an Obsidian embed) and `](dest)` of a Markdown image or link.
-const EMBED = /!\[\[([^[\]\n|#]+)(?:[|#][^[\]\n]*)?\]\]/g;
+// group 1: the name (a table cell's `\|` leaves a `\` on it); group 2: `|size` or `#hint|size`.
+const EMBED = /!\[\[([^[\]\n|#]+)((?:[|#][^[\]\n]*)?)\]\]/g;
+// An inline code span (backtick runs of one length): references in it are text, not rewritten.
+const CODE_SPAN = /(`+)(?:(?!\1)[^])*?\1(?!`)/g;
+
+/** `fn` applied to the parts of `text` outside inline code spans. */
+function outsideCodeSpans(text: string, fn: (t: string) => string): string {
+  if (!text.includes('`')) return fn(text);
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(CODE_SPAN)) {
+    out += fn(text.slice(at, m.index)) + m[0];
+    at = m.index + m[0].length;
+  }
+  return out + fn(text.slice(at));
+}
 const DEST = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)/g;
 
 /**
@@ -318,13 +333,18 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
       return name;
     };
     const href = (name: string) => `files/${encodeURIComponent(name)}`;
-    page.content = outsideFences(page.content, (text) => text
-      .replace(EMBED, (m, target: string) => {
-        const t = target.trim().replace(/^\//, '');
+    page.content = outsideFences(page.content, (fenced) => outsideCodeSpans(fenced, (text) => text
+      .replace(EMBED, (m, target: string, rest: string) => {
+        const cell = target.endsWith('\\'); // `![[pic.jpg\|100]]` in a table cell
+        const t = target.replace(/\\$/, '').trim().replace(/^\//, '');
         const found = binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
         if (!found) return m;
         const name = attach(found);
-        return `![${name.replace(/[[\]]/g, '')}](${href(name)})`;
+        // Obsidian's size (`|100`, `|100x145`) stays in the alt text, and a display hint
+        // (`#icon`) as the address's fragment, both of which the renderer reads (docs/markdown.md).
+        const size = /\|\s*(\d{1,5}(?:x\d{1,5})?)\s*$/.exec(rest)?.[1];
+        const hint = /^#([A-Za-z0-9-]{1,32})/.exec(rest)?.[1];
+        return `![${name.replace(/[[\]|]/g, '')}${size ? `${cell ? '\\|' : '|'}${size}` : ''}](${href(name)}${hint ? `#${hint}` : ''})`;
       })
       .replace(DEST, (m, pre: string, dest: string) => {
         const raw = dest.startsWith('<') ? dest.slice(1, -1) : dest;
@@ -335,10 +355,12 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
         } catch {
           return m;
         }
-        const file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
+        let file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
+        // A bare file name found nowhere there: by its name anywhere, as Obsidian does.
+        if ((file === null || !binaries.has(file)) && !decoded.includes('/')) file = nearest(byName.get(decoded.toLowerCase()) ?? [], folder) ?? null;
         if (file === null || !binaries.has(file)) return m;
         return pre + href(attach(file));
-      }));
+      })));
   }
   return out;
 }

@@ -158,7 +158,7 @@ export function renderParts(content: string, from: PageRef, baseUrls: string[]):
       } else if (t.type === 'image') {
         const src = t.attrGet('src') ?? '';
         const file = resolveFileHref(src, from, baseUrls);
-        if (file) fileImage(parser, t, file);
+        if (file) fileImage(parser, t, file, src);
         else if (!DATA_IMAGE.test(src)) imageAsLink(parser, t, src);
       }
     }
@@ -365,12 +365,13 @@ function fileEmbed(link: Wikilink, from: PageRef, baseUrls: string[]): string | 
  * An image of an attached file: by its extension an image (`![alt|100](…)` and `|100x145` give
  * its size, as in Obsidian), an audio or a video player, or a PDF link (mediaHtml).
  */
-function fileImage(parser: MarkdownIt, image: Token, url: string): void {
+function fileImage(parser: MarkdownIt, image: Token, url: string, src: string): void {
   const alt = parser.renderer.renderInlineAsText(image.children ?? [], parser.options, {});
   const { text, size } = splitSize(alt);
   const path = url.replace(/[?#].*$/, '');
   image.type = 'html_inline';
-  image.content = mediaHtml(mediaKind(decodeSafe(path)) ?? 'image', url, text, size, null, image.attrGet('title'));
+  const hint = /#([A-Za-z0-9-]{1,32})$/.exec(src)?.[1] ?? null; // `files/x.svg#icon`: a display hint
+  image.content = mediaHtml(mediaKind(decodeSafe(path)) ?? 'image', url, text, size, hint, image.attrGet('title'));
   image.children = null;
   image.attrs = null;
 }
