@@ -1,7 +1,8 @@
 // The web app (issue 19): bytes the page view and the editor send, the page view's largest
 // contentful paint in the headless Chromium of @sparticuz/chromium (loopback, cold cache, a
 // 20 KB page), the editor's keystroke-to-paint latency in that page, and what the embedded app
-// adds to dist/kspace. `npm run bench -- --only web`.
+// adds to dist/kspace, and the quick switcher's answer per keystroke at --pages pages.
+// `npm run bench -- --only web`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -14,6 +15,7 @@ import type { WebManifest } from '../../src/http/web-manifest.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 import { BENCH_ADMIN_KEY, startChild } from '../lib/child-server.ts';
 import { inputLatency } from './web-input.ts';
+import { switcherLatency } from './web-switcher.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WEB = path.join(ROOT, 'dist/web');
@@ -107,6 +109,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const lcp = await largestContentfulPaint(opts.quick ? 3 : 7);
   const embedded = embeddedBytes(m);
   const input = await inputLatency(twentyKbPage(), opts.quick ? 100 : 300);
+  const switcher = await switcherLatency(opts.quick ? 10_000 : opts.pages, opts.quick ? 15 : 40);
   return [
     { name: 'page view JS, gzipped', value: m.pageJs.gzipBytes / KB, unit: 'KB', target: '≤ 60 KB', pass: m.pageJs.gzipBytes <= 60 * KB },
     { name: 'page view CSS, gzipped', value: m.css.gzipBytes / KB, unit: 'KB' },
@@ -119,6 +122,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     {
       name: `editor keystroke to painted text, 20 KB page (p99 of ${input.keys} keys; p50 ${input.p50.toFixed(1)}, max ${input.max.toFixed(1)})`,
       value: input.p99, unit: 'ms', target: '≤ 16 ms', pass: input.p99 <= 16,
+    },
+    {
+      name: `quick switcher: keystroke to painted options, ${switcher.pages.toLocaleString('en')} pages (p99 of ${switcher.keys} keys; p50 ${switcher.p50.toFixed(1)}, max ${switcher.max.toFixed(1)})`,
+      value: switcher.p99, unit: 'ms', target: '≤ 100 ms', pass: switcher.p99 <= 100,
     },
     { name: 'executable growth (embedded dist/web)', value: embedded / KB / KB, unit: 'MB', target: '≤ 5 MB', pass: embedded <= 5 * KB * KB },
   ];
