@@ -6,7 +6,7 @@ import { indexWords, stemsOf } from '../../store/fts/tokens.ts';
 import { capPhrases, checkQuery, parseQuery, prefixWord } from './fts-query.ts';
 import type { Phrase } from '../../text/tokens.ts';
 import { planQuery, type QueryPlan } from './query-plan.ts';
-import { compareScored, scoreCandidates, type Scored } from './score.ts';
+import { compareScored, scorer, type Scored } from './score.ts';
 import { pageSnippetMaker } from './snippet.ts';
 import type { Caller } from '../../model.ts';
 
@@ -94,7 +94,18 @@ export async function searchFullText(svc: Services, caller: Caller, q: FullTextS
   const byId = new Map(walk.found.map((h) => [h.id, h]));
   // A body longer than what the walk read is scored (and its phrases checked) whole, one at a time.
   const candidates = walk.found.map((h) => ({ id: h.id, title: h.title, content: h.content, ...(h.content.length < SNIPPET_SOURCE_CHARS ? {} : { body: () => wholeBody(db, h) }) }));
-  const ranked = scoreCandidates(plan, candidates, stemsOf).sort(compareScored);
+  // Counting reads every candidate's text: in slices of ranking.budgetMs, other requests between.
+  const score = scorer(plan, stemsOf);
+  const counted = [];
+  let slice = performance.now();
+  for (const c of candidates) {
+    counted.push(score.count(c));
+    if (performance.now() - slice >= ranking.budgetMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
+  const ranked = score.rank(counted).sort(compareScored);
   const c = q.cursor;
   const from = c ? ranked.findIndex((h) => compareScored(h, { g: c.g, score: c.s, id: c.i }) > 0) : 0;
   const page = from < 0 ? [] : ranked.slice(from, from + q.limit);

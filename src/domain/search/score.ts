@@ -29,7 +29,8 @@ export type Candidate = { id: number; title: string; content: string; body?: () 
 export type Scored = { id: number; g: 0 | 1; score: number };
 export type Stems = (words: string[]) => string[];
 
-type Counted = { id: number; tf: Float64Array; length: number; holds: boolean[] };
+/** One candidate read: its weighted term counts, its length, which items it holds. */
+export type Counted = { id: number; tf: Float64Array; length: number; holds: boolean[] };
 
 const WORD_TAIL_ASCII = '[a-z0-9]*';
 const WORD_TAIL = '[\\p{L}\\p{N}\\p{Co}\\p{M}]*';
@@ -44,6 +45,15 @@ const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
  * least three, or the word itself when shorter), and each word found there is classified.
  */
 export function scoreCandidates(plan: QueryPlan, candidates: Candidate[], stems: Stems): Scored[] {
+  const s = scorer(plan, stems);
+  return s.rank(candidates.map(s.count));
+}
+
+/**
+ * scoreCandidates in two steps, so that a caller can count many candidates in slices (full-text.ts
+ * lets other requests run between them): `count` reads one candidate, `rank` scores them all.
+ */
+export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) => Counted; rank: (counted: Counted[]) => Scored[] } {
   const terms = plan.terms;
   const termStems = stems(terms.map((t) => t.word));
   const roots = terms.map((t, k) => rootOf(t.word, termStems[k]));
@@ -94,7 +104,7 @@ export function scoreCandidates(plan: QueryPlan, candidates: Candidate[], stems:
     }
   };
 
-  const counted: Counted[] = candidates.map((c) => {
+  const countOne = (c: Candidate): Counted => {
     const tf = new Float64Array(terms.length);
     const text = c.body ? c.body() : c.content;
     count(c.title, tf, BM25.title, false);
@@ -103,8 +113,8 @@ export function scoreCandidates(plan: QueryPlan, candidates: Candidate[], stems:
       ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check)
       : item.terms.every((k) => tf[k] > 0));
     return { id: c.id, tf, length: c.title.length + text.length, holds };
-  });
-  return rank(plan, counted);
+  };
+  return { count: countOne, rank: (counted) => rank(plan, counted) };
 }
 
 /** BM25 over the counted candidates: idf and the average length are the candidates'. */
