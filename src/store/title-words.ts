@@ -29,8 +29,10 @@ export type TitleQuery = { words: string[]; phrase: string; spaceId: number | nu
 // phrase; one that starts with it and none equal; a word starting with each query word and no
 // whole title or alias starting with the phrase. A page with a whole title or alias starting with
 // the phrase has a word starting with each query word too, so the groups are the matches, split.
+// A scalar subquery, not EXISTS: SQLite turns EXISTS into a join it runs after the access check,
+// where this is checked in the order written, each page's word lookups before its row is read.
 const HAS = (pid: string, name: string, whole: 0 | 1, cond: string) =>
-  `EXISTS (SELECT 1 FROM title_words ${name} WHERE ${name}.page_id = ${pid} AND ${name}.whole = ${whole} AND ${cond})`;
+  `(SELECT 1 FROM title_words ${name} WHERE ${name}.page_id = ${pid} AND ${name}.whole = ${whole} AND ${cond} LIMIT 1) IS NOT NULL`;
 const EXACT = (pid: string) => HAS(pid, 'e', 1, 'e.word = @phrase');
 const LEADING = (pid: string) => HAS(pid, 'l', 1, 'l.word BETWEEN @phrase AND @phraseHi');
 const GROUPS = [
