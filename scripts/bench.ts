@@ -21,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   files: async () => (await import('./bench/files.ts')).run,
   ops: async () => (await import('./bench/ops.ts')).run,
   'folder-import': async () => (await import('./bench/folder-import.ts')).run,
+  sync: async () => (await import('./bench/sync.ts')).run,
   storage: async () => (await import('./bench/storage.ts')).run,
   replica: async () => (await import('./bench/replica.ts')).run,
   render: async () => (await import('./bench/render.ts')).run,
@@ -53,6 +54,7 @@ Sections:
   files       attachments: upload and download over loopback (5 MB and 50 MB), the storage choice's floors
   storage     the data directory of 20,000 pages of 2 KB against their raw content; growth per further
               revision that changes 5 % of a page; reading old revisions
+  sync        kspace sync: first sync of a 10,000-note folder both ways, then edits each way while following
   folder-import  kspace import-dir of a 10,000-note vault with wikilinks, against the same vault without links
   replica     a primary, a read replica and the test shipper: replica lag under writes, forwarded writes,
               PUT in SERVICE_CHECKPOINT_MODE=litestream against auto with a long-held read transaction;

@@ -13,12 +13,12 @@ import { mergeThreeWay } from '../../text/line-merge.ts';
 import type { Api } from '../client.ts';
 import { ExitError } from '../exit-error.ts';
 import { FEED_LIMIT, Remote, samePage, statusOf, type Change, type ServerPage } from './remote.ts';
+import { absolute, conflictName, dropEmptyFolders, readText, scanFolder, type LocalFile } from './folder.ts';
 import { compileIgnore, type Ignore } from './ignore.ts';
 import {
-  keepBase, loadState, pruneBases, readBase, saveState, sha256, STATE_DIR, writeFileDurably, type FileEntry, type SyncState,
+  flushFolder, keepBase, loadState, pruneBases, readBase, saveState, sha256, STATE_DIR, writeFileAtomic, type FileEntry, type SyncState,
 } from './state.ts';
 
-type LocalFile = { rel: string; size: number; mtimeMs: number };
 
 export type SyncReport = {
   pulled: number; pushed: number; created: number; deleted: number; moved: number; merged: number;
@@ -27,13 +27,6 @@ export type SyncReport = {
 
 const newReport = (): SyncReport => ({ pulled: 0, pushed: 0, created: 0, deleted: 0, moved: 0, merged: 0, conflicts: [], errors: [] });
 
-
-/** `notes/plan.md` → `notes/plan.conflict-ann-20261129T070102Z.md`. */
-export function conflictName(rel: string, who: string, at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const safeWho = who.replace(/[^A-Za-z0-9_.-]/g, '_');
-  return `${rel.slice(0, -3)}.conflict-${safeWho}-${stamp}.md`;
-}
 
 export class Syncer {
   private state: SyncState | null = null;
@@ -72,72 +65,47 @@ export class Syncer {
     try { return fs.readFileSync(path.join(this.dir, '.kspaceignore'), 'utf8'); } catch { return ''; }
   }
 
+  /** Files written since the last save: flushed to the disk before the state that records them. */
+  private written: string[] = [];
+
+  private write(rel: string, text: string): void {
+    writeFileAtomic(this.dir, rel, text);
+    this.written.push(absolute(this.dir, rel));
+  }
+
   private save(): void {
+    if (this.written.length) flushFolder(this.dir, this.written.splice(0));
     saveState(this.dir, this.state!);
   }
 
   // ---- the folder side
 
-  private abs(rel: string): string {
-    return path.join(this.dir, ...rel.split('/'));
-  }
-
-  private readText(rel: string): string | null {
-    try { return fs.readFileSync(this.abs(rel), 'utf8'); } catch { return null; }
-  }
-
-  /** The folder's Markdown files not ignored, with their size and modification time. */
-  private scan(): Map<string, LocalFile> {
-    const out = new Map<string, LocalFile>();
-    const walk = (rel: string): void => {
-      let entries: fs.Dirent[];
-      try { entries = fs.readdirSync(rel ? this.abs(rel) : this.dir, { withFileTypes: true }); } catch { return; }
-      for (const e of entries) {
-        const child = rel ? `${rel}/${e.name}` : e.name;
-        if (this.ignore(child, e.isDirectory())) continue;
-        if (e.isDirectory()) walk(child);
-        else if (e.isFile() && /\.md$/i.test(e.name)) {
-          const st = fs.statSync(this.abs(child));
-          out.set(child, { rel: child, size: st.size, mtimeMs: st.mtimeMs });
-        }
-      }
-    };
-    walk('');
-    return out;
-  }
-
   /** Writes the server's page to its file and records it as synced. */
   private writeLocal(rel: string, page: ServerPage): void {
     const text = pageToFile(page).text;
-    writeFileDurably(this.dir, rel, text);
+    this.write(rel, text);
     this.record(rel, page.path, page.version, text);
   }
 
   private record(rel: string, page: string, version: number, text: string): void {
-    const st = fs.statSync(this.abs(rel));
+    const st = fs.statSync(absolute(this.dir, rel));
     const hash = keepBase(this.dir, text);
-    this.state!.files[rel] = { page, version, hash, size: st.size, mtimeMs: st.mtimeMs };
+    // The size and time say "unchanged" at the next scan only if the file still holds `text`: an
+    // edit made while this round read, sent and recorded it must not hide behind them.
+    const same = readText(this.dir, rel) === text;
+    this.state!.files[rel] = { page, version, hash, size: same ? st.size : -1, mtimeMs: same ? st.mtimeMs : -1 };
   }
 
   private removeLocal(rel: string): void {
-    fs.rmSync(this.abs(rel), { force: true });
+    fs.rmSync(absolute(this.dir, rel), { force: true });
     delete this.state!.files[rel];
-    this.dropEmptyFolders(rel);
-  }
-
-  /** The folders above `rel` that are left empty go (never the synced folder itself). */
-  private dropEmptyFolders(rel: string): void {
-    const parts = rel.split('/').slice(0, -1);
-    while (parts.length) {
-      try { fs.rmdirSync(this.abs(parts.join('/'))); } catch { return; }
-      parts.pop();
-    }
+    dropEmptyFolders(this.dir, rel);
   }
 
   /** Whether the file changed since it was last synced (its size or time first, then its hash). */
   private changedOnDisk(rel: string, entry: FileEntry, local?: LocalFile): { text: string } | null {
     if (local && local.size === entry.size && local.mtimeMs === entry.mtimeMs) return null;
-    const text = this.readText(rel);
+    const text = readText(this.dir, rel);
     if (text === null) return null;
     return sha256(text) === entry.hash ? null : { text };
   }
@@ -147,19 +115,24 @@ export class Syncer {
   private async firstRun(report: SyncReport): Promise<void> {
     // The feed's head before anything is read: what changes after it comes again through the feed.
     const cursor = await this.remote.feedHead();
-    const local = this.scan();
+    const local = scanFolder(this.dir, this.ignore);
     this.state = { format: 'kspace-sync', version: 1, server: this.remote.api.base.origin, space: this.space, cursor, files: {} };
     fs.mkdirSync(path.join(this.dir, STATE_DIR), { recursive: true });
     // Versions before content: a page changed between the two reads is recorded older than its
     // text, so the feed brings it again (the other way round, a change would be skipped).
-    const versions = await this.remote.listVersions();
+    let versions = await this.remote.listVersions();
+    if (versions.size === 0 && local.size > 0) {
+      await this.importAll(local, report);
+      versions = await this.remote.listVersions();
+    }
     const pages = versions.size === 0 ? [] : await this.remote.exportPages();
     for (const page of pages) {
       const version = versions.get(page.path);
       if (version === undefined) continue; // created after the listing: the feed brings it
       const server = { ...page, version };
       const rel = fileOfPage(page.path);
-      const text = local.has(rel) ? this.readText(rel) : null;
+      if (this.state.files[rel]) continue; // imported just now
+      const text = local.has(rel) ? readText(this.dir, rel) : null;
       if (text === null) {
         this.writeLocal(rel, server);
         report.pulled++;
@@ -168,6 +141,35 @@ export class Syncer {
         if ('code' in mine || !samePage(mine, server)) this.conflict(rel, text, server, report);
         else this.record(rel, page.path, version, text);
       }
+    }
+    this.save();
+  }
+
+  /**
+   * A folder into an empty space: its files through the bundle import (their text as written), each
+   * then recorded with its page.
+   */
+  private async importAll(local: Map<string, LocalFile>, report: SyncReport): Promise<void> {
+    const pages: BundlePage[] = [];
+    const relOf = new Map<string, string>();
+    for (const rel of local.keys()) {
+      const text = readText(this.dir, rel);
+      if (text === null) continue;
+      const page = fileToPage({ path: rel, text });
+      if ('code' in page) { report.errors.push({ path: rel, message: page.message }); continue; }
+      if (relOf.has(page.path)) continue; // two files of one page: the second is pushed (and refused) later
+      relOf.set(page.path, rel);
+      pages.push(page);
+    }
+    const failed = await this.remote.importPages(pages);
+    for (const f of failed) report.errors.push({ path: relOf.get(f.path) ?? f.path, message: f.message });
+    const versions = await this.remote.listVersions();
+    for (const [page, rel] of relOf) {
+      const version = versions.get(page);
+      const text = version === undefined ? null : readText(this.dir, rel);
+      if (text === null || version === undefined) continue;
+      this.record(rel, page, version, text);
+      report.created++;
     }
     this.save();
   }
@@ -210,12 +212,12 @@ export class Syncer {
       if (old) {
         const [rel, entry] = old;
         const to = fileOfPage(c.path);
-        if (c.space === this.space && !this.changedOnDisk(rel, entry) && !fs.existsSync(this.abs(to))) {
-          fs.mkdirSync(path.dirname(this.abs(to)), { recursive: true });
-          fs.renameSync(this.abs(rel), this.abs(to));
+        if (c.space === this.space && !this.changedOnDisk(rel, entry) && !fs.existsSync(absolute(this.dir, to))) {
+          fs.mkdirSync(path.dirname(absolute(this.dir, to)), { recursive: true });
+          fs.renameSync(absolute(this.dir, rel), absolute(this.dir, to));
           delete this.state!.files[rel];
           this.state!.files[to] = { ...entry, page: c.path };
-          this.dropEmptyFolders(rel);
+          dropEmptyFolders(this.dir, rel);
           report.moved++;
         } else {
           // Changed here meanwhile: the file stays and becomes a page of its own at the next push.
@@ -235,7 +237,7 @@ export class Syncer {
       return;
     }
     if (!found) {
-      const text = this.readText(rel);
+      const text = readText(this.dir, rel);
       if (text === null) { this.writeLocal(rel, server); report.pulled++; return; }
       const mine = fileToPage({ path: rel, text });
       if (!('code' in mine) && samePage(mine, server)) { this.record(rel, server.path, server.version, text); return; }
@@ -274,6 +276,11 @@ export class Syncer {
     const theirs = pageToFile(server).text;
     const mine = fileToPage({ path: rel, text });
     if (!('code' in mine) && samePage(mine, server)) { this.record(rel, server.path, server.version, text); return; }
+    if (!('code' in mine) && await this.isPastServerVersion({ ...mine, path: server.path }, entry.version, server.version)) {
+      // The file holds a version the server had since: a pull cut short before it was recorded.
+      this.writeLocal(rel, server);
+      return;
+    }
     const base = readBase(this.dir, entry.hash);
     if (base !== null && !('code' in mine)) {
       const m = mergeThreeWay(base, text, theirs);
@@ -281,7 +288,7 @@ export class Syncer {
       if (merged && !('code' in merged)) {
         const version = await this.remote.putPage(merged, server.version);
         if (version !== null) {
-          writeFileDurably(this.dir, rel, m.text);
+          this.write(rel, m.text);
           this.record(rel, server.path, version, m.text);
           report.merged++;
           return;
@@ -291,10 +298,19 @@ export class Syncer {
     this.conflict(rel, text, server, report);
   }
 
+  /** Whether `mine` says what one of the page's versions after `from` and before `to` said (the last few). */
+  private async isPastServerVersion(mine: BundlePage, from: number, to: number): Promise<boolean> {
+    for (let v = to - 1; v > from && v >= to - 10; v--) {
+      const rev = await this.remote.getRevision(mine.path, v);
+      if (rev && samePage(mine, rev)) return true;
+    }
+    return false;
+  }
+
   /** The server's version to the file, the folder's beside it (a new page at the next push). */
   private conflict(rel: string, text: string, server: ServerPage, report: SyncReport): void {
     const other = conflictName(rel, this.who, new Date());
-    writeFileDurably(this.dir, other, text);
+    this.write(other, text);
     this.writeLocal(rel, server);
     report.conflicts.push(other);
     this.log(`conflict: ${rel} changed on both sides; yours is kept as ${other}`);
@@ -304,12 +320,12 @@ export class Syncer {
 
   private async push(report: SyncReport): Promise<void> {
     const s = this.state!;
-    const local = this.scan();
+    const local = scanFolder(this.dir, this.ignore);
     const gone: Array<[string, FileEntry]> = [];
     for (const [rel, entry] of Object.entries(s.files)) {
       if (local.has(rel)) continue;
       // Still there but ignored now: no longer synced, and its page stays.
-      if (fs.existsSync(this.abs(rel))) delete s.files[rel];
+      if (fs.existsSync(absolute(this.dir, rel))) delete s.files[rel];
       else gone.push([rel, entry]);
     }
     // New files: a file whose text is a gone file's is that file renamed (a move, below).
@@ -326,7 +342,7 @@ export class Syncer {
         this.save();
         continue;
       }
-      const text = this.readText(rel);
+      const text = readText(this.dir, rel);
       if (text === null) continue;
       const renamedFrom = goneByHash.get(sha256(text));
       if (renamedFrom !== undefined && await this.pushMove(renamedFrom, rel, text, report)) {

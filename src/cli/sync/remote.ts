@@ -1,5 +1,6 @@
 // The server side of `kspace sync` (docs/sync.md): the pages of one space through the HTTP API.
 import type { BundlePage } from '../../domain/bundles/bundle.ts';
+import { toBundleJson } from '../../domain/bundles/markdown-folder.ts';
 import { pagePath, spacePath } from '../../client/paths.ts';
 import type { Api } from '../client.ts';
 import { ExitError } from '../exit-error.ts';
@@ -9,6 +10,7 @@ export type Change = { txid: number; event: string; space: string; path: string;
 
 export const FEED_LIMIT = 1000;
 const LIST_LIMIT = 200;
+const IMPORT_BATCH_BYTES = 16 * 1024 * 1024;
 
 /** HTTP status of a failed call, or undefined for anything else. */
 export const statusOf = (e: unknown): number | undefined => (e instanceof ExitError ? e.status : undefined);
@@ -96,6 +98,44 @@ export class Remote {
     const res = await this.api.send('GET', spacePath(this.space, 'export'));
     const bundle = (await res.json()) as { pages: BundlePage[] };
     return bundle.pages;
+  }
+
+  /**
+   * New pages through the bundle import (one write path, its rules), in requests well under the
+   * server's import cap: a first run into an empty space sends thousands of pages in seconds.
+   * The paths it could not import.
+   */
+  async importPages(pages: BundlePage[]): Promise<Array<{ path: string; message: string }>> {
+    const failed: Array<{ path: string; message: string }> = [];
+    let batch: BundlePage[] = [];
+    let size = 0;
+    const send = async (): Promise<void> => {
+      if (!batch.length) return;
+      const body = toBundleJson({ slug: this.space, name: this.space, description: '' }, batch);
+      const r = await this.api.json<{ errors: Array<{ path: string; message: string }> }>('POST', spacePath(this.space, 'import'), { query: { mode: 'skip' }, body });
+      failed.push(...r.errors);
+      batch = [];
+      size = 0;
+    };
+    for (const p of pages) {
+      const n = Buffer.byteLength(p.content) + 512;
+      if (size + n > IMPORT_BATCH_BYTES) await send();
+      batch.push(p);
+      size += n;
+    }
+    await send();
+    return failed;
+  }
+
+  /** An earlier version of a page, or null when it cannot be read. */
+  async getRevision(page: string, version: number): Promise<BundlePage | null> {
+    try {
+      const r = await this.api.get<BundlePage>(pagePath(this.space, page, `revisions/${version}`));
+      return { path: page, title: r.title, content: r.content, metadata: r.metadata, frontmatter: r.frontmatter };
+    } catch (e) {
+      if (statusOf(e) === 404 || statusOf(e) === 403) return null;
+      throw e;
+    }
   }
 
   /** The changes after `since` (one page of the feed). */

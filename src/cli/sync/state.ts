@@ -1,10 +1,13 @@
 // The state `kspace sync` keeps in `DIR/.kspace/`: the change feed's cursor and, for each file it
 // has synced, its page, the page's version and the file's hash then (sync.json); and the text of
 // each file as last synced (base/<sha256>), the common ancestor of a three-way merge. Every write
-// is a new file renamed over the old one after an fsync, so a crash leaves the old state or the
-// new, never a torn one. A change done but not yet recorded is found again at the next run and
-// matched by content, so it is neither lost nor repeated (docs/sync.md, State and crashes).
+// is a new file renamed over the old one, so a crash leaves the old file or the new, never a torn
+// one. The files a round wrote reach the disk (one flush of the file system) before the state
+// that records them; a base is checked against its name when read. A change done but not yet
+// recorded is found again at the next run and matched by content, so it is neither lost nor
+// repeated (docs/sync.md, State and crashes).
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -32,9 +35,28 @@ function writeDurably(file: string, data: string): void {
   try { fs.fsyncSync(dir); } finally { fs.closeSync(dir); }
 }
 
-/** Writes a synced file the same way: whole, or not at all. */
-export function writeFileDurably(dir: string, rel: string, text: string): void {
-  writeDurably(path.join(dir, ...rel.split('/')), text);
+/** Writes a synced file whole or not at all (the flush before the state makes it durable). */
+export function writeFileAtomic(dir: string, rel: string, text: string): void {
+  const file = path.join(dir, ...rel.split('/'));
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.kspace-tmp`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * Everything written under `dir` to the disk: one `sync -f` of its file system (a flush per file
+ * would make a first sync of 10,000 files take minutes); where that is missing, each of `files`.
+ */
+export function flushFolder(dir: string, files: string[]): void {
+  const r = spawnSync('sync', ['-f', dir], { stdio: 'ignore' });
+  if (r.status === 0) return;
+  for (const f of files) {
+    try {
+      const fd = fs.openSync(f, 'r');
+      try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+    } catch { /* gone since: nothing to keep */ }
+  }
 }
 
 export function loadState(dir: string): SyncState | null {
@@ -57,14 +79,16 @@ export function saveState(dir: string, state: SyncState): void {
 /** Keeps `text` as a merge base; returns its hash. */
 export function keepBase(dir: string, text: string): string {
   const hash = sha256(text);
-  const file = path.join(dir, STATE_DIR, BASE_DIR, hash);
-  if (!fs.existsSync(file)) writeDurably(file, text);
+  const rel = `${STATE_DIR}/${BASE_DIR}/${hash}`;
+  if (!fs.existsSync(path.join(dir, ...rel.split('/')))) writeFileAtomic(dir, rel, text);
   return hash;
 }
 
+/** A base, or null when it is missing or not what its name says (cut short by a power loss). */
 export function readBase(dir: string, hash: string): string | null {
   try {
-    return fs.readFileSync(path.join(dir, STATE_DIR, BASE_DIR, hash), 'utf8');
+    const text = fs.readFileSync(path.join(dir, STATE_DIR, BASE_DIR, hash), 'utf8');
+    return sha256(text) === hash ? text : null;
   } catch {
     return null;
   }
@@ -76,5 +100,5 @@ export function pruneBases(dir: string, state: SyncState): void {
   const base = path.join(dir, STATE_DIR, BASE_DIR);
   let names: string[] = [];
   try { names = fs.readdirSync(base); } catch { return; }
-  for (const n of names) if (!used.has(n) && !n.endsWith('.tmp')) fs.rmSync(path.join(base, n), { force: true });
+  for (const n of names) if (!used.has(n) && !n.endsWith('.kspace-tmp')) fs.rmSync(path.join(base, n), { force: true });
 }
