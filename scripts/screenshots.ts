@@ -42,7 +42,9 @@ await page('handbook', 'index', { title: 'Welcome to the platform team', content
 | Monday | Planning |
 | Thursday | Demo |
 `, frontmatter: { tags: ['start', 'team'] }, metadata: { owner: 'alice', reviewed: '2026-11-02', audience: ['new joiners', 'everyone'] } });
-await page('handbook', 'people/onboarding', { title: 'Onboarding checklist', content: 'Back to the [handbook](../index).\n\n1. Get a laptop\n2. Read the [development setup](../engineering/setup)\n3. Pair on a deploy (see the [runbook](../engineering/runbooks/deploy))\n', metadata: { owner: 'alice', weeks: 2 } });
+await page('handbook', 'people/onboarding', { title: 'Onboarding checklist', content: 'Back to the [handbook](../index).\n\n- [x] Get a laptop\n- [x] Read the [development setup](../engineering/setup)\n- [ ] Pair on a deploy (see the [runbook](../engineering/runbooks/deploy))\n- [ ] Join the on-call rota\n\n> [!tip] First week\n> Pick one ==small task== from the board and ship it.\n', metadata: { owner: 'alice', weeks: 2 } });
+await page('handbook', 'drafts/old-plan', { title: 'Old migration plan', content: 'Superseded by the gateway rewrite.' });
+await api('DELETE', '/pages/handbook/drafts/old-plan');
 await page('handbook', 'engineering/setup', { title: 'Development setup', content: 'Clone the repository and run `npm ci`.\n\n```sh\ngit clone git@example.com:platform/gateway.git\nnpm ci && npm test\n```\n\nBack to [onboarding](../people/onboarding).', metadata: { os: ['linux', 'macos'] } });
 await page('handbook', 'engineering/runbooks/deploy', { title: 'Deploy runbook', content: 'Deploys run from CI. Roll back with `kspace deploy --rollback`.\n\nSee also [incident response](incident-response).', metadata: { severity: 'high', lastDrill: '2026-10-14' } });
 await page('handbook', 'templates/meeting', { title: 'Meeting notes', content: '## Agenda\n\n## Decisions\n\n## Action items\n', frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting' }, defaultPathPrefix: 'meetings/' } });
@@ -103,6 +105,10 @@ try {
     await ctx.close();
   }
   const p = narrow ? await signedIn(390, 844) : await signedIn(1280, 800);
+  // A favourite, so the home view shows its Favourites region.
+  await p.goto(`${base}/app/p/handbook/engineering/runbooks/deploy`);
+  await p.getByRole('button', { name: 'Favourite' }).click();
+  await p.waitForTimeout(300);
   const views: [string, string][] = [
     ['home', '/app/'],
     ['space', '/app/s/handbook'],
@@ -115,6 +121,8 @@ try {
     ['record-editor', '/app/p/handbook/tasks/rotate-certs?edit'],
     ['broken-links', '/app/s/handbook/links/broken'],
     ['gallery', '/app/gallery'],
+    ['tasks', '/app/p/handbook/people/onboarding'],
+    ['trash', '/app/s/handbook/trash'],
     ['admin', '/app/admin'],
   ];
   for (const [name, url] of views) {
@@ -122,6 +130,26 @@ try {
     await p.goto(base + url);
     if (name === 'editor' || name === 'record-editor') { await p.locator('.cm-content').waitFor(); await p.waitForTimeout(600); }
     await shot(p, name);
+  }
+  if (want('switcher')) {
+    await p.goto(`${base}/app/p/handbook/index`);
+    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    await p.keyboard.press('Control+k');
+    await p.getByRole('dialog', { name: 'Go to page' }).waitFor();
+    await p.keyboard.type('de');
+    await p.waitForTimeout(500);
+    await shot(p, 'switcher');
+    await p.keyboard.press('Escape');
+  }
+  if (want('completion')) {
+    await p.goto(`${base}/app/p/handbook/index?edit`);
+    await p.locator('.cm-content').waitFor();
+    await p.locator('.cm-content').click();
+    await p.keyboard.press('Control+End');
+    await p.keyboard.type('\nSee [[Dep');
+    await p.getByRole('listbox').first().waitFor();
+    await p.waitForTimeout(400);
+    await shot(p, 'completion');
   }
   if (want('page-dark')) {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', storageState: await p.context().storageState() });
