@@ -137,7 +137,8 @@ try {
     await p.keyboard.press('Control+k');
     await p.getByRole('dialog', { name: 'Go to page' }).waitFor();
     await p.keyboard.type('de');
-    await p.waitForTimeout(500);
+    await p.getByRole('option', { name: /Deploy runbook/ }).waitFor();
+    await p.waitForTimeout(300);
     await shot(p, 'switcher');
     await p.keyboard.press('Escape');
   }
@@ -146,7 +147,7 @@ try {
     await p.locator('.cm-content').waitFor();
     await p.locator('.cm-content').click();
     await p.keyboard.press('Control+End');
-    await p.keyboard.type('\nSee [[Dep');
+    await p.keyboard.type('\n\nSee [[Dep');
     await p.getByRole('listbox').first().waitFor();
     await p.waitForTimeout(400);
     await shot(p, 'completion');
