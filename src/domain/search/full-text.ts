@@ -154,6 +154,10 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
     // 10,000: a smaller one, where every statement is small anyway, always gets a whole answer.
     const mustStop = () => steps >= ranking.maxSteps || ((spanned >= 10_000 || newest > 10_000) && performance.now() - started >= ranking.budgetMs);
     for (; phase < phases.length && !full(); phase++, top = newest, chunk = ranking.firstChunk) {
+      // An OR of several items stops at its chunk wherever it starts, while each statement pays
+      // a seek into every item's page list: its walk starts over all ids (32 common words at
+      // 100,000 pages: 6.6 ms for 4,096 ids of all of them, 100 ms for a window of 48).
+      if (phase === phases.length - 1 && items > 1 && top === newest) span = Math.max(span, newest);
       while (top >= 1 && !full()) {
         if (steps > 0 && mustStop()) return true;
         steps++;
