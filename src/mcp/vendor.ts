@@ -6,11 +6,13 @@
 import * as mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as stdio from '@modelcontextprotocol/sdk/server/stdio.js';
 import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as types from '@modelcontextprotocol/sdk/types.js';
 import * as zod from 'zod';
 
 export const modules: Record<string, object> = {
   '@modelcontextprotocol/sdk/server/mcp.js': mcp,
   '@modelcontextprotocol/sdk/server/stdio.js': stdio,
   '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js': streamableHttp,
+  '@modelcontextprotocol/sdk/types.js': types,
   zod,
 };

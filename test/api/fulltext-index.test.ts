@@ -226,7 +226,7 @@ describe('full-text index under sustained writes', () => {
   // unit tests cover each half (test/unit/loop-load.test.ts, checkpointer.test.ts); this one
   // shows the line gets through under real load. With indexing not deferred the helper keeps
   // the lag to a few hundred pages (it indexes up to 200 every 25 ms).
-  it('lets the index fall behind while the server is busy, and catches up once it is calm', async () => {
+  it('lets the index fall behind while the server is busy, and catches up once it is calm', { timeout: 60_000 }, async () => {
     const s = await startFresh();
     const main = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     const lag = () => {
@@ -250,9 +250,11 @@ describe('full-text index under sustained writes', () => {
         }
       })();
       let next = 0;
-      const until = Date.now() + 3000;
+      // Writes until the lag shows (at least 1,500 of them), or 20 s: on a busy test machine the
+      // same 3 s of writes are fewer, and the line is about the lag, not the rate.
+      const until = Date.now() + 20_000;
       await Promise.all(Array.from({ length: 16 }, async () => {
-        while (Date.now() < until) {
+        while (Date.now() < until && (next < 1500 || maxLag <= 1000)) {
           const i = next++;
           const r = await pool.request({ method: 'PUT', path: `/pages/kb/load/p${i}`, headers: authHeaders(), body: JSON.stringify({ title: `Load ${i}`, content: `${content}\n\nmarker${i}` }) });
           await r.body.dump();
@@ -261,7 +263,7 @@ describe('full-text index under sustained writes', () => {
       }));
       writing = false;
       await sampler;
-      expect(next).toBeGreaterThan(1500); // enough writes to see a lag the helper would not leave
+      expect(next).toBeGreaterThanOrEqual(1500); // enough writes to see a lag the helper would not leave
       expect(maxLag).toBeGreaterThan(1000);
       expect(await waitFor(() => lag() === 0, 15_000)).toBe(true);
       expect(await hits(s, `marker${next - 1}`)).toEqual([`load/p${next - 1}`]);
