@@ -276,6 +276,16 @@ export class Syncer {
     const theirs = pageToFile(server).text;
     const mine = fileToPage({ path: rel, text });
     if (!('code' in mine) && samePage(mine, server)) { this.record(rel, server.path, server.version, text); return; }
+    const pushed = entry.pushing ? readBase(this.dir, entry.pushing) : null;
+    const sent = pushed === null ? null : fileToPage({ path: rel, text: pushed });
+    if (entry.pushing && sent && !('code' in sent) && samePage(sent, server)) {
+      // The server holds what a run that then stopped sent: that text is the common ground, and
+      // what changed on disk since is an ordinary edit on top of it.
+      const agreed: FileEntry = { page: server.path, version: server.version, hash: entry.pushing, size: -1, mtimeMs: -1 };
+      this.state!.files[rel] = agreed;
+      await this.pushChange(rel, agreed, text, report);
+      return;
+    }
     if (!('code' in mine) && await this.isPastServerVersion({ ...mine, path: server.path }, entry.version, server.version)) {
       // The file holds a version the server had since: a pull cut short before it was recorded.
       this.writeLocal(rel, server);
@@ -296,6 +306,15 @@ export class Syncer {
       }
     }
     this.conflict(rel, text, server, report);
+  }
+
+  /**
+   * Before a PUT: what is being sent, recorded durably, so that a run stopped between the PUT and
+   * its record knows at the next start that the server's version is this text (see reconcile).
+   */
+  private markPushing(rel: string, entry: FileEntry, text: string): void {
+    this.state!.files[rel] = { ...entry, pushing: keepBase(this.dir, text) };
+    this.save();
   }
 
   /** Whether `mine` says what one of the page's versions after `from` and before `to` said (the last few). */
@@ -363,6 +382,7 @@ export class Syncer {
   private async pushChange(rel: string, entry: FileEntry, text: string, report: SyncReport): Promise<void> {
     const page = fileToPage({ path: rel, text });
     if ('code' in page) { report.errors.push({ path: rel, message: page.message }); return; }
+    this.markPushing(rel, entry, text);
     const version = await this.remote.putPage({ ...page, path: entry.page }, entry.version);
     if (version !== null) { this.record(rel, entry.page, version, text); report.pushed++; return; }
     const server = await this.remote.getPage(entry.page);
@@ -373,6 +393,7 @@ export class Syncer {
   private async pushNew(rel: string, text: string, report: SyncReport): Promise<void> {
     const page = fileToPage({ path: rel, text });
     if ('code' in page) { report.errors.push({ path: rel, message: page.message }); return; }
+    this.markPushing(rel, { page: page.path, version: 0, hash: '', size: -1, mtimeMs: -1 }, text);
     const version = await this.remote.putPage(page, 0);
     if (version !== null) { this.record(rel, page.path, version, text); report.created++; return; }
     // The page exists: the same (a create recorded by a run that then stopped) or another.

@@ -11,7 +11,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type FileEntry = { page: string; version: number; hash: string; size: number; mtimeMs: number };
+export type FileEntry = {
+  page: string; version: number; hash: string; size: number; mtimeMs: number;
+  /** The hash of a text being sent to the server and not yet recorded as agreed (a PUT in flight). */
+  pushing?: string;
+};
 export type SyncState = { format: 'kspace-sync'; version: 1; server: string; space: string; cursor: number; files: Record<string, FileEntry> };
 
 export const STATE_DIR = '.kspace';
@@ -96,7 +100,7 @@ export function readBase(dir: string, hash: string): string | null {
 
 /** Removes the bases no file refers to any more. */
 export function pruneBases(dir: string, state: SyncState): void {
-  const used = new Set(Object.values(state.files).map((f) => f.hash));
+  const used = new Set(Object.values(state.files).flatMap((f) => (f.pushing ? [f.hash, f.pushing] : [f.hash])));
   const base = path.join(dir, STATE_DIR, BASE_DIR);
   let names: string[] = [];
   try { names = fs.readdirSync(base); } catch { return; }
