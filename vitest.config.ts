@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
