@@ -110,9 +110,14 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     const archived = listbox.getByRole('option', { name: /archive\/roadmap/ });
     await archived.waitFor(POLL);
     expect(await listbox.getByRole('option', { name: /Roadmap/ }).count()).toBe(3);
-    await archived.click();
     const first = 'See [[Design overview]] and [[/archive/roadmap|Roadmap]]';
-    await expect.poll(() => editorText(page), POLL).toBe(first);
+    // A click while the answer for an earlier letter replaces the list can land on the list being
+    // replaced and do nothing (known: docs/web.md); a person clicks again, and so does the test.
+    for (let clicks = 1; (await editorText(page)) !== first; clicks++) {
+      expect(clicks, 'the click never inserted the link').toBeLessThan(4);
+      await archived.click();
+      await expect.poll(() => editorText(page), { timeout: 3_000, interval: 100 }).toBe(first).catch(() => undefined);
+    }
     const roadmaps = () => preview(page).getByRole('link', { name: 'Roadmap' }).evaluateAll((as) => as.map((a) => `${a.getAttribute('href')} ${a.className}`));
     await expect.poll(roadmaps, POLL).toEqual(['/app/p/wiki/archive/roadmap internal']);
     // A page of another space is named by its space and path; chosen with the arrow keys (the
