@@ -172,7 +172,12 @@ describe('kspace sync', { timeout: 120_000 }, () => {
       await srv.admin.put(`/pages/${space}/live`, { title: 'Live', content: 'v3 from the server\n', baseVersion: v });
       expect(await waitFor(() => read(a, 'live.md').includes('v3 from the server'), 15_000)).toBe(true);
     } finally {
-      child.kill('SIGTERM');
+      // Gone before the folder is removed: a round still writing would refill it.
+      if (child.exitCode === null && child.signalCode === null) {
+        const closed = new Promise((resolve) => child.once('close', resolve));
+        child.kill('SIGTERM');
+        await closed;
+      }
     }
   });
 
