@@ -1,0 +1,57 @@
+// Both sides of a `kspace sync` page changed since the last round (docs/sync.md "Both sides
+// changed"): merged line by line when the changes do not overlap (the merge goes to both sides);
+// else the server keeps its version and the folder's goes beside it as a conflict file. A run cut
+// short between a write and its record is recognised here and not taken for a conflict.
+import type { BundlePage } from '../../domain/bundles/bundle.ts';
+import { fileToPage, pageToFile } from '../../domain/bundles/markdown-folder.ts';
+import { mergeThreeWay } from '../../text/line-merge.ts';
+import { samePage, type ServerPage } from './remote.ts';
+import { pushChange } from './push.ts';
+import type { RoundContext, SyncReport } from './round-context.ts';
+import { readBase, type FileEntry } from './state.ts';
+
+/** The file (`text`) and the page (`server`) both changed since `entry`. */
+export async function reconcile(ctx: RoundContext, rel: string, entry: FileEntry, text: string, server: ServerPage, report: SyncReport): Promise<void> {
+  const theirs = pageToFile(server).text;
+  const mine = fileToPage({ path: rel, text });
+  if (!('code' in mine) && samePage(mine, server)) { ctx.record(rel, server.path, server.version, text); return; }
+  const pushed = entry.pushing ? readBase(ctx.dir, entry.pushing) : null;
+  const sent = pushed === null ? null : fileToPage({ path: rel, text: pushed });
+  if (entry.pushing && sent && !('code' in sent) && samePage(sent, server)) {
+    // The server holds what a run that then stopped sent: that text is the common ground, and
+    // what changed on disk since is an ordinary edit on top of it.
+    const agreed: FileEntry = { page: server.path, version: server.version, hash: entry.pushing, size: -1, mtimeMs: -1 };
+    ctx.s.files[rel] = agreed;
+    await pushChange(ctx, rel, agreed, text, report);
+    return;
+  }
+  if (!('code' in mine) && await isPastServerVersion(ctx, { ...mine, path: server.path }, entry.version, server.version)) {
+    // The file holds a version the server had since: a pull cut short before it was recorded.
+    ctx.writeLocal(rel, server);
+    return;
+  }
+  const base = readBase(ctx.dir, entry.hash);
+  if (base !== null && !('code' in mine)) {
+    const m = mergeThreeWay(base, text, theirs);
+    const merged = m.conflicts === 0 ? fileToPage({ path: rel, text: m.text }) : null;
+    if (merged && !('code' in merged)) {
+      const version = await ctx.remote.putPage(merged, server.version);
+      if (version !== null) {
+        ctx.write(rel, m.text);
+        ctx.record(rel, server.path, version, m.text);
+        report.merged++;
+        return;
+      }
+    }
+  }
+  ctx.conflict(rel, text, server, report);
+}
+
+/** Whether `mine` says what one of the page's versions after `from` and before `to` said (the last few). */
+async function isPastServerVersion(ctx: RoundContext, mine: BundlePage, from: number, to: number): Promise<boolean> {
+  for (let v = to - 1; v > from && v >= to - 10; v--) {
+    const rev = await ctx.remote.getRevision(mine.path, v);
+    if (rev && samePage(mine, rev)) return true;
+  }
+  return false;
+}

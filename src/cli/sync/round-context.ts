@@ -1,0 +1,106 @@
+// What the steps of a `kspace sync` round share (docs/sync.md): the server, the folder, the state
+// in `DIR/.kspace/`, and the folder-side writes with the records that say a file and its page
+// agree. The steps themselves are first-run.ts, pull.ts, push.ts and reconcile.ts.
+import fs from 'node:fs';
+import { pageToFile } from '../../domain/bundles/markdown-folder.ts';
+import type { Api } from '../client.ts';
+import { Remote, type ServerPage } from './remote.ts';
+import { absolute, conflictName, dropEmptyFolders, readText, type LocalFile } from './folder.ts';
+import { compileIgnore, type Ignore } from './ignore.ts';
+import { flushFolder, keepBase, saveState, sha256, writeFileAtomic, type FileEntry, type SyncState } from './state.ts';
+
+export type SyncReport = {
+  pulled: number; pushed: number; created: number; deleted: number; moved: number; merged: number;
+  conflicts: string[]; errors: Array<{ path: string; message: string }>;
+};
+
+export const newReport = (): SyncReport => ({ pulled: 0, pushed: 0, created: 0, deleted: 0, moved: 0, merged: 0, conflicts: [], errors: [] });
+
+export class RoundContext {
+  state: SyncState | null = null;
+  ignore: Ignore = compileIgnore();
+
+  readonly remote: Remote;
+  readonly dir: string;
+  readonly space: string;
+  readonly who: string;
+  readonly log: (line: string) => void;
+
+  /** Files written since the last save: flushed to the disk before the state that records them. */
+  private written: string[] = [];
+
+  constructor(api: Api, dir: string, space: string, who: string, log: (line: string) => void) {
+    this.remote = new Remote(api, space);
+    this.dir = dir;
+    this.space = space;
+    this.who = who;
+    this.log = log;
+  }
+
+  /** The state of a round in progress (there is one once the first run has begun). */
+  get s(): SyncState {
+    return this.state!;
+  }
+
+  write(rel: string, text: string): void {
+    writeFileAtomic(this.dir, rel, text);
+    this.written.push(absolute(this.dir, rel));
+  }
+
+  save(): void {
+    if (this.written.length) flushFolder(this.dir, this.written.splice(0));
+    saveState(this.dir, this.state!);
+  }
+
+  /** Writes the server's page to its file and records it as synced. */
+  writeLocal(rel: string, page: ServerPage): void {
+    const text = pageToFile(page).text;
+    this.write(rel, text);
+    this.record(rel, page.path, page.version, text);
+  }
+
+  record(rel: string, page: string, version: number, text: string): void {
+    const st = fs.statSync(absolute(this.dir, rel));
+    const hash = keepBase(this.dir, text);
+    // The size and time say "unchanged" at the next scan only if the file still holds `text`: an
+    // edit made while this round read, sent and recorded it must not hide behind them.
+    const same = readText(this.dir, rel) === text;
+    this.state!.files[rel] = { page, version, hash, size: same ? st.size : -1, mtimeMs: same ? st.mtimeMs : -1 };
+  }
+
+  removeLocal(rel: string): void {
+    fs.rmSync(absolute(this.dir, rel), { force: true });
+    delete this.state!.files[rel];
+    dropEmptyFolders(this.dir, rel);
+  }
+
+  /** Whether the file changed since it was last synced (its size or time first, then its hash). */
+  changedOnDisk(rel: string, entry: FileEntry, local?: LocalFile): { text: string } | null {
+    if (local && local.size === entry.size && local.mtimeMs === entry.mtimeMs) return null;
+    const text = readText(this.dir, rel);
+    if (text === null) return null;
+    return sha256(text) === entry.hash ? null : { text };
+  }
+
+  entryOfPage(page: string): [string, FileEntry] | undefined {
+    return Object.entries(this.state!.files).find(([, e]) => e.page === page);
+  }
+
+  /**
+   * Before a PUT: what is being sent, recorded durably, so that a run stopped between the PUT and
+   * its record knows at the next start that the server's version is this text (see reconcile).
+   */
+  markPushing(rel: string, entry: FileEntry, text: string): void {
+    this.state!.files[rel] = { ...entry, pushing: keepBase(this.dir, text) };
+    this.save();
+  }
+
+  /** The server's version to the file, the folder's beside it (a new page at the next push). */
+  conflict(rel: string, text: string, server: ServerPage, report: SyncReport): void {
+    const other = conflictName(rel, this.who, new Date());
+    this.write(other, text);
+    this.writeLocal(rel, server);
+    report.conflicts.push(other);
+    this.log(`conflict: ${rel} changed on both sides; yours is kept as ${other}`);
+  }
+}
