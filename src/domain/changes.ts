@@ -80,6 +80,15 @@ export function listChanges(svc: Services, caller: Caller, q: ChangesQuery): { c
   return changesAfter(svc, caller, q.since, spaceId, q.limit);
 }
 
+/**
+ * The txid a `since` names: `now` is the newest the database holds, so a client that starts
+ * following reads nothing older (the web app, a tab just opened). A stream opened so names the
+ * same txid in its first comment (`: txid N`), read in the same turn.
+ */
+export function sinceOf(svc: Services, since: number | 'now'): number {
+  return since === 'now' ? readTxid(svc.db).n : since;
+}
+
 /** 410 changes_expired when changes after `since` were pruned (0: from the oldest kept). */
 export function checkSince(svc: Services, since: number): void {
   if (since > 0 && since < changesFloor(svc.db)) {

@@ -38,8 +38,11 @@ export type MetaHit = {
   ot: MetaType | null; ov: string | number | null;
 };
 
-/** Keyset position: m 0 = among pages holding the order key (t, v, id), m 1 = among the rest (id). */
-export type MetaCursor = { m: 0 | 1; t?: MetaType; v?: string | number; i: number };
+/**
+ * Keyset position: m 0 = among pages holding the order key (t, v, id), m 1 = among the rest (id),
+ * m 2 = by last edit (`sort=edited`; i: the id of the page's current revision).
+ */
+export type MetaCursor = { m: 0 | 1 | 2; t?: MetaType; v?: string | number; i: number };
 
 export type MetaQuery = {
   /** `AND …` conditions on the page with id `pageId` and their parameters (compileFilters). */
@@ -127,4 +130,34 @@ export function queryById(db: Db, caller: Caller, q: MetaQuery, missingKey: stri
 
 function cursorParams(c: MetaCursor): Params {
   return c.m === 0 ? { ct: c.t!, cv: c.v!, ci: c.i } : { ci: c.i };
+}
+
+/**
+ * `sort=edited`: pages by their last edit, the id of their current revision (a revision's id
+ * grows with each write; a move writes none). Without a driver it walks `revisions` newest first
+ * (its rowid), keeping the rows that are their page's current version, and stops at the limit;
+ * with one, the driver's few pages are each joined to their current revision and sorted.
+ */
+export function queryByEdit(db: Db, caller: Caller, q: MetaQuery, driver: { sql: string; params: Params } | null): MetaHit[] {
+  const dir = q.desc ? ' DESC' : '';
+  const extra: Params = { ci: q.after ? q.after.i : q.desc ? Number.MAX_SAFE_INTEGER : 0 };
+  const cursor = `r.id ${q.desc ? '<' : '>'} @ci`;
+  if (driver) {
+    const f = q.filters('dd.page_id');
+    const sql = `SELECT ${COLUMNS}, NULL AS ot, r.id AS ov
+      FROM (SELECT DISTINCT d.page_id FROM page_meta d INDEXED BY page_meta_kv WHERE ${driver.sql}) dd
+      JOIN pages p ON p.id = dd.page_id JOIN spaces s ON s.id = p.space_id
+      JOIN revisions r ON r.page_id = p.id AND r.version = p.version
+      WHERE ${cursor} AND ${READABLE_PAGE} ${IN_SPACE} ${f.sql}
+      ORDER BY r.id${dir} LIMIT @limit`;
+    return run(db, caller, sql, q, { ...extra, ...driver.params, ...f.params });
+  }
+  const f = q.filters('p.id');
+  // CROSS JOIN: revisions stay the outer loop, walked in rowid order.
+  const sql = `SELECT ${COLUMNS}, NULL AS ot, r.id AS ov
+    FROM revisions r CROSS JOIN pages p CROSS JOIN spaces s
+    WHERE ${cursor} AND p.id = r.page_id AND p.version = r.version AND s.id = p.space_id
+      ${f.sql} AND ${READABLE_PAGE} ${IN_SPACE}
+    ORDER BY r.id${dir} LIMIT @limit`;
+  return run(db, caller, sql, q, { ...extra, ...f.params });
 }

@@ -4,7 +4,7 @@ import { checkKey } from '../metadata.ts';
 import { resolveSpace } from '../spaces.ts';
 import { maxPageId } from '../../store/search.ts';
 import {
-  countMetaRows, pagesWithKey, queryById, queryByOrderKey, queryDriven, type MetaCursor, type MetaHit, type MetaQuery,
+  countMetaRows, pagesWithKey, queryByEdit, queryById, queryByOrderKey, queryDriven, type MetaCursor, type MetaHit, type MetaQuery,
 } from '../../store/metadata-search.ts';
 import { compileDriver, compileFilters } from '../../store/meta-filter-sql.ts';
 import { parseFilters } from './filters.ts';
@@ -31,6 +31,8 @@ export type MetadataSearch = {
   space: string | null;
   limit: number;
   cursor: MetaCursor | null;
+  /** `edited`: by last edit (the page's newest revision), `order` desc (the default) or asc. */
+  sort?: string | null;
 };
 
 export type MetadataHit = { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Metadata };
@@ -43,7 +45,11 @@ export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch)
     if (issue) more.push(issue);
   }
   if (q.order !== null && q.order !== 'asc' && q.order !== 'desc') more.push({ key: 'order', code: 'option', message: 'order is asc or desc' });
+  const edited = q.sort !== null && q.sort !== undefined;
+  if (edited && q.sort !== 'edited') more.push({ key: 'sort', code: 'option', message: 'sort is edited (by last edit)' });
+  if (edited && q.orderBy !== null) more.push({ key: 'orderBy', code: 'format', message: 'orderBy and sort do not combine: sort=edited orders by last edit' });
   if (q.cursor?.m === 0 && q.orderBy === null) more.push({ key: 'cursor', code: 'format', message: 'the cursor belongs to a query with orderBy' });
+  if (q.cursor && (q.cursor.m === 2) !== edited) more.push({ key: 'cursor', code: 'format', message: 'the cursor belongs to a query with another order' });
   if (issues.length || more.length) throw invalid([...issues, ...more]);
 
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
@@ -53,14 +59,14 @@ export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch)
   };
   const base: MetaQuery = {
     filters, spaceId,
-    orderKey: q.orderBy, desc: q.order === 'desc', limit: q.limit + 1, after: q.cursor,
+    orderKey: q.orderBy, desc: edited ? q.order !== 'asc' : q.order === 'desc', limit: q.limit + 1, after: q.cursor,
   };
-  const rows = runPlan(svc, caller, conditions, base);
+  const rows = edited ? queryByEdit(svc.db, caller, base, pickDriver(svc, conditions, driverThreshold(base.limit, maxPageId(svc.db)))) : runPlan(svc, caller, conditions, base);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   let next: MetaCursor | null = null;
   if (rows.length > q.limit && last) {
-    next = q.orderBy !== null && last.ot !== null ? { m: 0, t: last.ot, v: last.ov!, i: last.id } : { m: 1, i: last.id };
+    next = edited ? { m: 2, i: Number(last.ov) } : q.orderBy !== null && last.ot !== null ? { m: 0, t: last.ot, v: last.ov!, i: last.id } : { m: 1, i: last.id };
   }
   return { pages: page.map(presentHit), next };
 }
@@ -68,8 +74,7 @@ export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch)
 function runPlan(svc: Services, caller: Caller, conditions: Condition[], q: MetaQuery): MetaHit[] {
   const db = svc.db;
   const walk = q.orderKey !== null ? pagesWithKey(db, q.orderKey) : maxPageId(db);
-  const threshold = planner.threshold ?? Math.max(256, Math.ceil(Math.sqrt(q.limit * Math.max(walk, 1))));
-  const driver = threshold > 0 ? pickDriver(svc, conditions, threshold) : null;
+  const driver = pickDriver(svc, conditions, driverThreshold(q.limit, walk));
   if (driver) return queryDriven(db, caller, driver, q);
   if (q.orderKey === null) return queryById(db, caller, q, null);
   const rows = q.after?.m === 1 ? [] : queryByOrderKey(db, caller, { ...q, orderKey: q.orderKey });
@@ -81,8 +86,14 @@ function runPlan(svc: Services, caller: Caller, conditions: Condition[], q: Meta
   return rows;
 }
 
-/** The most selective drivable filter, if it selects at most `threshold` index rows. */
+/** Up to how many index rows a driven query beats a walk in order of `walk` rows. */
+function driverThreshold(limit: number, walk: number): number {
+  return planner.threshold ?? Math.max(256, Math.ceil(Math.sqrt(limit * Math.max(walk, 1))));
+}
+
+/** The most selective drivable filter, if it selects at most `threshold` index rows (0: never drive). */
 function pickDriver(svc: Services, conditions: Condition[], threshold: number): { sql: string; params: Params } | null {
+  if (threshold <= 0) return null;
   let best: { sql: string; params: Params; n: number } | null = null;
   for (let i = 0; i < conditions.length && best?.n !== 0; i++) {
     const params: Params = {};
@@ -103,7 +114,7 @@ export function isMetaCursor(v: unknown): v is MetaCursor {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const c = v as Record<string, unknown>;
   if (typeof c.i !== 'number' || !Number.isSafeInteger(c.i)) return false;
-  if (c.m === 1) return true;
+  if (c.m === 1 || c.m === 2) return true;
   return c.m === 0 && typeof c.t === 'string' && ['s', 'n', 'b', 'd'].includes(c.t)
     && (typeof c.v === 'string' || (typeof c.v === 'number' && Number.isFinite(c.v)));
 }

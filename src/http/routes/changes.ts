@@ -1,6 +1,6 @@
 // The change feed (docs/changes.md): GET /changes pages through it, GET /changes/stream follows it.
 import * as v from 'valibot';
-import { checkSince, listChanges } from '../../domain/changes.ts';
+import { checkSince, listChanges, sinceOf } from '../../domain/changes.ts';
 import { invalid } from '../../domain/errors.ts';
 import { resolveSpace } from '../../domain/spaces.ts';
 import { ChangeList } from '../answers.ts';
@@ -14,14 +14,17 @@ import { limit, SPACE_FILTER_PATTERN } from '../schemas.ts';
 
 const TXID = /^\d{1,15}$/;
 
-/** `since`: a txid (a whole number); absent or 0: from the oldest change kept. */
+/** `since`: a txid (a whole number); absent or 0: from the oldest change kept; `now`: from the newest txid. */
 const Since = documentAs(
   v.pipe(
     v.optional(v.string(), ''),
-    v.check((s) => s === '' || TXID.test(s), 'since is a whole number: a txid (nextSince of an earlier answer, or 0)'),
-    v.transform((s) => (s === '' ? 0 : Number(s))),
+    v.check((s) => s === '' || s === 'now' || TXID.test(s), 'since is a whole number (a txid: nextSince of an earlier answer, or 0) or now'),
+    v.transform((s): number | 'now' => (s === 'now' ? 'now' : s === '' ? 0 : Number(s))),
   ),
-  { type: 'integer', minimum: 0, default: 0, description: 'the txid to follow from (nextSince of an earlier answer); absent or 0: the oldest change kept' },
+  {
+    type: 'string', pattern: '^(?:\\d{1,15}|now)$', default: '0',
+    description: 'the txid to follow from (nextSince of an earlier answer); absent or 0: the oldest change kept; `now`: the newest txid (nothing older is sent)',
+  },
 );
 const Space = documentAs(v.optional(v.string()), { type: 'string', pattern: SPACE_FILTER_PATTERN, description: 'only changes in (or out of) this space; absent: every space' });
 
@@ -35,7 +38,7 @@ export const changeEndpoints = [
       + 'Kept SERVICE_CHANGES_RETENTION_DAYS (7); an older `since` is 410 changes_expired.',
     errors: [410],
     responses: [{ status: 200, schema: ChangeList }],
-    handler: ({ svc, caller, query }) => json(listChanges(svc, caller, { since: query.since, space: query.space || null, limit: query.limit })),
+    handler: ({ svc, caller, query }) => json(listChanges(svc, caller, { since: sinceOf(svc, query.since), space: query.space || null, limit: query.limit })),
   }),
   endpoint({
     method: 'GET', path: '/changes/stream', tag: 'changes', auth: 'key',
@@ -56,7 +59,7 @@ export const changeEndpoints = [
       if (last !== null && !TXID.test(last.trim())) {
         throw invalid([{ key: 'Last-Event-ID', code: 'format', message: 'Last-Event-ID is a whole number: the id of the last event received' }]);
       }
-      const since = last !== null ? Number(last.trim()) : query.since;
+      const since = last !== null ? Number(last.trim()) : sinceOf(svc, query.since);
       const spaceId = query.space ? resolveSpace(svc, caller, query.space).id : null;
       checkSince(svc, since);
       const auth = event.req.headers.get('authorization');

@@ -10,6 +10,11 @@ import { documentAs, requiredParam } from '../json-schema.ts';
 import { cursor, Filters, limit, Limit, Order, OrderBy, SPACE_FILTER_PATTERN } from '../schemas.ts';
 import { encodeCursor } from '../cursor-seal.ts';
 
+/** `sort=edited`: by last edit, newest first (docs/search.md). */
+const Sort = documentAs(v.optional(v.string()), {
+  type: 'string', enum: ['edited'],
+  description: 'edited: by last edit (each page\'s newest revision), newest first unless order=asc; not with orderBy',
+});
 const Space = documentAs(v.optional(v.string()), { type: 'string', pattern: SPACE_FILTER_PATTERN, description: 'only this space (empty or absent: every space you can read)' });
 /** `q`: words, "phrases" and prefix* words; required (400 naming q when absent or blank). */
 const Q = requiredParam(documentAs(v.optional(v.string()), {
@@ -43,7 +48,7 @@ export const searchEndpoints = [
   endpoint({
     method: 'GET', path: '/search/metadata', tag: 'search', auth: 'key',
     query: v.object({
-      filters: Filters, orderBy: OrderBy, order: Order, space: Space,
+      filters: Filters, orderBy: OrderBy, order: Order, sort: Sort, space: Space,
       limit: Limit, cursor: cursor(isMetaCursor),
     }),
     summary: 'Pages whose metadata match filters',
@@ -51,7 +56,7 @@ export const searchEndpoints = [
     handler: ({ svc, caller, query }) => {
       const r = searchMetadata(svc, caller, {
         filters: query.filters ?? null, orderBy: query.orderBy ?? null, order: query.order ?? null, space: query.space ?? null,
-        limit: query.limit, cursor: query.cursor,
+        limit: query.limit, cursor: query.cursor, sort: query.sort ?? null,
       });
       return json({ pages: r.pages, nextCursor: r.next ? encodeCursor(svc, r.next) : null });
     },

@@ -1,4 +1,5 @@
-// Home: the spaces the person may see (personal space first) and the pages created most recently.
+// Home: the spaces the person may see (personal space first), favourites, and the pages edited
+// most recently (by their newest revision: GET /search/metadata?sort=edited).
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api/client.ts';
 import type { RecordRow, Space } from '../api/types.ts';
@@ -35,7 +36,7 @@ export function Home() {
   useTitle('Home');
   const { principal } = useSession();
   const spaces = useAsync(loadAllSpaces, []);
-  const recent = useAsync(() => get<{ pages: RecordRow[] }>('/search/metadata?order=desc&limit=10'), []);
+  const recent = useAsync(() => get<{ pages: RecordRow[] }>('/search/metadata?sort=edited&limit=10'), []);
   const favs = useAsync(() => favourites(principal.id, true), [principal.id]);
   const [creating, setCreating] = useState(false);
   return (
@@ -84,7 +85,7 @@ export function Home() {
           </AsyncView>
         </section>
         <section aria-labelledby="recent-title">
-        <h2 id="recent-title">Recently created</h2>
+        <h2 id="recent-title">Recently edited</h2>
         <AsyncView value={recent} what="list">
           {(r) => r.pages.length === 0
             ? <Empty>No pages yet — <a href={href.newPage()}>create one</a>.</Empty>
@@ -93,7 +94,7 @@ export function Home() {
                 {r.pages.map((p) => (
                   <li key={`${p.space}/${p.path}`}>
                     <a href={href.page(p.space, p.path)}>{p.title}</a>
-                    <span class="muted small"> {p.space} · {relativeTime(p.updatedAt)}</span>
+                    <span class="muted small"> {p.space} · edited {relativeTime(p.updatedAt)}</span>
                   </li>
                 ))}
               </ul>
