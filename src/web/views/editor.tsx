@@ -76,13 +76,26 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
 
   // Keep what is typed: a draft per page, written shortly after each change.
   const dirty = title !== base.title || content !== base.content;
+  const keepDraft = (): void => writeDraft(draftId, { title, content, metadata: metadata(), baseVersion: base.version });
   useEffect(() => {
     if (offered) return; // do not overwrite a draft the person has not yet answered
-    const t = setTimeout(() => {
-      if (dirty) writeDraft(draftId, { title, content, metadata: metadata(), baseVersion: base.version });
-    }, 300);
+    const t = setTimeout(() => { if (dirty) keepDraft(); }, 300);
     return () => clearTimeout(t);
   }, [title, content, raw, rows, offered]);
+  // Left or hidden before that timer fired (a reload, a closed tab, a phone switching apps): the
+  // draft is written at once, from what the last render holds (a ref set during render).
+  const leaving = useRef(() => {});
+  leaving.current = () => { if (dirty && !offered) keepDraft(); };
+  useEffect(() => {
+    const flush = (): void => leaving.current();
+    const onVisibility = (): void => { if (document.visibilityState === 'hidden') flush(); };
+    window.addEventListener('pagehide', flush);
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      window.removeEventListener('pagehide', flush);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, []);
   useEffect(() => {
     const warn = (e: BeforeUnloadEvent): void => { if (dirty) e.preventDefault(); };
     window.addEventListener('beforeunload', warn);
