@@ -12,9 +12,14 @@ const LEFT_OUT = new Set([
   '--single-process', '--no-zygote', '--in-process-gpu',
 ]);
 
+// Also left out: GL through SwiftShader (a GPU process emulating a GPU on the CPU). With `--disable-gpu`
+// Chromium composites in software, and the browser tests take about a third less time on two cores.
+const GPU = /^--(use-gl|use-angle|enable-unsafe-swiftshader|ignore-gpu-blocklist)(=|$)/;
+
 export async function openBrowser(): Promise<Browser> {
   const executablePath = process.env.KSPACE_CHROMIUM_PATH ?? await chromium.executablePath();
-  return pw.launch({ executablePath, args: chromium.args.filter((a) => !LEFT_OUT.has(a)), headless: true });
+  const args = chromium.args.filter((a) => !LEFT_OUT.has(a) && !GPU.test(a));
+  return pw.launch({ executablePath, args: [...args, '--disable-gpu'], headless: true });
 }
 
 /** A signed-in session (cookies and storage) for `baseUrl`, signed in once through the form; each test's context starts from it. */
