@@ -129,7 +129,9 @@ describe('kspace with the real Litestream', () => {
     expect(fs.statSync(path.join(dir, 'kspace.db-wal')).size).toBeGreaterThan(0);
 
     const r = await restore(dir, rep, ['--timestamp', between]);
-    expect(r.code, r.stderr).toBe(0);
+    // On failure, what Litestream holds and said: a generation that started between the batches leaves no backup
+    // whose time bounds hold `between`.
+    expect(r.code, `${r.stderr}\ngenerations: ${generationsOf(rep).join(', ')}\nlitestream said:\n${ls.log().slice(-3000)}`).toBe(0);
     expect(fs.existsSync(path.join(dir, 'kspace.db-wal'))).toBe(false);
     expect(fs.readdirSync(dir).filter((f) => f.startsWith('kspace.db.replaced-')).length).toBeGreaterThanOrEqual(2);
     const paths = pagePaths(path.join(dir, 'kspace.db'));
