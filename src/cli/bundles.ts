@@ -7,7 +7,7 @@ import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { ExitError, usageError } from './exit-error.ts';
 import { formatBytes, printJson, printLine, printTable } from './format.ts';
 import { startProgress, type Progress } from './progress.ts';
-import { exportMarkdown, importFolder } from './folders.ts';
+import { exportMarkdown, importFolder, type FolderImportResult } from './folders.ts';
 
 type ImportResult = { created: number; updated: number; skipped: number; errors: Array<{ path: string; code: string; message: string }> };
 
@@ -38,6 +38,23 @@ function uploadStream(source: Readable, progress: Progress): ReadableStream<Uint
       source.destroy();
     },
   });
+}
+
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The first line `kspace import-dir` prints: the counts, the errors (notes not imported) apart
+ * from the warnings and from the files left out by rule, each counted once.
+ */
+export function folderSummary(dir: string, space: string, r: FolderImportResult): string {
+  const parts = [`imported ${dir} into ${space}: ${r.created} created, ${r.updated} updated, ${r.skipped} skipped`];
+  parts.push(count(r.errors.length, 'error', 'errors'));
+  if (r.warnings.length) parts.push(count(r.warnings.length, 'warning', 'warnings'));
+  const unused = r.leftOut.filter((e) => e.code === 'not_referenced').length;
+  const links = r.leftOut.length - unused;
+  if (unused) parts.push(`${count(unused, 'unused file', 'unused files')} not imported`);
+  if (links) parts.push(`${count(links, 'symlink', 'symlinks')} not followed`);
+  return parts.join('; ');
 }
 
 /** `kspace export` and `kspace import`: space bundles, streamed, with a progress bar on a terminal. */
@@ -88,8 +105,12 @@ export function registerBundleCommands(program: Command): void {
       if (opts.mode !== 'skip' && opts.mode !== 'overwrite') throw usageError("--mode is 'skip' or 'overwrite'");
       const result = await importFolder(apiOf(cmd), opts.space, dir, opts.mode);
       if (wantsJson(cmd)) return printJson(result);
-      printLine(`imported ${dir} into ${opts.space}: ${result.created} created, ${result.updated} updated, ${result.skipped} skipped, ${result.errors.length} errors`);
-      printTable(['PATH', 'CODE', 'MESSAGE'], result.errors.map((e) => [e.path, e.code, e.message]));
+      printLine(folderSummary(dir, opts.space, result));
+      for (const [label, list] of [['errors (not imported)', result.errors], ['warnings (imported, not as written)', result.warnings], ['left out', result.leftOut]] as const) {
+        if (list.length === 0) continue;
+        printLine(`\n${label}:`);
+        printTable(['PATH', 'CODE', 'MESSAGE'], list.map((e) => [e.path, e.code, e.message]));
+      }
     });
 
   addClientOptions(program.command('import').argument('<space>', 'the target space (created when missing)').argument('<file>', 'a bundle file; - for stdin').description('import a JSON bundle into a space'))

@@ -11,10 +11,17 @@ import { ExitError } from './exit-error.ts';
 import { startProgress } from './progress.ts';
 import type { BundleError, BundlePage, BundleSpace } from '../domain/bundles/bundle.ts';
 import {
-  FOLDER_MARKER, bundleToFolder, folderToBundle, isSkipped, placeAttachments, toBundleJson, type FolderAttachment, type FolderFile,
+  FOLDER_MARKER, bundleToFolder, decodeNote, folderToBundle, isSkipped, placeAttachments, toBundleJson,
+  type FolderAttachment, type FolderBundle, type FolderFile,
 } from '../domain/bundles/markdown-folder.ts';
 
+/**
+ * What `kspace import-dir` answers (docs/export-import.md "Reports"): the import endpoint's counts
+ * and `errors`, with the folder reading's own reports: its errors (a note not imported), its
+ * `warnings` (a note imported, not exactly as written) and `leftOut` (files not imported by rule).
+ */
 export type ImportResult = { created: number; updated: number; skipped: number; errors: BundleError[] };
+export type FolderImportResult = ImportResult & { warnings: BundleError[]; leftOut: BundleError[] };
 
 /** Writes the space's pages (as the JSON export has them) into `dir` as Markdown files. */
 export async function exportMarkdown(api: Api, space: string, dir: string): Promise<{ pages: number; files: number; bytes: number }> {
@@ -58,23 +65,48 @@ export async function exportMarkdown(api: Api, space: string, dir: string): Prom
   return { pages: bundle.pages.length, files: files.length, bytes };
 }
 
-/** Every file of `dir` not under a dot-folder, as `/`-separated relative paths, sorted. */
-export function walkFolder(dir: string): string[] {
-  const out: string[] = [];
+/**
+ * Every file of `dir` not under a dot-folder, as `/`-separated relative paths, sorted, and the
+ * symlinks left out. A symlink to a file inside the folder is followed (it is read as a file at
+ * the link's path); one that leads outside the folder, or nowhere, is never followed; a symlink
+ * to a folder is not walked (a folder inside is imported where it is, and no link loops).
+ */
+export function walkFolder(dir: string): { files: string[]; leftOut: BundleError[] } {
+  const files: string[] = [];
+  const leftOut: BundleError[] = [];
+  const root = fs.realpathSync(dir);
+  const inside = (real: string) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (isSkipped(child)) continue;
       if (e.isDirectory()) walk(child);
-      else if (e.isFile()) out.push(child);
+      else if (e.isFile()) files.push(child);
+      else if (e.isSymbolicLink()) {
+        const link = path.join(dir, ...child.split('/'));
+        const target = fs.readlinkSync(link);
+        let real: string;
+        try {
+          real = fs.realpathSync(link);
+        } catch {
+          leftOut.push({ path: child, code: 'symlink_broken', message: `a symlink to '${target}', which does not exist: not imported` });
+          continue;
+        }
+        if (!inside(real)) leftOut.push({ path: child, code: 'symlink_outside', message: `a symlink to '${target}', outside the folder: never followed` });
+        else if (fs.statSync(real).isDirectory()) {
+          leftOut.push({ path: child, code: 'symlink_folder', message: `a symlink to the folder '${target}': not walked (the folder's own notes are imported where they are)` });
+        } else if (isSkipped(path.relative(root, real).split(path.sep).join('/'))) {
+          leftOut.push({ path: child, code: 'symlink_outside', message: `a symlink to '${target}', in a folder the import skips: not followed` });
+        } else files.push(child);
+      }
     }
   };
   walk('');
-  return out.sort();
+  return { files: files.sort(), leftOut: leftOut.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
 }
 
 /** Reads a folder into a bundle: its `.md` files as pages, the rest listed as not imported. */
-export function readFolder(dir: string): ReturnType<typeof folderToBundle> & { bytes: number } {
+export function readFolder(dir: string): FolderBundle & { bytes: number } {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(dir);
@@ -84,26 +116,39 @@ export function readFolder(dir: string): ReturnType<typeof folderToBundle> & { b
   if (!stat.isDirectory()) throw new ExitError(`${dir} is not a folder`);
   const files: FolderFile[] = [];
   const binaries = new Map<string, Uint8Array>();
+  const utf8: BundleError[] = [];
   let bytes = 0;
-  for (const rel of walkFolder(dir)) {
+  const walked = walkFolder(dir);
+  for (const rel of walked.files) {
     const buf = fs.readFileSync(path.join(dir, ...rel.split('/')));
     bytes += buf.length;
     // Markdown files are pages; the others may be files the pages embed or link to.
-    if (/\.md$/i.test(rel)) files.push({ path: rel, text: buf.toString('utf8') });
-    else binaries.set(rel, buf);
+    if (/\.md$/i.test(rel)) {
+      const { text, problem } = decodeNote(buf);
+      if (problem) utf8.push({ path: rel, code: 'invalid_utf8', message: problem });
+      files.push({ path: rel, text });
+    } else binaries.set(rel, buf);
   }
   const markerFile = path.join(dir, ...FOLDER_MARKER.split('/'));
   const marker = fs.existsSync(markerFile) ? fs.readFileSync(markerFile, 'utf8') : undefined;
-  return { ...folderToBundle(files, marker, binaries), bytes };
+  const folder = folderToBundle(files, marker, binaries);
+  // A note refused as a page is an error already; its text's decoding is then no news.
+  const refused = new Set(folder.errors.map((e) => e.path));
+  return {
+    ...folder,
+    warnings: [...utf8.filter((w) => !refused.has(w.path)), ...folder.warnings].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    leftOut: [...walked.leftOut, ...folder.leftOut].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    bytes,
+  };
 }
 
 // A request of the import stays well under the server's import cap (100 MiB by default).
 const BATCH_BYTES = 16 * 1024 * 1024;
 
 /** Sends the folder's pages through the bundle import, in batches; sums the results. */
-export async function importFolder(api: Api, space: string, dir: string, mode: string): Promise<ImportResult> {
+export async function importFolder(api: Api, space: string, dir: string, mode: string): Promise<FolderImportResult> {
   const folder = readFolder(dir);
-  const result: ImportResult = { created: 0, updated: 0, skipped: 0, errors: [...folder.errors] };
+  const result: FolderImportResult = { created: 0, updated: 0, skipped: 0, errors: [...folder.errors], warnings: folder.warnings, leftOut: folder.leftOut };
   const fileBytes = new Map<string, number>();
   for (const a of folder.attachments) fileBytes.set(a.path, (fileBytes.get(a.path) ?? 0) + Math.ceil(a.data.length * 4 / 3));
   const weight = (p: BundlePage) => Buffer.byteLength(p.content) + 256 + (fileBytes.get(p.path) ?? 0);

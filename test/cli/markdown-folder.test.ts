@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from '../../src/cli/client.ts';
+import { exportMarkdown, importFolder } from '../../src/cli/folders.ts';
 import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
 import { runCli } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
@@ -80,7 +82,8 @@ describe('import-dir', () => {
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result).toMatchObject({ created: 5, updated: 0, skipped: 0 });
-    expect(result.errors.map((e: { path: string; code: string }) => `${e.path} ${e.code}`)).toEqual(['notes.txt not_referenced']);
+    expect(result.errors).toEqual([]);
+    expect(result.leftOut.map((e: { path: string; code: string }) => `${e.path} ${e.code}`)).toEqual(['notes.txt not_referenced']);
     // The image is attached to both notes that show it, and their references point at it.
     for (const page of ['Home', 'Projects/Project Alpha']) {
       const files = (await srv.admin.get(`/pages/vault/${page}/files`)).body.files as Array<{ name: string; size: number; contentType: string }>;
@@ -158,7 +161,7 @@ describe('import-dir', () => {
 
     const imp = await cli(['import-dir', dir, '--space', 'rt-copy', '--json']);
     expect(imp.code, imp.stderr).toBe(0);
-    expect(JSON.parse(imp.stdout)).toEqual({ created: before.length, updated: 0, skipped: 0, errors: [] });
+    expect(JSON.parse(imp.stdout)).toEqual({ created: before.length, updated: 0, skipped: 0, errors: [], warnings: [], leftOut: [] });
     expect(await pagesOf('rt-copy')).toEqual(before);
     for (const page of ['guides/pics', 'guides/other']) expect(await filesOf('rt-copy', page)).toEqual(await filesOf('rt', page));
     expect(fs.readFileSync(path.join(dir, 'guides', 'files', 'notes.txt'), 'utf8')).toBe('some notes');
@@ -166,21 +169,58 @@ describe('import-dir', () => {
     expect(space).toMatchObject({ name: 'Round trip', description: 'all kinds of pages' });
     // Again in overwrite mode: nothing changes.
     const again = await cli(['import-dir', dir, '--space', 'rt-copy', '--mode', 'overwrite', '--json']);
-    expect(JSON.parse(again.stdout)).toEqual({ created: 0, updated: 0, skipped: before.length, errors: [] });
+    expect(JSON.parse(again.stdout)).toEqual({ created: 0, updated: 0, skipped: before.length, errors: [], warnings: [], leftOut: [] });
   });
 
-  it('lists per-file errors (bad frontmatter, bad paths) and imports the rest; refuses a non-empty export folder', async () => {
+  it('reports per file: errors apart from warnings (bad YAML, invalid UTF-8, reserved names) and files left out (unused, symlinks)', async () => {
     const dir = path.join(tmp, 'bad');
+    const outside = path.join(tmp, 'outside-note.md');
+    fs.writeFileSync(outside, 'a note outside the folder');
     write(dir, {
-      'ok.md': 'fine',
+      'ok.md': 'See [[links]], [[x/links]] and [m](x/links.md).',
       'broken.md': '---\na: [unclosed\n---\nbody',
       'x/links.md': 'a reserved name',
-      'list.md': '---\n- a\n- b\n---\nbody',
+      'latin1.md': Buffer.from([0x63, 0x61, 0x66, 0xe9]),
+      'Meeting 10:30.md': 'a name no page path takes',
+      'unused.txt': 'nobody links here',
     });
-    const r = JSON.parse((await cli(['import-dir', dir, '--space', 'bad', '--json'])).stdout);
-    expect(r.created).toBe(1);
-    expect(r.errors.map((e: { path: string; code: string }) => `${e.path} ${e.code}`).sort())
-      .toEqual(['broken.md invalid_frontmatter', 'list.md invalid_frontmatter', 'x/links.md validation_failed']);
+    fs.symlinkSync('ok.md', path.join(dir, 'inside.md'));
+    fs.symlinkSync(outside, path.join(dir, 'outside.md'));
+    fs.symlinkSync('x', path.join(dir, 'folder-link'));
+    fs.symlinkSync('missing.md', path.join(dir, 'dangling.md'));
+    const text = await cli(['import-dir', dir, '--space', 'bad']);
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines[0]).toBe(`imported ${dir} into bad: 5 created, 0 updated, 0 skipped; 1 error; 3 warnings; 1 unused file not imported; 3 symlinks not followed`);
+    expect(text.stdout).toMatch(/errors \(not imported\):\nPATH +CODE +MESSAGE\nMeeting 10:30\.md +validation_failed /);
+    expect(text.stdout).toMatch(/warnings \(imported, not as written\):\n.*\nbroken\.md +invalid_frontmatter .*column 13; kept as text at the start of the page\nlatin1\.md +invalid_utf8 +not valid UTF-8: 1 invalid byte sequence .*\nx\/links\.md +reserved_name +'x\/links' names a page sub-resource: imported as page 'x\/links_'/);
+    expect(text.stdout).toMatch(/\nleft out:\nPATH .*\ndangling.md +symlink_broken .*\nfolder-link +symlink_folder .*\noutside.md +symlink_outside .*never followed\nunused.txt +not_referenced /);
+
+    // Again in this process (the --json answer is this result): the counts of a second run.
+    const api = new Api({ url: srv.url, key: ADMIN_KEY });
+    const r = await importFolder(api, 'bad', dir, 'skip');
+    const list = (l: Array<{ path: string; code: string }>) => l.map((e) => `${e.path} ${e.code}`);
+    expect(r).toMatchObject({ created: 0, updated: 0, skipped: 5 });
+    expect(list(r.errors)).toEqual(['Meeting 10:30.md validation_failed']);
+    expect(list(r.warnings)).toEqual(['broken.md invalid_frontmatter', 'latin1.md invalid_utf8', 'x/links.md reserved_name']);
+    expect(list(r.leftOut)).toEqual(['dangling.md symlink_broken', 'folder-link symlink_folder', 'outside.md symlink_outside', 'unused.txt not_referenced']);
+
+    const pages = await pagesOf('bad');
+    expect(pages.map((p) => `${p.path}: ${p.title}: ${p.content}`)).toEqual([
+      'broken: broken: ---\na: [unclosed\n---\nbody',
+      'inside: inside: See [[links]], [[x/links_|x/links]] and [m](x/links_.md).',
+      'latin1: latin1: caf\ufffd',
+      'ok: ok: See [[links]], [[x/links_|x/links]] and [m](x/links_.md).',
+      'x/links_: links: a reserved name',
+    ]);
+    expect(await outbound('bad/ok')).toEqual(['bad/x/links_']);
+    expect((await srv.admin.get('/spaces/bad/links/broken')).body).toEqual([]);
+    // The export writes the note back under its own name.
+    const out = path.join(tmp, 'bad-export');
+    await exportMarkdown(api, 'bad', out);
+    expect(fs.readFileSync(path.join(out, 'x', 'links.md'), 'utf8')).toBe('---\ntitle: links\n---\na reserved name');
+    expect(fs.existsSync(path.join(out, 'x', 'links_.md'))).toBe(false);
+
     const exp = await cli(['export', 'bad', '--format', 'markdown', '-o', dir]);
     expect(exp.code).not.toBe(0);
     expect(exp.stderr).toContain('not empty');

@@ -7,9 +7,14 @@ import { checkKey, checkValue } from '../metadata.ts';
 import { checkPagePath, normalizePagePath } from '../paths.ts';
 import type { Issue, PageRef } from '../../model.ts';
 import { scanWikilinksOnly } from '../links/extract.ts';
-import { outsideFences, rewriteLinks } from '../links/rewrite.ts';
+import { rewriteLinks } from '../links/rewrite.ts';
 import { foldCase, resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
+import { escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
+import { attachReferencedFiles, respellReservedMdLinks } from './folder-refs.ts';
+
+export { attachReferencedFiles } from './folder-refs.ts';
+export { decodeNote, escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage, type BundleSpace } from './bundle.ts';
 
 /** The file a folder export writes beside the pages (a dot-folder: Obsidian does not list it). */
@@ -31,8 +36,8 @@ const VALUE_LIMITS = { listItems: 1000, stringBytes: 4096 } as never;
  */
 export const exportedFileName = (name: string): string => name.replace(/[:\\]/g, (c) => (c === ':' ? '%3A' : '%5C'));
 
-/** A page path's file: `<path>.md` (with exportedFileName's encoding). */
-export const fileOfPage = (path: string): string => `${exportedFileName(path)}.md`;
+/** A page path's file: `<path>.md` (with exportedFileName's encoding), a reserved name unescaped. */
+export const fileOfPage = (path: string): string => `${exportedFileName(unescapeReservedPath(path))}.md`;
 
 /**
  * A page as a Markdown file: frontmatter with `title`, then each metadata key as a property,
@@ -97,8 +102,15 @@ const FRONTMATTER = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 /** A file of a page to attach, with its bytes; `from`: the folder file it came from. */
 export type FolderAttachment = { path: string; name: string; contentType: string; data: Uint8Array; from: string };
 
+/**
+ * A folder read as a bundle, with its per-file reports (docs/export-import.md "Reports"):
+ * `errors`, a note not imported; `warnings`, a note imported but not exactly as written (or a
+ * file the marker lists that is missing); `leftOut`, a file that is not imported by rule (a file
+ * no note refers to, a symlink not followed).
+ */
 export type FolderBundle = {
-  space: BundleSpace; pages: BundlePage[]; attachments: FolderAttachment[]; errors: BundleError[]; native: boolean;
+  space: BundleSpace; pages: BundlePage[]; attachments: FolderAttachment[];
+  errors: BundleError[]; warnings: BundleError[]; leftOut: BundleError[]; native: boolean;
 };
 
 /**
@@ -111,6 +123,8 @@ export type FolderBundle = {
  */
 export function folderToBundle(files: FolderFile[], marker?: string, binaries: Map<string, Uint8Array> = new Map()): FolderBundle {
   const errors: BundleError[] = [];
+  const warnings: BundleError[] = [];
+  const leftOut: BundleError[] = [];
   let space: BundleSpace = { slug: '', name: '', description: '' };
   let native = false;
   let manifest: PlacedAttachment[] = [];
@@ -123,29 +137,31 @@ export function folderToBundle(files: FolderFile[], marker?: string, binaries: M
         if (Array.isArray(m.attachments)) manifest = m.attachments.filter((a): a is PlacedAttachment => a !== null && typeof a === 'object');
       }
     } catch {
-      errors.push({ path: FOLDER_MARKER, code: 'invalid_json', message: 'not JSON: the folder is read as a plain Markdown folder' });
+      warnings.push({ path: FOLDER_MARKER, code: 'invalid_json', message: 'not JSON: the folder is read as a plain Markdown folder' });
     }
   }
   const pages: BundlePage[] = [];
   const seen = new Set<string>();
   for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    const r = fileToPage(f);
-    if ('code' in r) {
-      errors.push(r);
+    const note = readNote(f);
+    if ('code' in note) {
+      errors.push(note);
       continue;
     }
+    const r = note.page;
     if (seen.has(r.path)) {
       errors.push({ path: f.path, code: 'duplicate_path', message: `another file is also page '${r.path}'; the first one was used` });
       continue;
     }
     seen.add(r.path);
+    warnings.push(...note.warnings);
     pages.push(r);
   }
   const attachments: FolderAttachment[] = [];
   if (native) {
     for (const a of manifest) {
       const data = typeof a.file === 'string' ? binaries.get(a.file) : undefined;
-      if (!data) errors.push({ path: String(a.file), code: 'not_found', message: `the marker lists this file of '${a.path}', the folder does not have it` });
+      if (!data) warnings.push({ path: String(a.file), code: 'not_found', message: `the marker lists this file of '${a.path}', the folder does not have it` });
       else attachments.push({ path: String(a.path), name: String(a.name), contentType: String(a.contentType ?? ''), data, from: a.file });
     }
   } else {
@@ -154,35 +170,55 @@ export function folderToBundle(files: FolderFile[], marker?: string, binaries: M
   }
   const used = new Set(attachments.map((a) => a.from));
   for (const path of binaries.keys()) {
-    if (!used.has(path)) errors.push({ path, code: 'not_referenced', message: 'no page links to this file: not imported' });
+    if (!used.has(path)) leftOut.push({ path, code: 'not_referenced', message: 'no page links to this file: not imported' });
   }
-  return { space, pages, attachments, errors, native };
+  return { space, pages, attachments, errors, warnings, leftOut, native };
 }
 
-/** One Markdown file as a page, or why it cannot be one. */
+/**
+ * One Markdown file as a page, or why it cannot be one (frontmatter that is not a YAML map is an
+ * error here: `kspace sync` keeps such a file on the disk rather than push half of it).
+ */
 export function fileToPage(f: FolderFile): BundlePage | BundleError {
+  const r = readNote(f, false);
+  return 'code' in r ? r : r.page;
+}
+
+/**
+ * One Markdown file of an imported folder as a page and what was changed on the way (docs/export-import.md
+ * "Reports"): `lenient`, frontmatter that is not a YAML map stays in the content as text, with an
+ * `invalid_frontmatter` warning; a reserved name gets its escaped path and a `reserved_name` warning.
+ */
+export function readNote(f: FolderFile, lenient = true): { page: BundlePage; warnings: BundleError[] } | BundleError {
   const bad = (code: string, message: string, issues?: Issue[]): BundleError => ({ path: f.path, code, message, ...(issues ? { issues } : {}) });
+  const warnings: BundleError[] = [];
   if (!/\.md$/i.test(f.path)) return bad('unsupported_file', 'only .md files become pages');
-  const path = normalizePagePath(f.path.slice(0, -3));
+  const named = normalizePagePath(f.path.slice(0, -3));
+  const path = escapeReservedPath(named);
   const pathIssue = checkPagePath(path);
   if (pathIssue) return bad('validation_failed', `path: ${pathIssue.message}`, [pathIssue]);
+  if (path !== named) {
+    warnings.push(bad('reserved_name', `'${named}' names a page sub-resource: imported as page '${path}', exported back as '${f.path}'`));
+  }
   let props: Record<string, unknown> = {};
   let content = f.text.charCodeAt(0) === 0xfeff ? f.text.slice(1) : f.text;
   const m = FRONTMATTER.exec(content);
   if (m) {
     let data: unknown;
+    let problem: string | null = null;
     try {
       data = m[1] === undefined ? null : parseSimpleYaml(m[1]) ?? YAML.parse(m[1]);
+      if (data !== null && (typeof data !== 'object' || Array.isArray(data))) problem = 'the YAML frontmatter is not a map of properties';
     } catch (e) {
-      return bad('invalid_frontmatter', `the YAML frontmatter does not parse: ${(e as Error).message.split('\n')[0]}`);
+      problem = `the YAML frontmatter does not parse: ${(e as Error).message.split('\n')[0].replace(/:$/, '')}`;
     }
-    if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
-      return bad('invalid_frontmatter', 'the YAML frontmatter is not a map of properties');
-    }
-    props = (data ?? {}) as Record<string, unknown>;
-    content = content.slice(m[0].length);
+    if (problem === null) {
+      props = (data ?? {}) as Record<string, unknown>;
+      content = content.slice(m[0].length);
+    } else if (!lenient) return bad('invalid_frontmatter', problem);
+    else warnings.push(bad('invalid_frontmatter', `${problem}; kept as text at the start of the page`));
   }
-  const base = path.slice(path.lastIndexOf('/') + 1);
+  const base = named.slice(named.lastIndexOf('/') + 1);
   const title = typeof props.title === 'string' && props.title.trim() !== '' ? props.title.slice(0, 1024) : base;
   const frontmatter: Record<string, unknown> = {};
   const metadata: Record<string, unknown> = {};
@@ -200,7 +236,7 @@ export function fileToPage(f: FolderFile): BundlePage | BundleError {
     const md = own.metadata;
     if (md !== null && typeof md === 'object' && !Array.isArray(md)) Object.assign(metadata, md);
   }
-  return { path, title, content, frontmatter, metadata };
+  return { page: { path, title, content, frontmatter, metadata }, warnings };
 }
 
 /** A property that is a metadata value: a valid key and a string, number, boolean or list of those. */
@@ -228,8 +264,10 @@ export function respellForeignLinks(pages: BundlePage[]): void {
   const byPath = new Map<string, string>(); // lower-cased path → path
   const byName = new Map<string, string[]>(); // lower-cased last segment → paths
   for (const p of pages) {
-    byPath.set(p.path.toLowerCase(), p.path);
-    const name = p.path.slice(p.path.lastIndexOf('/') + 1).toLowerCase();
+    // by the file's own name: `[[links]]` finds `links.md`, imported as page `links_`
+    const named = unescapeReservedPath(p.path);
+    byPath.set(named.toLowerCase(), p.path);
+    const name = named.slice(named.lastIndexOf('/') + 1).toLowerCase();
     byName.set(name, [...(byName.get(name) ?? []), p.path]);
   }
   const paths = new Set(pages.map((p) => p.path));
@@ -243,7 +281,7 @@ export function respellForeignLinks(pages: BundlePage[]): void {
     if (exact) return exact;
     const lower = t.toLowerCase();
     const name = lower.slice(lower.lastIndexOf('/') + 1);
-    const found = (byName.get(name) ?? []).filter((p) => !lower.includes('/') || p.toLowerCase().endsWith(`/${lower}`));
+    const found = (byName.get(name) ?? []).filter((p) => !lower.includes('/') || unescapeReservedPath(p).toLowerCase().endsWith(`/${lower}`));
     if (found.length === 0) return null;
     const near = found.filter((p) => p.startsWith(folder) && !p.slice(folder.length).includes('/'));
     if (near.length) return near[0];
@@ -258,6 +296,7 @@ export function respellForeignLinks(pages: BundlePage[]): void {
     return wikiTargetFor({ space: '', path: want }, at, (r) => paths.has(r.path));
   };
   for (const p of pages) {
+    if (p.content.includes('.md')) p.content = respellReservedMdLinks(p.content, p.path, paths);
     if (!p.content.includes('[[')) continue;
     const from = { space: '', path: p.path };
     // Most notes need nothing respelled: a scan tells, and only the others are rewritten.
@@ -281,106 +320,6 @@ function folderLookup(pages: BundlePage[]): WikiLookup {
     titled: (space, title) => (byTitle.get(foldCase(title)) ?? []).map((p) => ({ space, path: p.path, exact: p.title === title, order: p.order })),
     space: () => false,
   };
-}
-
-// `![[name]]`, `![[name|300]]` (an Obsidian embed) and `](dest)` of a Markdown image or link.
-// group 1: the name (a table cell's `\|` leaves a `\` on it); group 2: `|size` or `#hint|size`.
-const EMBED = /!\[\[([^[\]\n|#]+)((?:[|#][^[\]\n]*)?)\]\]/g;
-// An inline code span (backtick runs of one length): references in it are text, not rewritten.
-const CODE_SPAN = /(`+)(?:(?!\1)[^])*?\1(?!`)/g;
-
-/** `fn` applied to the parts of `text` outside inline code spans. */
-function outsideCodeSpans(text: string, fn: (t: string) => string): string {
-  if (!text.includes('`')) return fn(text);
-  let out = '';
-  let at = 0;
-  for (const m of text.matchAll(CODE_SPAN)) {
-    out += fn(text.slice(at, m.index)) + m[0];
-    at = m.index + m[0].length;
-  }
-  return out + fn(text.slice(at));
-}
-const DEST = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)/g;
-
-/**
- * The folder's files (not `.md`) that the pages of a foreign folder embed or link to, as
- * attachments of those pages, with the references respelled to the relative form `files/<name>`
- * (links/files.ts): a destination relative to the note (or from the root with a leading `/`),
- * an `![[name]]` embed found by its name anywhere, the note's folder first, as Obsidian does.
- * A page given two files of one name gets the second as `name-2.ext`.
- */
-export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string, Uint8Array>): FolderAttachment[] {
-  if (binaries.size === 0) return [];
-  const byName = new Map<string, string[]>();
-  for (const path of binaries.keys()) {
-    const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-    byName.set(name, [...(byName.get(name) ?? []), path]);
-  }
-  const out: FolderAttachment[] = [];
-  for (const page of pages) {
-    if (!page.content.includes('](') && !page.content.includes('![[')) continue;
-    const folder = page.path.includes('/') ? page.path.slice(0, page.path.lastIndexOf('/') + 1) : '';
-    const names = new Map<string, string>(); // folder file → its name on the page
-    const attach = (file: string): string => {
-      let name = names.get(file);
-      if (name !== undefined) return name;
-      const base = file.slice(file.lastIndexOf('/') + 1);
-      const dot = base.lastIndexOf('.');
-      name = base;
-      for (let n = 2; [...names.values()].includes(name); n++) name = dot > 0 ? `${base.slice(0, dot)}-${n}${base.slice(dot)}` : `${base}-${n}`;
-      names.set(file, name);
-      out.push({ path: page.path, name, contentType: '', data: binaries.get(file)!, from: file });
-      return name;
-    };
-    const href = (name: string) => `files/${encodeURIComponent(name)}`;
-    page.content = outsideFences(page.content, (fenced) => outsideCodeSpans(fenced, (text) => text
-      .replace(EMBED, (m, target: string, rest: string) => {
-        const cell = target.endsWith('\\'); // `![[pic.jpg\|100]]` in a table cell
-        const t = target.replace(/\\$/, '').trim().replace(/^\//, '');
-        const found = binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
-        if (!found) return m;
-        const name = attach(found);
-        // Obsidian's size (`|100`, `|100x145`) stays in the alt text, and a display hint
-        // (`#icon`) as the address's fragment, both of which the renderer reads (docs/markdown.md).
-        const size = /\|\s*(\d{1,5}(?:x\d{1,5})?)\s*$/.exec(rest)?.[1];
-        const hint = /^#([A-Za-z0-9-]{1,32})/.exec(rest)?.[1];
-        return `![${name.replace(/[[\]|]/g, '')}${size ? `${cell ? '\\|' : '|'}${size}` : ''}](${href(name)}${hint ? `#${hint}` : ''})`;
-      })
-      .replace(DEST, (m, pre: string, dest: string) => {
-        const raw = dest.startsWith('<') ? dest.slice(1, -1) : dest;
-        if (/^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\/|^#/.test(raw)) return m;
-        let decoded: string;
-        try {
-          decoded = decodeURIComponent(raw.replace(/[?#].*$/, ''));
-        } catch {
-          return m;
-        }
-        let file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
-        // A bare file name found nowhere there: by its name anywhere, as Obsidian does.
-        if ((file === null || !binaries.has(file)) && !decoded.includes('/')) file = nearest(byName.get(decoded.toLowerCase()) ?? [], folder) ?? null;
-        if (file === null || !binaries.has(file)) return m;
-        return pre + href(attach(file));
-      })));
-  }
-  return out;
-}
-
-/** Of files of one name, the one in `folder`, else the one with the shortest path. */
-function nearest(paths: string[], folder: string): string | undefined {
-  const here = paths.find((p) => p.startsWith(folder) && !p.slice(folder.length).includes('/'));
-  return here ?? [...paths].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))[0];
-}
-
-/** `folder` + `rel` with `.` and `..` applied; null above the root. */
-function joinPath(folder: string, rel: string): string | null {
-  const out = folder ? folder.replace(/\/$/, '').split('/') : [];
-  for (const seg of rel.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (out.pop() === undefined) return null;
-    } else out.push(seg);
-  }
-  return out.join('/');
 }
 
 /** The bundle object the import endpoint reads. */
