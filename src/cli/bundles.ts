@@ -7,7 +7,9 @@ import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { ExitError, usageError } from './exit-error.ts';
 import { formatBytes, printJson, printLine, printTable } from './format.ts';
 import { startProgress, type Progress } from './progress.ts';
-import { exportMarkdown, importFolder, type FolderImportResult } from './folders.ts';
+import type { FolderImportResult } from './folders.ts';
+// The folder doors (and the Markdown folder rules, YAML and markdown-it with them) load when used.
+const folders = () => import('./folders.ts');
 
 type ImportResult = { created: number; updated: number; skipped: number; errors: Array<{ path: string; code: string; message: string }> };
 
@@ -68,7 +70,7 @@ export function registerBundleCommands(program: Command): void {
       if (opts.format !== 'json' && opts.format !== 'markdown') throw usageError("--format is 'json' or 'markdown'");
       if (opts.format === 'markdown') {
         if (!opts.output) throw usageError('--format markdown needs -o <folder>');
-        const r = await exportMarkdown(apiOf(cmd), space, opts.output);
+        const r = await (await folders()).exportMarkdown(apiOf(cmd), space, opts.output);
         if (wantsJson(cmd)) printJson({ space, folder: opts.output, pages: r.pages, files: r.files, bytes: r.bytes });
         else if (process.stderr.isTTY) process.stderr.write(`exported ${space} to ${opts.output}: ${r.pages} pages, ${r.files} files (${formatBytes(r.bytes)})\n`);
         return;
@@ -103,7 +105,7 @@ export function registerBundleCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  kspace import-dir ~/vault --space notes\n  kspace import-dir wiki/ --space wiki-copy --mode overwrite\n')
     .action(async (dir: string, opts: { space: string; mode: string }, cmd: Command) => {
       if (opts.mode !== 'skip' && opts.mode !== 'overwrite') throw usageError("--mode is 'skip' or 'overwrite'");
-      const result = await importFolder(apiOf(cmd), opts.space, dir, opts.mode);
+      const result = await (await folders()).importFolder(apiOf(cmd), opts.space, dir, opts.mode);
       if (wantsJson(cmd)) return printJson(result);
       printLine(folderSummary(dir, opts.space, result));
       for (const [label, list] of [['errors (not imported)', result.errors], ['warnings (imported, not as written)', result.warnings], ['left out', result.leftOut]] as const) {

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { parseMarkdownDocument, toMarkdownDocument } from '../domain/markdown-doc.ts';
+// markdown-doc.ts (and YAML with it) loads when a command reads or writes a document: every other
+// command, and each start of the CLI, goes without it.
+const markdownDoc = () => import('../domain/markdown-doc.ts');
 import { addClientOptions, apiOf, collect, enc, wantsJson, type Api } from './client.ts';
 import { pagePath } from '../client/paths.ts';
 import { ExitError, parsed, usageError } from './exit-error.ts';
@@ -55,6 +57,7 @@ export async function buildPutBody(api: Api, space: string, path: string, opts: 
   let docMeta: Record<string, unknown> | undefined;
   const text = await readDocument(opts);
   if (text !== undefined) {
+    const { parseMarkdownDocument } = await markdownDoc();
     let doc: ReturnType<typeof parseMarkdownDocument>;
     try {
       doc = parseMarkdownDocument(text);
@@ -112,14 +115,14 @@ export function registerPageCommands(program: Command): void {
         if (!/^\d+$/.test(opts.rev)) throw usageError('--rev is a version number');
         const rev = await api.get<Page>(pagePath(space, path, `revisions/${opts.rev}`));
         if (wantsJson(cmd)) return printJson(rev);
-        process.stdout.write(toMarkdownDocument(rev.title, rev.frontmatter ?? {}, rev.content));
+        process.stdout.write((await markdownDoc()).toMarkdownDocument(rev.title, rev.frontmatter ?? {}, rev.content));
         return;
       }
       const p = await api.get<Page>(pagePath(space, path));
       if (wantsJson(cmd)) return printJson(p);
       // A page's metadata shows as a `metadata:` key of the frontmatter (page put reads it back).
       const fm = Object.keys(p.metadata ?? {}).length ? { ...p.frontmatter, metadata: p.metadata } : p.frontmatter;
-      const text = toMarkdownDocument(p.title, fm, p.content);
+      const text = (await markdownDoc()).toMarkdownDocument(p.title, fm, p.content);
       process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     });
 

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { addClientOptions, apiOf, wantsJson } from '../client.ts';
 import { ExitError, usageError } from '../exit-error.ts';
 import { printJson, printLine } from '../format.ts';
-import { Syncer, type SyncReport } from './engine.ts';
+import type { SyncReport } from './engine.ts';
 
 function summary(r: SyncReport): string {
   const parts = [
@@ -37,6 +37,7 @@ export function registerSyncCommand(program: Command): void {
       }
       const api = apiOf(cmd);
       const me = await api.get<{ name: string }>('/me');
+      const { Syncer } = await import('./engine.ts');
       const syncer = new Syncer(api, root, opts.space, me.name, (line) => process.stderr.write(`${line}\n`));
       const json = wantsJson(cmd);
       const tell = (r: SyncReport): void => {
