@@ -1,8 +1,10 @@
 // `npm run build:web`: bundles the web app (src/web/main.tsx, Preact + TSX) into dist/web/.
 // ESM with code splitting (the editor is a chunk loaded by dynamic import), minified, hashed names.
 // Writes dist/web/index.html from the src/web/index.html template (hashed names filled in),
-// precompressed .br and .gz beside every asset (the server sends them as they are), and
+// precompressed .br and .gz beside every asset (the server sends them as they are),
+// dist/web/sw.js (the service worker, keyed by the build), and
 // dist/web/manifest.json: the file list (the single executable cannot list its assets) and the sizes.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -113,8 +115,26 @@ for (const f of assetFiles) {
   }));
 }
 
+// The service worker (src/web/sw.ts, docs/web.md "Offline"): its own bundle at a fixed address,
+// with this build's id (the hash of index.html and the hashed asset names) and its shell files
+// written in, so that each build is a new worker with its own cache.
+const shellFiles = assetFiles.filter((f) => f.endsWith('.js') || f.endsWith('.css')).sort();
+const buildId = crypto.createHash('sha256').update(html).update(JSON.stringify(shellFiles)).digest('base64url').slice(0, 16);
+await build({
+  entryPoints: [path.join(src, 'sw.ts')],
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: ['es2022', 'chrome120', 'firefox120', 'safari16'],
+  minify: true,
+  legalComments: 'none',
+  outfile: path.join(out, 'sw.js'),
+  logLevel: 'warning',
+  define: { __KSPACE_BUILD__: JSON.stringify(buildId), __KSPACE_SHELL__: JSON.stringify(shellFiles) },
+});
+
 const manifest: WebManifest = {
-  files: ['index.html', ...assetFiles.flatMap((f) => [f, `${f}.gz`, `${f}.br`])].sort(),
+  files: ['index.html', 'sw.js', ...assetFiles.flatMap((f) => [f, `${f}.gz`, `${f}.br`])].sort(),
   pageJs: { files: pageFiles, ...sizes(pageFiles) },
   lazyChunks,
   css: { files: cssFiles, ...sizes(cssFiles) },

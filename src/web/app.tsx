@@ -11,6 +11,8 @@ import { href, navigate, parseRoute, useLocation, type Route } from './router.ts
 import { SessionContext } from './session.ts';
 import { useShortcuts } from './lib/shortcuts.ts';
 import { SignIn } from './views/sign-in.tsx';
+import { OfflineBanner } from './components/offline-banner.tsx';
+import { forgetOfflineCopies } from './lib/offline.ts';
 import { RouteView } from './views/route-view.tsx';
 
 const NARROW = '(max-width: 900px)';
@@ -33,7 +35,7 @@ export function App() {
   };
   useEffect(load, []);
   useEffect(() => {
-    const onUnauthorized = (): void => { setCsrfToken(null); setPrincipal(null); };
+    const onUnauthorized = (): void => { setCsrfToken(null); setPrincipal(null); void forgetOfflineCopies(); };
     window.addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
     return () => window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
   }, []);
@@ -59,14 +61,15 @@ export function App() {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [loc.pathname]);
 
-  if (loadError) return <main id="main" class="narrow"><ErrorBox error={loadError} retry={load} /></main>;
-  if (principal === undefined) return <main id="main" class="narrow"><Loading /></main>;
+  if (loadError) return <><OfflineBanner /><main id="main" class="narrow"><ErrorBox error={loadError} retry={load} /></main></>;
+  if (principal === undefined) return <><OfflineBanner /><main id="main" class="narrow"><Loading /></main></>;
   if (principal === null || route.name === 'signIn') {
-    return <SignIn next={route.name === 'signIn' ? route.next : current} onSignedIn={(s) => { setCsrfToken(s.csrfToken); setPrincipal(s.principal); }} />;
+    return <><OfflineBanner /><SignIn next={route.name === 'signIn' ? route.next : current} onSignedIn={(s) => { setCsrfToken(s.csrfToken); setPrincipal(s.principal); }} /></>;
   }
 
   const signOut = (): void => {
-    del('/session').catch(() => undefined).finally(() => {
+    // The person's offline copies go whether or not the server heard the sign-out (docs/security.md).
+    del('/session').catch(() => undefined).then(forgetOfflineCopies).finally(() => {
       setCsrfToken(null);
       setPrincipal(null);
       navigate('/app/sign-in', { replace: true });
@@ -76,6 +79,7 @@ export function App() {
     <SessionContext.Provider value={{ principal, signOut }}>
       <a class="skip-link" href="#main">Skip to content</a>
       <Header route={route} />
+      <OfflineBanner />
       {route.name === 'page'
         ? (
           <div class="app-body">

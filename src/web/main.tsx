@@ -3,6 +3,7 @@ import { App } from './app.tsx';
 import { pageApi, prefetch, spaceApi } from './api/client.ts';
 import { interceptLinks, parseRoute } from './router.ts';
 import { applyTheme } from './lib/theme.ts';
+import { registerWorker } from './lib/offline.ts';
 import './styles.css';
 
 applyTheme();
@@ -18,5 +19,6 @@ if (first.name === 'page' && first.mode.kind === 'view') {
 }
 
 interceptLinks();
+registerWorker();
 const root = document.getElementById('app');
 if (root) render(<App />, root);

@@ -68,9 +68,18 @@ export function safeNext(next: string | null): string {
   return next;
 }
 
+let loadFresh = false;
+/** A new build of the app took over (lib/offline.ts): the next move loads it instead of moving in place. */
+export function loadFreshOnNextMove(): void { loadFresh = true; }
+
 export function navigate(href: string, opts: { replace?: boolean } = {}): void {
   const current = location.pathname + location.search + location.hash;
   if (href === current && !opts.replace) return;
+  if (loadFresh) {
+    if (opts.replace) location.replace(href);
+    else location.assign(href);
+    return;
+  }
   if (opts.replace) history.replaceState(null, '', href);
   else history.pushState(null, '', href);
   window.dispatchEvent(new Event(NAV_EVENT));

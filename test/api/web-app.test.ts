@@ -12,6 +12,7 @@ import { startServer, type TestServer } from '../support/server.ts';
 // this test does not depend on the client's source building at the moment.
 const repo = path.resolve(import.meta.dirname, '../..');
 const JS = 'console.log("kspace app");\n'.repeat(50);
+const WORKER = 'self.addEventListener("fetch", () => {});\n';
 
 function fixtureRoot(withBuild: boolean): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-web-'));
@@ -23,10 +24,11 @@ function fixtureRoot(withBuild: boolean): string {
   fs.writeFileSync(path.join(dir, 'main-ABC123.js'), JS);
   fs.writeFileSync(path.join(dir, 'main-ABC123.js.gz'), zlib.gzipSync(JS));
   fs.writeFileSync(path.join(dir, 'main-ABC123.js.br'), zlib.brotliCompressSync(JS));
+  fs.writeFileSync(path.join(root, 'dist/web/sw.js'), WORKER);
   fs.writeFileSync(path.join(root, 'dist/web/index.html'),
     `<!doctype html><html><head><meta name="csp-nonce" content="${NONCE_PLACEHOLDER}"><script type="module" src="/app/assets/main-ABC123.js"></script></head><body></body></html>`);
   const manifest: WebManifest = {
-    files: ['index.html', 'assets/main-ABC123.js', 'assets/main-ABC123.js.gz', 'assets/main-ABC123.js.br'],
+    files: ['index.html', 'sw.js', 'assets/main-ABC123.js', 'assets/main-ABC123.js.gz', 'assets/main-ABC123.js.br'],
     pageJs: { files: ['assets/main-ABC123.js'], bytes: JS.length, gzipBytes: 0 },
     lazyChunks: [],
     css: { files: [], bytes: 0, gzipBytes: 0 },
@@ -106,6 +108,18 @@ describe('serving the web app', () => {
       const cached = await get(srv, '/app/assets/main-ABC123.js', { 'accept-encoding': accept, 'if-none-match': etag });
       expect(cached.status).toBe(304);
     }
+  });
+
+  it('serves the service worker at /app/sw.js: JavaScript, revalidated on each update check, with its own policy', async () => {
+    const r = await get(srv, '/app/sw.js', { 'accept-encoding': 'br, gzip' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(r.headers.get('cache-control')).toBe('no-cache');
+    expect(r.headers.get('content-security-policy')).toBe("default-src 'self'; object-src 'none'; base-uri 'none'");
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await r.text()).toBe(WORKER);
+    const again = await get(srv, '/app/sw.js', { 'if-none-match': r.headers.get('etag')! });
+    expect(again.status).toBe(304);
   });
 
   it('answers 404 for an unknown asset and never serves the precompressed files by name', async () => {

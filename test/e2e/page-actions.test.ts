@@ -23,8 +23,10 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function open(): Promise<{ page: Page; g: Guard }> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
+async function open(opts: { routes?: boolean } = {}): Promise<{ page: Page; g: Guard }> {
+  // page.route() does not see the requests the app's service worker makes for the page: a test
+  // that routes them runs without the worker (Playwright's advice; test/e2e/offline.test.ts tests it).
+  const ctx = await browser.newContext({ baseURL: app.url, storageState: session, serviceWorkers: opts.routes ? 'block' : 'allow' });
   const page = await ctx.newPage();
   const g = guard(page, app.url);
   return { page, g };
@@ -107,7 +109,7 @@ describe('page actions', { timeout: 120_000 }, () => {
 describe('task lists', { timeout: 120_000 }, () => {
   it('ticks a task into a new version, re-applies a tick across a concurrent edit, and says when the task is gone', async () => {
     await app.putPage('kb', 'todo', { title: 'Todo', content: 'Things:\n\n- [ ] Write the plan\n- [ ] Ship it\n- [ ] Drop me' });
-    const { page, g } = await open();
+    const { page, g } = await open({ routes: true });
     await page.goto('/app/p/kb/todo');
     await page.getByRole('heading', { level: 1, name: 'Todo' }).waitFor();
     const box = (name: string) => page.getByRole('checkbox', { name });

@@ -4,8 +4,8 @@ import { FastResponse } from 'srvx';
 import type { Services } from '../../services.ts';
 import { etagMatches, loadWebApp, pickEncoding, renderIndex } from '../web-assets.ts';
 
-// The web app at /app/: hashed assets (immutable, precompressed), and index.html for every other
-// /app/ address so each one works on reload. Public: the app itself signs people in.
+// The web app at /app/: hashed assets (immutable, precompressed), the service worker (/app/sw.js),
+// and index.html for every other /app/ address so each one works on reload. Public: the app itself signs people in.
 
 /** Headers on every app response. */
 const BASE_HEADERS = {
@@ -30,12 +30,21 @@ const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-
 export function registerWebAppRoutes(app: H3, _svc: Services): void {
   for (const method of ['GET', 'HEAD'] as const) {
     app.on(method, '/', () => new FastResponse(null, { status: 302, headers: { location: '/app/', ...BASE_HEADERS } }));
-    app.on(method, '/app/assets/**', serveAsset);
+    app.on(method, '/app/assets/**', (event) => serveAsset(event, IMMUTABLE));
+    app.on(method, '/app/sw.js', (event) => serveAsset(event, WORKER));
     app.on(method, '/app/**', serveIndex);
   }
 }
 
-function serveAsset(event: H3Event): Response {
+/** Hashed assets: a name is one content for ever. */
+const IMMUTABLE = { 'cache-control': 'public, max-age=31536000, immutable' };
+/**
+ * The service worker (docs/web.md "Offline"): a fixed address, revalidated on every update check so
+ * that a new build's worker is found; its own policy (it loads nothing and fetches only this origin).
+ */
+const WORKER = { 'cache-control': 'no-cache', 'content-security-policy': "default-src 'self'; object-src 'none'; base-uri 'none'" };
+
+function serveAsset(event: H3Event, extra: Record<string, string>): Response {
   const web = loadWebApp();
   const name = event.url.pathname.slice('/app/'.length);
   const asset = web?.asset(name);
@@ -46,7 +55,7 @@ function serveAsset(event: H3Event): Response {
   const etag = `"${asset.etag}${encoding === 'identity' ? '' : `-${encoding}`}"`;
   const headers: Record<string, string> = {
     ...BASE_HEADERS,
-    'cache-control': 'public, max-age=31536000, immutable',
+    ...extra,
     etag,
     vary: 'accept-encoding',
   };

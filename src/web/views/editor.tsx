@@ -58,6 +58,8 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   const [conflict, setConflict] = useState<Page | null>(null);
+  // A save made without a connection, waiting for it to return.
+  const [waiting, setWaiting] = useState(false);
   const [offered, setOffered] = useState<Draft | null>(() => {
     const d = readDraft(draftId);
     return d && (d.title !== page.title || d.content !== page.content || d.baseVersion !== page.version) ? d : null;
@@ -109,6 +111,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     inFlight.current = true;
     setSaving(true);
     setError(null);
+    setWaiting(false);
     const body = { title: over?.title ?? title, content: over?.content ?? content, metadata: metadata(), baseVersion: over?.baseVersion ?? base.version };
     try {
       await put<Page>(pageApi(space, path), body);
@@ -118,6 +121,10 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
       if (err instanceof ApiError && err.status === 409 && err.code === 'version_conflict') {
         writeDraft(draftId, { title: body.title, content: body.content, metadata: body.metadata, baseVersion: body.baseVersion });
         try { setConflict(await get<Page>(pageApi(space, path))); } catch (e2) { setError(e2); }
+      } else if (err instanceof ApiError && err.status === 0) {
+        // No connection: the edit stays here (a draft) and is sent again when the connection returns.
+        writeDraft(draftId, { title: body.title, content: body.content, metadata: body.metadata, baseVersion: body.baseVersion });
+        setWaiting(true);
       } else {
         setIssues(err instanceof ApiError ? err.issues : []);
         setError(err);
@@ -140,6 +147,17 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, []);
+
+  // The connection is back: the waiting save goes now, with the version it started from (a 409
+  // shows the merge, as for any save).
+  useEffect(() => {
+    if (!waiting) return;
+    const retry = (): void => { void saveRef.current(); };
+    window.addEventListener('online', retry);
+    // The browser may say it is online while the server is out of reach: try again now and then.
+    const timer = navigator.onLine ? setTimeout(retry, 10_000) : undefined;
+    return () => { window.removeEventListener('online', retry); clearTimeout(timer); };
+  }, [waiting]);
 
   const restoreDraft = (d: Draft): void => {
     setTitle(d.title);
@@ -175,6 +193,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
             onSave={(merged) => { setContent(merged.content); replaceContent(merged.content); setTitle(merged.title); void save({ ...merged, baseVersion: conflict.version }).then(() => undefined); }}
             onTakeTheirs={() => { clearDraft(draftId); navigate(href.page(space, path)); }} />
         )}
+        {waiting && <p class="notice" role="status">Not saved yet: there is no connection. Your changes are kept on this device and saved when the connection returns.</p>}
         {error !== null && !(error instanceof ApiError && error.issues.length > 0) && <ErrorBox error={error} />}
         {error instanceof ApiError && error.issues.length > 0 && <p class="error-box" role="alert">Not saved: {error.issues.length === 1 ? 'a field needs' : `${error.issues.length} fields need`} attention.</p>}
         <div class="editor-top">
