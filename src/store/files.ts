@@ -82,7 +82,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = MEMORY');
     // The holder row says who holds the lock; the lock is the open transaction's, not the row's.
-    // Without this its commit was an fsync at every start (~15 ms of a loaded machine's start).
+    // Without this its commit is an fsync at every start.
     db.pragma('synchronous = OFF');
     db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL, since TEXT NOT NULL)');
     db.exec('BEGIN EXCLUSIVE');

@@ -3,7 +3,7 @@ import type { Db } from './db/types.ts';
 
 // Group commit: writes that arrive in the same turn of the event loop share one BEGIN IMMEDIATE
 // … COMMIT, each inside its own savepoint, so one failing write rolls back only itself. A commit
-// costs ~0.3 ms here (the WAL append and its syscalls); 16 writers in one batch pay it once.
+// has a fixed cost (the WAL append and its syscalls); the writers of one batch pay it once.
 // Callers are answered only after the batch has committed, so an acknowledged write is durable
 // to the same degree as a single-transaction write.
 type Job = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; alone: boolean };

@@ -71,7 +71,7 @@ export type BrokenRow = { sourcePath: string; targetSpace: string; targetPath: s
  * Links from the space's readable pages to addresses with no page the caller may read, in
  * (source path, target space, target path) order after `after`, at most `limit`. That is the
  * order of the indexes, so a page of results stops after `limit` rows (ordered by position in
- * the page, one page with 60k links cost ~90 ms a request: every target checked, then sorted).
+ * the page instead, a page with tens of thousands of links has every target checked, then sorted).
  */
 export function brokenLinks(db: Db, caller: Caller, spaceId: number, after: [string, string, string], limit: number): BrokenRow[] {
   return stmt(db, `SELECT p.path AS sourcePath, l.target_space AS targetSpace, l.target_path AS targetPath
@@ -132,7 +132,7 @@ export function linkTargetsOf(db: Db, sourceId: number): Set<string> {
 export type WikiKeyRow = { space: string; key: string; target: string | null };
 
 /** Replaces the keys a page's wikilinks are filed under (schema.sql wikilink_keys). */
-// Not OR REPLACE: with foreign keys on, that cost ~0.3 ms a row here (20× the import's time).
+// Not OR REPLACE: with foreign keys on, that costs many times an import's own time a row.
 export function replaceWikiKeys(db: Db, sourceId: number, rows: WikiKeyRow[], fresh = false): void {
   if (!fresh) stmt(db, 'DELETE FROM wikilink_keys WHERE source_id = ?').run(sourceId);
   insertRows(db, 'INSERT OR IGNORE INTO wikilink_keys (space, key, source_id, target)', 4, rows.map((r) => [r.space, r.key, sourceId, r.target]));

@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 // revision after it (`revisions.prev`) as a reverse delta against that newer state: the common
 // start and end of the two are left out, and what is left of the older state is compressed with
 // raw deflate primed with what is left of the newer one (a dictionary), so text the two share
-// costs a few bytes a match. An edit of 5 % of a 2 KB page stores ~100–200 bytes instead of a copy.
+// costs a few bytes a match: a small edit stores a small fraction of a copy (docs/performance.md).
 // Every FULL_EVERY versions the older state is stored whole (compressed alone), so reading an old
 // revision decodes at most FULL_EVERY - 1 deltas back from the nearest whole state above it.
 
@@ -29,7 +29,7 @@ const WHOLE = 2; // deflateRaw(older state)
 const RAW = 3; // the older state's bytes as they are (compression did not pay)
 const DELTA_RAW = 4; // varint start, varint end, the older middle as it is (small: no zlib call either way)
 
-// A middle up to this size is stored as it is: a zlib call costs 10–30 µs, whatever the size,
+// A middle up to this size is stored as it is: a zlib call has a fixed cost whatever the size,
 // and a typo fix or a metadata change leaves a middle of a few bytes.
 const RAW_MIDDLE = 64;
 

@@ -12,9 +12,8 @@ import { RESERVED_LAST_SEGMENTS, normalizePagePath } from '../paths.ts';
 import { NOTHING, isFileTarget, parseWikilink, resolveWikilink, wikilinkEnd, type Wikilink } from './wikilinks.ts';
 import { decodeSegment, resolveSegments } from './segments.ts';
 
-// markdown-it, not mdast-util-from-markdown: on the same 2 KB pages with three links it takes
-// ~0.02 ms a page against ~0.5–0.8 ms for micromark/mdast (measured in one run), and link
-// extraction runs on every write. CommonMark + GFM tables/strikethrough; raw HTML is not parsed.
+// markdown-it, not mdast-util-from-markdown: many times faster on the same pages
+// (docs/performance.md), and link extraction runs on every write. CommonMark + GFM tables/strikethrough; raw HTML is not parsed.
 // Bare URLs (GFM literal autolinks) can only be page links when they name a base URL's host, so
 // linkify runs only when the text mentions one.
 //

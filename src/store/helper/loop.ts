@@ -72,8 +72,8 @@ export function portChannel(port: MessagePort): HelperChannel {
 
 /** The helper: PASSIVE checkpoints (and log restarts, see above) and the full-text index until its channel ends. */
 export function runCheckpointer(dbFile: string, channel: HelperChannel, restartPages = RESTART_PAGES, maxDeferPages = MAX_DEFER_PAGES, idleMs = IDLE_MS): Promise<void> {
-  // Background work: the server and its clients come first when the cores are busy (measured:
-  // PUT p99 1–4 ms lower with the helper at nice 10). The hold is short either way. On Linux a
+  // Background work: the server and its clients come first when the cores are busy (a lower PUT
+  // p99 under load; docs/performance.md). The hold is short either way. On Linux a
   // thread has a nice value of its own: in a worker this lowers the helper's thread only.
   try {
     os.setPriority(HELPER_NICE);
@@ -88,7 +88,7 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   // A PASSIVE pass that does not reach the end of the log (under writes, none does) syncs the
   // WAL but not the database file: everything copied since the last restart waits in the page
-  // cache for the one pass that does reach the end, the one during the hold (26–28 ms here).
+  // cache for the one pass that does reach the end, the one during the hold, which then lasts long.
   // Syncing the database file after every pass keeps that to the last tail. A descriptor of our
   // own, opened once and closed only after SQLite's connections (closing any descriptor of the
   // file would drop this process's POSIX locks on it).
@@ -103,7 +103,7 @@ export function runCheckpointer(dbFile: string, channel: HelperChannel, restartP
   };
   // The first write after a complete backfill starts the log again, and fsyncs its new header:
   // a one-row write here costs that fsync on a few KB, where the server's next batch would pay
-  // it on ~1 MB of frames (10–20 ms here) with every write of the batch waiting.
+  // it on a whole batch of frames with every write of the batch waiting.
   const restartLog = () => {
     try {
       const mark = db.prepare("INSERT OR REPLACE INTO derived_state (name, value) VALUES ('wal_restarted_at', ?)");

@@ -32,11 +32,10 @@ import { committedTxid } from '../txid.ts';
 //
 // Idle: with nothing to index or tidy and the log all copied, the helper looks again only every
 // IDLE_MS, says "idle", and the server says "w" within a LOAD_WINDOW_MS of its next commit. Each
-// round reads kspace.db's WAL index, under a mutex SQLite shares between the connections of a
-// process, and the helper's thread runs at nice 10: preempted while it held that mutex, it kept
-// the server's next read waiting until the scheduler came back to it, up to 25 ms at a time (perf
-// sched under a GET load at rest: 110 ms of such waits in 4 s with rounds every 25 ms, 0.2 ms with
-// rounds a second apart).
+// round reads kspace.db's WAL index under a mutex SQLite shares between the connections of a
+// process, and the helper's thread runs at nice 10: preempted while it holds that mutex, it keeps
+// the server's next read waiting until the scheduler comes back to it. Rounds a second apart make
+// those waits rare.
 //
 // The log restarts from its start only when a write begins after a complete backfill. Under
 // sustained writes a PASSIVE pass never finds the log complete (the server appends while it
@@ -44,20 +43,17 @@ import { committedTxid } from '../txid.ts';
 // back until one finds less than TAIL_PAGES new, then asks the server to hold its write batches
 // ("hold" on its standard output; the server answers "held" on the helper's standard input),
 // copies that short tail, makes the first write of the new log itself (one row: the new log
-// header's fsync then covers a few KB, not the ~1 MB of the server's next batch, 10–20 ms
-// here), and lets go ("release"). The pass during the hold is the first to reach the end of the
-// log, so it is the one that fsyncs the database file: the helper syncs that file after every
-// pass (syncDb) so that little is left to flush then. Writes wait ~6–10 ms for a hold here (26–34
-// ms without syncDb), where the server's own safety checkpoint, which restarted the log before,
-// stalled them 45–60 ms; a hold lasts at most MAX_HOLD_MS whatever the helper does. The log is
-// restarted from 16,000 pages: the shortening passes take it on to ~18,000–33,000 (more on a
-// slow day), far from the 64,000-page safety checkpoint, and a shorter log means a shorter WAL
-// file, which matters because appending frames past the end of the file costs the writer about
-// twice what overwriting them does (ext4 allocates and zeroes new blocks inside SQLite's pwrite).
-// From 32,000, PUT p99 median over 14 alternating pairs of the core load: 22.5 → 20.9 ms,
-// better in 11. The WAL file stayed at 93–131 MB (193–242 MB from 32,000); it is reused from
-// its start, not cut back (a journal_size_limit, which makes it grow again every cycle, made
-// writes slower), and SQLite removes it when the server stops.
+// header's fsync then covers a few KB, not the server's next batch), and lets go ("release").
+// The pass during the hold is the first to reach the end of the log, so it is the one that fsyncs
+// the database file: the helper syncs that file after every pass (syncDb) so that little is left
+// to flush then, and a hold is short; it lasts at most MAX_HOLD_MS whatever the helper does. The
+// server's own safety checkpoint, which restarted the log before, stalled writes several times
+// longer. The log is restarted from RESTART_PAGES, far from the SAFETY_CHECKPOINT_PAGES
+// checkpoint: a shorter log is a shorter WAL file, and appending frames past the end of the file
+// costs the writer about twice what overwriting them does (ext4 allocates and zeroes new blocks
+// inside SQLite's pwrite). The WAL file is reused from its start, not cut back (a
+// journal_size_limit makes it grow again every cycle, and writes slower), and SQLite removes it
+// when the server stops. The figures: docs/performance.md, "Figures behind the code".
 export const SAFETY_CHECKPOINT_PAGES = 64_000;
 const MAX_HOLD_MS = 200;
 
