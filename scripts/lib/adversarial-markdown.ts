@@ -30,4 +30,6 @@ export const ADVERSARIAL_MARKDOWN: Record<string, string> = {
   'entities': fill('&#'),
   'reference definitions': fill('[a]: <'),
   'many links': fill('[x](y) '),
+  'footnote references': `[^x]: y\n\n${fill('[^a')}`.slice(0, PAGE_CAP),
+  'inline footnotes nested': '^['.repeat(PAGE_CAP / 4) + ']'.repeat(PAGE_CAP / 4),
 };

@@ -1,6 +1,7 @@
 // The markdown-it parsers, in one place: the link index's (extract.ts) and the renderer's
 // (render.ts) share their settings, so a page view shows as links exactly what the index counts.
 import MarkdownIt from 'markdown-it';
+import { footnotes } from './footnotes.ts';
 import { wikilinkPlugin } from './wikilinks.ts';
 
 /** CommonMark + GFM tables/strikethrough, raw HTML not parsed, bare URLs linked. */
@@ -18,6 +19,9 @@ export function getLinkParsers(): { plain: MarkdownIt; linkify: MarkdownIt } {
   const linkify = new MarkdownIt('default', MARKDOWN_OPTIONS);
   plain.use(wikilinkPlugin);
   linkify.use(wikilinkPlugin);
+  // Footnote definitions are no reference definitions, and `[^1]` no link (as the renderer reads them).
+  footnotes(plain, { tail: false });
+  footnotes(linkify, { tail: false });
   plain.normalizeLink = linkify.normalizeLink = normalizeLinkFast(plain.normalizeLink.bind(plain));
   return (parsers = { plain, linkify });
 }

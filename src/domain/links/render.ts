@@ -16,6 +16,7 @@ import { NOTHING, isFileTarget, mediaKind, resolveWikilink, wikilinkPlugin, type
 import { blockAnchor, obsidianSyntax } from './obsidian-syntax.ts';
 import { embedUnavailable, isStandalone, mediaHtml, splitSize } from './embeds.ts';
 import { headingId } from './heading-id.ts';
+import { footnoteDocId, footnotes } from './footnotes.ts';
 
 type Token = ReturnType<MarkdownIt['parse']>[number];
 
@@ -31,6 +32,7 @@ function renderer(): MarkdownIt {
   md = new MarkdownIt('default', MARKDOWN_OPTIONS);
   md.use(wikilinkPlugin);
   md.use(obsidianSyntax);
+  footnotes(md, { tail: true });
   md.validateLink = (url) => {
     const u = url.trim();
     return !SCHEME.test(u) || SAFE_SCHEME.test(u);
@@ -93,7 +95,7 @@ export type RenderParts = { html: string; links: PartLink[] };
 
 export function renderParts(content: string, from: PageRef, baseUrls: string[]): RenderParts {
   const parser = renderer();
-  const env = {};
+  const env = { docId: footnoteDocId(from) };
   const tokens = parser.parse(content, env);
   addHeadingIds(tokens);
   alignWithClasses(tokens);
