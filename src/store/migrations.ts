@@ -6,7 +6,8 @@ import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
 import { CHANGES_SQL } from './changes.ts';
 import { ORG_USAGE_SQL } from './org-usage.ts';
-import { fillTitleWords, PAGES_TITLE_ORDER_SQL, TITLE_WORDS_SQL } from './title-words-schema.ts';
+import { fillTitleWords, PAGES_TITLE_ORDER_SQL, refillTitleWords, TITLE_WORDS_SQL } from './title-words-schema.ts';
+import { CJK_REINDEX_SQL, CJK_TITLE_WORDS } from './fts/cjk-reindex.ts';
 
 /**
  * The page size of a new kspace.db. A page row (a little over a 2 KB page's text) is stored whole
@@ -46,7 +47,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 16;
+export const SCHEMA_VERSION = 17;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -158,6 +159,14 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     // What each organisation stores, for SERVICE_ORG_QUOTA_BYTES (issue 34 L9), counted here once.
     to: 16,
     sql: ORG_USAGE_SQL,
+  },
+  {
+    // Chinese, Japanese and Korean text is indexed as bigrams (issue 37, text/cjk.ts): the live
+    // pages holding such characters are queued for the full-text index, which indexes them anew,
+    // and their title index rows rewritten (a CJK run is a word of its own, apart from letters).
+    to: 17,
+    sql: CJK_REINDEX_SQL,
+    run: (db) => refillTitleWords(db, CJK_TITLE_WORDS),
   },
 ];
 

@@ -1,7 +1,7 @@
 // The title index's rows and table (store/title-words.ts searches it): what a page's title,
 // aliases and path put in it. No import of db/statements.ts: migrations.ts, which the connection imports, uses it.
 import type { Db } from './db/types.ts';
-// The full-text index's word rule and folding (a leaf module of no imports).
+// The full-text index's word rule and folding (a leaf module, with text/cjk.ts its only import).
 import { foldToken, TOKEN } from '../text/tokens.ts';
 
 /** A row: `whole` 1 for a whole folded title or alias, 0 for one folded word. */
@@ -51,4 +51,18 @@ export function fillTitleWords(db: Db): void {
   const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{ id: number; path: string; title: string; frontmatter: string }>;
   const insert = db.prepare('INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const p of pages) for (const r of titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) insert.run(r.word, r.whole, p.id);
+}
+
+/**
+ * Rewrites the title index rows of the live pages that `where` (SQL over pages) selects: the
+ * migration to schema version 17, where a run of CJK characters became a word of its own.
+ */
+export function refillTitleWords(db: Db, where: string): void {
+  const pages = db.prepare(`SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL AND (${where})`).all() as Array<{ id: number; path: string; title: string; frontmatter: string }>;
+  const remove = db.prepare('DELETE FROM title_words WHERE page_id = ?');
+  const insert = db.prepare('INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
+  for (const p of pages) {
+    remove.run(p.id);
+    for (const r of titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) insert.run(r.word, r.whole, p.id);
+  }
 }

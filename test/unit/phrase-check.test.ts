@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldedWords, holdsPhrase, type PhraseWords } from '../../src/domain/search/phrase-check.ts';
+import { hasCjk } from '../../src/text/cjk.ts';
 
 const phrase = (text: string, prefix = false): PhraseWords => ({ words: foldedWords(text), prefix });
 
@@ -46,6 +47,24 @@ describe('holdsPhrase', () => {
     ['Ελληνικά κείμενα εδώ', 'ελληνικα κειμενα', false, true],
     ['version 2 0 1', '2 0', false, true],
     ['日本 語', '日本 語', false, true],
+    // CJK runs: a CJK word is a substring of a run; the first may start inside one, the last end
+    // inside one, the others meet their neighbours; a word next to a run ends where it begins
+    ['日本語の本', '本語', false, true],
+    ['日本語の本', '日本 語', false, true],
+    ['日本語の本', '日本 の', false, false],
+    ['Obsidianのプラグイン', 'obsidian の プラグ', false, true],
+    ['Obsidianのプラグイン', 'obsidian プラグ', false, false],
+    ['Obsidianのプラグイン', 'obsid の', true, false],
+    ['Obsidian のプラグイン', 'obsid', true, true],
+    ['プラグインkspace', 'イン kspace', false, true],
+    ['プラグインkspaces', 'イン kspace', false, false],
+    ['プラグインkspaces', 'イン kspace', true, true],
+    ['プラグ。イン', 'プラグ イン', false, true],
+    ['プラクイン', 'プラグ', false, false],
+    ['フ\u309Aラク\u3099イン', 'プラグイン', false, true],
+    ['플러그인을 설치', '러그인을 설치', false, true],
+    ['플러그인을 설치', '러그인을 설', false, true],
+    ['플러그인을 설치', '러그인 설치', false, false],
   ])('%j holds %j (prefix %s): %s', (text, words, prefix, holds) => {
     expect(holdsPhrase(text, phrase(words, prefix))).toBe(holds);
   });
@@ -85,10 +104,11 @@ describe('holdsPhrase', () => {
     fc.assert(fc.property(texts(word), queries(word), (t, p) => holdsPhrase(t, p) === reference(t, p)), { numRuns: 3000 });
   });
 
-  it('gives the same answer as reading every word, for any text (property)', () => {
+  // CJK words are substrings of runs, not whole words (the table below): left out here.
+  it('gives the same answer as reading every word, for any text without CJK (property)', () => {
     const word = fc.oneof(
-      fc.constantFrom('a', 'é', 'É', 'e\u0301', 'ab', 'äb', 'A\u0308B', 'ΣΑΣ', 'σας', 'Σ', 'ς', 'ß', 'İ', 'ı', '𝒜', '日本', 'x1', 'Å', 'Å', 'ﬁ'),
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 4 }),
+      fc.constantFrom('a', 'é', 'É', 'e\u0301', 'ab', 'äb', 'A\u0308B', 'ΣΑΣ', 'σας', 'Σ', 'ς', 'ß', 'İ', 'ı', '𝒜', 'x1', 'Å', 'Å', 'ﬁ'),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 4 }).filter((w) => !hasCjk(w)),
     );
     fc.assert(fc.property(texts(word), queries(word), (t, p) => holdsPhrase(t, p) === reference(t, p)), { numRuns: 5000 });
   });

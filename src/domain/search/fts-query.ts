@@ -16,6 +16,7 @@
 import type { IdQuery } from '../../store/search.ts';
 import { foldedWords, type PhraseWords } from './phrase-check.ts';
 import { TOKEN, foldToken, type Phrase } from '../../text/tokens.ts';
+import { hasCjk, queryBigrams } from '../../text/cjk.ts';
 import type { Issue } from '../../model.ts';
 
 export const MAX_QUERY_CHARS = 1000;
@@ -69,16 +70,25 @@ export function parseQuery(q: string): Phrase[] {
 }
 
 // A phrase written twice matches the same pages: FTS5 would still walk its page list twice.
-function push(out: Phrase[], text: string, prefix: boolean): void {
+// A `*` after CJK text is no prefix: such text matches as a substring anyway (text/cjk.ts).
+function push(out: Phrase[], text: string, written: boolean): void {
   if (!TOKEN_CHAR.test(text)) return;
+  const prefix = written && !hasCjk((text.match(TOKEN) ?? []).pop() ?? '');
   const key = foldToken(text);
   if (out.some((p) => p.prefix === prefix && foldToken(p.text) === key)) return;
   out.push({ text, prefix });
 }
 
-/** The words of all phrases together (a phrase counts each of its words). */
+/**
+ * What a word counts towards MAX_WORDS: one, or for a CJK run the bigrams it is looked up by
+ * (text/cjk.ts queryBigrams, up to 6): each is a page list FTS5 walks.
+ */
+const wordCost = (token: string) => (hasCjk(token) ? Math.max(1, queryBigrams(token).length) : 1);
+const phraseCost = (tokens: string[]) => tokens.reduce((n, t) => n + wordCost(t), 0);
+
+/** The words of all phrases together (a phrase counts each of its words; a CJK run its bigrams). */
 export function countWords(phrases: Phrase[]): number {
-  return phrases.reduce((n, p) => n + (p.text.match(TOKEN)?.length ?? 0), 0);
+  return phrases.reduce((n, p) => n + phraseCost(p.text.match(TOKEN) ?? []), 0);
 }
 
 /** The word a prefix phrase ends with, as the index holds words (folded): what `*` expands. */
@@ -104,10 +114,15 @@ export function capPhrases(phrases: Phrase[]): Phrase[] {
   let words = 0;
   for (const p of phrases.slice(0, MAX_PHRASES)) {
     const tokens = p.text.match(TOKEN) ?? [];
-    words += tokens.length;
+    words += phraseCost(tokens);
     if (words > MAX_WORDS) {
       // A first phrase longer than the cap is searched by its first MAX_WORDS words.
-      if (out.length === 0) out.push({ text: tokens.slice(0, MAX_WORDS).join(' '), prefix: false });
+      if (out.length === 0) {
+        let n = 0;
+        let cost = 0;
+        while (n < tokens.length && cost + wordCost(tokens[n]) <= MAX_WORDS) cost += wordCost(tokens[n++]);
+        out.push({ text: tokens.slice(0, Math.max(1, n)).join(' '), prefix: false });
+      }
       break;
     }
     out.push(p);

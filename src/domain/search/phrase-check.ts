@@ -7,7 +7,9 @@
 // Words are cut and folded exactly as snippets cut them (snippet.ts: TOKEN and foldToken, the
 // index's unicode61 rules with remove_diacritics), not by a tokenizer of their own; the two fast
 // paths below give what reading those words one by one gives (test/unit/phrase-check.test.ts).
+import { cached } from '../../bounded-cache.ts';
 import { NON_ASCII, TOKEN, foldToken, isWordCode } from '../../text/tokens.ts';
+import { NON_CJK_WORD_CHAR, hasCjk } from '../../text/cjk.ts';
 
 /** A phrase's words, folded, and whether the last is a prefix. */
 export type PhraseWords = { words: string[]; prefix: boolean };
@@ -23,7 +25,34 @@ export function holdsPhrase(text: string, p: PhraseWords): boolean {
   // Most pages and queries are ASCII: there a word is a run of letters and digits and folding is
   // lower-casing, so the text is searched for the first word and read on only where it occurs.
   if (!NON_ASCII.test(text) && !p.words.some((w) => NON_ASCII.test(w))) return asciiHolds(text.toLowerCase(), p);
+  if (p.words.some(hasCjk) || hasCjk(text)) return cjkHolds(text, p);
   return unicodeHolds(text, p);
+}
+
+// Phrases over text with CJK runs (text/cjk.ts), by a regular expression over the folded text:
+// a CJK word of the phrase is a substring of a run (the first may start inside one, the last may
+// end inside one, the others must meet their neighbours), any other word is whole, ending where a
+// run begins; between two words, only characters that are no part of a word.
+const cjkPatterns = new Map<string, RegExp>();
+const GAP = '[^\\p{L}\\p{N}\\p{Co}]*';
+const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+
+function cjkPattern(p: PhraseWords): RegExp {
+  return cached(cjkPatterns, JSON.stringify(p), 256, () => {
+    const n = p.words.length;
+    const parts = p.words.map((w0, k) => {
+      const w = escapeRegExp(sigma(w0));
+      if (hasCjk(w0)) return w;
+      const start = k === 0 ? `(?<!${NON_CJK_WORD_CHAR})` : '';
+      const end = p.prefix && k === n - 1 ? '' : `(?!${NON_CJK_WORD_CHAR})`;
+      return `${start}${w}${end}`;
+    });
+    return new RegExp(parts.join(GAP), 'v');
+  });
+}
+
+function cjkHolds(text: string, p: PhraseWords): boolean {
+  return cjkPattern(p).test(sigma(foldToken(text)));
 }
 
 const WORD_RUN = /[\p{L}\p{N}\p{Co}]+/uy;

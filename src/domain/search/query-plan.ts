@@ -12,10 +12,15 @@
 // its last one to three characters: the index holds `onboard` for Onboarding, which the prefix
 // `onboardi` alone does not reach. The text check (score.ts) keeps only words that start with it.
 //
+// A run of Chinese, Japanese or Korean characters is a word of its own (text/tokens.ts TOKEN); it
+// goes to FTS5 as the AND of bigrams covering it (text/cjk.ts) and matches as a substring of the
+// text (score.ts): it is never a prefix, typed or not.
+//
 // Common English words (STOP_WORDS) are left out of a query that has other words: "how to
 // remove a vault" searches for `remove` and `vault`. Inside a quoted phrase they stay (the phrase
 // is checked word by word).
 import { TOKEN, TOKEN_CHAR, foldToken, type Phrase } from '../../text/tokens.ts';
+import { cjkLength, cjkSegments, hasCjk, queryBigrams } from '../../text/cjk.ts';
 import { capPhrases, checkedPhrases, parseQuery, quotePhrase, MAX_PREFIXES, MIN_PREFIX_CHARS, type CheckedPhrase, type IndexWords } from './fts-query.ts';
 
 /** A word of the query, folded; `prefix`: words starting with it match too. */
@@ -53,7 +58,7 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   if (phrases.length === 0) return null;
   const last = phrases[phrases.length - 1];
   const lastWord = (last.text.match(TOKEN) ?? []).pop() ?? '';
-  const typing = !last.prefix && TOKEN_CHAR.test(q[q.length - 1] ?? ' ') && [...foldToken(lastWord)].length >= MIN_PREFIX_CHARS
+  const typing = !last.prefix && TOKEN_CHAR.test(q[q.length - 1] ?? ' ') && !hasCjk(lastWord) && [...foldToken(lastWord)].length >= MIN_PREFIX_CHARS
     && phrases.filter((p) => p.prefix).length < MAX_PREFIXES && mayExpand(foldToken(lastWord));
   if (typing) phrases[phrases.length - 1] = { text: last.text, prefix: true };
 
@@ -82,11 +87,28 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   return { phrases: chosen.map((k) => phrases[k]), terms, items, every: matches.map(wrap).join(' AND '), any: matches.map(wrap).join(' OR ') };
 }
 
-/** A phrase as FTS5 gets it: its words (the index's split) AND-ed, the last one a prefix as prefixMatch says. */
+/**
+ * A phrase as FTS5 gets it: its words (the index's split) AND-ed, the last one a prefix as
+ * prefixMatch says; a CJK run as the bigrams covering it (queryBigrams). A CJK run of one
+ * character is left to the text check (score.ts) when the phrase has other words: the index
+ * holds it only inside bigrams (`の` in `"obsidian の プラグ"`).
+ */
 function itemMatch(p: Phrase, indexWords: IndexWords): string {
-  const words = indexWords(p.text);
-  if (words.length === 0) return quotePhrase({ text: p.text, prefix: false });
-  return words.map((w, i) => (p.prefix && i === words.length - 1 ? prefixMatch(w) : quotePhrase({ text: w, prefix: false }))).join(' AND ');
+  const parts: string[] = [];
+  const segments = cjkSegments(p.text);
+  const single = (seg: { text: string; cjk: boolean }) => seg.cjk && cjkLength(seg.text) === 1;
+  const others = segments.some((seg) => !single(seg) && (seg.cjk || indexWords(seg.text).length > 0));
+  segments.forEach((seg, k) => {
+    if (seg.cjk) {
+      if (!(others && single(seg))) for (const g of queryBigrams(seg.text)) parts.push(quotePhrase({ text: g, prefix: false }));
+      return;
+    }
+    const words = indexWords(seg.text);
+    const last = p.prefix && k === segments.length - 1;
+    words.forEach((w, i) => parts.push(last && i === words.length - 1 ? prefixMatch(w) : quotePhrase({ text: w, prefix: false })));
+  });
+  if (parts.length === 0) return quotePhrase({ text: p.text, prefix: false });
+  return parts.join(' AND ');
 }
 
 /**

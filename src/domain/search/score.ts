@@ -19,6 +19,7 @@
 // matched a stem or a cut-back prefix the text does not bear out, or a phrase's words apart) is
 // no hit.
 import { NON_ASCII, foldToken } from '../../text/tokens.ts';
+import { NON_CJK_WORD_CHAR, hasCjk } from '../../text/cjk.ts';
 import { holdsPhrase } from './phrase-check.ts';
 import type { QueryPlan } from './query-plan.ts';
 
@@ -33,8 +34,9 @@ export type Stems = (words: string[]) => string[];
 export type Counted = { id: number; tf: Float64Array; length: number; holds: boolean[] };
 
 const WORD_TAIL_ASCII = '[a-z0-9]*';
-const WORD_TAIL = '[\\p{L}\\p{N}\\p{Co}\\p{M}]*';
-const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
+// A word ends where a CJK run begins (text/tokens.ts TOKEN): `obsidianの` holds `obsidian`.
+const WORD_TAIL = `${NON_CJK_WORD_CHAR}*`;
+const WORD_CHAR = new RegExp(NON_CJK_WORD_CHAR, 'v');
 const HEADING_LINE = /^ {0,3}#{1,6}(?:[ \t][^\n]*)?$/gm;
 const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
@@ -55,11 +57,16 @@ export function scoreCandidates(plan: QueryPlan, candidates: Candidate[], stems:
  */
 export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) => Counted; rank: (counted: Counted[]) => Scored[] } {
   const terms = plan.terms;
+  // A CJK word (a run of Chinese, Japanese or Korean characters, text/cjk.ts) is counted where
+  // the folded text holds it, inside a longer run too: it has no stems or prefixes.
+  const cjk = terms.map((t) => hasCjk(t.word));
   const termStems = stems(terms.map((t) => t.word));
   const roots = terms.map((t, k) => rootOf(t.word, termStems[k]));
-  const alternatives = [...new Set(roots)].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  const alternatives = [...new Set(roots.filter((_, k) => !cjk[k]))].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  const words = alternatives !== '';
   const asciiFind = new RegExp(`\\b(?:${alternatives})${WORD_TAIL_ASCII}`, 'g');
-  const find = new RegExp(`(?:${alternatives})${WORD_TAIL}`, 'gu');
+  const find = new RegExp(`(?:${alternatives})${WORD_TAIL}`, 'gv');
+  const cjkTerms = terms.map((t, k) => (cjk[k] ? k : -1)).filter((k) => k >= 0);
 
   // What a word found in the text counts for each term (null: nothing), worked out once a query.
   const kinds = new Map<string, Float64Array | null>();
@@ -89,6 +96,8 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
     const f = ascii ? text.toLowerCase() : foldToken(text);
     const re = ascii ? asciiFind : find;
     const ranges = headings && (f.startsWith('#') || f.includes('\n#') || f.includes('\n #') || f.includes('\n  #') || f.includes('\n   #')) ? headingRanges(f) : null;
+    if (!ascii && cjkTerms.length > 0 && hasCjk(f)) countCjk(f, tf, field, ranges);
+    if (!words) return;
     let r = 0;
     re.lastIndex = 0;
     for (let m = re.exec(f); m; m = re.exec(f)) {
@@ -101,6 +110,22 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
         if (r < ranges.length && ranges[r][0] <= m.index) weight = BM25.heading;
       }
       for (let t = 0; t < k.length; t++) tf[t] += k[t] * weight;
+    }
+  };
+
+  /** Adds each CJK term's occurrences in the folded text `f` (not overlapping), weighed by field. */
+  const countCjk = (f: string, tf: Float64Array, field: number, ranges: Array<[number, number]> | null) => {
+    for (const t of cjkTerms) {
+      const w = terms[t].word;
+      let r = 0;
+      for (let at = f.indexOf(w); at >= 0; at = f.indexOf(w, at + w.length)) {
+        let weight = field;
+        if (ranges) {
+          while (r < ranges.length && ranges[r][1] < at) r++;
+          if (r < ranges.length && ranges[r][0] <= at) weight = BM25.heading;
+        }
+        tf[t] += BM25.exact * weight;
+      }
     }
   };
 

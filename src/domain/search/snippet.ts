@@ -3,8 +3,11 @@
 // tokenizes the whole body; here one regular expression finds the query's words in
 // the raw text (case- and accent-insensitive, as the index's unicode61 tokenizer with
 // remove_diacritics folds them: `cafe` marks `Café`), and only the excerpt is tokenized.
+// A CJK word of the query (text/cjk.ts) is marked wherever a run holds it, and two CJK characters
+// count as one word of the snippet's length (a run is no word: it may be a whole sentence).
 import { cached } from '../../bounded-cache.ts';
 import { foldToken, isWordCode, TOKEN, TOKEN_CHAR, type Phrase } from '../../text/tokens.ts';
+import { CJK_SET, NON_CJK_WORD_CHAR, NON_CJK_WORD_START, hasCjk } from '../../text/cjk.ts';
 import { headingAt, plainText } from './plain-text.ts';
 
 // For each base letter, the precomposed Latin letters that fold to it (é, È, ė, ẽ … for e), so
@@ -24,7 +27,7 @@ function variantsOf(): Map<string, string> {
   return variants;
 }
 
-const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 
 /** A folded term as a pattern over raw text: each character or a variant of it, then any marks. */
 function termPattern(term: string): string {
@@ -34,6 +37,8 @@ function termPattern(term: string): string {
 
 type Terms = {
   exact: Set<string>; prefixes: string[]; find: RegExp | null; scanAscii: RegExp | null;
+  /** CJK words, matched inside runs, and their pattern over raw text (null: none). */
+  infixes: RegExp | null;
   /** lengths[k]: a token of k characters (63: 63 or more) may match. */
   lengths: boolean[];
 };
@@ -43,22 +48,30 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 function queryTerms(phrases: Phrase[]): Terms {
   const exact = new Set<string>();
   const prefixes: string[] = [];
+  const infixes = new Set<string>();
   for (const p of phrases) {
     const tokens = p.text.match(TOKEN) ?? [];
-    tokens.forEach((t, i) => (p.prefix && i === tokens.length - 1 ? prefixes.push(foldToken(t)) : exact.add(foldToken(t))));
+    tokens.forEach((t, i) => {
+      if (hasCjk(t)) infixes.add(foldToken(t));
+      else if (p.prefix && i === tokens.length - 1) prefixes.push(foldToken(t));
+      else exact.add(foldToken(t));
+    });
   }
-  // Exact words end at a token boundary; prefixes need not. The start boundary is checked in
-  // code: a leading lookbehind would keep the engine from skipping ahead to candidates.
-  const alts = [...[...exact].map((t) => `${termPattern(t)}(?![\\p{L}\\p{N}\\p{Co}\\p{M}])`), ...prefixes.map(termPattern)];
+  // Exact words end at a token boundary (a CJK run begins one); prefixes and CJK words need not.
+  // The start boundary is checked in code: a leading lookbehind would keep the engine from
+  // skipping ahead to candidates.
+  const infixAlts = [...infixes].sort((a, b) => b.length - a.length).map(termPattern);
+  const alts = [...[...exact].map((t) => `${termPattern(t)}(?!${NON_CJK_WORD_CHAR})`), ...prefixes.map(termPattern), ...infixAlts];
   // For ASCII terms in ASCII text (most pages) the same matches come from a plain pattern that
   // the regexp engine scans for quickly; the Unicode one checks for marks after every character.
-  const ascii = alts.length > 0 && [...exact, ...prefixes].every((t) => ASCII_ONLY.test(t));
+  const ascii = alts.length > 0 && infixes.size === 0 && [...exact, ...prefixes].every((t) => ASCII_ONLY.test(t));
   const asciiAlts = [...[...exact].map((t) => `${escapeRegExp(t)}(?![A-Za-z0-9])`), ...prefixes.map(escapeRegExp)];
   const lengths = Array.from({ length: 64 }, (_, k) => [...exact].some((t) => Math.min(t.length, 63) === k) || prefixes.some((p) => p.length <= k));
   lengths[63] = true;
   return {
     exact, prefixes, lengths,
-    find: alts.length ? new RegExp(alts.join('|'), 'giu') : null,
+    find: alts.length ? new RegExp(alts.join('|'), 'giv') : null,
+    infixes: infixAlts.length ? new RegExp(infixAlts.join('|'), 'gv') : null,
     // It also stops at the first non-ASCII character: that text takes the Unicode path.
     scanAscii: ascii ? new RegExp(`[^\\x00-\\x7f]|${asciiAlts.join('|')}`, 'gi') : null,
   };
@@ -112,12 +125,15 @@ export function pageSnippetMaker(phrases: Phrase[], size = 24): (markdown: strin
 // Property-tested to give the same snippet on any ASCII text.
 type Path = {
   isWord: (text: string, i: number) => boolean;
+  /** Whether text[i] is a CJK character (each is a token of its own, two of them count as one word). */
+  isCjk: (text: string, i: number) => boolean;
   render: (text: string, terms: Terms, start: number, size: number) => Rendered;
 };
 type Rendered = { html: string; count: number };
 
-const UNICODE: Path = { isWord: (text, i) => TOKEN_CHAR.test(text[i]), render };
-const ASCII: Path = { isWord: (text, i) => isWordCode(text.charCodeAt(i)), render: asciiRender };
+const CJK_CHAR = new RegExp(CJK_SET, 'v');
+const UNICODE: Path = { isWord: (text, i) => TOKEN_CHAR.test(text[i]), isCjk: (text, i) => CJK_CHAR.test(text[i]), render };
+const ASCII: Path = { isWord: (text, i) => isWordCode(text.charCodeAt(i)), isCjk: () => false, render: asciiRender };
 
 /** The snippet, and where the first match it is built around starts (-1: none, the text's start is shown). */
 function snippetOf(text: string, terms: Terms, size: number): { html: string; anchor: number } {
@@ -142,7 +158,8 @@ function matchStarts(text: string, find: RegExp, path: Path): number[] | null {
   const at: number[] = [];
   for (const m of text.matchAll(find)) {
     if (path === ASCII && m[0].charCodeAt(0) > 0x7f) return null;
-    if (m.index === 0 || !path.isWord(text, m.index - 1)) at.push(m.index);
+    // A word starts after a character that is no part of a word, or next to a CJK run; a CJK word anywhere.
+    if (m.index === 0 || !path.isWord(text, m.index - 1) || path.isCjk(text, m.index) || path.isCjk(text, m.index - 1)) at.push(m.index);
   }
   return at;
 }
@@ -161,13 +178,17 @@ function densestStart(at: number[], span: number): number {
   return anchor;
 }
 
-/** The start of the token `n` tokens before `pos` (or 0 when no token precedes it). */
+/** The start of the token `n` tokens before `pos` (or 0 when no token precedes it); two CJK characters are a token. */
 function stepBack(text: string, pos: number, n: number, path: Path): number {
   for (let k = 0; k < n; k++) {
     let p = pos;
     while (p > 0 && !path.isWord(text, p - 1)) p--;
     if (p === 0) return 0;
-    while (p > 0 && path.isWord(text, p - 1)) p--;
+    if (path.isCjk(text, p - 1)) {
+      for (let c = 0; c < 2 && p > 0 && path.isCjk(text, p - 1); c++) p--;
+    } else {
+      while (p > 0 && path.isWord(text, p - 1) && !path.isCjk(text, p - 1)) p--;
+    }
     pos = p;
   }
   // Nothing but punctuation before: start at the very beginning, without '…'.
@@ -176,21 +197,50 @@ function stepBack(text: string, pos: number, n: number, path: Path): number {
   return p === 0 ? 0 : pos;
 }
 
+// A snippet's tokens on the Unicode path: each CJK character (with its marks), or a word.
+const SNIPPET_TOKEN = new RegExp(`${CJK_SET}\\p{M}*|${NON_CJK_WORD_START}${NON_CJK_WORD_CHAR}*`, 'gv');
+
 function render(text: string, terms: Terms, start: number, size: number): Rendered {
-  const tokens = TOKEN;
+  const tokens = SNIPPET_TOKEN;
   tokens.lastIndex = start;
-  const hits: number[] = [];
+  let hits: number[] = [];
   let first = -1;
   let end = start;
   let count = 0;
-  for (let m: RegExpExecArray | null; count < size && (m = tokens.exec(text)); count++) {
+  let cjk = false;
+  for (let m: RegExpExecArray | null; count < size && (m = tokens.exec(text)); ) {
     if (first < 0) first = m.index;
     end = m.index + m[0].length;
+    if (CJK_CHAR.test(m[0][0])) {
+      count += 0.5;
+      cjk = true;
+      continue;
+    }
+    count++;
     const f = foldToken(m[0]);
     if (terms.exact.has(f) || terms.prefixes.some((p) => f.startsWith(p))) hits.push(m.index, end);
   }
-  const more = count === size && tokens.exec(text) !== null;
+  const more = count >= size && tokens.exec(text) !== null;
+  if (cjk && terms.infixes && first >= 0) hits = withInfixes(hits, text, first, end, terms.infixes);
   return toHtml(text, start, first, more ? end : text.length, more, hits, count);
+}
+
+/** `hits` and the CJK words' matches in text[from, to), as ordered (start, end) pairs, overlapping ones joined. */
+function withInfixes(hits: number[], text: string, from: number, to: number, infixes: RegExp): number[] {
+  const ranges: Array<[number, number]> = [];
+  for (let k = 0; k < hits.length; k += 2) ranges.push([hits[k], hits[k + 1]]);
+  infixes.lastIndex = from;
+  for (let m = infixes.exec(text); m && m.index < to; m = infixes.exec(text)) {
+    ranges.push([m.index, Math.min(to, m.index + m[0].length)]);
+    if (m[0].length === 0) infixes.lastIndex++;
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [a, b] of ranges) {
+    if (out.length && a <= out[out.length - 1]) out[out.length - 1] = Math.max(out[out.length - 1], b);
+    else out.push(a, b);
+  }
+  return out;
 }
 
 function asciiRender(text: string, terms: Terms, start: number, size: number): Rendered {

@@ -5,6 +5,7 @@ import { nativeBindingOption } from '../db/native.ts';
 import { stmt } from '../db/statements.ts';
 import type { Db } from '../db/types.ts';
 import { ensurePrivateFile } from '../files.ts';
+import { indexText } from '../../text/cjk.ts';
 
 // The full-text index lives in a database file of its own, kspace-fts.db next to kspace.db,
 // and is kept up to date off the write path. A page write only appends a row to fts_queue (in
@@ -38,6 +39,9 @@ export const FTS_FILE = 'kspace-fts.db';
 // so a word finds its other forms; which pages hold the word as written is told apart by the
 // ranking, which reads the candidates' text (domain/search/score.ts). WORD_TOKENIZER is the
 // same without stemming: the words of a query phrase as written (tokens.ts).
+// Both tables are given each title and body through indexText (text/cjk.ts): a run of Chinese,
+// Japanese or Korean characters goes in as its bigrams, so that any two or more characters of it
+// find the page; other text goes in as it is.
 export const WORD_TOKENIZER = 'unicode61 remove_diacritics 2';
 export const INDEX_TOKENIZER = `porter ${WORD_TOKENIZER}`;
 export const INDEX_OPTIONS = `title, content, content = '', contentless_delete = 1, detail = none,
@@ -82,6 +86,7 @@ export function openIndexConnection(mainFile: string, cacheMb = 8, mainCacheMb =
   db.pragma('fts.synchronous = NORMAL');
   db.pragma(`fts.cache_size = -${cacheMb * 1024}`);
   db.exec(SCHEMA);
+  db.function('index_text', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? indexText(text) : text));
   return db;
 }
 
@@ -270,9 +275,9 @@ export function rebuildIndex(idx: Db): void {
     emptyIndex(idx);
     for (const t of ['page_fts', 'title_fts']) stmt(idx, `INSERT INTO fts.${t} (${t}, rank) VALUES ('automerge', 0)`).run();
     stmt(idx, `INSERT INTO fts.page_fts (rowid, title, content)
-      SELECT id, title, content FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
+      SELECT id, index_text(title), index_text(content) FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
     stmt(idx, `INSERT INTO fts.title_fts (rowid, title)
-      SELECT id, title FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
+      SELECT id, index_text(title) FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
     for (const t of ['page_fts', 'title_fts']) {
       stmt(idx, `INSERT INTO fts.${t} (${t}) VALUES ('optimize')`).run();
       stmt(idx, `INSERT INTO fts.${t} (${t}, rank) VALUES ('automerge', 4)`).run();
@@ -288,7 +293,7 @@ function emptyIndex(idx: Db): void {
   idx.exec(`DROP TABLE IF EXISTS fts.page_fts; DROP TABLE IF EXISTS fts.title_fts; ${indexTables('fts.')}`);
 }
 
-/** Adds and removes pages in both index tables (of the schema `schema`), inside the caller's transaction. */
+/** Adds and removes pages in both index tables (of the schema `schema`), inside the caller's transaction; CJK text as bigrams (indexText). */
 export function indexWriter(db: Db, schema: string): { add(id: number, title: string, content: string): void; remove(id: number): void } {
   const delPage = stmt(db, `DELETE FROM ${schema}page_fts WHERE rowid = ?`);
   const delTitle = stmt(db, `DELETE FROM ${schema}title_fts WHERE rowid = ?`);
@@ -296,8 +301,9 @@ export function indexWriter(db: Db, schema: string): { add(id: number, title: st
   const insTitle = stmt(db, `INSERT INTO ${schema}title_fts (rowid, title) VALUES (?, ?)`);
   return {
     add(id, title, content) {
-      insPage.run(id, title, content);
-      insTitle.run(id, title);
+      const t = indexText(title);
+      insPage.run(id, t, indexText(content));
+      insTitle.run(id, t);
     },
     remove(id) {
       delPage.run(id);
