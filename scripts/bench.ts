@@ -61,8 +61,9 @@ Sections:
               with the real Litestream v0.3.13: RPO, RTO, index rebuild, replica-follow lag at 50 writes/s
   changes     commit to event at SSE clients (p50, p99) with 1,000 open change streams (quick: 200) and 50 writes/s;
               the server's RSS growth for the idle streams
-  render      adversarial Markdown at the page-size cap through POST /render and PUT, and a diff of two pages at
-              the cap, each beside GET /healthz sent one after another
+  render      a page with 20 embeds rendered with the render cache cold (p50, p99); adversarial Markdown at the
+              page-size cap through POST /render and PUT, and a diff of two pages at the cap, each beside
+              GET /healthz sent one after another
 `;
 
 function fail(message: string): never {

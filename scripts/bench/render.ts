@@ -1,7 +1,8 @@
 // Rendering and diffing at the page-size cap (issue 34, docs/security.md "Rendering"): each
 // adversarial input of scripts/lib/adversarial-markdown.ts rendered by POST /render and written by
 // PUT (link extraction), and a diff of two pages at the cap, each while GET /healthz is sent one
-// after another; the figure is the answer's time and the slowest /healthz beside it.
+// after another; the figure is the answer's time and the slowest /healthz beside it. First, a page
+// with 20 embeds rendered with the render cache cold (render-embeds.ts).
 // `npm run bench -- --only render` (`--quick`: the cases the API test runs).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 import { ADVERSARIAL_MARKDOWN, PAGE_CAP } from '../lib/adversarial-markdown.ts';
 import { authHeaders, startChild } from '../lib/child-server.ts';
+import { renderEmbeds } from './render-embeds.ts';
 
 const QUICK = ['wikilink opens', 'wikilink closes', 'distinct wikilinks', 'deep quote', 'entities'];
 
@@ -38,6 +40,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     out.push({ name: `${name}: slowest /healthz beside it`, value: r.healthz, unit: 'ms', target: '≤ 100', pass: r.healthz <= 100 });
   };
   try {
+    out.push(...await renderEmbeds(server.url, server.proc.pid!, opts));
     await fetch(`${server.url}/spaces`, { method: 'POST', headers: json, body: JSON.stringify({ slug: 'adv', name: 'Adversarial' }) });
     const cases = Object.entries(ADVERSARIAL_MARKDOWN).filter(([name]) => !opts.quick || QUICK.includes(name));
     for (const [i, [name, content]] of cases.entries()) {
