@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { footnoteDocId } from '../../src/domain/links/footnotes.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
 // The rendered forms for the web app: ?render=html on pages and revisions, and POST /render.
@@ -81,6 +82,19 @@ describe('POST /render', () => {
     const page = (await bob.get('/pages/team/notes/home?render=html')).body;
     const same = await bob.post('/render', { space: 'team', path: 'notes/home', content: page.content });
     expect(same.body.html).toBe(page.html);
+  });
+
+  it("shows footnotes as the page view does (the editor's preview), an embedded page's with ids of their own", async () => {
+    await srv.admin.put('/pages/team/notes/fn-embedded', { title: 'Fn embedded', content: 'E[^1]\n\n[^1]: the embedded note' });
+    const content = 'H[^1]\n\n![[fn-embedded]]\n\n[^1]: the host note, see [[exists]]';
+    const preview: string = (await bob.post('/render', { space: 'team', path: 'notes/fn-host', content })).body.html;
+    const host = footnoteDocId({ space: 'team', path: 'notes/fn-host' });
+    const embedded = footnoteDocId({ space: 'team', path: 'notes/fn-embedded' });
+    expect(host).not.toBe(embedded);
+    expect(preview).toContain(`<li id="fn-${host}-1" class="footnote-item"><p>the host note, see <a href="/app/p/team/notes/exists" class="internal">exists</a>`);
+    expect(preview).toContain(`<li id="fn-${embedded}-1" class="footnote-item"><p>the embedded note`);
+    await srv.admin.put('/pages/team/notes/fn-host', { title: 'Fn host', content });
+    expect((await bob.get('/pages/team/notes/fn-host?render=html')).body.html).toBe(preview);
   });
 
   it('needs a space the caller can see and names bad fields', async () => {
