@@ -5,6 +5,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
+import { Api } from '../../src/cli/client.ts';
+import { Syncer } from '../../src/cli/sync/engine.ts';
 import { KSPACE_BIN, runCli } from '../support/cli.ts';
 import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -218,5 +220,92 @@ describe('kspace sync', { timeout: 120_000 }, () => {
       expect(all, `round ${round}`).toContain(`server ${round}\n`);
     }
   });
-});
 
+  // In-process rounds (the CLI's Syncer over HTTP, as `kspace sync --once` runs it): no process
+  // start per round, so the many steps of this test take a second, not a minute.
+  it('carries attached files both ways in the export layout, and deletes and moves take them along', async () => {
+    process.env.XDG_STATE_HOME = tempDir(); // the CLI client's read-your-writes memory, not in the real home
+    const space = await newSpace();
+    const api = new Api({ url: srv.url, key: ADMIN_KEY });
+    const bytes = (n: number) => Buffer.from(Array.from({ length: 300 }, (_, i) => (i * n + 7) % 256));
+    const fileOnServer = async (p: string) => {
+      const r = await fetch(`${srv.url}/files/${space}/${p}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      return r.status === 200 ? Buffer.from(await r.arrayBuffer()) : r.status;
+    };
+    const putFile = async (p: string, data: Buffer) => {
+      const res = await fetch(`${srv.url}/files/${space}/${p}`, { method: 'PUT', body: new Uint8Array(data), headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' } });
+      expect(res.status, await res.text()).toBeLessThan(300);
+    };
+    await srv.admin.put(`/pages/${space}/notes/plan`, { title: 'Plan', content: '![a chart](files/chart.bin)\n' });
+    await putFile('notes/plan/chart.bin', bytes(3));
+    const a = tempDir();
+    const b = tempDir();
+    const sa = new Syncer(api, a, space, 'admin');
+    const sb = new Syncer(api, b, space, 'admin');
+    const bin = (dir: string, rel: string) => (fs.existsSync(path.join(dir, rel)) ? fs.readFileSync(path.join(dir, rel)) : null);
+
+    // Server → an empty folder: beside the page, where its `files/` link finds it.
+    await sa.round();
+    expect(bin(a, 'notes/files/chart.bin')).toEqual(bytes(3));
+    // Disk → server: a file linked from its page is attached; one no page links to is not.
+    write(a, 'notes/plan.md', `${read(a, 'notes/plan.md')}[data](files/data.bin)\n`);
+    fs.writeFileSync(path.join(a, 'notes/files/data.bin'), bytes(5));
+    fs.writeFileSync(path.join(a, 'notes/files/stray.bin'), bytes(9));
+    await sa.round();
+    expect(await fileOnServer('notes/plan/data.bin')).toEqual(bytes(5));
+    expect(await fileOnServer('notes/plan/stray.bin')).toBe(404);
+    // A second folder gets both; a change on the server comes to disk, one on disk to the server.
+    await sb.round();
+    expect(bin(b, 'notes/files/data.bin')).toEqual(bytes(5));
+    await putFile('notes/plan/chart.bin', bytes(11));
+    fs.writeFileSync(path.join(b, 'notes/files/data.bin'), bytes(13));
+    const r = await sb.round();
+    expect(r.errors).toEqual([]);
+    expect(bin(b, 'notes/files/chart.bin')).toEqual(bytes(11));
+    expect(await fileOnServer('notes/plan/data.bin')).toEqual(bytes(13));
+    await sa.round();
+    expect(bin(a, 'notes/files/chart.bin')).toEqual(bytes(11));
+    expect(bin(a, 'notes/files/data.bin')).toEqual(bytes(13));
+    // Deletes: one on disk, one on the server, each reaching the other side.
+    fs.rmSync(path.join(b, 'notes/files/data.bin'));
+    await sb.round();
+    expect(await fileOnServer('notes/plan/data.bin')).toBe(404);
+    expect((await srv.admin.del(`/files/${space}/notes/plan/chart.bin`)).status).toBe(204);
+    await sa.round();
+    expect(bin(a, 'notes/files/chart.bin')).toBeNull();
+    expect(bin(a, 'notes/files/data.bin')).toBeNull();
+    expect(bin(a, 'notes/files/stray.bin')).toEqual(bytes(9)); // never synced: left alone
+    // A page moved on the server takes its file to its new folder on disk.
+    await putFile('notes/plan/keep.bin', bytes(17));
+    expect((await srv.admin.post(`/spaces/${space}/moves`, { from: 'notes/plan', to: 'archive/plan' })).status).toBe(200);
+    await sb.round();
+    expect(bin(b, 'archive/files/keep.bin')).toEqual(bytes(17));
+    expect(bin(b, 'notes/files/keep.bin')).toBeNull();
+    // A page deleted on the server takes its files off the disk.
+    expect((await srv.admin.del(`/pages/${space}/archive/plan`)).status).toBe(204);
+    await sb.round();
+    expect(bin(b, 'archive/files/keep.bin')).toBeNull();
+    expect(fs.existsSync(path.join(b, 'archive'))).toBe(false);
+  });
+
+  it('imports a vault into an empty space as import-dir does: embedded files attached, the notes that changed written back', async () => {
+    const space = await newSpace();
+    const api = new Api({ url: srv.url, key: ADMIN_KEY });
+    const v = tempDir();
+    write(v, 'Guide.md', 'See ![[logo.bin]] and [[Other]].\n');
+    write(v, 'Other.md', 'plain\n');
+    fs.mkdirSync(path.join(v, 'Attachments'));
+    fs.writeFileSync(path.join(v, 'Attachments/logo.bin'), Buffer.from([0, 1, 2, 250]));
+    const r = await new Syncer(api, v, space, 'admin').round();
+    expect(r.errors).toEqual([]);
+    expect((await page(space, 'Guide')).content).toBe('See ![logo.bin](files/logo.bin) and [[Other]].\n');
+    expect(read(v, 'Guide.md').endsWith('---\nSee ![logo.bin](files/logo.bin) and [[Other]].\n')).toBe(true);
+    expect(read(v, 'Other.md')).toBe('plain\n'); // unchanged by the import: left as written
+    expect(fs.readFileSync(path.join(v, 'files/logo.bin'))).toEqual(Buffer.from([0, 1, 2, 250]));
+    const listed = await srv.admin.get(`/pages/${space}/Guide/files`);
+    expect(listed.body.files.map((f: { name: string }) => f.name)).toEqual(['logo.bin']);
+    // The next round has nothing to do.
+    const again = await new Syncer(api, v, space, 'admin').round();
+    expect(again).toMatchObject({ pulled: 0, pushed: 0, created: 0, deleted: 0, conflicts: [] });
+  });
+});

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Api } from '../client.ts';
 import { ExitError } from '../exit-error.ts';
+import { pushFiles } from './attachments.ts';
 import { firstRun } from './first-run.ts';
 import { compileIgnore } from './ignore.ts';
 import { pull } from './pull.ts';
@@ -37,6 +38,7 @@ export class Syncer {
     if (!ctx.state) await firstRun(ctx, report);
     else await pull(ctx, report);
     await push(ctx, report);
+    await pushFiles(ctx, report);
     pruneBases(ctx.dir, ctx.s);
     return report;
   }

@@ -12,8 +12,24 @@ export function readText(dir: string, rel: string): string | null {
   try { return fs.readFileSync(absolute(dir, rel), 'utf8'); } catch { return null; }
 }
 
-/** The folder's Markdown files not ignored, with their size and modification time. */
-export function scanFolder(dir: string, ignore: Ignore): Map<string, LocalFile> {
+export function readBytes(dir: string, rel: string): Buffer | null {
+  try { return fs.readFileSync(absolute(dir, rel)); } catch { return null; }
+}
+
+const isMarkdown = (rel: string): boolean => /\.md$/i.test(rel);
+
+/**
+ * Where an attached file lies in the layout of a folder export: `<folder>/files/<name>`, or
+ * `<folder>/files/<page name>/<name>` (docs/export-import.md, The folder).
+ */
+export function isAttachmentPlace(rel: string): boolean {
+  if (isMarkdown(rel) || rel.endsWith('.kspace-tmp')) return false;
+  const parts = rel.split('/');
+  return parts.at(-2) === 'files' || parts.at(-3) === 'files';
+}
+
+/** The folder's files not ignored that `want` takes (default: the Markdown files), with their size and time. */
+export function scanFolder(dir: string, ignore: Ignore, want: (rel: string) => boolean = isMarkdown): Map<string, LocalFile> {
   const out = new Map<string, LocalFile>();
   const walk = (rel: string): void => {
     let entries: fs.Dirent[];
@@ -22,7 +38,7 @@ export function scanFolder(dir: string, ignore: Ignore): Map<string, LocalFile> 
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (ignore(child, e.isDirectory())) continue;
       if (e.isDirectory()) walk(child);
-      else if (e.isFile() && /\.md$/i.test(e.name)) {
+      else if (e.isFile() && want(child)) {
         const st = fs.statSync(absolute(dir, child));
         out.set(child, { rel: child, size: st.size, mtimeMs: st.mtimeMs });
       }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileOfPage, fileToPage } from '../../domain/bundles/markdown-folder.ts';
 import { FEED_LIMIT, samePage, statusOf, type Change } from './remote.ts';
 import { absolute, dropEmptyFolders, readText } from './folder.ts';
+import { dropPageFiles, movePageFiles, pullFileChange, pullPageFiles } from './attachments.ts';
 import { reconcile } from './reconcile.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
 
@@ -28,7 +29,10 @@ export async function pull(ctx: RoundContext, report: SyncReport): Promise<void>
     }
     changes = r.changes;
     // In commit order, each one: a move must be seen even when a later change of the page follows it.
-    for (const c of changes) if (c.event.startsWith('page.')) await pullChange(ctx, c, report);
+    for (const c of changes) {
+      if (c.event.startsWith('page.')) await pullChange(ctx, c, report);
+      else if (c.space === ctx.space) await pullFileChange(ctx, c.event, c.path, report);
+    }
     s.cursor = r.nextSince;
     ctx.save();
     if (changes.length < FEED_LIMIT) return;
@@ -47,6 +51,7 @@ async function pullChange(ctx: RoundContext, c: Change, report: SyncReport): Pro
         delete ctx.s.files[rel];
         ctx.s.files[to] = { ...entry, page: c.path };
         dropEmptyFolders(ctx.dir, rel);
+        movePageFiles(ctx, c.from.path, c.path);
         report.moved++;
       } else {
         // Changed here meanwhile: the file stays and becomes a page of its own at the next push.
@@ -62,15 +67,19 @@ async function pullChange(ctx: RoundContext, c: Change, report: SyncReport): Pro
   if (!server) {
     if (!found) return;
     if (ctx.changedOnDisk(rel, found[1])) delete ctx.s.files[rel]; // kept: the next push brings it back
-    else { ctx.removeLocal(rel); report.deleted++; }
+    else { ctx.removeLocal(rel); report.deleted++; await dropPageFiles(ctx, c.path, report); }
     return;
   }
   if (!found) {
     const text = readText(ctx.dir, rel);
-    if (text === null) { ctx.writeLocal(rel, server); report.pulled++; return; }
-    const mine = fileToPage({ path: rel, text });
-    if (!('code' in mine) && samePage(mine, server)) { ctx.record(rel, server.path, server.version, text); return; }
-    ctx.conflict(rel, text, server, report);
+    // A page new to this folder (created, restored, moved or let in): its files come along.
+    if (text === null) { ctx.writeLocal(rel, server); report.pulled++; }
+    else {
+      const mine = fileToPage({ path: rel, text });
+      if (!('code' in mine) && samePage(mine, server)) ctx.record(rel, server.path, server.version, text);
+      else ctx.conflict(rel, text, server, report);
+    }
+    await pullPageFiles(ctx, server.path, report);
     return;
   }
   if (server.version <= found[1].version) return;

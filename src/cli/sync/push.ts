@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { fileToPage } from '../../domain/bundles/markdown-folder.ts';
 import { samePage } from './remote.ts';
 import { absolute, readText, scanFolder } from './folder.ts';
+import { movePageFiles } from './attachments.ts';
 import { reconcile } from './reconcile.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
 import { sha256, type FileEntry } from './state.ts';
@@ -81,6 +82,7 @@ async function pushMove(ctx: RoundContext, fromRel: string, toRel: string, text:
   if (!entry || 'code' in page) return false;
   if (!(await ctx.remote.move(entry.page, page.path))) return false;
   delete ctx.s.files[fromRel];
+  movePageFiles(ctx, entry.page, page.path);
   const server = await ctx.remote.getPage(page.path);
   ctx.record(toRel, page.path, server?.version ?? entry.version, text);
   report.moved++;

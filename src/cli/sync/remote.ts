@@ -1,11 +1,16 @@
 // The server side of `kspace sync` (docs/sync.md): the pages of one space through the HTTP API.
 import type { BundlePage } from '../../domain/bundles/bundle.ts';
-import { toBundleJson } from '../../domain/bundles/markdown-folder.ts';
+import { toBundleJson, type FolderAttachment } from '../../domain/bundles/markdown-folder.ts';
 import { pagePath, spacePath } from '../../client/paths.ts';
 import type { Api } from '../client.ts';
+import { enc } from '../client.ts';
 import { ExitError } from '../exit-error.ts';
+import { sha256 } from './state.ts';
 
 export type ServerPage = BundlePage & { version: number };
+/** A page's attached file as the JSON export lists it (its bytes in the export's `blobs`, by sha256). */
+export type ServerFile = { path: string; name: string; contentType: string; sha256: string };
+export type ServerExport = { pages: BundlePage[]; attachments: ServerFile[]; blobs: Record<string, string> };
 export type Change = { txid: number; event: string; space: string; path: string; from?: { space: string; path: string }; version?: number };
 
 export const FEED_LIMIT = 1000;
@@ -93,11 +98,11 @@ export class Remote {
     return out;
   }
 
-  /** Every page of the space in one request (the JSON export). */
-  async exportPages(): Promise<BundlePage[]> {
+  /** Every page of the space and their files in one request (the JSON export). */
+  async exportPages(): Promise<ServerExport> {
     const res = await this.api.send('GET', spacePath(this.space, 'export'));
-    const bundle = (await res.json()) as { pages: BundlePage[] };
-    return bundle.pages;
+    const bundle = (await res.json()) as Partial<ServerExport> & { pages: BundlePage[] };
+    return { pages: bundle.pages, attachments: bundle.attachments ?? [], blobs: bundle.blobs ?? {} };
   }
 
   /**
@@ -105,20 +110,34 @@ export class Remote {
    * server's import cap: a first run into an empty space sends thousands of pages in seconds.
    * The paths it could not import.
    */
-  async importPages(pages: BundlePage[]): Promise<Array<{ path: string; message: string }>> {
+  async importPages(pages: BundlePage[], files: FolderAttachment[] = []): Promise<Array<{ path: string; message: string }>> {
     const failed: Array<{ path: string; message: string }> = [];
+    const filesOf = new Map<string, FolderAttachment[]>();
+    for (const f of files) filesOf.set(f.path, [...(filesOf.get(f.path) ?? []), f]);
     let batch: BundlePage[] = [];
     let size = 0;
     const send = async (): Promise<void> => {
       if (!batch.length) return;
       const body = toBundleJson({ slug: this.space, name: this.space, description: '' }, batch);
+      const attached = batch.flatMap((p) => filesOf.get(p.path) ?? []);
+      if (attached.length) {
+        // Version 2: the pages' files, each blob once (docs/export-import.md).
+        const blobs: Record<string, string> = {};
+        body.formatVersion = 2;
+        body.attachments = attached.map((f) => {
+          const hash = sha256(Buffer.from(f.data));
+          blobs[hash] ??= Buffer.from(f.data).toString('base64');
+          return { path: f.path, name: f.name, contentType: f.contentType, sha256: hash };
+        });
+        body.blobs = blobs;
+      }
       const r = await this.api.json<{ errors: Array<{ path: string; message: string }> }>('POST', spacePath(this.space, 'import'), { query: { mode: 'skip' }, body });
       failed.push(...r.errors);
       batch = [];
       size = 0;
     };
     for (const p of pages) {
-      const n = Buffer.byteLength(p.content) + 512;
+      const n = Buffer.byteLength(p.content) + 512 + (filesOf.get(p.path) ?? []).reduce((t, f) => t + Math.ceil(f.data.length * 4 / 3), 0);
       if (size + n > IMPORT_BATCH_BYTES) await send();
       batch.push(p);
       size += n;
@@ -152,6 +171,59 @@ export class Remote {
       const st = statusOf(e);
       if (st === 404 || st === 409 || st === 400) return false;
       throw e;
+    }
+  }
+
+  /** The names and hashes of a page's files ([] when the page is gone). */
+  async listFiles(page: string): Promise<Array<{ name: string; sha256: string }>> {
+    const out: Array<{ name: string; sha256: string }> = [];
+    let cursor: string | null = null;
+    try {
+      do {
+        const r: { files: Array<{ name: string; sha256: string }>; nextCursor: string | null } =
+          await this.api.get(pagePath(this.space, page, 'files'), { limit: LIST_LIMIT, cursor });
+        out.push(...r.files.map((f) => ({ name: f.name, sha256: f.sha256 })));
+        cursor = r.nextCursor;
+      } while (cursor);
+    } catch (e) {
+      if (statusOf(e) === 404) return [];
+      throw e;
+    }
+    return out;
+  }
+
+  private fileUrl(page: string, name: string): string {
+    return `/files/${enc(this.space)}/${[...page.split('/'), name].map(enc).join('/')}`;
+  }
+
+  /** A file's bytes, or null when it (or its page) is gone. */
+  async getFile(page: string, name: string): Promise<Buffer | null> {
+    try {
+      const res = await this.api.send('GET', this.fileUrl(page, name), { accept: '*/*' });
+      return Buffer.from(await res.arrayBuffer());
+    } catch (e) {
+      if (statusOf(e) === 404) return null;
+      throw e;
+    }
+  }
+
+  /** Attaches (or replaces) a file; false when the page is gone. */
+  async putFile(page: string, name: string, bytes: Uint8Array): Promise<boolean> {
+    try {
+      await this.api.json('PUT', this.fileUrl(page, name), { bytes });
+      return true;
+    } catch (e) {
+      if (statusOf(e) === 404) return false;
+      throw e;
+    }
+  }
+
+  /** Removes a file (gone already is the same). */
+  async deleteFile(page: string, name: string): Promise<void> {
+    try {
+      await this.api.send('DELETE', this.fileUrl(page, name));
+    } catch (e) {
+      if (statusOf(e) !== 404) throw e;
     }
   }
 

@@ -42,7 +42,7 @@ export class RoundContext {
     return this.state!;
   }
 
-  write(rel: string, text: string): void {
+  write(rel: string, text: string | Uint8Array): void {
     writeFileAtomic(this.dir, rel, text);
     this.written.push(absolute(this.dir, rel));
   }

@@ -16,13 +16,23 @@ export type FileEntry = {
   /** The hash of a text being sent to the server and not yet recorded as agreed (a PUT in flight). */
   pushing?: string;
 };
-export type SyncState = { format: 'kspace-sync'; version: 1; server: string; space: string; cursor: number; files: Record<string, FileEntry> };
+/**
+ * An attached file on disk: the pages it is attached to under `name` (one file in the folder can
+ * be the same file of several pages of one folder, as the export writes it), its hash, size and
+ * time when it was last synced.
+ */
+export type AttachmentEntry = { pages: string[]; name: string; sha256: string; size: number; mtimeMs: number };
+export type SyncState = {
+  format: 'kspace-sync'; version: 1; server: string; space: string; cursor: number; files: Record<string, FileEntry>;
+  /** The attached files, by their path in the folder (absent in a state from before they were synced). */
+  attachments?: Record<string, AttachmentEntry>;
+};
 
 export const STATE_DIR = '.kspace';
 const STATE_FILE = 'sync.json';
 const BASE_DIR = 'base';
 
-export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
+export const sha256 = (text: string | Uint8Array): string => createHash('sha256').update(text).digest('hex');
 
 function writeDurably(file: string, data: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -40,7 +50,7 @@ function writeDurably(file: string, data: string): void {
 }
 
 /** Writes a synced file whole or not at all (the flush before the state makes it durable). */
-export function writeFileAtomic(dir: string, rel: string, text: string): void {
+export function writeFileAtomic(dir: string, rel: string, text: string | Uint8Array): void {
   const file = path.join(dir, ...rel.split('/'));
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.kspace-tmp`;
