@@ -45,8 +45,8 @@ Sections:
   webhooks    webhook delivery throughput and latency
   search      full-text, metadata and link queries on a --pages corpus, against naive floors
   titles      GET /search/titles: a quick switcher's keystroke queries on a --pages corpus
-  relevance   nDCG@10, MAP@100, Recall@100, MRR of GET /search on the Cranfield collection (not in the repository:
-              scripts/bench/relevance.ts says where to put it) against FTS5 bm25() with porter in the same run
+  relevance   nDCG@10, MAP@100, Recall@100, MRR of GET /search on Cranfield, CISI and CACM (not in the repository:
+              scripts/bench/relevance.ts says where to put them) against FTS5 bm25() with porter and MiniSearch
   doors       the single executable's cold start and size; an MCP tool call against the HTTP request
   web         the web app: bytes sent, largest contentful paint in headless Chromium, embedded size
   moves       a 1,000-page prefix with 5,000 inbound links moved with one request
