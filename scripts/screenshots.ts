@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import chromium from '@sparticuz/chromium';
-import { chromium as pw, type Page } from 'playwright-core';
+import { chromium as pw, type Page, type Request } from 'playwright-core';
 import { loadConfig } from '../src/config/config.ts';
 import { serve } from '../src/server.ts';
 
@@ -24,7 +24,8 @@ async function api(method: string, p: string, body?: unknown): Promise<unknown> 
 const page = (space: string, p: string, body: Record<string, unknown>): Promise<unknown> => api('PUT', `/pages/${space}/${p}`, body);
 
 await api('POST', '/admin/principals', { name: 'alice', kind: 'user', password: 'correct horse battery', orgAdmin: true });
-await api('POST', '/admin/principals', { name: 'build-bot', kind: 'agent' });
+const bot = await api('POST', '/admin/principals', { name: 'build-bot', kind: 'agent' }) as { id: string };
+const botKey = (await api('POST', `/admin/principals/${bot.id}/keys`) as { key: string }).key;
 await api('POST', '/spaces', { slug: 'handbook', name: 'Team handbook', description: 'How the platform team works: onboarding, runbooks, decisions and tasks.' });
 await api('POST', '/spaces', { slug: 'design', name: 'Design system', description: 'Tokens, components and review notes.' });
 await page('handbook', 'index', { title: 'Welcome to the platform team', content: `Start with [onboarding](people/onboarding), then set up your machine with the [development setup](engineering/setup).
@@ -73,8 +74,27 @@ await page('handbook', 'index', { title: 'Welcome to the platform team', content
 await page('design', 'tokens', { title: 'Colour tokens', content: 'Our palette. Used by the [handbook](/pages/handbook/index).' });
 
 const browser = await pw.launch({ executablePath: await chromium.executablePath(), args: chromium.args.filter((a) => a !== '--single-process') });
+// Requests in flight per page, but the change feed's stream (open as long as the page is):
+// Playwright's networkidle would wait for it forever.
+const inFlight = new WeakMap<Page, Set<Request>>();
+function track(p: Page): void {
+  const open = new Set<Request>();
+  inFlight.set(p, open);
+  p.on('request', (r) => { if (!r.url().includes('/changes/stream')) open.add(r); });
+  p.on('requestfinished', (r) => open.delete(r));
+  p.on('requestfailed', (r) => open.delete(r));
+}
+/** The page has loaded and made no request (but the stream) for 500 ms. */
+async function quiet(p: Page): Promise<void> {
+  await p.waitForLoadState('load');
+  const open = inFlight.get(p) ?? new Set();
+  for (let still = Date.now(); Date.now() - still < 500;) {
+    if (open.size) still = Date.now();
+    await p.waitForTimeout(50);
+  }
+}
 async function shot(p: Page, name: string): Promise<void> {
-  await p.waitForLoadState('networkidle');
+  await quiet(p);
   await p.waitForTimeout(150);
   const file = process.argv.includes('--narrow') ? path.join(os.tmpdir(), `${name}-390.png`) : path.join(out, `${name}.png`);
   await p.screenshot({ path: file });
@@ -83,6 +103,7 @@ async function shot(p: Page, name: string): Promise<void> {
 async function signedIn(width: number, height: number): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: 'light' });
   const p = await ctx.newPage();
+  track(p);
   p.on('console', (m) => { if (m.type() === 'error') console.error('console:', m.text()); });
   await p.goto(`${base}/app/sign-in`);
   await p.getByLabel('Name').fill('alice');
@@ -100,6 +121,7 @@ try {
   {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const p = await ctx.newPage();
+    track(p);
     await p.goto(`${base}/app/sign-in`);
     if (want('sign-in')) await shot(p, 'sign-in');
     await ctx.close();
@@ -152,9 +174,28 @@ try {
     await p.waitForTimeout(400);
     await shot(p, 'completion');
   }
+  if (want('updated-by')) {
+    // An open editor when someone else saves the page (docs/web.md, "Live updates").
+    const streaming = p.waitForResponse((r) => r.url().includes('/changes/stream') && r.status() === 200);
+    await p.goto(`${base}/app/p/handbook/engineering/setup?edit`);
+    await streaming;
+    await p.locator('.cm-content').waitFor();
+    await p.locator('.cm-content').click();
+    await p.keyboard.press('Control+End');
+    await p.keyboard.type('\n\nOn a Mac, install the command line tools first.');
+    const r = await fetch(`${base}/pages/handbook/engineering/setup`, {
+      method: 'PUT', headers: { authorization: `Bearer ${botKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Clone the repository and run `npm ci` (Node 24).\n\n```sh\ngit clone git@example.com:platform/gateway.git\nnpm ci && npm test\n```\n\nBack to [onboarding](../people/onboarding).' }),
+    });
+    if (!r.ok) throw new Error(`PUT by build-bot: ${r.status}`);
+    await p.getByRole('status').filter({ hasText: 'Updated by build-bot' }).waitFor();
+    await p.waitForTimeout(300);
+    await shot(p, 'updated-by');
+  }
   if (want('page-dark')) {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', storageState: await p.context().storageState() });
     const d = await ctx.newPage();
+    track(d);
     await d.goto(`${base}/app/p/handbook/index`);
     await shot(d, 'page-dark');
   }

@@ -10,6 +10,7 @@ import { QuickSwitcher, useSwitcherShortcut } from './components/quick-switcher.
 import { href, navigate, parseRoute, useLocation, type Route } from './router.ts';
 import { SessionContext } from './session.ts';
 import { useShortcuts } from './lib/shortcuts.ts';
+import { startLive, stopLive } from './lib/live.ts';
 import { SignIn } from './views/sign-in.tsx';
 import { OfflineBanner } from './components/offline-banner.tsx';
 import { forgetOfflineCopies } from './lib/offline.ts';
@@ -47,6 +48,13 @@ export function App() {
     if (principal && route.name === 'signIn') navigate(route.next, { replace: true });
   }, [principal, route.name, current]);
 
+  // One reader of the change feed for this tab while someone is signed in (lib/live.ts).
+  useEffect(() => {
+    if (!principal) return;
+    startLive();
+    return stopLive;
+  }, [principal]);
+
   useShortcuts(route, Boolean(principal));
   const [switcher, setSwitcher] = useState(false);
   useSwitcherShortcut(Boolean(principal) && route.name !== 'signIn', () => setSwitcher((o) => !o));
@@ -68,6 +76,7 @@ export function App() {
   }
 
   const signOut = (): void => {
+    stopLive();
     // The person's offline copies go whether or not the server heard the sign-out (docs/security.md).
     del('/session').catch(() => undefined).then(forgetOfflineCopies).finally(() => {
       setCsrfToken(null);

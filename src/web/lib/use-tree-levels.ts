@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { get, spaceApi } from '../api/client.ts';
 import { ancestors, levelAddress, mergeLevel, parentOf, type LevelNode } from './tree.ts';
+import { useLiveChanges } from './live.ts';
 
 export interface LevelState { nodes: LevelNode[]; nextCursor: string | null; status: 'loading' | 'ok' | 'error'; error?: unknown }
 
@@ -48,6 +49,21 @@ export function useTreeLevels(space: string, current: string | undefined) {
     if (current !== undefined) setOpen((o) => new Set([...o, ...folders.slice(1)]));
     for (const f of folders) if (!levelsRef.current.has(f) || (current !== undefined && f === parentOf(current))) load(f);
   }, [current, load]);
+
+  // Live (lib/live.ts): a page created, deleted, moved or restored in this space reloads the
+  // loaded levels on its way (a folder may appear or go); a page updated (a new title) its own level.
+  useLiveChanges((batch) => {
+    const again = new Set<string>();
+    const near = (p: string, all: boolean): void => {
+      for (const f of all ? ancestors(p) : [parentOf(p)]) if (levelsRef.current.has(f)) again.add(f);
+    };
+    for (const c of batch) {
+      if (!c.event.startsWith('page.')) continue;
+      if (c.space === space) near(c.path, c.event !== 'page.updated');
+      if (c.from?.space === space) near(c.from.path, true);
+    }
+    for (const f of again) load(f);
+  }, () => { for (const f of levelsRef.current.keys()) load(f); });
 
   const toggle = (folder: string, want?: boolean): void => {
     const opening = want ?? !open.has(folder);

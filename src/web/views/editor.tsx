@@ -2,7 +2,7 @@
 // Preview, Save with baseVersion. A 409 shows both versions and a merge; a draft survives reloads.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, get, pageApi, put } from '../api/client.ts';
-import type { Field, Page, Template } from '../api/types.ts';
+import type { Field, Page, RevisionSummary, Template } from '../api/types.ts';
 import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
@@ -19,6 +19,8 @@ import { relativeTime } from '../lib/format.ts';
 import { fromRaw, fromRows, initialRaw, toRows, type FreeRow, type RawValues } from '../lib/metadata-form.ts';
 import { usePreview } from '../lib/use-preview.ts';
 import { useAsync } from '../lib/use-async.ts';
+import { useLiveChanges } from '../lib/live.ts';
+import { useSession } from '../session.ts';
 import { href, navigate } from '../router.ts';
 import { pageCrumbs } from './page-view.tsx';
 
@@ -115,6 +117,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     const body = { title: over?.title ?? title, content: over?.content ?? content, metadata: metadata(), baseVersion: over?.baseVersion ?? base.version };
     try {
       await put<Page>(pageApi(space, path), body);
+      savedRef.current = true;
       clearDraft(draftId);
       navigate(href.page(space, path));
     } catch (err) {
@@ -134,6 +137,31 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
       setSaving(false);
     }
   };
+
+  // Live (lib/live.ts): someone else's save of this page shows as "Updated by <name>" (a status a
+  // screen reader announces); the typed text stays as it is, and Save then meets the 409 and its
+  // merge. A move or a delete of the page is said too.
+  const { principal } = useSession();
+  const [live, setLive] = useState<string | null>(null);
+  const savedRef = useRef(false);
+  useLiveChanges((batch) => {
+    if (inFlight.current || savedRef.current) return; // this editor's own save
+    const c = [...batch].reverse().find((x) => x.event.startsWith('page.') && (x.space === space && x.path === path || (x.from?.space === space && x.from.path === path)));
+    if (!c) return;
+    if (c.event === 'page.moved' && !(c.space === space && c.path === path)) {
+      setLive(`This page has just been moved to ${c.space}/${c.path}. Your text is kept here; saving writes it at this address as a new page.`);
+      return;
+    }
+    if (c.event === 'page.deleted') {
+      setLive('This page has just been deleted. Your text is kept; saving writes it as the page again.');
+      return;
+    }
+    if (c.version !== undefined && c.version <= base.version) return;
+    const say = (name: string): void => setLive(`Updated by ${name}${c.version !== undefined ? ` (version ${c.version})` : ''}. Your text is kept; saving merges the two.`);
+    if (c.actor.id === principal.id) { say('you, in another window'); return; }
+    get<{ revisions: RevisionSummary[] }>(`${pageApi(space, path)}/revisions?limit=1`)
+      .then((r) => say(r.revisions[0]?.author.name ?? 'someone else'), () => say('someone else'));
+  });
 
   // Ctrl/⌘-S saves what the last render holds. The listener is bound once and reads `save` from a
   // ref set during render: a listener re-bound in a plain effect (run after the next frame) saved
@@ -188,6 +216,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
             </div>
           </div>
         )}
+        <div role="status" class={live && !conflict ? 'notice' : 'sr-only'}>{conflict ? '' : live}</div>
         {conflict && (
           <ConflictPanel base={base} mine={{ title, content }} theirs={conflict} saving={saving}
             onSave={(merged) => { setContent(merged.content); replaceContent(merged.content); setTitle(merged.title); void save({ ...merged, baseVersion: conflict.version }).then(() => undefined); }}

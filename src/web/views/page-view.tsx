@@ -14,6 +14,7 @@ import { useAsync } from '../lib/use-async.ts';
 import { saveTick } from '../lib/task-tick.ts';
 import { withoutTitleHeading } from '../lib/title-heading.ts';
 import { rememberVisit } from '../lib/recent.ts';
+import { useLiveChanges, type FeedChange } from '../lib/live.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
 
@@ -84,6 +85,28 @@ export function PageView({ space, path }: { space: string; path: string }) {
     el.addEventListener('change', onChange);
     return () => el.removeEventListener('change', onChange);
   });
+  // Live (lib/live.ts): another save shows within a moment (the text is replaced in place, so the
+  // scroll position stays); a move follows the page to its new address; a delete says so.
+  const [deleted, setDeleted] = useState(false);
+  const shownVersion = page.data?.version ?? 0;
+  useLiveChanges((batch: FeedChange[]) => {
+    let now: 'changed' | 'deleted' | null = null;
+    for (const c of batch) {
+      if (c.event === 'page.moved' && c.from?.space === space && c.from.path === path) {
+        navigate(href.page(c.space, c.path), { replace: true });
+        return;
+      }
+      if (c.space !== space || c.path !== path) continue;
+      if (c.event === 'page.deleted') now = 'deleted';
+      else if (c.event !== 'page.updated' || c.version === undefined || c.version > shownVersion) now = c.event.startsWith('page.') ? 'changed' : now;
+    }
+    if (now === 'deleted') setDeleted(true);
+    if (now === 'changed') {
+      setDeleted(false);
+      page.reload();
+      links.reload();
+    }
+  }, () => { page.reload(); links.reload(); acl.reload(); });
   useTitle(page.data?.title ?? path);
   useEffect(() => { if (page.data) rememberVisit(page.data); }, [page.data]);
   // A moved page's old address answers with the page where it is now: show that address.
@@ -92,9 +115,11 @@ export function PageView({ space, path }: { space: string; path: string }) {
     if (at && (at.space !== space || at.path !== path)) navigate(href.page(at.space, at.path), { replace: true });
   }, [at, space, path]);
 
+  const deletedNote = deleted && <p role="status" class="notice">This page has just been deleted: it is in the space's <a href={href.trash(space)}>trash</a>.</p>;
   if (page.status === 'error' && page.error instanceof ApiError && page.error.status === 404) {
     return (
       <NotFound what="page">
+        {deletedNote}
         <p><a class="button primary" href={href.newPage({ space, path })}>Create this page</a></p>
       </NotFound>
     );
@@ -124,6 +149,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
                 <PageActions page={p} onRenamed={page.reload} />
               </div>
             </div>
+            {deletedNote}
             {taskNote !== null && <p role="status" class="notice">{taskNote}</p>}
             {p.html === undefined
               ? <pre class="markdown-source">{p.content}</pre>
