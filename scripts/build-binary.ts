@@ -56,8 +56,10 @@ await bundle('src/sea-loader.ts', 'sea-loader.cjs');
 // The checkpoint and full-text helper runs as a worker thread of the server; in the executable its
 // code comes from this second, small bundle (an asset), started with `eval` (src/store/helper/thread.ts).
 await bundle('src/store/helper/worker.ts', 'helper-worker.cjs');
-// So does the worker that renders large Markdown and diffs revisions (src/domain/offload.ts).
+// So does the worker that renders large Markdown and diffs revisions (src/domain/offload.ts),
+// and the one that makes exports (src/domain/bundles/export-thread.ts).
 await bundle('src/domain/offload-worker.ts', 'offload-worker.cjs');
+await bundle('src/domain/bundles/export-worker.ts', 'export-worker.cjs');
 
 /**
  * Escapes the characters above U+00FF that esbuild leaves in the bundle (three, in regular
@@ -95,6 +97,7 @@ function assetFiles(): string[] {
 const assets: Record<string, string> = {
   'helper-worker.cjs': path.join(dist, 'helper-worker.cjs'),
   'offload-worker.cjs': path.join(dist, 'offload-worker.cjs'),
+  'export-worker.cjs': path.join(dist, 'export-worker.cjs'),
 };
 // An addon's hash names its cache file (src/sea-main.ts); computed here, not at every start.
 function addAddon(asset: string, file: string): void {

@@ -1,6 +1,7 @@
 import { indexBackfillJob } from './domain/indexes/backfill.ts';
 import { changesRetentionJob } from './domain/changes.ts';
 import { stopOffload } from './domain/offload.ts';
+import { stopExportWorkers } from './domain/bundles/export-thread.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from './app.ts';
@@ -150,6 +151,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       mark('writes');
       for (const job of jobs) await job.stop();
       await stopOffload(); // the rendering and diff worker (src/domain/offload.ts)
+      await stopExportWorkers(); // src/domain/bundles/export-thread.ts
       mark('jobs');
       if (helperStart) clearTimeout(helperStart);
       await checkpointer?.stop(); // its connections close first: the server's, the last, removes the WAL

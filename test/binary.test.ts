@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNative } from '../scripts/build-native.ts';
 import { ensureBinary } from '../scripts/lib/binary.ts';
@@ -92,6 +93,12 @@ describe('dist/kspace alone in an empty directory', () => {
       // kspace's malloc trim (src/malloc-trim.ts), carried when the build had a C compiler, is
       // written to the cache directory and loaded a second after the start.
       if (buildNative() !== null) expect(await waitFor(() => fs.readFileSync(`/proc/${srv.pid}/maps`, 'utf8').includes(path.join(dir, '.cache/kspace/malloc-trim-')))).toBe(true);
+      // A zip export, made by a worker thread from the bundle the executable carries.
+      const threads = helperThreads(srv.pid).length;
+      const zip = await fetch(`${srv.url}/spaces/wiki/export?format=zip`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(zip.status).toBe(200);
+      expect(Object.keys(unzipSync(new Uint8Array(await zip.arrayBuffer())))).toContain('start/here.md');
+      expect(helperThreads(srv.pid).filter((t) => t.nice === 10)).toHaveLength(threads + 1);
       const hits = await cli(['search', 'welcome']);
       expect(hits.stdout).toMatch(/^wiki\/start\/here {2}Start here {2}/);
       expect(srv.stderr()).not.toContain('checkpointer');

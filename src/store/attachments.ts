@@ -131,10 +131,14 @@ export function spaceAttachmentBytes(db: Db, spaceId: number): number {
 
 export type ExportedAttachment = { path: string; name: string; sha256: string; content_type: string; size: number };
 
-/** The attachments of the live pages of a space the caller may read (what an export carries), by path and name. */
+/**
+ * The attachments of the live pages of a space the caller may read (what an export carries), by
+ * path and name. Walked from the space's attachments (CROSS JOIN keeps that order): from its
+ * pages, it probed every page for files (0.15–0.4 s at 20,000 pages).
+ */
 export function readableAttachmentsOfSpace(db: Db, caller: Caller, spaceId: number, withAcl = true): ExportedAttachment[] {
   return stmt(db, `SELECT p.path, a.name, a.sha256, a.content_type, a.size
-    FROM pages p JOIN spaces s ON s.id = p.space_id JOIN attachments a ON a.page_id = p.id
-    WHERE p.space_id = @spaceId AND (@withAcl = 1 OR p.has_acl = 0) AND ${READABLE_PAGE}
+    FROM attachments a CROSS JOIN pages p ON p.id = a.page_id JOIN spaces s ON s.id = p.space_id
+    WHERE a.space_id = @spaceId AND p.space_id = @spaceId AND (@withAcl = 1 OR p.has_acl = 0) AND ${READABLE_PAGE}
     ORDER BY p.path, a.name`).all({ ...callerParams(caller), spaceId, withAcl: withAcl ? 1 : 0 }) as never;
 }

@@ -1,7 +1,10 @@
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_WORKER_EXPORTS, exportWorkers } from '../../src/domain/bundles/export-thread.ts';
 import { openSnapshotCount } from '../../src/store/db/connection.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
@@ -85,3 +88,61 @@ describe('GET /spaces/:slug/export?format=zip', () => {
     expect(await zipPages(srv.admin, 'gone')).toEqual(['a.md']);
   });
 });
+
+describe('exports on worker threads', () => {
+  const get = (who: Client, slug: string, format: 'zip' | 'json', signal?: AbortSignal) =>
+    fetch(`${srv.url}/spaces/${slug}/export?format=${format}`, { headers: { authorization: `Bearer ${who.key}` }, signal });
+  const upload = (who: Client, at: string, text: string) =>
+    fetch(`${srv.url}/files/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${who.key}`, 'content-type': 'text/plain' }, body: text });
+
+  it('carries only the files of pages the caller may read', async () => {
+    expect((await srv.admin.post('/spaces', { slug: 'files', name: 'Files' })).status).toBe(201);
+    await srv.admin.put('/pages/files/open', { title: 'Open' });
+    await srv.admin.put('/pages/files/closed', { title: 'Closed' });
+    expect((await upload(srv.admin, 'files/open/a.txt', 'hello')).status).toBe(201);
+    expect((await upload(srv.admin, 'files/closed/b.txt', 'secret')).status).toBe(201);
+    expect((await srv.admin.put('/pages/files/closed/acl', { read: [], write: [] })).status).toBe(200);
+    const files = async (who: Client) => {
+      const entries = unzipSync(new Uint8Array(await (await get(who, 'files', 'zip')).arrayBuffer()));
+      return Object.fromEntries(Object.entries(entries).filter(([n]) => n.endsWith('.txt')).map(([n, b]) => [n.split('/').pop(), Buffer.from(b).toString()]));
+    };
+    expect(await files(bob)).toEqual({ 'a.txt': 'hello' });
+    expect(await files(srv.admin)).toEqual({ 'a.txt': 'hello', 'b.txt': 'secret' });
+  });
+
+  it('runs at most MAX_WORKER_EXPORTS at once, makes the next on the event loop, and stops each when its client hangs up', async () => {
+    // 9 MB of JSON in pieces: more than a stream, its worker's pieces and the loopback socket buffers hold.
+    const pages = Array.from({ length: 6 }, (_, i) => ({ path: `p${i}`, title: `P ${i}`, content: 'z'.repeat(1_500_000) }));
+    expect((await srv.admin.post('/spaces/large/import', { ...bundleOf(0), pages })).body.created).toBe(6);
+    expect((await srv.admin.post('/spaces/small/import', bundleOf(3))).body.created).toBe(3);
+    const stalled = [];
+    for (let i = 0; i < MAX_WORKER_EXPORTS; i++) stalled.push(await stalledExport('large'));
+    expect(exportWorkers()).toEqual({ threads: MAX_WORKER_EXPORTS, busy: MAX_WORKER_EXPORTS });
+    // One more: on the event loop, complete.
+    expect(await zipPages(bob, 'small')).toEqual(['p/0000.md', 'p/0001.md', 'p/0002.md']);
+    expect(exportWorkers().busy).toBe(MAX_WORKER_EXPORTS);
+    for (const socket of stalled) socket.destroy();
+    for (let i = 0; i < 200 && (openSnapshotCount() > 0 || exportWorkers().busy > 0); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(openSnapshotCount()).toBe(0);
+    // Each worker stopped its export and waits for the next; none was ended by force.
+    expect(exportWorkers()).toEqual({ threads: MAX_WORKER_EXPORTS, busy: 0 });
+    // Nothing pins the WAL any more: a checkpoint completes.
+    await srv.admin.put('/pages/large/after', { title: 'After' });
+    expect((srv.svc.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>)[0].busy).toBe(0);
+    expect(await zipPages(bob, 'small')).toHaveLength(3);
+    expect(exportWorkers().threads).toBe(MAX_WORKER_EXPORTS);
+    expect(srv.errors).toEqual([]);
+  }, 60_000);
+});
+
+/** A JSON export asked for over a raw socket that reads its first bytes, then no more (a stalled client). */
+async function stalledExport(slug: string): Promise<net.Socket> {
+  const url = new URL(srv.url);
+  const socket = net.connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  socket.write(`GET /spaces/${slug}/export HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${srv.admin.key}\r\n\r\n`);
+  const [first] = (await once(socket, 'data')) as [Buffer];
+  expect(first.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
+  socket.pause();
+  return socket;
+}

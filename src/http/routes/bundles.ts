@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { FastResponse } from 'srvx';
 import { parseBundle } from '../../domain/bundles/bundle.ts';
 import { openExportStream } from '../../domain/bundles/export.ts';
+import { openWorkerExport } from '../../domain/bundles/export-thread.ts';
 import { IMPORT_MODES, importBundle } from '../../domain/bundles/import.ts';
 import { gatedImport } from '../../domain/bundles/import-gate.ts';
 import { resolveSpace } from '../../domain/spaces.ts';
@@ -82,14 +83,16 @@ export const bundleEndpoints = [
     handler: async ({ svc, caller, params, query }) => {
       const space = resolveSpace(svc, caller, params.slug);
       const base = space.slug.replace(/[^a-z0-9-]/g, '_');
+      // Made on a worker thread of its own; on the event loop in steps when no worker may run it (export-thread.ts).
       if (query.format === 'zip') {
-        // Loaded at the first zip export: fflate's tables were ~5 ms of a profiled start.
-        const { openZipExportStream } = await import('../../domain/bundles/zip-export.ts');
-        return new FastResponse(await openZipExportStream(svc, caller, space) as never, {
+        const stream = await (openWorkerExport(svc, 'zip export', 'zip', caller, space)
+          // Loaded at the first such export: fflate's tables were ~5 ms of a profiled start.
+          ?? (await import('../../domain/bundles/zip-export.ts')).openZipExportStream(svc, caller, space));
+        return new FastResponse(stream as never, {
           headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${base}-export.zip"`, 'cache-control': 'no-store' },
         });
       }
-      return new FastResponse(await openExportStream(svc, caller, space) as never, {
+      return new FastResponse(await (openWorkerExport(svc, 'export', 'json', caller, space) ?? openExportStream(svc, caller, space)) as never, {
         headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${base}-export.json"`, 'cache-control': 'no-store' },
       });
     },

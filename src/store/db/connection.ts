@@ -91,8 +91,20 @@ export function closeSnapshot(reader: Db): void {
 // Held until closed: a snapshot left open pins the WAL (no checkpoint past it), so a leak must
 // show, not be papered over by garbage collection.
 const snapshots = new Set<Db>();
+/** Snapshots held by other threads of this process (an export's worker: bundles/export-thread.ts). */
+let elsewhere = 0;
 
-/** How many snapshots are open now (all databases of this process). */
+/** Counts a snapshot another thread holds until the function it returns is called. */
+export function snapshotElsewhere(): () => void {
+  elsewhere++;
+  let held = true;
+  return () => {
+    if (held) elsewhere--;
+    held = false;
+  };
+}
+
+/** How many snapshots are open now (all databases of this process, other threads' included). */
 export function openSnapshotCount(): number {
-  return snapshots.size;
+  return snapshots.size + elsewhere;
 }
