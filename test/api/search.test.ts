@@ -208,6 +208,23 @@ describe('GET /search', () => {
     expect((await searchAll(bob, 'dugong', 5)).sort()).toEqual(['kb/walk/0', '~bob/dugong']);
   });
 
+  it('ends a round on the clock in a small corpus too (a query of many common words held the loop ~0.2 s at 10,000 pages)', async () => {
+    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/kb/clock/${i}`, { title: `C${i}`, content: 'manatee' });
+    const saved = { ...ranking };
+    ranking.firstChunk = 2;
+    ranking.maxChunk = 2;
+    ranking.budgetMs = 0; // every round ends after its first statement
+    ranking.requestMs = 0; // one round per request
+    try {
+      const first = await search(srv.admin, 'manatee ', '&limit=10');
+      expect(first.status).toBe(200);
+      expect(first.body.hits.length).toBeLessThan(6); // the round stopped; the walk was cut short
+    } finally {
+      Object.assign(ranking, saved);
+    }
+    expect(paths(await search(srv.admin, 'manatee ', '&limit=10'))).toHaveLength(6);
+  });
+
   it('bounds the cost of a query: repeated words count once, short or broad prefixes are refused', async () => {
     await srv.admin.put('/pages/kb/prefix', { title: 'Prefix', content: 'tamarin tamandua tambourine' });
     expect(paths(await search(srv.admin, 'tamarin '.repeat(40)))).toEqual(['kb/prefix']);
