@@ -3,49 +3,25 @@
 // (a DataTransfer) uploaded as the page's files and shown in the preview; a file refused as too
 // big; files pasted into New Page attached once the page exists; Ctrl-B / Ctrl-I / Ctrl-K; the
 // preview following the cursor in a long page.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { checkA11y, editorText, useBrowserFixture } from './support/index.ts';
 import { gradientPng } from './support/png.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
 // Small enough for the "too big" case to be cheap; the test images are a few KB.
 const MAX_ATTACHMENT = 64 * 1024;
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
-beforeAll(async () => {
-  app = await startAppServer({ SERVICE_MAX_ATTACHMENT_BYTES: String(MAX_ATTACHMENT) });
-  browser = await openBrowser();
-  const user = await app.createUser('erin');
-  await app.createSpace('wiki', 'Wiki', { defaultAccess: 'write' });
-  await app.putPage('wiki', 'design/overview', { title: 'Design overview', content: 'The design.' });
-  await app.putPage('wiki', 'roadmap', { title: 'Roadmap', content: 'This year.' });
-  await app.putPage('wiki', 'archive/roadmap', { title: 'Roadmap', content: 'Last year.' });
-  await app.createSpace('ops', 'Ops', { defaultAccess: 'read' });
-  await app.putPage('ops', 'roadmap', { title: 'Roadmap', content: 'Operations.' });
-  session = await signedInSession(browser, app.url, user);
+const t = useBrowserFixture({
+  env: { SERVICE_MAX_ATTACHMENT_BYTES: String(MAX_ATTACHMENT) },
+  user: { name: 'erin' },
+  spaces: [['wiki', 'Wiki', { defaultAccess: 'write' }], ['ops', 'Ops', { defaultAccess: 'read' }]],
+  pages: [
+    ['wiki', 'design/overview', { title: 'Design overview', content: 'The design.' }],
+    ['wiki', 'roadmap', { title: 'Roadmap', content: 'This year.' }],
+    ['wiki', 'archive/roadmap', { title: 'Roadmap', content: 'Last year.' }],
+    ['ops', 'roadmap', { title: 'Roadmap', content: 'Operations.' }],
+  ],
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(allow: RegExp[] = []): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-  const page = await ctx.newPage();
-  guard(page, app.url, { allowConsole: allow });
-  return page;
-}
-
-async function openEditor(page: Page, path: string): Promise<void> {
-  await page.goto(`/app/p/wiki/${path}?edit`);
-  await page.locator('.cm-content').waitFor(); // CodeMirror's chunk has loaded
-}
-
-const editorText = (page: Page): Promise<string> =>
-  page.locator('.cm-content .cm-line').evaluateAll((lines) => lines.map((l) => l.textContent ?? '').join('\n'));
 
 const preview = (page: Page) => page.getByRole('region', { name: 'Preview' });
 
@@ -77,7 +53,7 @@ async function dropFile(page: Page, file: { name: string; type: string; bytes: B
 }
 
 async function fileNames(path: string): Promise<string[]> {
-  const r = await app.admin.get(`/pages/wiki/${path}/files`);
+  const r = await t.app.admin.get(`/pages/wiki/${path}/files`);
   return (r.body.files as { name: string }[]).map((f) => f.name);
 }
 
@@ -87,9 +63,9 @@ const imageWidth = (root: ReturnType<Page['getByRole']>, name: string) =>
 
 describe('the editor tools', { timeout: 120_000 }, () => {
   it('[[ completes page titles typed key by key: Enter inserts [[Title]]; a click on a shared title inserts [[/path|Title]], arrows and Enter on another space\'s page [[space/path|Title]]', async () => {
-    await app.putPage('wiki', 'notes', { title: 'Notes', content: 'See ' });
-    const page = await open();
-    await openEditor(page, 'notes');
+    await t.app.putPage('wiki', 'notes', { title: 'Notes', content: 'See ' });
+    const page = await t.open();
+    await t.openEditor(page, 'notes');
     await toEnd(page);
     await page.keyboard.type('[[Des'); // no delay: each key as fast as the browser takes it
     const listbox = page.getByRole('listbox');
@@ -140,13 +116,13 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await expect.poll(roadmaps, POLL).toEqual(['/app/p/wiki/archive/roadmap internal', '/app/p/ops/roadmap internal']);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { level: 1, name: 'Notes', exact: true }).waitFor();
-    expect((await app.admin.get('/pages/wiki/notes')).body.content).toBe(`${first}, [[ops/roadmap|Roadmap]]`);
+    expect((await t.app.admin.get('/pages/wiki/notes')).body.content).toBe(`${first}, [[ops/roadmap|Roadmap]]`);
   });
 
   it('a pasted image and a dropped one are attached to the page, linked at the cursor and drop point, and shown in the preview', async () => {
-    await app.putPage('wiki', 'trip', { title: 'Trip', content: 'Photos:\n' });
-    const page = await open();
-    await openEditor(page, 'trip');
+    await t.app.putPage('wiki', 'trip', { title: 'Trip', content: 'Photos:\n' });
+    const page = await t.open();
+    await t.openEditor(page, 'trip');
     await toEnd(page);
     await pasteFiles(page, [{ name: 'image.png', type: 'image/png', bytes: gradientPng(120, 60) }]);
     await expect.poll(() => editorText(page), POLL).toBe('Photos:\n![image.png](files/image.png)');
@@ -171,9 +147,9 @@ describe('the editor tools', { timeout: 120_000 }, () => {
   });
 
   it('a file over the size limit is refused with a message, and its placeholder goes', async () => {
-    await app.putPage('wiki', 'big', { title: 'Big', content: 'Data:' });
-    const page = await open([/status of 413/, /net::ERR_/]);
-    await openEditor(page, 'big');
+    await t.app.putPage('wiki', 'big', { title: 'Big', content: 'Data:' });
+    const page = await t.open({ allowConsole: [/status of 413/, /net::ERR_/] });
+    await t.openEditor(page, 'big');
     await toEnd(page);
     await pasteFiles(page, [{ name: 'huge.bin', type: 'application/octet-stream', bytes: Buffer.alloc(MAX_ATTACHMENT + 1, 7) }]);
     const alert = page.getByRole('alert').filter({ hasText: 'huge.bin was not attached' });
@@ -186,7 +162,7 @@ describe('the editor tools', { timeout: 120_000 }, () => {
   });
 
   it('a file pasted into New Page is attached once the page is created, without anything more to do', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/new?space=wiki');
     await page.getByLabel('Title').fill('Field report');
     await page.locator('.cm-content').waitFor();
@@ -204,9 +180,9 @@ describe('the editor tools', { timeout: 120_000 }, () => {
   });
 
   it('Ctrl-B, Ctrl-I and Ctrl-K make bold, italic and a link inside the editor', async () => {
-    await app.putPage('wiki', 'format', { title: 'Format', content: '' });
-    const page = await open();
-    await openEditor(page, 'format');
+    await t.app.putPage('wiki', 'format', { title: 'Format', content: '' });
+    const page = await t.open();
+    await t.openEditor(page, 'format');
     await toEnd(page);
     await page.keyboard.type('make this bold');
     for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+ArrowLeft');
@@ -234,9 +210,9 @@ describe('the editor tools', { timeout: 120_000 }, () => {
 
   it('the preview follows the cursor in a long page', async () => {
     const sections = Array.from({ length: 40 }, (_, i) => `## Part ${i + 1}\n\n${'Some words about this part. '.repeat(12)}\n\n- one\n- two`);
-    await app.putPage('wiki', 'long', { title: 'Long', content: sections.join('\n\n') });
-    const page = await open();
-    await openEditor(page, 'long');
+    await t.app.putPage('wiki', 'long', { title: 'Long', content: sections.join('\n\n') });
+    const page = await t.open();
+    await t.openEditor(page, 'long');
     const box = page.locator('section.preview');
     await preview(page).getByRole('heading', { name: 'Part 40' }).waitFor(POLL);
     /** Whether the heading `name` is inside the preview's visible part. */

@@ -1,46 +1,20 @@
 // The editor: live preview and save; a conflicting save from a second browser context resolved
 // without losing text; a draft that survives a reload.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { checkA11y, useBrowserFixture } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const user = await app.createUser('edith');
-  await app.createSpace('docs', 'Docs');
-  session = await signedInSession(browser, app.url, user);
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(allow: RegExp[] = []): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-  const page = await ctx.newPage();
-  guard(page, app.url, { allowConsole: allow });
-  return page;
-}
-
-async function openEditor(page: Page, path: string): Promise<void> {
-  await page.goto(`/app/p/docs/${path}?edit`);
-  await page.locator('.cm-content').waitFor(); // CodeMirror's chunk has loaded
-}
+const t = useBrowserFixture({ user: { name: 'edith' }, spaces: [['docs', 'Docs']] });
 
 const content = (page: Page) => page.getByRole('textbox', { name: 'Content' });
 
 describe('the editor', { timeout: 90_000 }, () => {
   it('previews while typing and saves a new version', async () => {
-    await app.putPage('docs', 'guide', { title: 'Guide', content: 'Old text.' });
-    const page = await open();
-    await openEditor(page, 'guide');
+    await t.app.putPage('docs', 'guide', { title: 'Guide', content: 'Old text.' });
+    const page = await t.open();
+    await t.openEditor(page, 'guide');
     await page.getByLabel('Title', { exact: true }).fill('The guide');
     await content(page).fill('# Welcome\n\nSee [the FAQ](faq) and **bold** words.');
     const preview = page.getByRole('region', { name: 'Preview' });
@@ -50,18 +24,18 @@ describe('the editor', { timeout: 90_000 }, () => {
     await checkA11y(page);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { level: 1, name: 'The guide' }).waitFor();
-    const saved = await app.admin.get('/pages/docs/guide');
+    const saved = await t.app.admin.get('/pages/docs/guide');
     expect(saved.body).toMatchObject({ title: 'The guide', content: '# Welcome\n\nSee [the FAQ](faq) and **bold** words.', version: 2 });
-    const rev = await app.admin.get('/pages/docs/guide/revisions/2');
+    const rev = await t.app.admin.get('/pages/docs/guide/revisions/2');
     expect(rev.body.author.name).toBe('edith');
   });
 
   it('resolves a conflicting save from a second browser context without losing text', async () => {
-    await app.putPage('docs', 'plan', { title: 'Plan', content: 'line one\nline two\nline three' });
-    const mine = await open([/status of 409/]);
-    const theirs = await open();
-    await openEditor(mine, 'plan');
-    await openEditor(theirs, 'plan');
+    await t.app.putPage('docs', 'plan', { title: 'Plan', content: 'line one\nline two\nline three' });
+    const mine = await t.open({ allowConsole: [/status of 409/] });
+    const theirs = await t.open();
+    await t.openEditor(mine, 'plan');
+    await t.openEditor(theirs, 'plan');
     // The other person changes the first line and saves first.
     await content(theirs).fill('line one, edited by them\nline two\nline three');
     await theirs.getByRole('button', { name: 'Save' }).click();
@@ -78,15 +52,15 @@ describe('the editor', { timeout: 90_000 }, () => {
     await checkA11y(mine);
     await conflict.getByRole('button', { name: 'Save merged version' }).click();
     await mine.getByRole('heading', { level: 1, name: 'Plan', exact: true }).waitFor();
-    const page = await app.admin.get('/pages/docs/plan');
+    const page = await t.app.admin.get('/pages/docs/plan');
     expect(page.body.content).toBe('line one, edited by them\nline two\nline three, edited by me');
     expect(page.body.version).toBe(3);
   });
 
   it('keeps an unsaved draft across a reload and offers it back', async () => {
-    await app.putPage('docs', 'notes', { title: 'Notes', content: 'saved text' });
-    const page = await open();
-    await openEditor(page, 'notes');
+    await t.app.putPage('docs', 'notes', { title: 'Notes', content: 'saved text' });
+    const page = await t.open();
+    await t.openEditor(page, 'notes');
     await content(page).fill('saved text\nand a sentence typed but never saved');
     // At once: the draft written 300 ms after typing stops is written when the page is left, too.
     await page.reload();
@@ -95,13 +69,13 @@ describe('the editor', { timeout: 90_000 }, () => {
     await expect.poll(() => content(page).textContent(), POLL).toContain('and a sentence typed but never saved');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { level: 1, name: 'Notes', exact: true }).waitFor();
-    expect((await app.admin.get('/pages/docs/notes')).body.content).toBe('saved text\nand a sentence typed but never saved');
+    expect((await t.app.admin.get('/pages/docs/notes')).body.content).toBe('saved text\nand a sentence typed but never saved');
   });
 
   it('shows history: one old revision, a diff of two, and restores a version as a new one', async () => {
-    await app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\na time' });
-    await app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\nanother time\nthe end' });
-    const page = await open();
+    await t.app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\na time' });
+    await t.app.putPage('docs', 'story', { title: 'Story', content: 'once\nupon\nanother time\nthe end' });
+    const page = await t.open();
     await page.goto('/app/p/docs/story');
     await page.getByRole('link', { name: 'History' }).click();
     await page.getByRole('link', { name: 'Version 1' }).waitFor();
@@ -120,7 +94,7 @@ describe('the editor', { timeout: 90_000 }, () => {
     await expect.poll(() => page.locator('.markdown').textContent(), POLL).toContain('a time');
     await page.getByRole('button', { name: 'Restore this version' }).click();
     await page.getByRole('link', { name: 'Edit' }).waitFor();
-    const now = await app.admin.get('/pages/docs/story');
+    const now = await t.app.admin.get('/pages/docs/story');
     expect(now.body).toMatchObject({ version: 3, content: 'once\nupon\na time' });
   });
 });

@@ -2,37 +2,19 @@
 // kept on the server, so it holds across a reload and in a second browser context, and the home
 // view's Favourites region lists it. Also the smaller things of item 9 on the same views: one top
 // heading when the text starts with `# Its title`, the space's Export, the editor's heading.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { type AppServer, checkA11y, type Guard, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import { checkA11y, useBrowserFixture } from './support/index.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const user = await app.createUser('fran');
-  await app.createSpace('kb', 'Knowledge base');
-  await app.putPage('kb', 'guides/setup', { title: 'Setup guide', content: 'Install it.' });
-  session = await signedInSession(browser, app.url, user);
+const t = useBrowserFixture({
+  user: { name: 'fran' },
+  spaces: [['kb', 'Knowledge base']],
+  pages: [['kb', 'guides/setup', { title: 'Setup guide', content: 'Install it.' }]],
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(): Promise<{ page: Page; g: Guard }> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-  const page = await ctx.newPage();
-  return { page, g: guard(page, app.url) };
-}
 
 describe('favourites', { timeout: 120_000 }, () => {
   it('a page marked Favourite stays marked across a reload and a second context, and shows on the home view', async () => {
-    const { page, g } = await open();
+    const { page, g } = await t.openGuarded();
     await page.goto('/app/p/kb/guides/setup');
     const toggle = page.getByRole('button', { name: 'Favourite' });
     await expect.poll(() => toggle.getAttribute('aria-pressed'), POLL).toBe('false');
@@ -42,7 +24,7 @@ describe('favourites', { timeout: 120_000 }, () => {
     await page.reload();
     await expect.poll(() => page.getByRole('button', { name: 'Favourite' }).getAttribute('aria-pressed'), POLL).toBe('true');
 
-    const other = await open();
+    const other = await t.openGuarded();
     await other.page.goto('/app/');
     const region = other.page.getByRole('region', { name: 'Favourites' });
     await region.getByRole('link', { name: 'Setup guide' }).waitFor(POLL);
@@ -60,8 +42,8 @@ describe('favourites', { timeout: 120_000 }, () => {
   });
 
   it('shows one top heading when the text starts with the title, and the editor has its own', async () => {
-    await app.putPage('kb', 'intro', { title: 'Introduction', content: '# Introduction\n\nWelcome.\n\n# Next steps\n' });
-    const { page, g } = await open();
+    await t.app.putPage('kb', 'intro', { title: 'Introduction', content: '# Introduction\n\nWelcome.\n\n# Next steps\n' });
+    const { page, g } = await t.openGuarded();
     await page.goto('/app/p/kb/intro');
     await page.getByText('Welcome.').waitFor(POLL);
     expect(await page.getByRole('heading', { level: 1 }).allTextContents()).toEqual(['Introduction', 'Next steps']);
@@ -73,7 +55,7 @@ describe('favourites', { timeout: 120_000 }, () => {
   });
 
   it('exports a space as a Markdown zip from its view', async () => {
-    const { page, g } = await open();
+    const { page, g } = await t.openGuarded();
     await page.goto('/app/s/kb');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export' }).click()]);
     expect(download.suggestedFilename()).toMatch(/\.zip$/);
@@ -84,10 +66,8 @@ describe('favourites', { timeout: 120_000 }, () => {
   });
 
   it('lets a keyboard reach a code block wider than a phone screen', async () => {
-    await app.putPage('kb', 'wide', { title: 'Wide', content: `Some code:\n\n\`\`\`\n${'x = 1; '.repeat(60)}\n\`\`\`\n` });
-    const ctx = await browser.newContext({ baseURL: app.url, storageState: session, viewport: { width: 375, height: 740 } });
-    const page = await ctx.newPage();
-    const g = guard(page, app.url);
+    await t.app.putPage('kb', 'wide', { title: 'Wide', content: `Some code:\n\n\`\`\`\n${'x = 1; '.repeat(60)}\n\`\`\`\n` });
+    const { page, g } = await t.openGuarded({ viewport: { width: 375, height: 740 } });
     await page.goto('/app/p/kb/wide');
     const pre = page.locator('.markdown pre');
     await pre.waitFor(POLL);

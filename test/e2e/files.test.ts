@@ -3,39 +3,28 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import { checkA11y, signIn, useBrowserFixture } from './support/index.ts';
 import { gradientPng } from './support/png.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let user: { name: string; password: string };
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  user = await app.createUser('fiona');
-  await app.createSpace('wiki', 'Team wiki');
-  await app.putPage('wiki', 'design/overview', { title: 'Design overview', content: '# Architecture\n\n![The diagram](files/diagram.png)\n\nThe [spec](files/spec.txt) has the details.' });
-  const r = await fetch(`${app.url}/files/wiki/design/overview/diagram.png`, {
-    method: 'PUT', body: gradientPng(480, 200) as BodyInit, headers: { authorization: `Bearer ${app.admin.key}` },
-  });
-  expect(r.status).toBe(201);
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+const t = useBrowserFixture({
+  user: { name: 'fiona', signIn: false },
+  spaces: [['wiki', 'Team wiki']],
+  pages: [['wiki', 'design/overview', { title: 'Design overview', content: '# Architecture\n\n![The diagram](files/diagram.png)\n\nThe [spec](files/spec.txt) has the details.' }]],
+  async setup(app) {
+    const r = await fetch(`${app.url}/files/wiki/design/overview/diagram.png`, {
+      method: 'PUT', body: gradientPng(480, 200) as BodyInit, headers: { authorization: `Bearer ${app.admin.key}` },
+    });
+    expect(r.status).toBe(201);
+  },
 });
 
 describe('files in the web app', { timeout: 90_000 }, () => {
   it('shows an attached image, lists the files and attaches one through the Files panel', async () => {
-    const ctx = await browser.newContext({ baseURL: app.url });
-    const page = await ctx.newPage();
-    guard(page, app.url);
+    const page = await t.open({ signedIn: false });
     await page.goto('/app/p/wiki/design/overview');
-    await signIn(page, user.name, user.password);
+    await signIn(page, t.user.name, t.user.password);
     await expect.poll(() => page.getByRole('heading', { name: 'Design overview', level: 1 }).count(), POLL).toBe(1);
     const img = page.getByRole('img', { name: 'The diagram' });
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth), POLL).toBe(480);
@@ -48,11 +37,11 @@ describe('files in the web app', { timeout: 90_000 }, () => {
     await files.getByLabel('File to attach').setInputFiles(spec);
     await files.getByRole('button', { name: 'Attach file' }).click();
     await expect.poll(() => files.getByRole('link', { name: 'spec.txt' }).count(), POLL).toBe(1);
-    const got = await fetch(`${app.url}/files/wiki/design/overview/spec.txt`, { headers: { authorization: `Bearer ${app.admin.key}` } });
+    const got = await fetch(`${t.app.url}/files/wiki/design/overview/spec.txt`, { headers: { authorization: `Bearer ${t.app.admin.key}` } });
     expect(await got.text()).toBe('The specification.');
     fs.rmSync(tmp, { recursive: true, force: true });
     await checkA11y(page);
     if (process.env.SCREENSHOTS) await page.screenshot({ path: 'docs/screenshots/page-files.png', fullPage: false });
-    await ctx.close();
+    await page.context().close();
   });
 });

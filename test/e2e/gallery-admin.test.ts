@@ -1,37 +1,20 @@
 // The gallery's deep link creating a space, and the admin view: a new API key shown once, then
 // revoked (401 after).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import { checkA11y, useBrowserFixture } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const admin = await app.createUser('olga', undefined, { orgAdmin: true });
-  await app.admin.post('/admin/principals', { name: 'deploy-bot', kind: 'agent' });
-  session = await signedInSession(browser, app.url, admin);
+const t = useBrowserFixture({
+  user: { name: 'olga', orgAdmin: true },
+  async setup(app) {
+    await app.admin.post('/admin/principals', { name: 'deploy-bot', kind: 'agent' });
+  },
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(allow: RegExp[] = []): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-  const page = await ctx.newPage();
-  guard(page, app.url, { allowConsole: allow });
-  return page;
-}
 
 describe('gallery and admin', { timeout: 90_000 }, () => {
   it('opens the create-space dialog from a deep link and creates the space', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/gallery?template=built-in/team-wiki');
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
@@ -45,20 +28,20 @@ describe('gallery and admin', { timeout: 90_000 }, () => {
     await dialog.getByLabel('Name').fill('Our wiki');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'Our wiki' }).waitFor();
-    expect(page.url()).toBe(`${app.url}/app/s/our-wiki`);
+    expect(page.url()).toBe(`${t.app.url}/app/s/our-wiki`);
     await expect.poll(() => page.getByRole('list', { name: 'Pages' }).getByRole('link').count(), POLL).toBeGreaterThan(3);
-    const space = await app.admin.get('/spaces/our-wiki');
+    const space = await t.app.admin.get('/spaces/our-wiki');
     expect(space.body).toMatchObject({ slug: 'our-wiki', name: 'Our wiki' });
   });
 
   it('says so for an unknown gallery entry', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/gallery?template=built-in/nope');
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
   });
 
   it('creates an API key shown once, and revokes it (401 after)', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/admin');
     await page.getByRole('button', { name: 'Keys of deploy-bot' }).click();
     const keys = page.getByRole('region', { name: 'API keys of deploy-bot' });
@@ -68,7 +51,7 @@ describe('gallery and admin', { timeout: 90_000 }, () => {
     await shown.waitFor();
     const key = (await shown.textContent()) ?? '';
     expect(key).toMatch(/^ks_/);
-    expect((await fetch(`${app.url}/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetch(`${t.app.url}/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     await checkA11y(page);
     // Shown once: after "Done" or a reload, only the prefix remains.
     await keys.getByRole('button', { name: 'Done' }).click();
@@ -81,13 +64,13 @@ describe('gallery and admin', { timeout: 90_000 }, () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: /^Revoke / }).click();
     await page.getByText(/^revoked /).waitFor();
-    expect((await fetch(`${app.url}/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    expect((await fetch(`${t.app.url}/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
   });
 
   it("shows a page's access list to an org admin and lets them restrict and release it", async () => {
-    await app.createSpace('hr', 'People team');
-    await app.putPage('hr', 'salaries', { title: 'Salaries', content: 'Numbers.' });
-    const page = await open();
+    await t.app.createSpace('hr', 'People team');
+    await t.app.putPage('hr', 'salaries', { title: 'Salaries', content: 'Numbers.' });
+    const page = await t.open();
     await page.goto('/app/p/hr/salaries');
     const access = page.getByRole('region', { name: 'Access' });
     await access.getByText("Follows the space's default access.").waitFor();
@@ -97,13 +80,13 @@ describe('gallery and admin', { timeout: 90_000 }, () => {
     await checkA11y(page);
     await access.getByRole('button', { name: 'Save access' }).click();
     await access.getByRole('button', { name: 'Remove restriction' }).waitFor();
-    const me = (await app.admin.get('/admin/principals')).body.find((p: { name: string }) => p.name === 'olga');
-    const acl = (await app.admin.get('/pages/hr/salaries/acl')).body;
+    const me = (await t.app.admin.get('/admin/principals')).body.find((p: { name: string }) => p.name === 'olga');
+    const acl = (await t.app.admin.get('/pages/hr/salaries/acl')).body;
     expect(acl.restricted).toBe(true);
     expect(acl.write).toEqual([me.id]); // writers may read too; the server may list them only once
     expect(await access.textContent()).toContain('olga');
     await access.getByRole('button', { name: 'Remove restriction' }).click();
     await access.getByRole('button', { name: 'Restrict access' }).waitFor();
-    expect((await app.admin.get('/pages/hr/salaries/acl')).body.restricted).toBe(false);
+    expect((await t.app.admin.get('/pages/hr/salaries/acl')).body.restricted).toBe(false);
   });
 });

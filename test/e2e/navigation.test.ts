@@ -1,36 +1,22 @@
 // The Pages sidebar and the quick switcher in a real browser (issue 35 items 3 and 4): the tree by
 // keyboard alone, loaded a folder at a time; the switcher by prefix and by keyboard alone, typed
 // key by key with no delay; its commands; Ctrl-K inside the editor's text left to the editor.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { checkA11y, useBrowserFixture } from './support/index.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const user = await app.createUser('nora');
-  await app.createSpace('kb', 'Knowledge base');
-  const pages: Array<[string, string]> = [
+const t = useBrowserFixture({
+  user: { name: 'nora' },
+  spaces: [['kb', 'Knowledge base']],
+  pages: ([
     ['index', 'Start here'], ['guides', 'Guides'], ['guides/setup', 'Setup guide'], ['guides/deploy/docker', 'Docker'],
     ['notes/2026/jan', 'January notes'], ['notes/2026/feb', 'February notes'], ['zebra', 'Zebra crossing'],
-  ];
-  for (const [path, title] of pages) await app.putPage('kb', path, { title, content: `About ${title.toLowerCase()}.` });
-  session = await signedInSession(browser, app.url, user);
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  ] as const).map(([path, title]) => ['kb', path, { title, content: `About ${title.toLowerCase()}.` }]),
 });
 
 async function open(viewport = { width: 1280, height: 800 }): Promise<{ page: Page; levels: string[] }> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session, viewport });
-  const page = await ctx.newPage();
-  guard(page, app.url);
+  const page = await t.open({ viewport });
   // Each request for a level of the tree, by the folder it asks for ('' for the top).
   const levels: string[] = [];
   page.on('request', (r) => {

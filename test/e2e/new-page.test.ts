@@ -1,55 +1,38 @@
 // New Page: a plain template pre-fills title and content (its metadataDefaults applied); a record
 // type's form shows each server issue beside its field, creates nothing, then creates the record.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { checkA11y, useBrowserFixture } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const user = await app.createUser('nora');
-  await app.createSpace('team', 'Team');
-  await app.createSpace('ops', 'Operations');
-  await app.putPage('team', 'templates/meeting', {
-    title: 'Meeting notes', content: '## Agenda\n\n## Decisions\n',
-    frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting', attendees: ['nora'] } },
-  });
-  await app.putPage('ops', 'templates/task', {
-    title: 'Task', content: '## What\n',
-    frontmatter: {
-      description: 'A unit of work', defaultPathPrefix: 'tasks/',
-      metadataSchema: { additionalKeys: 'reject', fields: [
-        { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo', label: 'Stage' },
-        { key: 'owner', type: 'string', required: true, label: 'Owner', description: 'Who drives it' },
-        { key: 'points', type: 'number', min: 1, max: 13, label: 'Points' },
-        { key: 'spec', type: 'url', label: 'Spec' },
-        { key: 'due', type: 'date' },
-        { key: 'urgent', type: 'boolean', label: 'Urgent' },
-        { key: 'labels', type: 'multiselect', options: ['bug', 'ux'], label: 'Labels' },
-        { key: 'steps', type: 'list', label: 'Steps' },
-        { key: 'notes', type: 'text', label: 'Notes' },
-      ] },
-    },
-  });
-  session = await signedInSession(browser, app.url, user);
+const t = useBrowserFixture({
+  user: { name: 'nora' },
+  spaces: [['team', 'Team'], ['ops', 'Operations']],
+  pages: [
+    ['team', 'templates/meeting', {
+      title: 'Meeting notes', content: '## Agenda\n\n## Decisions\n',
+      frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting', attendees: ['nora'] } },
+    }],
+    ['ops', 'templates/task', {
+      title: 'Task', content: '## What\n',
+      frontmatter: {
+        description: 'A unit of work', defaultPathPrefix: 'tasks/',
+        metadataSchema: { additionalKeys: 'reject', fields: [
+          { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo', label: 'Stage' },
+          { key: 'owner', type: 'string', required: true, label: 'Owner', description: 'Who drives it' },
+          { key: 'points', type: 'number', min: 1, max: 13, label: 'Points' },
+          { key: 'spec', type: 'url', label: 'Spec' },
+          { key: 'due', type: 'date' },
+          { key: 'urgent', type: 'boolean', label: 'Urgent' },
+          { key: 'labels', type: 'multiselect', options: ['bug', 'ux'], label: 'Labels' },
+          { key: 'steps', type: 'list', label: 'Steps' },
+          { key: 'notes', type: 'text', label: 'Notes' },
+        ] },
+      },
+    }],
+  ],
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(allow: RegExp[] = []): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-  const page = await ctx.newPage();
-  guard(page, app.url, { allowConsole: allow });
-  return page;
-}
 
 /** The text of the elements a control names with aria-describedby. */
 async function description(control: Locator): Promise<string> {
@@ -61,7 +44,7 @@ async function description(control: Locator): Promise<string> {
 
 describe('the New Page form', { timeout: 90_000 }, () => {
   it('lists templates grouped by space and pre-fills from a plain template', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/new?space=team');
     const chooser = page.getByLabel('Template');
     await chooser.waitFor();
@@ -76,12 +59,12 @@ describe('the New Page form', { timeout: 90_000 }, () => {
     await checkA11y(page);
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'Weekly sync, 25 November' }).waitFor();
-    const created = await app.admin.get('/pages/team/meetings/2026-11-25');
+    const created = await t.app.admin.get('/pages/team/meetings/2026-11-25');
     expect(created.body).toMatchObject({ title: 'Weekly sync, 25 November', content: '## Agenda\n\n## Decisions\n', metadata: { kind: 'meeting', attendees: ['nora'] } });
   });
 
   it('shows each issue of a record beside its field, creates nothing, then creates it once fixed', async () => {
-    const page = await open([/status of 400/]);
+    const page = await t.open({ allowConsole: [/status of 400/] });
     await page.goto(`/app/new?space=ops&template=${encodeURIComponent('ops:task')}`);
     const owner = page.getByLabel('Owner', { exact: true });
     await owner.waitFor();
@@ -114,7 +97,7 @@ describe('the New Page form', { timeout: 90_000 }, () => {
       expect(said.length, label).toBeGreaterThan(0);
       expect(said, label).toContain(text);
     }
-    expect((await app.admin.get('/pages/ops/tasks/rotate-certs')).status).toBe(404);
+    expect((await t.app.admin.get('/pages/ops/tasks/rotate-certs')).status).toBe(404);
     // Nothing typed was lost.
     expect(await page.getByLabel('Title', { exact: true }).inputValue()).toBe('Rotate certificates');
     expect(await page.getByLabel('Steps', { exact: true }).inputValue()).toBe('renew\ndeploy');
@@ -126,7 +109,7 @@ describe('the New Page form', { timeout: 90_000 }, () => {
     await page.getByRole('group', { name: 'Labels' }).getByRole('checkbox', { name: 'ux' }).check();
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'Rotate certificates' }).waitFor();
-    const created = await app.admin.get('/pages/ops/tasks/rotate-certs');
+    const created = await t.app.admin.get('/pages/ops/tasks/rotate-certs');
     expect(created.body.metadata).toEqual({ stage: 'todo', owner: 'nora', points: 5, spec: 'https://example.com/spec', urgent: false, labels: ['ux'], steps: ['renew', 'deploy'], template: 'task' });
     expect(created.body.template).toBe('task');
   });

@@ -1,36 +1,15 @@
 // The page view's actions in a real browser (issue 35 item 2): rename with the links of another
 // page following the new title, delete → trash → restore, move with the old address redirecting.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { type AppServer, checkA11y, type Guard, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { checkA11y, useBrowserFixture } from './support/index.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let session: Awaited<ReturnType<import('playwright-core').BrowserContext['storageState']>>;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
+const t = useBrowserFixture({
   // An org admin: deleting a page of a shared space is theirs (docs/security.md).
-  const user = await app.createUser('rita', undefined, { orgAdmin: true });
-  await app.createSpace('kb', 'Knowledge base');
-  await app.createSpace('arch', 'Archive');
-  session = await signedInSession(browser, app.url, user);
+  user: { name: 'rita', orgAdmin: true },
+  spaces: [['kb', 'Knowledge base'], ['arch', 'Archive']],
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(opts: { routes?: boolean } = {}): Promise<{ page: Page; g: Guard }> {
-  // page.route() does not see the requests the app's service worker makes for the page: a test
-  // that routes them runs without the worker (Playwright's advice; test/e2e/offline.test.ts tests it).
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session, serviceWorkers: opts.routes ? 'block' : 'allow' });
-  const page = await ctx.newPage();
-  const g = guard(page, app.url);
-  return { page, g };
-}
 
 /** Clears the focused text box and types `text` key by key. */
 async function retype(page: Page, label: string, text: string): Promise<void> {
@@ -43,9 +22,9 @@ async function retype(page: Page, label: string, text: string): Promise<void> {
 
 describe('page actions', { timeout: 120_000 }, () => {
   it('renames a page, and the wikilinks of another page follow the new title', async () => {
-    await app.putPage('kb', 'guides/setup', { title: 'Setup guide', content: 'Install it.' });
-    await app.putPage('kb', 'index', { title: 'Start', content: 'Read [[Setup guide]] first.' });
-    const { page, g } = await open();
+    await t.app.putPage('kb', 'guides/setup', { title: 'Setup guide', content: 'Install it.' });
+    await t.app.putPage('kb', 'index', { title: 'Start', content: 'Read [[Setup guide]] first.' });
+    const { page, g } = await t.openGuarded();
     await page.goto('/app/p/kb/guides/setup');
     await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();
     await page.getByRole('button', { name: 'Rename' }).click();
@@ -64,8 +43,8 @@ describe('page actions', { timeout: 120_000 }, () => {
   });
 
   it('deletes a page to the trash and restores it from there', async () => {
-    await app.putPage('kb', 'old-notes', { title: 'Old notes', content: 'Keep me.' });
-    const { page, g } = await open();
+    await t.app.putPage('kb', 'old-notes', { title: 'Old notes', content: 'Keep me.' });
+    const { page, g } = await t.openGuarded();
     await page.goto('/app/p/kb/old-notes');
     await page.getByRole('heading', { level: 1, name: 'Old notes' }).waitFor();
     await page.getByRole('button', { name: 'Delete' }).click();
@@ -78,16 +57,16 @@ describe('page actions', { timeout: 120_000 }, () => {
     const restore = page.getByRole('button', { name: 'Restore Old notes' });
     await restore.waitFor(POLL);
     await checkA11y(page);
-    expect((await app.admin.get('/pages/kb/old-notes')).status).toBe(404);
+    expect((await t.app.admin.get('/pages/kb/old-notes')).status).toBe(404);
     await restore.click();
     await page.getByRole('heading', { level: 1, name: 'Old notes' }).waitFor(POLL);
-    expect((await app.admin.get('/pages/kb/old-notes')).status).toBe(200);
+    expect((await t.app.admin.get('/pages/kb/old-notes')).status).toBe(200);
     g.check();
   });
 
   it('moves a page to another space, and its old address leads to the new one', async () => {
-    await app.putPage('kb', 'drafts/plan', { title: 'Plan', content: 'The plan.' });
-    const { page, g } = await open();
+    await t.app.putPage('kb', 'drafts/plan', { title: 'Plan', content: 'The plan.' });
+    const { page, g } = await t.openGuarded();
     await page.goto('/app/p/kb/drafts/plan');
     await page.getByRole('heading', { level: 1, name: 'Plan' }).waitFor();
     await page.getByRole('button', { name: 'Move' }).click();
@@ -108,33 +87,35 @@ describe('page actions', { timeout: 120_000 }, () => {
 
 describe('task lists', { timeout: 120_000 }, () => {
   it('ticks a task into a new version, re-applies a tick across a concurrent edit, and says when the task is gone', async () => {
-    await app.putPage('kb', 'todo', { title: 'Todo', content: 'Things:\n\n- [ ] Write the plan\n- [ ] Ship it\n- [ ] Drop me' });
-    const { page, g } = await open({ routes: true });
+    await t.app.putPage('kb', 'todo', { title: 'Todo', content: 'Things:\n\n- [ ] Write the plan\n- [ ] Ship it\n- [ ] Drop me' });
+    // page.route() does not see the requests the app's service worker makes for the page: a test
+    // that routes them runs without the worker (Playwright's advice; test/e2e/offline.test.ts tests it).
+    const { page, g } = await t.openGuarded({ serviceWorkers: 'block' });
     await page.goto('/app/p/kb/todo');
     await page.getByRole('heading', { level: 1, name: 'Todo' }).waitFor();
     const box = (name: string) => page.getByRole('checkbox', { name });
     await box('Write the plan').waitFor();
     await checkA11y(page);
     await box('Write the plan').check();
-    await expect.poll(async () => (await app.admin.get('/pages/kb/todo')).body.version, POLL).toBe(2);
-    expect((await app.admin.get('/pages/kb/todo')).body.content).toBe('Things:\n\n- [x] Write the plan\n- [ ] Ship it\n- [ ] Drop me');
+    await expect.poll(async () => (await t.app.admin.get('/pages/kb/todo')).body.version, POLL).toBe(2);
+    expect((await t.app.admin.get('/pages/kb/todo')).body.content).toBe('Things:\n\n- [x] Write the plan\n- [ ] Ship it\n- [ ] Drop me');
     await expect.poll(() => box('Write the plan').isChecked(), POLL).toBe(true);
     await expect.poll(() => box('Ship it').isEnabled(), POLL).toBe(true);
 
     // Someone else edits the page meanwhile: a line above moves the task down; the tick follows it.
     // (Written just as the tick reads the page, so the view still shows version 2.)
-    const v2 = (await app.admin.get('/pages/kb/todo')).body;
+    const v2 = (await t.app.admin.get('/pages/kb/todo')).body;
     let edited = false;
     await page.route((u) => u.pathname === '/pages/kb/todo' && u.search === '', async (route) => {
       if (!edited && route.request().method() === 'GET') {
         edited = true;
-        expect((await app.admin.put('/pages/kb/todo', { title: 'Todo', content: `Intro.\n\n${v2.content}`, baseVersion: 2 })).status).toBe(200);
+        expect((await t.app.admin.put('/pages/kb/todo', { title: 'Todo', content: `Intro.\n\n${v2.content}`, baseVersion: 2 })).status).toBe(200);
       }
       await route.continue();
     });
     await box('Ship it').check();
-    await expect.poll(async () => (await app.admin.get('/pages/kb/todo')).body.version, POLL).toBe(4);
-    expect((await app.admin.get('/pages/kb/todo')).body.content).toBe('Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it\n- [ ] Drop me');
+    await expect.poll(async () => (await t.app.admin.get('/pages/kb/todo')).body.version, POLL).toBe(4);
+    expect((await t.app.admin.get('/pages/kb/todo')).body.content).toBe('Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it\n- [ ] Drop me');
 
     // The task removed meanwhile (just as the tick reads the page): nothing saved, and the page says so.
     await expect.poll(() => box('Drop me').isEnabled(), POLL).toBe(true);
@@ -143,21 +124,21 @@ describe('task lists', { timeout: 120_000 }, () => {
     await page.route((u) => u.pathname === '/pages/kb/todo' && u.search === '', async (route) => {
       if (!removed && route.request().method() === 'GET') {
         removed = true;
-        const r = await app.admin.put('/pages/kb/todo', { title: 'Todo', content: 'Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it', baseVersion: 4 });
+        const r = await t.app.admin.put('/pages/kb/todo', { title: 'Todo', content: 'Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it', baseVersion: 4 });
         expect(r.status).toBe(200);
       }
       await route.continue();
     });
     await box('Drop me').check();
     await page.getByRole('status').filter({ hasText: 'no longer in it' }).waitFor(POLL);
-    expect((await app.admin.get('/pages/kb/todo')).body.version).toBe(5);
+    expect((await t.app.admin.get('/pages/kb/todo')).body.version).toBe(5);
     g.check();
   });
 });
 
 describe('new page from a title', { timeout: 120_000 }, () => {
   it('proposes the path from the title, key by key, in the current folder, and keeps an edited path', async () => {
-    const { page, g } = await open();
+    const { page, g } = await t.openGuarded();
     await page.goto('/app/new?space=kb&path=guides/');
     await page.getByRole('heading', { level: 1, name: 'New page' }).waitFor();
     expect(await page.getByRole('textbox', { name: 'Title' }).getAttribute('aria-required')).toBe('true');

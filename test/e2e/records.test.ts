@@ -1,54 +1,37 @@
 // A record table filtered with `in` and sorted, matching the API's answer; full-text search with
 // highlighted snippets; the metadata query builder.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { type AppServer, checkA11y, useBrowserFixture } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
 const TASKS: [string, string, string, number][] = [
   ['a', 'Alpha', 'todo', 3], ['b', 'Bravo', 'doing', 8], ['c', 'Charlie', 'done', 5],
   ['d', 'Delta', 'todo', 1], ['e', 'Echo', 'doing', 13], ['f', 'Foxtrot <b>bold</b> & co', 'todo', 2],
 ];
 
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const user = await app.createUser('rita');
-  await app.createSpace('eng', 'Engineering');
-  await app.putPage('eng', 'templates/task', {
-    title: 'Task', content: '',
-    frontmatter: { metadataSchema: { fields: [
-      { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, label: 'Stage' },
-      { key: 'points', type: 'number', label: 'Points' },
-    ] } },
-  });
-  for (const [p, title, stage, points] of TASKS) {
-    await app.putPage('eng', `tasks/${p}`, { title, content: `The ${title} task is about habitat restoration.`, template: 'task', metadata: { stage, points } });
-  }
-  session = await signedInSession(browser, app.url, user);
+const t = useBrowserFixture({
+  user: { name: 'rita' },
+  spaces: [['eng', 'Engineering']],
+  pages: [
+    ['eng', 'templates/task', {
+      title: 'Task', content: '',
+      frontmatter: { metadataSchema: { fields: [
+        { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, label: 'Stage' },
+        { key: 'points', type: 'number', label: 'Points' },
+      ] } },
+    }],
+    ...TASKS.map(([p, title, stage, points]): Parameters<AppServer['putPage']> =>
+      ['eng', `tasks/${p}`, { title, content: `The ${title} task is about habitat restoration.`, template: 'task', metadata: { stage, points } }]),
+  ],
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-  const page = await ctx.newPage();
-  guard(page, app.url);
-  return page;
-}
 
 const titlesIn = (page: Page) => page.locator('table tbody tr td:first-child').allTextContents();
 
 describe('records and search', { timeout: 90_000 }, () => {
   it('filters a record table with `in`, sorts it, keeps both in the address, and matches the API', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/s/eng');
     await page.getByRole('region', { name: 'Record types' }).getByRole('link', { name: 'task' }).click();
     await page.getByRole('heading', { level: 1, name: 'task' }).waitFor();
@@ -67,7 +50,7 @@ describe('records and search', { timeout: 90_000 }, () => {
     expect(JSON.parse(url.searchParams.get('filters') ?? '')).toEqual([{ key: 'stage', op: 'in', value: ['todo', 'doing'] }]);
     expect(url.searchParams.get('orderBy')).toBe('points');
     expect(url.searchParams.get('order')).toBe('desc');
-    const api = await app.admin.get(`/spaces/eng/records/task?filters=${encodeURIComponent(url.searchParams.get('filters') ?? '')}&orderBy=points&order=desc`);
+    const api = await t.app.admin.get(`/spaces/eng/records/task?filters=${encodeURIComponent(url.searchParams.get('filters') ?? '')}&orderBy=points&order=desc`);
     const expected = (api.body.pages as { title: string }[]).map((p) => p.title);
     expect(expected).toEqual(['Echo', 'Bravo', 'Alpha', 'Foxtrot <b>bold</b> & co', 'Delta']);
     await expect.poll(() => titlesIn(page), POLL).toEqual(expected);
@@ -78,7 +61,7 @@ describe('records and search', { timeout: 90_000 }, () => {
   });
 
   it('searches with highlighted snippets and escapes everything else', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/');
     await page.getByRole('heading', { name: 'Spaces' }).waitFor();
     await page.keyboard.press('/');

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkA11y, guard, signIn, useBrowserFixture } from './support/index.ts';
 
 // What a hostile page or hostile Markdown can do to a signed-in person: nothing.
 
@@ -32,19 +32,16 @@ const HOSTILE = [
   '[r]: javascript:window.__pwned="ref"',
 ].join('\n');
 
-let browser: Browser;
-let app: AppServer;
-let context: BrowserContext | null = null;
+const t = useBrowserFixture({
+  user: { name: 'vic', password: 'victim password', signIn: false },
+  spaces: [['team', 'Team']],
+  pages: [['team', 'hostile', { title: 'Hostile', content: HOSTILE }]],
+});
 let attacker: http.Server;
 let attackerUrl = '';
 let attackerHits: string[] = [];
 
 beforeAll(async () => {
-  browser = await openBrowser();
-  app = await startAppServer();
-  await app.createUser('vic', 'victim password');
-  await app.createSpace('team', 'Team');
-  await app.putPage('team', 'hostile', { title: 'Hostile', content: HOSTILE });
   // Another origin (another port): a page that tries to write to kspace with the person's cookie.
   attacker = http.createServer((req, res) => {
     attackerHits.push(req.url ?? '');
@@ -63,33 +60,23 @@ beforeAll(async () => {
   attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
   await new Promise<void>((r) => attacker?.close(() => r()));
 });
-afterEach(async () => {
-  await context?.close();
-  context = null;
-});
-
-async function newPage(): Promise<Page> {
-  context = await browser.newContext();
-  return context.newPage();
-}
+const newPage = (): Promise<Page> => t.open({ signedIn: false, guarded: false });
 
 describe('security in the browser', () => {
   it('refuses a cross-origin POST that carries the session cookie (403), and nothing is created', async () => {
     const page = await newPage();
-    await page.goto(`${app.url}/app/sign-in`);
+    await page.goto(`${t.app.url}/app/sign-in`);
     await signIn(page, 'vic', 'victim password');
     const statuses: number[] = [];
     page.on('response', (r) => {
       if (new URL(r.url()).pathname === '/spaces' && r.request().method() === 'POST') statuses.push(r.status());
     });
-    await page.goto(`${attackerUrl}/?target=${encodeURIComponent(app.url)}`);
+    await page.goto(`${attackerUrl}/?target=${encodeURIComponent(t.app.url)}`);
     await expect.poll(() => statuses.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
     expect(statuses).toEqual([403, 403]);
-    const spaces = (await app.admin.get('/spaces?limit=100')).body.spaces as Array<{ slug: string }>;
+    const spaces = (await t.app.admin.get('/spaces?limit=100')).body.spaces as Array<{ slug: string }>;
     expect(spaces.map((s) => s.slug)).not.toContain('pwned-form');
     expect(spaces.map((s) => s.slug)).not.toContain('pwned-fetch');
     // 403, not 401: the browser did send the session cookie (same site, other port); the CSRF rule stopped it.
@@ -98,8 +85,8 @@ describe('security in the browser', () => {
 
   it('shows a page of hostile Markdown without running anything or loading from elsewhere', async () => {
     const page = await newPage();
-    const g = guard(page, app.url);
-    await page.goto(`${app.url}/app/p/team/hostile`);
+    const g = guard(page, t.app.url);
+    await page.goto(`${t.app.url}/app/p/team/hostile`);
     await signIn(page, 'vic', 'victim password');
     await page.getByRole('heading', { name: 'Hostile', level: 1 }).waitFor();
     const article = page.locator('.markdown, [data-rendered], article').first();
@@ -123,8 +110,8 @@ describe('security in the browser', () => {
 
   it('the guard itself notices a request to another origin', async () => {
     const page = await newPage();
-    const g = guard(page, app.url);
-    await page.goto(`${app.url}/app/sign-in`);
+    const g = guard(page, t.app.url);
+    await page.goto(`${t.app.url}/app/sign-in`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await page.goto(`${attackerUrl}/probe`);
     expect(g.problems.join('\n')).toContain(`request to another origin: GET ${attackerUrl}/probe`);

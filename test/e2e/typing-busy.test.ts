@@ -3,18 +3,11 @@
 // editor, the preview and the saved version must each equal the modelled text exactly. 250 keys:
 // the scramble showed within the first few dozen, and each key here costs a round trip of a busy
 // machine on top of its 30 ms.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TypingFixture, typingFixture } from './support/typing-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { useTypingFixture } from './support/typing-fixture.ts';
 
 const KEYS_SLOW = 250;
-let t: TypingFixture;
-
-beforeAll(async () => {
-  t = await typingFixture();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTypingFixture();
 
 describe('typing in the editor while it is busy', { timeout: 240_000 }, () => {
   it('keeps every key typed at 30 ms a key while a second context keeps loading the editor', async () => {

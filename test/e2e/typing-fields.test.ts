@@ -2,42 +2,24 @@
 // field and a free metadata value, New Page's Path and Title, the Search box and a metadata
 // filter's value. Keys come from the seeded typist (text, Backspace, arrows, Ctrl-Home/End) with
 // no delay between them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { type AppServer, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { useBrowserFixture } from './support/index.ts';
 import { play, script } from './support/typist.ts';
 
 const POLL = { timeout: 20_000, interval: 100 };
 const KEYS = 250;
-let app: AppServer;
-let browser: Browser;
-let session: Session;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const user = await app.createUser('fay');
-  await app.createSpace('docs', 'Docs');
-  await app.putPage('docs', 'templates/note', {
+const t = useBrowserFixture({
+  user: { name: 'fay' },
+  spaces: [['docs', 'Docs']],
+  pages: [['docs', 'templates/note', {
     title: 'Note', content: '',
     frontmatter: { metadataSchema: { fields: [
       { key: 'owner', type: 'string', label: 'Owner' },
       { key: 'summary', type: 'text', label: 'Summary' },
     ] } },
-  });
-  session = await signedInSession(browser, app.url, user);
+  }]],
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-async function open(): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-  const page = await ctx.newPage();
-  guard(page, app.url);
-  return page;
-}
 
 /** Types a seeded stream of about `keys` keys at the end of `field`; returns the text it must hold. */
 async function typeInto(page: Page, field: Locator, seed: number, keys = KEYS): Promise<string> {
@@ -52,28 +34,26 @@ async function typeInto(page: Page, field: Locator, seed: number, keys = KEYS): 
 
 describe('text fields typed fast', { timeout: 180_000 }, () => {
   it('keep every key in the editor: Title, a record field, a metadata value', async () => {
-    await app.putPage('docs', 'notes/one', { title: 'One', content: 'Body.', template: 'note', metadata: { owner: 'x', extra: 'y' } });
-    const page = await open();
-    await page.goto('/app/p/docs/notes/one?edit');
-    await page.locator('.cm-content').waitFor();
+    await t.app.putPage('docs', 'notes/one', { title: 'One', content: 'Body.', template: 'note', metadata: { owner: 'x', extra: 'y' } });
+    const page = await t.open();
+    await t.openEditor(page, 'notes/one');
     const title = await typeInto(page, page.getByLabel('Title', { exact: true }), 11);
     const owner = await typeInto(page, page.getByLabel('Owner', { exact: true }), 12);
     const summary = await typeInto(page, page.getByLabel('Summary', { exact: true }), 13);
     const extra = await typeInto(page, page.getByLabel('Value of extra', { exact: true }), 14);
     await page.keyboard.press('Control+s');
     await page.getByRole('link', { name: 'Edit' }).waitFor({ timeout: 20_000 });
-    const saved = (await app.admin.get('/pages/docs/notes/one')).body;
+    const saved = (await t.app.admin.get('/pages/docs/notes/one')).body;
     expect(saved.title).toBe(title);
     expect(saved.metadata).toMatchObject({ owner, summary, extra });
   });
 
   it('Ctrl-S right after a key saves that key (Title, a record field, a metadata value)', async () => {
     const start = { title: 'Two', content: 'Body.', template: 'note', metadata: { owner: 'ab', extra: 'cd' } };
-    const page = await open();
+    const page = await t.open();
     for (const [label, want] of [['Title', { title: 'TwXo' }], ['Owner', { owner: 'aXb' }], ['Value of extra', { extra: 'cXd' }]] as const) {
-      await app.putPage('docs', 'notes/two', start);
-      await page.goto('/app/p/docs/notes/two?edit');
-      await page.locator('.cm-content').waitFor();
+      await t.app.putPage('docs', 'notes/two', start);
+      await t.openEditor(page, 'notes/two');
       await page.getByLabel(label, { exact: true }).click();
       await page.keyboard.press('End');
       await page.keyboard.press('ArrowLeft');
@@ -81,13 +61,13 @@ describe('text fields typed fast', { timeout: 180_000 }, () => {
       await page.keyboard.press('X');
       await page.keyboard.press('Control+s');
       await page.getByRole('link', { name: 'Edit' }).waitFor({ timeout: 20_000 });
-      const saved = (await app.admin.get('/pages/docs/notes/two')).body;
+      const saved = (await t.app.admin.get('/pages/docs/notes/two')).body;
       expect({ title: saved.title, ...saved.metadata }).toMatchObject(want);
     }
   });
 
   it('keep every key in New Page\'s Path and Title, the Search box and a filter value', async () => {
-    const page = await open();
+    const page = await t.open();
     await page.goto('/app/new?space=docs');
     const path = page.getByLabel('Path', { exact: true });
     await path.click();
@@ -99,7 +79,7 @@ describe('text fields typed fast', { timeout: 180_000 }, () => {
     const title = await typeInto(page, page.getByLabel('Title', { exact: true }), 21);
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('link', { name: 'Edit' }).waitFor({ timeout: 20_000 });
-    expect((await app.admin.get(`/pages/docs/${want}`)).body.title).toBe(title);
+    expect((await t.app.admin.get(`/pages/docs/${want}`)).body.title).toBe(title);
 
     const search = page.getByRole('searchbox', { name: 'Search' });
     const q = await typeInto(page, search, 22, 150);

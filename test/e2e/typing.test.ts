@@ -3,18 +3,11 @@
 // (typing-busy.test.ts types at 30 ms a key while a second context keeps loading the editor). The
 // editor, the preview and the saved version must each equal the modelled text exactly. Also: undo
 // after a restored draft returns to the text before it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { editorText, POLL, type TypingFixture, typingFixture } from './support/typing-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { editorText, POLL, useTypingFixture } from './support/typing-fixture.ts';
 
 const KEYS = 1000;
-let t: TypingFixture;
-
-beforeAll(async () => {
-  t = await typingFixture();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTypingFixture();
 
 describe('typing in the editor', { timeout: 240_000 }, () => {
   it('keeps every key typed with no delay', async () => {

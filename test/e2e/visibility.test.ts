@@ -1,41 +1,33 @@
 // A page a person may not read never shows up: not in the page tree, search, backlinks, the New
 // Page template list, nor at its own address (not found, like a page that does not exist).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { checkA11y, signIn, useBrowserFixture } from './support/index.ts';
 
-let app: AppServer;
-let browser: Browser;
-let vic: { name: string; password: string };
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  vic = await app.createUser('vic');
-  const me = await app.admin.get('/me');
-  const only = { read: [me.body.id], write: [me.body.id] };
-  await app.createSpace('shared', 'Shared');
-  await app.putPage('shared', 'index', { title: 'Index', content: 'Zebrafish facts. See [the plans](secret).' });
-  await app.putPage('shared', 'secret', { title: 'Secret plans', content: 'Zebrafish takeover. Back to [index](index).' });
-  await app.putPage('shared', 'templates/open', { title: 'Open template', content: 'open' });
-  await app.putPage('shared', 'templates/hidden', { title: 'Hidden template', content: 'hidden' });
-  for (const p of ['secret', 'templates/hidden']) {
-    const r = await app.admin.put(`/pages/shared/${p}/acl`, only);
-    if (r.status !== 200) throw new Error(`acl ${p}: ${r.status} ${r.text}`);
-  }
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+const t = useBrowserFixture({
+  user: { name: 'vic', signIn: false },
+  spaces: [['shared', 'Shared']],
+  pages: [
+    ['shared', 'index', { title: 'Index', content: 'Zebrafish facts. See [the plans](secret).' }],
+    ['shared', 'secret', { title: 'Secret plans', content: 'Zebrafish takeover. Back to [index](index).' }],
+    ['shared', 'templates/open', { title: 'Open template', content: 'open' }],
+    ['shared', 'templates/hidden', { title: 'Hidden template', content: 'hidden' }],
+  ],
+  async setup(app) {
+    const me = await app.admin.get('/me');
+    const only = { read: [me.body.id], write: [me.body.id] };
+    for (const p of ['secret', 'templates/hidden']) {
+      const r = await app.admin.put(`/pages/shared/${p}/acl`, only);
+      if (r.status !== 200) throw new Error(`acl ${p}: ${r.status} ${r.text}`);
+    }
+  },
 });
 
 async function open(): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: app.url });
-  const page = await ctx.newPage();
   // Signed out, GET /session answers 401 (that is how the app knows); the hidden page answers 404.
-  guard(page, app.url, { allowConsole: [/status of 401/, /status of 404/] });
+  const page = await t.open({ signedIn: false, allowConsole: [/status of 401/, /status of 404/] });
   await page.goto('/app/');
-  await signIn(page, vic.name, vic.password);
+  await signIn(page, t.user.name, t.user.password);
   return page;
 }
 

@@ -3,11 +3,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { checkA11y, guard, openBrowser, signIn, startAppServer, type AppServer } from './support/index.ts';
+import { checkA11y, signIn, useBrowserFixture } from './support/index.ts';
 
-let app: AppServer;
-let browser: Browser;
+const t = useBrowserFixture({
+  env: {
+    SERVICE_SETTINGS_ENCRYPTION_KEY: 'an encryption key of at least 32 characters',
+    SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
+    SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
+  },
+});
 let receiver: http.Server;
 let hookUrl: string;
 const received: string[] = [];
@@ -20,24 +24,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  app = await startAppServer({
-    SERVICE_SETTINGS_ENCRYPTION_KEY: 'an encryption key of at least 32 characters',
-    SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
-    SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
-  });
-  browser = await openBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
   receiver?.close();
 });
 
 describe('webhooks in the admin view', { timeout: 120_000 }, () => {
   it('adds a webhook, tests it, shows its log, rotates its secret and disables it', async () => {
-    const admin = await app.createUser('wanda', undefined, { orgAdmin: true });
-    const page = await (await browser.newContext({ baseURL: app.url })).newPage();
-    guard(page, app.url, { allowConsole: [/status of 401/] });
+    const admin = await t.app.createUser('wanda', undefined, { orgAdmin: true });
+    const page = await t.open({ allowConsole: [/status of 401/] });
     await page.goto('/app/admin');
     await signIn(page, admin.name, admin.password);
     const hooks = page.getByRole('region', { name: 'Webhooks' });
@@ -65,7 +60,7 @@ describe('webhooks in the admin view', { timeout: 120_000 }, () => {
 
     await hooks.getByRole('button', { name: 'Disable' }).click();
     await hooks.getByText('disabled', { exact: true }).waitFor();
-    const list = await app.admin.get('/admin/webhooks');
+    const list = await t.app.admin.get('/admin/webhooks');
     expect(list.body).toMatchObject([{ url: hookUrl, enabled: false }]);
   });
 });

@@ -1,48 +1,28 @@
-// What the typing tests share (typing.test.ts, typing-busy.test.ts): a server with a signed-in
-// writer, a tall editor, and a run that types a seeded script and checks the editor, the preview and
+// What the typing tests share (typing.test.ts, typing-busy.test.ts): the browser fixture with a
+// signed-in writer, a tall editor, and a run that types a seeded script and checks the editor, the preview and
 // the saved version against the modelled text.
 import { expect } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { type AppServer, guard, openBrowser, type Session, signedInSession, startAppServer } from './index.ts';
+import type { Page } from 'playwright-core';
+import { type BrowserFixture, editorText, useBrowserFixture } from './fixture.ts';
 import { play, script, type Mode } from './typist.ts';
 
 // The machine may be busy: wait up to 20 s for what a page shows.
 export const POLL = { timeout: 20_000, interval: 100 };
+export { editorText };
 
-export type TypingFixture = {
-  app: AppServer;
-  /** A new signed-in tab, tall enough that CodeMirror draws every line of the typed text. */
-  open(): Promise<Page>;
-  openEditor(page: Page, path: string): Promise<void>;
+export type TypingFixture = BrowserFixture & {
   /** Types the seeded script of `keys` keys into page `path` and checks editor, preview and saved version. */
   typeAndCheck(path: string, seed: number, keys: number, mode: Mode, alongside?: (stop: () => boolean) => Promise<void>): Promise<void>;
-  close(): Promise<void>;
 };
 
-/** The editor's text as drawn: its lines, in order. */
-export const editorText = (page: Page): Promise<string> =>
-  page.locator('.cm-content .cm-line').evaluateAll((lines) => lines.map((l) => l.textContent ?? '').join('\n'));
-
-export async function typingFixture(): Promise<TypingFixture> {
-  const app = await startAppServer();
-  const browser: Browser = await openBrowser();
-  const user = await app.createUser('tara');
-  await app.createSpace('docs', 'Docs');
-  const session: Session = await signedInSession(browser, app.url, user);
-
-  const open = async (): Promise<Page> => {
-    const ctx = await browser.newContext({ baseURL: app.url, storageState: session, viewport: { width: 1400, height: 2400 } });
-    const page = await ctx.newPage();
-    guard(page, app.url);
-    return page;
-  };
-  const openEditor = async (page: Page, path: string): Promise<void> => {
-    await page.goto(`/app/p/docs/${path}?edit`);
-    await page.locator('.cm-content').waitFor(); // CodeMirror's chunk has loaded
-  };
+/** The file's browser fixture (useBrowserFixture) with writer tara in space docs; `open` gives a tab tall enough that CodeMirror draws every line of the typed text. */
+export function useTypingFixture(): TypingFixture {
+  const t = useBrowserFixture({ user: { name: 'tara' }, spaces: [['docs', 'Docs']] });
+  const openAny = t.open;
+  const open = (): Promise<Page> => openAny({ viewport: { width: 1400, height: 2400 } });
   /** The preview's HTML next to the server's rendering of `content`, both normalised by the browser's parser. */
   const previewMatches = async (page: Page, content: string, path: string): Promise<boolean> => {
-    const r = await app.admin.post('/render', { space: 'docs', path, content });
+    const r = await t.app.admin.post('/render', { space: 'docs', path, content });
     expect(r.status).toBe(200);
     return page.evaluate((html) => {
       const t = document.createElement('template');
@@ -51,15 +31,13 @@ export async function typingFixture(): Promise<TypingFixture> {
     }, (r.body as { html: string }).html);
   };
 
-  return {
-    app,
+  const typing: Pick<TypingFixture, 'open' | 'typeAndCheck'> = {
     open,
-    openEditor,
     async typeAndCheck(path, seed, keys, mode, alongside) {
       const start = 'Start.';
-      await app.putPage('docs', path, { title: 'Typing', content: start });
+      await t.app.putPage('docs', path, { title: 'Typing', content: start });
       const page = await open();
-      await openEditor(page, path);
+      await t.openEditor(page, path);
       await page.getByRole('textbox', { name: 'Content' }).click();
       await page.keyboard.press('Control+End');
       const { actions, expected, keys: typed } = script(seed, keys, start);
@@ -76,13 +54,10 @@ export async function typingFixture(): Promise<TypingFixture> {
       await expect.poll(() => previewMatches(page, expected, path), POLL).toBe(true);
       await page.keyboard.press('Control+s');
       await page.getByRole('heading', { level: 1, name: 'Typing' }).waitFor({ timeout: 20_000 });
-      const saved = await app.admin.get(`/pages/docs/${path}`);
+      const saved = await t.app.admin.get(`/pages/docs/${path}`);
       expect(saved.body).toMatchObject({ content: expected, version: 2 });
       await page.context().close();
     },
-    async close() {
-      await browser.close();
-      await app.close();
-    },
   };
+  return Object.assign(t, typing);
 }
