@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { newAgent, startServer, type Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let alice: Client & { id: string };
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  alice = await newAgent(srv, 'alice');
-  bob = await newAgent(srv, 'bob');
-});
-afterAll(() => srv.close());
+const { srv, agents: { alice, bob } } = useServer({ agents: ['alice', 'bob'] });
 
 const paths = async (c: Client, slug: string) => ((await c.get(`/spaces/${slug}/pages`)).body.pages ?? []).map((p: any) => p.path);
 

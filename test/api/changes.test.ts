@@ -1,22 +1,16 @@
 // GET /changes: commit order, since and paging, every event, the ACL (a delete, a move away and
 // an ACL change judged by who could read before), 410 past the retention, bad parameters.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { startServer, type Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
 type Change = { txid: number; at: string; event: string; space: string; path: string; from?: { space: string; path: string }; version?: number; actor: { id: string; kind: string } };
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki', defaultAccess: 'write' })).status).toBe(201);
-  expect((await srv.admin.post('/spaces', { slug: 'vault', name: 'Vault', defaultAccess: 'none' })).status).toBe(201);
+const { srv, agents: { bob, carol } } = useServer({
+  agents: ['bob', 'carol'],
+  spaces: [{ slug: 'wiki', name: 'Wiki', defaultAccess: 'write' }, { slug: 'vault', name: 'Vault', defaultAccess: 'none' }],
+  noErrors: true,
 });
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
 
 const txidOf = (r: { headers: Headers }) => Number(r.headers.get('x-service-txid'));
 

@@ -1,22 +1,15 @@
 // GET/PUT/DELETE /me/favourites: per principal, only readable pages listed, following moves,
 // hidden while deleted or unreadable, back on restore.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
-  for (const [path, title] of [['a', 'Alpha'], ['notes/b', 'Beta'], ['secret', 'Secret']]) {
-    expect((await srv.admin.put(`/pages/wiki/${path}`, { title, content: '' })).status).toBe(201);
-  }
+const { srv, agents: { bob, carol } } = useServer({
+  agents: ['bob', 'carol'],
+  spaces: [{ slug: 'wiki', name: 'Wiki' }],
+  pages: [['wiki/a', { title: 'Alpha', content: '' }], ['wiki/notes/b', { title: 'Beta', content: '' }], ['wiki/secret', { title: 'Secret', content: '' }]],
+  noErrors: true,
 });
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
 
 const list = async (c: Client) => {
   const r = await c.get('/me/favourites');

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../support/fixture.ts';
 
 // API defects of issue 18 finding 8: the ACL answers what was PUT; a metadata patch body must be
 // an object; every 400 message is written for people, not raw validator text.
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' });
-  await srv.admin.put('/pages/kb/p', { title: 'P' });
+const { srv, agents: { bob, carol } } = useServer({
+  agents: ['bob', 'carol'],
+  spaces: [{ slug: 'kb', name: 'KB' }],
+  pages: [['kb/p', { title: 'P' }]],
 });
-afterAll(() => srv.close());
 
 describe('GET …/acl', () => {
   it('answers what was PUT: a writer is listed in read too (write implies read)', async () => {

@@ -2,17 +2,12 @@
 // past it is a 400 naming `content` with nothing written, whether the write's transaction scans
 // the content (small pages) or the offload worker does first (large ones); stored content past
 // a lowered budget is indexed up to it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
 const CAP = 20;
-let srv: TestServer;
-
-beforeAll(async () => {
-  srv = await startServer({ SERVICE_MAX_LINKS_PER_PAGE: String(CAP) });
-  expect((await srv.admin.post('/spaces', { slug: 'lb', name: 'Links' })).status).toBe(201);
-}, 60_000);
-afterAll(() => srv.close());
+const { srv } = useServer({ env: { SERVICE_MAX_LINKS_PER_PAGE: String(CAP) }, spaces: [{ slug: 'lb', name: 'Links' }], timeout: 60_000 });
 
 const wikilinks = (n: number) => Array.from({ length: n }, (_, i) => `[[Note ${i}]]`).join('\n');
 const mdLinks = (n: number) => Array.from({ length: n }, (_, i) => `[n${i}](/pages/lb/n${i})`).join('\n');

@@ -1,15 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  for (const slug of ['wiki', 'other', 'rb']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'wiki' }, { slug: 'other' }, { slug: 'rb' }], noErrors: true });
 
 const links = async (c: Client, page: string) => {
   const r = await c.get(`/pages/${page}/links`);

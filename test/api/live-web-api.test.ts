@@ -1,23 +1,18 @@
 // What the web app's live updates and home view ask of the API: `since=now` on the change feed
 // (a tab follows from the newest txid without reading the changes kept before it) and
 // `sort=edited` on GET /search/metadata (pages by their last edit, from the revisions).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { planner } from '../../src/domain/search/metadata-query.ts';
 import { readEvents, type SseEvent } from '../../src/client/changes.ts';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
-  expect((await srv.admin.post('/spaces', { slug: 'vault', name: 'Vault', defaultAccess: 'none' })).status).toBe(201);
+const { srv, agents: { bob } } = useServer({
+  agents: ['bob'],
+  spaces: [{ slug: 'wiki', name: 'Wiki' }, { slug: 'vault', name: 'Vault', defaultAccess: 'none' }],
+  noErrors: true,
 });
-afterAll(() => srv.close());
 afterEach(() => {
   planner.threshold = null;
-  expect(srv.errors).toEqual([]);
 });
 
 const txidOf = (r: { headers: Headers }) => Number(r.headers.get('x-service-txid'));

@@ -2,30 +2,16 @@
 // widens who reads a revision, a shared page goes into a personal space only with the right to
 // delete it for every reader, the move is announced to the space it left, and the old address
 // redirects only those who could read the page there.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-let dave: Client & { id: string };
-let docsHook: OutboxSubscription;
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  dave = await newAgent(srv, 'dave');
-  for (const slug of ['eng', 'docs']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
-  expect((await srv.admin.post('/spaces', { slug: 'vault', name: 'vault', defaultAccess: 'none' })).status).toBe(201);
-  // Only what happens in (or leaves) docs reaches this subscription.
-  docsHook = await subscribeOutbox(srv, { events: ['page.moved'], spaceSlug: 'docs' });
+const { srv, agents: { bob, carol, dave }, outbox: docsHook } = useServer({
+  agents: ['bob', 'carol', 'dave'],
+  spaces: [{ slug: 'eng' }, { slug: 'docs' }, { slug: 'vault', defaultAccess: 'none' }],
+  outbox: { events: ['page.moved'], spaceSlug: 'docs' }, // only what happens in (or leaves) docs reaches it
+  noErrors: true,
 });
-afterAll(async () => {
-  await docsHook.close();
-  await srv.close();
-});
-afterEach(() => expect(srv.errors).toEqual([]));
 
 const put = async (c: Client, at: string, body: Record<string, unknown>) => {
   const r = await c.put(`/pages/${at}`, body);

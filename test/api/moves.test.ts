@@ -1,26 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 import { backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-let dave: Client & { id: string };
-let outbox: OutboxSubscription;
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  outbox = await subscribeOutbox(srv, { events: ['page.moved'] }); // org-wide: moves record their events
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  dave = await newAgent(srv, 'dave');
-  for (const slug of ['eng', 'docs', 'pfx']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+const { srv, agents: { bob, carol, dave } } = useServer({
+  agents: ['bob', 'carol', 'dave'],
+  spaces: [{ slug: 'eng' }, { slug: 'docs' }, { slug: 'pfx' }],
+  outbox: { events: ['page.moved'] }, // org-wide: moves record their events
+  noErrors: true,
 });
-afterAll(async () => {
-  await outbox.close();
-  await srv.close();
-});
-afterEach(() => expect(srv.errors).toEqual([]));
 
 const put = async (c: Client, at: string, content: string, title = at) => {
   const r = await c.put(`/pages/${at}`, { title, content });

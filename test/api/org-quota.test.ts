@@ -2,18 +2,12 @@
 // current state and files count; a write that grows them past the quota is a 413 naming the
 // setting with nothing written, at the quota is fine, a delete frees room, and an import past it
 // is refused whole.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_KEY } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
 const QUOTA = 50_000;
-let srv: TestServer;
-
-beforeAll(async () => {
-  srv = await startServer({ SERVICE_ORG_QUOTA_BYTES: String(QUOTA) });
-  expect((await srv.admin.post('/spaces', { slug: 'q', name: 'Quota' })).status).toBe(201);
-}, 60_000);
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv } = useServer({ env: { SERVICE_ORG_QUOTA_BYTES: String(QUOTA) }, spaces: [{ slug: 'q', name: 'Quota' }], noErrors: true, timeout: 60_000 });
 
 /** A page's bytes: its content and the stored `{}` of its frontmatter and its metadata. */
 const pageBytes = (content: string) => Buffer.byteLength(content) + 4;

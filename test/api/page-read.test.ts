@@ -2,19 +2,10 @@
 // giving the same answers as the endpoint behind h3.
 import http from 'node:http';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let alice: Client & { id: string };
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  alice = await newAgent(srv, 'alice');
-  bob = await newAgent(srv, 'bob');
-  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
-});
-afterAll(() => srv.close());
+const { srv, agents: { alice, bob } } = useServer({ agents: ['alice', 'bob'], spaces: [{ slug: 'wiki', name: 'Wiki' }] });
 
 const ETAG = /^"\d+-[A-Za-z0-9_-]{10}"$/;
 

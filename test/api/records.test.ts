@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
-import { putTemplate, traces } from '../support/records.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
-
-let srv: TestServer;
-let bob: Client & { id: string };
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../support/fixture.ts';
+import { putTemplate, TASK_FIELDS, traces } from '../support/records.ts';
 
 const TASK = {
   description: 'Work to do',
@@ -13,9 +9,7 @@ const TASK = {
   metadataSchema: {
     additionalKeys: 'reject',
     fields: [
-      { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo' },
-      { key: 'owner', type: 'string', required: true },
-      { key: 'points', type: 'number', min: 1, max: 13 },
+      ...TASK_FIELDS,
       { key: 'due', type: 'date' },
       { key: 'link', type: 'url' },
       { key: 'labels', type: 'multiselect', options: ['a', 'b'] },
@@ -24,22 +18,16 @@ const TASK = {
   },
 };
 
-let outbox: OutboxSubscription;
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
-  bob = await newAgent(srv, 'bob');
-  for (const [slug, defaultAccess] of [['crm', 'write'], ['shared', 'read'], ['secret', 'none']] as const) {
-    expect((await srv.admin.post('/spaces', { slug, name: slug, defaultAccess })).status).toBe(201);
-  }
-  await putTemplate(srv.admin, 'crm', 'task', TASK);
-  await putTemplate(srv.admin, 'crm', 'note', { metadataSchema: { additionalKeys: 'allow', fields: [{ key: 'topic', type: 'string', required: true }] } });
-  await putTemplate(srv.admin, 'shared', 'bug', { metadataSchema: { fields: [{ key: 'severity', type: 'select', options: ['low', 'high'], required: true }] } });
-  await putTemplate(srv.admin, 'secret', 'hidden', { metadataSchema: { fields: [{ key: 'x', type: 'string' }] } });
-});
-afterAll(async () => {
-  await outbox.close();
-  await srv.close();
+const { srv, agents: { bob } } = useServer({
+  agents: ['bob'],
+  spaces: [{ slug: 'crm', defaultAccess: 'write' }, { slug: 'shared', defaultAccess: 'read' }, { slug: 'secret', defaultAccess: 'none' }],
+  outbox: {}, // so that writes record events, and a refused one could
+  async setup(srv) {
+    await putTemplate(srv.admin, 'crm', 'task', TASK);
+    await putTemplate(srv.admin, 'crm', 'note', { metadataSchema: { additionalKeys: 'allow', fields: [{ key: 'topic', type: 'string', required: true }] } });
+    await putTemplate(srv.admin, 'shared', 'bug', { metadataSchema: { fields: [{ key: 'severity', type: 'select', options: ['low', 'high'], required: true }] } });
+    await putTemplate(srv.admin, 'secret', 'hidden', { metadataSchema: { fields: [{ key: 'x', type: 'string' }] } });
+  },
 });
 
 describe('creating a record', () => {

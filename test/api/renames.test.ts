@@ -1,23 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-let outbox: OutboxSubscription;
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  outbox = await subscribeOutbox(srv, { events: ['page.updated'] });
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  expect((await srv.admin.post('/spaces', { slug: 'eng', name: 'eng' })).status).toBe(201);
+const { srv, agents: { bob, carol } } = useServer({
+  agents: ['bob', 'carol'],
+  spaces: [{ slug: 'eng' }],
+  outbox: { events: ['page.updated'] },
+  noErrors: true,
 });
-afterAll(async () => {
-  await outbox.close();
-  await srv.close();
-});
-afterEach(() => expect(srv.errors).toEqual([]));
 
 const put = async (c: Client, at: string, content: string, title = at) => {
   const r = await c.put(`/pages/${at}`, { title, content });

@@ -1,43 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createShipper, type Shipper } from '../../scripts/lib/shipper.ts';
-import { client, startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { client } from '../support/server.ts';
+import { useReplicaPair } from '../support/replica.ts';
 
 // Credentials on a replica follow the primary (docs/security.md, "Principals and credentials"):
 // a revoked key or an ended session stops working on the replica within the replication lag.
 // And the sign-in limiter counts the client's address, as the replica forwards it, not the
 // replica's own (SERVICE_TRUST_PROXY=1 on the primary, and on the replica behind its proxy).
 
-let primary: TestServer;
-let replica: TestServer;
-let shipper: Shipper;
-const replicaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-replica-auth-'));
-
-beforeAll(async () => {
-  primary = await startServer({
-    SERVICE_TRUST_PROXY: '1', SERVICE_CHECKPOINT_MODE: 'litestream',
-    SERVICE_SIGNIN_ADDRESS_BURST: '3', SERVICE_SIGNIN_ADDRESS_PER_MINUTE: '1',
-  });
-  expect((await primary.admin.post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
-  for (const name of ['wendy', 'rita']) {
-    expect((await primary.admin.post('/admin/principals', { name, kind: 'user', password: 'correct horse' })).status).toBe(201);
-  }
-  shipper = createShipper(path.join(primary.dataDir, 'kspace.db'), path.join(replicaDir, 'kspace.db'));
-  await shipper.ship();
-  shipper.start(10);
+const { primary, replica } = useReplicaPair({
+  primaryEnv: { SERVICE_TRUST_PROXY: '1', SERVICE_SIGNIN_ADDRESS_BURST: '3', SERVICE_SIGNIN_ADDRESS_PER_MINUTE: '1' },
+  async setup(primary) {
+    for (const name of ['wendy', 'rita']) {
+      expect((await primary.admin.post('/admin/principals', { name, kind: 'user', password: 'correct horse' })).status).toBe(201);
+    }
+  },
   // The test stands for the proxy in front of the replica: it names the client in X-Forwarded-For.
-  replica = await startServer({ SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url, SERVICE_TRUST_PROXY: '1' }, { dataDir: replicaDir });
-});
-afterAll(async () => {
-  await replica?.close();
-  await shipper?.close();
-  await primary?.close();
-});
-afterEach(() => {
-  expect(primary.errors).toEqual([]);
-  expect(replica.errors).toEqual([]);
+  replicaEnv: { SERVICE_TRUST_PROXY: '1' },
 });
 
 const txidOf = (r: { headers: Headers }) => r.headers.get('x-service-txid')!;

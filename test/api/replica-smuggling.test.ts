@@ -1,10 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createShipper, type Shipper } from '../../scripts/lib/shipper.ts';
+import { describe, expect, it } from 'vitest';
 import { chunked, rawRequest, type RawExchange } from '../support/raw-http.ts';
-import { ADMIN_KEY, client, newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { ADMIN_KEY, client, newAgent } from '../support/server.ts';
+import { useMade } from '../support/fixture.ts';
+import { useReplicaPair } from '../support/replica.ts';
 import { waitFor } from '../support/wait.ts';
 
 // Request smuggling through a read replica (docs/security.md, "Forwarding through a replica"):
@@ -13,32 +11,12 @@ import { waitFor } from '../support/wait.ts';
 // request from a second client always gets its own answer, and the primary's request log holds
 // exactly the requests the replica forwarded (their ids are the replica's X-Request-Id).
 
-let primary: TestServer;
-let replica: TestServer;
-let shipper: Shipper;
-let canaryClient: Client;
 let mallory: string;
-const replicaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-smuggle-'));
-
-beforeAll(async () => {
-  primary = await startServer({ SERVICE_TRUST_PROXY: '1', SERVICE_CHECKPOINT_MODE: 'litestream' });
-  expect((await primary.admin.post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
-  mallory = (await newAgent(primary, 'mallory')).key!;
-  shipper = createShipper(path.join(primary.dataDir, 'kspace.db'), path.join(replicaDir, 'kspace.db'));
-  await shipper.ship();
-  shipper.start(10);
-  replica = await startServer({ SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url }, { dataDir: replicaDir });
-  canaryClient = client(replica.url, ADMIN_KEY);
+const { primary, replica } = useReplicaPair({
+  primaryEnv: { SERVICE_TRUST_PROXY: '1' },
+  setup: async (primary) => { mallory = (await newAgent(primary, 'mallory')).key!; },
 });
-afterAll(async () => {
-  await replica?.close();
-  await shipper?.close();
-  await primary?.close();
-});
-afterEach(() => {
-  expect(primary.errors).toEqual([]);
-  expect(replica.errors).toEqual([]);
-});
+const canaryClient = useMade('the canary client', async () => client(replica.url, ADMIN_KEY));
 
 const HOST = 'Host: kspace.test\r\n';
 const AUTH = () => `Authorization: Bearer ${mallory}\r\n`;

@@ -1,51 +1,30 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createShipper, type Shipper } from '../../scripts/lib/shipper.ts';
 import { runCli } from '../support/cli.ts';
 import { callTool, connectHttp } from '../support/mcp.ts';
-import { startReceiver, type Receiver } from '../support/receiver.ts';
-import { ADMIN_KEY, client, startServer, type Client, type TestServer } from '../support/server.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { ADMIN_KEY, client, startServer, type Client } from '../support/server.ts';
+import { useMade } from '../support/fixture.ts';
+import { useReplicaPair } from '../support/replica.ts';
 import { PAGE_SIZE } from '../../src/store/migrations.ts';
 
 // A primary, a read replica and the test shipper (scripts/lib/shipper.ts, standing in for
 // Litestream's follower) on loopback: reads answered by the replica, writes forwarded to the
 // primary, read-your-writes with X-Service-Min-Txid, the replica never writing its kspace.db.
 
-let primary: TestServer;
-let replica: TestServer;
-let shipper: Shipper;
-let rx: Receiver;
-let viaReplica: Client;
-const replicaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-replica-'));
-
-beforeAll(async () => {
-  rx = await startReceiver();
-  primary = await startServer({
-    SERVICE_WEBHOOKS_ALLOW_HTTP: '1', SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1', SERVICE_CHECKPOINT_MODE: 'litestream',
+const { primary, replica, shipper, replicaDir } = useReplicaPair({
+  primaryEnv: {
+    SERVICE_WEBHOOKS_ALLOW_HTTP: '1', SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
     SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
     SERVICE_SESSION_IDLE_MINUTES: '0.2', // 12 s; use is recorded after a quarter of it (3 s)
-  });
-  expect((await primary.admin.post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
-  shipper = createShipper(path.join(primary.dataDir, 'kspace.db'), path.join(replicaDir, 'kspace.db'));
-  await shipper.ship();
-  shipper.start(10);
-  replica = await startServer({ SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url }, { dataDir: replicaDir });
-  viaReplica = client(replica.url, ADMIN_KEY);
+  },
 });
-afterAll(async () => {
-  await replica?.close();
-  await shipper?.close();
-  await primary?.close();
-  await rx?.close();
-});
-afterEach(() => {
-  expect(primary.errors).toEqual([]);
-  expect(replica.errors).toEqual([]);
-});
+const rx = useMade('the receiver', startReceiver, (r) => r.close());
+const viaReplica = useMade('the client through the replica', async () => client(replica.url, ADMIN_KEY));
 
 const txidOf = (r: { headers: Headers }) => Number(r.headers.get('x-service-txid'));
 

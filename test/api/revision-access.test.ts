@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { newAgent, type Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 import { callTool, connectHttp } from '../support/mcp.ts';
 
 // Contract: "Revisions written while a page had its own ACL are readable only by those that ACL
 // let read", whatever happens to the path later (issue 18, finding 1).
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
-});
-afterAll(() => srv.close());
+const { srv, agents: { bob, carol } } = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki', name: 'Wiki' }] });
 
 const versions = async (c: Client, page: string) =>
   ((await c.get(`/pages/${page}/revisions`)).body.revisions ?? []).map((r: { version: number }) => r.version);

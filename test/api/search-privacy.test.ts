@@ -1,20 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
 // Issue 18: bm25 scored with corpus-wide statistics (how many pages hold a word), so a caller
 // could learn whether a page they cannot read contains a word by comparing the scores of their
 // own pages. Every output of a search must be the same with or without pages the caller may not
 // read: hits, order, scores, snippets, cursors.
 
-let srv: TestServer;
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }], noErrors: true });
 
 /** Every answer of a search as bob sees it, page by page, following nextCursor. */
 async function answers(c: Client, q: string, limit: number): Promise<unknown[]> {

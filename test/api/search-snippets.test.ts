@@ -1,16 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../support/fixture.ts';
 
 // Search snippets are cut from the text a reader sees (no Markdown syntax), with the matches in
 // <mark> and the heading above the match (contract, Search).
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startServer();
-  expect((await srv.admin.post('/spaces', { slug: 'doc', name: 'Doc' })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv } = useServer({ spaces: [{ slug: 'doc', name: 'Doc' }], noErrors: true });
 
 type Hit = { path: string; snippet: string; heading?: string };
 const search = async (q: string) => {

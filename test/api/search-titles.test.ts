@@ -1,16 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
-  expect((await srv.admin.post('/spaces', { slug: 'other', name: 'Other' })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }, { slug: 'other', name: 'Other' }], noErrors: true });
 
 type Hits = { body: { hits: Array<{ space: string; path: string; title: string }> } };
 const titles = (c: Client, q: string, extra = '') => c.get(`/search/titles?${new URLSearchParams({ q })}${extra}`);

@@ -1,17 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ranking } from '../../src/domain/search/full-text.ts';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { startServer, type Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
-  expect((await srv.admin.post('/spaces', { slug: 'other', name: 'Other' })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }, { slug: 'other', name: 'Other' }], noErrors: true });
 
 const search = (c: Client, q: string, extra = '') => c.get(`/search?${new URLSearchParams({ q })}${extra}`);
 const paths = (r: { body: { hits: Array<{ space: string; path: string }> } }) => r.body.hits.map((h) => `${h.space}/${h.path}`);

@@ -1,17 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let carol: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  carol = await newAgent(srv, 'carol');
-  for (const slug of ['wiki', 'old']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv, agents: { bob, carol } } = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki' }, { slug: 'old' }], noErrors: true });
 
 describe('the page trash', () => {
   it('lists a deleted page to those who could read it, keeps its history, and restores it with its ACL', async () => {

@@ -1,19 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { importView } from '../../src/domain/links/wiki-index.ts';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 import { outboundOf as out, backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
 
-let srv: TestServer;
-let bob: Client & { id: string };
-let dave: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  dave = await newAgent(srv, 'dave');
-  for (const slug of ['wk', 'wk2', 'wmv']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+const { srv, agents: { bob, dave } } = useServer({
+  agents: ['bob', 'dave'],
+  spaces: [{ slug: 'wk' }, { slug: 'wk2' }, { slug: 'wmv' }],
+  noErrors: true,
 });
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
 
 const put = async (c: Client, at: string, content: string, title = at.split('/').pop()!) => {
   const r = await c.put(`/pages/${at}`, { title, content });

@@ -1,27 +1,13 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp } from '../support/mcp.ts';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
+import { useMade, useServer } from '../support/fixture.ts';
 
 // Issue 18: JSON-RPC batches, a malformed Host header, and tool arguments that escape the page
 // routes (`..`, `.`, `%2e%2e`, `/`).
 
-let srv: TestServer;
-let bob: Awaited<ReturnType<typeof newAgent>>;
-let mcp: Client;
-
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
-  await srv.admin.put('/pages/wiki/open', { title: 'Open page', content: 'anyone may read' });
-  mcp = await connectHttp(srv.url, bob.key!);
-});
-afterAll(async () => {
-  await mcp?.close();
-  await srv.close();
-});
+const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'wiki', name: 'Wiki' }], pages: [['wiki/open', { title: 'Open page', content: 'anyone may read' }]] });
+const mcp = useMade('the MCP client', () => connectHttp(srv.url, bob.key!), (c) => c.close());
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 const searchCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search', arguments: { query: 'open' } } });

@@ -1,30 +1,21 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp, TOOL_NAMES, WRITE_TOOLS } from '../support/mcp.ts';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
+import { useMade, useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Awaited<ReturnType<typeof newAgent>>;
-let mcp: Client;
-let outbox: OutboxSubscription;
-
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  bob = await newAgent(srv, 'bob');
-  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
-  outbox = await subscribeOutbox(srv, { spaceSlug: 'wiki', events: ['page.created'] }); // writes record page.created
-  await srv.admin.put('/pages/wiki/open', { title: 'Open page', content: 'anyone may read', metadata: { stage: 'todo', points: 3 } });
-  await srv.admin.put('/pages/wiki/hidden', { title: 'Hidden page', content: 'admins only', metadata: { stage: 'todo', points: 5 } });
-  const me = (await srv.admin.get('/me')).body;
-  expect((await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] })).status).toBe(200);
-  mcp = await connectHttp(srv.url, bob.key!);
+const { srv, agents: { bob } } = useServer({
+  agents: ['bob'],
+  spaces: [{ slug: 'wiki', name: 'Wiki' }],
+  outbox: { spaceSlug: 'wiki', events: ['page.created'] }, // writes record page.created
+  pages: [
+    ['wiki/open', { title: 'Open page', content: 'anyone may read', metadata: { stage: 'todo', points: 3 } }],
+    ['wiki/hidden', { title: 'Hidden page', content: 'admins only', metadata: { stage: 'todo', points: 5 } }],
+  ],
+  async setup(srv) {
+    const me = (await srv.admin.get('/me')).body;
+    expect((await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] })).status).toBe(200);
+  },
 });
-afterAll(async () => {
-  await mcp?.close();
-  await outbox.close();
-  await srv.close();
-});
+const mcp = useMade('the MCP client', () => connectHttp(srv.url, bob.key!), (c) => c.close());
 
 describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists every tool with a description and an input schema; reads are annotated read-only', async () => {

@@ -1,24 +1,10 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp, connectStdio } from '../support/mcp.ts';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
+import { useMade, useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Awaited<ReturnType<typeof newAgent>>;
-let admin: Client;
-let mcp: Client;
-
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  admin = await connectHttp(srv.url, srv.admin.key!);
-  mcp = await connectHttp(srv.url, bob.key!);
-});
-afterAll(async () => {
-  await mcp?.close();
-  await admin?.close();
-  await srv.close();
-});
+const { srv, agents: { bob } } = useServer({ agents: ['bob'] });
+const admin = useMade('the admin MCP client', () => connectHttp(srv.url, srv.admin.key!), (c) => c.close());
+const mcp = useMade('the MCP client', () => connectHttp(srv.url, bob.key!), (c) => c.close());
 
 describe('MCP page life', () => {
   it('creates a space, writes without a title on update, moves, diffs, restores, deletes and restores from the trash', async () => {

@@ -1,47 +1,27 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp, connectStdio } from '../support/mcp.ts';
-import { eventsFor, putTemplate } from '../support/records.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
+import { eventsFor, putTemplate, TASK_FIELDS } from '../support/records.ts';
+import { useMade, useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let agentKey: string;
-
-let outbox: OutboxSubscription;
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
-  agentKey = (await newAgent(srv, 'agent'))!.key!;
-  await srv.admin.post('/spaces', { slug: 'work', name: 'Work' });
-  await putTemplate(srv.admin, 'work', 'task', {
-    description: 'A unit of work',
-    defaultPathPrefix: 'tasks/',
-    metadataSchema: {
-      additionalKeys: 'reject',
-      fields: [
-        { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo' },
-        { key: 'owner', type: 'string', required: true },
-        { key: 'points', type: 'number', min: 1, max: 13 },
-      ],
-    },
-  });
-  await putTemplate(srv.admin, 'work', 'note', { description: 'A plain note', metadataDefaults: { kind: 'note' } }, { content: '## Notes\n' });
-});
-afterAll(async () => {
-  await outbox.close();
-  await srv.close();
+const { srv, agents: { agent } } = useServer({
+  agents: ['agent'],
+  spaces: [{ slug: 'work', name: 'Work' }],
+  outbox: {}, // so that writes record events, and a refused one could
+  async setup(srv) {
+    await putTemplate(srv.admin, 'work', 'task', {
+      description: 'A unit of work',
+      defaultPathPrefix: 'tasks/',
+      metadataSchema: { additionalKeys: 'reject', fields: TASK_FIELDS },
+    });
+    await putTemplate(srv.admin, 'work', 'note', { description: 'A plain note', metadataDefaults: { kind: 'note' } }, { content: '## Notes\n' });
+  },
 });
 
 describe.each([
-  ['Streamable HTTP', () => connectHttp(srv.url, agentKey)],
-  ['stdio', () => connectStdio(srv.url, agentKey)],
+  ['Streamable HTTP', () => connectHttp(srv.url, agent.key!)],
+  ['stdio', () => connectStdio(srv.url, agent.key!)],
 ])('record tools over %s', (door, connect) => {
-  let mcp: Client;
-  beforeAll(async () => {
-    mcp = await connect();
-  });
-  afterAll(() => mcp?.close());
+  const mcp = useMade('the MCP client', connect, (c) => c.close());
   const tag = door === 'stdio' ? 's' : 'h';
 
   it('list_record_types gives each type with its fields; list_templates lists both templates', async () => {

@@ -1,26 +1,21 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp } from '../support/mcp.ts';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
+import { useMade, useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let mcp: Client;
-
-beforeAll(async () => {
-  srv = await startServer();
-  await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' });
-  await srv.admin.put('/pages/kb/a', { title: 'Alpha', content: 'the quarterly roadmap, see [b](./b) and [gone](./gone)', metadata: { stage: 'todo', points: 2 } });
-  await srv.admin.put('/pages/kb/b', { title: 'Beta', content: 'roadmap details', metadata: { stage: 'doing', points: 5 } });
-  await srv.admin.put('/pages/kb/hidden', { title: 'Hidden roadmap', content: 'roadmap secrets, linking [b](./b)', metadata: { stage: 'todo', points: 9 } });
-  const me = (await srv.admin.get('/me')).body;
-  await srv.admin.put('/pages/kb/hidden/acl', { write: [me.id] });
-  const agent = await newAgent(srv, 'reader');
-  mcp = await connectHttp(srv.url, agent.key!);
+const { srv, agents: { reader } } = useServer({
+  agents: ['reader'],
+  spaces: [{ slug: 'kb', name: 'KB' }],
+  pages: [
+    ['kb/a', { title: 'Alpha', content: 'the quarterly roadmap, see [b](./b) and [gone](./gone)', metadata: { stage: 'todo', points: 2 } }],
+    ['kb/b', { title: 'Beta', content: 'roadmap details', metadata: { stage: 'doing', points: 5 } }],
+    ['kb/hidden', { title: 'Hidden roadmap', content: 'roadmap secrets, linking [b](./b)', metadata: { stage: 'todo', points: 9 } }],
+  ],
+  async setup(srv) {
+    const me = (await srv.admin.get('/me')).body;
+    await srv.admin.put('/pages/kb/hidden/acl', { write: [me.id] });
+  },
 });
-afterAll(async () => {
-  await mcp?.close();
-  await srv.close();
-});
+const mcp = useMade('the MCP client', () => connectHttp(srv.url, reader.key!), (c) => c.close());
 
 describe('search and link tools, as another agent sees them', () => {
   it('search finds readable pages only', async () => {

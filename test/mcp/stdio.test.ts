@@ -1,30 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { callTool, connectStdio, TOOL_NAMES } from '../support/mcp.ts';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
+import { useMade, useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let bob: Awaited<ReturnType<typeof newAgent>>;
-let mcp: Awaited<ReturnType<typeof connectStdio>>;
-
-let outbox: OutboxSubscription;
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  bob = await newAgent(srv, 'bob');
-  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
-  outbox = await subscribeOutbox(srv, { spaceSlug: 'wiki', events: ['page.created'] }); // writes record page.created
-  await srv.admin.put('/pages/wiki/open', { title: 'Open page', content: 'hello' });
-  await srv.admin.put('/pages/wiki/hidden', { title: 'Hidden page' });
-  const me = (await srv.admin.get('/me')).body;
-  await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] });
-  mcp = await connectStdio(srv.url, bob.key!);
+const { srv, agents: { bob } } = useServer({
+  agents: ['bob'],
+  spaces: [{ slug: 'wiki', name: 'Wiki' }],
+  outbox: { spaceSlug: 'wiki', events: ['page.created'] }, // writes record page.created
+  pages: [['wiki/open', { title: 'Open page', content: 'hello' }], ['wiki/hidden', { title: 'Hidden page' }]],
+  async setup(srv) {
+    const me = (await srv.admin.get('/me')).body;
+    await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] });
+  },
 });
-afterAll(async () => {
-  await mcp?.close();
-  await outbox.close();
-  await srv.close();
-});
+const mcp = useMade('the MCP client', () => connectStdio(srv.url, bob.key!), (c) => c.close());
 
 describe('kspace mcp (stdio, forwarding to SERVICE_URL)', () => {
   it('lists the same tools as /mcp', async () => {

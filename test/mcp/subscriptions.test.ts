@@ -1,35 +1,27 @@
 // resources/subscribe over stdio (`kspace mcp`) with the SDK's own client: a subscribed page's
 // change arrives as notifications/resources/updated; an unsubscribed, unreadable or other page's does not.
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectHttp, connectStdio } from '../support/mcp.ts';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
+import { useMade, useServer } from '../support/fixture.ts';
+import { waitFor } from '../support/wait.ts';
 
-let srv: TestServer;
-let bob: Awaited<ReturnType<typeof newAgent>>;
-let mcp: Awaited<ReturnType<typeof connectStdio>>;
+const { srv, agents: { bob } } = useServer({
+  agents: ['bob'],
+  spaces: [{ slug: 'wiki', name: 'Wiki' }],
+  pages: ['watched', 'other', 'hidden'].map((p): [string, Record<string, unknown>] => [`wiki/${p}`, { title: p, content: '' }]),
+  async setup(srv) {
+    const me = (await srv.admin.get('/me')).body;
+    await srv.admin.put('/pages/wiki/hidden/acl', { read: [me.id], write: [me.id] });
+  },
+});
 const updated: string[] = [];
-
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
-  for (const p of ['watched', 'other', 'hidden']) await srv.admin.put(`/pages/wiki/${p}`, { title: p, content: '' });
-  const me = (await srv.admin.get('/me')).body;
-  await srv.admin.put('/pages/wiki/hidden/acl', { read: [me.id], write: [me.id] });
-  mcp = await connectStdio(srv.url, bob.key!);
-  mcp.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
-});
-afterAll(async () => {
-  await mcp?.close();
-  await srv.close();
-});
-
-const until = async (cond: () => boolean, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  return cond();
-};
+const mcp = useMade('the MCP client', async () => {
+  const c = await connectStdio(srv.url, bob.key!);
+  c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+  return c;
+}, (c) => c.close());
+const until = (cond: () => boolean, ms = 15_000) => waitFor(cond, ms);
 
 describe('MCP resource subscriptions', () => {
   it('the stdio server offers them, the stateless /mcp door does not', async () => {

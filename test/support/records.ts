@@ -20,6 +20,13 @@ export async function traces(srv: TestServer, c: Client, space: string, path: st
   };
 }
 
+/** The fields of the task record type the record tests share: a stage (default todo) and an owner, both required, and 1 to 13 points. */
+export const TASK_FIELDS = [
+  { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo' },
+  { key: 'owner', type: 'string', required: true },
+  { key: 'points', type: 'number', min: 1, max: 13 },
+];
+
 /** Puts a template page; throws unless it is stored. */
 export async function putTemplate(c: Client, space: string, name: string, frontmatter: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const r = await c.put(`/pages/${space}/templates/${name}`, { title: name, content: '', frontmatter, ...extra });
