@@ -13,7 +13,7 @@ import { useShortcuts } from './lib/shortcuts.ts';
 import { startLive, stopLive } from './lib/live.ts';
 import { SignIn } from './views/sign-in.tsx';
 import { OfflineBanner } from './components/offline-banner.tsx';
-import { forgetOfflineCopies } from './lib/offline.ts';
+import { finishSignOutSoon, forgetOfflineCopies, setSignOutPending, signOutPending } from './lib/offline.ts';
 import { RouteView } from './views/route-view.tsx';
 
 const NARROW = '(max-width: 900px)';
@@ -26,6 +26,8 @@ export function App() {
 
   const load = (): void => {
     setLoadError(null);
+    // A sign-out made offline is finished first: the session it left must not sign anyone in.
+    if (signOutPending()) { finishSignOutSoon(); setPrincipal(null); return; }
     get<Session>('/session', { quiet401: true }).then(
       (s) => { setCsrfToken(s.csrfToken); setPrincipal(s.principal); },
       (err: unknown) => {
@@ -37,8 +39,10 @@ export function App() {
   useEffect(load, []);
   useEffect(() => {
     const onUnauthorized = (): void => { setCsrfToken(null); setPrincipal(null); void forgetOfflineCopies(); };
+    const onOnline = (): void => finishSignOutSoon();
     window.addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
-    return () => window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+    window.addEventListener('online', onOnline);
+    return () => { window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized); window.removeEventListener('online', onOnline); };
   }, []);
 
   const current = loc.pathname + loc.search;
@@ -72,17 +76,19 @@ export function App() {
   if (loadError) return <><OfflineBanner /><main id="main" class="narrow"><ErrorBox error={loadError} retry={load} /></main></>;
   if (principal === undefined) return <><OfflineBanner /><main id="main" class="narrow"><Loading /></main></>;
   if (principal === null || route.name === 'signIn') {
-    return <><OfflineBanner /><SignIn next={route.name === 'signIn' ? route.next : current} onSignedIn={(s) => { setCsrfToken(s.csrfToken); setPrincipal(s.principal); }} /></>;
+    return <><OfflineBanner /><SignIn next={route.name === 'signIn' ? route.next : current} onSignedIn={(s) => { setSignOutPending(false); setCsrfToken(s.csrfToken); setPrincipal(s.principal); }} /></>;
   }
 
   const signOut = (): void => {
     stopLive();
-    // The person's offline copies go whether or not the server heard the sign-out (docs/security.md).
-    del('/session').catch(() => undefined).then(forgetOfflineCopies).finally(() => {
-      setCsrfToken(null);
-      setPrincipal(null);
-      navigate('/app/sign-in', { replace: true });
-    });
+    // The person's offline copies go whether or not the server heard the sign-out; a sign-out the
+    // server did not hear (no connection) is sent again when the app next can (docs/security.md).
+    del('/session').then(() => setSignOutPending(false), (err: unknown) => { if (err instanceof ApiError && err.status === 0) setSignOutPending(true); })
+      .then(forgetOfflineCopies).finally(() => {
+        setCsrfToken(null);
+        setPrincipal(null);
+        navigate('/app/sign-in', { replace: true });
+      });
   };
   return (
     <SessionContext.Provider value={{ principal, signOut }}>

@@ -10,8 +10,8 @@
 //   time: a sign-in of someone else, a 401 and a DELETE /session delete it (the app deletes it
 //   at sign-out too, in case that DELETE does not reach the server).
 // Every such request goes to the network first; the cache answers only when the network fails or
-// is slower than NETWORK_TIMEOUT_MS. Writes, event streams, range requests and every other
-// address pass through untouched (no respondWith).
+// is slower than a few seconds (SHELL_TIMEOUT_MS, DATA_TIMEOUT_MS). Writes, event streams, range
+// requests and every other address pass through untouched (no respondWith).
 
 declare const __KSPACE_BUILD__: string;
 declare const __KSPACE_SHELL__: string[];
@@ -33,8 +33,13 @@ const SHELL = `kspace-app-${__KSPACE_BUILD__}`;
 const APP_PREFIX = 'kspace-app-';
 const PERSON_PREFIX = 'kspace-person-';
 const INDEX = '/app/';
-/** How long a request may take before a cached answer is shown instead (the network answer still updates the cache). */
-const NETWORK_TIMEOUT_MS = 4000;
+/**
+ * How long a request may take before the cached copy is shown instead (a network answer arriving
+ * later still updates the copy). Short for the shell (the copy is this build's, the same page);
+ * longer for the person's data, whose copy may be older than what the server holds.
+ */
+const SHELL_TIMEOUT_MS = 3000;
+const DATA_TIMEOUT_MS = 6000;
 
 scope.addEventListener('install', (e) => {
   e.waitUntil(caches.open(SHELL).then((c) => c.addAll([INDEX, ...__KSPACE_SHELL__.map((f) => `/app/${f}`)])).then(() => scope.skipWaiting()));
@@ -57,14 +62,14 @@ scope.addEventListener('fetch', (e) => {
   const req = e.request;
   const url = new URL(req.url);
   if (url.origin !== scope.location.origin) return;
-  if (req.method === 'DELETE' && url.pathname === '/session') { e.waitUntil(forgetPeople()); return; }
+  if (req.method === 'DELETE' && url.pathname === '/session') { e.waitUntil(serial(forgetPeople)); return; }
   if (req.method !== 'GET' || req.headers.has('range') || (req.headers.get('accept') ?? '').includes('text/event-stream')) return;
   if (req.mode === 'navigate') {
-    if (url.pathname.startsWith('/app/')) e.respondWith(networkFirst(e, req, () => caches.match(INDEX, { cacheName: SHELL }), null));
+    if (url.pathname.startsWith('/app/')) e.respondWith(networkFirst(e, req, SHELL_TIMEOUT_MS, () => caches.match(INDEX, { cacheName: SHELL }), null));
   } else if (url.pathname.startsWith('/app/assets/')) {
     e.respondWith(shellAsset(e, req));
   } else if (personal(url.pathname)) {
-    e.respondWith(networkFirst(e, req, () => cachedAnswer(url), (res) => keep(url, req, res)));
+    e.respondWith(networkFirst(e, req, DATA_TIMEOUT_MS, () => cachedAnswer(url), (res) => serial(() => keep(url, req, res))));
   }
 });
 
@@ -80,7 +85,7 @@ scope.addEventListener('message', (e) => {
       if (url.origin !== scope.location.origin || !personal(url.pathname)) continue;
       const req = new Request(url, { credentials: 'same-origin' });
       const res = await fetch(req).catch(() => null);
-      if (res) await keep(url, req, res);
+      if (res) await serial(() => keep(url, req, res));
     }
   })());
 });
@@ -94,11 +99,11 @@ async function shellAsset(e: FetchEvent, req: Request): Promise<Response> {
   return res;
 }
 
-async function networkFirst(e: FetchEvent, req: Request, cached: () => Promise<Response | undefined>, store: ((res: Response) => Promise<void>) | null): Promise<Response> {
+async function networkFirst(e: FetchEvent, req: Request, timeoutMs: number, cached: () => Promise<Response | undefined>, store: ((res: Response) => Promise<void>) | null): Promise<Response> {
   const net = fetch(req);
   net.catch(() => undefined); // a late failure after the cache answered is nobody's concern
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const slow = new Promise<'slow'>((resolve) => { timer = setTimeout(() => resolve('slow'), NETWORK_TIMEOUT_MS); });
+  const slow = new Promise<'slow'>((resolve) => { timer = setTimeout(() => resolve('slow'), timeoutMs); });
   let res: Response | 'slow';
   try {
     res = await Promise.race([net, slow]);
@@ -136,7 +141,17 @@ async function cachedAnswer(url: URL): Promise<Response | undefined> {
   return caches.match(`${url.href}?render=html`, { cacheName: name });
 }
 
-let sessionRead: Promise<string | null> | null = null;
+let queue: Promise<unknown> = Promise.resolve();
+/**
+ * Runs the changes to the person's cache one after another, in the order their requests came: a
+ * GET answer that arrived before a sign-out is stored before the sign-out deletes the cache, never
+ * after it (which would bring the cache back).
+ */
+function serial(f: () => Promise<void>): Promise<void> {
+  const run = queue.then(f, f);
+  queue = run.catch(() => undefined);
+  return run;
+}
 
 /** Keeps an answer in the signed-in person's cache; a 401 ends the person's copies, a 403 or 404 that address's. */
 async function keep(url: URL, req: Request, res: Response): Promise<void> {
@@ -155,10 +170,8 @@ async function keep(url: URL, req: Request, res: Response): Promise<void> {
   // The first answer after the worker arrived (or after its cache was cleared) learns who is signed in.
   let name = await personCache();
   if (!name) {
-    sessionRead ??= fetch('/session', { credentials: 'same-origin' })
-      .then((s) => (s.status === 200 ? startPerson(s) : null), () => null)
-      .finally(() => { sessionRead = null; });
-    name = await sessionRead;
+    const session = await fetch('/session', { credentials: 'same-origin' }).catch(() => null);
+    name = session?.status === 200 ? await startPerson(session) : null;
   }
   if (name && await caches.has(name)) await (await caches.open(name)).put(req, res);
 }

@@ -1,7 +1,7 @@
 // The web app offline (docs/web.md "Offline"): a page the person opened (its text and its image)
 // reads without a connection under a banner; an edit made offline is kept and saved when the
-// connection returns, through the merge when someone saved meanwhile; sign-out deletes the
-// person's offline copies.
+// connection returns, through the merge when someone saved meanwhile; sign-out, even offline,
+// deletes the person's offline copies and ends the session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
@@ -84,20 +84,26 @@ describe('the web app offline', { timeout: 90_000 }, () => {
     await ctx.close();
   });
 
-  it('deletes the person\'s offline copies at sign-out', async () => {
+  it('deletes the person\'s offline copies at a sign-out made offline, and ends the session when the connection returns', async () => {
     const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
     const page = await ctx.newPage();
     guard(page, app.url, { allowConsole: OFFLINE_NOISE });
     await openAndKeep(page);
+    await ctx.setOffline(true);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((u) => u.pathname === '/app/sign-in', POLL);
     expect(await page.evaluate(async () => (await caches.keys()).filter((n) => n.startsWith('kspace-person-')))).toEqual([]);
     // The app still opens offline (its shell is everyone's), but not the page.
-    await ctx.setOffline(true);
     await page.goto('/app/p/notes/trip');
     await page.getByRole('status').filter({ hasText: 'You are offline' }).waitFor(POLL);
-    await page.getByRole('alert').first().waitFor(POLL);
+    await page.getByLabel('Password').waitFor(POLL);
     expect(await page.getByRole('heading', { name: 'Trip', level: 1 }).count()).toBe(0);
+    // The server did not hear the sign-out: the app sends it when the connection returns.
+    expect((await page.request.get('/session')).status()).toBe(200);
+    await ctx.setOffline(false);
+    await expect.poll(async () => (await page.request.get('/session')).status(), POLL).toBe(401);
+    await page.reload();
+    await page.getByLabel('Password').waitFor(POLL);
     await ctx.close();
   });
 });

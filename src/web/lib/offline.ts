@@ -1,7 +1,10 @@
 // The app's side of working offline (docs/web.md "Offline"): registering the service worker
 // (src/web/sw.ts), telling it what the first view loaded before it was there, loading the new app
-// after an upgrade, deleting the person's copies at sign-out, and whether the browser is online.
+// after an upgrade, deleting the person's copies at sign-out (and ending on the server a session
+// signed out of without a connection), and whether the browser is online.
 import { useEffect, useState } from 'preact/hooks';
+import { ApiError, del, get, setCsrfToken } from '../api/client.ts';
+import type { Session } from '../api/types.ts';
 import { loadFreshOnNextMove } from '../router.ts';
 
 /** The person's cache names (sw.ts); the app shell's caches are the same for everyone and stay. */
@@ -34,6 +37,51 @@ export async function forgetOfflineCopies(): Promise<void> {
   try {
     for (const name of await caches.keys()) if (name.startsWith(PERSON_PREFIX)) await caches.delete(name);
   } catch { /* storage unavailable: nothing was kept */ }
+}
+
+const SIGN_OUT_KEY = 'kspace:sign-out-pending';
+
+/** A sign-out made without a connection: its session still lives on the server (and its cookie here). */
+export function signOutPending(): boolean {
+  try { return localStorage.getItem(SIGN_OUT_KEY) === '1'; } catch { return false; }
+}
+
+export function setSignOutPending(on: boolean): void {
+  try {
+    if (on) localStorage.setItem(SIGN_OUT_KEY, '1');
+    else localStorage.removeItem(SIGN_OUT_KEY);
+  } catch { /* storage off: nothing to remember */ }
+}
+
+/** Ends the session a sign-out without a connection left behind; still pending while there is no connection. */
+export async function finishSignOut(): Promise<void> {
+  try {
+    const s = await get<Session>('/session', { quiet401: true });
+    setCsrfToken(s.csrfToken);
+    await del('/session');
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401)) return;
+  } finally {
+    setCsrfToken(null);
+  }
+  setSignOutPending(false);
+}
+
+let finishing = false;
+/**
+ * Finishes a pending sign-out now, and again every 2 s while the browser says it is online but the
+ * server was not reached (the `online` event can come before the network is back), ten tries at most.
+ */
+export function finishSignOutSoon(): void {
+  if (finishing || !signOutPending()) return;
+  finishing = true;
+  let tries = 0;
+  const attempt = async (): Promise<void> => {
+    await finishSignOut();
+    if (signOutPending() && navigator.onLine && ++tries < 10) setTimeout(() => void attempt(), 2000);
+    else finishing = false;
+  };
+  void attempt();
 }
 
 /** Whether the browser says it has a connection, kept up to date. */
