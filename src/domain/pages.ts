@@ -71,6 +71,11 @@ export function readablePageStamp(svc: Services, caller: Caller, slug: string, p
   return findReadable(svc, caller, slug, path, store.findPageStamp);
 }
 
+/** As loadReadablePage, with the page row's stamp and stored path but not its content (a revision diff). */
+export function readablePageHead(svc: Services, caller: Caller, slug: string, path: string): { space: SpaceRow; page: store.PageStamp & { path: string } } {
+  return findReadable(svc, caller, slug, path, store.findPageHead);
+}
+
 function findReadable<T extends store.PageStamp>(
   svc: Services, caller: Caller, slug: string, path: string, find: (db: Services['db'], spaceId: number, path: string) => T | undefined,
 ): { space: SpaceRow; page: T; acl: AclEntry[] } {

@@ -10,6 +10,11 @@ export function json(data: unknown, status = 200, headers?: Record<string, strin
   return new FastResponse(JSON.stringify(data), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
 }
 
+/** An answer already written as JSON text. */
+export function jsonText(body: string): Response {
+  return new FastResponse(body, { status: 200, headers: JSON_TYPE });
+}
+
 export function text(body: string, contentType: string, headers?: Record<string, string>): Response {
   return new FastResponse(body, { status: 200, headers: { 'content-type': contentType, ...headers } });
 }

@@ -41,6 +41,11 @@ export function findPageStamp(db: Db, spaceId: number, path: string): PageStamp 
   return stmt(db, 'SELECT id, version, has_acl, deleted_at FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
 }
 
+/** A page row's stamp and its stored path (never its content): live or deleted. */
+export function findPageHead(db: Db, spaceId: number, path: string): PageStamp & { path: string } | undefined {
+  return stmt(db, 'SELECT id, version, has_acl, deleted_at, path FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
+}
+
 /** A page as wikilink resolution sees it; `aliases`: its frontmatter's `aliases` as JSON text, or null. */
 export type TitledRow = { id: number; path: string; title: string; has_acl: number; deleted_at: string | null; aliases: string | null };
 const TITLED = "id, path, title, has_acl, deleted_at, frontmatter -> '$.aliases' AS aliases";
@@ -144,14 +149,17 @@ export function listRevisions(db: Db, caller: Caller, pageId: number, beforeVers
 
 export type RevisionRow = Omit<PageState, 'template'> & { version: number; created_at: string; author_id: string; author_kind: string; author_name: string };
 
-/** One revision, if the caller may read it (READABLE_REVISION). */
-export function findRevision(db: Db, caller: Caller, pageId: number, version: number): RevisionRow | undefined {
+/**
+ * One revision, if the caller may read it (READABLE_REVISION). `newest`: the page row's state,
+ * read once by a caller that reads several revisions (newestState).
+ */
+export function findRevision(db: Db, caller: Caller, pageId: number, version: number, newest?: NewestState): RevisionRow | undefined {
   const row = stmt(db, `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
                    FROM revisions r JOIN principals a ON a.id = r.author_id
                    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
                    WHERE r.page_id = @pageId AND r.version = @version AND ${READABLE_REVISION}`)
     .get({ ...callerParams(caller), pageId, version }) as Omit<RevisionRow, keyof StoredState> | undefined;
-  return row && { ...row, ...revisionState(db, pageId, version) };
+  return row && { ...row, ...revisionState(db, pageId, version, newest) };
 }
 
 type PrevRow = { version: number; prev: Buffer | null };
@@ -160,8 +168,15 @@ type PrevRow = { version: number; prev: Buffer | null };
  * The frontmatter, metadata and content of revision `version` of a page: the page row's for its
  * current version, else decoded back from the nearest whole state above it (revision-codec.ts).
  */
-export function revisionState(db: Db, pageId: number, version: number): StoredState {
-  const page = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as (StoredState & { version: number });
+export type NewestState = StoredState & { version: number };
+
+/** The page row's version and state: what every older revision is decoded from. */
+export function newestState(db: Db, pageId: number): NewestState {
+  return stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as NewestState;
+}
+
+export function revisionState(db: Db, pageId: number, version: number, newest?: NewestState): StoredState {
+  const page = newest ?? newestState(db, pageId);
   if (version >= page.version) return page;
   const prevs = stmt(db, 'SELECT version, prev FROM revisions WHERE page_id = ? AND version > ? AND version <= ? ORDER BY version DESC');
   let rows = prevs.all(pageId, version, Math.min(page.version, wholeAbove(version))) as PrevRow[];

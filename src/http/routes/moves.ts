@@ -1,12 +1,12 @@
 // Moves, the page trash, the org trash of spaces, and revision diff/restore (issue 21).
 import * as v from 'valibot';
 import { movePages } from '../../domain/moves.ts';
-import { diffRevisions, restoreRevision } from '../../domain/revisions.ts';
+import { diffRevisionsJson, restoreRevision } from '../../domain/revisions.ts';
 import { listTrash, listTrashedSpaces, restoreFromTrash, restoreSpace, trashSpace } from '../../domain/trash.ts';
 import { Page, Space } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
-import { json, noContent } from '../respond.ts';
+import { json, jsonText, noContent } from '../respond.ts';
 import { cursor, Iso, isString, Limit, NextCursor, PagePathField, SLUG_PATTERN, SlugParams } from '../schemas.ts';
 import { documentAs } from '../json-schema.ts';
 import { encodeCursor } from '../cursor-seal.ts';
@@ -97,7 +97,7 @@ export const moveEndpoints = [
     method: 'GET', path: `${PAGE_PREFIX}/revisions/:a/diff/:b`, tag: 'pages', auth: 'key', params: DiffParams,
     summary: 'What changed between two revisions',
     responses: [{ status: 200, schema: RevisionDiff }],
-    handler: async ({ svc, caller, params }) => json(await diffRevisions(svc, caller, params.space, params.path, params.a, params.b)),
+    handler: async ({ svc, caller, params }) => jsonText(await diffRevisionsJson(svc, caller, params.space, params.path, params.a, params.b)),
   }),
   endpoint({
     method: 'POST', path: `${PAGE_PREFIX}/revisions/:version/restore`, tag: 'pages', auth: 'key', params: RestoreParams,
