@@ -135,6 +135,19 @@ describe('live updates', { timeout: 120_000 }, () => {
     await a.page.waitForURL((u) => u.pathname === '/app/p/team/plan' && u.search === '', POLL);
     const saved = await app.admin.get('/pages/team/plan');
     expect(saved.body).toMatchObject({ content: 'Omar: First line.\nSecond line.\nLena adds this. And this.', version: 3 });
+
+    // Omar moves the page while Lena edits it again: her save goes to where the page now is.
+    await a.page.goto('/app/p/team/plan?edit');
+    await a.page.locator('.cm-content').waitFor(POLL);
+    await a.page.getByRole('textbox', { name: 'Content' }).click();
+    await a.page.keyboard.press('Control+End');
+    await a.page.keyboard.type(' Moved too.', { delay: 5 });
+    await writeAs(b.ctx, 'POST', '/spaces/team/moves', { from: 'plan', to: 'archive/plan' });
+    await a.page.getByRole('status').filter({ hasText: 'moved to team/archive/plan' }).waitFor(POLL);
+    await a.page.keyboard.press('Control+s');
+    await a.page.waitForURL((u) => u.pathname === '/app/p/team/archive/plan' && u.search === '', POLL);
+    expect((await app.admin.get('/pages/team/archive/plan')).body).toMatchObject({ content: 'Omar: First line.\nSecond line.\nLena adds this. And this. Moved too.', version: 4 });
+    expect((await app.admin.get('/spaces/team/pages?prefix=plan')).body.pages).toEqual([]);
     a.g.check();
     b.g.check();
   });

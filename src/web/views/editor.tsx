@@ -45,8 +45,11 @@ export function EditorView({ space, path }: { space: string; path: string }) {
 }
 
 function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
-  const { space, path } = page;
-  const draftId = `${space}/${path}`;
+  const draftId = `${page.space}/${page.path}`;
+  // Where the page is: its address when opened, and where a move made while editing took it (saves,
+  // the merge and the way back go there; the draft keeps the address it was opened at).
+  const [at, setAt] = useState({ space: page.space, path: page.path });
+  const { space, path } = at;
   useTitle(`Edit ${page.title}`);
   const fieldKeys = fields?.map((f) => f.key) ?? [];
   const [base, setBase] = useState(page);
@@ -149,7 +152,8 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     const c = [...batch].reverse().find((x) => x.event.startsWith('page.') && (x.space === space && x.path === path || (x.from?.space === space && x.from.path === path)));
     if (!c) return;
     if (c.event === 'page.moved' && !(c.space === space && c.path === path)) {
-      setLive(`This page has just been moved to ${c.space}/${c.path}. Your text is kept here; saving writes it at this address as a new page.`);
+      setAt({ space: c.space, path: c.path });
+      setLive(`This page has just been moved to ${c.space}/${c.path}. Your text is kept; saving writes it there.`);
       return;
     }
     if (c.event === 'page.deleted') {
