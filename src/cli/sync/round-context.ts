@@ -82,8 +82,17 @@ export class RoundContext {
     return sha256(text) === entry.hash ? null : { text };
   }
 
+  /** page → its file, checked at each use and rebuilt on a miss (a round looks up each change's page). */
+  private byPage = new Map<string, string>();
+
   entryOfPage(page: string): [string, FileEntry] | undefined {
-    return Object.entries(this.state!.files).find(([, e]) => e.page === page);
+    const files = this.state!.files;
+    const hit = this.byPage.get(page);
+    if (hit !== undefined && files[hit]?.page === page) return [hit, files[hit]];
+    this.byPage.clear();
+    for (const [rel, e] of Object.entries(files)) this.byPage.set(e.page, rel);
+    const rel = this.byPage.get(page);
+    return rel === undefined ? undefined : [rel, files[rel]];
   }
 
   /**
