@@ -34,6 +34,12 @@ describe('planQuery', () => {
     expect(plan('red pan', () => false)!.terms.map((t) => t.prefix)).toEqual([false, false]);
   });
 
+  it('searches a word written several times once, weighing it as often as written (case and phrases too)', () => {
+    const p = plan('tapir okapi Tapir "red tapir" ')!;
+    expect(p.terms.map((t) => t.word)).toEqual(['tapir', 'okapi', 'red']);
+    expect(p.weights).toEqual([3, 1, 1]);
+  });
+
   it('has nothing to search for punctuation alone', () => {
     expect(plan('^ - *')).toBeNull();
   });

@@ -15,6 +15,7 @@ describe('scoreCandidates', () => {
     ['title above heading above body', 'tapir ', [['A', 'x\ntapir\ny'], ['Tapir', 'x\nz\ny'], ['C', '# tapir\nx\ny']], [[2, 0], [3, 0], [1, 0]]],
     ['a shorter page first', 'tapir ', [['A', `tapir ${'x '.repeat(50)}`], ['B', 'tapir x']], [[2, 0], [1, 0]]],
     ['the rarer word weighs more', 'tapir okapi ', [['A', 'tapir x'], ['B', 'okapi x'], ['C', 'tapir y'], ['D', 'tapir z']], [[2, 1], [4, 1], [3, 1], [1, 1]]],
+    ['a word the query writes twice weighs twice', 'okapi tapir tapir ', [['A', 'tapir x'], ['B', 'okapi x']], [[1, 1], [2, 1]]],
     ['every word before some', 'tapir okapi ', [['A', 'tapir tapir tapir tapir'], ['B', 'okapi x tapir x']], [[2, 0], [1, 1]]],
     ['the word as written above another form of its stem', 'notes ', [['A', 'note x'], ['B', 'notes x'], ['C', 'notation x']], [[2, 0], [1, 0]]],
     ['stems both ways', 'running ', [['A', 'run x xx'], ['B', 'runs x x'], ['C', 'rung x x']], [[2, 0], [1, 0]]],

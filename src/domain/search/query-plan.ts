@@ -16,11 +16,16 @@
 // goes to FTS5 as the AND of bigrams covering it (text/cjk.ts) and matches as a substring of the
 // text (score.ts): it is never a prefix, typed or not.
 //
+// A word the query writes more than once is searched once but weighs as many times in the score
+// (`weights`; BM25's query term frequency): a question that names its subject three times is
+// about it more than about a word it names once.
+//
 // Common English words (STOP_WORDS) are left out of a query that has other words: "how to
 // remove a vault" searches for `remove` and `vault`. Inside a quoted phrase they stay (the phrase
 // is checked word by word).
 import { TOKEN, TOKEN_CHAR, foldToken, type Phrase } from '../../text/tokens.ts';
 import { cjkLength, cjkSegments, hasCjk, queryBigrams } from '../../text/cjk.ts';
+import { foldedWords } from './phrase-check.ts';
 import { capPhrases, checkedPhrases, parseQuery, quotePhrase, MAX_PREFIXES, MIN_PREFIX_CHARS, type CheckedPhrase, type IndexWords } from './fts-query.ts';
 
 /** A word of the query, folded; `prefix`: words starting with it match too. */
@@ -31,6 +36,8 @@ export type QueryPlan = {
   /** The phrases searched, the typed last word marked as a prefix (for snippets). */
   phrases: Phrase[];
   terms: Term[];
+  /** How many times the query writes each term (at least 1): a word said twice weighs twice. */
+  weights: number[];
   items: Item[];
   /** FTS5 expressions: pages holding every item's words; pages holding any item's words. */
   every: string;
@@ -84,7 +91,10 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   }
   if (items.length === 0) return null;
   const wrap = (m: string) => (matches.length > 1 ? `(${m})` : m);
-  return { phrases: chosen.map((k) => phrases[k]), terms, items, every: matches.map(wrap).join(' AND '), any: matches.map(wrap).join(' OR ') };
+  const written = new Map<string, number>();
+  for (const w of foldedWords(q)) written.set(w, (written.get(w) ?? 0) + 1);
+  const weights = terms.map((t) => Math.max(1, written.get(t.word) ?? 0));
+  return { phrases: chosen.map((k) => phrases[k]), terms, weights, items, every: matches.map(wrap).join(' AND '), any: matches.map(wrap).join(' OR ') };
 }
 
 /**

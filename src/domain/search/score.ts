@@ -9,7 +9,8 @@
 //   same stem STEM (`notes` finds `note`, below `notes`);
 // - length: the page's characters against the average of the candidates (b);
 // - rarity: a word held by fewer of the candidates weighs more (idf = ln(1 + n / df), n the
-//   candidates, df those holding the word).
+//   candidates, df those holding the word);
+// - the query: a word it writes several times weighs that many times (plan.weights).
 // No count of the whole index, nor of pages the caller cannot read, enters: the same query over
 // the same readable pages gives the same scores, whatever else the index holds
 // (test/api/search-privacy.test.ts).
@@ -164,7 +165,7 @@ function rank(plan: QueryPlan, counted: Counted[]): Scored[] {
     let score = 0;
     for (let k = 0; k < plan.terms.length; k++) {
       const tf = live[i][k] ? c.tf[k] : 0;
-      if (tf > 0) score += (idf[k] * tf * (BM25.k1 + 1)) / (tf + norm);
+      if (tf > 0) score += (plan.weights[k] * idf[k] * tf * (BM25.k1 + 1)) / (tf + norm);
     }
     out.push({ id: c.id, g: c.holds.every(Boolean) ? 0 : 1, score });
   });
