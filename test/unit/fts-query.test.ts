@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkQuery, checkedPhrases, groupQueries, matchAll, parseQuery } from '../../src/domain/search/fts-query.ts';
+import { STOP_WORDS, checkQuery, checkedPhrases, groupQueries, matchAll, parseQuery } from '../../src/domain/search/fts-query.ts';
 import { INDEX_OPTIONS, TITLE_INDEX_OPTIONS } from '../../src/store/fts/index-file.ts';
 import { indexWords } from '../../src/store/fts/tokens.ts';
 
@@ -88,6 +88,10 @@ describe('checkQuery', () => {
     ['"a b c d" "e f g h"', null],
   ])('%j', (q, code) => {
     expect(checkQuery(q)?.code ?? null).toBe(code);
+  });
+
+  it('checks the prefixes after 40 stop words: they are searched, stop words not counting against the 32', () => {
+    expect(checkQuery(`${[...STOP_WORDS].slice(0, 40).join(' ')} abc* abd* abe*`)?.code).toBe('max');
   });
 });
 

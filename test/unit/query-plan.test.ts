@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capPhrases, parseQuery } from '../../src/domain/search/fts-query.ts';
+import { STOP_WORDS, capPhrases, parseQuery } from '../../src/domain/search/fts-query.ts';
 import { planQuery, prefixMatch } from '../../src/domain/search/query-plan.ts';
 import { indexWords } from '../../src/store/fts/tokens.ts';
 
@@ -32,6 +32,13 @@ describe('planQuery', () => {
   it('marks the typed prefix for snippets, and leaves it a word where the caller says it reaches too far', () => {
     expect(plan('red pan')!.phrases).toEqual([{ text: 'red', prefix: false }, { text: 'pan', prefix: true }]);
     expect(plan('red pan', () => false)!.terms.map((t) => t.prefix)).toEqual([false, false]);
+  });
+
+  it('counts only the words searched against the 32: stop words are left out first', () => {
+    const stops = [...STOP_WORDS].slice(0, 40);
+    const q = stops.map((w, i) => `${w} w${i}`).join(' ');
+    expect(plan(q)!.terms.map((t) => t.word)).toEqual(Array.from({ length: 32 }, (_, i) => `w${i}`));
+    expect(plan('remove the')!.terms.map((t) => [t.word, t.prefix])).toEqual([['remove', false]]); // `the` is typed, not `remove`
   });
 
   it('searches a word written several times once, weighing it as often as written (case and phrases too)', () => {

@@ -3,7 +3,7 @@ import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type IdQuery, type TextHit } from '../../store/search.ts';
 import { indexWords, stemsOf } from '../../store/fts/tokens.ts';
-import { capPhrases, checkQuery, parseQuery, prefixWord } from './fts-query.ts';
+import { checkQuery, prefixWord, searchedPhrases } from './fts-query.ts';
 import type { Phrase } from '../../text/tokens.ts';
 import { planQuery, type QueryPlan } from './query-plan.ts';
 import { compareScored, scorer, type Scored } from './score.ts';
@@ -78,7 +78,7 @@ export async function searchFullText(svc: Services, caller: Caller, q: FullTextS
   if (issue) throw invalid([issue]);
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
   const db = svc.fts.conn(); // kspace.db with the index attached (src/store/fts/index-file.ts)
-  checkPrefixes(db, capPhrases(parseQuery(q.q!)));
+  checkPrefixes(db, searchedPhrases(q.q!));
   const plan = planQuery(q.q!, indexWords, (w) => prefixBreadth(db, w, ranking.prefixMaxPages).pages <= ranking.prefixMaxPages);
   if (!plan) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
 

@@ -20,13 +20,13 @@
 // (`weights`; BM25's query term frequency): a question that names its subject three times is
 // about it more than about a word it names once.
 //
-// Common English words (STOP_WORDS) are left out of a query that has other words: "how to
-// remove a vault" searches for `remove` and `vault`. Inside a quoted phrase they stay (the phrase
-// is checked word by word).
+// Common English words (STOP_WORDS, fts-query.ts) are left out of a query that has other words,
+// before its words are capped: "how to remove a vault" searches for `remove` and `vault`. Inside
+// a quoted phrase they stay (the phrase is checked word by word).
 import { TOKEN, TOKEN_CHAR, foldToken, type Phrase } from '../../text/tokens.ts';
 import { cjkLength, cjkSegments, hasCjk, queryBigrams } from '../../text/cjk.ts';
 import { foldedWords } from './phrase-check.ts';
-import { capPhrases, checkedPhrases, parseQuery, quotePhrase, MAX_PREFIXES, MIN_PREFIX_CHARS, type CheckedPhrase, type IndexWords } from './fts-query.ts';
+import { checkedPhrases, quotePhrase, searchedPhrases, MAX_PREFIXES, MIN_PREFIX_CHARS, type CheckedPhrase, type IndexWords } from './fts-query.ts';
 
 /** A word of the query, folded; `prefix`: words starting with it match too. */
 export type Term = { word: string; prefix: boolean };
@@ -47,13 +47,6 @@ export type QueryPlan = {
 /** How many characters a typed prefix is cut back by, at most, to reach the stem the index holds. */
 const PREFIX_STEM_CUTS = 3;
 
-// Words so common that they say little about a page; left out of a query with other words.
-export const STOP_WORDS = new Set(`a about above after again against all am an and any are as at be because been before
-being below between both but by can could did do does doing down during each few for from further had has have having
-he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or
-other our ours out over own same she should so some such than that the their theirs them then there these they this
-those through to too under until up very was we were what when where which while who whom why will with would you
-your yours`.split(/\s+/));
 
 /**
  * The plan of `q`, or null when it has nothing searchable. `mayExpand` says whether a typed last
@@ -61,18 +54,17 @@ your yours`.split(/\s+/));
  * matches as a whole word).
  */
 export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: string) => boolean = () => true): QueryPlan | null {
-  const phrases = capPhrases(parseQuery(q));
+  const phrases = searchedPhrases(q);
   if (phrases.length === 0) return null;
   const last = phrases[phrases.length - 1];
   const lastWord = (last.text.match(TOKEN) ?? []).pop() ?? '';
-  const typing = !last.prefix && TOKEN_CHAR.test(q[q.length - 1] ?? ' ') && !hasCjk(lastWord) && [...foldToken(lastWord)].length >= MIN_PREFIX_CHARS
+  // The word being typed is the query's last: a phrase before it (the last one left out as a
+  // stop word, or past the caps) is not.
+  const typing = !last.prefix && TOKEN_CHAR.test(q[q.length - 1] ?? ' ') && lastWord === (q.match(TOKEN) ?? []).pop() && !hasCjk(lastWord) && [...foldToken(lastWord)].length >= MIN_PREFIX_CHARS
     && phrases.filter((p) => p.prefix).length < MAX_PREFIXES && mayExpand(foldToken(lastWord));
   if (typing) phrases[phrases.length - 1] = { text: last.text, prefix: true };
 
   const checks = checkedPhrases(phrases, indexWords);
-  const isStop = (p: Phrase, k: number) => !checks[k].checked && checks[k].words.length === 1 && STOP_WORDS.has(checks[k].words[0]);
-  const kept = phrases.map((_, k) => k).filter((k) => !isStop(phrases[k], k));
-  const chosen = kept.length > 0 ? kept : phrases.map((_, k) => k);
 
   const terms: Term[] = [];
   const termOf = (word: string, prefix: boolean) => {
@@ -81,7 +73,7 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   };
   const items: Item[] = [];
   const matches: string[] = [];
-  for (const k of chosen) {
+  for (let k = 0; k < phrases.length; k++) {
     const p = phrases[k];
     const c = checks[k];
     const words = c.words;
@@ -94,7 +86,7 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   const written = new Map<string, number>();
   for (const w of foldedWords(q)) written.set(w, (written.get(w) ?? 0) + 1);
   const weights = terms.map((t) => Math.max(1, written.get(t.word) ?? 0));
-  return { phrases: chosen.map((k) => phrases[k]), terms, weights, items, every: matches.map(wrap).join(' AND '), any: matches.map(wrap).join(' OR ') };
+  return { phrases, terms, weights, items, every: matches.map(wrap).join(' AND '), any: matches.map(wrap).join(' OR ') };
 }
 
 /**
