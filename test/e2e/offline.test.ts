@@ -60,6 +60,7 @@ describe('the web app offline', { timeout: 90_000 }, () => {
     const map = page.getByRole('img', { name: 'Map' });
     await expect.poll(() => map.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), POLL).toBe(120);
     await checkA11y(page, 'page view offline');
+    if (process.env.SCREENSHOTS) await page.screenshot({ path: 'docs/screenshots/offline.png', fullPage: false });
 
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.locator('.cm-content').waitFor(POLL);
