@@ -1,17 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
 // Issue 37: Chinese, Japanese and Korean text is found by any two or more characters of it
 // (bigrams of CJK runs beside the words, src/text/cjk.ts). Before, a run of such characters was
 // one word to the index: プラグイン was found only where it stood between punctuation or spaces.
 
-let srv: TestServer;
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  expect((await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
-  const pages: Array<[string, string, string]> = [
+const { srv, agents: { bob } } = useServer({
+  agents: ['bob'],
+  spaces: [{ slug: 'kb', name: 'KB' }],
+  pages: ([
     ['ja/plugins', 'コミュニティプラグイン', 'Obsidianのプラグインを使うと、機能を増やせます。プラグインは設定から入れます。'],
     ['ja/once', 'メモ', 'ここではプラグインを一度だけ書きます。'],
     ['ja/core', '設定', 'コアプラグインとコミュニティプラグインの違い。'],
@@ -21,11 +19,9 @@ beforeAll(async () => {
     ['ko/plugins', '플러그인 안내', '커뮤니티 플러그인을 설치하려면 설정을 여세요.'],
     ['ko/other', '동기화', '노트를 동기화하는 방법.'],
     ['en/plugins', 'Plugins', 'Community plugins extend the app.'],
-  ];
-  for (const [path, title, content] of pages) expect((await srv.admin.put(`/pages/kb/${path}`, { title, content })).status).toBe(201);
+  ] as const).map(([path, title, content]): [string, Record<string, unknown>] => [`kb/${path}`, { title, content }]),
+  noErrors: true,
 });
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
 
 type Hit = { space: string; path: string; title: string; snippet: string; score: number };
 const search = async (c: Client, q: string): Promise<Hit[]> => {

@@ -1,25 +1,12 @@
-import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { ADMIN_KEY, newAgent, startServer, type TestServer } from '../support/server.ts';
+import { ADMIN_KEY, newAgent } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
+import { freePort } from '../../scripts/lib/child-server.ts';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startServer();
-  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki', defaultAccess: 'read' });
-  await srv.admin.put('/pages/wiki/ro', { title: 'Read only' });
-});
-afterAll(() => srv.close());
+const { srv } = useServer({ spaces: [{ slug: 'wiki', name: 'Wiki', defaultAccess: 'read' }], pages: [['wiki/ro', { title: 'Read only' }]] });
 
 const lines = (s: string) => s.split('\n').filter(Boolean);
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('exit codes and one clear line on stderr', () => {
   it('no key: exit 1 saying how to give one', async () => {

@@ -1,23 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
-import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { cliFor } from '../support/cli.ts';
+import { fileTempDir } from '../support/temp-dirs.ts';
+import { useServer } from '../support/fixture.ts';
 
-let srv: TestServer;
-let tmp: string;
-const cli = (args: string[], input?: string) => runCli(args, { url: srv.url, key: ADMIN_KEY, input });
-
-beforeAll(async () => {
-  srv = await startServer();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-'));
-  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
-});
-afterAll(async () => {
-  await srv.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const { srv } = useServer({ spaces: [{ slug: 'wiki', name: 'Wiki' }] });
+const tmp = fileTempDir('cli');
+const cli = cliFor(srv);
 
 describe('page put / page get', () => {
   it('round-trips a page written with --content and read back as Markdown with frontmatter', async () => {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { ADMIN_KEY } from './server.ts';
 
 export const KSPACE_BIN = path.resolve(import.meta.dirname, '../../bin/kspace');
 
@@ -27,4 +28,9 @@ export function runCli(args: string[], opts: { url?: string; key?: string; input
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     if (opts.input !== undefined) child.stdin!.end(opts.input);
   });
+}
+
+/** `runCli` against `srv` (a fixture's server: read at each call) with `key` (default: the admin's). */
+export function cliFor(srv: { url: string }, key = ADMIN_KEY) {
+  return (args: string[], input?: string): Promise<CliResult> => runCli(args, { url: srv.url, key, input });
 }
