@@ -3,36 +3,20 @@
 // place (scroll kept), a move and a delete; the Pages sidebar shows a page created elsewhere and
 // loses a deleted one, and the home view lists the edit under Recently edited; an open editor says
 // "Updated by <name>", keeps what is being typed, and its save merges through the conflict panel.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type AppServer, checkA11y, type Guard, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { checkA11y, editorText, type Guard, useBrowserFixture } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows (the 2 s promise is measured apart).
 const POLL = { timeout: 15_000, interval: 50 };
-let app: AppServer;
-let browser: Browser;
-let lena: Session;
-let omar: Session;
-
-beforeAll(async () => {
-  app = await startAppServer();
-  browser = await openBrowser();
-  const [l, o] = [await app.createUser('lena'), await app.createUser('omar')];
-  await app.createSpace('team', 'Team');
-  [lena, omar] = await Promise.all([signedInSession(browser, app.url, l), signedInSession(browser, app.url, o)]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const t = useBrowserFixture({ user: { name: 'lena' }, people: [{ name: 'omar' }], spaces: [['team', 'Team']] });
 
 type Tab = { ctx: BrowserContext; page: Page; g: Guard };
 
-/** A context of `who` with `url` open and its change stream answered (so no later change is missed). */
-async function openLive(who: Session, url: string, viewport = { width: 1280, height: 800 }): Promise<Tab> {
-  const ctx = await browser.newContext({ baseURL: app.url, storageState: who, viewport });
-  const page = await ctx.newPage();
-  const g = guard(page, app.url);
+/** A context of `who` (a name) with `url` open and its change stream answered (so no later change is missed). */
+async function openLive(who: string, url: string, viewport = { width: 1280, height: 800 }): Promise<Tab> {
+  const { page, g } = await t.openGuarded({ as: who, viewport });
+  const ctx = page.context();
   const streaming = page.waitForResponse((r) => new URL(r.url()).pathname === '/changes/stream' && r.status() === 200);
   await page.goto(url);
   await streaming;
@@ -43,21 +27,19 @@ async function openLive(who: Session, url: string, viewport = { width: 1280, hei
 async function writeAs(ctx: BrowserContext, method: 'PUT' | 'POST' | 'DELETE', path: string, data?: unknown): Promise<void> {
   const s = await ctx.request.get('/session');
   const { csrfToken } = await s.json() as { csrfToken: string };
-  const r = await ctx.request.fetch(path, { method, data, headers: { 'x-csrf-token': csrfToken, origin: app.url } });
+  const r = await ctx.request.fetch(path, { method, data, headers: { 'x-csrf-token': csrfToken, origin: t.app.url } });
   expect(r.status(), await r.text()).toBeLessThan(300);
 }
 
-const editorText = (page: Page): Promise<string> =>
-  page.locator('.cm-content .cm-line').evaluateAll((lines) => lines.map((l) => l.textContent ?? '').join('\n'));
 
 describe('live updates', { timeout: 120_000 }, () => {
   it('updates a page view within 2 s of another person\'s save, keeping the scroll position; follows a move; says a delete', async () => {
     const paragraphs = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1}.`);
-    await app.putPage('team', 'notes', { title: 'Notes', content: paragraphs.join('\n\n') });
-    const a = await openLive(lena, '/app/p/team/notes');
+    await t.app.putPage('team', 'notes', { title: 'Notes', content: paragraphs.join('\n\n') });
+    const a = await openLive('lena', '/app/p/team/notes');
     await a.page.getByText('Paragraph 60.').waitFor(POLL);
     await a.page.evaluate(() => { window.scrollTo(0, 600); (window as unknown as { marker: number }).marker = 1; });
-    const other = await browser.newContext({ baseURL: app.url, storageState: omar });
+    const other = await t.browser.newContext({ baseURL: t.app.url, storageState: t.sessions.omar });
 
     await writeAs(other, 'PUT', '/pages/team/notes', { content: ['Paragraph 1, revised by Omar.', ...paragraphs.slice(1)].join('\n\n') });
     const saved = Date.now();
@@ -75,27 +57,27 @@ describe('live updates', { timeout: 120_000 }, () => {
     await a.page.waitForURL((u) => u.pathname === '/app/p/team/archive/notes', POLL);
     await a.page.getByText('team/archive/notes', { exact: true }).waitFor(POLL); // the page view of the new address
     // Deleting in a shared space is for org admins: the admin does it.
-    expect((await app.admin.req('DELETE', '/pages/team/archive/notes')).status).toBe(204);
+    expect((await t.app.admin.req('DELETE', '/pages/team/archive/notes')).status).toBe(204);
     await a.page.getByRole('status').filter({ hasText: 'This page has just been deleted' }).waitFor(POLL);
     a.g.check();
   });
 
   it('shows a page another person creates in the Pages sidebar, drops it when deleted, and lists the edit on the home view', async () => {
-    await app.putPage('team', 'welcome', { title: 'Welcome', content: 'Hello.' });
-    const a = await openLive(lena, '/app/p/team/welcome');
+    await t.app.putPage('team', 'welcome', { title: 'Welcome', content: 'Hello.' });
+    const a = await openLive('lena', '/app/p/team/welcome');
     const tree = a.page.getByRole('navigation', { name: 'Pages' }).getByRole('tree');
     await tree.getByRole('treeitem', { name: 'Welcome' }).waitFor(POLL);
-    const other = await browser.newContext({ baseURL: app.url, storageState: omar });
+    const other = await t.browser.newContext({ baseURL: t.app.url, storageState: t.sessions.omar });
 
     await writeAs(other, 'PUT', '/pages/team/zeta-plan', { title: 'Zeta plan', content: 'New.' });
     await tree.getByRole('treeitem', { name: 'Zeta plan' }).waitFor(POLL);
     await checkA11y(a.page);
-    expect((await app.admin.req('DELETE', '/pages/team/zeta-plan')).status).toBe(204);
+    expect((await t.app.admin.req('DELETE', '/pages/team/zeta-plan')).status).toBe(204);
     await expect.poll(() => tree.getByRole('treeitem', { name: 'Zeta plan' }).count(), POLL).toBe(0);
 
     // Home: the page edited last comes first under Recently edited (not the one created last).
     await writeAs(other, 'PUT', '/pages/team/welcome', { content: 'Hello again.' });
-    await app.putPage('team', 'later', { title: 'Created later', content: '' });
+    await t.app.putPage('team', 'later', { title: 'Created later', content: '' });
     await writeAs(other, 'PUT', '/pages/team/welcome', { content: 'Hello, once more.' });
     await a.page.goto('/app/');
     const recent = a.page.getByRole('region', { name: 'Recently edited' });
@@ -105,15 +87,15 @@ describe('live updates', { timeout: 120_000 }, () => {
   });
 
   it('says "Updated by <name>" in an open editor, keeps the typed text, and merges it on save', async () => {
-    await app.putPage('team', 'plan', { title: 'Plan', content: 'First line.\nSecond line.' });
-    const a = await openLive(lena, '/app/p/team/plan?edit');
+    await t.app.putPage('team', 'plan', { title: 'Plan', content: 'First line.\nSecond line.' });
+    const a = await openLive('lena', '/app/p/team/plan?edit');
     await a.page.locator('.cm-content').waitFor(POLL);
     await a.page.getByRole('textbox', { name: 'Content' }).click();
     await a.page.keyboard.press('Control+End');
     await a.page.keyboard.type('\nLena adds this.', { delay: 5 });
 
     // Omar edits the first line in his own editor and saves.
-    const b = await openLive(omar, '/app/p/team/plan?edit');
+    const b = await openLive('omar', '/app/p/team/plan?edit');
     await b.page.locator('.cm-content').waitFor(POLL);
     await b.page.getByRole('textbox', { name: 'Content' }).click();
     await b.page.keyboard.press('Control+Home');
@@ -133,7 +115,7 @@ describe('live updates', { timeout: 120_000 }, () => {
     await a.page.getByText('Both sets of changes were combined.').waitFor(POLL);
     await a.page.getByRole('button', { name: 'Save merged version' }).click();
     await a.page.waitForURL((u) => u.pathname === '/app/p/team/plan' && u.search === '', POLL);
-    const saved = await app.admin.get('/pages/team/plan');
+    const saved = await t.app.admin.get('/pages/team/plan');
     expect(saved.body).toMatchObject({ content: 'Omar: First line.\nSecond line.\nLena adds this. And this.', version: 3 });
 
     // Omar moves the page while Lena edits it again: her save goes to where the page now is.
@@ -146,8 +128,8 @@ describe('live updates', { timeout: 120_000 }, () => {
     await a.page.getByRole('status').filter({ hasText: 'moved to team/archive/plan' }).waitFor(POLL);
     await a.page.keyboard.press('Control+s');
     await a.page.waitForURL((u) => u.pathname === '/app/p/team/archive/plan' && u.search === '', POLL);
-    expect((await app.admin.get('/pages/team/archive/plan')).body).toMatchObject({ content: 'Omar: First line.\nSecond line.\nLena adds this. And this. Moved too.', version: 4 });
-    expect((await app.admin.get('/spaces/team/pages?prefix=plan')).body.pages).toEqual([]);
+    expect((await t.app.admin.get('/pages/team/archive/plan')).body).toMatchObject({ content: 'Omar: First line.\nSecond line.\nLena adds this. And this. Moved too.', version: 4 });
+    expect((await t.app.admin.get('/spaces/team/pages?prefix=plan')).body.pages).toEqual([]);
     a.g.check();
     b.g.check();
   });

@@ -17,6 +17,8 @@ export type BrowserFixtureOptions = {
   start?: (env: Record<string, string>) => Promise<AppServer>;
   /** The person the tests act as: made before the spaces, and signed in once (`session`) unless `signIn: false`. */
   user?: { name: string; password?: string; orgAdmin?: boolean; signIn?: boolean };
+  /** More people, each made after `user` and signed in once: `sessions[name]`, `open({ as: name })`. */
+  people?: Array<{ name: string; password?: string; orgAdmin?: boolean }>;
   /** Spaces made by the admin, as `createSpace`'s arguments; the first is `openEditor`'s default. */
   spaces?: SpaceArgs[];
   /** Pages written by the admin, as `putPage`'s arguments. */
@@ -31,6 +33,8 @@ export type OpenOptions = {
   viewport?: { width: number; height: number };
   /** false: a signed-out context, without the file's session. */
   signedIn?: boolean;
+  /** Signed in as this one of `people` instead of `user`. */
+  as?: string;
   /** false: no guard (a test that visits another origin on purpose). */
   guarded?: boolean;
   /** 'block': without the app's service worker (page.route() does not see the requests it makes). */
@@ -44,6 +48,8 @@ export type BrowserFixture = {
   user: User;
   /** The person's signed-in storage state, if `user` was signed in. */
   session: Session | undefined;
+  /** The signed-in storage state of `user` and each of `people`, by name. */
+  sessions: Record<string, Session>;
   /** A new browser context and tab on the app (signed in when the file has a session), guarded; closed after the test. */
   open(opts?: OpenOptions): Promise<Page>;
   /** `open`, with the tab's guard (its check() fails the test on a console error and the like). */
@@ -60,13 +66,14 @@ export function useBrowserFixture(opts: BrowserFixtureOptions = {}): BrowserFixt
   const t = {
     user: undefined as unknown as User,
     session: undefined,
+    sessions: {},
     async open(o: OpenOptions = {}) {
       return (await t.openGuarded(o)).page;
     },
     async openGuarded(o: OpenOptions = {}) {
       const signedIn = o.signedIn ?? true;
       const ctx = await t.browser.newContext({
-        baseURL: t.app.url, storageState: signedIn ? t.session : undefined, serviceWorkers: o.serviceWorkers ?? 'allow',
+        baseURL: t.app.url, storageState: !signedIn ? undefined : o.as ? t.sessions[o.as] : t.session, serviceWorkers: o.serviceWorkers ?? 'allow',
         ...(o.viewport ? { viewport: o.viewport } : {}),
       });
       // Registered before the guard's: the last registered runs first, so the guard still reads the open page.
@@ -85,11 +92,14 @@ export function useBrowserFixture(opts: BrowserFixtureOptions = {}): BrowserFixt
     t.app = await (opts.start ?? startAppServer)(opts.env ?? {});
     t.browser = await openBrowser();
     if (opts.user) t.user = await t.app.createUser(opts.user.name, opts.user.password, { orgAdmin: opts.user.orgAdmin });
+    const people = [];
+    for (const p of opts.people ?? []) people.push(await t.app.createUser(p.name, p.password, { orgAdmin: p.orgAdmin }));
     for (const s of opts.spaces ?? []) await t.app.createSpace(...s);
     for (const p of opts.pages ?? []) await t.app.putPage(...p);
     await opts.setup?.(t.app);
-    if (opts.user && opts.user.signIn !== false) t.session = await signedInSession(t.browser, t.app.url, t.user);
-  });
+    if (opts.user && opts.user.signIn !== false) t.sessions[t.user.name] = t.session = await signedInSession(t.browser, t.app.url, t.user);
+    for (const p of people) t.sessions[p.name] = await signedInSession(t.browser, t.app.url, p);
+  }, 120_000); // a server, a browser and a sign-in or two: past the default 30 s on a loaded two-core machine
   afterAll(async () => {
     await t.browser?.close();
     await t.app?.close();
