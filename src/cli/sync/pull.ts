@@ -8,6 +8,7 @@ import { FEED_LIMIT, samePage, statusOf, type Change } from './remote.ts';
 import { absolute, dropEmptyFolders, readText } from './folder.ts';
 import { dropPageFiles, movePageFiles, pullFileChange, pullPageFiles } from './attachments.ts';
 import { reconcile } from './reconcile.ts';
+import { pushChange } from './push.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
 
 export async function pull(ctx: RoundContext, report: SyncReport): Promise<void> {
@@ -85,7 +86,7 @@ async function pullChange(ctx: RoundContext, c: Change, report: SyncReport): Pro
   if (server.version <= found[1].version) return;
   const mine = ctx.changedOnDisk(rel, found[1]);
   if (!mine) { ctx.writeLocal(rel, server); report.pulled++; return; }
-  await reconcile(ctx, rel, found[1], mine.text, server, report);
+  await reconcile(ctx, rel, found[1], mine.text, server, report, pushChange);
 }
 
 /** Every page compared again (the feed's cursor expired). */

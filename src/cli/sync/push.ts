@@ -60,7 +60,7 @@ export async function pushChange(ctx: RoundContext, rel: string, entry: FileEntr
   if (version !== null) { ctx.record(rel, entry.page, version, text); report.pushed++; return; }
   const server = await ctx.remote.getPage(entry.page);
   if (!server) { delete ctx.s.files[rel]; await pushNew(ctx, rel, text, report); return; }
-  await reconcile(ctx, rel, entry, text, server, report);
+  await reconcile(ctx, rel, entry, text, server, report, pushChange);
 }
 
 async function pushNew(ctx: RoundContext, rel: string, text: string, report: SyncReport): Promise<void> {

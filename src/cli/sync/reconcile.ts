@@ -6,12 +6,14 @@ import type { BundlePage } from '../../domain/bundles/bundle.ts';
 import { fileToPage, pageToFile } from '../../domain/bundles/markdown-folder.ts';
 import { mergeThreeWay } from '../../text/line-merge.ts';
 import { samePage, type ServerPage } from './remote.ts';
-import { pushChange } from './push.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
 import { readBase, type FileEntry } from './state.ts';
 
+/** Pushes a file's text as an edit of `entry` (push.ts's pushChange, passed in: it calls back here). */
+export type PushChange = (ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport) => Promise<void>;
+
 /** The file (`text`) and the page (`server`) both changed since `entry`. */
-export async function reconcile(ctx: RoundContext, rel: string, entry: FileEntry, text: string, server: ServerPage, report: SyncReport): Promise<void> {
+export async function reconcile(ctx: RoundContext, rel: string, entry: FileEntry, text: string, server: ServerPage, report: SyncReport, pushChange: PushChange): Promise<void> {
   const theirs = pageToFile(server).text;
   const mine = fileToPage({ path: rel, text });
   if (!('code' in mine) && samePage(mine, server)) { ctx.record(rel, server.path, server.version, text); return; }

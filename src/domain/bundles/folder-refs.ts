@@ -4,7 +4,9 @@
 import { outsideFences } from '../links/rewrite.ts';
 import { escapeReservedPath } from './folder-names.ts';
 import type { BundlePage } from './bundle.ts';
-import type { FolderAttachment } from './markdown-folder.ts';
+
+/** A file of a page to attach, with its bytes; `from`: the folder file it came from. */
+export type FolderAttachment = { path: string; name: string; contentType: string; data: Uint8Array; from: string };
 
 // `![[name]]`, `![[name|300]]` (an Obsidian embed) and `](dest)` of a Markdown image or link.
 // group 1: the name (a table cell's `\|` leaves a `\` on it); group 2: `|size` or `#hint|size`.

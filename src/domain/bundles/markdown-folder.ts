@@ -11,9 +11,9 @@ import { rewriteLinks } from '../links/rewrite.ts';
 import { foldCase, resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
 import { escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
-import { attachReferencedFiles, respellReservedMdLinks } from './folder-refs.ts';
+import { attachReferencedFiles, respellReservedMdLinks, type FolderAttachment } from './folder-refs.ts';
 
-export { attachReferencedFiles } from './folder-refs.ts';
+export { attachReferencedFiles, type FolderAttachment } from './folder-refs.ts';
 export { decodeNote, escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage, type BundleSpace } from './bundle.ts';
 
@@ -99,8 +99,6 @@ export function isSkipped(relPath: string): boolean {
 
 const FRONTMATTER = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
-/** A file of a page to attach, with its bytes; `from`: the folder file it came from. */
-export type FolderAttachment = { path: string; name: string; contentType: string; data: Uint8Array; from: string };
 
 /**
  * A folder read as a bundle, with its per-file reports (docs/export-import.md "Reports"):
