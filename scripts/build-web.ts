@@ -45,7 +45,6 @@ const result = await build({
 });
 const meta = result.metafile;
 
-
 /** Output path (relative to dist/web) → metafile output. */
 const outputs = new Map(Object.entries(meta.outputs).map(([p, o]) => [path.relative(out, path.resolve(root, p)), o]));
 const rel = (p: string): string => path.relative(out, path.resolve(root, p));
@@ -90,7 +89,8 @@ if (mainCss) cssFiles.unshift(rel(mainCss));
 
 // index.html: the template with the stylesheet, the entry script and modulepreload hints for its static imports.
 const templatePath = path.join(src, 'index.html');
-let html = fs.existsSync(templatePath) ? fs.readFileSync(templatePath, 'utf8')
+let html = fs.existsSync(templatePath)
+  ? fs.readFileSync(templatePath, 'utf8')
   : '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>kspace</title></head><body><div id="app"></div></body></html>';
 if (!html.includes('name="csp-nonce"')) {
   html = html.replace('</head>', `<meta name="csp-nonce" content="${NONCE_PLACEHOLDER}">\n</head>`);
@@ -110,9 +110,12 @@ const assetFiles = [...outputs.keys()];
 for (const f of assetFiles) {
   const buf = fs.readFileSync(path.join(out, f));
   fs.writeFileSync(path.join(out, `${f}.gz`), zlib.gzipSync(buf, { level: 9 }));
-  fs.writeFileSync(path.join(out, `${f}.br`), zlib.brotliCompressSync(buf, {
-    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: buf.length },
-  }));
+  fs.writeFileSync(
+    path.join(out, `${f}.br`),
+    zlib.brotliCompressSync(buf, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: buf.length },
+    }),
+  );
 }
 
 // The service worker (src/web/sw.ts, docs/web.md "Offline"): its own bundle at a fixed address,

@@ -30,8 +30,13 @@ async function writer(url: string, w: number, round: number, stop: { now: boolea
     i++;
     try {
       const r = await fetch(`${url}/pages/crash/${p}`, {
-        method: 'PUT', headers: authHeaders(),
-        body: JSON.stringify({ title, content: `# ${title}\n\n${'lorem ipsum '.repeat(100)}[next](./page-${i % 7})`, metadata: { round, writer: w, i } }),
+        method: 'PUT',
+        headers: authHeaders(),
+        body: JSON.stringify({
+          title,
+          content: `# ${title}\n\n${'lorem ipsum '.repeat(100)}[next](./page-${i % 7})`,
+          metadata: { round, writer: w, i },
+        }),
       });
       if (r.status === 200 || r.status === 201) acked.push({ path: p, version: ((await r.json()) as { version: number }).version, title });
     } catch {
@@ -55,8 +60,10 @@ function checkDatabase(): void {
   const db = new Database(path.join(dataDir, 'kspace.db'), { readonly: true });
   const ok = db.pragma('integrity_check', { simple: true });
   if (ok !== 'ok') throw new Error(`integrity_check: ${ok}`);
-  const gaps = db.prepare(`SELECT p.path, p.version, count(r.version) AS n, max(r.version) AS mx FROM pages p
-    JOIN revisions r ON r.page_id = p.id GROUP BY p.id HAVING n <> mx OR mx <> p.version`).all();
+  const gaps = db
+    .prepare(`SELECT p.path, p.version, count(r.version) AS n, max(r.version) AS mx FROM pages p
+    JOIN revisions r ON r.page_id = p.id GROUP BY p.id HAVING n <> mx OR mx <> p.version`)
+    .all();
   if (gaps.length) throw new Error(`non-contiguous versions: ${JSON.stringify(gaps.slice(0, 5))}`);
   db.close();
 }
@@ -99,8 +106,10 @@ for (let round = 1; round <= termRounds; round++) {
   const lostBefore = lost;
   await verify(server.url);
   if (code !== 0 || wal || lost > lostBefore) termFailures++;
-  process.stdout.write(`SIGTERM round ${round}: exit ${code} after ${ms} ms, ${written} acknowledged writes, ${lost - lostBefore} lost, `
-    + `${wal ? 'a -wal file LEFT' : 'no -wal file'}\n`);
+  process.stdout.write(
+    `SIGTERM round ${round}: exit ${code} after ${ms} ms, ${written} acknowledged writes, ${lost - lostBefore} lost, ` +
+      `${wal ? 'a -wal file LEFT' : 'no -wal file'}\n`,
+  );
 }
 let differences = 0;
 let interrupted = 0; // kills that landed mid-import (not before the first or after the last chunk)
@@ -125,16 +134,20 @@ for (let round = 1; round <= importRounds; round++) {
     const same = normalise(await exportOf(server.url, target)) === normalise(await exportOf(server.url, ref));
     if (!same) differences++;
     if (partial > 0 && partial < IMPORT_PAGES) interrupted++;
-    process.stdout.write(`import round ${round} (${mode}): SIGKILL with ${partial}/${IMPORT_PAGES} pages `
-      + `${mode === 'skip' ? 'created' : 'overwritten'}; re-run: ${same ? 'same final state' : 'DIFFERENT final state'}\n`);
+    process.stdout.write(
+      `import round ${round} (${mode}): SIGKILL with ${partial}/${IMPORT_PAGES} pages ` +
+        `${mode === 'skip' ? 'created' : 'overwritten'}; re-run: ${same ? 'same final state' : 'DIFFERENT final state'}\n`,
+    );
   }
 }
 await server.stop();
 checkDatabase();
 fs.rmSync(dataDir, { recursive: true, force: true });
-console.log(`crash-test: ${rounds} rounds, ${total} acknowledged writes, ${lost} lost, integrity ok, versions contiguous; `
-  + `${termRounds} SIGTERM rounds under 16 writers, ${termFailures} failed; `
-  + `${importRounds * 2} killed imports (${interrupted} mid-way), ${differences} ended differently`);
+console.log(
+  `crash-test: ${rounds} rounds, ${total} acknowledged writes, ${lost} lost, integrity ok, versions contiguous; ` +
+    `${termRounds} SIGTERM rounds under 16 writers, ${termFailures} failed; ` +
+    `${importRounds * 2} killed imports (${interrupted} mid-way), ${differences} ended differently`,
+);
 if (importRounds > 0 && interrupted === 0) console.error('no kill landed in the middle of an import: nothing was tested there');
 process.exit(lost === 0 && differences === 0 && termFailures === 0 && (importRounds === 0 || interrupted > 0) ? 0 : 1);
 
@@ -150,7 +163,13 @@ function importBundleOf(round: number, variant: string): string {
     updatedAt: '2026-01-01T00:00:00.000Z',
     metadata: { i, variant, tags: [`t${i % 7}`] },
   }));
-  return JSON.stringify({ format: 'service-space-export', formatVersion: 1, exportedAt: '2026-01-01T00:00:00.000Z', space: { slug: 'x', name: 'Imported', description: 'crash test' }, pages });
+  return JSON.stringify({
+    format: 'service-space-export',
+    formatVersion: 1,
+    exportedAt: '2026-01-01T00:00:00.000Z',
+    space: { slug: 'x', name: 'Imported', description: 'crash test' },
+    pages,
+  });
 }
 
 async function postImport(url: string, slug: string, body: string, mode: string): Promise<void> {
@@ -195,5 +214,10 @@ async function exportOf(url: string, slug: string): Promise<any> {
 
 /** A bundle without what must differ between two spaces: export time, slug, page timestamps. */
 function normalise(bundle: any): string {
-  return JSON.stringify({ ...bundle, exportedAt: null, space: { ...bundle.space, slug: null }, pages: bundle.pages.map((p: any) => ({ ...p, updatedAt: null })) });
+  return JSON.stringify({
+    ...bundle,
+    exportedAt: null,
+    space: { ...bundle.space, slug: null },
+    pages: bundle.pages.map((p: any) => ({ ...p, updatedAt: null })),
+  });
 }

@@ -12,11 +12,17 @@ import { serve } from '../src/server.ts';
 const ADMIN_KEY = 'ks_screenshots_admin_key_0123456789';
 const out = path.resolve(import.meta.dirname, '../docs/screenshots');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-shots-'));
-const running = await serve(loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }), { log: { info() {}, warn() {}, error: (m) => console.error(m) } });
+const running = await serve(loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }), {
+  log: { info() {}, warn() {}, error: (m) => console.error(m) },
+});
 const base = running.url;
 
 async function api(method: string, p: string, body?: unknown): Promise<unknown> {
-  const r = await fetch(base + p, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(base + p, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${text}`);
   return text ? JSON.parse(text) : null;
@@ -24,11 +30,17 @@ async function api(method: string, p: string, body?: unknown): Promise<unknown> 
 const page = (space: string, p: string, body: Record<string, unknown>): Promise<unknown> => api('PUT', `/pages/${space}/${p}`, body);
 
 await api('POST', '/admin/principals', { name: 'alice', kind: 'user', password: 'correct horse battery', orgAdmin: true });
-const bot = await api('POST', '/admin/principals', { name: 'build-bot', kind: 'agent' }) as { id: string };
-const botKey = (await api('POST', `/admin/principals/${bot.id}/keys`) as { key: string }).key;
-await api('POST', '/spaces', { slug: 'handbook', name: 'Team handbook', description: 'How the platform team works: onboarding, runbooks, decisions and tasks.' });
+const bot = (await api('POST', '/admin/principals', { name: 'build-bot', kind: 'agent' })) as { id: string };
+const botKey = ((await api('POST', `/admin/principals/${bot.id}/keys`)) as { key: string }).key;
+await api('POST', '/spaces', {
+  slug: 'handbook',
+  name: 'Team handbook',
+  description: 'How the platform team works: onboarding, runbooks, decisions and tasks.',
+});
 await api('POST', '/spaces', { slug: 'design', name: 'Design system', description: 'Tokens, components and review notes.' });
-await page('handbook', 'index', { title: 'Welcome to the platform team', content: `Start with [onboarding](people/onboarding), then set up your machine with the [development setup](engineering/setup).
+await page('handbook', 'index', {
+  title: 'Welcome to the platform team',
+  content: `Start with [onboarding](people/onboarding), then set up your machine with the [development setup](engineering/setup).
 
 ## What we own
 
@@ -42,45 +54,92 @@ await page('handbook', 'index', { title: 'Welcome to the platform team', content
 | --- | --- |
 | Monday | Planning |
 | Thursday | Demo |
-`, frontmatter: { tags: ['start', 'team'] }, metadata: { owner: 'alice', reviewed: '2026-11-02', audience: ['new joiners', 'everyone'] } });
-await page('handbook', 'people/onboarding', { title: 'Onboarding checklist', content: 'Back to the [handbook](../index).\n\n- [x] Get a laptop\n- [x] Read the [development setup](../engineering/setup)\n- [ ] Pair on a deploy (see the [runbook](../engineering/runbooks/deploy))\n- [ ] Join the on-call rota\n\n> [!tip] First week\n> Pick one ==small task== from the board and ship it.\n', metadata: { owner: 'alice', weeks: 2 } });
+`,
+  frontmatter: { tags: ['start', 'team'] },
+  metadata: { owner: 'alice', reviewed: '2026-11-02', audience: ['new joiners', 'everyone'] },
+});
+await page('handbook', 'people/onboarding', {
+  title: 'Onboarding checklist',
+  content:
+    'Back to the [handbook](../index).\n\n- [x] Get a laptop\n- [x] Read the [development setup](../engineering/setup)\n- [ ] Pair on a deploy (see the [runbook](../engineering/runbooks/deploy))\n- [ ] Join the on-call rota\n\n> [!tip] First week\n> Pick one ==small task== from the board and ship it.\n',
+  metadata: { owner: 'alice', weeks: 2 },
+});
 await page('handbook', 'drafts/old-plan', { title: 'Old migration plan', content: 'Superseded by the gateway rewrite.' });
 await api('DELETE', '/pages/handbook/drafts/old-plan');
-await page('handbook', 'engineering/setup', { title: 'Development setup', content: 'Clone the repository and run `npm ci`.\n\n```sh\ngit clone git@example.com:platform/gateway.git\nnpm ci && npm test\n```\n\nBack to [onboarding](../people/onboarding).', metadata: { os: ['linux', 'macos'] } });
-await page('handbook', 'engineering/runbooks/deploy', { title: 'Deploy runbook', content: 'Deploys run from CI. Roll back with `kspace deploy --rollback`.\n\nSee also [incident response](incident-response).', metadata: { severity: 'high', lastDrill: '2026-10-14' } });
-await page('handbook', 'templates/meeting', { title: 'Meeting notes', content: '## Agenda\n\n## Decisions\n\n## Action items\n', frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting' }, defaultPathPrefix: 'meetings/' } });
-await page('handbook', 'templates/task', { title: 'Task', content: '## What\n\n## Why\n', frontmatter: {
-  description: 'A unit of work', defaultPathPrefix: 'tasks/',
-  metadataSchema: { additionalKeys: 'reject', fields: [
-    { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo', label: 'Stage' },
-    { key: 'owner', type: 'string', required: true, label: 'Owner', description: 'Who drives it' },
-    { key: 'points', type: 'number', min: 1, max: 13, label: 'Points' },
-    { key: 'due', type: 'date', label: 'Due' },
-    { key: 'spec', type: 'url', label: 'Spec' },
-    { key: 'labels', type: 'multiselect', options: ['bug', 'ux', 'infra'], label: 'Labels' },
-    { key: 'blocked', type: 'boolean', label: 'Blocked' },
-    { key: 'notes', type: 'text', label: 'Notes' },
-    { key: 'checklist', type: 'list', label: 'Checklist' },
-  ] } } });
+await page('handbook', 'engineering/setup', {
+  title: 'Development setup',
+  content:
+    'Clone the repository and run `npm ci`.\n\n```sh\ngit clone git@example.com:platform/gateway.git\nnpm ci && npm test\n```\n\nBack to [onboarding](../people/onboarding).',
+  metadata: { os: ['linux', 'macos'] },
+});
+await page('handbook', 'engineering/runbooks/deploy', {
+  title: 'Deploy runbook',
+  content: 'Deploys run from CI. Roll back with `kspace deploy --rollback`.\n\nSee also [incident response](incident-response).',
+  metadata: { severity: 'high', lastDrill: '2026-10-14' },
+});
+await page('handbook', 'templates/meeting', {
+  title: 'Meeting notes',
+  content: '## Agenda\n\n## Decisions\n\n## Action items\n',
+  frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting' }, defaultPathPrefix: 'meetings/' },
+});
+await page('handbook', 'templates/task', {
+  title: 'Task',
+  content: '## What\n\n## Why\n',
+  frontmatter: {
+    description: 'A unit of work',
+    defaultPathPrefix: 'tasks/',
+    metadataSchema: {
+      additionalKeys: 'reject',
+      fields: [
+        { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo', label: 'Stage' },
+        { key: 'owner', type: 'string', required: true, label: 'Owner', description: 'Who drives it' },
+        { key: 'points', type: 'number', min: 1, max: 13, label: 'Points' },
+        { key: 'due', type: 'date', label: 'Due' },
+        { key: 'spec', type: 'url', label: 'Spec' },
+        { key: 'labels', type: 'multiselect', options: ['bug', 'ux', 'infra'], label: 'Labels' },
+        { key: 'blocked', type: 'boolean', label: 'Blocked' },
+        { key: 'notes', type: 'text', label: 'Notes' },
+        { key: 'checklist', type: 'list', label: 'Checklist' },
+      ],
+    },
+  },
+});
 const tasks: [string, string, Record<string, unknown>][] = [
-  ['tasks/rotate-certs', 'Rotate gateway certificates', { stage: 'doing', owner: 'alice', points: 3, due: '2026-12-01', labels: ['infra'] }],
+  [
+    'tasks/rotate-certs',
+    'Rotate gateway certificates',
+    { stage: 'doing', owner: 'alice', points: 3, due: '2026-12-01', labels: ['infra'] },
+  ],
   ['tasks/faster-ci', 'Cut CI time in half', { stage: 'todo', owner: 'bob', points: 8, due: '2026-12-15', labels: ['infra'] }],
   ['tasks/login-bug', 'Login loop on Safari', { stage: 'todo', owner: 'carol', points: 2, labels: ['bug', 'ux'] }],
   ['tasks/dark-mode', 'Dark mode for the status page', { stage: 'done', owner: 'dan', points: 5, labels: ['ux'] }],
   ['tasks/runbook-review', 'Review every runbook', { stage: 'doing', owner: 'alice', points: 1, due: '2026-11-30' }],
 ];
-for (const [p, title, metadata] of tasks) await page('handbook', p, { title, content: `## What\n\n${title}.\n`, template: 'task', metadata });
-await page('handbook', 'index', { title: 'Welcome to the platform team', content: ((await api('GET', '/pages/handbook/index')) as { content: string }).content.replace('Shared CI runners', 'Shared CI runners and their caches'), baseVersion: 1 });
+for (const [p, title, metadata] of tasks)
+  await page('handbook', p, { title, content: `## What\n\n${title}.\n`, template: 'task', metadata });
+await page('handbook', 'index', {
+  title: 'Welcome to the platform team',
+  content: ((await api('GET', '/pages/handbook/index')) as { content: string }).content.replace(
+    'Shared CI runners',
+    'Shared CI runners and their caches',
+  ),
+  baseVersion: 1,
+});
 await page('design', 'tokens', { title: 'Colour tokens', content: 'Our palette. Used by the [handbook](/pages/handbook/index).' });
 
-const browser = await pw.launch({ executablePath: await chromium.executablePath(), args: chromium.args.filter((a) => a !== '--single-process') });
+const browser = await pw.launch({
+  executablePath: await chromium.executablePath(),
+  args: chromium.args.filter((a) => a !== '--single-process'),
+});
 // Requests in flight per page, but the change feed's stream (open as long as the page is):
 // Playwright's networkidle would wait for it forever.
 const inFlight = new WeakMap<Page, Set<Request>>();
 function track(p: Page): void {
   const open = new Set<Request>();
   inFlight.set(p, open);
-  p.on('request', (r) => { if (!r.url().includes('/changes/stream')) open.add(r); });
+  p.on('request', (r) => {
+    if (!r.url().includes('/changes/stream')) open.add(r);
+  });
   p.on('requestfinished', (r) => open.delete(r));
   p.on('requestfailed', (r) => open.delete(r));
 }
@@ -88,7 +147,7 @@ function track(p: Page): void {
 async function quiet(p: Page): Promise<void> {
   await p.waitForLoadState('load');
   const open = inFlight.get(p) ?? new Set();
-  for (let still = Date.now(); Date.now() - still < 500;) {
+  for (let still = Date.now(); Date.now() - still < 500; ) {
     if (open.size) still = Date.now();
     await p.waitForTimeout(50);
   }
@@ -104,7 +163,9 @@ async function signedIn(width: number, height: number): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: 'light' });
   const p = await ctx.newPage();
   track(p);
-  p.on('console', (m) => { if (m.type() === 'error') console.error('console:', m.text()); });
+  p.on('console', (m) => {
+    if (m.type() === 'error') console.error('console:', m.text());
+  });
   await p.goto(`${base}/app/sign-in`);
   await p.getByLabel('Name').fill('alice');
   await p.getByLabel('Password').fill('correct horse battery');
@@ -137,7 +198,10 @@ try {
     ['page', '/app/p/handbook/index'],
     ['editor', '/app/p/handbook/people/onboarding?edit'],
     ['new-page', '/app/new?space=handbook&template=handbook:task'],
-    ['records', `/app/s/handbook/records/task?filters=${encodeURIComponent(JSON.stringify([{ key: 'stage', op: 'in', value: ['todo', 'doing'] }]))}&orderBy=points&order=desc`],
+    [
+      'records',
+      `/app/s/handbook/records/task?filters=${encodeURIComponent(JSON.stringify([{ key: 'stage', op: 'in', value: ['todo', 'doing'] }]))}&orderBy=points&order=desc`,
+    ],
     ['search', '/app/search?q=deploy'],
     ['history', '/app/p/handbook/index?diff=1..2'],
     ['record-editor', '/app/p/handbook/tasks/rotate-certs?edit'],
@@ -150,7 +214,10 @@ try {
   for (const [name, url] of views) {
     if (!want(name)) continue;
     await p.goto(base + url);
-    if (name === 'editor' || name === 'record-editor') { await p.locator('.cm-content').waitFor(); await p.waitForTimeout(600); }
+    if (name === 'editor' || name === 'record-editor') {
+      await p.locator('.cm-content').waitFor();
+      await p.waitForTimeout(600);
+    }
     await shot(p, name);
   }
   if (want('switcher')) {
@@ -184,8 +251,12 @@ try {
     await p.keyboard.press('Control+End');
     await p.keyboard.type('\n\nOn a Mac, install the command line tools first.');
     const r = await fetch(`${base}/pages/handbook/engineering/setup`, {
-      method: 'PUT', headers: { authorization: `Bearer ${botKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'Clone the repository and run `npm ci` (Node 24).\n\n```sh\ngit clone git@example.com:platform/gateway.git\nnpm ci && npm test\n```\n\nBack to [onboarding](../people/onboarding).' }),
+      method: 'PUT',
+      headers: { authorization: `Bearer ${botKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        content:
+          'Clone the repository and run `npm ci` (Node 24).\n\n```sh\ngit clone git@example.com:platform/gateway.git\nnpm ci && npm test\n```\n\nBack to [onboarding](../people/onboarding).',
+      }),
     });
     if (!r.ok) throw new Error(`PUT by build-bot: ${r.status}`);
     await p.getByRole('status').filter({ hasText: 'Updated by build-bot' }).waitFor();
@@ -193,7 +264,11 @@ try {
     await shot(p, 'updated-by');
   }
   if (want('page-dark')) {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', storageState: await p.context().storageState() });
+    const ctx = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      colorScheme: 'dark',
+      storageState: await p.context().storageState(),
+    });
     const d = await ctx.newPage();
     track(d);
     await d.goto(`${base}/app/p/handbook/index`);

@@ -28,7 +28,8 @@ function walk(dir: string, rel = ''): string[] {
 
 async function sync(url: string, dir: string): Promise<string> {
   const child = spawn(process.execPath, [...sourceArgs(), 'sync', dir, '--space', 'vault', '--once', '--json'], {
-    env: { ...process.env, SERVICE_URL: url, SERVICE_API_KEY: BENCH_ADMIN_KEY }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SERVICE_URL: url, SERVICE_API_KEY: BENCH_ADMIN_KEY },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
@@ -45,7 +46,11 @@ const body = (text: string) => text.replace(/^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?--
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-sync-vault-'));
 const server = await startChild(path.join(work, 'data'), { SERVICE_MAX_IMPORT_BYTES: String(256 * 1024 * 1024) });
 try {
-  await fetch(`${server.url}/spaces`, { method: 'POST', headers: { ...authHeaders(), 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'vault', name: 'Vault' }) });
+  await fetch(`${server.url}/spaces`, {
+    method: 'POST',
+    headers: { ...authHeaders(), 'content-type': 'application/json' },
+    body: JSON.stringify({ slug: 'vault', name: 'Vault' }),
+  });
   const a = path.join(work, 'a');
   fs.cpSync(vault, a, { recursive: true });
   const up = JSON.parse(await sync(server.url, a));
@@ -59,22 +64,36 @@ try {
   const add = (k: string) => (count[k] = (count[k] ?? 0) + 1);
   const unexplained: string[] = [];
   for (const n of notes) {
-    if (!back.has(n)) { add('note missing'); unexplained.push(`${n}: missing`); continue; }
+    if (!back.has(n)) {
+      add('note missing');
+      unexplained.push(`${n}: missing`);
+      continue;
+    }
     const x = fs.readFileSync(path.join(vault, n), 'utf8');
     const y = fs.readFileSync(path.join(b, n), 'utf8');
-    if (x === y) { add('notes byte-identical'); continue; }
+    if (x === y) {
+      add('notes byte-identical');
+      continue;
+    }
     const px = fileToPage({ path: n, text: x });
     const py = fileToPage({ path: n, text: y });
     // The same properties, in the export's order (title, then metadata, then `kspace:`).
     const sameProps = !('code' in px) && !('code' in py) && samePage({ ...px, content: '' }, { ...py, content: '' });
-    if (body(x) === body(y) && sameProps) { add('notes: frontmatter written (title first, then the properties)'); continue; }
+    if (body(x) === body(y) && sameProps) {
+      add('notes: frontmatter written (title first, then the properties)');
+      continue;
+    }
     const lx = body(x).split('\n');
     const ly = body(y).split('\n');
     // A respelled reference: an embed or link to a file made `files/<name>`, a wikilink given the path Obsidian finds.
     const respelled = (l: string, m: string) => /\]\(files\//.test(m) || (/\[\[[^\]|]*\|/.test(m) && m !== l);
     if (sameProps && lx.length === ly.length && lx.every((l, i) => l === ly[i] || respelled(l, ly[i]))) {
       const files = lx.some((l, i) => l !== ly[i] && /\]\(files\//.test(ly[i]));
-      add(files ? 'notes: file references made files/<name> (and frontmatter written)' : 'notes: wikilinks respelled (and frontmatter written)');
+      add(
+        files
+          ? 'notes: file references made files/<name> (and frontmatter written)'
+          : 'notes: wikilinks respelled (and frontmatter written)',
+      );
       continue;
     }
     add('notes: other difference');
@@ -86,13 +105,37 @@ try {
   for (const o of others) {
     const want = fs.readFileSync(path.join(vault, o));
     const found = copies.get(path.basename(o)) ?? [];
-    if (found.length === 0) { add('files: not referenced by a note (not imported)'); leftOut.add(o); continue; }
+    if (found.length === 0) {
+      add('files: not referenced by a note (not imported)');
+      leftOut.add(o);
+      continue;
+    }
     if (found.every((f) => fs.readFileSync(path.join(b, f)).equals(want))) add(`files: byte-identical at files/<name> beside the notes`);
-    else { add('files: different bytes'); unexplained.push(`${o}: bytes differ`); }
+    else {
+      add('files: different bytes');
+      unexplained.push(`${o}: bytes differ`);
+    }
   }
   const extra = [...back].filter((f) => f.endsWith('.md') && !notes.includes(f));
-  console.log(JSON.stringify({ vault, notes: notes.length, files: others.length, up, down, count, copiesWritten: [...copies.values()].flat().length, extraNotes: extra, unexplained }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        vault,
+        notes: notes.length,
+        files: others.length,
+        up,
+        down,
+        count,
+        copiesWritten: [...copies.values()].flat().length,
+        extraNotes: extra,
+        unexplained,
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   await server.stop();
-  if (!process.env.KEEP) fs.rmSync(work, { recursive: true, force: true }); else console.error(work);
+  if (!process.env.KEEP) fs.rmSync(work, { recursive: true, force: true });
+  else console.error(work);
 }

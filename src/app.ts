@@ -17,7 +17,10 @@ export function createApp(svc: Services): H3 {
  * The Node request handler: page reads answered directly where they can be (src/http/page-read.ts),
  * everything else by the h3 app. `wrap` guards the h3 handler (server.ts).
  */
-export function createNodeHandler(svc: Services, wrap: (h: (req: IncomingMessage, res: ServerResponse) => unknown) => (req: IncomingMessage, res: ServerResponse) => unknown = (h) => h) {
+export function createNodeHandler(
+  svc: Services,
+  wrap: (h: (req: IncomingMessage, res: ServerResponse) => unknown) => (req: IncomingMessage, res: ServerResponse) => unknown = (h) => h,
+) {
   const app = wrap(toNodeHandler(createApp(svc)));
   const direct = directPageRead(svc, endpoints);
   return (req: IncomingMessage, res: ServerResponse): unknown => direct(req, res) || app(req, res);

@@ -24,9 +24,7 @@ export type RateLimiter = {
 
 type Bucket = { tokens: number; at: number };
 
-export function createRateLimiter(
-  { burst, perSecond }: BucketLimits, opts: { clock?: () => number; maxKeys?: number } = {},
-): RateLimiter {
+export function createRateLimiter({ burst, perSecond }: BucketLimits, opts: { clock?: () => number; maxKeys?: number } = {}): RateLimiter {
   const clock = opts.clock ?? Date.now;
   const maxKeys = opts.maxKeys ?? 50_000;
   const buckets = new Map<string, Bucket>();

@@ -17,4 +17,10 @@ try {
 const script = new vm.Script(wrapBundle(sea.getAsset(BUNDLE_ASSET, 'utf8')), { filename: BUNDLE_ASSET, cachedData });
 const run = script.runInThisContext() as (exports: object, req: NodeJS.Require, mod: object, filename: string, dirname: string) => void;
 const mod = { exports: {} };
-run(mod.exports, vendorRequire(require, (asset) => sea.getAsset(asset, 'utf8')), mod, process.execPath, path.dirname(process.execPath));
+run(
+  mod.exports,
+  vendorRequire(require, (asset) => sea.getAsset(asset, 'utf8')),
+  mod,
+  process.execPath,
+  path.dirname(process.execPath),
+);

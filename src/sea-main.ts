@@ -77,5 +77,8 @@ run(process.argv.slice(2)).then((code) => {
  */
 export async function trainCommander(): Promise<void> {
   const { buildProgram } = await import('./cli/main.ts');
-  await buildProgram().configureOutput({ writeOut: () => {}, writeErr: () => {} }).parseAsync(['--version'], { from: 'user' }).catch(() => {});
+  await buildProgram()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {} })
+    .parseAsync(['--version'], { from: 'user' })
+    .catch(() => {});
 }

@@ -17,7 +17,12 @@ export const CODE_CACHE_ASSET = 'kspace.codecache';
  */
 export const VENDOR_BUNDLES = [
   // The MCP SDK and zod: the first /mcp request, `kspace mcp`.
-  { asset: 'mcp-vendor.cjs', entry: 'src/mcp/vendor.ts', external: ['@modelcontextprotocol/sdk/*', 'zod'], ids: /^(?:zod|@modelcontextprotocol\/sdk\/.*)$/ },
+  {
+    asset: 'mcp-vendor.cjs',
+    entry: 'src/mcp/vendor.ts',
+    external: ['@modelcontextprotocol/sdk/*', 'zod'],
+    ids: /^(?:zod|@modelcontextprotocol\/sdk\/.*)$/,
+  },
   // undici from npm: webhook deliveries, the remote template catalog (src/domain/net/guarded-fetch.ts).
   { asset: 'undici-vendor.cjs', entry: 'src/domain/net/vendor.ts', external: ['undici'], ids: /^undici$/ },
 ];

@@ -25,13 +25,21 @@ import { createReplicaHandler } from './front/replica.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
 
 export type Running = {
-  svc: Services; server: http.Server; url: string; close(): Promise<void>;
+  svc: Services;
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
   /** The checkpoint and full-text helper thread, once started (`checkpointer: true`). */
   helper(): Checkpointer | null;
 };
 
 /** Background jobs (webhook dispatcher, catalog refresh, the wikilinks of older pages) register here; each gets start/stop. */
-export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [spaceTemplatesJob, createWebhookDispatcher, indexBackfillJob, changesRetentionJob];
+export const backgroundJobs: Array<(svc: Services) => BackgroundJob> = [
+  spaceTemplatesJob,
+  createWebhookDispatcher,
+  indexBackfillJob,
+  changesRetentionJob,
+];
 
 // The checkpointer helper starts this long after the server listens: its own start-up (Node and
 // the bundle) would otherwise share the cores with the server's first answers and lengthen the
@@ -49,17 +57,23 @@ function guardNodeHandler(handler: http.RequestListener): http.RequestListener {
     try {
       return handler(req, res);
     } catch {
-      const body = problemBody(invalid([{ key: 'Host', code: 'format', message: 'the Host header and the URL path do not form a valid URL' }]), req.url);
+      const body = problemBody(
+        invalid([{ key: 'Host', code: 'format', message: 'the Host header and the URL path do not form a valid URL' }]),
+        req.url,
+      );
       res.writeHead(400, { 'content-type': 'application/problem+json' }).end(body);
     }
   };
 }
 
-export type ServeOptions = { log?: Logger; /** Checkpoint the WAL from a helper process (kspace serve). */ checkpointer?: boolean };
+export type ServeOptions = { log?: Logger /** Checkpoint the WAL from a helper process (kspace serve). */; checkpointer?: boolean };
 
 /** Opens the data dir, bootstraps it on first start, and serves HTTP until close(). */
 export async function serve(config: Config, opts: ServeOptions | Logger = {}): Promise<Running> {
-  const { log = createLogger(false, { format: config.ops.logFormat, level: config.ops.logLevel }), checkpointer: withCheckpointer = false } = 'info' in opts ? { log: opts } : opts;
+  const {
+    log = createLogger(false, { format: config.ops.logFormat, level: config.ops.logLevel }),
+    checkpointer: withCheckpointer = false,
+  } = 'info' in opts ? { log: opts } : opts;
   const lock = lockDataDir(ensurePrivateDir(config.dataDir)); // a second server on this directory stops here
   // Checked before opening: SQLite gives a new -wal and -shm the database file's mode.
   for (const line of looseModes(config.dataDir)) log.warn(`other users can read the data: ${line}`);
@@ -70,7 +84,9 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   const litestream = config.replication.checkpointMode === 'litestream';
   let db: ReturnType<typeof openDb>;
   try {
-    db = replica ? openReplicaDb(config.dataDir, { cacheMb: config.dbCacheMb }) : openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
+    db = replica
+      ? openReplicaDb(config.dataDir, { cacheMb: config.dbCacheMb })
+      : openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb });
   } catch (e) {
     lock.release();
     throw e;
@@ -88,7 +104,9 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   if (boot) {
     // A new organisation has no user yet (whether its admin key was generated or given): say how a
     // person gets into the web app. A log line, so that a JSON log stays JSON.
-    log.info(`web app: create a user to sign in with: printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin`);
+    log.info(
+      `web app: create a user to sign in with: printf '%s\\n' 'a long password' | kspace admin create-principal --data ${config.dataDir} --name you --kind user --org-admin --password-stdin`,
+    );
   }
   const app = createNodeHandler(svc, guardNodeHandler);
   const replicaFront = replica ? createReplicaHandler(svc, app) : null;
@@ -96,8 +114,15 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   if (config.ops.metrics) attachMetrics(svc, front);
   const { headersTimeoutMs, requestTimeoutMs } = config.ops;
   // headersTimeout and requestTimeout close a connection that sends its request too slowly (slowloris).
-  const server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, front.handler);
+  const server = http.createServer(
+    {
+      keepAliveTimeout: 65_000,
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+    },
+    front.handler,
+  );
   guardConnections(server, svc);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -111,11 +136,17 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
   svc.fts.check(); // the index is checked (and reset if it is not this database's) before the helper starts
   let checkpointer: Checkpointer | null = null;
   if (withCheckpointer && !replica) svc.fts.expectHelper(); // a search meanwhile leaves a large backlog to it
-  const helperStart = withCheckpointer && !replica
-    ? setTimeout(() => {
-      checkpointer = startCheckpointer(db, db.name, { log: (m) => log.warn(m), holdWrites: () => svc.writes.hold(), fts: svc.fts, passiveOnly: litestream });
-    }, HELPER_START_DELAY_MS)
-    : null;
+  const helperStart =
+    withCheckpointer && !replica
+      ? setTimeout(() => {
+          checkpointer = startCheckpointer(db, db.name, {
+            log: (m) => log.warn(m),
+            holdWrites: () => svc.writes.hold(),
+            fts: svc.fts,
+            passiveOnly: litestream,
+          });
+        }, HELPER_START_DELAY_MS)
+      : null;
   const jobs = replica ? [] : backgroundJobs.map((make) => make(svc));
   for (const job of jobs) job.start(svc);
   const role = replica ? ` as a replica of ${config.replication.primaryUrl}` : litestream ? ' (checkpoint mode litestream)' : '';
@@ -142,7 +173,8 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
         server.closeIdleConnections(); // keep-alive connections between two requests
         await new Promise((r) => setTimeout(r, 20));
       }
-      if (front.inFlight() > 0) log.warn(`shutting down with ${front.inFlight()} requests unfinished after ${config.ops.shutdownTimeoutMs} ms`);
+      if (front.inFlight() > 0)
+        log.warn(`shutting down with ${front.inFlight()} requests unfinished after ${config.ops.shutdownTimeoutMs} ms`);
       server.closeAllConnections();
       await serverClosed;
       front.stop();
@@ -191,6 +223,9 @@ function shutdownCheckpoint(db: ReturnType<typeof openDb>, log: Logger): void {
   db.pragma(`busy_timeout = ${SHUTDOWN_CHECKPOINT_WAIT_MS}`);
   const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
   if (r?.busy) {
-    log.warn(`shutdown: another process reads kspace.db (Litestream? a backup?), so its WAL is not truncated and the -wal file stays; under Litestream set SERVICE_CHECKPOINT_MODE=litestream`, { walFrames: r.log, checkpointed: r.checkpointed });
+    log.warn(
+      `shutdown: another process reads kspace.db (Litestream? a backup?), so its WAL is not truncated and the -wal file stays; under Litestream set SERVICE_CHECKPOINT_MODE=litestream`,
+      { walFrames: r.log, checkpointed: r.checkpointed },
+    );
   }
 }

@@ -37,7 +37,7 @@ export type Services = {
 /** Lines on standard error, as SERVICE_LOG_FORMAT and SERVICE_LOG_LEVEL say (src/config/log.ts). */
 export function createLogger(quiet = false, opts: { format?: LogFormat; level?: LogLevel } = {}): Logger {
   const format = opts.format ?? (process.stderr.isTTY ? 'text' : 'json');
-  const min: LogLevel = quiet ? 'warn' : opts.level ?? 'info';
+  const min: LogLevel = quiet ? 'warn' : (opts.level ?? 'info');
   const out = createLineWriter();
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (levelEnabled(min, level)) out.write(formatLine(format, level, msg, fields));
@@ -60,8 +60,14 @@ export function createServices(db: Db, config: Config, log: Logger = createLogge
     onSlow: (ms, n) => log.warn('slow write transaction', { ms: Math.round(ms * 10) / 10, writes: n }),
   });
   return {
-    db, config, log, eventsWritten: new Set(), now: () => new Date().toISOString(),
-    writes, authCache: new Map(), fts: createFullTextIndex(db, (fn) => writes.run(fn), config.dbCacheMb),
+    db,
+    config,
+    log,
+    eventsWritten: new Set(),
+    now: () => new Date().toISOString(),
+    writes,
+    authCache: new Map(),
+    fts: createFullTextIndex(db, (fn) => writes.run(fn), config.dbCacheMb),
   };
 }
 

@@ -28,7 +28,10 @@ function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: emptyPath, HOME: dir, ...extra };
 }
 
-async function serveBinary(args: string[], env: Record<string, string>): Promise<{ url: string; pid: number; stderr: () => string; stop(): Promise<void> }> {
+async function serveBinary(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ url: string; pid: number; stderr: () => string; stop(): Promise<void> }> {
   const port = await freePort();
   const proc = spawn(bin, ['serve', '--port', String(port), ...args], { cwd: dir, env: bareEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(proc);
@@ -39,7 +42,10 @@ async function serveBinary(args: string[], env: Record<string, string>): Promise
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`binary exited ${proc.exitCode}: ${stderr}`);
-    const ok = await fetch(`${url}/me`, { headers: { authorization: `Bearer ${env.SERVICE_BOOTSTRAP_ADMIN_KEY ?? KEY}` } }).then((r) => r.status, () => 0);
+    const ok = await fetch(`${url}/me`, { headers: { authorization: `Bearer ${env.SERVICE_BOOTSTRAP_ADMIN_KEY ?? KEY}` } }).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`binary did not start: ${stderr}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -48,11 +54,12 @@ async function serveBinary(args: string[], env: Record<string, string>): Promise
     url,
     pid: proc.pid!,
     stderr: () => stderr,
-    stop: () => new Promise<void>((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
   };
 }
 
@@ -83,16 +90,29 @@ describe('dist/kspace alone in an empty directory', () => {
     const receiver = http.createServer((_req, res) => res.writeHead(204).end());
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     try {
-      const cli = (args: string[], input?: string) => runCli(args, { bin, cwd: dir, env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: KEY }), input });
+      const cli = (args: string[], input?: string) =>
+        runCli(args, { bin, cwd: dir, env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: KEY }), input });
       expect(await cli(['spaces', 'create', 'wiki', '--name', 'Wiki'])).toEqual({ code: 0, stdout: 'created space wiki\n', stderr: '' });
-      expect((await cli(['page', 'put', 'wiki', 'start/here', '--title', 'Start here', '--meta', 'points=3'], '# Welcome\n\nThe binary wrote this.\n')).code).toBe(0);
-      expect((await cli(['page', 'get', 'wiki', 'start/here'])).stdout).toBe('---\ntitle: Start here\nmetadata:\n  points: 3\n---\n\n# Welcome\n\nThe binary wrote this.\n');
+      expect(
+        (
+          await cli(
+            ['page', 'put', 'wiki', 'start/here', '--title', 'Start here', '--meta', 'points=3'],
+            '# Welcome\n\nThe binary wrote this.\n',
+          )
+        ).code,
+      ).toBe(0);
+      expect((await cli(['page', 'get', 'wiki', 'start/here'])).stdout).toBe(
+        '---\ntitle: Start here\nmetadata:\n  points: 3\n---\n\n# Welcome\n\nThe binary wrote this.\n',
+      );
       expect(JSON.parse((await cli(['page', 'get', 'wiki', 'start/here', '--json'])).stdout).metadata).toEqual({ points: 3 });
       // The checkpoint and full-text helper runs as a thread, from the bundle the executable carries.
       expect(await waitFor(() => helperThreads(srv.pid).some((t) => t.nice === 10))).toBe(true);
       // kspace's malloc trim (src/malloc-trim.ts), carried when the build had a C compiler, is
       // written to the cache directory and loaded a second after the start.
-      if (buildNative() !== null) expect(await waitFor(() => fs.readFileSync(`/proc/${srv.pid}/maps`, 'utf8').includes(path.join(dir, '.cache/kspace/malloc-trim-')))).toBe(true);
+      if (buildNative() !== null)
+        expect(
+          await waitFor(() => fs.readFileSync(`/proc/${srv.pid}/maps`, 'utf8').includes(path.join(dir, '.cache/kspace/malloc-trim-'))),
+        ).toBe(true);
       // A zip export, made by a worker thread from the bundle the executable carries.
       const threads = helperThreads(srv.pid).length;
       const zip = await fetch(`${srv.url}/spaces/wiki/export?format=zip`, { headers: { authorization: `Bearer ${KEY}` } });
@@ -108,13 +128,20 @@ describe('dist/kspace alone in an empty directory', () => {
       const rpc = await fetch(`${srv.url}/mcp`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_page', arguments: { space: 'wiki', path: 'start/here' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_page', arguments: { space: 'wiki', path: 'start/here' } },
+        }),
       });
       expect(JSON.parse((await rpc.json()).result.content[0].text)).toMatchObject({ title: 'Start here' });
       // MCP over stdio, the binary launched by the SDK's client.
       const mcp = await connectStdio(srv.url, KEY, bin);
       try {
-        expect((await callTool(mcp, 'list_pages', { space: 'wiki' })).json.pages.map((p: { path: string }) => p.path)).toEqual(['start/here']);
+        expect((await callTool(mcp, 'list_pages', { space: 'wiki' })).json.pages.map((p: { path: string }) => p.path)).toEqual([
+          'start/here',
+        ]);
       } finally {
         await mcp.close();
       }
@@ -152,7 +179,9 @@ describe('dist/kspace alone in an empty directory', () => {
     const source = await startServer({}, { dataDir: data, keepData: true });
     try {
       await source.admin.post('/spaces', { slug: 'old', name: 'Old' });
-      expect((await source.admin.put('/pages/old/kept', { title: 'Kept', content: 'written by npm start', metadata: { n: 1 } })).status).toBe(201);
+      expect(
+        (await source.admin.put('/pages/old/kept', { title: 'Kept', content: 'written by npm start', metadata: { n: 1 } })).status,
+      ).toBe(201);
     } finally {
       await source.close();
     }
@@ -161,7 +190,11 @@ describe('dist/kspace alone in an empty directory', () => {
       const r = await fetch(`${srv.url}/pages/old/kept`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
       expect(r.status).toBe(200);
       expect(await r.json()).toMatchObject({ title: 'Kept', content: 'written by npm start', metadata: { n: 1 }, version: 1 });
-      const put = await runCli(['page', 'put', 'old', 'kept', '--content', 'and updated by the binary'], { bin, cwd: dir, env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY }) });
+      const put = await runCli(['page', 'put', 'old', 'kept', '--content', 'and updated by the binary'], {
+        bin,
+        cwd: dir,
+        env: bareEnv({ SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY }),
+      });
       expect(put.stdout).toBe('saved old/kept (version 2)\n');
     } finally {
       await srv.stop();

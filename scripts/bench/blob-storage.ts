@@ -25,9 +25,17 @@ export function measureStorage(size: number, count: number): StorageFigures {
     const insert = db.prepare('INSERT INTO blob_chunks VALUES (?, ?, ?)');
     const files = Array.from({ length: count }, () => randomBytes(size));
     const shas = files.map((f) => createHash('sha256').update(f).digest('hex'));
-    const time = (fn: () => void) => { const t0 = performance.now(); fn(); return (size * count) / MB / ((performance.now() - t0) / 1000); };
+    const time = (fn: () => void) => {
+      const t0 = performance.now();
+      fn();
+      return (size * count) / MB / ((performance.now() - t0) / 1000);
+    };
     const sqliteWrite = time(() => {
-      files.forEach((f, i) => db.transaction(() => { for (let o = 0, n = 0; o < f.length; o += CHUNK, n++) insert.run(shas[i], n, f.subarray(o, o + CHUNK)); })());
+      files.forEach((f, i) =>
+        db.transaction(() => {
+          for (let o = 0, n = 0; o < f.length; o += CHUNK, n++) insert.run(shas[i], n, f.subarray(o, o + CHUNK));
+        })(),
+      );
     });
     db.pragma('wal_checkpoint(TRUNCATE)');
     const reader = new Database(path.join(dir, 'k.db'), { readonly: true });
@@ -48,7 +56,9 @@ export function measureStorage(size: number, count: number): StorageFigures {
         fs.renameSync(tmp, path.join(dir, shas[i]));
       });
     });
-    const fileRead = time(() => { for (const sha of shas) fs.readFileSync(path.join(dir, sha)); });
+    const fileRead = time(() => {
+      for (const sha of shas) fs.readFileSync(path.join(dir, sha));
+    });
     return { sqliteWrite, sqliteRead, fileWrite, fileRead };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

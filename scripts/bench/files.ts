@@ -21,20 +21,21 @@ function client(url: string, h: Record<string, string>, agent: http.Agent): Req 
   const base = new URL(url);
   // node:http, not fetch: undici's body handling costs more than the server's work at these
   // sizes (a bare node:http server sends 5 MB bodies to fetch at ~190 MB/s here, to http.get at ~490).
-  return (method, p, body, headers = {}) => new Promise<Buffer>((resolve, reject) => {
-    const r = http.request({ host: base.hostname, port: base.port, path: p, method, agent, headers: { ...h, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        if ((res.statusCode ?? 0) >= 300) reject(new Error(`${method} ${p}: ${res.statusCode} ${bytes.toString().slice(0, 300)}`));
-        else resolve(bytes);
+  return (method, p, body, headers = {}) =>
+    new Promise<Buffer>((resolve, reject) => {
+      const r = http.request({ host: base.hostname, port: base.port, path: p, method, agent, headers: { ...h, ...headers } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          if ((res.statusCode ?? 0) >= 300) reject(new Error(`${method} ${p}: ${res.statusCode} ${bytes.toString().slice(0, 300)}`));
+          else resolve(bytes);
+        });
+        res.on('error', reject);
       });
-      res.on('error', reject);
+      r.on('error', reject);
+      r.end(body);
     });
-    r.on('error', reject);
-    r.end(body);
-  });
 }
 
 /** Upload then download `count` files of `size` random bytes, one at a time: MB/s each way. */
@@ -61,7 +62,9 @@ async function rates(req: Req, size: number, count: number, at: (i: number) => s
 /** The same transfers against a bare node:http server that keeps the bodies in memory. */
 async function floor(size: number, count: number): Promise<{ up: number; down: number }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [path.join(ROOT, 'scripts/bench/blob-floor-server.ts'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [path.join(ROOT, 'scripts/bench/blob-floor-server.ts'), String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => proc.stdout!.once('data', () => resolve()));
   const agent = new http.Agent({ keepAlive: true });
   try {
@@ -84,7 +87,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       const times: number[] = [];
       for (let i = 0; i < 200; i++) {
         const t0 = performance.now();
-        await req('PUT', `/pages/bench/notes/n${i % 50}`, JSON.stringify({ title: `n${i}`, content: `text ${i} `.repeat(100) }), { 'content-type': 'application/json' });
+        await req('PUT', `/pages/bench/notes/n${i % 50}`, JSON.stringify({ title: `n${i}`, content: `text ${i} `.repeat(100) }), {
+          'content-type': 'application/json',
+        });
         times.push(performance.now() - t0);
       }
       times.sort((a, b) => a - b);
@@ -92,7 +97,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     };
     const before = await pageLatency();
     const out: BenchResult[] = [];
-    for (const [size, count] of [[5 * MB, opts.quick ? 8 : 40], [50 * MB, opts.quick ? 2 : 6]] as const) {
+    for (const [size, count] of [
+      [5 * MB, opts.quick ? 8 : 40],
+      [50 * MB, opts.quick ? 2 : 6],
+    ] as const) {
       const label = `${size / MB} MB files ×${count}, one at a time`;
       const k = await rates(req, size, count, (i) => `/files/bench/media/f-${size}-${i}.bin`);
       const f = await floor(size, count);
@@ -101,7 +109,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       out.push({ name: `  floor: a bare node:http server keeping the bodies in memory, upload`, value: f.up, unit: 'MB/s' });
       out.push({ name: `  floor: the same, download`, value: f.down, unit: 'MB/s' });
     }
-    for (const [size, count] of [[5 * MB, opts.quick ? 8 : 20], [50 * MB, opts.quick ? 2 : 4]] as const) {
+    for (const [size, count] of [
+      [5 * MB, opts.quick ? 8 : 20],
+      [50 * MB, opts.quick ? 2 : 4],
+    ] as const) {
       const st = measureStorage(size, count);
       const label = `${size / MB} MB ×${count}`;
       out.push({ name: `storage only, ${label}: SQLite blobs (1 MiB chunks) write`, value: st.sqliteWrite, unit: 'MB/s' });

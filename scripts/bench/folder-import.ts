@@ -22,7 +22,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   try {
     writeVault(vault, notes);
     const first = await importDir(server.url, vault, 'skip');
-    if (first.result.created !== notes || first.result.errors.length !== 1) throw new Error(`import: ${JSON.stringify(first.result).slice(0, 400)}`);
+    if (first.result.created !== notes || first.result.errors.length !== 1)
+      throw new Error(`import: ${JSON.stringify(first.result).slice(0, 400)}`);
     const broken = await fetch(`${server.url}/spaces/vault/links/broken?limit=10`, { headers: authHeaders() });
     const b = (await broken.json()) as unknown[];
     if (b.length) throw new Error(`broken links after the import: ${JSON.stringify(b).slice(0, 300)}`);
@@ -33,8 +34,18 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     writeVault(plainVault, notes, false);
     const plain = await importDir(server.url, plainVault, 'skip', 'plain');
     return [
-      { name: `import-dir of the same vault without links (the floor: reading, converting, importing)`, value: notes / plain.seconds, unit: 'pages/s' },
-      { name: `kspace import-dir of a ${notes.toLocaleString('en')}-note vault (5 wikilinks each, every link resolved)`, value: notes / first.seconds, unit: 'pages/s', target: '≥ 2,000', pass: notes / first.seconds >= 2000 },
+      {
+        name: `import-dir of the same vault without links (the floor: reading, converting, importing)`,
+        value: notes / plain.seconds,
+        unit: 'pages/s',
+      },
+      {
+        name: `kspace import-dir of a ${notes.toLocaleString('en')}-note vault (5 wikilinks each, every link resolved)`,
+        value: notes / first.seconds,
+        unit: 'pages/s',
+        target: '≥ 2,000',
+        pass: notes / first.seconds >= 2000,
+      },
       { name: 'import-dir: the same vault again, --mode overwrite (identical → skipped)', value: notes / again.seconds, unit: 'pages/s' },
     ];
   } finally {

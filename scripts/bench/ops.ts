@@ -52,14 +52,17 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         try {
           const headers = authHeaders();
           await fetch(`${server.url}/spaces`, { method: 'POST', headers, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
-          await runLoad(server.url, { // warm-up, not counted: cold code runs slower
-            connections: 16, total: 1000,
+          await runLoad(server.url, {
+            // warm-up, not counted: cold code runs slower
+            connections: 16,
+            total: 1000,
             next: (i) => ({ method: 'PUT', path: `/pages/bench/warm-up/${pages[n + i].path}`, headers, body: bodies[n + i] }),
           });
           if (variant === 'metrics') await fetch(`${server.url}/metrics`);
           const c0 = cpuMs(server.proc.pid!);
           const put = await runLoad(server.url, {
-            connections: 16, total: n,
+            connections: 16,
+            total: n,
             next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }),
           });
           if (put.errors) throw new Error(`PUT errors (${variant}): ${JSON.stringify(put.statuses)}`);
@@ -73,7 +76,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           await server.stop();
         }
       }
-      console.error(`  round ${round}: ${Object.keys(VARIANTS).map((k) => `${k} ${rate[k][round].toFixed(0)}/s ${cpu[k][round].toFixed(0)} µs`).join(', ')}`);
+      console.error(
+        `  round ${round}: ${Object.keys(VARIANTS)
+          .map((k) => `${k} ${rate[k][round].toFixed(0)}/s ${cpu[k][round].toFixed(0)} µs`)
+          .join(', ')}`,
+      );
     }
   } finally {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
@@ -90,7 +97,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     { name: 'server CPU a PUT, request log on', value: c.logs, unit: 'µs' },
     { name: 'server CPU a PUT, request log and metrics on', value: c.metrics, unit: 'µs' },
     { name: 'metrics: their work per request (in-process, 1M calls)', value: observeUs * 1000, unit: 'ns' },
-    { name: 'metrics: share of the server CPU a PUT costs', value: metricsShare * 100, unit: '%', target: '≤ 2', pass: metricsShare <= 0.02 },
+    {
+      name: 'metrics: share of the server CPU a PUT costs',
+      value: metricsShare * 100,
+      unit: '%',
+      target: '≤ 2',
+      pass: metricsShare <= 0.02,
+    },
   ];
 }
 
@@ -99,7 +112,12 @@ function timeObserve(): number {
   const front = { onDone: [] as Array<(d: unknown) => void> } as unknown as Front;
   const metrics = attachMetrics({} as Services, front);
   const routes = ['/pages/**', '/spaces/:slug/pages', '/search', '/me', '/spaces/:slug/records/:type', '/mcp'];
-  const done = Array.from({ length: 64 }, (_, i) => ({ route: routes[i % routes.length], status: [200, 201, 404, 400][i % 4], ms: (i % 17) * 1.7, bytes: 400 }));
+  const done = Array.from({ length: 64 }, (_, i) => ({
+    route: routes[i % routes.length],
+    status: [200, 201, 404, 400][i % 4],
+    ms: (i % 17) * 1.7,
+    bytes: 400,
+  }));
   const calls = 1_000_000;
   for (let i = 0; i < 100_000; i++) metrics.observe(done[i & 63]); // warm
   const t0 = performance.now();

@@ -14,14 +14,16 @@ db.pragma('cache_size = -8192'); // kspace's own (src/store/db.ts)
 const space = db.prepare('SELECT * FROM spaces WHERE slug = ?').get(slug) as SpaceRow;
 const prefix = `/pages/${slug}/`;
 
-http.createServer((req, res) => {
-  const page = req.url?.startsWith(prefix) ? findPage(db, space.id, decodeURIComponent(req.url.slice(prefix.length))) : undefined;
-  if (!page) {
-    res.writeHead(404);
-    res.end();
-    return;
-  }
-  const body = pageJson(space, page);
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}).listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+http
+  .createServer((req, res) => {
+    const page = req.url?.startsWith(prefix) ? findPage(db, space.id, decodeURIComponent(req.url.slice(prefix.length))) : undefined;
+    if (!page) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    const body = pageJson(space, page);
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  })
+  .listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));

@@ -50,20 +50,26 @@ async function createThroughput(n: number): Promise<BenchResult[]> {
   const headers = authHeaders();
   try {
     await fetch(`${server.url}/spaces`, { method: 'POST', headers, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
-    await fetch(`${server.url}/pages/bench/templates/story`, { method: 'PUT', headers, body: JSON.stringify({ title: 'Story', frontmatter: STORY }) });
+    await fetch(`${server.url}/pages/bench/templates/story`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ title: 'Story', frontmatter: STORY }),
+    });
     // Many short alternating rounds, compared pairwise: on a shared machine the load drifts, and a
     // pair of neighbouring rounds sees nearly the same drift.
     const rounds = 16;
     const per = Math.floor(n / rounds);
     const rate = { plain: [] as number[], record: [] as number[] };
-    let plainP99 = 0, recordP99 = 0;
+    let plainP99 = 0,
+      recordP99 = 0;
     // Server CPU seconds per kind: less sensitive than wall time to other processes on the machine.
     const cpu = { plain: 0, record: 0 };
     let cpuMark = cpuSeconds(server.proc.pid!);
     for (let r = 0; r < rounds; r++) {
       for (const kind of (r % 2 === 0 ? ['plain', 'record'] : ['record', 'plain']) as Array<'plain' | 'record'>) {
         const res = await runLoad(server.url, {
-          connections: 16, total: per,
+          connections: 16,
+          total: per,
           next: (i) => {
             const p = pages[r * per + i];
             const body = { title: p.title, content: p.content, metadata: p.metadata, ...(kind === 'record' ? { template: 'story' } : {}) };
@@ -85,7 +91,13 @@ async function createThroughput(n: number): Promise<BenchResult[]> {
     return [
       { name: 'plain page PUT, 5 metadata keys (16 connections)', value: mean(rate.plain), unit: 'writes/s' },
       { name: 'record PUT with template, same pages (16 connections)', value: mean(rate.record), unit: 'writes/s' },
-      { name: `record create vs plain create (median of ${rounds} paired rounds)`, value: ratio, unit: '×', target: '≥ 0.9', pass: ratio >= 0.9 },
+      {
+        name: `record create vs plain create (median of ${rounds} paired rounds)`,
+        value: ratio,
+        unit: '×',
+        target: '≥ 0.9',
+        pass: ratio >= 0.9,
+      },
       { name: 'server CPU per plain PUT', value: (cpu.plain / (per * rounds)) * 1e6, unit: 'µs' },
       { name: 'server CPU per record PUT', value: (cpu.record / (per * rounds)) * 1e6, unit: 'µs' },
       { name: 'record create vs plain create by server CPU', value: cpu.plain / cpu.record, unit: '×' },
@@ -115,8 +127,14 @@ async function queryLatency(n: number, queries: number): Promise<BenchResult[]> 
   const server = await startChild(dir);
   const headers = authHeaders();
   try {
-    const typical = [{ key: 'stage', op: 'in', value: ['todo', 'doing'] }, { key: 'points', op: 'gte', value: 5 }];
-    const selective = [{ key: 'stage', op: 'eq', value: 'blocked' }, { key: 'points', op: 'eq', value: 13 }];
+    const typical = [
+      { key: 'stage', op: 'in', value: ['todo', 'doing'] },
+      { key: 'points', op: 'gte', value: 5 },
+    ];
+    const selective = [
+      { key: 'stage', op: 'eq', value: 'blocked' },
+      { key: 'points', op: 'eq', value: 13 },
+    ];
     const url = (filters: unknown, orderBy: string, order: string, cursor?: string) =>
       `/spaces/bench/records/story?filters=${encodeURIComponent(JSON.stringify(filters))}&orderBy=${orderBy}&order=${order}&limit=50${cursor ? `&cursor=${cursor}` : ''}`;
     // One keep-alive connection through undici's Pool, the same client as the load driver.
@@ -141,11 +159,16 @@ async function queryLatency(n: number, queries: number): Promise<BenchResult[]> 
     // the index holds every page, so the queries below are timed on a settled server.
     await get('/search?q=story');
     // Warm-up (statement preparation, JIT, the SQLite page cache of a freshly started server), untimed.
-    for (let i = 0; i < 200; i++) await get(url(typical, i % 2 ? 'due' : 'points', i % 3 ? 'asc' : 'desc', i % 2 ? cursors[i % cursors.length] : undefined));
+    for (let i = 0; i < 200; i++)
+      await get(url(typical, i % 2 ? 'due' : 'points', i % 3 ? 'asc' : 'desc', i % 2 ? cursors[i % cursors.length] : undefined));
     const typicalTimes = await timeCalls(queries, (i) =>
-      get(i % 2 ? url(typical, 'due', 'asc', cursors[i % cursors.length]) : url(typical, i % 4 ? 'due' : 'points', i % 3 ? 'asc' : 'desc')));
+      get(i % 2 ? url(typical, 'due', 'asc', cursors[i % cursors.length]) : url(typical, i % 4 ? 'due' : 'points', i % 3 ? 'asc' : 'desc')),
+    );
     const selectiveTimes = await timeCalls(Math.ceil(queries / 4), () => get(url(selective, 'due', 'asc')));
-    const mine = [{ key: 'owner', op: 'eq', value: 'u7' }, { key: 'stage', op: 'in', value: ['todo', 'doing'] }];
+    const mine = [
+      { key: 'owner', op: 'eq', value: 'u7' },
+      { key: 'stage', op: 'in', value: ['todo', 'doing'] },
+    ];
     const mineTimes = await timeCalls(Math.ceil(queries / 4), () => get(url(mine, 'due', 'asc')));
     const baseline = await timeCalls(queries, () => get('/me'));
     await pool.close();
@@ -154,11 +177,25 @@ async function queryLatency(n: number, queries: number): Promise<BenchResult[]> 
       { name: `seeded ${n.toLocaleString('en')} records through putPage`, value: n / seedSeconds, unit: 'records/s' },
       { name: 'records query in-process (domain + SQLite, no HTTP): p50', value: inProcess.p50, unit: 'ms' },
       { name: 'records query in-process (domain + SQLite, no HTTP): p99', value: inProcess.p99, unit: 'ms' },
-      { name: 'last page of an ordered listing (walks all records for ones lacking the key), in-process p50', value: inProcess.lastPage, unit: 'ms' },
+      {
+        name: 'last page of an ordered listing (walks all records for ones lacking the key), in-process p50',
+        value: inProcess.lastPage,
+        unit: 'ms',
+      },
       { name: 'baseline: GET /me round trip on the same connection: p50', value: baseline.p50, unit: 'ms' },
       { name: 'baseline: GET /me round trip on the same connection: p99', value: baseline.p99, unit: 'ms' },
-      { name: `records query, type + 2 filters (24% match) + orderBy, limit 50, ${n.toLocaleString('en')} records: p50`, value: typicalTimes.p50, unit: 'ms' },
-      { name: `records query, type + 2 filters (24% match) + orderBy, limit 50, ${n.toLocaleString('en')} records: p99`, value: typicalTimes.p99, unit: 'ms', target: '≤ 5', pass: typicalTimes.p99 <= 5 },
+      {
+        name: `records query, type + 2 filters (24% match) + orderBy, limit 50, ${n.toLocaleString('en')} records: p50`,
+        value: typicalTimes.p50,
+        unit: 'ms',
+      },
+      {
+        name: `records query, type + 2 filters (24% match) + orderBy, limit 50, ${n.toLocaleString('en')} records: p99`,
+        value: typicalTimes.p99,
+        unit: 'ms',
+        target: '≤ 5',
+        pass: typicalTimes.p99 <= 5,
+      },
       { name: 'records query, 2 selective filters (1.4% match) + orderBy: p50', value: selectiveTimes.p50, unit: 'ms' },
       { name: 'records query, 2 selective filters (1.4% match) + orderBy: p99', value: selectiveTimes.p99, unit: 'ms' },
       { name: "records query, owner eq (0.5%) + stage in + orderBy ('my open tasks by due'): p50", value: mineTimes.p50, unit: 'ms' },
@@ -171,7 +208,10 @@ async function queryLatency(n: number, queries: number): Promise<BenchResult[]> 
   }
 }
 
-const TYPICAL = JSON.stringify([{ key: 'stage', op: 'in', value: ['todo', 'doing'] }, { key: 'points', op: 'gte', value: 5 }]);
+const TYPICAL = JSON.stringify([
+  { key: 'stage', op: 'in', value: ['todo', 'doing'] },
+  { key: 'points', op: 'gte', value: 5 },
+]);
 
 /** Seeds the records, then times the typical query in-process (returns its figures and the time it took). */
 function seed(dir: string, n: number, queries: number): { p50: number; p99: number; lastPage: number; ms: number } {
@@ -189,7 +229,9 @@ function seed(dir: string, n: number, queries: number): { p50: number; p99: numb
     tx(db, () => {
       for (let i = start; i < Math.min(n, start + batch); i++) {
         putPage(svc, admin, 'bench', `stories/s-${i}`, {
-          title: `Story ${i}`, content: `Story number ${i}.`, template: 'story',
+          title: `Story ${i}`,
+          content: `Story number ${i}.`,
+          template: 'story',
           metadata: {
             stage: STAGES[i % STAGES.length],
             points: Math.floor(random() * 14),
@@ -207,9 +249,15 @@ function seed(dir: string, n: number, queries: number): { p50: number; p99: numb
   for (let i = 0; i < queries; i++) {
     const q0 = performance.now();
     // Even calls: a first page in one of four orderings; odd calls: the next page of one 'due asc' listing.
-    const r = listRecords(svc, admin, 'bench', 'story', i % 2
-      ? { filters: TYPICAL, orderBy: 'due', order: 'asc', limit: 50, cursor }
-      : { filters: TYPICAL, orderBy: i % 4 ? 'due' : 'points', order: i % 3 ? 'asc' : 'desc', limit: 50, cursor: null });
+    const r = listRecords(
+      svc,
+      admin,
+      'bench',
+      'story',
+      i % 2
+        ? { filters: TYPICAL, orderBy: 'due', order: 'asc', limit: 50, cursor }
+        : { filters: TYPICAL, orderBy: i % 4 ? 'due' : 'points', order: i % 3 ? 'asc' : 'desc', limit: 50, cursor: null },
+    );
     times.push(performance.now() - q0);
     if (i % 2) cursor = i % 20 === 19 ? null : r.next;
   }

@@ -49,7 +49,14 @@ function miniSearchFloor(c: Collection): Map<number, number[]> {
   const ms = new MiniSearch<{ id: number; title: string; body: string }>({ fields: ['title', 'body'] });
   ms.addAll(c.docs);
   const runs = new Map<number, number[]>();
-  for (const q of judged(c)) runs.set(q.id, ms.search(q.text).slice(0, 100).map((r) => Number(r.id)));
+  for (const q of judged(c))
+    runs.set(
+      q.id,
+      ms
+        .search(q.text)
+        .slice(0, 100)
+        .map((r) => Number(r.id)),
+    );
   return runs;
 }
 
@@ -63,7 +70,9 @@ async function kspaceRuns(call: Call, c: Collection, slug: string, out: BenchRes
   await call('POST', '/spaces', { slug, name: c.name });
   const t0 = performance.now();
   for (let i = 0; i < c.docs.length; i += 8) {
-    await Promise.all(c.docs.slice(i, i + 8).map((d) => call('PUT', `/pages/${slug}/d${d.id}`, { title: d.title || `Document ${d.id}`, content: d.body })));
+    await Promise.all(
+      c.docs.slice(i, i + 8).map((d) => call('PUT', `/pages/${slug}/d${d.id}`, { title: d.title || `Document ${d.id}`, content: d.body })),
+    );
   }
   out.push({ name: `${c.name}: ${c.docs.length} pages written through the API`, value: (performance.now() - t0) / 1000, unit: 's' });
   const runs = new Map<number, number[]>();
@@ -71,24 +80,41 @@ async function kspaceRuns(call: Call, c: Collection, slug: string, out: BenchRes
   const questions = judged(c);
   for (const q of questions) {
     const t = performance.now();
-    const r = await call('GET', `/search?${new URLSearchParams({ q: cut(q.text), limit: '100', space: slug })}`) as { hits: Array<{ path: string }> };
+    const r = (await call('GET', `/search?${new URLSearchParams({ q: cut(q.text), limit: '100', space: slug })}`)) as {
+      hits: Array<{ path: string }>;
+    };
     times.push(performance.now() - t);
-    runs.set(q.id, r.hits.map((h) => Number(h.path.slice(1))));
+    runs.set(
+      q.id,
+      r.hits.map((h) => Number(h.path.slice(1))),
+    );
   }
   times.sort((a, b) => a - b);
-  out.push({ name: `${c.name}: ${questions.length} judged questions through GET /search, p50`, value: times[Math.floor(times.length / 2)], unit: 'ms' });
+  out.push({
+    name: `${c.name}: ${questions.length} judged questions through GET /search, p50`,
+    value: times[Math.floor(times.length / 2)],
+    unit: 'ms',
+  });
   out.push({ name: `${c.name}: questions p99`, value: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))], unit: 'ms' });
   return runs;
 }
 
-const METRICS: Array<[keyof Scores, string]> = [['ndcg10', 'nDCG@10'], ['map100', 'MAP@100'], ['recall100', 'Recall@100'], ['mrr', 'MRR']];
+const METRICS: Array<[keyof Scores, string]> = [
+  ['ndcg10', 'nDCG@10'],
+  ['map100', 'MAP@100'],
+  ['recall100', 'Recall@100'],
+  ['mrr', 'MRR'],
+];
 
 export async function run(_opts: BenchOptions): Promise<BenchResult[]> {
   const collections: Collection[] = [];
   for (const source of SOURCES) {
     const c = loadCollection(DATA, source);
     if (c) collections.push(c);
-    else console.error(`relevance: no ${source.name} collection in ${path.join(DATA, source.dir)} (${source.files.join(', ')}; from ${source.where}); skipped`);
+    else
+      console.error(
+        `relevance: no ${source.name} collection in ${path.join(DATA, source.dir)} (${source.files.join(', ')}; from ${source.where}); skipped`,
+      );
   }
   if (!collections.length) return [];
   const out: BenchResult[] = [];
@@ -98,8 +124,13 @@ export async function run(_opts: BenchOptions): Promise<BenchResult[]> {
     server = await startChild(dir);
     const pool = new Pool(server.url, { connections: 8 });
     const call: Call = async (method, p, body) => {
-      const r = await pool.request({ method: method as 'GET', path: p, headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const data = await r.body.json() as Record<string, unknown>;
+      const r = await pool.request({
+        method: method as 'GET',
+        path: p,
+        headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const data = (await r.body.json()) as Record<string, unknown>;
       if (r.statusCode >= 300) throw new Error(`${method} ${p}: ${r.statusCode} ${JSON.stringify(data)}`);
       return data;
     };
@@ -109,7 +140,12 @@ export async function run(_opts: BenchOptions): Promise<BenchResult[]> {
       const k = evaluate(await kspaceRuns(call, c, c.name.toLowerCase(), out), c.qrels);
       for (const [key, label] of METRICS) {
         const floor = Math.max(fts5[key], mini[key]);
-        out.push({ name: `${c.name} ${label}: kspace (floors: FTS5 bm25() porter ${fts5[key].toFixed(3)}, MiniSearch BM25+ ${mini[key].toFixed(3)})`, value: k[key], unit: '', ...(key === 'ndcg10' ? { target: `≥ ${floor.toFixed(3)}`, pass: k[key] >= floor } : {}) });
+        out.push({
+          name: `${c.name} ${label}: kspace (floors: FTS5 bm25() porter ${fts5[key].toFixed(3)}, MiniSearch BM25+ ${mini[key].toFixed(3)})`,
+          value: k[key],
+          unit: '',
+          ...(key === 'ndcg10' ? { target: `≥ ${floor.toFixed(3)}`, pass: k[key] >= floor } : {}),
+        });
       }
     }
     await pool.close();
@@ -121,5 +157,6 @@ export async function run(_opts: BenchOptions): Promise<BenchResult[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run({ quick: false, pages: 0 })) console.log(`${r.name}: ${r.value.toFixed(3)} ${r.unit}${r.target ? `  (target ${r.target})${r.pass ? '  ok' : '  MISSED'}` : ''}`);
+  for (const r of await run({ quick: false, pages: 0 }))
+    console.log(`${r.name}: ${r.value.toFixed(3)} ${r.unit}${r.target ? `  (target ${r.target})${r.pass ? '  ok' : '  MISSED'}` : ''}`);
 }

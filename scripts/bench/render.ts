@@ -14,10 +14,18 @@ import { renderEmbeds } from './render-embeds.ts';
 
 const QUICK = ['wikilink opens', 'wikilink closes', 'distinct wikilinks', 'deep quote', 'entities'];
 
-async function whileProbing(url: string, work: () => Promise<Response>, refusable = false): Promise<{ status: number; ms: number; healthz: number }> {
+async function whileProbing(
+  url: string,
+  work: () => Promise<Response>,
+  refusable = false,
+): Promise<{ status: number; ms: number; healthz: number }> {
   let done = false;
   const t0 = performance.now();
-  const running = work().then(async (r) => ({ status: r.status, text: await r.text(), ms: performance.now() - t0 })).finally(() => { done = true; });
+  const running = work()
+    .then(async (r) => ({ status: r.status, text: await r.text(), ms: performance.now() - t0 }))
+    .finally(() => {
+      done = true;
+    });
   let healthz = 0;
   while (!done) {
     const p0 = performance.now();
@@ -40,20 +48,34 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     out.push({ name: `${name}: slowest /healthz beside it`, value: r.healthz, unit: 'ms', target: '≤ 100', pass: r.healthz <= 100 });
   };
   try {
-    out.push(...await renderEmbeds(server.url, server.proc.pid!, opts));
+    out.push(...(await renderEmbeds(server.url, server.proc.pid!, opts)));
     await fetch(`${server.url}/spaces`, { method: 'POST', headers: json, body: JSON.stringify({ slug: 'adv', name: 'Adversarial' }) });
     const cases = Object.entries(ADVERSARIAL_MARKDOWN).filter(([name]) => !opts.quick || QUICK.includes(name));
     for (const [i, [name, content]] of cases.entries()) {
-      add(`render ${name}`, await whileProbing(server.url, () => fetch(`${server.url}/render`, { method: 'POST', headers: json, body: JSON.stringify({ space: 'adv', path: 'x', content }) })), 1000);
+      add(
+        `render ${name}`,
+        await whileProbing(server.url, () =>
+          fetch(`${server.url}/render`, { method: 'POST', headers: json, body: JSON.stringify({ space: 'adv', path: 'x', content }) }),
+        ),
+        1000,
+      );
       // A write past the link budget is refused (400 naming content: docs/security.md "Links on writes").
-      const put = await whileProbing(server.url, () => fetch(`${server.url}/pages/adv/p${i}`, { method: 'PUT', headers: json, body: JSON.stringify({ title: name, content }) }), true);
+      const put = await whileProbing(
+        server.url,
+        () => fetch(`${server.url}/pages/adv/p${i}`, { method: 'PUT', headers: json, body: JSON.stringify({ title: name, content }) }),
+        true,
+      );
       out.push({ name: `PUT ${name}: answer (${put.status})`, value: put.ms, unit: 'ms' });
       out.push({ name: `PUT ${name}: slowest /healthz beside it`, value: put.healthz, unit: 'ms' });
     }
     const lines = (s: string) => Array.from({ length: PAGE_CAP / 8 }, (_, i) => `${s}${String(i).padStart(6, '0')}`).join('\n');
     await fetch(`${server.url}/pages/adv/d`, { method: 'PUT', headers: json, body: JSON.stringify({ title: 'D', content: lines('a') }) });
     await fetch(`${server.url}/pages/adv/d`, { method: 'PUT', headers: json, body: JSON.stringify({ content: lines('b') }) });
-    add('diff of two pages at the cap (every line changed)', await whileProbing(server.url, () => fetch(`${server.url}/pages/adv/d/revisions/1/diff/2`, { headers: authHeaders() })), 2000);
+    add(
+      'diff of two pages at the cap (every line changed)',
+      await whileProbing(server.url, () => fetch(`${server.url}/pages/adv/d/revisions/1/diff/2`, { headers: authHeaders() })),
+      2000,
+    );
     return out;
   } finally {
     await server.stop();

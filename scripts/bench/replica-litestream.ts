@@ -43,12 +43,22 @@ function writer50(url: string, prefix: string) {
       const wait = start + i * 20 - performance.now();
       if (wait > 0) await sleep(wait);
       const p = `${prefix}-${i}`;
-      const r = await fetch(`${url}/pages/bench/${p}`, { method: 'PUT', headers, body: JSON.stringify({ title: 'W', content: `write ${i}` }) }).catch(() => null);
+      const r = await fetch(`${url}/pages/bench/${p}`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ title: 'W', content: `write ${i}` }),
+      }).catch(() => null);
       if (r?.status === 201) acked.push({ path: p, at: Date.now(), txid: Number(r.headers.get('x-service-txid')) });
       await r?.arrayBuffer().catch(() => {});
     }
   })();
-  return { acked, stop: async () => { stop = true; await done; } };
+  return {
+    acked,
+    stop: async () => {
+      stop = true;
+      await done;
+    },
+  };
 }
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
@@ -70,8 +80,16 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const primary = await startChild(dir, { SERVICE_CHECKPOINT_MODE: 'litestream', SERVICE_LOG_LEVEL: 'warn' });
     procs.push(primary);
     await fetch(`${primary.url}/spaces`, { method: 'POST', headers, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
-    await fetch(`${primary.url}/pages/bench/marker`, { method: 'PUT', headers, body: JSON.stringify({ title: 'Marker', content: 'the quokka smiles' }) });
-    const load = await runLoad(primary.url, { connections: 8, total: n, next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }) });
+    await fetch(`${primary.url}/pages/bench/marker`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ title: 'Marker', content: 'the quokka smiles' }),
+    });
+    const load = await runLoad(primary.url, {
+      connections: 8,
+      total: n,
+      next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }),
+    });
     if (load.errors) throw new Error(`PUT errors: ${JSON.stringify(load.statuses)}`);
     const ls = await startLitestream(path.join(dir, 'kspace.db'), rep, 1);
     procs.push(ls);
@@ -99,7 +117,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       if (r.code !== 0) throw new Error(`restore failed: ${r.err}`);
       restoreMs.push(performance.now() - t0);
       const db = new Database(path.join(target, 'kspace.db'), { readonly: true });
-      const have = new Set((db.prepare("SELECT path FROM pages WHERE path LIKE 'drill-%'").all() as Array<{ path: string }>).map((x) => x.path));
+      const have = new Set(
+        (db.prepare("SELECT path FROM pages WHERE path LIKE 'drill-%'").all() as Array<{ path: string }>).map((x) => x.path),
+      );
       db.close();
       const missing = w.acked.filter((a) => !have.has(a.path));
       lost.push(missing.length);
@@ -113,13 +133,23 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       if (!hits.some((h) => h.path === 'marker')) throw new Error('the rebuilt index lacks the marker page');
       indexMs.push(performance.now() - t1);
       await back.stop();
-      console.error(`  drill ${round}: ${w.acked.length} acknowledged, ${missing.length} lost (oldest ${rpo.at(-1)} ms before the kill), restore ${restoreMs.at(-1)!.toFixed(0)} ms, start ${startMs.at(-1)!.toFixed(0)} ms, first search ${indexMs.at(-1)!.toFixed(0)} ms`);
+      console.error(
+        `  drill ${round}: ${w.acked.length} acknowledged, ${missing.length} lost (oldest ${rpo.at(-1)} ms before the kill), restore ${restoreMs.at(-1)!.toFixed(0)} ms, start ${startMs.at(-1)!.toFixed(0)} ms, first search ${indexMs.at(-1)!.toFixed(0)} ms`,
+      );
       for (const p of procs.splice(0)) await p.stop('SIGKILL').catch(() => {});
     }
     const dbMb = pages.reduce((s, p) => s + p.content.length, 0) / 1e6;
     out.push(
-      { name: `RPO, real Litestream v0.3.13, sync-interval 1 s, 50 writes/s, SIGKILL of both: oldest lost write before the kill, worst of ${rounds} (lost writes: ${lost.join(', ')})`, value: Math.max(...rpo), unit: 'ms' },
-      { name: `RTO: kspace restore --from-litestream (${n} pages, ~${dbMb.toFixed(1)} MB of text), median of ${rounds}`, value: median(restoreMs), unit: 'ms' },
+      {
+        name: `RPO, real Litestream v0.3.13, sync-interval 1 s, 50 writes/s, SIGKILL of both: oldest lost write before the kill, worst of ${rounds} (lost writes: ${lost.join(', ')})`,
+        value: Math.max(...rpo),
+        unit: 'ms',
+      },
+      {
+        name: `RTO: kspace restore --from-litestream (${n} pages, ~${dbMb.toFixed(1)} MB of text), median of ${rounds}`,
+        value: median(restoreMs),
+        unit: 'ms',
+      },
       { name: 'RTO: then kspace serve until it answers', value: median(startMs), unit: 'ms' },
       { name: `full-text index rebuilt (${n} pages): start → first search answered`, value: median(indexMs), unit: 'ms' },
     );
@@ -127,7 +157,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     // --- the follower ------------------------------------------------------------------------
     const { primary, rep } = await primaryWithLitestream();
     const rDir = tmp();
-    const follower = spawn(KSPACE, ['replica-follow', '--from', `file://${rep}`, '--data', rDir, '--every', '1', '--litestream', LITESTREAM_BIN], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const follower = spawn(
+      KSPACE,
+      ['replica-follow', '--from', `file://${rep}`, '--data', rDir, '--every', '1', '--litestream', LITESTREAM_BIN],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let followLog = '';
     follower.stderr.on('data', (d) => (followLog += d));
     try {
@@ -149,16 +183,22 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       await sleep(opts.quick ? 8000 : 15_000);
       await w.stop();
       const last = w.acked.at(-1)!.txid;
-      for (const end = Date.now() + 30_000; (seen.at(-1)?.txid ?? 0) < last && Date.now() < end;) await sleep(50);
+      for (const end = Date.now() + 30_000; (seen.at(-1)?.txid ?? 0) < last && Date.now() < end; ) await sleep(50);
       polling = false;
       await poller;
-      const lags = w.acked.map((a) => {
-        const s = seen.find((x) => x.txid >= a.txid);
-        return s ? s.at - a.at : Infinity;
-      }).sort((a, b) => a - b);
+      const lags = w.acked
+        .map((a) => {
+          const s = seen.find((x) => x.txid >= a.txid);
+          return s ? s.at - a.at : Infinity;
+        })
+        .sort((a, b) => a - b);
       const rate = w.acked.length / ((w.acked.at(-1)!.at - w.acked[0].at) / 1000);
       out.push(
-        { name: `follower lag (kspace replica-follow --every 1, real Litestream): write answered → replica /readyz txid, p50 (${w.acked.length} writes at ${rate.toFixed(0)}/s)`, value: percentile(lags, 0.5), unit: 'ms' },
+        {
+          name: `follower lag (kspace replica-follow --every 1, real Litestream): write answered → replica /readyz txid, p50 (${w.acked.length} writes at ${rate.toFixed(0)}/s)`,
+          value: percentile(lags, 0.5),
+          unit: 'ms',
+        },
         { name: 'follower lag p99', value: percentile(lags, 0.99), unit: 'ms' },
         { name: 'follower lag max', value: lags.at(-1)!, unit: 'ms' },
       );

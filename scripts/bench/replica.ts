@@ -46,9 +46,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     servers.push(primary);
     await fetch(`${primary.url}/spaces`, { method: 'POST', headers, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
     // The shipper in a process of its own (its copies would stall this process's load generator).
-    const shipper = spawn(process.execPath, [path.join(import.meta.dirname, '../lib/shipper-process.ts'), path.join(pDir, 'kspace.db'), path.join(rDir, 'kspace.db'), '0'], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const shipper = spawn(
+      process.execPath,
+      [path.join(import.meta.dirname, '../lib/shipper-process.ts'), path.join(pDir, 'kspace.db'), path.join(rDir, 'kspace.db'), '0'],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     let shipperOut = '';
     shipper.stdout!.on('data', (d) => (shipperOut += d));
     while (!shipperOut.includes('ready\n')) {
@@ -62,32 +66,41 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     };
     const replica = await startChild(rDir, { SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url, SERVICE_LOG_LEVEL: 'warn' });
     servers.push(replica);
-    await runLoad(primary.url, { // warm-up
-      connections: 16, total: 1000,
+    await runLoad(primary.url, {
+      // warm-up
+      connections: 16,
+      total: 1000,
       next: (i) => ({ method: 'PUT', path: `/pages/bench/warm-up/${pages[n + i].path}`, headers, body: bodies[n + i] }),
     });
     const replicaTxid = async () => ((await (await fetch(`${replica.url}/readyz`)).json()) as { txid: number }).txid;
     const lags: number[] = [];
     let loading = true;
     // Four probes, each writing a page, waiting for the replica to hold it, 10 ms, again.
-    const probe = Promise.all([0, 1, 2, 3].map(async (k) => {
-      for (let i = 0; loading; i++) {
-        const r = await fetch(`${primary.url}/pages/bench/probe/k${k}-${i % 20}`, { method: 'PUT', headers, body: JSON.stringify({ title: 'Probe', content: `probe ${i}` }) });
-        const acked = performance.now();
-        const t = Number(r.headers.get('x-service-txid'));
-        await r.arrayBuffer();
-        const deadline = acked + 30_000;
-        while ((await replicaTxid()) < t) {
-          if (performance.now() > deadline) throw new Error(`the replica did not reach txid ${t} in 30 s`);
-          await sleep(2);
+    const probe = Promise.all(
+      [0, 1, 2, 3].map(async (k) => {
+        for (let i = 0; loading; i++) {
+          const r = await fetch(`${primary.url}/pages/bench/probe/k${k}-${i % 20}`, {
+            method: 'PUT',
+            headers,
+            body: JSON.stringify({ title: 'Probe', content: `probe ${i}` }),
+          });
+          const acked = performance.now();
+          const t = Number(r.headers.get('x-service-txid'));
+          await r.arrayBuffer();
+          const deadline = acked + 30_000;
+          while ((await replicaTxid()) < t) {
+            if (performance.now() > deadline) throw new Error(`the replica did not reach txid ${t} in 30 s`);
+            await sleep(2);
+          }
+          lags.push(performance.now() - acked);
+          await sleep(10);
         }
-        lags.push(performance.now() - acked);
-        await sleep(10);
-      }
-    }));
+      }),
+    );
     const loadFrom = Date.now();
     const load = await runLoad(primary.url, {
-      connections: 16, total: n,
+      connections: 16,
+      total: n,
       next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }),
     });
     loading = false;
@@ -97,9 +110,17 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     lags.sort((a, b) => a - b);
     const dbMb = fs.statSync(path.join(pDir, 'kspace.db')).size / 1e6;
     out.push(
-      { name: `replica lag p50 under 16-connection PUT load (${load.perSecond.toFixed(0)} writes/s, ${lags.length} probes)`, value: percentile(lags, 0.5), unit: 'ms' },
+      {
+        name: `replica lag p50 under 16-connection PUT load (${load.perSecond.toFixed(0)} writes/s, ${lags.length} probes)`,
+        value: percentile(lags, 0.5),
+        unit: 'ms',
+      },
       { name: 'replica lag p99 (write answered → replica /readyz txid reaches it)', value: percentile(lags, 0.99), unit: 'ms' },
-      { name: `shipper round under the load (whole-file copy, ~${dbMb.toFixed(0)} MB at the end), median of ${shipped.length}`, value: median(shipped), unit: 'ms' },
+      {
+        name: `shipper round under the load (whole-file copy, ~${dbMb.toFixed(0)} MB at the end), median of ${shipped.length}`,
+        value: median(shipped),
+        unit: 'ms',
+      },
     );
 
     const forwardRounds = opts.quick ? 2 : 3;
@@ -107,9 +128,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const forwarded: typeof direct = { rate: [], p50: [], p99: [] };
     const m = opts.quick ? 1000 : 2000;
     for (let round = 0; round < forwardRounds; round++) {
-      for (const [target, acc] of [[primary.url, direct], [replica.url, forwarded]] as const) {
+      for (const [target, acc] of [
+        [primary.url, direct],
+        [replica.url, forwarded],
+      ] as const) {
         const r = await runLoad(target, {
-          connections: 16, total: m,
+          connections: 16,
+          total: m,
           next: (i) => ({ method: 'PUT', path: `/pages/bench/fw/${round}/${i % 500}`, headers, body: bodies[i] }),
         });
         if (r.errors) throw new Error(`PUT errors: ${JSON.stringify(r.statuses)}`);
@@ -138,7 +163,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         servers.push(server);
         await fetch(`${server.url}/spaces`, { method: 'POST', headers, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
         await runLoad(server.url, {
-          connections: 16, total: 1000,
+          connections: 16,
+          total: 1000,
           next: (i) => ({ method: 'PUT', path: `/pages/bench/warm-up/${pages[n + i].path}`, headers, body: bodies[n + i] }),
         });
         // Litestream's way: a read transaction held all the time, let go every second (its
@@ -150,7 +176,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           lease.hold();
         }, 1000);
         const r = await runLoad(server.url, {
-          connections: 16, total: n,
+          connections: 16,
+          total: n,
           next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: bodies[i] }),
         });
         clearInterval(again);
@@ -165,15 +192,23 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       }
     }
     out.push(
-      { name: `rounds, auto: ${rate.auto.map((x) => x.toFixed(0)).join(', ')}; litestream: ${rate.litestream.map((x) => x.toFixed(0)).join(', ')} writes/s`, value: rounds, unit: 'rounds' },
-      { name: `PUT with a reader holding a read transaction, checkpoint mode auto (median of ${rounds})`, value: median(rate.auto), unit: 'writes/s' },
+      {
+        name: `rounds, auto: ${rate.auto.map((x) => x.toFixed(0)).join(', ')}; litestream: ${rate.litestream.map((x) => x.toFixed(0)).join(', ')} writes/s`,
+        value: rounds,
+        unit: 'rounds',
+      },
+      {
+        name: `PUT with a reader holding a read transaction, checkpoint mode auto (median of ${rounds})`,
+        value: median(rate.auto),
+        unit: 'writes/s',
+      },
       { name: 'the same, SERVICE_CHECKPOINT_MODE=litestream', value: median(rate.litestream), unit: 'writes/s' },
       { name: 'PUT p99, auto', value: median(p99.auto), unit: 'ms' },
       { name: 'PUT p99, litestream', value: median(p99.litestream), unit: 'ms' },
       { name: 'WAL file after the run, auto / litestream', value: median(wal.auto), unit: `MB / ${median(wal.litestream).toFixed(0)} MB` },
     );
     // The real Litestream: RPO, RTO, index rebuild, follower lag (replica-litestream.ts).
-    out.push(...await (await import('./replica-litestream.ts')).run(opts));
+    out.push(...(await (await import('./replica-litestream.ts')).run(opts)));
     out.push({ name: 'load average (1 min) at the end', value: os.loadavg()[0], unit: '' });
     return out;
   } finally {

@@ -45,7 +45,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     await server.stop();
     const t0 = performance.now();
     const corpus = insertCorpus(dir, n, adminId, other.id);
-    out.push({ name: `corpus: ${n.toLocaleString('en')} pages bulk-inserted (pages + revisions only)`, value: (performance.now() - t0) / 1000, unit: 's' });
+    out.push({
+      name: `corpus: ${n.toLocaleString('en')} pages bulk-inserted (pages + revisions only)`,
+      value: (performance.now() - t0) / 1000,
+      unit: 's',
+    });
 
     server = await startChild(dir);
     const admin = client(server.url, BENCH_ADMIN_KEY);
@@ -59,7 +63,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const timedAdmin = await rawClient(server.port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` });
     const timedHalf = await rawClient(server.port, { authorization: `Bearer ${halfKey}` });
     if (rebuilt.pages !== n) throw new Error(`rebuild saw ${rebuilt.pages} pages, not ${n}`);
-    out.push({ name: `POST /links/rebuild (${rebuilt.pages.toLocaleString('en')} pages, ${rebuilt.links.toLocaleString('en')} links, with FTS and metadata)`, value: rebuildSeconds, unit: 's', target: '≤ 60', pass: rebuildSeconds <= 60 });
+    out.push({
+      name: `POST /links/rebuild (${rebuilt.pages.toLocaleString('en')} pages, ${rebuilt.links.toLocaleString('en')} links, with FTS and metadata)`,
+      value: rebuildSeconds,
+      unit: 's',
+      target: '≤ 60',
+      pass: rebuildSeconds <= 60,
+    });
 
     const { rare, everywhere } = termsByPages(dir, corpus.words[0]);
     if (!everywhere || rare.length === 0) throw new Error('corpus has no term in every page or no rare terms');
@@ -68,25 +78,50 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const http = await timeGets(timedAdmin, reps, () => '/me');
     out.push({ name: 'floor: GET /me p50 (HTTP round trip and key check, no query)', value: http.p50, unit: 'ms' });
     out.push({ name: 'floor: GET /me p99', value: http.p99, unit: 'ms' });
-    const callers = [['reads all', timedAdmin, adminId], ['reads half', timedHalf, half.id]] as const;
+    const callers = [
+      ['reads all', timedAdmin, adminId],
+      ['reads half', timedHalf, half.id],
+    ] as const;
     for (const [who, c, id] of callers) {
       const caller = { callerId: id, callerOrg: 1, callerAdmin: c === timedAdmin ? 1 : 0 };
       const add = (name: string, t: Timing, target?: number) => {
         out.push({ name: `${name} p50 (${who})`, value: t.p50, unit: 'ms' });
-        out.push({ name: `${name} p99 (${who})`, value: t.p99, unit: 'ms', ...(target !== undefined ? { target: `≤ ${target}`, pass: t.p99 <= target } : {}) });
+        out.push({
+          name: `${name} p99 (${who})`,
+          value: t.p99,
+          unit: 'ms',
+          ...(target !== undefined ? { target: `≤ ${target}`, pass: t.p99 <= target } : {}),
+        });
       };
       add('full-text, rare term (20–100 pages)', await timeGets(c, reps, (i) => `/search?q=${rare[i % rare.length]}`), 2);
       add(`full-text, a term in every page ('${everywhere}')`, await timeGets(c, slowReps, () => `/search?q=${everywhere}`), 30);
       // A phrase of two common words: FTS5 finds the pages with both, each checked for the two in a row.
-      add(`full-text, a phrase of two common words ('"${corpus.words[1]} ${corpus.words[0]}"')`, await timeGets(c, slowReps, () => `/search?q=${encodeURIComponent(`"${corpus.words[1]} ${corpus.words[0]}"`)}`));
-      add('floor: plain bm25 + body start, term in every page (SQL only)', timeSql(floorDb, Math.min(reps, 30), naiveFullText, (i) => ({ ...caller, q: everywhere, i })));
-      const metaUrl = (i: number) => `/search/metadata?filters=${encodeURIComponent(JSON.stringify([
-        { key: 'stage', op: 'eq', value: ['todo', 'doing', 'review', 'done', 'blocked'][i % 5] }, { key: 'points', op: 'gte', value: i % 10 },
-      ]))}&orderBy=due&order=${i % 2 ? 'desc' : 'asc'}&limit=50`;
+      add(
+        `full-text, a phrase of two common words ('"${corpus.words[1]} ${corpus.words[0]}"')`,
+        await timeGets(c, slowReps, () => `/search?q=${encodeURIComponent(`"${corpus.words[1]} ${corpus.words[0]}"`)}`),
+      );
+      add(
+        'floor: plain bm25 + body start, term in every page (SQL only)',
+        timeSql(floorDb, Math.min(reps, 30), naiveFullText, (i) => ({ ...caller, q: everywhere, i })),
+      );
+      const metaUrl = (i: number) =>
+        `/search/metadata?filters=${encodeURIComponent(
+          JSON.stringify([
+            { key: 'stage', op: 'eq', value: ['todo', 'doing', 'review', 'done', 'blocked'][i % 5] },
+            { key: 'points', op: 'gte', value: i % 10 },
+          ]),
+        )}&orderBy=due&order=${i % 2 ? 'desc' : 'asc'}&limit=50`;
       add('metadata, 2 filters + orderBy + limit 50', await timeGets(c, reps, metaUrl), 5);
-      add('floor: json_extract scan, same query (SQL only)', timeSql(floorDb, Math.min(reps, 20), naiveMetadata, (i) => ({ ...caller, stage: ['todo', 'doing'][i % 2], points: i % 10 })));
+      add(
+        'floor: json_extract scan, same query (SQL only)',
+        timeSql(floorDb, Math.min(reps, 20), naiveMetadata, (i) => ({ ...caller, stage: ['todo', 'doing'][i % 2], points: i % 10 })),
+      );
       add('key discovery', await timeGets(c, reps, () => '/search/metadata/keys'), 20);
-      add('links of a page (outbound + backlinks)', await timeGets(c, reps, (i) => `/pages/bench/${corpus.paths[(i * 7919) % n & ~1]}/links`), 1);
+      add(
+        'links of a page (outbound + backlinks)',
+        await timeGets(c, reps, (i) => `/pages/bench/${corpus.paths[((i * 7919) % n) & ~1]}/links`),
+        1,
+      );
     }
     floorDb.close();
 
@@ -111,33 +146,63 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     let worst = 0;
     for (const [name, url] of hostile) {
       const port = server.port;
-      const r = await timeHostile(() => rawClient(port, { authorization: `Bearer ${halfKey}` }), () => rawClient(port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` }), url, 20);
+      const r = await timeHostile(
+        () => rawClient(port, { authorization: `Bearer ${halfKey}` }),
+        () => rawClient(port, { authorization: `Bearer ${BENCH_ADMIN_KEY}` }),
+        url,
+        20,
+      );
       if (r.error) out.push({ name: `hostile: ${name}: a request failed (${r.error})`, value: 0, unit: '' });
       worst = Math.max(worst, r.block);
       out.push({ name: `hostile: ${name}, slowest request (${r.status}, reads half)`, value: r.slowest, unit: 'ms' });
-      out.push({ name: `hostile: ${name}, longest event-loop hold (slowest GET /me meanwhile)`, value: r.block, unit: 'ms', target: '≤ 100', pass: r.block <= 100 });
+      out.push({
+        name: `hostile: ${name}, longest event-loop hold (slowest GET /me meanwhile)`,
+        value: r.block,
+        unit: 'ms',
+        target: '≤ 100',
+        pass: r.block <= 100,
+      });
     }
     out.push({ name: 'hostile queries: worst event-loop hold', value: worst, unit: 'ms', target: '≤ 100', pass: worst <= 100 });
 
     // Writes at this size: new 2 KB pages with 3 links each, 16 connections.
     const writes = opts.quick ? 2000 : 5000;
     const put = await runLoad(server.url, {
-      connections: 16, total: writes,
-      next: (i) => ({ method: 'PUT', path: `/pages/bench/new/${i}`, headers: authHeaders(), body: JSON.stringify({
-        title: `New ${i}`, content: `${corpus.words.slice(i % 500, (i % 500) + 300).join(' ')} [a](/pages/bench/${corpus.paths[i]}) [b](./x${i}) [c](../y)`,
-        metadata: { stage: 'todo', points: i % 13, due: '2025-01-01', owner: 'ana', done: false, tags: ['t1'] },
-      }) }),
+      connections: 16,
+      total: writes,
+      next: (i) => ({
+        method: 'PUT',
+        path: `/pages/bench/new/${i}`,
+        headers: authHeaders(),
+        body: JSON.stringify({
+          title: `New ${i}`,
+          content: `${corpus.words.slice(i % 500, (i % 500) + 300).join(' ')} [a](/pages/bench/${corpus.paths[i]}) [b](./x${i}) [c](../y)`,
+          metadata: { stage: 'todo', points: i % 13, due: '2025-01-01', owner: 'ana', done: false, tags: ['t1'] },
+        }),
+      }),
     });
     if (put.errors) throw new Error(`PUT errors: ${JSON.stringify(put.statuses)}`);
-    out.push({ name: `PUT new 2 KB page with 3 links into the ${n.toLocaleString('en')}-page corpus (16 connections)`, value: put.perSecond, unit: 'writes/s' });
+    out.push({
+      name: `PUT new 2 KB page with 3 links into the ${n.toLocaleString('en')}-page corpus (16 connections)`,
+      value: put.perSecond,
+      unit: 'writes/s',
+    });
     out.push({ name: 'PUT p99', value: put.p99, unit: 'ms' });
     // Reads at this size: random pages of the corpus, 16 connections (the scaling table of docs/performance.md).
     const gets = opts.quick ? 5000 : 20_000;
     let seed = 7;
     const nextPage = () => corpus.paths[(seed = (seed * 48271) % 2147483647) % corpus.paths.length];
-    const get = await runLoad(server.url, { connections: 16, total: gets, next: () => ({ method: 'GET', path: `/pages/bench/${nextPage()}`, headers: authHeaders() }) });
+    const get = await runLoad(server.url, {
+      connections: 16,
+      total: gets,
+      next: () => ({ method: 'GET', path: `/pages/bench/${nextPage()}`, headers: authHeaders() }),
+    });
     if (get.errors) throw new Error(`GET errors: ${JSON.stringify(get.statuses)}`);
-    out.push({ name: `GET a random page of the ${n.toLocaleString('en')}-page corpus (16 connections)`, value: get.perSecond, unit: 'req/s' });
+    out.push({
+      name: `GET a random page of the ${n.toLocaleString('en')}-page corpus (16 connections)`,
+      value: get.perSecond,
+      unit: 'req/s',
+    });
     out.push({ name: 'GET p99', value: get.p99, unit: 'ms' });
     out.push({ name: 'server peak RSS', value: peakRssBytes(server.proc.pid!) / 1024 / 1024, unit: 'MB' });
     await admin.close();
@@ -157,7 +222,14 @@ function client(url: string, key: string): Api {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   return {
     async json(method, p, body) {
-      const r = await pool.request({ method: method as 'GET', path: p, headers, body: body === undefined ? undefined : JSON.stringify(body), headersTimeout: 600_000, bodyTimeout: 600_000 });
+      const r = await pool.request({
+        method: method as 'GET',
+        path: p,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headersTimeout: 600_000,
+        bodyTimeout: 600_000,
+      });
       const data = await r.body.json();
       if (r.statusCode >= 300) throw new Error(`${method} ${p}: ${r.statusCode} ${JSON.stringify(data)}`);
       return data;
@@ -187,7 +259,12 @@ async function timeGets(c: RawClient, n: number, url: (i: number) => string): Pr
  * `n` requests of `url` in a row on a fresh connection while another one sends GET /me back to
  * back: the slowest of each. A failed request ends the figure and says why instead of the run.
  */
-async function timeHostile(open: () => Promise<RawClient>, openPinger: () => Promise<RawClient>, url: string, n: number): Promise<{ slowest: number; block: number; status: number; error?: string }> {
+async function timeHostile(
+  open: () => Promise<RawClient>,
+  openPinger: () => Promise<RawClient>,
+  url: string,
+  n: number,
+): Promise<{ slowest: number; block: number; status: number; error?: string }> {
   const c = await open();
   const pinger = await openPinger();
   let running = true;
@@ -199,7 +276,9 @@ async function timeHostile(open: () => Promise<RawClient>, openPinger: () => Pro
       await pinger.get('/me');
       block = Math.max(block, performance.now() - t0);
     }
-  })().catch((e: Error) => { error = `GET /me: ${e.message}`; });
+  })().catch((e: Error) => {
+    error = `GET /me: ${e.message}`;
+  });
   let slowest = 0;
   let status = 0;
   try {

@@ -32,7 +32,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const headers = authHeaders();
     await fetch(`${server.url}/spaces`, { method: 'POST', headers, body: JSON.stringify({ slug: 'bench', name: 'Bench' }) });
     const put = await runLoad(server.url, {
-      connections: 16, total: n,
+      connections: 16,
+      total: n,
       next: (i) => ({ method: 'PUT', path: `/pages/bench/${pages[i].path}`, headers, body: body(pages[i], pages[i].content) }),
     });
     if (put.errors) throw new Error(`PUT errors: ${JSON.stringify(put.statuses)}`);
@@ -57,7 +58,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       for (let i = 0; i < edited.length; i++) current[i] = changeFivePercent(current[i], words, editRandom);
       editedBytes += current.reduce((s, c) => s + Buffer.byteLength(c), 0);
       const r = await runLoad(server.url, {
-        connections: 16, total: edited.length,
+        connections: 16,
+        total: edited.length,
         next: (i) => ({ method: 'PUT', path: `/pages/bench/${edited[i].path}`, headers, body: body(edited[i], current[i]) }),
       });
       if (r.errors) throw new Error(`PUT errors: ${JSON.stringify(r.statuses)}`);
@@ -66,12 +68,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     // Reading history: the oldest revision (the longest way back from the current content) and the current page.
     const readRandom = rng(5);
     const oldest = await runLoad(server.url, {
-      connections: 16, total: opts.quick ? 5000 : 20_000,
+      connections: 16,
+      total: opts.quick ? 5000 : 20_000,
       next: () => ({ method: 'GET', path: `/pages/bench/${edited[Math.floor(readRandom() * edited.length)].path}/revisions/1`, headers }),
     });
     if (oldest.errors) throw new Error(`GET revision errors: ${JSON.stringify(oldest.statuses)}`);
     const latest = await runLoad(server.url, {
-      connections: 16, total: opts.quick ? 5000 : 20_000,
+      connections: 16,
+      total: opts.quick ? 5000 : 20_000,
       next: () => ({ method: 'GET', path: `/pages/bench/${edited[Math.floor(readRandom() * edited.length)].path}`, headers }),
     });
     await server.stop();
@@ -79,10 +83,20 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const revisions = edited.length * EDIT_ROUNDS;
     const perRevision = (after.total - loaded.total) / revisions;
     const pageSize = editedBytes / revisions;
-    out.push({ name: `data directory after ${revisions.toLocaleString('en')} further revisions (5 % changed)`, value: after.total / 1e6, unit: 'MB' });
+    out.push({
+      name: `data directory after ${revisions.toLocaleString('en')} further revisions (5 % changed)`,
+      value: after.total / 1e6,
+      unit: 'MB',
+    });
     for (const [f, size] of Object.entries(after.files)) out.push({ name: `  ${f}`, value: size / 1e6, unit: 'MB' });
     out.push({ name: 'growth per further revision', value: perRevision, unit: 'bytes' });
-    out.push({ name: 'growth per further revision ÷ the page\'s size', value: perRevision / pageSize, unit: '×', target: '≤ 0.5', pass: perRevision / pageSize <= 0.5 });
+    out.push({
+      name: "growth per further revision ÷ the page's size",
+      value: perRevision / pageSize,
+      unit: '×',
+      target: '≤ 0.5',
+      pass: perRevision / pageSize <= 0.5,
+    });
     out.push({ name: `GET revision 1 of ${EDIT_ROUNDS + 1} (16 connections)`, value: oldest.perSecond, unit: 'req/s' });
     out.push({ name: 'GET revision 1 p99', value: oldest.p99, unit: 'ms' });
     out.push({ name: 'GET current page of the same pages (16 connections)', value: latest.perSecond, unit: 'req/s' });
@@ -132,8 +146,10 @@ function tableSizes(dir: string): Array<[string, number]> {
   for (const file of ['kspace.db', 'kspace-fts.db']) {
     if (!fs.existsSync(path.join(dir, file))) continue;
     const db = new Database(path.join(dir, file), { readonly: true });
-    const rows = db.prepare(`SELECT coalesce(m.tbl_name, d.name) AS t, sum(d.pgsize) AS bytes
-      FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name GROUP BY t`).all() as Array<{ t: string; bytes: number }>;
+    const rows = db
+      .prepare(`SELECT coalesce(m.tbl_name, d.name) AS t, sum(d.pgsize) AS bytes
+      FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name GROUP BY t`)
+      .all() as Array<{ t: string; bytes: number }>;
     for (const r of rows) {
       const t = file === 'kspace.db' ? r.t : `fts:${r.t}`;
       sizes.set(t, (sizes.get(t) ?? 0) + r.bytes);

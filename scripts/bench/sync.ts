@@ -15,7 +15,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 function cli(url: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, [...sourceArgs(), ...args], { env: { ...process.env, SERVICE_URL: url, SERVICE_API_KEY: BENCH_ADMIN_KEY }, stdio: ['ignore', process.env.BENCH_SYNC_DEBUG ? 'inherit' : 'ignore', 'pipe'] });
+  return spawn(process.execPath, [...sourceArgs(), ...args], {
+    env: { ...process.env, SERVICE_URL: url, SERVICE_API_KEY: BENCH_ADMIN_KEY },
+    stdio: ['ignore', process.env.BENCH_SYNC_DEBUG ? 'inherit' : 'ignore', 'pipe'],
+  });
 }
 async function once(url: string, dir: string, space: string): Promise<number> {
   const t0 = performance.now();
@@ -31,7 +34,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const notes = opts.quick ? 2000 : 10_000;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-bench-sync-'));
   const server = await startChild(path.join(dir, 'data'), { SERVICE_MAX_IMPORT_BYTES: String(256 * 1024 * 1024) });
-  const api = (p: string, init: RequestInit = {}) => fetch(`${server.url}${p}`, { ...init, headers: { ...authHeaders(), 'content-type': 'application/json' } });
+  const api = (p: string, init: RequestInit = {}) =>
+    fetch(`${server.url}${p}`, { ...init, headers: { ...authHeaders(), 'content-type': 'application/json' } });
   let follower: ChildProcess | null = null;
   try {
     await api('/spaces', { method: 'POST', body: JSON.stringify({ slug: 'vault', name: 'Vault' }) });
@@ -59,10 +63,18 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       toServer.push(performance.now() - t0);
     }
     for (let i = 0; i < 40; i++) {
-      const p = (await (await api('/pages/vault/Daily/Note%202')).json()) as { title: string; content: string; version: number; metadata: unknown };
+      const p = (await (await api('/pages/vault/Daily/Note%202')).json()) as {
+        title: string;
+        content: string;
+        version: number;
+        metadata: unknown;
+      };
       const mark = `server edit ${i}`;
       const t0 = performance.now();
-      await api('/pages/vault/Daily/Note%202', { method: 'PUT', body: JSON.stringify({ title: p.title, content: `${p.content}\n${mark}\n`, metadata: p.metadata, baseVersion: p.version }) });
+      await api('/pages/vault/Daily/Note%202', {
+        method: 'PUT',
+        body: JSON.stringify({ title: p.title, content: `${p.content}\n${mark}\n`, metadata: p.metadata, baseVersion: p.version }),
+      });
       while (!fs.readFileSync(path.join(vault, 'Daily', 'Note 2.md'), 'utf8').includes(mark)) {
         if (performance.now() - t0 > 20_000) throw new Error('a server edit did not reach the disk in 20 s');
         await sleep(10);
@@ -70,12 +82,30 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
       toDisk.push(performance.now() - t0);
     }
     return [
-      { name: `kspace sync: first sync of a ${notes.toLocaleString('en')}-note folder into an empty space`, value: up, unit: 's', target: '≤ 15', pass: up <= 15 },
+      {
+        name: `kspace sync: first sync of a ${notes.toLocaleString('en')}-note folder into an empty space`,
+        value: up,
+        unit: 's',
+        target: '≤ 15',
+        pass: up <= 15,
+      },
       { name: `kspace sync: first sync of that space into an empty folder`, value: down, unit: 's', target: '≤ 15', pass: down <= 15 },
       { name: 'kspace sync (following, --interval 500): a file edit reaching the server, p50', value: pct(toServer, 50), unit: 'ms' },
-      { name: 'kspace sync: a file edit reaching the server, p99', value: pct(toServer, 99), unit: 'ms', target: '≤ 2,000', pass: pct(toServer, 99) <= 2000 },
+      {
+        name: 'kspace sync: a file edit reaching the server, p99',
+        value: pct(toServer, 99),
+        unit: 'ms',
+        target: '≤ 2,000',
+        pass: pct(toServer, 99) <= 2000,
+      },
       { name: 'kspace sync: a server edit reaching the disk, p50', value: pct(toDisk, 50), unit: 'ms' },
-      { name: 'kspace sync: a server edit reaching the disk, p99', value: pct(toDisk, 99), unit: 'ms', target: '≤ 2,000', pass: pct(toDisk, 99) <= 2000 },
+      {
+        name: 'kspace sync: a server edit reaching the disk, p99',
+        value: pct(toDisk, 99),
+        unit: 'ms',
+        target: '≤ 2,000',
+        pass: pct(toDisk, 99) <= 2000,
+      },
     ];
   } finally {
     follower?.kill('SIGTERM');

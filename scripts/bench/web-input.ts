@@ -27,7 +27,11 @@ export async function inputLatency(content: string, keys: number): Promise<Input
   const LEFT_OUT = new Set(['--single-process', '--no-zygote', '--in-process-gpu']);
   const browser = await pw.launch({ executablePath: await chromium.executablePath(), args: chromium.args.filter((a) => !LEFT_OUT.has(a)) });
   try {
-    const signIn = await fetch(`${server.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'writer', password: 'writer password' }) });
+    const signIn = await fetch(`${server.url}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'writer', password: 'writer password' }),
+    });
     const token = /kspace_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
     if (!token) throw new Error(`sign-in failed: ${signIn.status}`);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -38,10 +42,14 @@ export async function inputLatency(content: string, keys: number): Promise<Input
     await page.getByRole('textbox', { name: 'Content' }).click();
     for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowDown'); // into the middle of the page
     await page.evaluate(() => {
-      document.addEventListener('keydown', (e) => {
-        const start = e.timeStamp;
-        requestAnimationFrame(() => setTimeout(() => performance.measure('keystroke', { start, end: performance.now() }), 0));
-      }, { capture: true });
+      document.addEventListener(
+        'keydown',
+        (e) => {
+          const start = e.timeStamp;
+          requestAnimationFrame(() => setTimeout(() => performance.measure('keystroke', { start, end: performance.now() }), 0));
+        },
+        { capture: true },
+      );
     });
     const text = 'the quick brown fox jumps over the lazy dog ';
     for (let i = 0; i < keys; i++) await page.keyboard.type(text[i % text.length]!, { delay: 0 }).then(() => page.waitForTimeout(40));

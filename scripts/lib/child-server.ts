@@ -8,7 +8,13 @@ import { sourceArgs } from './node-flags.ts';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BENCH_ADMIN_KEY = 'ks_bench_admin_key_0123456789abcdef';
 
-export type ChildServer = { url: string; port: number; proc: ChildProcess; stderr: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
+export type ChildServer = {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+};
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -27,7 +33,12 @@ export async function startChild(dataDir: string, env: Record<string, string> = 
   const argv = command ?? [process.execPath, ...sourceArgs()];
   const proc = spawn(argv[0], [...argv.slice(1), 'serve', '--data', dataDir, '--port', String(port)], {
     // From source, as bin/kspace (and so `npm start`) runs it: two malloc arenas (bin/kspace says why).
-    env: { ...process.env, ...(command ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }), SERVICE_BOOTSTRAP_ADMIN_KEY: BENCH_ADMIN_KEY, ...env },
+    env: {
+      ...process.env,
+      ...(command ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }),
+      SERVICE_BOOTSTRAP_ADMIN_KEY: BENCH_ADMIN_KEY,
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
@@ -46,7 +57,9 @@ export async function startChild(dataDir: string, env: Record<string, string> = 
     await new Promise((r) => setTimeout(r, 25));
   }
   return {
-    url, port, proc,
+    url,
+    port,
+    proc,
     stderr: () => err,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => stopProcess(proc, signal),
   };
@@ -70,15 +83,21 @@ export async function stopProcess(proc: ChildProcess, signal: NodeJS.Signals = '
 
 /** The pids of the checkpointer helpers (`internal-checkpointer`) whose parent is `pid` (Linux /proc). */
 export function helperPids(pid: number): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid
-        && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('internal-checkpointer');
-    } catch {
-      return false; // gone meanwhile
-    }
-  }).map(Number);
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        return (
+          Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid &&
+          fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('internal-checkpointer')
+        );
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
 }
 
 /** The helper threads (checkpoints and the full-text index) of server `pid`: thread ids with their nice values (Linux /proc). */

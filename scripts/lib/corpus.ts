@@ -34,7 +34,8 @@ export function zipf(n: number, random: () => number): () => number {
   for (let k = 0; k < n; k++) cdf[k] /= sum;
   return () => {
     const u = random();
-    let lo = 0, hi = n - 1;
+    let lo = 0,
+      hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (cdf[mid] < u) lo = mid + 1;
@@ -44,7 +45,12 @@ export function zipf(n: number, random: () => number): () => number {
   };
 }
 
-export type SyntheticPage = { path: string; title: string; content: string; metadata: Record<string, string | number | boolean | string[]> };
+export type SyntheticPage = {
+  path: string;
+  title: string;
+  content: string;
+  metadata: Record<string, string | number | boolean | string[]>;
+};
 
 const STAGES = ['todo', 'doing', 'review', 'done', 'blocked'];
 /** Page `i` of a corpus of `total`: ~2 KB of text, 5 metadata keys, 3 links to other pages. */

@@ -18,15 +18,18 @@ export type Litestream = { proc: ChildProcess; config: string; log: () => string
 export async function startLitestream(dbFile: string, replicaDir: string, syncS = 1): Promise<Litestream> {
   fs.mkdirSync(replicaDir, { recursive: true });
   const config = `${replicaDir}.yml`;
-  fs.writeFileSync(config, [
-    'dbs:',
-    `  - path: ${JSON.stringify(dbFile)}`,
-    '    replicas:',
-    '      - type: file',
-    `        path: ${JSON.stringify(replicaDir)}`,
-    `        sync-interval: ${syncS}s`,
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    config,
+    [
+      'dbs:',
+      `  - path: ${JSON.stringify(dbFile)}`,
+      '    replicas:',
+      '      - type: file',
+      `        path: ${JSON.stringify(replicaDir)}`,
+      `        sync-interval: ${syncS}s`,
+      '',
+    ].join('\n'),
+  );
   const proc = spawn(LITESTREAM_BIN, ['replicate', '-config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));

@@ -15,13 +15,22 @@ v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 export type LoadResult = {
-  requests: number; seconds: number; perSecond: number; p50: number; p99: number; errors: number; statuses: Record<number, number>;
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  statuses: Record<number, number>;
   /** Every request's latency in milliseconds, sorted. */
   latencies: number[];
 };
 export type RequestSpec = { method: string; path: string; headers?: Record<string, string>; body?: string };
 
-export async function runLoad(url: string, opts: { connections: number; total: number; next: (i: number) => RequestSpec }): Promise<LoadResult> {
+export async function runLoad(
+  url: string,
+  opts: { connections: number; total: number; next: (i: number) => RequestSpec },
+): Promise<LoadResult> {
   collectGarbage();
   const pool = new Pool(url, { connections: opts.connections, pipelining: 1 });
   const latencies: number[] = [];
@@ -51,13 +60,24 @@ export async function runLoad(url: string, opts: { connections: number; total: n
 }
 
 function loadResult(latencies: number[], start: number, errors: number, statuses: Record<number, number>): LoadResult {
-  return resultOf(latencies.sort((a, b) => a - b), (performance.now() - start) / 1000, errors, statuses);
+  return resultOf(
+    latencies.sort((a, b) => a - b),
+    (performance.now() - start) / 1000,
+    errors,
+    statuses,
+  );
 }
 
 function resultOf(sorted: number[], seconds: number, errors: number, statuses: Record<number, number>): LoadResult {
   return {
-    requests: sorted.length, seconds, perSecond: sorted.length / seconds,
-    p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors, statuses, latencies: sorted,
+    requests: sorted.length,
+    seconds,
+    perSecond: sorted.length / seconds,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    errors,
+    statuses,
+    latencies: sorted,
   };
 }
 
@@ -66,7 +86,12 @@ export function mergeLoads(parts: LoadResult[]): LoadResult {
   const statuses: Record<number, number> = {};
   for (const p of parts) for (const [k, v] of Object.entries(p.statuses)) statuses[Number(k)] = (statuses[Number(k)] ?? 0) + v;
   const sum = (f: (p: LoadResult) => number) => parts.reduce((total, p) => total + f(p), 0);
-  return resultOf(parts.flatMap((p) => p.latencies).sort((a, b) => a - b), sum((p) => p.seconds), sum((p) => p.errors), statuses);
+  return resultOf(
+    parts.flatMap((p) => p.latencies).sort((a, b) => a - b),
+    sum((p) => p.seconds),
+    sum((p) => p.errors),
+    statuses,
+  );
 }
 
 /**
@@ -74,7 +99,11 @@ export function mergeLoads(parts: LoadResult[]): LoadResult {
  * VMs of docs/performance.md): each is taken in `rounds` parts, in the order A B B A B A A B …, so that
  * both see the same stretches of time; each comes back merged (mergeLoads).
  */
-export async function alternate(rounds: number, a: () => Promise<LoadResult>, b: () => Promise<LoadResult>): Promise<[LoadResult, LoadResult]> {
+export async function alternate(
+  rounds: number,
+  a: () => Promise<LoadResult>,
+  b: () => Promise<LoadResult>,
+): Promise<[LoadResult, LoadResult]> {
   const as: LoadResult[] = [];
   const bs: LoadResult[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -99,7 +128,10 @@ export async function alternate(rounds: number, a: () => Promise<LoadResult>, b:
  * of 3.3–5.6 ms over undici and 0.55–1.2 ms over this driver. An answer without a Content-Length,
  * or a connection that closes or fails mid-load, rejects the whole load.
  */
-export async function runRawLoad(url: string, opts: { connections: number; total: number; next: (i: number) => RequestSpec }): Promise<LoadResult> {
+export async function runRawLoad(
+  url: string,
+  opts: { connections: number; total: number; next: (i: number) => RequestSpec },
+): Promise<LoadResult> {
   collectGarbage();
   const { hostname, port } = new URL(url);
   const latencies: number[] = [];
@@ -107,53 +139,55 @@ export async function runRawLoad(url: string, opts: { connections: number; total
   let issued = 0;
   let errors = 0;
   const start = performance.now();
-  const loop = () => new Promise<void>((resolve, reject) => {
-    const socket = net.connect({ host: hostname, port: Number(port), noDelay: true });
-    let buf: Buffer = Buffer.alloc(0);
-    let sent = 0;
-    let waiting = false;
-    const fail = (e: Error) => {
-      socket.destroy();
-      reject(e);
-    };
-    const send = () => {
-      if (issued >= opts.total) {
-        socket.end();
-        return resolve();
-      }
-      const spec = opts.next(issued++);
-      let head = `${spec.method} ${spec.path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\n`;
-      for (const [k, v] of Object.entries(spec.headers ?? {})) head += `${k}: ${v}\r\n`;
-      if (spec.body !== undefined) head += `content-length: ${Buffer.byteLength(spec.body)}\r\n`;
-      waiting = true;
-      sent = performance.now();
-      socket.write(`${head}\r\n${spec.body ?? ''}`);
-    };
-    socket.once('connect', send);
-    socket.on('error', fail);
-    socket.on('close', () => {
-      if (waiting) fail(new Error(`${url}: the connection closed before an answer came`));
+  const loop = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = net.connect({ host: hostname, port: Number(port), noDelay: true });
+      let buf: Buffer = Buffer.alloc(0);
+      let sent = 0;
+      let waiting = false;
+      const fail = (e: Error) => {
+        socket.destroy();
+        reject(e);
+      };
+      const send = () => {
+        if (issued >= opts.total) {
+          socket.end();
+          return resolve();
+        }
+        const spec = opts.next(issued++);
+        let head = `${spec.method} ${spec.path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\n`;
+        for (const [k, v] of Object.entries(spec.headers ?? {})) head += `${k}: ${v}\r\n`;
+        if (spec.body !== undefined) head += `content-length: ${Buffer.byteLength(spec.body)}\r\n`;
+        waiting = true;
+        sent = performance.now();
+        socket.write(`${head}\r\n${spec.body ?? ''}`);
+      };
+      socket.once('connect', send);
+      socket.on('error', fail);
+      socket.on('close', () => {
+        if (waiting) fail(new Error(`${url}: the connection closed before an answer came`));
+      });
+      socket.on('data', (chunk: Buffer) => {
+        buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+        for (;;) {
+          const headEnd = buf.indexOf('\r\n\r\n');
+          if (headEnd < 0) return;
+          const head = buf.toString('latin1', 0, headEnd);
+          const status = Number(head.slice(9, 12));
+          const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+          if (!length && status !== 204 && status !== 304)
+            return fail(new Error(`${url}: an answer without a Content-Length: ${head.split('\r\n')[0]}`));
+          const end = headEnd + 4 + (length ? Number(length[1]) : 0);
+          if (buf.length < end) return;
+          buf = buf.subarray(end);
+          latencies.push(performance.now() - sent);
+          waiting = false;
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status >= 400) errors++;
+          send();
+        }
+      });
     });
-    socket.on('data', (chunk: Buffer) => {
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-      for (;;) {
-        const headEnd = buf.indexOf('\r\n\r\n');
-        if (headEnd < 0) return;
-        const head = buf.toString('latin1', 0, headEnd);
-        const status = Number(head.slice(9, 12));
-        const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-        if (!length && status !== 204 && status !== 304) return fail(new Error(`${url}: an answer without a Content-Length: ${head.split('\r\n')[0]}`));
-        const end = headEnd + 4 + (length ? Number(length[1]) : 0);
-        if (buf.length < end) return;
-        buf = buf.subarray(end);
-        latencies.push(performance.now() - sent);
-        waiting = false;
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status >= 400) errors++;
-        send();
-      }
-    });
-  });
   await Promise.all(Array.from({ length: opts.connections }, loop));
   return loadResult(latencies, start, errors, statuses);
 }

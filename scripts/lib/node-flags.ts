@@ -5,7 +5,11 @@ import path from 'node:path';
 
 export function nodeFlags(): string[] {
   const file = path.resolve(import.meta.dirname, '../../bin/node-flags');
-  return fs.readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** Node's arguments for kspace from source, as bin/kspace gives them: the flags, the TypeScript cache, the entry. */

@@ -10,7 +10,9 @@ import net from 'node:net';
 export type RawClient = { get(path: string): Promise<number>; close(): void };
 
 export async function rawClient(port: number, headers: Record<string, string>): Promise<RawClient> {
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   let pending: { resolve: (status: number) => void; reject: (e: Error) => void } | null = null;
   let buf: Buffer = Buffer.alloc(0);
   let socket: net.Socket | null = null;

@@ -89,15 +89,24 @@ export const SOURCES: Source[] = [
     files: ['CISI.ALL', 'CISI.QRY', 'CISI.REL'],
     where: 'the Glasgow IR test collections (ir.dcs.gla.ac.uk/resources/test_collections/cisi), or github.com/PsychoProg/tf-idf',
     // 1,460 library-science abstracts, 112 questions of which 76 are judged; CISI.REL is binary.
-    load: (read) => ({ docs: smartDocs(read('CISI.ALL')), queries: smartQueries(read('CISI.QRY')), qrels: parseQrels(read('CISI.REL'), () => 1) }),
+    load: (read) => ({
+      docs: smartDocs(read('CISI.ALL')),
+      queries: smartQueries(read('CISI.QRY')),
+      qrels: parseQrels(read('CISI.REL'), () => 1),
+    }),
   },
   {
     name: 'CACM',
     dir: 'cacm',
     files: ['cacm.all', 'query.text', 'qrels.text'],
-    where: 'the Glasgow IR test collections (ir.dcs.gla.ac.uk/resources/test_collections/cacm), or github.com/atcherepanov/Stemming-Algorithm',
+    where:
+      'the Glasgow IR test collections (ir.dcs.gla.ac.uk/resources/test_collections/cacm), or github.com/atcherepanov/Stemming-Algorithm',
     // 3,204 Communications of the ACM titles, most with an abstract; 64 questions, 52 judged, binary.
-    load: (read) => ({ docs: smartDocs(read('cacm.all')), queries: smartQueries(read('query.text')), qrels: parseQrels(read('qrels.text'), () => 1) }),
+    load: (read) => ({
+      docs: smartDocs(read('cacm.all')),
+      queries: smartQueries(read('query.text')),
+      qrels: parseQrels(read('qrels.text'), () => 1),
+    }),
   },
 ];
 

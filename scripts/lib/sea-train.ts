@@ -29,14 +29,20 @@ const fakeSea = {
   },
 };
 const realRequire = createRequire(path.resolve(bundleFile));
-const req = vendorRequire(Object.assign((id: string) => (id === 'node:sea' ? fakeSea : realRequire(id)), realRequire), (asset) => bytes(asset).toString('utf8'));
+const req = vendorRequire(
+  Object.assign((id: string) => (id === 'node:sea' ? fakeSea : realRequire(id)), realRequire),
+  (asset) => bytes(asset).toString('utf8'),
+);
 const script = new vm.Script(wrapBundle(fs.readFileSync(bundleFile, 'utf8')), { filename: BUNDLE_ASSET });
 process.argv = [process.execPath, 'kspace', 'serve', '--data', dataDir, '--port', port];
 const mod = { exports: {} };
 (script.runInThisContext() as (...a: unknown[]) => void)(mod.exports, req, mod, process.execPath, path.dirname(process.execPath));
 const deadline = Date.now() + 60_000;
 for (;;) {
-  const status = await fetch(`http://127.0.0.1:${port}/me`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status, () => 0);
+  const status = await fetch(`http://127.0.0.1:${port}/me`, { headers: { authorization: `Bearer ${key}` } }).then(
+    (r) => r.status,
+    () => 0,
+  );
   if (status === 200) break;
   if (Date.now() > deadline) throw new Error('the server did not answer /me within 60 s');
   await new Promise((r) => setTimeout(r, 5));

@@ -74,9 +74,18 @@ export function termsByPages(dataDir: string, prefer?: string): { rare: string[]
   const db = new Database(path.join(dataDir, 'kspace-fts.db'), { readonly: true }); // the index file
   db.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'page_fts', 'row')");
   const total = (db.prepare('SELECT count(*) AS n FROM page_fts').get() as { n: number }).n;
-  const rare = (db.prepare('SELECT term FROM temp.vocab WHERE doc BETWEEN 20 AND 100 AND term GLOB \'[a-z]*\' ORDER BY term LIMIT 200').all() as Array<{ term: string }>).map((r) => r.term);
-  const preferred = prefer ? (db.prepare('SELECT term, doc FROM temp.vocab WHERE term = ?').get(prefer) as { term: string; doc: number } | undefined) : undefined;
-  const top = preferred?.doc === total ? preferred : (db.prepare('SELECT term, doc FROM temp.vocab ORDER BY doc DESC LIMIT 1').get() as { term: string; doc: number } | undefined);
+  const rare = (
+    db.prepare("SELECT term FROM temp.vocab WHERE doc BETWEEN 20 AND 100 AND term GLOB '[a-z]*' ORDER BY term LIMIT 200").all() as Array<{
+      term: string;
+    }>
+  ).map((r) => r.term);
+  const preferred = prefer
+    ? (db.prepare('SELECT term, doc FROM temp.vocab WHERE term = ?').get(prefer) as { term: string; doc: number } | undefined)
+    : undefined;
+  const top =
+    preferred?.doc === total
+      ? preferred
+      : (db.prepare('SELECT term, doc FROM temp.vocab ORDER BY doc DESC LIMIT 1').get() as { term: string; doc: number } | undefined);
   db.close();
   return { rare, everywhere: top && top.doc === total ? top.term : null };
 }

@@ -65,7 +65,9 @@ export function litestreamHold(primaryFile: string): LitestreamHold {
   };
   hold();
   return {
-    src, hold, letGo,
+    src,
+    hold,
+    letGo,
     checkpoint() {
       let pages = 0;
       try {
@@ -131,16 +133,20 @@ export function createShipper(primaryFile: string, replicaFile: string): Shipper
   const ship = (): Promise<Round> => {
     const next = (running ?? Promise.resolve()).catch(() => {}).then(round);
     running = next;
-    void next.finally(() => {
-      if (running === next) running = null;
-    }).catch(() => {});
+    void next
+      .finally(() => {
+        if (running === next) running = null;
+      })
+      .catch(() => {});
     return next;
   };
   const loop = () => {
     if (paused || closed || interval === null) return;
-    void ship().catch(() => {}).then(() => {
-      if (!paused && !closed) timer = setTimeout(loop, interval!);
-    });
+    void ship()
+      .catch(() => {})
+      .then(() => {
+        if (!paused && !closed) timer = setTimeout(loop, interval!);
+      });
   };
   return {
     rounds,

@@ -54,7 +54,10 @@ export async function offlineDataDir(opts: OfflineFlags): Promise<string> {
   const { hasDatabase } = await import('../store/files.ts');
   if (!opts.init && !hasDatabase(config.dataDir)) {
     // A mistyped --data must not quietly create a second organisation with a new admin key.
-    throw new ExitError(`${config.dataDir} holds no kspace database (kspace.db); check --data or SERVICE_DATA_DIR, or pass --init to create one there`, 2);
+    throw new ExitError(
+      `${config.dataDir} holds no kspace database (kspace.db); check --data or SERVICE_DATA_DIR, or pass --init to create one there`,
+      2,
+    );
   }
   return config.dataDir;
 }
@@ -64,12 +67,21 @@ async function offlineServices(opts: OfflineFlags) {
   const config = await configOrExit({ data: opts.data });
   if (config.replication.role === 'replica') {
     // A replica's kspace.db is the follower's copy: a write here would be overwritten, or break the copy.
-    throw new ExitError('SERVICE_ROLE=replica: this data directory is a read replica; run admin commands against the primary\'s data directory', 2);
+    throw new ExitError(
+      "SERVICE_ROLE=replica: this data directory is a read replica; run admin commands against the primary's data directory",
+      2,
+    );
   }
   const [{ bootstrap }, { createLogger, createServices }, { openDb }] = await Promise.all([
-    import('../domain/principals.ts'), import('../services.ts'), import('../store/db/connection.ts'),
+    import('../domain/principals.ts'),
+    import('../services.ts'),
+    import('../store/db/connection.ts'),
   ]);
-  const svc = createServices(openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb }), config, createLogger(true));
+  const svc = createServices(
+    openDb(config.dataDir, { synchronous: config.dbSynchronous, cacheMb: config.dbCacheMb }),
+    config,
+    createLogger(true),
+  );
   const boot = bootstrap(svc);
   if (boot?.generated) process.stderr.write(`admin API key: ${boot.adminKey}\n`);
   return svc;

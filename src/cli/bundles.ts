@@ -65,14 +65,18 @@ export function registerBundleCommands(program: Command): void {
     .helpGroup('Export and import:')
     .option('-o, --output <file>', 'write the bundle here (default: stdout); with --format markdown, a folder')
     .option('--format <format>', 'json: one bundle (default); markdown: a folder of .md files (Obsidian properties)', 'json')
-    .addHelpText('after', '\nExamples:\n  kspace export wiki -o wiki.json\n  kspace export wiki | gzip > wiki.json.gz\n  kspace export wiki --format markdown -o wiki/\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  kspace export wiki -o wiki.json\n  kspace export wiki | gzip > wiki.json.gz\n  kspace export wiki --format markdown -o wiki/\n',
+    )
     .action(async (space: string, opts: { output?: string; format: string }, cmd: Command) => {
       if (opts.format !== 'json' && opts.format !== 'markdown') throw usageError("--format is 'json' or 'markdown'");
       if (opts.format === 'markdown') {
         if (!opts.output) throw usageError('--format markdown needs -o <folder>');
         const r = await (await folders()).exportMarkdown(apiOf(cmd), space, opts.output);
         if (wantsJson(cmd)) printJson({ space, folder: opts.output, pages: r.pages, files: r.files, bytes: r.bytes });
-        else if (process.stderr.isTTY) process.stderr.write(`exported ${space} to ${opts.output}: ${r.pages} pages, ${r.files} files (${formatBytes(r.bytes)})\n`);
+        else if (process.stderr.isTTY)
+          process.stderr.write(`exported ${space} to ${opts.output}: ${r.pages} pages, ${r.files} files (${formatBytes(r.bytes)})\n`);
         return;
       }
       const res = await apiOf(cmd).send('GET', `/spaces/${enc(space)}/export`);
@@ -97,28 +101,51 @@ export function registerBundleCommands(program: Command): void {
       }
     });
 
-  addClientOptions(program.command('import-dir').argument('<dir>', 'a folder of Markdown files: a kspace export, an Obsidian vault, a SilverBullet space')
-    .description('import a folder of Markdown files into a space'))
+  addClientOptions(
+    program
+      .command('import-dir')
+      .argument('<dir>', 'a folder of Markdown files: a kspace export, an Obsidian vault, a SilverBullet space')
+      .description('import a folder of Markdown files into a space'),
+  )
     .helpGroup('Export and import:')
     .requiredOption('--space <space>', 'the target space (created when missing)')
     .option('--mode <mode>', 'skip: leave existing pages alone (default); overwrite: write new revisions', 'skip')
-    .addHelpText('after', '\nExamples:\n  kspace import-dir ~/vault --space notes\n  kspace import-dir wiki/ --space wiki-copy --mode overwrite\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  kspace import-dir ~/vault --space notes\n  kspace import-dir wiki/ --space wiki-copy --mode overwrite\n',
+    )
     .action(async (dir: string, opts: { space: string; mode: string }, cmd: Command) => {
       if (opts.mode !== 'skip' && opts.mode !== 'overwrite') throw usageError("--mode is 'skip' or 'overwrite'");
       const result = await (await folders()).importFolder(apiOf(cmd), opts.space, dir, opts.mode);
       if (wantsJson(cmd)) return printJson(result);
       printLine(folderSummary(dir, opts.space, result));
-      for (const [label, list] of [['errors (not imported)', result.errors], ['warnings (imported, not as written)', result.warnings], ['left out', result.leftOut]] as const) {
+      for (const [label, list] of [
+        ['errors (not imported)', result.errors],
+        ['warnings (imported, not as written)', result.warnings],
+        ['left out', result.leftOut],
+      ] as const) {
         if (list.length === 0) continue;
         printLine(`\n${label}:`);
-        printTable(['PATH', 'CODE', 'MESSAGE'], list.map((e) => [e.path, e.code, e.message]));
+        printTable(
+          ['PATH', 'CODE', 'MESSAGE'],
+          list.map((e) => [e.path, e.code, e.message]),
+        );
       }
     });
 
-  addClientOptions(program.command('import').argument('<space>', 'the target space (created when missing)').argument('<file>', 'a bundle file; - for stdin').description('import a JSON bundle into a space'))
+  addClientOptions(
+    program
+      .command('import')
+      .argument('<space>', 'the target space (created when missing)')
+      .argument('<file>', 'a bundle file; - for stdin')
+      .description('import a JSON bundle into a space'),
+  )
     .helpGroup('Export and import:')
     .option('--mode <mode>', 'skip: leave existing pages alone (default); overwrite: write new revisions', 'skip')
-    .addHelpText('after', '\nExamples:\n  kspace import wiki-copy wiki.json\n  kspace import wiki wiki.json --mode overwrite\n  gunzip -c wiki.json.gz | kspace import wiki -\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  kspace import wiki-copy wiki.json\n  kspace import wiki wiki.json --mode overwrite\n  gunzip -c wiki.json.gz | kspace import wiki -\n',
+    )
     .action(async (space: string, file: string, opts: { mode: string }, cmd: Command) => {
       if (opts.mode !== 'skip' && opts.mode !== 'overwrite') throw usageError("--mode is 'skip' or 'overwrite'");
       let source: Readable;
@@ -135,12 +162,20 @@ export function registerBundleCommands(program: Command): void {
       const progress = startProgress(`import ${space}`, total);
       let result: ImportResult;
       try {
-        result = await apiOf(cmd).json<ImportResult>('POST', `/spaces/${enc(space)}/import`, { query: { mode: opts.mode }, stream: uploadStream(source, progress) });
+        result = await apiOf(cmd).json<ImportResult>('POST', `/spaces/${enc(space)}/import`, {
+          query: { mode: opts.mode },
+          stream: uploadStream(source, progress),
+        });
       } finally {
         progress.done();
       }
       if (wantsJson(cmd)) return printJson(result);
-      printLine(`imported into ${space}: ${result.created} created, ${result.updated} updated, ${result.skipped} skipped, ${result.errors.length} errors`);
-      printTable(['PATH', 'CODE', 'MESSAGE'], result.errors.map((e) => [e.path, e.code, e.message]));
+      printLine(
+        `imported into ${space}: ${result.created} created, ${result.updated} updated, ${result.skipped} skipped, ${result.errors.length} errors`,
+      );
+      printTable(
+        ['PATH', 'CODE', 'MESSAGE'],
+        result.errors.map((e) => [e.path, e.code, e.message]),
+      );
     });
 }

@@ -22,7 +22,10 @@ export function registerChangesCommand(program: Command): void {
     .option('--since <txid>', 'only the changes after this txid (default: every change kept; with --follow: from now)')
     .option('--space <slug>', 'only this space')
     .option('--follow', 'keep printing changes as they commit (Ctrl-C to stop)')
-    .addHelpText('after', '\nEach line: txid, time, event, space/path (from …) version, actor. --json: one JSON object a line.\n\nExamples:\n  kspace changes --since 1200\n  kspace changes --follow --space wiki\n  kspace changes --follow --json | jq .path\n')
+    .addHelpText(
+      'after',
+      '\nEach line: txid, time, event, space/path (from …) version, actor. --json: one JSON object a line.\n\nExamples:\n  kspace changes --since 1200\n  kspace changes --follow --space wiki\n  kspace changes --follow --json | jq .path\n',
+    )
     .action(async (opts: { since?: string; space?: string; follow?: boolean }, cmd: Command) => {
       const api = apiOf(cmd);
       const json = wantsJson(cmd);
@@ -32,7 +35,11 @@ export function registerChangesCommand(program: Command): void {
         // Every change kept after `since`, page by page; without --follow and --since, from the oldest kept.
         let at = since ?? 0;
         for (;;) {
-          const page = await api.get<{ changes: FeedChange[]; nextSince: number }>('/changes', { since: at, space: opts.space, limit: 1000 });
+          const page = await api.get<{ changes: FeedChange[]; nextSince: number }>('/changes', {
+            since: at,
+            space: opts.space,
+            limit: 1000,
+          });
           if (!opts.follow) page.changes.forEach(print);
           at = page.nextSince;
           if (page.changes.length === 0) break;

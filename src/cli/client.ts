@@ -33,7 +33,8 @@ export function addClientOptions(cmd: Command, opts: { serverUrl?: boolean } = {
 export function finishClientOptions(): void {
   for (const cmd of clientCommands) {
     cmd.addOption(new Option('--json', "print the API's JSON instead of a table"));
-    if (!ownUrlOption.has(cmd)) cmd.addOption(new Option('--url <url>', `server URL (default: $SERVICE_URL or ${DEFAULT_URL})`).helpGroup('Connection:'));
+    if (!ownUrlOption.has(cmd))
+      cmd.addOption(new Option('--url <url>', `server URL (default: $SERVICE_URL or ${DEFAULT_URL})`).helpGroup('Connection:'));
     cmd.addOption(new Option('--key <key>', 'API key (default: $SERVICE_API_KEY)').helpGroup('Connection:'));
   }
   clientCommands.clear();
@@ -42,7 +43,13 @@ export function finishClientOptions(): void {
 /** For repeatable options: each use adds a value. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 /** For repeatable options that also take comma-separated lists. */
-export const collectList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+export const collectList = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 function rootOf(cmd: Command): Command {
   let c = cmd;
@@ -155,7 +162,8 @@ export class Api {
     try {
       return await readJson<T>(res);
     } catch (err) {
-      if (err instanceof ApiError) throw new ExitError(`the server at ${this.base.origin} answered ${res.status} with something that is not JSON`);
+      if (err instanceof ApiError)
+        throw new ExitError(`the server at ${this.base.origin} answered ${res.status} with something that is not JSON`);
       throw err;
     }
   }
@@ -167,9 +175,16 @@ export class Api {
   /** Follows the change feed (src/client/changes.ts) until `signal` aborts; an error answer becomes an ExitError. */
   async follow(opts: Omit<FollowOptions, 'onGap'>): Promise<void> {
     try {
-      await followChanges({ ...this.settings, txid: undefined }, {
-        ...opts, onGap: (err, ms) => process.stderr.write(`the change stream was cut (${err instanceof Error ? err.message : String(err)}); reconnecting in ${ms / 1000} s\n`),
-      });
+      await followChanges(
+        { ...this.settings, txid: undefined },
+        {
+          ...opts,
+          onGap: (err, ms) =>
+            process.stderr.write(
+              `the change stream was cut (${err instanceof Error ? err.message : String(err)}); reconnecting in ${ms / 1000} s\n`,
+            ),
+        },
+      );
     } catch (err) {
       if (err instanceof ApiError) throw problemToExit(err.problem, this.conn, this.base.origin);
       throw err;

@@ -30,7 +30,10 @@ ${cases}
   esac
   if [ -z "$words" ] && [ "$COMP_CWORD" -gt 2 ]; then
     case "$w1" in
-${[...tree].filter(([k]) => k !== '' && !k.includes(' ')).map(([k, v]) => `      "${k}") words="${v.options.join(' ')}" ;;`).join('\n')}
+${[...tree]
+  .filter(([k]) => k !== '' && !k.includes(' '))
+  .map(([k, v]) => `      "${k}") words="${v.options.join(' ')}" ;;`)
+  .join('\n')}
     esac
   fi
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
@@ -60,9 +63,15 @@ function fish(tree: Tree): string {
 
 /** `kspace completion bash|zsh|fish`. */
 export function registerCompletionCommand(program: Command): void {
-  program.command('completion').argument('<shell>', 'bash, zsh or fish').description('print a shell completion script')
+  program
+    .command('completion')
+    .argument('<shell>', 'bash, zsh or fish')
+    .description('print a shell completion script')
     .helpGroup('People and keys:')
-    .addHelpText('after', '\nExamples:\n  eval "$(kspace completion bash)"      # in ~/.bashrc\n  eval "$(kspace completion zsh)"       # in ~/.zshrc\n  kspace completion fish > ~/.config/fish/completions/kspace.fish\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  eval "$(kspace completion bash)"      # in ~/.bashrc\n  eval "$(kspace completion zsh)"       # in ~/.zshrc\n  kspace completion fish > ~/.config/fish/completions/kspace.fish\n',
+    )
     .action((shell: string) => {
       const tree = treeOf(program);
       const make = { bash, zsh, fish }[shell as 'bash' | 'zsh' | 'fish'];

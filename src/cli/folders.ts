@@ -11,8 +11,16 @@ import { ExitError } from './exit-error.ts';
 import { startProgress } from './progress.ts';
 import type { BundleError, BundlePage, BundleSpace } from '../domain/bundles/bundle.ts';
 import {
-  FOLDER_MARKER, bundleToFolder, decodeNote, folderToBundle, isSkipped, placeAttachments, toBundleJson,
-  type FolderAttachment, type FolderBundle, type FolderFile,
+  FOLDER_MARKER,
+  bundleToFolder,
+  decodeNote,
+  folderToBundle,
+  isSkipped,
+  placeAttachments,
+  toBundleJson,
+  type FolderAttachment,
+  type FolderBundle,
+  type FolderFile,
 } from '../domain/bundles/markdown-folder.ts';
 
 /**
@@ -33,8 +41,10 @@ export async function exportMarkdown(api: Api, space: string, dir: string): Prom
   }
   const progress = startProgress(`export ${space}`, null);
   let bundle: {
-    space: BundleSpace; pages: BundlePage[];
-    attachments?: Array<{ path: string; name: string; contentType: string; sha256: string }>; blobs?: Record<string, string>;
+    space: BundleSpace;
+    pages: BundlePage[];
+    attachments?: Array<{ path: string; name: string; contentType: string; sha256: string }>;
+    blobs?: Record<string, string>;
   };
   try {
     const res = await api.send('GET', `/spaces/${enc(space)}/export`);
@@ -92,11 +102,20 @@ export function walkFolder(dir: string): { files: string[]; leftOut: BundleError
           leftOut.push({ path: child, code: 'symlink_broken', message: `a symlink to '${target}', which does not exist: not imported` });
           continue;
         }
-        if (!inside(real)) leftOut.push({ path: child, code: 'symlink_outside', message: `a symlink to '${target}', outside the folder: never followed` });
+        if (!inside(real))
+          leftOut.push({ path: child, code: 'symlink_outside', message: `a symlink to '${target}', outside the folder: never followed` });
         else if (fs.statSync(real).isDirectory()) {
-          leftOut.push({ path: child, code: 'symlink_folder', message: `a symlink to the folder '${target}': not walked (the folder's own notes are imported where they are)` });
+          leftOut.push({
+            path: child,
+            code: 'symlink_folder',
+            message: `a symlink to the folder '${target}': not walked (the folder's own notes are imported where they are)`,
+          });
         } else if (isSkipped(path.relative(root, real).split(path.sep).join('/'))) {
-          leftOut.push({ path: child, code: 'symlink_outside', message: `a symlink to '${target}', in a folder the import skips: not followed` });
+          leftOut.push({
+            path: child,
+            code: 'symlink_outside',
+            message: `a symlink to '${target}', in a folder the import skips: not followed`,
+          });
         } else files.push(child);
       }
     }
@@ -136,7 +155,9 @@ export function readFolder(dir: string): FolderBundle & { bytes: number } {
   const refused = new Set(folder.errors.map((e) => e.path));
   return {
     ...folder,
-    warnings: [...utf8.filter((w) => !refused.has(w.path)), ...folder.warnings].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    warnings: [...utf8.filter((w) => !refused.has(w.path)), ...folder.warnings].sort((a, b) =>
+      a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+    ),
     leftOut: [...walked.leftOut, ...folder.leftOut].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     bytes,
   };
@@ -148,11 +169,21 @@ const BATCH_BYTES = 16 * 1024 * 1024;
 /** Sends the folder's pages through the bundle import, in batches; sums the results. */
 export async function importFolder(api: Api, space: string, dir: string, mode: string): Promise<FolderImportResult> {
   const folder = readFolder(dir);
-  const result: FolderImportResult = { created: 0, updated: 0, skipped: 0, errors: [...folder.errors], warnings: folder.warnings, leftOut: folder.leftOut };
+  const result: FolderImportResult = {
+    created: 0,
+    updated: 0,
+    skipped: 0,
+    errors: [...folder.errors],
+    warnings: folder.warnings,
+    leftOut: folder.leftOut,
+  };
   const fileBytes = new Map<string, number>();
-  for (const a of folder.attachments) fileBytes.set(a.path, (fileBytes.get(a.path) ?? 0) + Math.ceil(a.data.length * 4 / 3));
+  for (const a of folder.attachments) fileBytes.set(a.path, (fileBytes.get(a.path) ?? 0) + Math.ceil((a.data.length * 4) / 3));
   const weight = (p: BundlePage) => Buffer.byteLength(p.content) + 256 + (fileBytes.get(p.path) ?? 0);
-  const progress = startProgress(`import ${space}`, folder.pages.reduce((n, p) => n + weight(p), 0));
+  const progress = startProgress(
+    `import ${space}`,
+    folder.pages.reduce((n, p) => n + weight(p), 0),
+  );
   try {
     let batch: BundlePage[] = [];
     let size = 0;

@@ -40,8 +40,15 @@ export function printTable(headers: string[] | null, rows: unknown[][], opts: { 
   const cells = rows.map((r) => r.map((v, i) => cell(v, i === r.length - 1 ? Infinity : MAX_CELL)));
   const all = headers ? [headers, ...cells] : cells;
   const widths = all[0].map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const lines = all.map((r) => pad + r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd());
-  const cols = out.isTTY ? out.columns ?? 0 : 0;
+  const lines = all.map(
+    (r) =>
+      pad +
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+  );
+  const cols = out.isTTY ? (out.columns ?? 0) : 0;
   for (const line of lines) out.write(`${cols > 20 && line.length > cols ? `${line.slice(0, cols - 1)}…` : line}\n`);
 }
 

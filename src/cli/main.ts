@@ -25,10 +25,24 @@ export { ExitError } from './exit-error.ts';
 
 /** Command groups in help order; each adds its own nouns. */
 export const commandModules: Array<(program: Command) => void> = [
-  registerPageCommands, registerMetaCommands, registerAclCommands, registerSearchCommands, registerRecordCommands,
-  registerLinkCommands, registerSpaceCommands, registerSpaceTemplateCommands, registerBundleCommands,
-  registerWebhookCommands, registerServeCommands, registerMcpCommand, registerHistoryCommands, registerPeopleCommands,
-  registerCompletionCommand, registerFileCommands, registerSyncCommand, registerChangesCommand,
+  registerPageCommands,
+  registerMetaCommands,
+  registerAclCommands,
+  registerSearchCommands,
+  registerRecordCommands,
+  registerLinkCommands,
+  registerSpaceCommands,
+  registerSpaceTemplateCommands,
+  registerBundleCommands,
+  registerWebhookCommands,
+  registerServeCommands,
+  registerMcpCommand,
+  registerHistoryCommands,
+  registerPeopleCommands,
+  registerCompletionCommand,
+  registerFileCommands,
+  registerSyncCommand,
+  registerChangesCommand,
 ];
 
 const FOOTER = `

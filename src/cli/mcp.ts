@@ -15,7 +15,8 @@ Example (Claude Desktop, claude_desktop_config.json):
 
 /** `kspace mcp`: the stdio MCP door. */
 export function registerMcpCommand(program: Command): void {
-  program.command('mcp')
+  program
+    .command('mcp')
     .description('MCP over stdio, forwarding to the server')
     .helpGroup('Server:')
     .addOption(new Option('--url <url>', `server URL (default: $SERVICE_URL or ${DEFAULT_URL})`).helpGroup('Connection:'))

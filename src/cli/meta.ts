@@ -20,23 +20,38 @@ function report(cmd: Command, r: Patched): void {
 export function registerMetaCommands(program: Command): void {
   const meta = program.command('meta').description("read and patch a page's metadata").helpGroup('Pages and metadata:');
 
-  addClientOptions(meta.command('get').argument('<space>').argument('<path>').description("print a page's metadata"))
-    .action(async (space: string, path: string, _opts: unknown, cmd: Command) => {
+  addClientOptions(meta.command('get').argument('<space>').argument('<path>').description("print a page's metadata")).action(
+    async (space: string, path: string, _opts: unknown, cmd: Command) => {
       const page = await apiOf(cmd).get<{ metadata: Record<string, unknown> }>(pagePath(space, path));
       if (wantsJson(cmd)) return printJson(page.metadata);
       const keys = Object.keys(page.metadata).sort();
       if (keys.length === 0) return printLine('no metadata');
       printFields(keys.map((k) => [k, page.metadata[k]]));
-    });
+    },
+  );
 
-  addClientOptions(meta.command('set').argument('<space>').argument('<path>').argument('<key=value...>').description('set metadata values; other keys stay'))
+  addClientOptions(
+    meta
+      .command('set')
+      .argument('<space>')
+      .argument('<path>')
+      .argument('<key=value...>')
+      .description('set metadata values; other keys stay'),
+  )
     .addHelpText('after', `${TYPING}\n\nExample:\n  kspace meta set tasks tasks/login stage=doing points=5 due=2025-07-01\n`)
     .action(async (space: string, path: string, pairs: string[], _opts: unknown, cmd: Command) => {
       const set = parsed(() => parseAssignments(pairs));
       report(cmd, await apiOf(cmd).json<Patched>('PATCH', pagePath(space, path, 'metadata'), { body: { set } }));
     });
 
-  addClientOptions(meta.command('append').argument('<space>').argument('<path>').argument('<key=value...>').description('add values to list keys, skipping ones already there'))
+  addClientOptions(
+    meta
+      .command('append')
+      .argument('<space>')
+      .argument('<path>')
+      .argument('<key=value...>')
+      .description('add values to list keys, skipping ones already there'),
+  )
     .addHelpText('after', `${TYPING}\n\nExample:\n  kspace meta append tasks tasks/login tags=auth tags=urgent\n`)
     .action(async (space: string, path: string, pairs: string[], _opts: unknown, cmd: Command) => {
       const appendUnique: Record<string, MetaScalar[]> = {};
@@ -47,10 +62,11 @@ export function registerMetaCommands(program: Command): void {
       report(cmd, await apiOf(cmd).json<Patched>('PATCH', pagePath(space, path, 'metadata'), { body: { appendUnique } }));
     });
 
-  addClientOptions(meta.command('unset').argument('<space>').argument('<path>').argument('<key...>').description('remove metadata keys'))
-    .action(async (space: string, path: string, keys: string[], _opts: unknown, cmd: Command) => {
-      if (keys.some((k) => k.includes('='))) throw usageError('unset takes key names, not key=value');
-      const set = Object.fromEntries(keys.map((k) => [k, null]));
-      report(cmd, await apiOf(cmd).json<Patched>('PATCH', pagePath(space, path, 'metadata'), { body: { set } }));
-    });
+  addClientOptions(
+    meta.command('unset').argument('<space>').argument('<path>').argument('<key...>').description('remove metadata keys'),
+  ).action(async (space: string, path: string, keys: string[], _opts: unknown, cmd: Command) => {
+    if (keys.some((k) => k.includes('='))) throw usageError('unset takes key names, not key=value');
+    const set = Object.fromEntries(keys.map((k) => [k, null]));
+    report(cmd, await apiOf(cmd).json<Patched>('PATCH', pagePath(space, path, 'metadata'), { body: { set } }));
+  });
 }

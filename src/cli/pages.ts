@@ -11,11 +11,27 @@ import { readStdin, stdinIsPiped } from './io.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
 import { parseAssignments } from './values.ts';
 
-type Page = { space: string; path: string; title: string; content: string; frontmatter: Record<string, unknown>; metadata: Record<string, unknown>; template: string | null; version: number; updatedAt: string };
-type PutOptions = {
-  title?: string; content?: string; file?: string; template?: string; meta?: string[]; metadata?: string; frontmatter?: string; baseVersion?: string;
+type Page = {
+  space: string;
+  path: string;
+  title: string;
+  content: string;
+  frontmatter: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  template: string | null;
+  version: number;
+  updatedAt: string;
 };
-
+type PutOptions = {
+  title?: string;
+  content?: string;
+  file?: string;
+  template?: string;
+  meta?: string[];
+  metadata?: string;
+  frontmatter?: string;
+  baseVersion?: string;
+};
 
 function parseObject(json: string, flag: string): Record<string, unknown> {
   const v: unknown = parsed(() => JSON.parse(json));
@@ -70,7 +86,8 @@ export async function buildPutBody(api: Api, space: string, path: string, opts: 
       if (title === undefined && typeof fmTitle === 'string') title = fmTitle;
       frontmatter ??= rest;
       // What `page get` prints: the metadata under a `metadata:` key of the frontmatter.
-      if (fmMeta !== null && typeof fmMeta === 'object' && !Array.isArray(fmMeta) && opts.metadata === undefined) docMeta = fmMeta as Record<string, unknown>;
+      if (fmMeta !== null && typeof fmMeta === 'object' && !Array.isArray(fmMeta) && opts.metadata === undefined)
+        docMeta = fmMeta as Record<string, unknown>;
     }
   }
   let metadata: Record<string, unknown> | undefined = opts.metadata !== undefined ? parseObject(opts.metadata, '--metadata') : docMeta;
@@ -78,7 +95,7 @@ export async function buildPutBody(api: Api, space: string, path: string, opts: 
   // A new page needs a title (a template can give one); an existing page keeps its own.
   if (title === undefined && opts.template === undefined) {
     title = await currentTitle(api, space, path);
-    if (title === undefined) throw usageError('a new page needs --title (or a title in the file\'s frontmatter)');
+    if (title === undefined) throw usageError("a new page needs --title (or a title in the file's frontmatter)");
   }
   let baseVersion: number | undefined;
   if (opts.baseVersion !== undefined) {
@@ -145,12 +162,13 @@ export function registerPageCommands(program: Command): void {
       printLine(`${res.status === 201 ? 'created' : 'saved'} ${saved.space}/${saved.path} (version ${saved.version})`);
     });
 
-  addClientOptions(page.command('delete').argument('<space>').argument('<path>').description('delete a page (its revisions stay)'))
-    .action(async (space: string, path: string, _opts: unknown, cmd: Command) => {
+  addClientOptions(page.command('delete').argument('<space>').argument('<path>').description('delete a page (its revisions stay)')).action(
+    async (space: string, path: string, _opts: unknown, cmd: Command) => {
       await apiOf(cmd).send('DELETE', pagePath(space, path));
       if (wantsJson(cmd)) return printJson({ ok: true });
       printLine(`deleted ${space}/${path}`);
-    });
+    },
+  );
 
   addPagingOptions(addClientOptions(program.command('pages').argument('<space>').description('list the pages of a space')), 'pages')
     .helpGroup('Pages and metadata:')
@@ -159,21 +177,36 @@ export function registerPageCommands(program: Command): void {
       type Row = { path: string; title: string; version: number; updatedAt: string; template?: string | null };
       const r = await fetchList<Row>(apiOf(cmd), `/spaces/${enc(space)}/pages`, 'pages', { prefix: opts.prefix }, opts);
       if (wantsJson(cmd)) return printJson(r.body);
-      printTable(['PATH', 'TITLE', 'VERSION', 'UPDATED', 'TYPE'], r.items.map((p) => [p.path, p.title, p.version, p.updatedAt, p.template]), { empty: 'no pages' });
+      printTable(
+        ['PATH', 'TITLE', 'VERSION', 'UPDATED', 'TYPE'],
+        r.items.map((p) => [p.path, p.title, p.version, p.updatedAt, p.template]),
+        { empty: 'no pages' },
+      );
       hintMore(r.nextCursor);
     });
 
   // `kspace revisions SPACE PATH` lists (the default verb); diff and restore: cli/history.ts.
   // No `help` subcommand: `revisions help <path>` lists the revisions of a page in the space `help`
   // (positional arguments win over help words after the first; `kspace help revisions` and --help remain).
-  const revisions = program.command('revisions').description("a page's revisions: list, diff, restore").helpGroup('Pages and metadata:')
+  const revisions = program
+    .command('revisions')
+    .description("a page's revisions: list, diff, restore")
+    .helpGroup('Pages and metadata:')
     .helpCommand(false);
-  addPagingOptions(addClientOptions(revisions.command('list', { isDefault: true }).argument('<space>').argument('<path>').description("a page's revisions, newest first")), 'revisions')
-    .action(async (space: string, path: string, opts: PagingOptions, cmd: Command) => {
-      type Rev = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
-      const r = await fetchList<Rev>(apiOf(cmd), pagePath(space, path, 'revisions'), 'revisions', {}, opts);
-      if (wantsJson(cmd)) return printJson(r.body);
-      printTable(['VERSION', 'TITLE', 'AUTHOR', 'CREATED'], r.items.map((v) => [v.version, v.title, v.author?.name, v.createdAt]), { empty: 'no revisions' });
-      hintMore(r.nextCursor);
-    });
+  addPagingOptions(
+    addClientOptions(
+      revisions.command('list', { isDefault: true }).argument('<space>').argument('<path>').description("a page's revisions, newest first"),
+    ),
+    'revisions',
+  ).action(async (space: string, path: string, opts: PagingOptions, cmd: Command) => {
+    type Rev = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
+    const r = await fetchList<Rev>(apiOf(cmd), pagePath(space, path, 'revisions'), 'revisions', {}, opts);
+    if (wantsJson(cmd)) return printJson(r.body);
+    printTable(
+      ['VERSION', 'TITLE', 'AUTHOR', 'CREATED'],
+      r.items.map((v) => [v.version, v.title, v.author?.name, v.createdAt]),
+      { empty: 'no revisions' },
+    );
+    hintMore(r.nextCursor);
+  });
 }

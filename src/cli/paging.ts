@@ -28,7 +28,13 @@ export type ListAnswer<T> = { items: T[]; nextCursor: string | null; body: Recor
  * GETs a list answer `{<field>: [...], nextCursor}`; with --all, follows the cursor and merges.
  * `body` is the API's JSON as it came (merged for --all) so `--json` prints it unchanged.
  */
-export async function fetchList<T>(api: Api, path: string, field: string, query: Record<string, string | undefined>, opts: PagingOptions): Promise<ListAnswer<T>> {
+export async function fetchList<T>(
+  api: Api,
+  path: string,
+  field: string,
+  query: Record<string, string | undefined>,
+  opts: PagingOptions,
+): Promise<ListAnswer<T>> {
   const limit = opts.limit;
   if (limit !== undefined && !/^\d+$/.test(limit)) throw usageError(`--limit is a whole number, not '${limit}'`);
   let cursor = opts.cursor;

@@ -5,7 +5,17 @@ import { cell, printJson, printLine, printTable } from './format.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
 import { parseWhere, type Filter } from './values.ts';
 
-type Field = { key: string; type: string; required?: boolean; default?: unknown; label?: string; description?: string; options?: string[]; min?: number; max?: number };
+type Field = {
+  key: string;
+  type: string;
+  required?: boolean;
+  default?: unknown;
+  label?: string;
+  description?: string;
+  options?: string[];
+  min?: number;
+  max?: number;
+};
 type RecordType = { name: string; description: string; defaultPathPrefix: string | null; additionalKeys: string; fields: Field[] };
 type Template = { space: string; name: string; path: string; title: string; description: string; recordType: boolean; fields?: Field[] };
 export type MetaRow = { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Record<string, unknown> };
@@ -14,7 +24,11 @@ export type QueryOptions = PagingOptions & { where?: string[]; orderBy?: string;
 /** `--where`, `--order-by`, `--desc` (and paging) for metadata queries. */
 export function addQueryOptions(cmd: Command): Command {
   return addPagingOptions(cmd, 'rows')
-    .option('--where <expr>', "a filter (repeatable, AND-ed): key=v, key!=v, key>=3, 'key in a,b', 'key contains x', 'key exists', 'key missing'", collect)
+    .option(
+      '--where <expr>',
+      "a filter (repeatable, AND-ed): key=v, key!=v, key>=3, 'key in a,b', 'key contains x', 'key exists', 'key missing'",
+      collect,
+    )
     .option('--order-by <key>', 'sort by this metadata key')
     .option('--desc', 'sort descending');
 }
@@ -52,7 +66,11 @@ function fieldDetails(f: Field): string {
 }
 
 function printFieldsTable(fields: Field[]): void {
-  printTable(['KEY', 'TYPE', 'REQUIRED', 'DETAILS'], fields.map((f) => [f.key, f.type, f.required ? 'yes' : '', fieldDetails(f)]), { empty: '(no fields)', indent: 2 });
+  printTable(
+    ['KEY', 'TYPE', 'REQUIRED', 'DETAILS'],
+    fields.map((f) => [f.key, f.type, f.required ? 'yes' : '', fieldDetails(f)]),
+    { empty: '(no fields)', indent: 2 },
+  );
 }
 
 /** `kspace types`, `kspace records`, `kspace templates`. */
@@ -62,26 +80,40 @@ export function registerRecordCommands(program: Command): void {
     .action(async (space: string, _opts: unknown, cmd: Command) => {
       const types = await apiOf(cmd).get<RecordType[]>(`/spaces/${enc(space)}/record-types`);
       if (wantsJson(cmd)) return printJson(types);
-      if (types.length === 0) return printLine(`no record types in ${space} (a record type is a page templates/<name> with metadataSchema in its frontmatter)`);
+      if (types.length === 0)
+        return printLine(`no record types in ${space} (a record type is a page templates/<name> with metadataSchema in its frontmatter)`);
       types.forEach((t, i) => {
         if (i > 0) printLine();
-        const about = [t.defaultPathPrefix ? `path prefix ${t.defaultPathPrefix}` : '', `additional keys: ${t.additionalKeys}`].filter(Boolean).join(', ');
+        const about = [t.defaultPathPrefix ? `path prefix ${t.defaultPathPrefix}` : '', `additional keys: ${t.additionalKeys}`]
+          .filter(Boolean)
+          .join(', ');
         printLine(`${t.name}${t.description ? ` — ${t.description}` : ''}  (${about})`);
         printFieldsTable(t.fields);
       });
     });
 
-  addQueryOptions(addClientOptions(program.command('records').argument('<space>').argument('<type>').description('the records of one type in a space')))
+  addQueryOptions(
+    addClientOptions(program.command('records').argument('<space>').argument('<type>').description('the records of one type in a space')),
+  )
     .helpGroup('Records and templates:')
     .option('--nonconforming', "only records that no longer satisfy their type's current schema, with their issues")
-    .addHelpText('after', "\nExamples:\n  kspace records tasks task --where 'stage in todo,doing' --order-by due\n  kspace records tasks task --nonconforming\n")
+    .addHelpText(
+      'after',
+      "\nExamples:\n  kspace records tasks task --where 'stage in todo,doing' --order-by due\n  kspace records tasks task --nonconforming\n",
+    )
     .action(async (space: string, type: string, opts: QueryOptions & { nonconforming?: boolean }, cmd: Command) => {
       const api = apiOf(cmd);
       const base = `/spaces/${enc(space)}/records/${enc(type)}`;
       if (opts.nonconforming) {
-        const rows = await api.get<Array<{ path: string; issues: Array<{ key: string; code: string; message: string }> }>>(`${base}/nonconforming`);
+        const rows = await api.get<Array<{ path: string; issues: Array<{ key: string; code: string; message: string }> }>>(
+          `${base}/nonconforming`,
+        );
         if (wantsJson(cmd)) return printJson(rows);
-        return printTable(['PATH', 'ISSUES'], rows.map((r) => [r.path, r.issues.map((i) => `${i.key}: ${i.message} (${i.code})`).join('; ')]), { empty: 'every record conforms' });
+        return printTable(
+          ['PATH', 'ISSUES'],
+          rows.map((r) => [r.path, r.issues.map((i) => `${i.key}: ${i.message} (${i.code})`).join('; ')]),
+          { empty: 'every record conforms' },
+        );
       }
       const r = await fetchList<MetaRow>(api, base, 'pages', queryParams(opts), opts);
       if (wantsJson(cmd)) return printJson(r.body);
@@ -97,7 +129,10 @@ export function registerRecordCommands(program: Command): void {
     .action(async (opts: { space?: string; content?: boolean }, cmd: Command) => {
       const list = await apiOf(cmd).get<Template[]>('/templates', { space: opts.space, includeContent: opts.content ? 'true' : undefined });
       if (wantsJson(cmd)) return printJson(list);
-      printTable(['SPACE', 'NAME', 'KIND', 'TITLE', 'DESCRIPTION'],
-        list.map((t) => [t.space, t.name, t.recordType ? 'record type' : 'template', t.title, t.description]), { empty: 'no templates' });
+      printTable(
+        ['SPACE', 'NAME', 'KIND', 'TITLE', 'DESCRIPTION'],
+        list.map((t) => [t.space, t.name, t.recordType ? 'record type' : 'template', t.title, t.description]),
+        { empty: 'no templates' },
+      );
     });
 }

@@ -23,7 +23,15 @@ Examples:
 
 /** `kspace search` (full text) and `kspace query` (metadata). */
 export function registerSearchCommands(program: Command): void {
-  addPagingOptions(addClientOptions(program.command('search').argument('<query>', 'words (pages with every word first, then some), "quoted phrases", prefix*').description('full-text search, one hit a line')), 'hits')
+  addPagingOptions(
+    addClientOptions(
+      program
+        .command('search')
+        .argument('<query>', 'words (pages with every word first, then some), "quoted phrases", prefix*')
+        .description('full-text search, one hit a line'),
+    ),
+    'hits',
+  )
     .helpGroup('Search:')
     .option('--space <slug>', 'only this space')
     .addHelpText('after', '\nExamples:\n  kspace search "release notes"\n  kspace search \'deploy* "blue green"\' --space ops\n')
@@ -31,7 +39,11 @@ export function registerSearchCommands(program: Command): void {
       const r = await fetchList<Hit>(apiOf(cmd), '/search', 'hits', { q: query, space: opts.space }, opts);
       if (wantsJson(cmd)) return printJson(r.body);
       const tty = Boolean(process.stdout.isTTY);
-      printTable(null, r.items.map((h) => [`${h.space}/${h.path}`, cell(h.title, 40), snippetText(h.snippet ?? '', tty)]), { empty: 'no hits' });
+      printTable(
+        null,
+        r.items.map((h) => [`${h.space}/${h.path}`, cell(h.title, 40), snippetText(h.snippet ?? '', tty)]),
+        { empty: 'no hits' },
+      );
       hintMore(r.nextCursor);
     });
 

@@ -22,9 +22,13 @@ export function registerServeCommands(program: Command): void {
     .option('--idle-ms <n>', 'how often an idle helper looks again without being told of a write (tests)')
     .action(async (dbFile: string, opts: { restartPages?: string; maxDeferPages?: string; idleMs?: string }) => {
       const { processChannel, runCheckpointer } = await import('../store/helper/loop.ts');
-      await runCheckpointer(dbFile, processChannel(),
-        opts.restartPages ? Number(opts.restartPages) : undefined, opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined,
-        opts.idleMs ? Number(opts.idleMs) : undefined);
+      await runCheckpointer(
+        dbFile,
+        processChannel(),
+        opts.restartPages ? Number(opts.restartPages) : undefined,
+        opts.maxDeferPages ? Number(opts.maxDeferPages) : undefined,
+        opts.idleMs ? Number(opts.idleMs) : undefined,
+      );
     });
 
   registerBackupCommands(program);

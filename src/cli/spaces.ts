@@ -4,7 +4,15 @@ import { usageError } from './exit-error.ts';
 import { printFields, printJson, printLine, printTable } from './format.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
 
-type Space = { slug: string; name: string; description: string; defaultAccess: string; personal: boolean; createdAt: string; updatedAt: string };
+type Space = {
+  slug: string;
+  name: string;
+  description: string;
+  defaultAccess: string;
+  personal: boolean;
+  createdAt: string;
+  updatedAt: string;
+};
 const ACCESS = ['write', 'read', 'none'];
 
 function checkAccess(value: string | undefined): string | undefined {
@@ -13,21 +21,34 @@ function checkAccess(value: string | undefined): string | undefined {
 }
 
 function printSpace(s: Space): void {
-  printFields([['slug', s.slug], ['name', s.name], ['description', s.description], ['default access', s.defaultAccess],
-    ['personal', s.personal], ['created', s.createdAt], ['updated', s.updatedAt]]);
+  printFields([
+    ['slug', s.slug],
+    ['name', s.name],
+    ['description', s.description],
+    ['default access', s.defaultAccess],
+    ['personal', s.personal],
+    ['created', s.createdAt],
+    ['updated', s.updatedAt],
+  ]);
 }
 
 /** `kspace spaces list|create|get|update`. */
 export function registerSpaceCommands(program: Command): void {
   const spaces = program.command('spaces').description('list, create, show and update spaces').helpGroup('Spaces and templates:');
 
-  addPagingOptions(addClientOptions(spaces.command('list').description('the spaces you can see (your personal space included)')), 'spaces')
-    .action(async (opts: PagingOptions, cmd: Command) => {
-      const r = await fetchList<Space>(apiOf(cmd), '/spaces', 'spaces', {}, opts);
-      if (wantsJson(cmd)) return printJson(r.body);
-      printTable(['SLUG', 'NAME', 'ACCESS', 'DESCRIPTION'], r.items.map((s) => [s.slug, s.name, s.personal ? 'personal' : s.defaultAccess, s.description]), { empty: 'no spaces' });
-      hintMore(r.nextCursor);
-    });
+  addPagingOptions(
+    addClientOptions(spaces.command('list').description('the spaces you can see (your personal space included)')),
+    'spaces',
+  ).action(async (opts: PagingOptions, cmd: Command) => {
+    const r = await fetchList<Space>(apiOf(cmd), '/spaces', 'spaces', {}, opts);
+    if (wantsJson(cmd)) return printJson(r.body);
+    printTable(
+      ['SLUG', 'NAME', 'ACCESS', 'DESCRIPTION'],
+      r.items.map((s) => [s.slug, s.name, s.personal ? 'personal' : s.defaultAccess, s.description]),
+      { empty: 'no spaces' },
+    );
+    hintMore(r.nextCursor);
+  });
 
   addClientOptions(spaces.command('create').argument('<slug>', 'lowercase letters, digits and -').description('create a shared space'))
     .option('--name <name>', 'display name (default: the slug)')
@@ -41,12 +62,13 @@ export function registerSpaceCommands(program: Command): void {
       printLine(`created space ${space.slug}`);
     });
 
-  addClientOptions(spaces.command('get').argument('<slug>').description('show one space'))
-    .action(async (slug: string, _opts: unknown, cmd: Command) => {
+  addClientOptions(spaces.command('get').argument('<slug>').description('show one space')).action(
+    async (slug: string, _opts: unknown, cmd: Command) => {
       const space = await apiOf(cmd).get<Space>(`/spaces/${enc(slug)}`);
       if (wantsJson(cmd)) return printJson(space);
       printSpace(space);
-    });
+    },
+  );
 
   addClientOptions(spaces.command('update').argument('<slug>').description("change a space's name, description or default access"))
     .option('--name <name>', 'display name')
@@ -54,7 +76,8 @@ export function registerSpaceCommands(program: Command): void {
     .option('--default-access <access>', 'write, read or none')
     .action(async (slug: string, opts: { name?: string; description?: string; defaultAccess?: string }, cmd: Command) => {
       const body = { name: opts.name, description: opts.description, defaultAccess: checkAccess(opts.defaultAccess) };
-      if (Object.values(body).every((v) => v === undefined)) throw usageError('nothing to change: give --name, --description or --default-access');
+      if (Object.values(body).every((v) => v === undefined))
+        throw usageError('nothing to change: give --name, --description or --default-access');
       const space = await apiOf(cmd).json<Space>('PATCH', `/spaces/${enc(slug)}`, { body });
       if (wantsJson(cmd)) return printJson(space);
       printSpace(space);

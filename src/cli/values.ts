@@ -88,9 +88,14 @@ export function parseWhere(expr: string): Filter {
     if (cmp[3] === '') throw new ParseError(`'${expr}': nothing to compare with after '${cmp[2]}'`);
     return { key, op: SYMBOL_OPS[cmp[2]], value: typeValue(cmp[3]) };
   }
-  throw new ParseError(`'${expr}' is not a filter; try key=value, key!=value, key>=3, 'key in a,b', 'key contains x', 'key exists' or 'key missing'`);
+  throw new ParseError(
+    `'${expr}' is not a filter; try key=value, key!=value, key>=3, 'key in a,b', 'key contains x', 'key exists' or 'key missing'`,
+  );
 }
 
 function splitList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }

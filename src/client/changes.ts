@@ -80,7 +80,12 @@ export async function followChanges(settings: ClientSettings, opts: FollowOption
   while (!opts.signal?.aborted) {
     try {
       const headers: Record<string, string> = last !== undefined ? { 'last-event-id': String(last) } : {};
-      const res = await request(settings, 'GET', '/changes/stream', { query: { space: opts.space }, accept: 'text/event-stream', headers, signal: opts.signal });
+      const res = await request(settings, 'GET', '/changes/stream', {
+        query: { space: opts.space },
+        accept: 'text/event-stream',
+        headers,
+        signal: opts.signal,
+      });
       backoff = 1000;
       for await (const e of readEvents(res.body!)) {
         if (e.event !== 'change' || e.data === undefined) continue;

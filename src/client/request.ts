@@ -10,9 +10,15 @@ export class ApiError extends Error {
     super(problem.detail ?? problem.title);
     this.problem = problem;
   }
-  get status(): number { return this.problem.status; }
-  get code(): string { return this.problem.code; }
-  get issues(): Problem['issues'] { return this.problem.issues; }
+  get status(): number {
+    return this.problem.status;
+  }
+  get code(): string {
+    return this.problem.code;
+  }
+  get issues(): Problem['issues'] {
+    return this.problem.issues;
+  }
 }
 
 export type RequestOptions = {
@@ -61,7 +67,14 @@ export async function request(settings: ClientSettings, method: string, path: st
     res = await fetch(settings.base.replace(/\/+$/, '') + withQuery(path, opts.query ?? {}), init);
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new ApiError({ status: 0, code: 'network', title: 'The server cannot be reached', detail: 'The server cannot be reached. Check the connection and try again.', issues: [], body: { cause: networkErrorText(err) } });
+    throw new ApiError({
+      status: 0,
+      code: 'network',
+      title: 'The server cannot be reached',
+      detail: 'The server cannot be reached. Check the connection and try again.',
+      issues: [],
+      body: { cause: networkErrorText(err) },
+    });
   }
   if (!res.ok) throw new ApiError(parseProblem(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')));
   const txid = Number(res.headers.get('x-service-txid'));
@@ -76,7 +89,14 @@ export async function readJson<T>(res: Response): Promise<T> {
   try {
     return (text ? JSON.parse(text) : null) as T;
   } catch {
-    throw new ApiError({ status: res.status, code: 'not_json', title: 'The answer is not JSON', detail: `the server answered ${res.status} with something that is not JSON`, issues: [], body: {} });
+    throw new ApiError({
+      status: res.status,
+      code: 'not_json',
+      title: 'The answer is not JSON',
+      detail: `the server answered ${res.status} with something that is not JSON`,
+      issues: [],
+      body: {},
+    });
   }
 }
 
@@ -84,15 +104,21 @@ export async function readJson<T>(res: Response): Promise<T> {
 function networkErrorText(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   switch (cause?.code) {
-    case 'ECONNREFUSED': return 'connection refused';
+    case 'ECONNREFUSED':
+      return 'connection refused';
     case 'ENOTFOUND':
-    case 'EAI_AGAIN': return 'host not found';
+    case 'EAI_AGAIN':
+      return 'host not found';
     case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT': return 'connection timed out';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connection timed out';
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET': return 'connection reset';
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
     case 'EHOSTUNREACH':
-    case 'ENETUNREACH': return 'network unreachable';
-    default: return cause?.message ?? (err instanceof Error ? err.message : String(err));
+    case 'ENETUNREACH':
+      return 'network unreachable';
+    default:
+      return cause?.message ?? (err instanceof Error ? err.message : String(err));
   }
 }

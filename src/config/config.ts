@@ -110,7 +110,6 @@ export type Limits = {
 export type Flags = { data?: string; host?: string; port?: string | number };
 type Env = Record<string, string | undefined>;
 
-
 export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   const host = flags.host ?? env.SERVICE_HOST ?? '127.0.0.1';
   const port = toInt('port', flags.port ?? env.SERVICE_PORT ?? '8080', 0, 65535);
@@ -210,9 +209,12 @@ function loadReplication(env: Env): ReplicationConfig {
       throw new ConfigError(`SERVICE_PRIMARY_URL: '${primaryUrl}' is not an http(s) base URL such as https://primary.example.org`);
     }
   }
-  if (role === 'replica' && !primaryUrl) throw new ConfigError('SERVICE_ROLE=replica needs SERVICE_PRIMARY_URL (where writes are forwarded)');
+  if (role === 'replica' && !primaryUrl)
+    throw new ConfigError('SERVICE_ROLE=replica needs SERVICE_PRIMARY_URL (where writes are forwarded)');
   return {
-    role, primaryUrl, checkpointMode: mode,
+    role,
+    primaryUrl,
+    checkpointMode: mode,
     waitMs: toInt('SERVICE_REPLICA_WAIT_MS', env.SERVICE_REPLICA_WAIT_MS ?? 2000, 0, 600_000),
   };
 }

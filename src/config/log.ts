@@ -48,7 +48,15 @@ const PLAIN = /^[\w\-.:/*@~+()]*$/;
 const str = (v: string) => (PLAIN.test(v) ? `"${v}"` : JSON.stringify(v));
 
 /** The fields of a request line; every string is short and most need no escaping. */
-export type RequestFields = { id: string; principal: string | null; method: string; route: string; status: number; ms: number; bytes: number };
+export type RequestFields = {
+  id: string;
+  principal: string | null;
+  method: string;
+  route: string;
+  status: number;
+  ms: number;
+  bytes: number;
+};
 
 /**
  * formatLine for the one line every request writes, without the object spread and the generic
@@ -56,8 +64,10 @@ export type RequestFields = { id: string; principal: string | null; method: stri
  */
 export function formatRequestLine(format: LogFormat, level: LogLevel, msg: string, f: RequestFields): string {
   if (format === 'text') return formatLine(format, level, msg, f);
-  return `{"time":"${nowIso()}","level":"${level}","msg":"${msg}","id":${str(f.id)},"principal":${f.principal === null ? 'null' : str(f.principal)},`
-    + `"method":${str(f.method)},"route":${str(f.route)},"status":${f.status},"ms":${f.ms},"bytes":${f.bytes}}\n`;
+  return (
+    `{"time":"${nowIso()}","level":"${level}","msg":"${msg}","id":${str(f.id)},"principal":${f.principal === null ? 'null' : str(f.principal)},` +
+    `"method":${str(f.method)},"route":${str(f.route)},"status":${f.status},"ms":${f.ms},"bytes":${f.bytes}}\n`
+  );
 }
 
 export function formatLine(format: LogFormat, level: LogLevel, msg: string, fields?: LineFields): string {

@@ -51,8 +51,8 @@ export function canDeletePage(caller: Caller, space: SpaceAccessRow): boolean {
  * create pages in the space; org admins always (shared spaces), the owner (personal ones).
  */
 export function canRestoreTrashed(caller: Caller, space: SpaceAccessRow, acl: AclEntry[] | null): boolean {
-  const couldWrite = space.owner_id !== null || caller.orgAdmin || acl === null
-    || acl.some((e) => e.principal_id === caller.id && e.perm === 'write');
+  const couldWrite =
+    space.owner_id !== null || caller.orgAdmin || acl === null || acl.some((e) => e.principal_id === caller.id && e.perm === 'write');
   return couldWrite && canCreateIn(caller, space);
 }
 
@@ -74,8 +74,12 @@ export function canTakePersonal(caller: Caller, page: PageAccessRow, acl: AclEnt
  * answers false when it cannot tell without listing the org's members.
  */
 export function readersWithin(
-  srcSpace: SpaceAccessRow, src: PageAccessRow, srcAcl: AclEntry[],
-  dstSpace: SpaceAccessRow, dst: PageAccessRow, dstAcl: AclEntry[],
+  srcSpace: SpaceAccessRow,
+  src: PageAccessRow,
+  srcAcl: AclEntry[],
+  dstSpace: SpaceAccessRow,
+  dst: PageAccessRow,
+  dstAcl: AclEntry[],
 ): boolean {
   if (srcSpace.owner_id !== null) {
     // Only the owner reads the source: do they read the target?
@@ -85,8 +89,11 @@ export function readersWithin(
   if (dstSpace.owner_id !== null) return false; // a personal page: nobody else reads it
   // Readers of the source: its ACL's principals (plus org admins), or with no ACL the whole org
   // (none but the org admins when the space's default is 'none'). Org admins read every shared page.
-  const srcReaders: string[] | 'org' | 'admins' = src.has_acl ? srcAcl.map((e) => e.principal_id)
-    : srcSpace.default_access === 'none' ? 'admins' : 'org';
+  const srcReaders: string[] | 'org' | 'admins' = src.has_acl
+    ? srcAcl.map((e) => e.principal_id)
+    : srcSpace.default_access === 'none'
+      ? 'admins'
+      : 'org';
   if (srcReaders === 'admins') return true;
   if (!dst.has_acl) return dstSpace.default_access !== 'none' || (srcReaders !== 'org' && srcReaders.length === 0);
   if (srcReaders === 'org') return false;

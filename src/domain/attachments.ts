@@ -37,9 +37,12 @@ function present(row: AttachmentRow): FileInfo {
 
 /** 413 naming the setting: a file past SERVICE_MAX_ATTACHMENT_BYTES. */
 export function attachmentTooLarge(cap: number): AppError {
-  return new AppError('payload_too_large', `an attachment is limited to ${cap} bytes (SERVICE_MAX_ATTACHMENT_BYTES)`, [
-    { key: 'SERVICE_MAX_ATTACHMENT_BYTES', code: 'max', message: `at most ${cap} bytes a file` },
-  ], { setting: 'SERVICE_MAX_ATTACHMENT_BYTES', limit: cap });
+  return new AppError(
+    'payload_too_large',
+    `an attachment is limited to ${cap} bytes (SERVICE_MAX_ATTACHMENT_BYTES)`,
+    [{ key: 'SERVICE_MAX_ATTACHMENT_BYTES', code: 'max', message: `at most ${cap} bytes a file` }],
+    { setting: 'SERVICE_MAX_ATTACHMENT_BYTES', limit: cap },
+  );
 }
 
 /** The cap a file of `size` bytes must pass (checked on Content-Length before its body is read). */
@@ -60,12 +63,23 @@ export type Upload = { data: Buffer; sha256: string };
 /** A running hash for a body read in chunks: `add` each chunk, then `finish` with the whole body. */
 export function uploadHasher(): { add(chunk: Uint8Array): void; finish(data: Buffer): Upload } {
   const h = createHash('sha256');
-  return { add: (chunk) => { h.update(chunk); }, finish: (data) => ({ data, sha256: h.digest('hex') }) };
+  return {
+    add: (chunk) => {
+      h.update(chunk);
+    },
+    finish: (data) => ({ data, sha256: h.digest('hex') }),
+  };
 }
 
 /** PUT /files/…: adds or replaces the file `name` of a page. One transaction. */
 export function putAttachment(
-  svc: Services, caller: Caller, slug: string, pagePath: string, name: string, upload: Upload, declaredType: string | null,
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  pagePath: string,
+  name: string,
+  upload: Upload,
+  declaredType: string | null,
 ): { file: FileInfo; created: boolean } {
   const issue = checkFileName(name);
   if (issue) throw invalid([issue]);
@@ -78,14 +92,24 @@ export function putAttachment(
     if (quota > 0) {
       const used = store.spaceAttachmentBytes(svc.db, space.id) - (old?.size ?? 0);
       if (used + upload.data.length > quota) {
-        throw new AppError('payload_too_large', `the space '${space.slug}' holds ${used} bytes of attachments; its quota is ${quota} (SERVICE_SPACE_QUOTA_BYTES)`, [
-          { key: 'SERVICE_SPACE_QUOTA_BYTES', code: 'max', message: `at most ${quota} bytes of attachments a space` },
-        ], { setting: 'SERVICE_SPACE_QUOTA_BYTES', limit: quota, used });
+        throw new AppError(
+          'payload_too_large',
+          `the space '${space.slug}' holds ${used} bytes of attachments; its quota is ${quota} (SERVICE_SPACE_QUOTA_BYTES)`,
+          [{ key: 'SERVICE_SPACE_QUOTA_BYTES', code: 'max', message: `at most ${quota} bytes of attachments a space` }],
+          { setting: 'SERVICE_SPACE_QUOTA_BYTES', limit: quota, used },
+        );
       }
     }
     const now = svc.now();
     const row: AttachmentRow = {
-      page_id: page.id, name, space_id: space.id, sha256: upload.sha256, content_type: contentType, size: upload.data.length, created_at: now, created_by: caller.id,
+      page_id: page.id,
+      name,
+      space_id: space.id,
+      sha256: upload.sha256,
+      content_type: contentType,
+      size: upload.data.length,
+      created_at: now,
+      created_by: caller.id,
     };
     withinOrgQuota(svc, space.org_id, () => {
       store.putBlob(svc.db, upload.sha256, upload.data, now);
@@ -158,7 +182,9 @@ export function listFiles(svc: Services, caller: Caller, slug: string, pagePath:
   const { space, page } = loadReadablePage(svc, caller, slug, pagePath);
   const rows = store.listAttachments(svc.db, page.id).filter((r) => r.name > q.after);
   const files: FileListItem[] = rows.slice(0, q.limit).map((r) => ({
-    ...present(r), createdAt: r.created_at, url: fileHref(space.slug, page.path, r.name),
+    ...present(r),
+    createdAt: r.created_at,
+    url: fileHref(space.slug, page.path, r.name),
   }));
   return { files, last: rows.length > q.limit ? files[files.length - 1].name : null };
 }

@@ -13,7 +13,15 @@ import { readersOf } from '../store/key-stats.ts';
 import { readTxid } from '../store/txid.ts';
 import type { Caller } from '../model.ts';
 
-export const CHANGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.moved', 'page.restored', 'file.put', 'file.deleted'] as const;
+export const CHANGE_EVENTS = [
+  'page.created',
+  'page.updated',
+  'page.deleted',
+  'page.moved',
+  'page.restored',
+  'file.put',
+  'file.deleted',
+] as const;
 export type ChangeEvent = (typeof CHANGE_EVENTS)[number];
 
 export type Change = {
@@ -42,20 +50,35 @@ export function readersBefore(db: Db, pageId: number, path: string): Before {
  * ('page.access'); `gone` when nobody reads the page after it (a delete).
  */
 export function recordChange(
-  db: Db, caller: Caller, c: { event: ChangeEvent | 'page.access'; pageId: number; path: string; version?: number; at: string; before?: Before; gone?: boolean },
+  db: Db,
+  caller: Caller,
+  c: { event: ChangeEvent | 'page.access'; pageId: number; path: string; version?: number; at: string; before?: Before; gone?: boolean },
 ): void {
   const now = readersOf(db, c.pageId)!;
   insertChange(db, {
-    at: c.at, event: c.event, pageId: c.pageId, spaceId: c.gone && c.before ? c.before.spaceId : now.spaceId, path: c.path,
-    version: c.version ?? null, readers: c.gone ? null : now.readers,
-    fromSpaceId: c.before?.spaceId ?? null, fromPath: c.before?.path ?? null, fromReaders: c.before?.readers ?? null,
-    actorId: caller.id, actorKind: caller.kind,
+    at: c.at,
+    event: c.event,
+    pageId: c.pageId,
+    spaceId: c.gone && c.before ? c.before.spaceId : now.spaceId,
+    path: c.path,
+    version: c.version ?? null,
+    readers: c.gone ? null : now.readers,
+    fromSpaceId: c.before?.spaceId ?? null,
+    fromPath: c.before?.path ?? null,
+    fromReaders: c.before?.readers ?? null,
+    actorId: caller.id,
+    actorKind: caller.kind,
   });
 }
 
 /** How a stored change reads to a caller who may see it after it (`after`), before it, or both. */
 export function presentChange(r: ChangeRow): Change {
-  const base = { txid: r.txid, at: r.at, actor: { id: r.actor_id, kind: r.actor_kind }, ...(r.version !== null ? { version: r.version } : {}) };
+  const base = {
+    txid: r.txid,
+    at: r.at,
+    actor: { id: r.actor_id, kind: r.actor_kind },
+    ...(r.version !== null ? { version: r.version } : {}),
+  };
   const here = { space: r.space_slug, path: r.path };
   const there = { space: r.from_slug ?? r.space_slug, path: r.from_path ?? r.path };
   if (r.event === 'page.moved') {
@@ -92,14 +115,25 @@ export function sinceOf(svc: Services, since: number | 'now'): number {
 /** 410 changes_expired when changes after `since` were pruned (0: from the oldest kept). */
 export function checkSince(svc: Services, since: number): void {
   if (since > 0 && since < changesFloor(svc.db)) {
-    throw new AppError('changes_expired', `the changes after txid ${since} are no longer kept (SERVICE_CHANGES_RETENTION_DAYS is ${svc.config.changes.retentionDays}): read the current state again, then follow from this answer's nextSince`, undefined, {
-      nextSince: readTxid(svc.db).n,
-    });
+    throw new AppError(
+      'changes_expired',
+      `the changes after txid ${since} are no longer kept (SERVICE_CHANGES_RETENTION_DAYS is ${svc.config.changes.retentionDays}): read the current state again, then follow from this answer's nextSince`,
+      undefined,
+      {
+        nextSince: readTxid(svc.db).n,
+      },
+    );
   }
 }
 
 /** listChanges for a space already resolved (`spaceId`, null: all) and a `since` already checked. */
-export function changesAfter(svc: Services, caller: Caller, since: number, spaceId: number | null, limit: number): { changes: Change[]; nextSince: number } {
+export function changesAfter(
+  svc: Services,
+  caller: Caller,
+  since: number,
+  spaceId: number | null,
+  limit: number,
+): { changes: Change[]; nextSince: number } {
   // The txid first: on a replica the copy may move on between two statements; nothing past it is read.
   const upto = readTxid(svc.db).n;
   const rows = visibleChanges(svc.db, caller, { since, upto, spaceId, limit: limit + 1 });

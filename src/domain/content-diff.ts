@@ -23,8 +23,11 @@ export function diffContents(oldName: string, newName: string, a: string, b: str
   if (ends.xLines + ends.yLines <= MAX_DIFF_LINES) {
     // jsdiff sees only the lines that differ and the context around them: its cost per line is
     // high, and the common first and last lines are found here in one pass.
-    const exact = structuredPatch(oldName, newName, x.slice(ends.from, ends.xTo), y.slice(ends.from, ends.yTo), '', '',
-      { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH, timeout });
+    const exact = structuredPatch(oldName, newName, x.slice(ends.from, ends.xTo), y.slice(ends.from, ends.yTo), '', '', {
+      context: CONTEXT,
+      maxEditLength: MAX_EDIT_LENGTH,
+      timeout,
+    });
     if (exact !== undefined) {
       for (const h of exact.hunks) {
         h.oldStart += ends.fromLine;
@@ -42,7 +45,17 @@ export function diffContents(oldName: string, newName: string, a: string, b: str
  * those CONTEXT lines further out, `fromLine` the line number of `from` (0-based), and `xLines`/
  * `yLines` how many lines differ in each text. Found on the strings, without splitting them.
  */
-type Ends = { head: number; xTail: number; yTail: number; from: number; xTo: number; yTo: number; fromLine: number; xLines: number; yLines: number };
+type Ends = {
+  head: number;
+  xTail: number;
+  yTail: number;
+  from: number;
+  xTo: number;
+  yTo: number;
+  fromLine: number;
+  xLines: number;
+  yLines: number;
+};
 
 function commonEnds(x: string, y: string): Ends {
   const n = Math.min(x.length, y.length);
@@ -66,8 +79,15 @@ function commonEnds(x: string, y: string): Ends {
     return e;
   };
   return {
-    head, xTail, yTail, from, xTo: after(x, xTail), yTo: after(y, yTail), fromLine: countLines(x, 0, from),
-    xLines: countLines(x, head, xTail), yLines: countLines(y, head, yTail),
+    head,
+    xTail,
+    yTail,
+    from,
+    xTo: after(x, xTail),
+    yTo: after(y, yTail),
+    fromLine: countLines(x, 0, from),
+    xLines: countLines(x, head, xTail),
+    yLines: countLines(y, head, yTail),
   };
 }
 
@@ -83,7 +103,7 @@ function prefixed(mark: ' ' | '-' | '+', text: string): string {
   const out = Buffer.allocUnsafe(src.length + lines);
   const m = mark.charCodeAt(0);
   let o = 0;
-  for (let s = 0; s < src.length;) {
+  for (let s = 0; s < src.length; ) {
     const e = src.indexOf(10, s) + 1;
     out[o++] = m;
     o += src.copy(out, o, s, e);
@@ -114,9 +134,13 @@ function coarseDiff(oldName: string, newName: string, x: string, y: string, e: E
   const newCount = countLines(y, e.from, e.yTo);
   // A range of no lines starts at the line before it (unified diff, as jsdiff writes it).
   const range = (count: number) => `${count === 0 ? e.fromLine : e.fromLine + 1},${count}`;
-  return `${header}@@ -${range(oldCount)} +${range(newCount)} @@\n`
-    + prefixed(' ', x.slice(e.from, e.head)) + prefixed('-', x.slice(e.head, e.xTail)) + prefixed('+', y.slice(e.head, e.yTail))
-    + prefixed(' ', x.slice(e.xTail, e.xTo));
+  return (
+    `${header}@@ -${range(oldCount)} +${range(newCount)} @@\n` +
+    prefixed(' ', x.slice(e.from, e.head)) +
+    prefixed('-', x.slice(e.head, e.xTail)) +
+    prefixed('+', y.slice(e.head, e.yTail)) +
+    prefixed(' ', x.slice(e.xTail, e.xTo))
+  );
 }
 
 // Without it, a last line that differs only in its missing newline shows a "\ No newline" marker.

@@ -61,8 +61,7 @@ export class AppError extends Error {
 export const invalid = (issues: Issue[], detail?: string) =>
   new AppError('validation_failed', detail ?? issues.map((i) => `${i.key}: ${i.message}`).join('; '), issues);
 
-export const invalidField = (key: string, code: string, message: string) =>
-  invalid([{ key, code, message }]);
+export const invalidField = (key: string, code: string, message: string) => invalid([{ key, code, message }]);
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 export const forbidden = (detail: string) => new AppError('forbidden', detail);

@@ -56,7 +56,25 @@ export function sniffBytes(b: Buffer): string | null {
 
 // Markup a browser would run: HTML (the WHATWG sniffing patterns) and SVG, after leading
 // whitespace and a byte order mark, case-insensitive.
-const HTML_TAGS = ['<!doctype html', '<html', '<head', '<script', '<iframe', '<h1', '<div', '<font', '<table', '<a', '<style', '<title', '<b', '<body', '<br', '<p', '<!--'];
+const HTML_TAGS = [
+  '<!doctype html',
+  '<html',
+  '<head',
+  '<script',
+  '<iframe',
+  '<h1',
+  '<div',
+  '<font',
+  '<table',
+  '<a',
+  '<style',
+  '<title',
+  '<b',
+  '<body',
+  '<br',
+  '<p',
+  '<!--',
+];
 
 function sniffMarkup(b: Buffer): string | null {
   let text = b.toString('utf8', 0, Math.min(b.length, 1024));
@@ -68,7 +86,8 @@ function sniffMarkup(b: Buffer): string | null {
   for (const tag of HTML_TAGS) {
     if (text.startsWith(tag)) {
       const next = text[tag.length];
-      if (tag === '<!--' || next === undefined || next === ' ' || next === '>' || next === '\t' || next === '\n' || next === '\r') return 'text/html';
+      if (tag === '<!--' || next === undefined || next === ' ' || next === '>' || next === '\t' || next === '\n' || next === '\r')
+        return 'text/html';
     }
   }
   return null;
@@ -91,11 +110,29 @@ function looksLikeText(b: Buffer): boolean {
 // uploaded it. SVG keeps its type: `<img>` needs it to draw a picture, and an image runs no
 // script; it is a download with the sandbox CSP like every non-media file.
 const ACTIVE = new Set([
-  'application/ecmascript', 'application/javascript', 'application/x-ecmascript', 'application/x-javascript',
-  'text/ecmascript', 'text/javascript', 'text/javascript1.0', 'text/javascript1.1', 'text/javascript1.2',
-  'text/javascript1.3', 'text/javascript1.4', 'text/javascript1.5', 'text/jscript', 'text/livescript',
-  'text/x-ecmascript', 'text/x-javascript', 'application/wasm',
-  'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml', 'text/xsl', 'application/xslt+xml',
+  'application/ecmascript',
+  'application/javascript',
+  'application/x-ecmascript',
+  'application/x-javascript',
+  'text/ecmascript',
+  'text/javascript',
+  'text/javascript1.0',
+  'text/javascript1.1',
+  'text/javascript1.2',
+  'text/javascript1.3',
+  'text/javascript1.4',
+  'text/javascript1.5',
+  'text/jscript',
+  'text/livescript',
+  'text/x-ecmascript',
+  'text/x-javascript',
+  'application/wasm',
+  'text/html',
+  'application/xhtml+xml',
+  'text/xml',
+  'application/xml',
+  'text/xsl',
+  'application/xslt+xml',
 ]);
 
 /** Whether `contentType` is one a browser would run as script or render as a document of this origin. */
@@ -131,8 +168,21 @@ export function servedType(stored: string): string {
 
 // Shown in the browser (img, audio, video, plain text); everything else, HTML and SVG first, is a
 // download. (PDF too: the sandbox CSP every file is served with keeps browsers' PDF viewers out.)
-const INLINE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp', 'image/x-icon',
-  'audio/mpeg', 'audio/ogg', 'audio/wav', 'video/mp4', 'video/webm', 'text/plain']);
+const INLINE = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/bmp',
+  'image/x-icon',
+  'audio/mpeg',
+  'audio/ogg',
+  'audio/wav',
+  'video/mp4',
+  'video/webm',
+  'text/plain',
+]);
 
 export function servedInline(contentType: string): boolean {
   return INLINE.has(bareMediaType(contentType) ?? '');

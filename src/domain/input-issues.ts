@@ -36,17 +36,35 @@ export function toIssue(i: v.BaseIssue<unknown>, root?: v.GenericSchema): Issue 
 
 function typeMessage(i: v.BaseIssue<unknown>): string {
   switch (i.type) {
-    case 'string': return 'must be a string';
-    case 'number': return 'must be a number';
-    case 'boolean': return 'must be true or false';
-    case 'array': return 'must be a list';
-    case 'object': case 'strict_object': case 'loose_object': case 'record': return 'must be an object';
-    case 'picklist': case 'literal': case 'enum': {
+    case 'string':
+      return 'must be a string';
+    case 'number':
+      return 'must be a number';
+    case 'boolean':
+      return 'must be true or false';
+    case 'array':
+      return 'must be a list';
+    case 'object':
+    case 'strict_object':
+    case 'loose_object':
+    case 'record':
+      return 'must be an object';
+    case 'picklist':
+    case 'literal':
+    case 'enum': {
       // valibot writes the options as '("a" | "b")'.
-      const options = (i.expected ?? '').replace(/^\((.*)\)$/, '$1').split(' | ').filter(Boolean);
-      return options.length === 1 ? `must be ${options[0]}` : options.length ? `must be one of ${options.join(', ')}` : 'is not one of the allowed values';
+      const options = (i.expected ?? '')
+        .replace(/^\((.*)\)$/, '$1')
+        .split(' | ')
+        .filter(Boolean);
+      return options.length === 1
+        ? `must be ${options[0]}`
+        : options.length
+          ? `must be one of ${options.join(', ')}`
+          : 'is not one of the allowed values';
     }
-    default: return `has the wrong type${i.expected ? ` (expected ${i.expected})` : ''}`;
+    default:
+      return `has the wrong type${i.expected ? ` (expected ${i.expected})` : ''}`;
   }
 }
 
@@ -54,16 +72,26 @@ function validationMessage(i: v.BaseIssue<unknown>): string {
   const n = i.requirement;
   const text = typeof i.input === 'string';
   switch (i.type) {
-    case 'min_value': return `must be at least ${String(n)}`;
-    case 'max_value': return `must be at most ${String(n)}`;
-    case 'min_length': return `must have at least ${plural(Number(n), text ? 'character' : 'item')}`;
-    case 'max_length': return `must have at most ${plural(Number(n), text ? 'character' : 'item')}`;
-    case 'length': return `must have exactly ${plural(Number(n), text ? 'character' : 'item')}`;
-    case 'integer': return 'must be a whole number';
-    case 'url': return 'must be a URL';
-    case 'email': return 'must be an email address';
-    case 'regex': return 'has the wrong format';
-    default: return 'is not valid';
+    case 'min_value':
+      return `must be at least ${String(n)}`;
+    case 'max_value':
+      return `must be at most ${String(n)}`;
+    case 'min_length':
+      return `must have at least ${plural(Number(n), text ? 'character' : 'item')}`;
+    case 'max_length':
+      return `must have at most ${plural(Number(n), text ? 'character' : 'item')}`;
+    case 'length':
+      return `must have exactly ${plural(Number(n), text ? 'character' : 'item')}`;
+    case 'integer':
+      return 'must be a whole number';
+    case 'url':
+      return 'must be a URL';
+    case 'email':
+      return 'must be an email address';
+    case 'regex':
+      return 'has the wrong format';
+    default:
+      return 'is not valid';
   }
 }
 

@@ -1,7 +1,6 @@
 // ISO 8601 dates and date-times as metadata values: `2026-03-01`, `2026-03-01T10:00`,
 // `2026-03-01T10:00:00.123Z`, `2026-03-01T10:00:00+02:00`. Calendar-checked (no 2026-02-30).
-const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Epoch milliseconds of an ISO 8601 date or date-time, or null when `s` is not one. */
 export function parseIsoDate(s: string): number | null {
@@ -9,7 +8,9 @@ export function parseIsoDate(s: string): number | null {
   const m = ISO_DATE.exec(s);
   if (!m) return null;
   const [, y, mo, d, h, mi, sec, frac, zone] = m;
-  const year = Number(y), month = Number(mo), day = Number(d);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   const hour = h === undefined ? 0 : Number(h);
   const minute = mi === undefined ? 0 : Number(mi);
@@ -21,7 +22,8 @@ export function parseIsoDate(s: string): number | null {
   if (zone && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
-    const offH = Number(digits.slice(0, 2)), offM = Number(digits.slice(2));
+    const offH = Number(digits.slice(0, 2)),
+      offM = Number(digits.slice(2));
     if (offH > 23 || offM > 59) return null;
     t -= sign * (offH * 60 + offM) * 60_000;
   }

@@ -68,7 +68,11 @@ export function checkMetadata(input: unknown, limits: Limits, prefix = 'metadata
   // Each value and list item is a row of the metadata index, written with the page: bounded so
   // that one page's write stays cheap whatever its metadata.
   if (items > limits.metadataItems) {
-    issues.push({ key: prefix, code: 'max', message: `a page's metadata holds at most ${limits.metadataItems} values and list items together (this one: ${items})` });
+    issues.push({
+      key: prefix,
+      code: 'max',
+      message: `a page's metadata holds at most ${limits.metadataItems} values and list items together (this one: ${items})`,
+    });
   }
   return issues;
 }

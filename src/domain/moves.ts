@@ -43,7 +43,9 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     }
     if (!canCreateIn(caller, target)) throw new AppError('forbidden', `you may not create pages in '${target.slug}'`);
     // Pages the caller may not read are absent: left where they are, never mentioned.
-    const rows = moves.pagesAtOrUnder(db, space.id, from, input.prefix === true).filter((p) => p.deleted_at === null)
+    const rows = moves
+      .pagesAtOrUnder(db, space.id, from, input.prefix === true)
+      .filter((p) => p.deleted_at === null)
       .map((p) => ({ p, acl: p.has_acl ? readAcl(db, p.id) : [] }))
       .filter(({ p, acl }) => canReadPage(caller, space, p, acl));
     if (rows.length === 0) throw notFound(input.prefix ? `pages under '${slug}/${from}'` : `page '${slug}/${from}'`);
@@ -53,7 +55,10 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     for (const { p, acl } of rows) {
       if (!canWritePage(caller, space, p, acl)) throw new AppError('forbidden', `you may read '${slug}/${p.path}' but not change it`);
       if (takePersonal && !canTakePersonal(caller, p, acl, () => moves.wroteBesides(db, p.id, caller.id))) {
-        throw new AppError('forbidden', `moving '${slug}/${p.path}' into a personal space hides it from its other readers: org admins, or the page's only writer, may do that`);
+        throw new AppError(
+          'forbidden',
+          `moving '${slug}/${p.path}' into a personal space hides it from its other readers: org admins, or the page's only writer, may do that`,
+        );
       }
     }
     const plan = rows.map(({ p }) => ({ row: p, to: input.prefix ? to + p.path.slice(from.length) : to }));
@@ -62,9 +67,12 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
       if (issue) throw invalid([issue]);
       const there = moves.pagesAtOrUnder(db, target.id, dest, false)[0];
       if (there && !plan.some((m) => m.row.id === there.id)) {
-        throw new AppError('conflict', there.deleted_at === null
-          ? `a page exists at '${target.slug}/${dest}'`
-          : `a deleted page at '${target.slug}/${dest}' is in the trash: restore it elsewhere first`);
+        throw new AppError(
+          'conflict',
+          there.deleted_at === null
+            ? `a page exists at '${target.slug}/${dest}'`
+            : `a deleted page at '${target.slug}/${dest}' is in the trash: restore it elsewhere first`,
+        );
       }
     }
     const now = svc.now();
@@ -81,8 +89,12 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
     const movedMap = new Map<string, PageRef>();
     for (const m of plan) {
       const moved = {
-        id: m.row.id, title: m.row.title, content: m.row.content, frontmatter: JSON.parse(m.row.frontmatter) as Record<string, unknown>,
-        from: { space: space.slug, path: m.row.path }, to: { space: target.slug, path: m.to },
+        id: m.row.id,
+        title: m.row.title,
+        content: m.row.content,
+        frontmatter: JSON.parse(m.row.frontmatter) as Record<string, unknown>,
+        from: { space: space.slug, path: m.row.path },
+        to: { space: target.slug, path: m.to },
       };
       pageMoved(batch, moved, () => {
         moves.setPageAddress(db, m.row.id, target.id, m.to);
@@ -90,9 +102,25 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
         moves.putRedirect(db, space.id, m.row.path, m.row.id, now);
       });
       movedMap.set(`${space.slug}/${m.row.path}`, { space: target.slug, path: m.to });
-      recordPageEvent(db, 'page.moved', caller, target, { path: m.to, title: m.row.title, version: m.row.version }, now,
-        undefined, { space: space.slug, path: m.row.path }, space);
-      recordChange(db, caller, { event: 'page.moved', pageId: m.row.id, path: m.to, version: m.row.version, at: now, before: before.get(m.row.id) });
+      recordPageEvent(
+        db,
+        'page.moved',
+        caller,
+        target,
+        { path: m.to, title: m.row.title, version: m.row.version },
+        now,
+        undefined,
+        { space: space.slug, path: m.row.path },
+        space,
+      );
+      recordChange(db, caller, {
+        event: 'page.moved',
+        pageId: m.row.id,
+        path: m.to,
+        version: m.row.version,
+        at: now,
+        before: before.get(m.row.id),
+      });
     }
     const movedRows = new Map(plan.map((m) => [`${space.slug}/${m.row.path}`, m.row]));
     const { rewritten, notRewritten } = rewriteSources(svc, caller, movedMap, movedRows, target);
@@ -112,7 +140,11 @@ export function movePages(svc: Services, caller: Caller, slug: string, input: Mo
  * are left (their links follow the redirect) and reported when the mover can read them.
  */
 function rewriteSources(
-  svc: Services, caller: Caller, movedMap: Map<string, PageRef>, movedRows: Map<string, PageRow>, target: SpaceRow,
+  svc: Services,
+  caller: Caller,
+  movedMap: Map<string, PageRef>,
+  movedRows: Map<string, PageRow>,
+  target: SpaceRow,
 ): { rewritten: PageRef[]; notRewritten: PageRef[] } {
   const db = svc.db;
   const targets = [...movedMap.keys()].map((k) => {
@@ -150,7 +182,11 @@ function rewriteSources(
     const content = rewriteLinks(row.content, ref, movedMap, [svc.config.baseUrl], wikiRewrite(db, row.id, movedMap));
     if (content === row.content) continue; // the index saw a link the text no longer spells the same way
     writeRevision(svc, caller, space, row.path, row, {
-      title: row.title, content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
+      title: row.title,
+      content,
+      frontmatter: row.frontmatter,
+      metadata: row.metadata,
+      template: row.template,
     });
     rewritten.push(ref);
   }

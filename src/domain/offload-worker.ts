@@ -13,7 +13,10 @@ export type OffloadJob =
   | { kind: 'links'; content: string; from: PageRef; baseUrls: string[]; budget: LinkBudget };
 
 /** A diff's result carries its text already written as a JSON string (escaping 4 MB took the event loop tens of ms). */
-export type OffloadResult = ({ kind: 'render' } & RenderParts) | { kind: 'finish'; html: string } | { kind: 'diff'; contentDiffJson: string; truncated: boolean }
+export type OffloadResult =
+  | ({ kind: 'render' } & RenderParts)
+  | { kind: 'finish'; html: string }
+  | { kind: 'diff'; contentDiffJson: string; truncated: boolean }
   | ({ kind: 'links' } & LinkScan);
 
 function diffAsJson(d: ContentDiff): OffloadResult {
@@ -31,13 +34,14 @@ if (parentPort) {
     // not allowed here: the worker runs at the server's priority
   }
   port.on('message', (job: OffloadJob) => {
-    const result: OffloadResult = job.kind === 'render'
-      ? { kind: 'render', ...renderParts(job.content, job.from, job.baseUrls) }
-      : job.kind === 'finish'
-        ? { kind: 'finish', html: finishRender(job.parts, job.targets, new Set(job.exists), job.embeds) }
-        : job.kind === 'links'
-          ? { kind: 'links', ...scanLinks(job.content, job.from, job.baseUrls, job.budget) }
-          : diffAsJson(diffContents(job.oldName, job.newName, job.a, job.b));
+    const result: OffloadResult =
+      job.kind === 'render'
+        ? { kind: 'render', ...renderParts(job.content, job.from, job.baseUrls) }
+        : job.kind === 'finish'
+          ? { kind: 'finish', html: finishRender(job.parts, job.targets, new Set(job.exists), job.embeds) }
+          : job.kind === 'links'
+            ? { kind: 'links', ...scanLinks(job.content, job.from, job.baseUrls, job.budget) }
+            : diffAsJson(diffContents(job.oldName, job.newName, job.a, job.b));
     port.postMessage(result);
   });
   port.postMessage('ready');

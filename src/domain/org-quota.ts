@@ -9,10 +9,12 @@ import { AppError } from './errors.ts';
 
 /** 413: `adding` more bytes to the `used` of an organisation would pass its quota. */
 export function orgQuotaExceeded(quota: number, used: number, adding: number): AppError {
-  return new AppError('payload_too_large',
+  return new AppError(
+    'payload_too_large',
     `your organisation stores ${used} bytes of pages and files; ${adding} more would pass its quota of ${quota} (SERVICE_ORG_QUOTA_BYTES)`,
     [{ key: 'SERVICE_ORG_QUOTA_BYTES', code: 'max', message: `at most ${quota} bytes of pages and files an organisation` }],
-    { setting: 'SERVICE_ORG_QUOTA_BYTES', limit: quota, used });
+    { setting: 'SERVICE_ORG_QUOTA_BYTES', limit: quota, used },
+  );
 }
 
 /**

@@ -32,12 +32,13 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
     // Entries name principals by id or, failing that, by name (docs/security.md).
     const known = existingPrincipalIds(svc.db, caller.orgId, [...input.read, ...input.write]);
     const issues: Issue[] = [];
-    const resolve = (list: string[], key: string) => list.map((ref, i) => {
-      if (known.has(ref)) return ref;
-      const byName = findPrincipalByName(svc.db, caller.orgId, ref);
-      if (!byName) issues.push({ key: `${key}[${i}]`, code: 'unknown', message: `no principal '${ref}'` });
-      return byName ?? ref;
-    });
+    const resolve = (list: string[], key: string) =>
+      list.map((ref, i) => {
+        if (known.has(ref)) return ref;
+        const byName = findPrincipalByName(svc.db, caller.orgId, ref);
+        if (!byName) issues.push({ key: `${key}[${i}]`, code: 'unknown', message: `no principal '${ref}'` });
+        return byName ?? ref;
+      });
     const read = resolve(input.read, 'read');
     const write = resolve(input.write, 'write');
     if (issues.length) throw invalid(issues);
@@ -45,8 +46,11 @@ export function setAcl(svc: Services, caller: Caller, slug: string, path: string
     const writers = new Set(write);
     const entries: AclEntry[] = all.map((id) => ({ principal_id: id, perm: writers.has(id) ? 'write' : 'read' }));
     const before = readersBefore(svc.db, page.id, page.path);
-    withBatch(svc, undefined, (b) => accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true },
-      () => replaceAcl(svc.db, page.id, entries)));
+    withBatch(svc, undefined, (b) =>
+      accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true }, () =>
+        replaceAcl(svc.db, page.id, entries),
+      ),
+    );
     recordAccessChange(svc, caller, page, before);
     return presentAcl(readAcl(svc.db, page.id), true);
   });
@@ -58,8 +62,11 @@ export function deleteAcl(svc: Services, caller: Caller, slug: string, path: str
     // The page follows its space default from now on; the history the ACL governed keeps its readers.
     sealHistory(svc.db, page.id);
     const before = readersBefore(svc.db, page.id, page.path);
-    withBatch(svc, undefined, (b) => accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true },
-      () => replaceAcl(svc.db, page.id, null)));
+    withBatch(svc, undefined, (b) =>
+      accessChanged(b, { id: page.id, spaceSlug: space.slug, path: page.path, title: page.title, live: true }, () =>
+        replaceAcl(svc.db, page.id, null),
+      ),
+    );
     recordAccessChange(svc, caller, page, before);
   });
   return presentAcl([], false);

@@ -17,8 +17,10 @@ export function checkPatch(patch: MetadataPatch, svc: Services): Issue[] {
     if (issue) issues.push(issue);
   }
   for (const [k, items] of Object.entries(patch.appendUnique ?? {})) {
-    const issue = checkKey(k, `appendUnique.${k}`)
-      ?? (Array.isArray(items) ? checkValue(k, items, limits, `appendUnique.${k}`)
+    const issue =
+      checkKey(k, `appendUnique.${k}`) ??
+      (Array.isArray(items)
+        ? checkValue(k, items, limits, `appendUnique.${k}`)
         : { key: `appendUnique.${k}`, code: 'type', message: 'appendUnique takes a list of items per key' });
     if (issue) issues.push(issue);
   }
@@ -30,7 +32,11 @@ export function checkPatch(patch: MetadataPatch, svc: Services): Issue[] {
 
 /** Applies a metadata patch as a new revision; a patch that changes nothing writes nothing. */
 export function patchMetadata(
-  svc: Services, caller: Caller, slug: string, path: string, patch: MetadataPatch,
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  path: string,
+  patch: MetadataPatch,
 ): { page: Page; changedKeys: string[] } {
   const issues = checkPatch(patch, svc);
   if (issues.length) throw invalid(issues);
@@ -49,7 +55,13 @@ export function patchMetadata(
     }
     const afterIssues = checkMetadata(next, svc.config.limits);
     if (afterIssues.length) throw invalid(afterIssues);
-    const state: PageState = { title: page.title, content: page.content, frontmatter: page.frontmatter, metadata: JSON.stringify(next), template: page.template };
+    const state: PageState = {
+      title: page.title,
+      content: page.content,
+      frontmatter: page.frontmatter,
+      metadata: JSON.stringify(next),
+      template: page.template,
+    };
     const w = writeRevision(svc, caller, space, page.path, page, state, { name: 'page.metadata.updated', changedKeys });
     return { space, row: w.row, changedKeys };
   });

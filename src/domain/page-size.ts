@@ -33,8 +33,11 @@ export function checkStoredSize(next: PageState, previous: PageState | null, lim
   if (total <= limits.storedPageBytes) return;
   const changed = sizes.filter(([part]) => previous === null || previous[part] !== next[part]);
   const [part] = (changed.length ? changed : sizes).reduce((a, b) => (b[1] > a[1] ? b : a));
-  throw tooLarge(part, `a page is limited to ${limits.storedPageBytes} bytes of content, frontmatter and metadata together `
-    + `(this write makes ${total}: content ${sizes[0][1]}, frontmatter ${sizes[1][1]}, metadata ${sizes[2][1]})`);
+  throw tooLarge(
+    part,
+    `a page is limited to ${limits.storedPageBytes} bytes of content, frontmatter and metadata together ` +
+      `(this write makes ${total}: content ${sizes[0][1]}, frontmatter ${sizes[1][1]}, metadata ${sizes[2][1]})`,
+  );
 }
 
 function tooLarge(key: Part, message: string): AppError {

@@ -54,9 +54,11 @@ export function presentPage(space: SpaceRow, p: PageRow): Page {
  * not parsed and serialised again. The hottest answer (GET of a page) is this text.
  */
 export function pageJson(space: SpaceRow, p: PageRow): string {
-  return `{"space":${JSON.stringify(space.slug)},"path":${JSON.stringify(p.path)},"title":${JSON.stringify(p.title)}`
-    + `,"content":${JSON.stringify(p.content)},"frontmatter":${p.frontmatter},"metadata":${p.metadata}`
-    + `,"template":${p.template === null ? 'null' : JSON.stringify(p.template)},"version":${p.version},"updatedAt":${JSON.stringify(p.updated_at)}}`;
+  return (
+    `{"space":${JSON.stringify(space.slug)},"path":${JSON.stringify(p.path)},"title":${JSON.stringify(p.title)}` +
+    `,"content":${JSON.stringify(p.content)},"frontmatter":${p.frontmatter},"metadata":${p.metadata}` +
+    `,"template":${p.template === null ? 'null' : JSON.stringify(p.template)},"version":${p.version},"updatedAt":${JSON.stringify(p.updated_at)}}`
+  );
 }
 
 export type PageContext = { space: SpaceRow; page: PageRow; acl: AclEntry[] };
@@ -72,12 +74,21 @@ export function readablePageStamp(svc: Services, caller: Caller, slug: string, p
 }
 
 /** As loadReadablePage, with the page row's stamp and stored path but not its content (a revision diff). */
-export function readablePageHead(svc: Services, caller: Caller, slug: string, path: string): { space: SpaceRow; page: store.PageStamp & { path: string } } {
+export function readablePageHead(
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  path: string,
+): { space: SpaceRow; page: store.PageStamp & { path: string } } {
   return findReadable(svc, caller, slug, path, store.findPageHead);
 }
 
 function findReadable<T extends store.PageStamp>(
-  svc: Services, caller: Caller, slug: string, path: string, find: (db: Services['db'], spaceId: number, path: string) => T | undefined,
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  path: string,
+  find: (db: Services['db'], spaceId: number, path: string) => T | undefined,
 ): { space: SpaceRow; page: T; acl: AclEntry[] } {
   const space = resolveSpace(svc, caller, slug);
   // Paths are stored in NFC; a page an older kspace stored under another form is still found
@@ -115,7 +126,11 @@ export type WriteResult = { page: Page; created: boolean; changed: boolean; rena
  * the content's links, read before the transaction (links/prepare.ts).
  */
 export function putPage(
-  svc: Services, caller: Caller, slug: string, rawPath: string, input: PutPageInput,
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  rawPath: string,
+  input: PutPageInput,
   opts: { renameLinks?: boolean; batch?: IndexBatch; links?: PreparedLinks } = {},
 ): WriteResult {
   const limits = svc.config.limits;
@@ -136,61 +151,68 @@ export function putPage(
   }
   if (input.frontmatter !== undefined) checkFrontmatter(input.frontmatter, limits);
 
-  const result = tx(svc.db, () => withBatch(svc, opts.batch, (batch) => {
-    const space = resolveSpace(svc, caller, slug);
-    const existing = store.findPage(svc.db, space.id, path) ?? null;
-    const live = existing !== null && existing.deleted_at === null ? existing : null;
-    if (live) {
-      const acl = live.has_acl ? store.readAcl(svc.db, live.id) : [];
-      if (!canReadPage(caller, space, live, acl)) throw notFound(`page '${slug}/${path}'`);
-      if (!canWritePage(caller, space, live, acl)) throw new AppError('forbidden', 'you may read this page but not change it');
-    } else if (!canCreateIn(caller, space)) {
-      throw new AppError('forbidden', `you may not create pages in '${slug}'`);
-    } else if (input.title === undefined && input.template === undefined) {
-      throw invalid([{ key: 'title', code: 'required', message: 'a title is required to create a page' }]);
-    }
-    // A write at the path of a page in the trash brings that page back, as a restore would (its
-    // ACL and files with it), so only those who may restore it may write there; nothing in the
-    // trash is ever destroyed (docs/security.md "Moves, trash and the absent rule").
-    const trashed = existing !== null && existing.deleted_at !== null ? existing : null;
-    const revivedAcl = trashed ? trashedAcl(svc.db, trashed.id) : null;
-    if (trashed && !canRestoreTrashed(caller, space, revivedAcl)) {
-      throw new AppError('conflict', `a deleted page at '${slug}/${path}' is in the trash, and you may not restore it: write elsewhere`);
-    }
-    if (input.baseVersion !== undefined && input.baseVersion !== (live?.version ?? 0)) {
-      throw new AppError('version_conflict', `the page is at version ${live?.version ?? 0}, not ${input.baseVersion}`, undefined, {
-        currentVersion: live?.version ?? 0,
+  const result = tx(svc.db, () =>
+    withBatch(svc, opts.batch, (batch) => {
+      const space = resolveSpace(svc, caller, slug);
+      const existing = store.findPage(svc.db, space.id, path) ?? null;
+      const live = existing !== null && existing.deleted_at === null ? existing : null;
+      if (live) {
+        const acl = live.has_acl ? store.readAcl(svc.db, live.id) : [];
+        if (!canReadPage(caller, space, live, acl)) throw notFound(`page '${slug}/${path}'`);
+        if (!canWritePage(caller, space, live, acl)) throw new AppError('forbidden', 'you may read this page but not change it');
+      } else if (!canCreateIn(caller, space)) {
+        throw new AppError('forbidden', `you may not create pages in '${slug}'`);
+      } else if (input.title === undefined && input.template === undefined) {
+        throw invalid([{ key: 'title', code: 'required', message: 'a title is required to create a page' }]);
+      }
+      // A write at the path of a page in the trash brings that page back, as a restore would (its
+      // ACL and files with it), so only those who may restore it may write there; nothing in the
+      // trash is ever destroyed (docs/security.md "Moves, trash and the absent rule").
+      const trashed = existing !== null && existing.deleted_at !== null ? existing : null;
+      const revivedAcl = trashed ? trashedAcl(svc.db, trashed.id) : null;
+      if (trashed && !canRestoreTrashed(caller, space, revivedAcl)) {
+        throw new AppError('conflict', `a deleted page at '${slug}/${path}' is in the trash, and you may not restore it: write elsewhere`);
+      }
+      if (input.baseVersion !== undefined && input.baseVersion !== (live?.version ?? 0)) {
+        throw new AppError('version_conflict', `the page is at version ${live?.version ?? 0}, not ${input.baseVersion}`, undefined, {
+          currentVersion: live?.version ?? 0,
+        });
+      }
+      const metadata =
+        input.metadata !== undefined ? normalizeMetadata(input.metadata) : live ? (JSON.parse(live.metadata) as Metadata) : {};
+      // Templates, record validation and the type stamp (records/apply.ts) complete the state.
+      const next = applyTemplates(svc, caller, space, path, input, live, {
+        title: input.title ?? live?.title ?? '',
+        content: input.content ?? live?.content ?? '',
+        frontmatter: input.frontmatter !== undefined ? JSON.stringify(input.frontmatter) : (live?.frontmatter ?? '{}'),
+        metadata,
+        template: live?.template ?? null,
       });
-    }
-    const metadata = input.metadata !== undefined
-      ? normalizeMetadata(input.metadata)
-      : live ? (JSON.parse(live.metadata) as Metadata) : {};
-    // Templates, record validation and the type stamp (records/apply.ts) complete the state.
-    const next = applyTemplates(svc, caller, space, path, input, live, {
-      title: input.title ?? live?.title ?? '',
-      content: input.content ?? live?.content ?? '',
-      frontmatter: input.frontmatter !== undefined ? JSON.stringify(input.frontmatter) : live?.frontmatter ?? '{}',
-      metadata,
-      template: live?.template ?? null,
-    });
-    if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
-    if (trashed && revivedAcl) {
-      accessChanged(batch, { id: trashed.id, spaceSlug: space.slug, path, title: trashed.title, live: false },
-        () => store.replaceAcl(svc.db, trashed.id, revivedAcl));
-    }
-    // A new title takes the wikilinks that meant the page by its old one along (domain/renames.ts).
-    const plan = live && opts.renameLinks !== false && next.title !== live.title
-      ? planRename(svc, live.id, { space: space.slug, path }, live.title) : null;
-    const written = writeRevision(svc, caller, space, path, existing, next, undefined, batch, opts.links);
-    const renamed = plan ? rewriteLinks(svc, caller, plan, next.title, batch) : undefined;
-    return { ...written, renamed, row: trashed && revivedAcl ? { ...written.row, has_acl: 1 } : written.row };
-  }));
+      if (live && sameState(live, next)) return { space, row: live, created: false, changed: false };
+      if (trashed && revivedAcl) {
+        accessChanged(batch, { id: trashed.id, spaceSlug: space.slug, path, title: trashed.title, live: false }, () =>
+          store.replaceAcl(svc.db, trashed.id, revivedAcl),
+        );
+      }
+      // A new title takes the wikilinks that meant the page by its old one along (domain/renames.ts).
+      const plan =
+        live && opts.renameLinks !== false && next.title !== live.title
+          ? planRename(svc, live.id, { space: space.slug, path }, live.title)
+          : null;
+      const written = writeRevision(svc, caller, space, path, existing, next, undefined, batch, opts.links);
+      const renamed = plan ? rewriteLinks(svc, caller, plan, next.title, batch) : undefined;
+      return { ...written, renamed, row: trashed && revivedAcl ? { ...written.row, has_acl: 1 } : written.row };
+    }),
+  );
   if (result.changed) notifyEventsWritten(svc);
   return {
-    page: presentPage(result.space, result.row), created: result.created, changed: result.changed,
+    page: presentPage(result.space, result.row),
+    created: result.created,
+    changed: result.changed,
     // Reported when there is something to report: a rename no wikilink followed answers the plain page.
     ...('renamed' in result && result.renamed && (result.renamed.rewritten.length || result.renamed.notRewritten.length)
-      ? { renamed: result.renamed } : {}),
+      ? { renamed: result.renamed }
+      : {}),
   };
 }
 
@@ -198,9 +220,22 @@ export function putPage(
 function rewriteLinks(svc: Services, caller: Caller, plan: RenamePlan, newTitle: string, batch: IndexBatch): RenameResult {
   const { writes, notRewritten } = renameRewrites(svc, caller, plan, newTitle);
   for (const { space, row, content } of writes) {
-    writeRevision(svc, caller, space, row.path, row, {
-      title: row.title, content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
-    }, undefined, batch);
+    writeRevision(
+      svc,
+      caller,
+      space,
+      row.path,
+      row,
+      {
+        title: row.title,
+        content,
+        frontmatter: row.frontmatter,
+        metadata: row.metadata,
+        template: row.template,
+      },
+      undefined,
+      batch,
+    );
   }
   return { rewritten: writes.map(({ space, row }) => ({ space: space.slug, path: row.path })).sort(byAddress), notRewritten };
 }
@@ -213,8 +248,15 @@ type RevisionEvent = { name: 'page.metadata.updated'; changedKeys: string[] } | 
  * indexes (in `batch`, else a batch of its own); inside a transaction. `links`: as putPage's.
  */
 export function writeRevision(
-  svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
-  event?: RevisionEvent, batch?: IndexBatch, links?: PreparedLinks,
+  svc: Services,
+  caller: Caller,
+  space: SpaceRow,
+  path: string,
+  existing: PageRow | null,
+  next: PageState,
+  event?: RevisionEvent,
+  batch?: IndexBatch,
+  links?: PreparedLinks,
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   // Every door (PUT, metadata patch, import, templates, restores) writes through here.
   checkStoredSize(next, existing !== null && existing.deleted_at === null ? existing : null, svc.config.limits);
@@ -222,8 +264,15 @@ export function writeRevision(
 }
 
 function storeRevision(
-  svc: Services, caller: Caller, space: SpaceRow, path: string, existing: PageRow | null, next: PageState,
-  event?: RevisionEvent, batch?: IndexBatch, links?: PreparedLinks,
+  svc: Services,
+  caller: Caller,
+  space: SpaceRow,
+  path: string,
+  existing: PageRow | null,
+  next: PageState,
+  event?: RevisionEvent,
+  batch?: IndexBatch,
+  links?: PreparedLinks,
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   const db = svc.db;
   const now = svc.now();
@@ -246,31 +295,61 @@ function storeRevision(
     dropRedirect(db, space.id, path);
     if (existing !== null) takeFromTrash(db, id);
   }
-  withBatch(svc, batch, (b) => pageWritten(b, {
-    id, spaceId: space.id, spaceSlug: space.slug, path, title: next.title, content: next.content, metadata: JSON.parse(next.metadata),
-    frontmatter: JSON.parse(next.frontmatter),
-    fresh: existing === null,
-    changedKeys: event?.name === 'page.metadata.updated' ? event.changedKeys : undefined,
-    links: preparedFor(links, space.slug, path, next.content),
-  }, existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null));
+  withBatch(svc, batch, (b) =>
+    pageWritten(
+      b,
+      {
+        id,
+        spaceId: space.id,
+        spaceSlug: space.slug,
+        path,
+        title: next.title,
+        content: next.content,
+        metadata: JSON.parse(next.metadata),
+        frontmatter: JSON.parse(next.frontmatter),
+        fresh: existing === null,
+        changedKeys: event?.name === 'page.metadata.updated' ? event.changedKeys : undefined,
+        links: preparedFor(links, space.slug, path, next.content),
+      },
+      existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
+    ),
+  );
   if (event?.name === 'page.metadata.updated') {
     recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
   } else {
     recordPageEvent(db, created ? 'page.created' : 'page.updated', caller, space, { path, title: next.title, version }, now);
   }
   // The change feed names a restore from the trash as such (webhooks: page.created).
-  recordChange(db, caller, { event: event?.name === 'page.restored' ? 'page.restored' : created ? 'page.created' : 'page.updated', pageId: id, path, version, at: now });
+  recordChange(db, caller, {
+    event: event?.name === 'page.restored' ? 'page.restored' : created ? 'page.created' : 'page.updated',
+    pageId: id,
+    path,
+    version,
+    at: now,
+  });
   // The row as just written (insertPage/updatePage set every column but has_acl and created_at).
   const row: PageRow = {
-    id, space_id: space.id, path, ...next, version,
-    has_acl: existing?.has_acl ?? 0, created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
+    id,
+    space_id: space.id,
+    path,
+    ...next,
+    version,
+    has_acl: existing?.has_acl ?? 0,
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+    deleted_at: null,
   };
   return { space, row, created, changed: true };
 }
 
 function sameState(row: PageRow, next: PageState): boolean {
-  return row.title === next.title && row.content === next.content && row.frontmatter === next.frontmatter
-    && row.metadata === next.metadata && row.template === next.template;
+  return (
+    row.title === next.title &&
+    row.content === next.content &&
+    row.frontmatter === next.frontmatter &&
+    row.metadata === next.metadata &&
+    row.template === next.template
+  );
 }
 
 /** Deletes a page into its space's trash: revisions stay; a later write continues the numbering as `page.created`. */
@@ -279,7 +358,10 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
     const { space, page } = loadReadablePage(svc, caller, slug, rawPath);
     const path = page.path;
     if (!canDeletePage(caller, space)) {
-      throw new AppError('forbidden', space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space');
+      throw new AppError(
+        'forbidden',
+        space.owner_id ? 'only the owner deletes pages here' : 'only org admins delete pages in a shared space',
+      );
     }
     const now = svc.now();
     const before = readersBefore(svc.db, page.id, path);
@@ -301,7 +383,11 @@ export function deletePage(svc: Services, caller: Caller, slug: string, rawPath:
 export type PageListItem = { path: string; title: string; version: number; updatedAt: string; template?: string };
 
 const presentListItem = (r: store.PageListRow): PageListItem => ({
-  path: r.path, title: r.title, version: r.version, updatedAt: r.updated_at, ...(r.template ? { template: r.template } : {}),
+  path: r.path,
+  title: r.title,
+  version: r.version,
+  updatedAt: r.updated_at,
+  ...(r.template ? { template: r.template } : {}),
 });
 
 export function listPages(svc: Services, caller: Caller, slug: string, q: { prefix: string; after: string; limit: number }) {

@@ -52,7 +52,11 @@ export function checkPagePath(raw: unknown, key = 'path', existing = false): Iss
   if (invisible) return { key, code: 'format', message: `a page path may not contain invisible characters (${invisible})` };
   const separator = existing ? null : WINDOWS_SEPARATOR.exec(path);
   if (separator) {
-    return { key, code: 'format', message: `a page path may not contain '${separator[0]}' (character ${separator.index + 1}): Windows reads it as a separator in exported file names` };
+    return {
+      key,
+      code: 'format',
+      message: `a page path may not contain '${separator[0]}' (character ${separator.index + 1}): Windows reads it as a separator in exported file names`,
+    };
   }
   if (path.startsWith('/') || path.endsWith('/')) {
     return { key, code: 'format', message: "a page path may not start or end with '/'" };

@@ -87,7 +87,10 @@ export function revokeKey(svc: Services, caller: Caller, keyId: string): void {
   if (!k || k.org_id !== caller.orgId) throw notFound(`key '${keyId}'`);
   // The organisation never locks itself out: the last credential of its org admins stays.
   if (k.revoked_at === null && store.adminsWithCredentials(svc.db, k.org_id, keyId) === 0) {
-    throw new AppError('conflict', 'this is the last credential of any org admin: revoking it would lock the organisation out; give an org admin another key or a password first');
+    throw new AppError(
+      'conflict',
+      'this is the last credential of any org admin: revoking it would lock the organisation out; give an org admin another key or a password first',
+    );
   }
   store.revokeKey(svc.db, keyId, svc.now());
   noteAuthChange(svc);
@@ -126,11 +129,14 @@ export function hashPassword(password: string): string {
 /** The same, hashed on libuv's thread pool: a request path never holds the event loop for scrypt. */
 export async function hashPasswordAsync(password: string): Promise<string> {
   const salt = crypto.randomBytes(16);
-  const hash = await new Promise<Buffer>((resolve, reject) => crypto.scrypt(password, salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
+  const hash = await new Promise<Buffer>((resolve, reject) =>
+    crypto.scrypt(password, salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))),
+  );
   return formatHash(salt, hash);
 }
 
-const formatHash = (salt: Buffer, hash: Buffer) => `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+const formatHash = (salt: Buffer, hash: Buffer) =>
+  `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 
 export function verifyPassword(password: string, stored: string): boolean {
   const [scheme, n, r, p, salt, hash] = stored.split('$');

@@ -66,7 +66,12 @@ export type RenameRewrite = { space: SpaceRow; row: PageRow; content: string };
  * After the title changed (same transaction): the planned wikilinks rewritten to `newTitle`, as the
  * new content of each linking page the caller may write, and the readable ones it may not.
  */
-export function renameRewrites(svc: Services, caller: Caller, plan: RenamePlan, newTitle: string): { writes: RenameRewrite[]; notRewritten: PageRef[] } {
+export function renameRewrites(
+  svc: Services,
+  caller: Caller,
+  plan: RenamePlan,
+  newTitle: string,
+): { writes: RenameRewrite[]; notRewritten: PageRef[] } {
   const db = svc.db;
   const writes: RenameRewrite[] = [];
   const notRewritten: PageRef[] = [];
@@ -82,13 +87,15 @@ export function renameRewrites(svc: Services, caller: Caller, plan: RenamePlan, 
       continue;
     }
     const to = newTarget(svc, row.id, ref, plan.ref, newTitle);
-    const content = outsideFences(row.content, (text) => text.replace(WIKILINK, (m: string, inner: string) => {
-      const link = parseWikilink(inner);
-      if (!link || !targets.has(link.target)) return m;
-      const bar = inner.includes('\\|') ? '\\|' : '|';
-      const label = link.label ?? (to.byTitle ? null : newTitle);
-      return `[[${to.target}${link.heading ? `#${link.heading}` : ''}${label ? `${bar}${label}` : ''}]]`;
-    }));
+    const content = outsideFences(row.content, (text) =>
+      text.replace(WIKILINK, (m: string, inner: string) => {
+        const link = parseWikilink(inner);
+        if (!link || !targets.has(link.target)) return m;
+        const bar = inner.includes('\\|') ? '\\|' : '|';
+        const label = link.label ?? (to.byTitle ? null : newTitle);
+        return `[[${to.target}${link.heading ? `#${link.heading}` : ''}${label ? `${bar}${label}` : ''}]]`;
+      }),
+    );
     if (content !== row.content) writes.push({ space, row, content });
   }
   return { writes, notRewritten: notRewritten.sort(byAddress) };

@@ -8,7 +8,14 @@ import { invalidField } from './errors.ts';
 import { createHash } from 'node:crypto';
 import { cached } from '../bounded-cache.ts';
 import {
-  appPageHref, finishRender, headingFragment, linkTargets, refKey, renderParts, unrenderedParts, type RenderParts,
+  appPageHref,
+  finishRender,
+  headingFragment,
+  linkTargets,
+  refKey,
+  renderParts,
+  unrenderedParts,
+  type RenderParts,
 } from './links/render.ts';
 import { embedFrame, embeddedPart, embedNotShown } from './links/embeds.ts';
 import { loadReadablePage } from './pages.ts';
@@ -66,7 +73,12 @@ export function renderForCaller(svc: Services, caller: Caller, from: PageRef, co
  * `refKey#heading` of each embed above it, `refKey#` for a whole page).
  */
 async function renderEmbedding(
-  svc: Services, caller: Caller, from: PageRef, content: string, budget: EmbedBudget, chain: string[],
+  svc: Services,
+  caller: Caller,
+  from: PageRef,
+  content: string,
+  budget: EmbedBudget,
+  chain: string[],
 ): Promise<string> {
   const baseUrls = [svc.config.baseUrl];
   warmOffload(); // the next large render finds the worker started
@@ -117,8 +129,13 @@ async function resolveTargets(svc: Services, caller: Caller, from: PageRef, part
  * and parts too large show as a link saying so.
  */
 async function embedsFor(
-  svc: Services, caller: Caller, parts: RenderParts, targets: Array<PageRef | null>, exists: Set<string>,
-  budget: EmbedBudget, chain: string[],
+  svc: Services,
+  caller: Caller,
+  parts: RenderParts,
+  targets: Array<PageRef | null>,
+  exists: Set<string>,
+  budget: EmbedBudget,
+  chain: string[],
 ): Promise<Record<number, string>> {
   const out: Record<number, string> = {};
   for (let i = 0; i < parts.links.length; i++) {
@@ -178,8 +195,9 @@ function callerLookup(svc: Services, caller: Caller): WikiLookup {
     titled(slug, title) {
       const space = findSpaceBySlug(db, slug);
       if (!space || space.deleted_at) return [];
-      const rows = livePagesTitled(db, space.id, title, foldedWords(title).join(' '))
-        .filter((p) => canReadPage(caller, space, p, p.has_acl ? readAcl(db, p.id) : []));
+      const rows = livePagesTitled(db, space.id, title, foldedWords(title).join(' ')).filter((p) =>
+        canReadPage(caller, space, p, p.has_acl ? readAcl(db, p.id) : []),
+      );
       return titleMatches(slug, title, rows);
     },
     space(slug) {
@@ -192,6 +210,7 @@ function callerLookup(svc: Services, caller: Caller): WikiLookup {
 /** POST /render: Markdown that is not (yet) a page, as if it were the page at `path` of `space`. */
 export function renderPreview(svc: Services, caller: Caller, input: { space: string; path: string; content: string }): Promise<string> {
   resolveSpace(svc, caller, input.space); // 404 unless the caller may see the space
-  if (input.content.length > svc.config.limits.pageBytes) throw invalidField('content', 'max', `at most ${svc.config.limits.pageBytes} bytes`);
+  if (input.content.length > svc.config.limits.pageBytes)
+    throw invalidField('content', 'max', `at most ${svc.config.limits.pageBytes} bytes`);
   return renderForCaller(svc, caller, { space: input.space, path: input.path }, input.content);
 }

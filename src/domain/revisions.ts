@@ -16,7 +16,10 @@ export function listRevisions(svc: Services, caller: Caller, slug: string, path:
   const rows = store.listRevisions(svc.db, caller, page.id, q.before, q.limit + 1);
   const more = rows.length > q.limit;
   const revisions: RevisionSummary[] = rows.slice(0, q.limit).map((r) => ({
-    version: r.version, title: r.title, author: { id: r.author_id, kind: r.author_kind, name: r.author_name }, createdAt: r.created_at,
+    version: r.version,
+    title: r.title,
+    author: { id: r.author_id, kind: r.author_kind, name: r.author_name },
+    createdAt: r.created_at,
   }));
   return { revisions, last: more ? revisions[revisions.length - 1].version : null };
 }
@@ -77,8 +80,10 @@ export async function diffRevisionsJson(svc: Services, caller: Caller, slug: str
     const d = diffContents(names[0], names[1], ra.content, rb.content);
     diff = { contentDiffJson: JSON.stringify(d.contentDiff), truncated: d.truncated };
   } else {
-    diff = (await offload({ kind: 'diff', oldName: names[0], newName: names[1], a: ra.content, b: rb.content }, DIFF_DEADLINE_MS))
-      ?? { contentDiffJson: '""', truncated: true };
+    diff = (await offload({ kind: 'diff', oldName: names[0], newName: names[1], a: ra.content, b: rb.content }, DIFF_DEADLINE_MS)) ?? {
+      contentDiffJson: '""',
+      truncated: true,
+    };
   }
   const rest: Omit<RevisionDiff, 'contentDiff'> = {
     from: a,
@@ -108,7 +113,10 @@ export function restoreRevision(svc: Services, caller: Caller, slug: string, pat
     const r = store.findRevision(svc.db, caller, page.id, version);
     if (!r) throw notFound(`revision ${version} of '${slug}/${path}'`);
     return putPage(svc, caller, slug, page.path, {
-      title: r.title, content: r.content, frontmatter: JSON.parse(r.frontmatter), metadata: JSON.parse(r.metadata),
+      title: r.title,
+      content: r.content,
+      frontmatter: JSON.parse(r.frontmatter),
+      metadata: JSON.parse(r.metadata),
     }).page;
   });
   notifyEventsWritten(svc);

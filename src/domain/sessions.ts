@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Services } from '../services.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
-import { hashPassword, hashPasswordAsync, noteAuthChange, presentPrincipal, requireOrgAdmin, toCaller, type Principal } from './principals.ts';
+import {
+  hashPassword,
+  hashPasswordAsync,
+  noteAuthChange,
+  presentPrincipal,
+  requireOrgAdmin,
+  toCaller,
+  type Principal,
+} from './principals.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import { findPrincipal } from '../store/principals.ts';
 import * as store from '../store/sessions.ts';
@@ -32,7 +40,8 @@ function limitersOf(svc: Services): Limiters {
   if (!l) {
     const { signInPerName, signInPerAddress } = svc.config.sessions;
     // At most 10,000 buckets each: a flood of names or addresses costs little memory.
-    const make = (s: { burst: number; perMinute: number }) => createRateLimiter({ burst: s.burst, perSecond: s.perMinute / 60 }, { maxKeys: 10_000 });
+    const make = (s: { burst: number; perMinute: number }) =>
+      createRateLimiter({ burst: s.burst, perSecond: s.perMinute / 60 }, { maxKeys: 10_000 });
     l = { byName: make(signInPerName), byAddress: make(signInPerAddress), changes: make(signInPerName) };
     limiters.set(svc, l);
   }
@@ -59,7 +68,12 @@ async function passwordMatches(password: string, stored: string | null): Promise
   const [scheme, n, r, p, salt, hash] = (stored ?? dummyHash).split('$');
   if (scheme !== 'scrypt') return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 });
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 64 * 1024 * 1024,
+  });
   return crypto.timingSafeEqual(expected, actual) && stored !== null;
 }
 
@@ -146,7 +160,14 @@ export async function endPrincipalSessions(svc: Services, caller: Caller, princi
  * A user changes their password. Every other session of theirs ends; the session that made the
  * change (if any) stays, so the person is not signed out of the tab they are using.
  */
-export async function changePassword(svc: Services, caller: Caller, keepSession: string | null, current: string, next: string, address: string): Promise<void> {
+export async function changePassword(
+  svc: Services,
+  caller: Caller,
+  keepSession: string | null,
+  current: string,
+  next: string,
+  address: string,
+): Promise<void> {
   const row = findPrincipal(svc.db, caller.id);
   if (!row || row.kind !== 'user' || !row.password_hash) throw new AppError('forbidden', 'only users with a password change it here');
   if (typeof next !== 'string' || next.length < 8) throw invalidField('newPassword', 'min', 'a password has at least 8 characters');
@@ -158,7 +179,9 @@ export async function changePassword(svc: Services, caller: Caller, keepSession:
   if (!(await passwordMatches(current, row.password_hash))) {
     l.byName.take(row.name.toLowerCase());
     l.byAddress.take(address);
-    throw new AppError('invalid_credentials', 'the current password is wrong', [{ key: 'currentPassword', code: 'wrong', message: 'the current password is wrong' }]);
+    throw new AppError('invalid_credentials', 'the current password is wrong', [
+      { key: 'currentPassword', code: 'wrong', message: 'the current password is wrong' },
+    ]);
   }
   const hash = await hashPasswordAsync(next);
   await svc.writes.run(() => {

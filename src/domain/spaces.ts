@@ -49,7 +49,10 @@ export function ensurePersonalSpace(svc: Services, caller: Caller): SpaceRow {
   const found = store.findSpaceBySlug(svc.db, slug); // most calls: no write transaction at all
   if (found) return found;
   if (svc.config.replication.role === 'replica') throw new NeedsPrimary('a personal space is created on the primary');
-  return tx(svc.db, () => store.findSpaceBySlug(svc.db, slug) ?? insertPersonalSpace(svc, { id: caller.id, name: caller.name, orgId: caller.orgId }));
+  return tx(
+    svc.db,
+    () => store.findSpaceBySlug(svc.db, slug) ?? insertPersonalSpace(svc, { id: caller.id, name: caller.name, orgId: caller.orgId }),
+  );
 }
 
 /** Inserts the personal space `~name` of a principal; inside a transaction. */
@@ -57,8 +60,15 @@ export function insertPersonalSpace(svc: Services, owner: { id: string; name: st
   const slug = `~${owner.name}`;
   const now = svc.now();
   store.insertSpace(svc.db, {
-    org_id: owner.orgId, slug, name: `${owner.name}'s space`, description: 'Personal space',
-    default_access: 'none', owner_id: owner.id, created_by: owner.id, created_at: now, updated_at: now,
+    org_id: owner.orgId,
+    slug,
+    name: `${owner.name}'s space`,
+    description: 'Personal space',
+    default_access: 'none',
+    owner_id: owner.id,
+    created_by: owner.id,
+    created_at: now,
+    updated_at: now,
   });
   return store.findSpaceBySlug(svc.db, slug)!;
 }
@@ -89,8 +99,15 @@ export function createSpace(svc: Services, caller: Caller, input: NewSpace): Spa
     checkSpaceCount(svc, caller);
     const now = svc.now();
     const id = store.insertSpace(svc.db, {
-      org_id: caller.orgId, slug: input.slug, name: input.name, description: input.description ?? '',
-      default_access: input.defaultAccess ?? 'write', owner_id: null, created_by: caller.id, created_at: now, updated_at: now,
+      org_id: caller.orgId,
+      slug: input.slug,
+      name: input.name,
+      description: input.description ?? '',
+      default_access: input.defaultAccess ?? 'write',
+      owner_id: null,
+      created_by: caller.id,
+      created_at: now,
+      updated_at: now,
     });
     return store.findSpaceById(svc.db, id)!;
   });
@@ -106,8 +123,12 @@ function checkSpaceCount(svc: Services, caller: Caller): void {
   if (cap === 0 || caller.orgAdmin) return;
   const used = store.countSpacesCreatedBy(svc.db, caller.id);
   if (used >= cap) {
-    throw new AppError('quota_exceeded', `you have created ${used} spaces; the cap is ${cap} a principal (SERVICE_MAX_SPACES_PER_PRINCIPAL)`, undefined,
-      { setting: 'SERVICE_MAX_SPACES_PER_PRINCIPAL', limit: cap, used });
+    throw new AppError(
+      'quota_exceeded',
+      `you have created ${used} spaces; the cap is ${cap} a principal (SERVICE_MAX_SPACES_PER_PRINCIPAL)`,
+      undefined,
+      { setting: 'SERVICE_MAX_SPACES_PER_PRINCIPAL', limit: cap, used },
+    );
   }
 }
 

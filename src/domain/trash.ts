@@ -20,7 +20,10 @@ export function listTrash(svc: Services, caller: Caller, slug: string, q: { afte
   const space = resolveSpace(svc, caller, slug);
   const rows = store.listTrash(svc.db, caller, space.id, q.after, q.limit + 1);
   const pages: TrashItem[] = rows.slice(0, q.limit).map((r) => ({
-    path: r.path, title: r.title, version: r.version, deletedAt: r.deleted_at,
+    path: r.path,
+    title: r.title,
+    version: r.version,
+    deletedAt: r.deleted_at,
     // Pages deleted before schema version 6 have no trash row: who deleted them is not known.
     deletedBy: r.deleted_by ? { id: r.deleted_by, name: r.deleted_by_name ?? '' } : null,
   }));
@@ -52,10 +55,26 @@ export function restoreFromTrash(svc: Services, caller: Caller, slug: string, in
     }
     const written = withBatch(svc, undefined, (b) => {
       // The page is still in the trash here: its written hook indexes it with its readers.
-      if (acl) accessChanged(b, { id: row.id, spaceSlug: space.slug, path: dest, title: row.title, live: false }, () => replaceAcl(db, row.id, acl));
-      return writeRevision(svc, caller, space, dest, { ...row, path: dest }, {
-        title: row.title, content: row.content, frontmatter: row.frontmatter, metadata: row.metadata, template: row.template,
-      }, { name: 'page.restored' }, b);
+      if (acl)
+        accessChanged(b, { id: row.id, spaceSlug: space.slug, path: dest, title: row.title, live: false }, () =>
+          replaceAcl(db, row.id, acl),
+        );
+      return writeRevision(
+        svc,
+        caller,
+        space,
+        dest,
+        { ...row, path: dest },
+        {
+          title: row.title,
+          content: row.content,
+          frontmatter: row.frontmatter,
+          metadata: row.metadata,
+          template: row.template,
+        },
+        { name: 'page.restored' },
+        b,
+      );
     });
     return presentPage(space, { ...written.row, has_acl: acl ? 1 : 0 });
   });
@@ -79,7 +98,9 @@ export function listTrashedSpaces(svc: Services, caller: Caller, q: { after: str
   requireAdmin(caller);
   const rows = spaces.listTrashedSpaces(svc.db, caller.orgId, q.after, q.limit + 1);
   const list: TrashedSpace[] = rows.slice(0, q.limit).map((r) => ({
-    ...presentSpace(r), deletedAt: r.deleted_at!, deletedBy: r.deleted_by ? { id: r.deleted_by, name: r.deleted_by_name ?? '' } : null,
+    ...presentSpace(r),
+    deletedAt: r.deleted_at!,
+    deletedBy: r.deleted_by ? { id: r.deleted_by, name: r.deleted_by_name ?? '' } : null,
   }));
   return { spaces: list, last: rows.length > q.limit ? list[list.length - 1].slug : null };
 }

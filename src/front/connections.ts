@@ -16,7 +16,12 @@ import type { Services } from '../services.ts';
 function rawProblem(code: ErrorCode, detail: string, extra: Record<string, string> = {}): string {
   const err = new AppError(code, detail);
   const body = problemBody(err);
-  const head = [`HTTP/1.1 ${err.status} ${err.title}`, 'content-type: application/problem+json', `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
+  const head = [
+    `HTTP/1.1 ${err.status} ${err.title}`,
+    'content-type: application/problem+json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+  ];
   for (const [k, v] of Object.entries(extra)) head.push(`${k}: ${v}`);
   return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
@@ -31,10 +36,17 @@ type Owned = Socket & { _httpMessage?: { headersSent?: boolean } | null };
 export function clientErrorAnswer(err: ParseError): string | null {
   const code = err.code ?? '';
   if (code === 'ECONNRESET' || code === 'EPIPE') return null;
-  if (code === 'HPE_HEADER_OVERFLOW') return rawProblem('headers_too_large', 'the request line and headers exceed the server\'s limit');
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawProblem('request_too_slow', 'the request did not arrive within SERVICE_HEADERS_TIMEOUT_MS (headers) or SERVICE_REQUEST_TIMEOUT_MS (whole request)');
+  if (code === 'HPE_HEADER_OVERFLOW') return rawProblem('headers_too_large', "the request line and headers exceed the server's limit");
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return rawProblem(
+      'request_too_slow',
+      'the request did not arrive within SERVICE_HEADERS_TIMEOUT_MS (headers) or SERVICE_REQUEST_TIMEOUT_MS (whole request)',
+    );
   if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH' || code === 'HPE_INVALID_TRANSFER_ENCODING') {
-    return rawProblem('bad_request', 'the request\'s length is ambiguous (Content-Length and Transfer-Encoding, two lengths, or an unknown Transfer-Encoding)');
+    return rawProblem(
+      'bad_request',
+      "the request's length is ambiguous (Content-Length and Transfer-Encoding, two lengths, or an unknown Transfer-Encoding)",
+    );
   }
   return rawProblem('bad_request', `the request is not valid HTTP/1.1 (${code || 'parse error'})`);
 }
@@ -56,7 +68,9 @@ export function guardConnections(server: http.Server, svc: Services): void {
   // Expect: 100-continue is answered by Node; any other expectation is refused.
   server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     const body = problemBody(new AppError('expectation_failed', 'only Expect: 100-continue is supported'));
-    res.writeHead(417, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+    res
+      .writeHead(417, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), connection: 'close' })
+      .end(body);
   });
   const cap = ops.maxConnectionsPerAddress;
   // Behind a trusted proxy every connection comes from the proxy: the cap is then its job.

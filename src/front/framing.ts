@@ -53,15 +53,30 @@ export function framingOf(req: IncomingMessage): Framing | AppError {
 // Hop-by-hop headers (RFC 9110 §7.6.1), the framing kspace sets itself, Expect (answered by the
 // replica's own server), and the two it writes itself (X-Forwarded-For, X-Request-Id).
 const NOT_FORWARDED = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length',
-  'expect', 'x-forwarded-for', 'x-request-id', 'http2-settings',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'expect',
+  'x-forwarded-for',
+  'x-request-id',
+  'http2-settings',
 ]);
 
 /**
  * The headers a replica sends to the primary: the client's end-to-end headers, the framing set
  * here, X-Forwarded-For and the request's id.
  */
-export function forwardedHeaders(req: IncomingMessage, framing: Framing, forwardedFor: string | undefined, id: string | undefined): Record<string, string | string[]> {
+export function forwardedHeaders(
+  req: IncomingMessage,
+  framing: Framing,
+  forwardedFor: string | undefined,
+  id: string | undefined,
+): Record<string, string | string[]> {
   const named = new Set<string>();
   const conn = req.headers.connection;
   if (conn) for (const t of conn.split(',')) named.add(t.trim().toLowerCase());
@@ -85,7 +100,10 @@ export function forwardedHeaders(req: IncomingMessage, framing: Framing, forward
  */
 export function forwardedFor(req: IncomingMessage, trustProxy: boolean): string | undefined {
   const h = req.headers['x-forwarded-for'];
-  const list = (Array.isArray(h) ? h.join(', ') : (h ?? '')).split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (Array.isArray(h) ? h.join(', ') : (h ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (trustProxy && list.length > 0) return list.join(', ');
   const peer = req.socket.remoteAddress;
   if (peer) list.push(peer);
@@ -95,6 +113,14 @@ export function forwardedFor(req: IncomingMessage, trustProxy: boolean): string 
 /** Whether a header value from the upstream answer is hop-by-hop (not passed back to the client). */
 export function isHopByHop(name: string): boolean {
   const k = name.toLowerCase();
-  return k === 'connection' || k === 'keep-alive' || k === 'proxy-connection' || k === 'transfer-encoding' || k === 'te'
-    || k === 'trailer' || k === 'upgrade' || k === 'x-request-id';
+  return (
+    k === 'connection' ||
+    k === 'keep-alive' ||
+    k === 'proxy-connection' ||
+    k === 'transfer-encoding' ||
+    k === 'te' ||
+    k === 'trailer' ||
+    k === 'upgrade' ||
+    k === 'x-request-id'
+  );
 }

@@ -44,8 +44,10 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
   const ops = svc.config.ops;
   const prefix = randomBytes(4).toString('hex');
   let counter = 0;
-  const perIp = ops.rateLimitPerIp.rate > 0 ? createRateLimiter({ burst: ops.rateLimitPerIp.burst, perSecond: ops.rateLimitPerIp.rate }) : null;
-  const perKey = ops.rateLimitPerKey.rate > 0 ? createRateLimiter({ burst: ops.rateLimitPerKey.burst, perSecond: ops.rateLimitPerKey.rate }) : null;
+  const perIp =
+    ops.rateLimitPerIp.rate > 0 ? createRateLimiter({ burst: ops.rateLimitPerIp.burst, perSecond: ops.rateLimitPerIp.rate }) : null;
+  const perKey =
+    ops.rateLimitPerKey.rate > 0 ? createRateLimiter({ burst: ops.rateLimitPerKey.burst, perSecond: ops.rateLimitPerKey.rate }) : null;
   const busyKeys = new Map<string, number>();
   const live = new Set<Live>();
   const onDone: Front['onDone'] = [];
@@ -110,14 +112,21 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     let holdsKey = false;
     if (!limited && auth) {
       const n = busyKeys.get(auth) ?? 0;
-      if (n >= ops.maxConcurrentPerKey) limited = reject(res, 'too_many_requests', 429, `more than ${ops.maxConcurrentPerKey} requests in progress with this API key`, 1);
+      if (n >= ops.maxConcurrentPerKey)
+        limited = reject(res, 'too_many_requests', 429, `more than ${ops.maxConcurrentPerKey} requests in progress with this API key`, 1);
       else {
         busyKeys.set(auth, n + 1);
         holdsKey = true;
       }
     }
     if (!limited && overCap.has(req.socket)) {
-      limited = reject(res, 'too_many_requests', 429, `more than ${ops.maxConnectionsPerAddress} connections open at once from this address`, 1);
+      limited = reject(
+        res,
+        'too_many_requests',
+        429,
+        `more than ${ops.maxConnectionsPerAddress} connections open at once from this address`,
+        1,
+      );
     }
     const body = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
     const entry: Live = { started, res, id, req, body: body ? { read: req.socket?.bytesRead ?? 0, at: started } : null };
@@ -146,8 +155,13 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
         bytes: req.socket ? req.socket.bytesWritten - sent : 0,
       };
       const fields: RequestFields = {
-        id, principal: (event?.context.principal as string | undefined) ?? null, method: req.method ?? '-', route: done.route,
-        status: done.status, ms: Math.round(ms * 10) / 10, bytes: done.bytes,
+        id,
+        principal: (event?.context.principal as string | undefined) ?? null,
+        method: req.method ?? '-',
+        route: done.route,
+        status: done.status,
+        ms: Math.round(ms * 10) / 10,
+        bytes: done.bytes,
       };
       const slow = ms > ops.logSlowMs;
       if (svc.log.request) svc.log.request(fields, slow);
@@ -158,7 +172,9 @@ export function createFront(svc: Services, inner: NodeHandler): Front {
     if (!limited) return inner(req, res);
   };
   return {
-    handler, inFlight: () => live.size, onDone,
+    handler,
+    inFlight: () => live.size,
+    onDone,
     drain: () => (draining = true),
     stop: () => clearInterval(sweep),
   };
@@ -185,9 +201,18 @@ function txidStamp(svc: Services, req: IncomingMessage): TxidStamp {
   // session a replica must hold before it answers the app's next GET /session).
   const sessionCaller = !req.headers.authorization;
   // https as src/http/session-cookie.ts judges it: TLS, SERVICE_BASE_URL, or a trusted proxy's X-Forwarded-Proto.
-  const proto = svc.config.ops.trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',').pop()?.trim().toLowerCase() : '';
+  const proto = svc.config.ops.trustProxy
+    ? String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')
+        .pop()
+        ?.trim()
+        .toLowerCase()
+    : '';
   const secure = svc.config.baseUrl.startsWith('https:') || (req.socket as { encrypted?: boolean }).encrypted === true || proto === 'https';
-  return { db: svc.db, cookie: sessionCaller ? `; Path=/; Max-Age=${TXID_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}` : null };
+  return {
+    db: svc.db,
+    cookie: sessionCaller ? `; Path=/; Max-Age=${TXID_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}` : null,
+  };
 }
 
 function writeHeadWithId(this: IdRes, ...args: unknown[]): ServerResponse {
@@ -232,7 +257,10 @@ function limitKey(header: string): string {
 // Answers a refused request here, before h3; returns the pseudo-route logged for it.
 function reject(res: ServerResponse, code: ErrorCode, status: number, detail: string, retryAfter?: number): string {
   const body = problemBody(new AppError(code, detail));
-  const headers: Record<string, string | number> = { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+  };
   if (retryAfter) headers['retry-after'] = retryAfter;
   if (status !== 429) headers.connection = 'close';
   res.writeHead(status, headers).end(body);

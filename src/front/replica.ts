@@ -28,7 +28,6 @@ import { reportReplicaStatus } from '../ops/replica-status.ts';
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 type Out = { writeHead: ServerResponse['writeHead']; write: ServerResponse['write']; end: ServerResponse['end'] };
 
-
 const POLL_IDLE_MS = 50;
 const POLL_WAITING_MS = 2;
 const CONNECT_TIMEOUT_MS = 5000;
@@ -208,7 +207,9 @@ export function minTxidOf(req: IncomingMessage): number {
   if (h !== undefined) {
     const v = Array.isArray(h) ? h[0] : h;
     if (!/^\d{1,15}$/.test(v.trim())) {
-      throw invalid([{ key: 'X-Service-Min-Txid', code: 'format', message: 'X-Service-Min-Txid is a whole number (an X-Service-Txid answered before)' }]);
+      throw invalid([
+        { key: 'X-Service-Min-Txid', code: 'format', message: 'X-Service-Min-Txid is a whole number (an X-Service-Txid answered before)' },
+      ]);
     }
     return Number(v.trim());
   }
@@ -252,15 +253,22 @@ function createForwarder(svc: Services): Forwarder {
   };
   const idleMs = svc.config.ops.maxRequestMs;
   const trustProxy = svc.config.ops.trustProxy;
-  const request: Forwarder['request'] = (o) => lib.request({ protocol: base.protocol, hostname: base.hostname, port: base.port || undefined, agent: own, ...o });
+  const request: Forwarder['request'] = (o) =>
+    lib.request({ protocol: base.protocol, hostname: base.hostname, port: base.port || undefined, agent: own, ...o });
   const forward: Forwarder['forward'] = (req, res, out = { writeHead: res.writeHead, write: res.write, end: res.end }) => {
     noteDirect(req, '(forwarded)', null as never);
     const framing = framingOf(req);
     if (framing instanceof AppError) return refuseFraming(req, res, framing, out);
     const headers = forwardedHeaders(req, framing, forwardedFor(req, trustProxy), requestIdOf(res));
     const up = lib.request({
-      protocol: base.protocol, hostname: base.hostname, port: base.port || undefined, method: req.method,
-      path: req.url, headers, agent: agentOf(req.socket), setHost: false,
+      protocol: base.protocol,
+      hostname: base.hostname,
+      port: base.port || undefined,
+      method: req.method,
+      path: req.url,
+      headers,
+      agent: agentOf(req.socket),
+      setHost: false,
     });
     // A body that ends short of its Content-Length is an error here, never a short request upstream.
     (up as unknown as { strictContentLength: boolean }).strictContentLength = true;
@@ -276,7 +284,9 @@ function createForwarder(svc: Services): Forwarder {
       const err = new AppError('primary_unavailable', `the primary at ${base.origin} cannot be reached (${why}); try again shortly`);
       const body = problemBody(err, (req.url ?? '/').split('?')[0]);
       (out.writeHead as (...a: unknown[]) => ServerResponse).call(res, 503, {
-        'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'retry-after': String(RETRY_AFTER_S),
+        'content-type': 'application/problem+json',
+        'content-length': Buffer.byteLength(body),
+        'retry-after': String(RETRY_AFTER_S),
       });
       (out.end as (b: string) => ServerResponse).call(res, body);
       req.resume(); // whatever of the body is left is not wanted
@@ -351,7 +361,9 @@ function refuseFraming(req: IncomingMessage, res: ServerResponse, err: AppError,
   res.once('close', () => socket.destroy());
   const body = problemBody(err, (req.url ?? '/').split('?')[0]);
   (out.writeHead as (...a: unknown[]) => ServerResponse).call(res, err.status, {
-    'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), connection: 'close',
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
   });
   (out.end as (b: string) => ServerResponse).call(res, body);
 }

@@ -37,7 +37,9 @@ export const Space = v.strictObject({
 });
 export const SpaceList = v.strictObject({ spaces: v.array(Space), nextCursor: NextCursor });
 export const PageList = v.strictObject({
-  pages: v.array(v.strictObject({ path: v.string(), title: v.string(), version: v.number(), updatedAt: Iso, template: v.optional(v.string()) })),
+  pages: v.array(
+    v.strictObject({ path: v.string(), title: v.string(), version: v.number(), updatedAt: Iso, template: v.optional(v.string()) }),
+  ),
   /** With `depth=1`: the subfolders of the level, each holding at least one readable page. */
   folders: v.optional(v.array(v.strictObject({ path: v.string() }))),
   nextCursor: NextCursor,
@@ -49,8 +51,15 @@ export const RevisionList = v.strictObject({
   nextCursor: NextCursor,
 });
 export const Revision = v.looseObject({
-  space: v.string(), path: v.string(), version: v.number(), title: v.string(), content: v.string(),
-  frontmatter: v.record(v.string(), v.unknown()), metadata: Metadata, author: Author, createdAt: Iso,
+  space: v.string(),
+  path: v.string(),
+  version: v.number(),
+  title: v.string(),
+  content: v.string(),
+  frontmatter: v.record(v.string(), v.unknown()),
+  metadata: Metadata,
+  author: Author,
+  createdAt: Iso,
 });
 export const Acl = v.strictObject({ restricted: v.boolean(), read: v.array(v.string()), write: v.array(v.string()) });
 
@@ -60,45 +69,87 @@ export const KeyInfo = v.strictObject({ id: v.string(), prefix: v.string(), crea
 export const NewKey = v.strictObject({ id: v.string(), key: v.string(), principalId: v.string() });
 
 export const Webhook = v.strictObject({
-  id: v.string(), url: v.string(), events: v.array(v.string()), spaceSlug: v.optional(v.string()),
-  description: v.optional(v.string()), enabled: v.boolean(), createdAt: Iso, updatedAt: Iso,
+  id: v.string(),
+  url: v.string(),
+  events: v.array(v.string()),
+  spaceSlug: v.optional(v.string()),
+  description: v.optional(v.string()),
+  enabled: v.boolean(),
+  createdAt: Iso,
+  updatedAt: Iso,
 });
 export const WebhookWithSecret = v.strictObject({ ...Webhook.entries, secret: v.string() });
 export const TestOutcome = v.strictObject({
-  outcome: v.picklist(['delivered', 'failed', 'blocked']), status: v.optional(v.number()), error: v.optional(v.string()), durationMs: v.number(),
+  outcome: v.picklist(['delivered', 'failed', 'blocked']),
+  status: v.optional(v.number()),
+  error: v.optional(v.string()),
+  durationMs: v.number(),
 });
 export const DeliveryLog = v.strictObject({
-  deliveries: v.array(v.strictObject({
-    id: v.string(), event: v.string(), attempt: v.number(), at: Iso, outcome: v.string(),
-    status: v.optional(v.number()), error: v.optional(v.string()), durationMs: v.number(),
-  })),
+  deliveries: v.array(
+    v.strictObject({
+      id: v.string(),
+      event: v.string(),
+      attempt: v.number(),
+      at: Iso,
+      outcome: v.string(),
+      status: v.optional(v.number()),
+      error: v.optional(v.string()),
+      durationMs: v.number(),
+    }),
+  ),
   nextCursor: NextCursor,
 });
 
 const FieldDef = v.looseObject({ key: v.string(), type: v.string() });
-export const TemplateList = v.array(v.strictObject({
-  space: v.string(), name: v.string(), path: v.string(), title: v.string(), description: v.string(), recordType: v.boolean(),
-  fields: v.optional(v.array(FieldDef)), metadataDefaults: v.optional(Metadata), defaultPathPrefix: v.optional(v.string()),
-  content: v.optional(v.string()),
-}));
-export const RecordTypeList = v.array(v.strictObject({
-  name: v.string(), description: v.string(), defaultPathPrefix: v.nullable(v.string()),
-  additionalKeys: v.picklist(['allow', 'reject']), fields: v.array(FieldDef),
-}));
-const MetaPage = v.strictObject({ space: v.string(), path: v.string(), title: v.string(), version: v.number(), updatedAt: Iso, metadata: Metadata });
+export const TemplateList = v.array(
+  v.strictObject({
+    space: v.string(),
+    name: v.string(),
+    path: v.string(),
+    title: v.string(),
+    description: v.string(),
+    recordType: v.boolean(),
+    fields: v.optional(v.array(FieldDef)),
+    metadataDefaults: v.optional(Metadata),
+    defaultPathPrefix: v.optional(v.string()),
+    content: v.optional(v.string()),
+  }),
+);
+export const RecordTypeList = v.array(
+  v.strictObject({
+    name: v.string(),
+    description: v.string(),
+    defaultPathPrefix: v.nullable(v.string()),
+    additionalKeys: v.picklist(['allow', 'reject']),
+    fields: v.array(FieldDef),
+  }),
+);
+const MetaPage = v.strictObject({
+  space: v.string(),
+  path: v.string(),
+  title: v.string(),
+  version: v.number(),
+  updatedAt: Iso,
+  metadata: Metadata,
+});
 export const MetaPageList = v.strictObject({ pages: v.array(MetaPage), nextCursor: NextCursor });
 const IssueShape = v.strictObject({ key: v.string(), code: v.string(), message: v.string() });
 export const Nonconforming = v.array(v.strictObject({ path: v.string(), issues: v.array(IssueShape) }));
 
 export const SearchHits = v.strictObject({
-  hits: v.array(v.strictObject({
-    space: v.string(), path: v.string(), title: v.string(),
-    /** HTML: the page's text (no Markdown syntax) around the matches, each in <mark>. */
-    snippet: v.string(),
-    /** The heading the snippet's first match is under; absent when there is none. */
-    heading: v.optional(v.string()),
-    score: v.number(),
-  })),
+  hits: v.array(
+    v.strictObject({
+      space: v.string(),
+      path: v.string(),
+      title: v.string(),
+      /** HTML: the page's text (no Markdown syntax) around the matches, each in <mark>. */
+      snippet: v.string(),
+      /** The heading the snippet's first match is under; absent when there is none. */
+      heading: v.optional(v.string()),
+      score: v.number(),
+    }),
+  ),
   nextCursor: NextCursor,
 });
 export const TitleHits = v.strictObject({ hits: v.array(v.strictObject({ space: v.string(), path: v.string(), title: v.string() })) });
@@ -114,10 +165,17 @@ export const RebuildResult = v.strictObject({ pages: v.number(), links: v.number
 export const IndexesRebuilt = v.strictObject({ indexes: v.array(v.string()), pages: v.number() });
 
 export const ImportResult = v.strictObject({
-  created: v.number(), updated: v.number(), skipped: v.number(), errors: v.array(v.looseObject({})),
+  created: v.number(),
+  updated: v.number(),
+  skipped: v.number(),
+  errors: v.array(v.looseObject({})),
 });
 export const GalleryEntry = v.strictObject({
-  source: v.picklist(['built-in', 'remote', 'org']), id: v.string(), name: v.string(), description: v.string(), pages: v.number(),
+  source: v.picklist(['built-in', 'remote', 'org']),
+  id: v.string(),
+  name: v.string(),
+  description: v.string(),
+  pages: v.number(),
 });
 export const SpaceFromTemplate = v.strictObject({ space: Space, import: ImportResult });
 

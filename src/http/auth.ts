@@ -29,7 +29,10 @@ export function requireCaller(event: H3Event, svc: Services, opts: { bearerOnly?
   }
   const session = sessionOf(event, svc);
   if (!session) {
-    throw new AppError('unauthorized', readSessionCookie(event, svc) ? 'the session has ended; sign in again' : 'send Authorization: Bearer <API key> or sign in');
+    throw new AppError(
+      'unauthorized',
+      readSessionCookie(event, svc) ? 'the session has ended; sign in again' : 'send Authorization: Bearer <API key> or sign in',
+    );
   }
   if (!SAFE_METHODS.has(event.req.method)) checkCsrf(event, svc, session);
   notePrincipal(event, session.caller);

@@ -48,7 +48,10 @@ function hubOf(svc: Services): Hub {
   let hub = hubs.get(svc);
   if (hub) return hub;
   const h: Hub = {
-    streams: new Set(), perPrincipal: new Map(), epoch: readAuthEpoch(svc.db), scheduled: false,
+    streams: new Set(),
+    perPrincipal: new Map(),
+    epoch: readAuthEpoch(svc.db),
+    scheduled: false,
     stopTxid: () => {},
     heartbeat: setInterval(() => beat(svc, h), Math.max(5, Math.floor(svc.config.changes.heartbeatMs * 0.8))),
   };
@@ -170,16 +173,31 @@ function forget(hub: Hub, s: Stream): void {
  * SERVICE_CHANGES_MAX_STREAMS of theirs. `closed` is called when the client goes away.
  */
 export function openChangeStream(
-  svc: Services, caller: Caller, credential: Credential, since: number, spaceId: number | null, onClose: (fn: () => void) => void,
+  svc: Services,
+  caller: Caller,
+  credential: Credential,
+  since: number,
+  spaceId: number | null,
+  onClose: (fn: () => void) => void,
 ): Response {
   const hub = hubOf(svc);
   const open = hub.perPrincipal.get(caller.id) ?? 0;
   const max = svc.config.changes.maxStreams;
   if (open >= max) {
-    throw new AppError('too_many_requests', `at most ${max} change streams may be open at once per principal (SERVICE_CHANGES_MAX_STREAMS)`, undefined, { retryAfter: 5 });
+    throw new AppError(
+      'too_many_requests',
+      `at most ${max} change streams may be open at once per principal (SERVICE_CHANGES_MAX_STREAMS)`,
+      undefined,
+      { retryAfter: 5 },
+    );
   }
   const s: Stream = {
-    caller, credential, spaceId, cursor: since, paused: false, closed: false,
+    caller,
+    credential,
+    spaceId,
+    cursor: since,
+    paused: false,
+    closed: false,
     out: new Readable({
       read() {
         if (!s.paused) return;

@@ -17,7 +17,11 @@ const NONCE = 12;
 const TAG = 16;
 
 type Sealer = { key: Buffer; nonceKey: Buffer; durable: boolean };
-const sealer = (key: Buffer, durable: boolean): Sealer => ({ key, nonceKey: crypto.createHmac('sha256', key).update('cursor nonce').digest(), durable });
+const sealer = (key: Buffer, durable: boolean): Sealer => ({
+  key,
+  nonceKey: crypto.createHmac('sha256', key).update('cursor nonce').digest(),
+  durable,
+});
 const sealers = new WeakMap<Services, Sealer>();
 
 // A primary makes the key on first use; a replica reads the primary's. A replica whose copy has
@@ -27,7 +31,7 @@ function sealerOf(svc: Services): Sealer {
   const known = sealers.get(svc);
   if (known?.durable) return known;
   const stored = svc.config.replication.role === 'primary' ? ensureCursorKey(svc.db) : readCursorKey(svc.db);
-  const made = stored ? sealer(stored, true) : known ?? sealer(crypto.randomBytes(32), false);
+  const made = stored ? sealer(stored, true) : (known ?? sealer(crypto.randomBytes(32), false));
   sealers.set(svc, made);
   return made;
 }

@@ -9,7 +9,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Auth = 'key' | 'admin' | 'public';
 
 type Schema = v.GenericSchema;
-type ObjSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
+type ObjSchema =
+  | v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
   | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
 
 /** One answer an endpoint gives: its status, and for JSON its schema (validated in tests). */
@@ -88,11 +89,15 @@ export function endpoint<
   PS extends ObjSchema | undefined = undefined,
   QS extends ObjSchema | undefined = undefined,
   BS extends Schema | undefined = undefined,
->(e: Omit<Endpoint, 'params' | 'query' | 'body' | 'handler'> & {
-  params?: PS;
-  query?: QS;
-  body?: BS;
-  handler(ctx: EndpointContext<Out<PS, Record<string, string>>, Out<QS, Record<string, never>>, Out<BS, unknown>>): Response | Promise<Response>;
-}): AnyEndpoint {
+>(
+  e: Omit<Endpoint, 'params' | 'query' | 'body' | 'handler'> & {
+    params?: PS;
+    query?: QS;
+    body?: BS;
+    handler(
+      ctx: EndpointContext<Out<PS, Record<string, string>>, Out<QS, Record<string, never>>, Out<BS, unknown>>,
+    ): Response | Promise<Response>;
+  },
+): AnyEndpoint {
   return e as AnyEndpoint;
 }

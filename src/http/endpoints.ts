@@ -30,7 +30,10 @@ export const API_VERSION = '0.1.0';
 let document: string | null = null;
 
 const openApiEndpoint = endpoint({
-  method: 'GET', path: '/openapi.json', tag: 'meta', auth: 'public',
+  method: 'GET',
+  path: '/openapi.json',
+  tag: 'meta',
+  auth: 'public',
   summary: 'This OpenAPI 3.1 document, generated from the endpoint table',
   responses: [{ status: 200, schema: v.looseObject({ openapi: v.literal('3.1.0'), paths: v.record(v.string(), v.unknown()) }) }],
   handler: () => {
@@ -40,7 +43,23 @@ const openApiEndpoint = endpoint({
 });
 
 export const endpoints: AnyEndpoint[] = [
-  openApiEndpoint, ...opsEndpoints, ...adminEndpoints, ...spaceEndpoints, ...moveEndpoints, ...pageEndpoints, ...fileEndpoints, ...bundleEndpoints, ...spaceTemplateEndpoints,
-  ...templateEndpoints, ...recordEndpoints, ...webhookEndpoints, ...searchEndpoints, ...linkEndpoints, ...mcpEndpoints,
-  ...sessionEndpoints, ...renderEndpoints, ...favouriteEndpoints, ...changeEndpoints,
+  openApiEndpoint,
+  ...opsEndpoints,
+  ...adminEndpoints,
+  ...spaceEndpoints,
+  ...moveEndpoints,
+  ...pageEndpoints,
+  ...fileEndpoints,
+  ...bundleEndpoints,
+  ...spaceTemplateEndpoints,
+  ...templateEndpoints,
+  ...recordEndpoints,
+  ...webhookEndpoints,
+  ...searchEndpoints,
+  ...linkEndpoints,
+  ...mcpEndpoints,
+  ...sessionEndpoints,
+  ...renderEndpoints,
+  ...favouriteEndpoints,
+  ...changeEndpoints,
 ];

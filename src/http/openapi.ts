@@ -16,8 +16,11 @@ type SecurityScheme = Record<string, unknown>;
 export const securitySchemes: Record<string, SecurityScheme> = {
   kspaceKey: { type: 'http', scheme: 'bearer', description: 'an API key: `Authorization: Bearer ks_…`' },
   kspaceSession: {
-    type: 'apiKey', in: 'cookie', name: 'kspace_session',
-    description: 'the web app\'s session (`__Host-kspace_session` over https), from `POST /session`; writes also need `X-CSRF-Token` and this origin',
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'kspace_session',
+    description:
+      "the web app's session (`__Host-kspace_session` over https), from `POST /session`; writes also need `X-CSRF-Token` and this origin",
   },
 };
 
@@ -59,7 +62,10 @@ function errorStatuses(e: AnyEndpoint): string[] {
 }
 
 function operationId(e: AnyEndpoint): string {
-  const words = e.path.replace('**:path', 'path').split(/[/:-]+/).filter(Boolean);
+  const words = e.path
+    .replace('**:path', 'path')
+    .split(/[/:-]+/)
+    .filter(Boolean);
   return e.method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 }
 
@@ -68,7 +74,10 @@ function parameters(e: AnyEndpoint): unknown[] {
   for (const [name, schema] of Object.entries(e.params?.entries ?? {})) {
     const json = jsonSchemaOf(schema as v.GenericSchema);
     out.push({
-      name, in: 'path', required: true, schema: json,
+      name,
+      in: 'path',
+      required: true,
+      schema: json,
       ...(name === 'path' && e.path.startsWith(PAGE_PREFIX)
         ? { description: 'the page path: `/`-separated segments, each percent-encoded', allowReserved: true }
         : {}),
@@ -77,7 +86,8 @@ function parameters(e: AnyEndpoint): unknown[] {
   for (const [name, schema] of Object.entries(e.query?.entries ?? {})) {
     out.push({ name, in: 'query', required: isRequiredParam(schema as v.GenericSchema), schema: jsonSchemaOf(schema as v.GenericSchema) });
   }
-  for (const h of e.headers ?? []) out.push({ name: h.name, in: 'header', required: h.required ?? true, description: h.description, schema: h.schema });
+  for (const h of e.headers ?? [])
+    out.push({ name: h.name, in: 'header', required: h.required ?? true, description: h.description, schema: h.schema });
   return out;
 }
 
@@ -92,9 +102,12 @@ function responses(e: AnyEndpoint): Record<string, unknown> {
   }
   // A GET of a page address the page was moved away from answers 308 to its current address (src/http/router.ts).
   if (e.method === 'GET' && isPageEndpoint(e)) {
-    out[308] = { description: 'the page moved: `Location` is its current address (sub-resource and query kept), for a caller who may read it' };
+    out[308] = {
+      description: 'the page moved: `Location` is its current address (sub-resource and query kept), for a caller who may read it',
+    };
   }
-  for (const s of errorStatuses(e)) out[s] = { description: ERRORS[s], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  for (const s of errorStatuses(e))
+    out[s] = { description: ERRORS[s], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
   return out;
 }
 
@@ -111,15 +124,25 @@ function operation(e: AnyEndpoint): Record<string, unknown> {
     ...(e.description ? { description: e.description } : {}),
     tags: [e.tag],
     ...(params.length ? { parameters: params } : {}),
-    ...(e.body ? {
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: jsonSchemaOf(e.body), ...(e.bodyExample === undefined ? {} : { example: e.bodyExample }) } },
-      },
-    } : {}),
-    ...(e.rawBody ? {
-      requestBody: { required: true, description: e.rawBody.description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
-    } : {}),
+    ...(e.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: jsonSchemaOf(e.body), ...(e.bodyExample === undefined ? {} : { example: e.bodyExample }) },
+            },
+          },
+        }
+      : {}),
+    ...(e.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: e.rawBody.description,
+            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+          },
+        }
+      : {}),
     responses: responses(e),
     security: e.auth === 'public' ? [] : e.bearerOnly ? [{ kspaceKey: [] }] : Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     ...(e.auth === 'admin' ? { 'x-kspace-auth': 'org admin' } : {}),
@@ -135,7 +158,8 @@ export function openApiDocument(table: AnyEndpoint[], version: string): Record<s
     info: {
       title: 'kspace HTTP API',
       version,
-      description: 'Errors are application/problem+json (RFC 9457) with a stable `code`. Lists page with `limit` and `cursor`. See docs/api.md.',
+      description:
+        'Errors are application/problem+json (RFC 9457) with a stable `code`. Lists page with `limit` and `cursor`. See docs/api.md.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     // Relative: the server that serves this document (it may sit behind a proxy under another name).

@@ -34,7 +34,10 @@ export function pageMatcher(table: AnyEndpoint[]): (segments: string[]) => PageM
     const rest = e.path.slice(PAGE_PREFIX.length);
     let s = bySuffix.get(rest);
     if (!s) {
-      const parts = rest.split('/').filter(Boolean).map((p): Part => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p }));
+      const parts = rest
+        .split('/')
+        .filter(Boolean)
+        .map((p): Part => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p }));
       s = { parts, endpoints: [] };
       bySuffix.set(rest, s);
     }

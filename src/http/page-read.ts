@@ -49,7 +49,14 @@ export type PageAnswer = { status: 200 | 304; etag: string; contentType?: string
  * version and access columns are read first (not its content): 304 when the ETag matches. An
  * absent or unreadable page throws 404 whatever If-None-Match says.
  */
-export function readPageAnswer(svc: Services, caller: Caller, slug: string, path: string, ifNoneMatch: string | null | undefined, markdown: boolean): PageAnswer {
+export function readPageAnswer(
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  path: string,
+  ifNoneMatch: string | null | undefined,
+  markdown: boolean,
+): PageAnswer {
   if (ifNoneMatch) {
     const { page } = readablePageStamp(svc, caller, slug, path);
     const etag = pageETag(page, markdown);
@@ -98,15 +105,24 @@ export function directPageRead(svc: Services, table: AnyEndpoint[]): NodeHandler
     try {
       caller = authenticateKey(svc, key[1]);
       if (!caller) return false;
-      answer = readPageAnswer(svc, caller, found.params.space, found.params.path, req.headers['if-none-match'], prefersMarkdown(req.headers.accept));
+      answer = readPageAnswer(
+        svc,
+        caller,
+        found.params.space,
+        found.params.path,
+        req.headers['if-none-match'],
+        prefersMarkdown(req.headers.accept),
+      );
     } catch {
       return false; // 404, a moved page, or a fault: h3 and the endpoint answer it
     }
-    if (svc.config.validateResponses && answerViolation(endpoint, answer.status, answer.contentType ?? null, answer.body ?? null)) return false;
+    if (svc.config.validateResponses && answerViolation(endpoint, answer.status, answer.contentType ?? null, answer.body ?? null))
+      return false;
     noteDirect(req, '/pages/**', caller.id); // the route h3 logs for every page request
-    const headers = answer.body === undefined
-      ? ['etag', answer.etag]
-      : ['content-type', answer.contentType!, 'etag', answer.etag, 'content-length', String(Buffer.byteLength(answer.body))];
+    const headers =
+      answer.body === undefined
+        ? ['etag', answer.etag]
+        : ['content-type', answer.contentType!, 'etag', answer.etag, 'content-length', String(Buffer.byteLength(answer.body))];
     res.writeHead(answer.status, '', headers);
     res.end(answer.body);
     return true;

@@ -44,7 +44,7 @@ export function problem(err: unknown, log: Logger, instance?: string): Response 
     if (typeof err.extra?.retryAfter === 'number') headers['retry-after'] = String(err.extra.retryAfter);
     return new FastResponse(problemBody(err, instance), { status: err.status, headers });
   }
-  log.error('unhandled error', { error: err instanceof Error ? err.stack ?? err.message : String(err), instance });
+  log.error('unhandled error', { error: err instanceof Error ? (err.stack ?? err.message) : String(err), instance });
   const body = { type: 'about:blank', title: 'Internal server error', status: 500, code: 'internal_error' };
   return new FastResponse(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/problem+json' } });
 }

@@ -39,5 +39,8 @@ export function answerViolation(e: AnyEndpoint, status: number, contentType: str
   }
   const r = v.safeParse(answer.schema, data);
   if (r.success) return null;
-  return r.issues.slice(0, 5).map((i) => `${i.path?.map((p) => String(p.key)).join('.') || '(root)'}: ${i.message}`).join('; ');
+  return r.issues
+    .slice(0, 5)
+    .map((i) => `${i.path?.map((p) => String(p.key)).join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
 }

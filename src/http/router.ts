@@ -20,7 +20,10 @@ import { openCursor } from './cursor-seal.ts';
 const ANONYMOUS: Caller = { id: '', name: '', kind: 'agent', orgId: -1, orgAdmin: false };
 
 /** Finds the endpoint for a method and a URL path, or the methods the path allows. */
-export type EndpointFinder = (method: string, pathname: string) => { endpoint: AnyEndpoint; params: Record<string, string> } | { allow: Method[] } | null;
+export type EndpointFinder = (
+  method: string,
+  pathname: string,
+) => { endpoint: AnyEndpoint; params: Record<string, string> } | { allow: Method[] } | null;
 
 /** Matches method + path against the table without h3 (the 405 answer, the response check, tests). */
 export function endpointFinder(table: AnyEndpoint[]): EndpointFinder {
@@ -47,15 +50,27 @@ export function endpointFinder(table: AnyEndpoint[]): EndpointFinder {
 }
 
 function routeRegExp(path: string): RegExp {
-  const src = path.split('/').map((seg) => (seg.startsWith('**:') ? `(?<${seg.slice(3)}>.+)`
-    : seg.startsWith(':') ? `(?<${seg.slice(1)}>[^/]+)` : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+  const src = path
+    .split('/')
+    .map((seg) =>
+      seg.startsWith('**:')
+        ? `(?<${seg.slice(3)}>.+)`
+        : seg.startsWith(':')
+          ? `(?<${seg.slice(1)}>[^/]+)`
+          : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
   return new RegExp(`^${src}$`);
 }
 
 /** The HTTP application over the endpoint table; no side effects beyond the returned app. */
 export function buildApp(
-  svc: Services, table: AnyEndpoint[],
-  opts: { onRequest?: (event: H3Event) => void; /** Routes that are not API endpoints (the web app's files). */ files?: (app: H3) => void } = {},
+  svc: Services,
+  table: AnyEndpoint[],
+  opts: {
+    onRequest?: (event: H3Event) => void /** Routes that are not API endpoints (the web app's files). */;
+    files?: (app: H3) => void;
+  } = {},
 ): H3 {
   const app = new H3({ silent: true, onRequest: opts.onRequest, onError: (error, event) => errorResponse(error, event, svc) });
   const find = endpointFinder(table);
@@ -67,7 +82,8 @@ export function buildApp(
   app.all('/pages/**', (event) => {
     const found = find(method(event), event.url.pathname);
     if (found && 'endpoint' in found) {
-      return found.endpoint.method === 'GET' ? followMoves(() => run(found.endpoint, event, svc, found.params), event, svc)
+      return found.endpoint.method === 'GET'
+        ? followMoves(() => run(found.endpoint, event, svc, found.params), event, svc)
         : run(found.endpoint, event, svc, found.params);
     }
     if (!found) throw new AppError('not_found', 'page not found');
@@ -107,7 +123,11 @@ const method = (event: H3Event) => (event.req.method === 'HEAD' ? 'GET' : event.
 /** 405 with `Allow`: the methods of this path, HEAD with GET (a GET endpoint answers HEAD too). */
 function methodNotAllowed(event: H3Event, allow: Method[], svc: Services): Response {
   const methods: string[] = allow.includes('GET') ? [...allow, 'HEAD'] : [...allow];
-  const res = problem(new AppError('method_not_allowed', `${event.req.method} is not supported here; use ${methods.join(', ')}`), svc.log, event.url.pathname);
+  const res = problem(
+    new AppError('method_not_allowed', `${event.req.method} is not supported here; use ${methods.join(', ')}`),
+    svc.log,
+    event.url.pathname,
+  );
   res.headers.set('allow', methods.join(', '));
   return res;
 }
@@ -148,8 +168,13 @@ function decodeParams(params: Record<string, string>): Record<string, string> {
 }
 
 const STATUS_CODES: Record<number, ErrorCode> = {
-  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
-  413: 'payload_too_large', 415: 'unsupported_media_type',
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
 };
 
 /** The one error hook: an AppError is its problem+json; h3's own errors get their catalogue code; the rest a logged 500. */

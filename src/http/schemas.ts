@@ -71,7 +71,13 @@ export function flag(name: string) {
 
 /** An optional text parameter: absent or empty → null; `json` is what the document shows of it. */
 export function optionalText(json: JsonSchema = { type: 'string' }) {
-  return documentAs(v.pipe(v.optional(v.string(), ''), v.transform((s) => (s === '' ? null : s))), json);
+  return documentAs(
+    v.pipe(
+      v.optional(v.string(), ''),
+      v.transform((s) => (s === '' ? null : s)),
+    ),
+    json,
+  );
 }
 export const OptionalText = optionalText();
 
@@ -97,21 +103,30 @@ export const IdParams = v.object({ id: Id });
 
 /** A page path in a body (`from`, `to`, `path`): checked by the page-path rules, which name the field. */
 export const PagePathField = documentAs(v.string(), {
-  type: 'string', minLength: 1, maxLength: 512, description: "a page path: '/'-separated segments, no empty, '.' or '..' segment",
+  type: 'string',
+  minLength: 1,
+  maxLength: 512,
+  description: "a page path: '/'-separated segments, no empty, '.' or '..' segment",
 });
 
 /** A metadata object in a body: keys match META_KEY_PATTERN; values scalars or lists of scalars. */
-export const MetadataField = documentAs(
-  jsonObject(),
-  {
-    type: 'object', propertyNames: { pattern: META_KEY_PATTERN },
-    additionalProperties: { anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }] },
+export const MetadataField = documentAs(jsonObject(), {
+  type: 'object',
+  propertyNames: { pattern: META_KEY_PATTERN },
+  additionalProperties: {
+    anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }],
   },
-);
+});
 /** A display name (a space's, an org template's): 1–200 characters once trimmed, none of them invisible (paths.ts). */
 export const DisplayName = v.pipe(
-  v.string(), v.trim(), v.minLength(1), v.maxLength(200),
-  v.check((s) => findInvisible(s) === null, (i) => `a name may not contain invisible characters (${findInvisible(String(i.input))})`),
+  v.string(),
+  v.trim(),
+  v.minLength(1),
+  v.maxLength(200),
+  v.check(
+    (s) => findInvisible(s) === null,
+    (i) => `a name may not contain invisible characters (${findInvisible(String(i.input))})`,
+  ),
 );
 
 /** A JSON object (not an array, not null). */
@@ -144,12 +159,16 @@ export const Problem = v.looseObject({
 /** `filters`: a URL-encoded JSON array of {key, op, value}, AND-ed (src/domain/search/filters.ts). */
 export const Filters = documentAs(v.optional(v.string()), {
   type: 'string',
-  description: 'a URL-encoded JSON array of {key, op, value} (op: eq, neq, exists, missing, gt, gte, lt, lte, contains, in), at most 20, AND-ed',
+  description:
+    'a URL-encoded JSON array of {key, op, value} (op: eq, neq, exists, missing, gt, gte, lt, lte, contains, in), at most 20, AND-ed',
   contentMediaType: 'application/json',
   contentSchema: {
-    type: 'array', maxItems: 20,
+    type: 'array',
+    maxItems: 20,
     items: {
-      type: 'object', required: ['key', 'op'], additionalProperties: false,
+      type: 'object',
+      required: ['key', 'op'],
+      additionalProperties: false,
       properties: {
         key: { type: 'string', pattern: META_KEY_PATTERN },
         op: { enum: ['eq', 'neq', 'exists', 'missing', 'gt', 'gte', 'lt', 'lte', 'contains', 'in'] },
@@ -159,6 +178,10 @@ export const Filters = documentAs(v.optional(v.string()), {
   },
 } as JsonSchema);
 /** `orderBy`: a metadata key. */
-export const OrderBy = documentAs(v.optional(v.string()), { type: 'string', pattern: META_KEY_PATTERN, description: 'the metadata key to order by' });
+export const OrderBy = documentAs(v.optional(v.string()), {
+  type: 'string',
+  pattern: META_KEY_PATTERN,
+  description: 'the metadata key to order by',
+});
 /** `order`: asc (the default) or desc. */
 export const Order = documentAs(v.optional(v.string()), { type: 'string', enum: ['asc', 'desc'], description: 'asc (default) or desc' });

@@ -45,15 +45,17 @@ export function loadWebApp(): WebApp | null {
       if (!files.has(name) || name.endsWith('.gz') || name.endsWith('.br')) return null;
       if (assets.has(name)) return assets.get(name) ?? null;
       const raw = readAsset(`${DIR}/${name}`);
-      const asset = raw ? {
-        type: TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream',
-        etag: hash(raw),
-        bodies: {
-          identity: raw,
-          ...(files.has(`${name}.br`) ? { br: readAsset(`${DIR}/${name}.br`) ?? undefined } : {}),
-          ...(files.has(`${name}.gz`) ? { gzip: readAsset(`${DIR}/${name}.gz`) ?? undefined } : {}),
-        },
-      } : null;
+      const asset = raw
+        ? {
+            type: TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream',
+            etag: hash(raw),
+            bodies: {
+              identity: raw,
+              ...(files.has(`${name}.br`) ? { br: readAsset(`${DIR}/${name}.br`) ?? undefined } : {}),
+              ...(files.has(`${name}.gz`) ? { gzip: readAsset(`${DIR}/${name}.gz`) ?? undefined } : {}),
+            },
+          }
+        : null;
       assets.set(name, asset);
       return asset;
     },

@@ -37,7 +37,9 @@ function escapesRoute(segment: string): boolean {
 /** One path segment from the tool argument `key`, percent-encoded; throws when it would escape its route. */
 export function routeSegment(key: string, value: string): string {
   if (escapesRoute(value)) {
-    throw new Error(`${key}: ${JSON.stringify(value)} is not valid here: it may not be empty, ".", "..", contain "/" or "\\", or encode any of those`);
+    throw new Error(
+      `${key}: ${JSON.stringify(value)} is not valid here: it may not be empty, ".", "..", contain "/" or "\\", or encode any of those`,
+    );
   }
   return encodeURIComponent(value);
 }
@@ -46,7 +48,9 @@ export function routeSegment(key: string, value: string): string {
 export function pageApiPath(space: string, path: string, sub?: string): string {
   for (const seg of path.split('/')) {
     if (escapesRoute(seg)) {
-      throw new Error(`path: ${JSON.stringify(path)} is not valid: no segment may be empty, ".", "..", contain "\\" or encode any of those`);
+      throw new Error(
+        `path: ${JSON.stringify(path)} is not valid: no segment may be empty, ".", "..", contain "\\" or encode any of those`,
+      );
     }
   }
   routeSegment('space', space);
@@ -63,7 +67,11 @@ export function toToolResult(answer: ApiAnswer): CallToolResult {
     return { content: [{ type: 'text', text: answer.body === null ? '{"ok":true}' : JSON.stringify(answer.body, null, 2) }] };
   }
   const p = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Problem;
-  const lines = [answer.status === 0 ? (p.detail ?? 'the server could not be reached') : `${answer.status} ${p.code ?? 'error'}: ${p.detail ?? p.title ?? ''}`.trim()];
+  const lines = [
+    answer.status === 0
+      ? (p.detail ?? 'the server could not be reached')
+      : `${answer.status} ${p.code ?? 'error'}: ${p.detail ?? p.title ?? ''}`.trim(),
+  ];
   if (Array.isArray(p.issues) && p.issues.length) {
     lines.push('Issues:');
     for (const i of p.issues) lines.push(`- ${i.key}: ${i.message} (${i.code})`);
@@ -73,7 +81,10 @@ export function toToolResult(answer: ApiAnswer): CallToolResult {
 
 /** The stdio door's callApi: HTTP to a running server with an API key. */
 export function httpCallApi(baseUrl: string, key: string | undefined): CallApi {
-  const settings: ClientSettings = { base: baseUrl, headers: (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}) };
+  const settings: ClientSettings = {
+    base: baseUrl,
+    headers: (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+  };
   return async (method, path, body) => {
     try {
       const res = await request(settings, method, path, { body });

@@ -12,7 +12,9 @@ export function inProcessCallApi(app: Fetcher, origin: string, authorization: st
   return async (method, path, body) => {
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await app.fetch(new Request(origin + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+    const res = await app.fetch(
+      new Request(origin + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+    );
     return { status: res.status, body: await readBody(res), next: nextCursorOf(res.headers.get('link')) };
   };
 }
@@ -28,7 +30,8 @@ export async function serveMcp({ app, url, headers, text, origin, bodyBytes }: M
   if (/^\s*\[/.test(text)) return batchRefused();
   // Loaded on first use: a server that never sees an MCP client never pays for the SDK.
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./tools.ts'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./tools.ts'),
   ]);
   const server = createMcpServer(inProcessCallApi(app, origin, authorization));
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -47,5 +50,8 @@ export async function serveMcp({ app, url, headers, text, origin, bodyBytes }: M
 
 function batchRefused(): Response {
   const error = { code: -32600, message: 'JSON-RPC batches (arrays) are not accepted: send one JSON-RPC message per request' };
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error }), { status: 400, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error }), {
+    status: 400,
+    headers: { 'content-type': 'application/json' },
+  });
 }

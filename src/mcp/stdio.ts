@@ -17,9 +17,14 @@ const isResponse = (m: JSONRPCMessage) => 'id' in m && ('result' in m || 'error'
 export async function runStdioServer(url: string, key: string | undefined): Promise<void> {
   const server = createMcpServer(httpCallApi(url, key));
   // Page resources may be subscribed to here (a long-lived session); the stateless /mcp door does not offer it.
-  const subscriptions = enableSubscriptions(server, {
-    base: url, headers: (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
-  }, (line) => process.stderr.write(`${line}\n`));
+  const subscriptions = enableSubscriptions(
+    server,
+    {
+      base: url,
+      headers: (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+    },
+    (line) => process.stderr.write(`${line}\n`),
+  );
   const transport = new StdioServerTransport();
   await server.connect(transport);
 

@@ -34,7 +34,8 @@ export function enableSubscriptions(server: McpServer, settings: ClientSettings,
     try {
       const since = await currentTxid(settings, ac.signal);
       await followChanges(settings, {
-        since, signal: ac.signal,
+        since,
+        signal: ac.signal,
         onChange: async (c) => {
           for (const uri of urisOf(c)) if (subscribed.has(key(uri))) await server.server.sendResourceUpdated({ uri });
         },

@@ -99,7 +99,9 @@ export function runLitestream(bin: string, args: string[]): Promise<void> {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.once('error', (e: NodeJS.ErrnoException) => {
-      reject(new RestoreError(e.code === 'ENOENT' ? `${bin} not found: install Litestream or pass --litestream <path>` : `${bin}: ${e.message}`));
+      reject(
+        new RestoreError(e.code === 'ENOENT' ? `${bin} not found: install Litestream or pass --litestream <path>` : `${bin}: ${e.message}`),
+      );
     });
     child.once('close', (code) => {
       if (code === 0) resolve();

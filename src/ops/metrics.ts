@@ -28,7 +28,8 @@ export function attachMetrics(svc: Services, front: { onDone: Array<(d: Done) =>
     observe(d) {
       const key = `${d.status} ${d.route}`;
       let s = series.get(key);
-      if (!s) series.set(key, (s = { route: d.route, status: d.status, count: 0, sum: 0, buckets: new Array(LATENCY_BUCKETS.length).fill(0) }));
+      if (!s)
+        series.set(key, (s = { route: d.route, status: d.status, count: 0, sum: 0, buckets: new Array(LATENCY_BUCKETS.length).fill(0) }));
       const seconds = d.ms / 1000;
       s.count++;
       s.sum += seconds;
@@ -57,7 +58,10 @@ function render(svc: Services, series: Map<string, Series>): string {
       out.push(`kspace_http_request_duration_seconds_bucket{${labels},le="${le}"} ${acc}`);
     });
     out.push(`kspace_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.count}`);
-    out.push(`kspace_http_request_duration_seconds_sum{${labels}} ${s.sum}`, `kspace_http_request_duration_seconds_count{${labels}} ${s.count}`);
+    out.push(
+      `kspace_http_request_duration_seconds_sum{${labels}} ${s.sum}`,
+      `kspace_http_request_duration_seconds_count{${labels}} ${s.count}`,
+    );
   }
   const { commits, writes, sizes } = svc.writes.stats;
   head('kspace_write_commits_total', 'counter', 'Group-commit transactions committed.');
@@ -73,7 +77,11 @@ function render(svc: Services, series: Map<string, Series>): string {
     acc += n;
   });
   for (; b < BATCH_BUCKETS.length; b++) out.push(`kspace_write_group_size_bucket{le="${BATCH_BUCKETS[b]}"} ${acc}`);
-  out.push(`kspace_write_group_size_bucket{le="+Inf"} ${commits}`, `kspace_write_group_size_sum ${writes}`, `kspace_write_group_size_count ${commits}`);
+  out.push(
+    `kspace_write_group_size_bucket{le="+Inf"} ${commits}`,
+    `kspace_write_group_size_sum ${writes}`,
+    `kspace_write_group_size_count ${commits}`,
+  );
   head('kspace_fulltext_backlog_pages', 'gauge', 'Page writes not yet in the full-text index.');
   out.push(`kspace_fulltext_backlog_pages ${svc.fts.backlog()}`);
   const outbox = outboxDepth(svc.db);
@@ -83,7 +91,8 @@ function render(svc: Services, series: Map<string, Series>): string {
   out.push(`kspace_outbox_oldest_age_seconds ${outbox.oldestAt ? Math.max(0, (Date.now() - Date.parse(outbox.oldestAt)) / 1000) : 0}`);
   head('kspace_webhook_deliveries', 'gauge', 'Webhook deliveries kept, by status (pending, delivered, failed, blocked).');
   const deliveries = deliveryCounts(svc.db);
-  for (const status of ['pending', 'delivered', 'failed', 'blocked']) out.push(`kspace_webhook_deliveries{status="${status}"} ${deliveries[status] ?? 0}`);
+  for (const status of ['pending', 'delivered', 'failed', 'blocked'])
+    out.push(`kspace_webhook_deliveries{status="${status}"} ${deliveries[status] ?? 0}`);
   const files = fileSizes(svc.db);
   head('kspace_database_bytes', 'gauge', 'Size of kspace.db.');
   out.push(`kspace_database_bytes ${files.db}`);

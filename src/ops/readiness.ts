@@ -30,13 +30,25 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
       const version = schemaVersionOf(svc.db);
       check('migrations', version === SCHEMA_VERSION, version, `schema version ${version}, expected ${SCHEMA_VERSION}`);
     }
-    check('file', !replica.replaced, 'replaced', 'kspace.db was replaced by another file since this replica opened it: restart the replica');
+    check(
+      'file',
+      !replica.replaced,
+      'replaced',
+      'kspace.db was replaced by another file since this replica opened it: restart the replica',
+    );
     checks.replication = { sinceChangeMs: replica.sinceChangeMs };
     const ready = reasons.length === 0;
     return {
       ready,
       reason: reasons[0] ?? null,
-      body: { status: ready ? 'ready' : 'not_ready', role: 'replica', txid: replica.txid, lagMs: replica.lagMs, ...(ready ? {} : { reason: reasons[0] }), checks },
+      body: {
+        status: ready ? 'ready' : 'not_ready',
+        role: 'replica',
+        txid: replica.txid,
+        lagMs: replica.lagMs,
+        ...(ready ? {} : { reason: reasons[0] }),
+        checks,
+      },
     };
   }
   if (!svc.db.open || svc.db.readonly) check('database', false, 'closed', 'the database is not open for writing');
@@ -54,7 +66,13 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
   return {
     ready,
     reason: reasons[0] ?? null,
-    body: { status: ready ? 'ready' : 'not_ready', role: 'primary', txid: committedTxid(svc.db), ...(ready ? {} : { reason: reasons[0] }), checks },
+    body: {
+      status: ready ? 'ready' : 'not_ready',
+      role: 'primary',
+      txid: committedTxid(svc.db),
+      ...(ready ? {} : { reason: reasons[0] }),
+      checks,
+    },
   };
 }
 
@@ -63,6 +81,12 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
 function writable(svc: Services): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), WRITE_PROBE_MS);
-    svc.writes.run(() => null).then(() => resolve(true), () => resolve(false)).finally(() => clearTimeout(timer));
+    svc.writes
+      .run(() => null)
+      .then(
+        () => resolve(true),
+        () => resolve(false),
+      )
+      .finally(() => clearTimeout(timer));
   });
 }

@@ -53,13 +53,18 @@ export async function followRound(dataDir: string, url: string, bin: string): Pr
     const src = openReadOnly(side);
     try {
       const version = src.pragma('user_version', { simple: true }) as number;
-      if (version > SCHEMA_VERSION) throw new RestoreError(`the replica holds schema version ${version}, newer than this kspace (${SCHEMA_VERSION}): upgrade the replica`);
+      if (version > SCHEMA_VERSION)
+        throw new RestoreError(
+          `the replica holds schema version ${version}, newer than this kspace (${SCHEMA_VERSION}): upgrade the replica`,
+        );
       const got = txidOf(src);
       const have = fs.existsSync(target) ? currentTxid(target) : -1;
       if (got.n === have) return { txid: got.n, atMs: got.atMs, copied: false, restoreMs, copyMs: 0 };
       if (have > got.n) {
-        throw new FollowRefused(`${target} holds commit ${have}, newer than the replica's ${got.n}: it is not a copy of this replica `
-          + '(a primary\'s data directory?); nothing copied. Point --data at the replica\'s directory, or remove its kspace.db to start the copy over');
+        throw new FollowRefused(
+          `${target} holds commit ${have}, newer than the replica's ${got.n}: it is not a copy of this replica ` +
+            "(a primary's data directory?); nothing copied. Point --data at the replica's directory, or remove its kspace.db to start the copy over",
+        );
       }
       const t1 = performance.now();
       if (have < 0) ensurePrivateFile(target);
@@ -109,15 +114,20 @@ export function startFollower(dataDir: string, opts: FollowOptions): Follower {
   };
   const loop = () => {
     if (stopped) return;
-    round().then((r) => opts.onRound?.(r), (e: unknown) => {
-      const err = e instanceof Error ? e : new Error(String(e));
-      if (err instanceof FollowRefused) {
-        stopped = true;
-        finish(err);
-      } else opts.onError?.(err);
-    }).finally(() => {
-      if (!stopped) timer = setTimeout(loop, opts.everyMs);
-    });
+    round()
+      .then(
+        (r) => opts.onRound?.(r),
+        (e: unknown) => {
+          const err = e instanceof Error ? e : new Error(String(e));
+          if (err instanceof FollowRefused) {
+            stopped = true;
+            finish(err);
+          } else opts.onError?.(err);
+        },
+      )
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, opts.everyMs);
+      });
   };
   loop();
   return {

@@ -10,7 +10,14 @@ import { openReadOnly } from './db/connection.ts';
 export const CHUNK_BYTES = 1024 * 1024;
 
 export type AttachmentRow = {
-  page_id: number; name: string; space_id: number; sha256: string; content_type: string; size: number; created_at: string; created_by: string;
+  page_id: number;
+  name: string;
+  space_id: number;
+  sha256: string;
+  content_type: string;
+  size: number;
+  created_at: string;
+  created_by: string;
 };
 
 export function hasBlob(db: Db, sha256: string): boolean {
@@ -22,7 +29,8 @@ export function putBlob(db: Db, sha256: string, data: Buffer, now: string): void
   if (hasBlob(db, sha256)) return;
   stmt(db, 'INSERT INTO blobs (sha256, size, chunk_size, created_at) VALUES (?, ?, ?, ?)').run(sha256, data.length, CHUNK_BYTES, now);
   const insert = stmt(db, 'INSERT INTO blob_chunks (sha256, n, data) VALUES (?, ?, ?)');
-  for (let off = 0, n = 0; off < data.length || n === 0; off += CHUNK_BYTES, n++) insert.run(sha256, n, data.subarray(off, off + CHUNK_BYTES));
+  for (let off = 0, n = 0; off < data.length || n === 0; off += CHUNK_BYTES, n++)
+    insert.run(sha256, n, data.subarray(off, off + CHUNK_BYTES));
 }
 
 // Blob reads go through a second, read-only connection with memory-mapped I/O: a chunk is a
@@ -56,9 +64,11 @@ export function closeBlobReader(db: Db): void {
  */
 export function readBlobRange(db: Db, sha256: string, start: number, end: number): Buffer | null {
   if (end < start) return Buffer.alloc(0);
-  const rows = stmt(blobReader(db), `SELECT b.chunk_size AS size, c.n, c.data FROM blobs b JOIN blob_chunks c ON c.sha256 = b.sha256
-    WHERE b.sha256 = @sha256 AND c.n BETWEEN CAST(@start AS INTEGER) / b.chunk_size AND CAST(@end AS INTEGER) / b.chunk_size ORDER BY c.n`)
-    .all({ sha256, start, end }) as Array<{ size: number; n: number; data: Buffer }>;
+  const rows = stmt(
+    blobReader(db),
+    `SELECT b.chunk_size AS size, c.n, c.data FROM blobs b JOIN blob_chunks c ON c.sha256 = b.sha256
+    WHERE b.sha256 = @sha256 AND c.n BETWEEN CAST(@start AS INTEGER) / b.chunk_size AND CAST(@end AS INTEGER) / b.chunk_size ORDER BY c.n`,
+  ).all({ sha256, start, end }) as Array<{ size: number; n: number; data: Buffer }>;
   if (rows.length === 0) return null;
   const whole = rows.length === 1 ? rows[0].data : Buffer.concat(rows.map((r) => r.data));
   const from = start - rows[0].n * rows[0].size;
@@ -105,10 +115,13 @@ export function listAttachments(db: Db, pageId: number): AttachmentRow[] {
 export function upsertAttachment(db: Db, row: AttachmentRow): void {
   const old = findAttachment(db, row.page_id, row.name);
   // An upsert, not OR REPLACE: a replaced row fires the update trigger that keeps org_usage.
-  stmt(db, `INSERT INTO attachments (page_id, name, space_id, sha256, content_type, size, created_at, created_by)
+  stmt(
+    db,
+    `INSERT INTO attachments (page_id, name, space_id, sha256, content_type, size, created_at, created_by)
     VALUES (@page_id, @name, @space_id, @sha256, @content_type, @size, @created_at, @created_by)
     ON CONFLICT (page_id, name) DO UPDATE SET space_id = excluded.space_id, sha256 = excluded.sha256,
-      content_type = excluded.content_type, size = excluded.size, created_at = excluded.created_at, created_by = excluded.created_by`).run(row);
+      content_type = excluded.content_type, size = excluded.size, created_at = excluded.created_at, created_by = excluded.created_by`,
+  ).run(row);
   if (old && old.sha256 !== row.sha256) dropBlobIfUnused(db, old.sha256);
 }
 
@@ -137,8 +150,11 @@ export type ExportedAttachment = { path: string; name: string; sha256: string; c
  * pages, it probed every page for files (0.15–0.4 s at 20,000 pages).
  */
 export function readableAttachmentsOfSpace(db: Db, caller: Caller, spaceId: number, withAcl = true): ExportedAttachment[] {
-  return stmt(db, `SELECT p.path, a.name, a.sha256, a.content_type, a.size
+  return stmt(
+    db,
+    `SELECT p.path, a.name, a.sha256, a.content_type, a.size
     FROM attachments a CROSS JOIN pages p ON p.id = a.page_id JOIN spaces s ON s.id = p.space_id
     WHERE a.space_id = @spaceId AND p.space_id = @spaceId AND (@withAcl = 1 OR p.has_acl = 0) AND ${READABLE_PAGE}
-    ORDER BY p.path, a.name`).all({ ...callerParams(caller), spaceId, withAcl: withAcl ? 1 : 0 }) as never;
+    ORDER BY p.path, a.name`,
+  ).all({ ...callerParams(caller), spaceId, withAcl: withAcl ? 1 : 0 }) as never;
 }

@@ -58,9 +58,13 @@ export function checkBackupFile(file: string): BackupCheck {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') return { ok: false, reason: `${file} fails integrity_check: ${String(integrity)}` };
     const version = db.pragma('user_version', { simple: true }) as number;
-    const tables = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name));
-    if (version === 0 || !tables.has('pages') || !tables.has('principals')) return { ok: false, reason: `${file} is not a kspace database` };
-    if (version > SCHEMA_VERSION) return { ok: false, reason: `${file} has schema version ${version}, newer than this kspace (${SCHEMA_VERSION})` };
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name),
+    );
+    if (version === 0 || !tables.has('pages') || !tables.has('principals'))
+      return { ok: false, reason: `${file} is not a kspace database` };
+    if (version > SCHEMA_VERSION)
+      return { ok: false, reason: `${file} has schema version ${version}, newer than this kspace (${SCHEMA_VERSION})` };
     return { ok: true, version };
   } catch (e) {
     return { ok: false, reason: `${file} is not a readable database: ${(e as Error).message}` };

@@ -14,7 +14,9 @@ export type ExportBatch = { n: number; last: string | null; json: string | null 
  * ACL (org template snapshots: a template is visible to the whole organisation).
  */
 export function readExportBatch(db: Db, caller: Caller, spaceId: number, afterPath: string, limit: number, withAcl = true): ExportBatch {
-  return stmt(db, `SELECT count(*) AS n, max(path) AS last, string_agg(j, ',' ORDER BY path) AS json FROM (
+  return stmt(
+    db,
+    `SELECT count(*) AS n, max(path) AS last, string_agg(j, ',' ORDER BY path) AS json FROM (
                      SELECT p.path,
                             '{"path":' || json_quote(p.path) || ',"title":' || json_quote(p.title)
                             || ',"frontmatter":' || p.frontmatter || ',"content":' || json_quote(p.content)
@@ -23,6 +25,6 @@ export function readExportBatch(db: Db, caller: Caller, spaceId: number, afterPa
                      FROM pages p JOIN spaces s ON s.id = p.space_id
                      WHERE p.space_id = @spaceId AND p.path > @after AND (@withAcl = 1 OR p.has_acl = 0)
                        AND ${READABLE_PAGE}
-                     ORDER BY p.path LIMIT @limit)`)
-    .get({ ...callerParams(caller), spaceId, after: afterPath, limit, withAcl: withAcl ? 1 : 0 }) as ExportBatch;
+                     ORDER BY p.path LIMIT @limit)`,
+  ).get({ ...callerParams(caller), spaceId, after: afterPath, limit, withAcl: withAcl ? 1 : 0 }) as ExportBatch;
 }

@@ -38,17 +38,31 @@ export type ChangeInsert = {
  * such a change, so inside the transaction that number is the row's value plus one.
  */
 export function insertChange(db: Db, c: ChangeInsert): void {
-  stmt(db, `INSERT INTO changes (txid, at, event, page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind)
+  stmt(
+    db,
+    `INSERT INTO changes (txid, at, event, page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind)
             SELECT n + 1, @at, @event, @pageId, @spaceId, @path, @version, @readers, @fromSpaceId, @fromPath, @fromReaders, @actorId, @actorKind
-            FROM txid WHERE id = 1`).run(c);
+            FROM txid WHERE id = 1`,
+  ).run(c);
 }
 
 export type ChangeRow = {
-  id: number; txid: number; at: string; event: string; path: string; version: number | null;
-  space_id: number; space_slug: string; from_space_id: number | null; from_slug: string | null; from_path: string | null;
-  actor_id: string; actor_kind: string;
+  id: number;
+  txid: number;
+  at: string;
+  event: string;
+  path: string;
+  version: number | null;
+  space_id: number;
+  space_slug: string;
+  from_space_id: number | null;
+  from_slug: string | null;
+  from_path: string | null;
+  actor_id: string;
+  actor_kind: string;
   /** The caller may read the page after the change (1) or before it (1). */
-  after: number; before: number;
+  after: number;
+  before: number;
 };
 
 // A change the caller may see: after it, before it (a delete, a move away), or, for an ACL change,
@@ -65,9 +79,18 @@ const VISIBLE = `SELECT * FROM (
   ORDER BY txid, id`;
 
 /** Changes with `since` < txid ≤ `upto` the caller may see, in commit order, at most `limit`. */
-export function visibleChanges(db: Db, caller: Caller, q: { since: number; upto: number; spaceId: number | null; limit: number }): ChangeRow[] {
-  return stmt(db, `${VISIBLE.replace('%RANGE%', 'c.txid > @since AND c.txid <= @upto')} LIMIT @limit`)
-    .all({ ...callerParams(caller), since: q.since, upto: q.upto, space: q.spaceId, limit: q.limit }) as ChangeRow[];
+export function visibleChanges(
+  db: Db,
+  caller: Caller,
+  q: { since: number; upto: number; spaceId: number | null; limit: number },
+): ChangeRow[] {
+  return stmt(db, `${VISIBLE.replace('%RANGE%', 'c.txid > @since AND c.txid <= @upto')} LIMIT @limit`).all({
+    ...callerParams(caller),
+    since: q.since,
+    upto: q.upto,
+    space: q.spaceId,
+    limit: q.limit,
+  }) as ChangeRow[];
 }
 
 /** Every change of one txid the caller may see (a transaction larger than a page of the feed). */
@@ -85,7 +108,9 @@ export function changesFloor(db: Db): number {
  * `since` is a txid: half of one gone could not be told), and raises the floor. Returns the rows removed.
  */
 export function pruneChanges(db: Db, beforeIso: string, limit: number): number {
-  const upto = stmt(db, 'SELECT max(txid) FROM (SELECT txid FROM changes WHERE at < ? ORDER BY id LIMIT ?)').pluck().get(beforeIso, limit) as number | null;
+  const upto = stmt(db, 'SELECT max(txid) FROM (SELECT txid FROM changes WHERE at < ? ORDER BY id LIMIT ?)')
+    .pluck()
+    .get(beforeIso, limit) as number | null;
   if (upto === null) return 0;
   // A txid's rows share one `at` only within one write; a batch's later rows may be newer: kept whole when any is.
   const keepFrom = stmt(db, 'SELECT min(txid) FROM changes WHERE txid <= ? AND at >= ?').pluck().get(upto, beforeIso) as number | null;

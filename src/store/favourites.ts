@@ -8,10 +8,13 @@ export type FavouriteRow = { space: string; path: string; title: string };
 
 /** The caller's favourites they may read now, the newest first. */
 export function listFavourites(db: Db, caller: Caller): FavouriteRow[] {
-  return stmt(db, `SELECT s.slug AS space, p.path, p.title FROM favourites f
+  return stmt(
+    db,
+    `SELECT s.slug AS space, p.path, p.title FROM favourites f
       JOIN pages p ON p.id = f.page_id JOIN spaces s ON s.id = p.space_id
       WHERE f.principal_id = @callerId AND ${READABLE_PAGE}
-      ORDER BY f.created_at DESC, p.id DESC`).all(callerParams(caller)) as FavouriteRow[];
+      ORDER BY f.created_at DESC, p.id DESC`,
+  ).all(callerParams(caller)) as FavouriteRow[];
 }
 
 /** How many favourites the principal holds (readable or not). */
@@ -25,7 +28,10 @@ export function isFavourite(db: Db, principalId: string, pageId: number): boolea
 
 /** Adds a favourite; false when it was one already. */
 export function addFavourite(db: Db, principalId: string, pageId: number, now: string): boolean {
-  return stmt(db, 'INSERT OR IGNORE INTO favourites (principal_id, page_id, created_at) VALUES (?, ?, ?)').run(principalId, pageId, now).changes > 0;
+  return (
+    stmt(db, 'INSERT OR IGNORE INTO favourites (principal_id, page_id, created_at) VALUES (?, ?, ?)').run(principalId, pageId, now)
+      .changes > 0
+  );
 }
 
 export function removeFavourite(db: Db, principalId: string, pageId: number): void {

@@ -42,7 +42,10 @@ export function looseModes(dataDir: string): string[] {
   const check = (p: string, want: number) => {
     try {
       const mode = fs.statSync(p).mode & 0o777;
-      if (mode & 0o077) out.push(`${p} is ${mode.toString(8).padStart(4, '0')}, expected ${want.toString(8).padStart(4, '0')} (chmod ${want.toString(8)} ${p})`);
+      if (mode & 0o077)
+        out.push(
+          `${p} is ${mode.toString(8).padStart(4, '0')}, expected ${want.toString(8).padStart(4, '0')} (chmod ${want.toString(8)} ${p})`,
+        );
     } catch {
       // absent: nothing to say
     }

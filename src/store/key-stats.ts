@@ -17,7 +17,10 @@ const READERS = `coalesce(${ACL_READERS}, '')`;
 
 /** The metadata index rows of some keys of a page. */
 export function metaRowsOfKeys(db: Db, pageId: number, keys: string[]): Array<{ key: string; pos: number; t: string }> {
-  return stmt(db, 'SELECT key, pos, t FROM page_meta WHERE page_id = ? AND key IN (SELECT value FROM json_each(?))').all(pageId, JSON.stringify(keys)) as never;
+  return stmt(db, 'SELECT key, pos, t FROM page_meta WHERE page_id = ? AND key IN (SELECT value FROM json_each(?))').all(
+    pageId,
+    JSON.stringify(keys),
+  ) as never;
 }
 
 /** The page's space and reader set (see meta_key_stats in schema.sql). */
@@ -50,11 +53,18 @@ export function bumpKeyStats(db: Db, spaceId: number, readers: string, pairs: Ar
 }
 
 function write(db: Db, { spaceId, readers, key, type, delta }: Bump): void {
-  stmt(db, `INSERT INTO meta_key_stats (space_id, readers, key, type, pages) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (space_id, readers, key, type) DO UPDATE SET pages = pages + excluded.pages`).run(spaceId, readers, key, type, delta);
+  stmt(
+    db,
+    `INSERT INTO meta_key_stats (space_id, readers, key, type, pages) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (space_id, readers, key, type) DO UPDATE SET pages = pages + excluded.pages`,
+  ).run(spaceId, readers, key, type, delta);
   if (delta < 0) {
-    stmt(db, 'DELETE FROM meta_key_stats WHERE space_id = ? AND readers = ? AND key = ? AND type = ? AND pages <= 0')
-      .run(spaceId, readers, key, type);
+    stmt(db, 'DELETE FROM meta_key_stats WHERE space_id = ? AND readers = ? AND key = ? AND type = ? AND pages <= 0').run(
+      spaceId,
+      readers,
+      key,
+      type,
+    );
   }
 }
 
@@ -62,10 +72,13 @@ export type KeyStatRow = { key: string; type: string; pages: number };
 
 /** Page counts per key and type over the reader groups the caller may read. */
 export function readableKeyStats(db: Db, caller: Caller, spaceId: number | null): KeyStatRow[] {
-  return stmt(db, `SELECT g.key, g.type, sum(g.pages) AS pages
+  return stmt(
+    db,
+    `SELECT g.key, g.type, sum(g.pages) AS pages
     FROM meta_key_stats g JOIN spaces s ON s.id = g.space_id
     WHERE ${READABLE_GROUP} AND (@spaceId IS NULL OR g.space_id = @spaceId)
-    GROUP BY g.key, g.type ORDER BY g.key, g.type`).all({ ...callerParams(caller), spaceId }) as never;
+    GROUP BY g.key, g.type ORDER BY g.key, g.type`,
+  ).all({ ...callerParams(caller), spaceId }) as never;
 }
 
 /** Recounts the organisation's key stats from the metadata index, in one ordered pass over it. */
@@ -75,7 +88,9 @@ export function rebuildKeyStats(db: Db, orgId: number): void {
   stmt(db, 'DELETE FROM meta_key_stats WHERE space_id IN (SELECT id FROM spaces WHERE org_id = ?)').run(orgId);
   // Per page and key (page_meta's primary-key order, so no sort): which types its values have.
   // Then per space, reader set and key: how many pages have each.
-  const groups = stmt(db, `WITH acl AS MATERIALIZED (
+  const groups = stmt(
+    db,
+    `WITH acl AS MATERIALIZED (
       SELECT page_id, ',' || group_concat(principal_id || ',', '' ORDER BY principal_id) AS readers FROM page_acl GROUP BY page_id),
     keys AS (
       SELECT page_id, key, max(pos >= 0) AS l, max(t = 's') AS ts, max(t = 'n') AS tn, max(t = 'b') AS tb, max(t = 'd') AS td
@@ -84,7 +99,8 @@ export function rebuildKeyStats(db: Db, orgId: number): void {
       count(*) AS pages, sum(k.l) AS list, sum(k.ts) AS string, sum(k.tn) AS number, sum(k.tb) AS boolean, sum(k.td) AS date
     FROM keys k JOIN pages p ON p.id = k.page_id JOIN spaces s ON s.id = p.space_id LEFT JOIN acl ON acl.page_id = p.id
     WHERE s.org_id = ? AND p.deleted_at IS NULL
-    GROUP BY 1, 2, 3`).all(orgId) as Array<Record<string, number | string> & { spaceId: number; readers: string; key: string }>;
+    GROUP BY 1, 2, 3`,
+  ).all(orgId) as Array<Record<string, number | string> & { spaceId: number; readers: string; key: string }>;
   const ins = stmt(db, 'INSERT INTO meta_key_stats (space_id, readers, key, type, pages) VALUES (?, ?, ?, ?, ?)');
   for (const g of groups) {
     ins.run(g.spaceId, g.readers, g.key, '', g.pages);

@@ -59,17 +59,19 @@ export function rowCondition(c: ValueCondition, alias: string, name: string, par
  * out, and LIMIT 1 keeps SQLite from turning the EXISTS into a join that scans that index instead.
  */
 export function compileFilters(conditions: Condition[], params: Params, pageId = 'p.id'): string {
-  return conditions.map((c, i) => {
-    const name = `f${i}`;
-    if (isKeyOnly(c)) {
-      params[`${name}k`] = c.key;
-      const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND m.key = @${name}k LIMIT 1)`;
-      return ` AND ${c.op === 'missing' ? 'NOT ' : ''}${has}`;
-    }
-    const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND ${rowCondition(c, 'm', name, params)} LIMIT 1)`;
-    // neq is the exact negation of eq: it also holds when the key is missing.
-    return ` AND ${c.op === 'neq' ? 'NOT ' : ''}${has}`;
-  }).join('');
+  return conditions
+    .map((c, i) => {
+      const name = `f${i}`;
+      if (isKeyOnly(c)) {
+        params[`${name}k`] = c.key;
+        const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND m.key = @${name}k LIMIT 1)`;
+        return ` AND ${c.op === 'missing' ? 'NOT ' : ''}${has}`;
+      }
+      const has = `EXISTS (SELECT 1 FROM page_meta m NOT INDEXED WHERE m.page_id = ${pageId} AND ${rowCondition(c, 'm', name, params)} LIMIT 1)`;
+      // neq is the exact negation of eq: it also holds when the key is missing.
+      return ` AND ${c.op === 'neq' ? 'NOT ' : ''}${has}`;
+    })
+    .join('');
 }
 
 /**

@@ -20,8 +20,13 @@ const counts = new WeakMap<Db, Map<string, { n: number; at: number }>>();
 export function countMetaRows(db: Db, where: string, params: Params, cap: number): number {
   let m = counts.get(db);
   if (!m) counts.set(db, (m = new Map()));
-  const count = () => (dynamicStmt(db, `SELECT count(*) AS n FROM (SELECT 1 FROM page_meta d INDEXED BY page_meta_kv WHERE ${where} LIMIT @cap)`)
-    .get({ ...params, cap }) as { n: number }).n;
+  const count = () =>
+    (
+      dynamicStmt(db, `SELECT count(*) AS n FROM (SELECT 1 FROM page_meta d INDEXED BY page_meta_kv WHERE ${where} LIMIT @cap)`).get({
+        ...params,
+        cap,
+      }) as { n: number }
+    ).n;
   const now = Date.now();
   const entry = cached(m, `${cap} ${where} ${JSON.stringify(params)}`, 512, () => ({ n: count(), at: now }));
   if (now - entry.at >= COUNT_TTL_MS) Object.assign(entry, { n: count(), at: now });
@@ -34,8 +39,15 @@ export function pagesWithKey(db: Db, key: string): number {
 }
 
 export type MetaHit = {
-  id: number; space: string; path: string; title: string; version: number; updated_at: string; metadata: string;
-  ot: MetaType | null; ov: string | number | null;
+  id: number;
+  space: string;
+  path: string;
+  title: string;
+  version: number;
+  updated_at: string;
+  metadata: string;
+  ot: MetaType | null;
+  ov: string | number | null;
 };
 
 /**

@@ -19,8 +19,16 @@ const TRIGGERS_SQL = `CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisi
 const BATCH = 2000;
 
 type OldRow = StoredState & {
-  page_id: number; version: number; title: string; author_id: string; created_at: string; readers: string | null;
-  page_version: number; page_frontmatter: string; page_metadata: string; page_content: string;
+  page_id: number;
+  version: number;
+  title: string;
+  author_id: string;
+  created_at: string;
+  readers: string | null;
+  page_version: number;
+  page_frontmatter: string;
+  page_metadata: string;
+  page_content: string;
 };
 
 /** Rewrites `revisions` in the version 10 layout; inside the migration's transaction. */
@@ -35,17 +43,30 @@ export function migrateRevisionsLayout(db: Db): void {
     WHERE (r.page_id, r.version) > (?, ?) ORDER BY r.page_id, r.version LIMIT ${BATCH}`);
   const write = db.prepare(`INSERT INTO revisions (page_id, version, title, author_id, created_at, readers, prev)
     VALUES (@page_id, @version, @title, @author_id, @created_at, @readers, @prev)`);
-  let last: { page: number; version: number; state: StoredState } = { page: -1, version: -1, state: { frontmatter: '', metadata: '', content: '' } };
+  let last: { page: number; version: number; state: StoredState } = {
+    page: -1,
+    version: -1,
+    state: { frontmatter: '', metadata: '', content: '' },
+  };
   for (;;) {
     const rows = read.all(last.page, last.version) as OldRow[];
     for (const r of rows) {
       // The page row holds the newest state from now on: the newest revision is that state (the
       // two agree whenever kspace wrote them; the row wins if an edit by hand made them differ).
-      const state: StoredState = r.version === r.page_version
-        ? { frontmatter: r.page_frontmatter, metadata: r.page_metadata, content: r.page_content }
-        : { frontmatter: r.frontmatter, metadata: r.metadata, content: r.content };
+      const state: StoredState =
+        r.version === r.page_version
+          ? { frontmatter: r.page_frontmatter, metadata: r.page_metadata, content: r.page_content }
+          : { frontmatter: r.frontmatter, metadata: r.metadata, content: r.content };
       const prev = last.page === r.page_id ? encodePrev(last.state, state, storedWhole(last.version)) : null;
-      write.run({ page_id: r.page_id, version: r.version, title: r.title, author_id: r.author_id, created_at: r.created_at, readers: r.readers, prev });
+      write.run({
+        page_id: r.page_id,
+        version: r.version,
+        title: r.title,
+        author_id: r.author_id,
+        created_at: r.created_at,
+        readers: r.readers,
+        prev,
+      });
       last = { page: r.page_id, version: r.version, state };
     }
     if (rows.length < BATCH) break;

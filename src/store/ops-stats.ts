@@ -10,13 +10,19 @@ export function schemaVersionOf(db: Db): number {
 
 /** Outbox rows not yet turned into deliveries, and the oldest one's time. */
 export function outboxDepth(db: Db): { depth: number; oldestAt: string | null } {
-  const r = stmt(db, 'SELECT count(*) AS n, min(occurred_at) AS oldest FROM events WHERE dispatched_at IS NULL').get() as { n: number; oldest: string | null };
+  const r = stmt(db, 'SELECT count(*) AS n, min(occurred_at) AS oldest FROM events WHERE dispatched_at IS NULL').get() as {
+    n: number;
+    oldest: string | null;
+  };
   return { depth: r.n, oldestAt: r.oldest };
 }
 
 /** Deliveries by status (pending, delivered, failed, blocked). */
 export function deliveryCounts(db: Db): Record<string, number> {
-  const rows = stmt(db, 'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status').all() as Array<{ status: string; n: number }>;
+  const rows = stmt(db, 'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status').all() as Array<{
+    status: string;
+    n: number;
+  }>;
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 

@@ -6,8 +6,12 @@ import type { Db } from './db/types.ts';
 // every attached file (live pages' and trashed pages', each in full), kept by triggers in the
 // transaction of every write that changes them, so a check is one row read.
 
-const PAGE_BYTES = (r: string) => `(length(CAST(${r}.content AS BLOB)) + length(CAST(${r}.frontmatter AS BLOB)) + length(CAST(${r}.metadata AS BLOB)))`;
-const ADD = (bytes: string, spaceId: string) => `INSERT INTO org_usage (org_id, bytes) SELECT org_id, ${bytes} FROM spaces WHERE id = ${spaceId}
+const PAGE_BYTES = (r: string) =>
+  `(length(CAST(${r}.content AS BLOB)) + length(CAST(${r}.frontmatter AS BLOB)) + length(CAST(${r}.metadata AS BLOB)))`;
+const ADD = (
+  bytes: string,
+  spaceId: string,
+) => `INSERT INTO org_usage (org_id, bytes) SELECT org_id, ${bytes} FROM spaces WHERE id = ${spaceId}
     ON CONFLICT (org_id) DO UPDATE SET bytes = bytes + excluded.bytes;`;
 
 /** The table, its triggers, and its rows counted from what is stored (schema version 16). */

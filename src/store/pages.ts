@@ -3,7 +3,17 @@ import type { Db } from './db/types.ts';
 import { ACL_READERS, READABLE_PAGE, READABLE_REVISION, callerParams } from './access-sql.ts';
 import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';
-import { decodePrev, decodePrevBytes, encodePrev, isWhole, parseState, serializeState, storedWhole, wholeAbove, type StoredState } from './revision-codec.ts';
+import {
+  decodePrev,
+  decodePrevBytes,
+  encodePrev,
+  isWhole,
+  parseState,
+  serializeState,
+  storedWhole,
+  wholeAbove,
+  type StoredState,
+} from './revision-codec.ts';
 
 export type PageRow = {
   id: number;
@@ -42,7 +52,7 @@ export function findPageStamp(db: Db, spaceId: number, path: string): PageStamp 
 }
 
 /** A page row's stamp and its stored path (never its content): live or deleted. */
-export function findPageHead(db: Db, spaceId: number, path: string): PageStamp & { path: string } | undefined {
+export function findPageHead(db: Db, spaceId: number, path: string): (PageStamp & { path: string }) | undefined {
   return stmt(db, 'SELECT id, version, has_acl, deleted_at, path FROM pages WHERE space_id = ? AND path = ?').get(spaceId, path) as never;
 }
 
@@ -58,12 +68,14 @@ const TITLED = "id, path, title, has_acl, deleted_at, frontmatter -> '$.aliases'
 export function livePagesAtOrTitled(db: Db, spaceId: number, paths: string[], title: string, folded: string): TitledRow[] {
   // Index lookups each (an OR of them made SQLite scan the space's titles); a page may come more
   // than once (at a path and by title).
-  return stmt(db, `SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @a AND deleted_at IS NULL
+  return stmt(
+    db,
+    `SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @a AND deleted_at IS NULL
     UNION ALL SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND path = @b AND @b <> @a AND deleted_at IS NULL
     UNION ALL SELECT * FROM (SELECT ${TITLED} FROM pages WHERE space_id = @spaceId AND title = @title COLLATE NOCASE AND deleted_at IS NULL LIMIT 32)
     UNION ALL SELECT * FROM (SELECT ${TITLED} FROM pages WHERE id IN (SELECT page_id FROM title_words WHERE whole = 1 AND word = @folded)
-      AND space_id = @spaceId AND deleted_at IS NULL LIMIT 32)`)
-    .all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title, folded }) as never;
+      AND space_id = @spaceId AND deleted_at IS NULL LIMIT 32)`,
+  ).all({ spaceId, a: paths[0] ?? '', b: paths[1] ?? paths[0] ?? '', title, folded }) as never;
 }
 
 /** The page rows of a space (live and deleted), at most `limit`, for an import's in-memory view (wiki-index.ts). */
@@ -72,7 +84,10 @@ export function titledRowsOfSpace(db: Db, spaceId: number, limit: number): Title
 }
 
 /** What an access check needs of a page row, by id (never its content). */
-export function pageAccessById(db: Db, id: number): { id: number; space_id: number; has_acl: number; deleted_at: string | null } | undefined {
+export function pageAccessById(
+  db: Db,
+  id: number,
+): { id: number; space_id: number; has_acl: number; deleted_at: string | null } | undefined {
   return stmt(db, 'SELECT id, space_id, has_acl, deleted_at FROM pages WHERE id = ?').get(id) as never;
 }
 
@@ -91,15 +106,21 @@ export function livePagesTitled(db: Db, spaceId: number, title: string, folded: 
 }
 
 export function insertPage(db: Db, spaceId: number, path: string, s: PageState, now: string): number {
-  return Number(stmt(db, `INSERT INTO pages (space_id, path, title, content, frontmatter, metadata, template, version, created_at, updated_at)
-    VALUES (@spaceId, @path, @title, @content, @frontmatter, @metadata, @template, 1, @now, @now)`)
-    .run({ spaceId, path, ...s, now }).lastInsertRowid);
+  return Number(
+    stmt(
+      db,
+      `INSERT INTO pages (space_id, path, title, content, frontmatter, metadata, template, version, created_at, updated_at)
+    VALUES (@spaceId, @path, @title, @content, @frontmatter, @metadata, @template, 1, @now, @now)`,
+    ).run({ spaceId, path, ...s, now }).lastInsertRowid,
+  );
 }
 
 export function updatePage(db: Db, id: number, s: PageState, version: number, now: string): void {
-  stmt(db, `UPDATE pages SET title = @title, content = @content, frontmatter = @frontmatter, metadata = @metadata,
-            template = @template, version = @version, updated_at = @now, deleted_at = NULL WHERE id = @id`)
-    .run({ id, ...s, version, now });
+  stmt(
+    db,
+    `UPDATE pages SET title = @title, content = @content, frontmatter = @frontmatter, metadata = @metadata,
+            template = @template, version = @version, updated_at = @now, deleted_at = NULL WHERE id = @id`,
+  ).run({ id, ...s, version, now });
 }
 
 export function markDeleted(db: Db, id: number, now: string): void {
@@ -115,14 +136,18 @@ export function markDeleted(db: Db, id: number, now: string): void {
 export function insertRevision(db: Db, pageId: number, version: number, s: PageState, authorId: string, now: string): void {
   let prev: Buffer | null = null;
   if (version > 1) {
-    const older = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as (StoredState & { version: number }) | undefined;
+    const older = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as
+      | (StoredState & { version: number })
+      | undefined;
     if (!older || older.version !== version - 1) throw new Error(`revision ${version} of page ${pageId} follows version ${older?.version}`);
     prev = encodePrev(older, s, storedWhole(older.version));
   }
-  stmt(db, `INSERT INTO revisions (page_id, version, title, author_id, created_at, readers, prev)
+  stmt(
+    db,
+    `INSERT INTO revisions (page_id, version, title, author_id, created_at, readers, prev)
             SELECT @pageId, @version, @title, @authorId, @now, ${ACL_READERS}, @prev
-            FROM pages p WHERE p.id = @pageId`)
-    .run({ pageId, version, title: s.title, authorId, now, prev });
+            FROM pages p WHERE p.id = @pageId`,
+  ).run({ pageId, version, title: s.title, authorId, now, prev });
 }
 
 /**
@@ -131,34 +156,54 @@ export function insertRevision(db: Db, pageId: number, version: number, s: PageS
  * page without an ACL.
  */
 export function sealHistory(db: Db, pageId: number): void {
-  stmt(db, `INSERT OR IGNORE INTO history_access (page_id, up_to, readers)
-            SELECT p.id, p.version, ${ACL_READERS} FROM pages p WHERE p.id = ? AND p.has_acl = 1`).run(pageId);
+  stmt(
+    db,
+    `INSERT OR IGNORE INTO history_access (page_id, up_to, readers)
+            SELECT p.id, p.version, ${ACL_READERS} FROM pages p WHERE p.id = ? AND p.has_acl = 1`,
+  ).run(pageId);
 }
 
-export type RevisionListRow = { version: number; title: string; created_at: string; author_id: string; author_kind: string; author_name: string };
+export type RevisionListRow = {
+  version: number;
+  title: string;
+  created_at: string;
+  author_id: string;
+  author_kind: string;
+  author_name: string;
+};
 
 /** The revisions of a page the caller may read (READABLE_REVISION), newest first, before a version. */
 export function listRevisions(db: Db, caller: Caller, pageId: number, beforeVersion: number, limit: number): RevisionListRow[] {
-  return stmt(db, `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
+  return stmt(
+    db,
+    `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
                    FROM revisions r JOIN principals a ON a.id = r.author_id
                    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
                    WHERE r.page_id = @pageId AND r.version < @before AND ${READABLE_REVISION}
-                   ORDER BY r.version DESC LIMIT @limit`)
-    .all({ ...callerParams(caller), pageId, before: beforeVersion, limit }) as never;
+                   ORDER BY r.version DESC LIMIT @limit`,
+  ).all({ ...callerParams(caller), pageId, before: beforeVersion, limit }) as never;
 }
 
-export type RevisionRow = Omit<PageState, 'template'> & { version: number; created_at: string; author_id: string; author_kind: string; author_name: string };
+export type RevisionRow = Omit<PageState, 'template'> & {
+  version: number;
+  created_at: string;
+  author_id: string;
+  author_kind: string;
+  author_name: string;
+};
 
 /**
  * One revision, if the caller may read it (READABLE_REVISION). `newest`: the page row's state,
  * read once by a caller that reads several revisions (newestState).
  */
 export function findRevision(db: Db, caller: Caller, pageId: number, version: number, newest?: NewestState): RevisionRow | undefined {
-  const row = stmt(db, `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
+  const row = stmt(
+    db,
+    `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
                    FROM revisions r JOIN principals a ON a.id = r.author_id
                    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
-                   WHERE r.page_id = @pageId AND r.version = @version AND ${READABLE_REVISION}`)
-    .get({ ...callerParams(caller), pageId, version }) as Omit<RevisionRow, keyof StoredState> | undefined;
+                   WHERE r.page_id = @pageId AND r.version = @version AND ${READABLE_REVISION}`,
+  ).get({ ...callerParams(caller), pageId, version }) as Omit<RevisionRow, keyof StoredState> | undefined;
   return row && { ...row, ...revisionState(db, pageId, version, newest) };
 }
 
@@ -181,7 +226,8 @@ export function revisionState(db: Db, pageId: number, version: number, newest?: 
   const prevs = stmt(db, 'SELECT version, prev FROM revisions WHERE page_id = ? AND version > ? AND version <= ? ORDER BY version DESC');
   let rows = prevs.all(pageId, version, Math.min(page.version, wholeAbove(version))) as PrevRow[];
   // Only if a row that should hold a whole state does not (never written so): from the page row.
-  if (rows.length && rows[0].version !== page.version && !isWhole(rows[0].prev!)) rows = prevs.all(pageId, version, page.version) as PrevRow[];
+  if (rows.length && rows[0].version !== page.version && !isWhole(rows[0].prev!))
+    rows = prevs.all(pageId, version, page.version) as PrevRow[];
   if (!rows.length) return page;
   let state: Buffer | null = isWhole(rows[0].prev!) ? null : serializeState(page);
   for (const r of rows) state = decodePrevBytes(r.prev!, state);
@@ -190,7 +236,9 @@ export function revisionState(db: Db, pageId: number, version: number, newest?: 
 
 /** Every revision's state of a page, newest first (one walk down its whole history: for tests and tools). */
 export function historyStates(db: Db, pageId: number): Array<StoredState & { version: number }> {
-  const page = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as (StoredState & { version: number });
+  const page = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as StoredState & {
+    version: number;
+  };
   const rows = stmt(db, 'SELECT version, prev FROM revisions WHERE page_id = ? ORDER BY version DESC').all(pageId) as PrevRow[];
   const out: Array<StoredState & { version: number }> = [];
   let state: StoredState = page;
@@ -214,7 +262,12 @@ export function replaceMetaIndexKeys(db: Db, pageId: number, keys: string[], row
 
 /** Adds a page's metadata index rows; it has none yet. */
 export function insertMetaIndex(db: Db, pageId: number, rows: IndexRow[]): void {
-  insertRows(db, 'INSERT INTO page_meta (page_id, key, pos, t, v)', 5, rows.map((r) => [pageId, r.key, r.pos, r.t, r.v]));
+  insertRows(
+    db,
+    'INSERT INTO page_meta (page_id, key, pos, t, v)',
+    5,
+    rows.map((r) => [pageId, r.key, r.pos, r.t, r.v]),
+  );
 }
 
 export function readAcl(db: Db, pageId: number): AclEntry[] {
@@ -231,14 +284,23 @@ export function replaceAcl(db: Db, pageId: number, entries: AclEntry[] | null): 
 export type PageListRow = { path: string; title: string; version: number; updated_at: string; template: string | null };
 
 /** Readable live pages of one space in path order, after `afterPath`, with an optional prefix. */
-export function listReadablePages(db: Db, caller: Caller, spaceId: number, prefix: string, afterPath: string, limit: number): PageListRow[] {
+export function listReadablePages(
+  db: Db,
+  caller: Caller,
+  spaceId: number,
+  prefix: string,
+  afterPath: string,
+  limit: number,
+): PageListRow[] {
   // The prefix range [prefix, prefix + U+10FFFF) keeps the walk on the (space_id, path) index.
-  return stmt(db, `SELECT p.path, p.title, p.version, p.updated_at, p.template
+  return stmt(
+    db,
+    `SELECT p.path, p.title, p.version, p.updated_at, p.template
                    FROM pages p JOIN spaces s ON s.id = p.space_id
                    WHERE p.space_id = @spaceId AND p.path >= @prefix AND p.path < @prefixEnd AND p.path > @after
                      AND ${READABLE_PAGE}
-                   ORDER BY p.path LIMIT @limit`)
-    .all({ ...callerParams(caller), spaceId, prefix, prefixEnd: prefix + '\u{10FFFF}', after: afterPath, limit }) as never;
+                   ORDER BY p.path LIMIT @limit`,
+  ).all({ ...callerParams(caller), spaceId, prefix, prefixEnd: prefix + '\u{10FFFF}', after: afterPath, limit }) as never;
 }
 
 /**
@@ -246,11 +308,20 @@ export function listReadablePages(db: Db, caller: Caller, spaceId: number, prefi
  * `path > after`: one step of the walk that lists a folder level (`listPageLevel`), which skips
  * a whole subfolder per step instead of reading its pages.
  */
-export function nextReadablePage(db: Db, caller: Caller, spaceId: number, prefix: string, end: string, after: string): PageListRow | undefined {
-  return stmt(db, `SELECT p.path, p.title, p.version, p.updated_at, p.template
+export function nextReadablePage(
+  db: Db,
+  caller: Caller,
+  spaceId: number,
+  prefix: string,
+  end: string,
+  after: string,
+): PageListRow | undefined {
+  return stmt(
+    db,
+    `SELECT p.path, p.title, p.version, p.updated_at, p.template
                    FROM pages p JOIN spaces s ON s.id = p.space_id
                    WHERE p.space_id = @spaceId AND p.path >= @prefix AND p.path < @end AND p.path > @after
                      AND ${READABLE_PAGE}
-                   ORDER BY p.path LIMIT 1`)
-    .get({ ...callerParams(caller), spaceId, prefix, end, after }) as never;
+                   ORDER BY p.path LIMIT 1`,
+  ).get({ ...callerParams(caller), spaceId, prefix, end, after }) as never;
 }

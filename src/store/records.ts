@@ -28,23 +28,33 @@ export type TemplatePageRow = {
 
 /** Template pages the caller can read in the caller's organisation, optionally in one space. */
 export function listReadableTemplates(db: Db, caller: Caller, spaceId: number | null, withContent: boolean): TemplatePageRow[] {
-  return stmt(db, `SELECT p.id, p.version, s.slug AS space, p.path, p.title, p.frontmatter,
+  return stmt(
+    db,
+    `SELECT p.id, p.version, s.slug AS space, p.path, p.title, p.frontmatter,
                           CASE WHEN @withContent = 1 THEN p.content END AS content
                    FROM spaces s JOIN pages p ON p.space_id = s.id
                    WHERE s.org_id = @callerOrg AND (@spaceId IS NULL OR s.id = @spaceId) AND ${TEMPLATE_PATHS}
                      AND ${READABLE_PAGE}
-                   ORDER BY s.slug, p.path`)
-    .all({ ...callerParams(caller), spaceId, withContent: withContent ? 1 : 0 }) as never;
+                   ORDER BY s.slug, p.path`,
+  ).all({ ...callerParams(caller), spaceId, withContent: withContent ? 1 : 0 }) as never;
 }
 
 export type RecordRow = { id: number; space: string; path: string; title: string; version: number; updated_at: string; metadata: string };
 
 /** Every readable record of one type in one space, in creation order (the nonconforming report). */
-export function iterateReadableRecords(db: Db, caller: Caller, spaceId: number, template: string, stamp: TypedValue): IterableIterator<RecordRow> {
-  return stmt(db, `SELECT p.id, s.slug AS space, p.path, p.title, p.version, p.updated_at, p.metadata
+export function iterateReadableRecords(
+  db: Db,
+  caller: Caller,
+  spaceId: number,
+  template: string,
+  stamp: TypedValue,
+): IterableIterator<RecordRow> {
+  return stmt(
+    db,
+    `SELECT p.id, s.slug AS space, p.path, p.title, p.version, p.updated_at, p.metadata
                    ${STAMP_WALK} AND p.space_id = @spaceId AND p.template = @template AND ${READABLE_PAGE}
-                   ORDER BY r.page_id`)
-    .iterate({ ...callerParams(caller), spaceId, template, stampT: stamp.t, stampV: stamp.v }) as never;
+                   ORDER BY r.page_id`,
+  ).iterate({ ...callerParams(caller), spaceId, template, stampT: stamp.t, stampV: stamp.v }) as never;
 }
 
 // ---- the records query -------------------------------------------------------------------
@@ -110,7 +120,11 @@ const COLUMNS = 'p.id, s.slug AS space, p.path, p.title, p.version, p.updated_at
  */
 export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit[] {
   const base: Record<string, unknown> = {
-    ...callerParams(caller), spaceId: q.spaceId, template: q.template, stampT: q.stamp.t, stampV: q.stamp.v,
+    ...callerParams(caller),
+    spaceId: q.spaceId,
+    template: q.template,
+    stampT: q.stamp.t,
+    stampV: q.stamp.v,
   };
   // Probes name the walked index row's page_id, not p.id, so that SQLite runs them before it
   // joins the page: a row that fails a filter costs one primary-key probe.
@@ -134,10 +148,14 @@ export function queryRecords(db: Db, caller: Caller, q: RecordsQuery): RecordHit
                  WHERE o.key = @orderKey AND o.pos = -1${after}${walkBounds(q)} AND ${scope('o.page_id')}
                  ORDER BY o.t ${dir}, o.v ${dir}, o.page_id ${dir} LIMIT @limit`;
     const c = q.after;
-    rows.push(...(dynamicStmt(db, sql).all({
-      ...base, orderKey: q.orderBy, limit: q.limit,
-      ...(c ? { ct: c.t, cv: c.v, cid: c.id } : {}),
-    }) as RecordHit[]));
+    rows.push(
+      ...(dynamicStmt(db, sql).all({
+        ...base,
+        orderKey: q.orderBy,
+        limit: q.limit,
+        ...(c ? { ct: c.t, cv: c.v, cid: c.id } : {}),
+      }) as RecordHit[]),
+    );
     if (rows.length >= q.limit) return rows;
   }
   const sql = `SELECT ${COLUMNS} ${STAMP_WALK} AND r.page_id > @afterId AND ${scope('r.page_id')}
@@ -192,9 +210,12 @@ function querySeeded(db: Db, q: RecordsQuery, base: Record<string, unknown>, see
     const sql = `SELECT ${COLUMNS} ${from} WHERE ${where}${after} ORDER BY f.page_id ${dir} LIMIT @limit`;
     return dynamicStmt(db, sql).all({ ...base, afterId: q.after?.phase === 2 ? q.after.id : null, limit: q.limit }) as never;
   }
-  const after = q.after === null ? ''
-    : q.after.phase === 1 ? ` AND ((o.t, o.v, o.page_id) ${cmp} (@ct, @cv, @cid) OR o.page_id IS NULL)`
-    : ' AND o.page_id IS NULL AND f.page_id > @afterId';
+  const after =
+    q.after === null
+      ? ''
+      : q.after.phase === 1
+        ? ` AND ((o.t, o.v, o.page_id) ${cmp} (@ct, @cv, @cid) OR o.page_id IS NULL)`
+        : ' AND o.page_id IS NULL AND f.page_id > @afterId';
   const sql = `SELECT ${COLUMNS}, o.t AS ot, o.v AS ov ${from}
                LEFT JOIN page_meta o ON o.page_id = f.page_id AND o.key = @orderKey AND o.pos = -1
                WHERE ${where}${after}
@@ -202,7 +223,9 @@ function querySeeded(db: Db, q: RecordsQuery, base: Record<string, unknown>, see
                LIMIT @limit`;
   const a = q.after;
   const rows = dynamicStmt(db, sql).all({
-    ...base, orderKey: q.orderBy, limit: q.limit,
+    ...base,
+    orderKey: q.orderBy,
+    limit: q.limit,
     ...(a?.phase === 1 ? { ct: a.t, cv: a.v, cid: a.id } : a?.phase === 2 ? { afterId: a.id } : {}),
   }) as RecordHit[];
   // Rows lacking the order key carry null t/v; the cursor tells them apart by their absence.

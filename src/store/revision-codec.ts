@@ -100,8 +100,7 @@ export function decodePrevBytes(prev: Buffer, newer: Buffer | null): Buffer {
   const [end, at2] = readVarint(prev, at1);
   const rest = prev.subarray(at2);
   const dict = newer.subarray(start, newer.length - end);
-  const middle = kind === DELTA_RAW || rest.length === 0 ? rest
-    : zlib.inflateRawSync(rest, dict.length ? { dictionary: dict } : {});
+  const middle = kind === DELTA_RAW || rest.length === 0 ? rest : zlib.inflateRawSync(rest, dict.length ? { dictionary: dict } : {});
   return Buffer.concat([newer.subarray(0, start), middle, newer.subarray(newer.length - end)]);
 }
 
@@ -111,7 +110,10 @@ function deflate(input: Buffer, dict: Buffer | null): Buffer {
   const span = input.length + (dict?.length ?? 0) + 262; // zlib keeps 262 bytes of lookahead out of reach
   const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(span + 1))));
   const memLevel = Math.min(8, Math.max(1, windowBits - 7));
-  return zlib.deflateRawSync(input, dict && dict.length ? { dictionary: dict, windowBits, memLevel, level: 9 } : { windowBits, memLevel, level: 9 });
+  return zlib.deflateRawSync(
+    input,
+    dict && dict.length ? { dictionary: dict, windowBits, memLevel, level: 9 } : { windowBits, memLevel, level: 9 },
+  );
 }
 
 function varint(n: number): number[] {

@@ -47,11 +47,14 @@ export const SNIPPET_SOURCE_CHARS = 32_768;
  * counted, shown or read beyond its ACL check.
  */
 export function readableHits(db: Db, caller: Caller, ids: number[], spaceId: number | null, need: number): TextHit[] {
-  return stmt(db, `SELECT p.id, s.slug AS space, p.path, p.title, substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content
+  return stmt(
+    db,
+    `SELECT p.id, s.slug AS space, p.path, p.title, substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content
     FROM json_each(@ids) j JOIN pages p ON p.id = j.value JOIN spaces s ON s.id = p.space_id
     WHERE (@spaceId IS NULL OR p.space_id = @spaceId) AND ${READABLE_PAGE}
     ORDER BY j.key
-    LIMIT @need`).all({ ...callerParams(caller), ids: JSON.stringify(ids), spaceId, need }) as TextHit[];
+    LIMIT @need`,
+  ).all({ ...callerParams(caller), ids: JSON.stringify(ids), spaceId, need }) as TextHit[];
 }
 
 /** A page's whole body, for the snippet of a hit whose body is longer than SNIPPET_SOURCE_CHARS. */
@@ -71,7 +74,9 @@ export function prefixBreadth(db: Db, word: string, maxPages: number): { words: 
   const upper = cps.join('') + String.fromCodePoint(last.codePointAt(0)! + 1);
   let words = 0;
   let pages = 0;
-  for (const n of stmt(db, 'SELECT doc FROM temp.page_fts_words WHERE term >= ? AND term < ?').pluck().iterate(word, upper) as IterableIterator<number>) {
+  for (const n of stmt(db, 'SELECT doc FROM temp.page_fts_words WHERE term >= ? AND term < ?')
+    .pluck()
+    .iterate(word, upper) as IterableIterator<number>) {
     words++;
     pages += n;
     if (pages > maxPages) break;

@@ -12,21 +12,40 @@ export type SessionRow = {
 };
 
 export function insertSession(db: Db, s: SessionRow): void {
-  stmt(db, `INSERT INTO sessions (id_hash, principal_id, created_at, expires_at, last_seen_at, user_agent)
-            VALUES (@id_hash, @principal_id, @created_at, @expires_at, @last_seen_at, @user_agent)`).run(s);
+  stmt(
+    db,
+    `INSERT INTO sessions (id_hash, principal_id, created_at, expires_at, last_seen_at, user_agent)
+            VALUES (@id_hash, @principal_id, @created_at, @expires_at, @last_seen_at, @user_agent)`,
+  ).run(s);
 }
 
 /** The session and its principal, in one lookup (every cookie-authenticated request). */
 export function findSession(db: Db, idHash: string): { session: SessionRow; principal: PrincipalRow } | undefined {
-  const row = stmt(db, `SELECT s.id_hash, s.principal_id, s.created_at AS s_created_at, s.expires_at, s.last_seen_at, s.user_agent,
+  const row = stmt(
+    db,
+    `SELECT s.id_hash, s.principal_id, s.created_at AS s_created_at, s.expires_at, s.last_seen_at, s.user_agent,
                                p.org_id, p.name, p.kind, p.org_admin, p.password_hash, p.created_at
-                        FROM sessions s JOIN principals p ON p.id = s.principal_id WHERE s.id_hash = ?`).get(idHash) as
-    | (Omit<SessionRow, 'created_at'> & { s_created_at: string } & Omit<PrincipalRow, 'id'>)
-    | undefined;
+                        FROM sessions s JOIN principals p ON p.id = s.principal_id WHERE s.id_hash = ?`,
+  ).get(idHash) as (Omit<SessionRow, 'created_at'> & { s_created_at: string } & Omit<PrincipalRow, 'id'>) | undefined;
   if (!row) return undefined;
   return {
-    session: { id_hash: row.id_hash, principal_id: row.principal_id, created_at: row.s_created_at, expires_at: row.expires_at, last_seen_at: row.last_seen_at, user_agent: row.user_agent },
-    principal: { id: row.principal_id, org_id: row.org_id, name: row.name, kind: row.kind, org_admin: row.org_admin, password_hash: row.password_hash, created_at: row.created_at },
+    session: {
+      id_hash: row.id_hash,
+      principal_id: row.principal_id,
+      created_at: row.s_created_at,
+      expires_at: row.expires_at,
+      last_seen_at: row.last_seen_at,
+      user_agent: row.user_agent,
+    },
+    principal: {
+      id: row.principal_id,
+      org_id: row.org_id,
+      name: row.name,
+      kind: row.kind,
+      org_admin: row.org_admin,
+      password_hash: row.password_hash,
+      created_at: row.created_at,
+    },
   };
 }
 

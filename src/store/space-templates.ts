@@ -15,14 +15,20 @@ export type OrgTemplateRow = {
 export type OrgTemplateListRow = Omit<OrgTemplateRow, 'bundle'>;
 
 export function insertOrgTemplate(db: Db, row: OrgTemplateRow): void {
-  stmt(db, `INSERT INTO org_space_templates (org_id, id, name, description, pages, bundle, source_space, created_by, created_at)
-            VALUES (@org_id, @id, @name, @description, @pages, @bundle, @source_space, @created_by, @created_at)`).run(row);
+  stmt(
+    db,
+    `INSERT INTO org_space_templates (org_id, id, name, description, pages, bundle, source_space, created_by, created_at)
+            VALUES (@org_id, @id, @name, @description, @pages, @bundle, @source_space, @created_by, @created_at)`,
+  ).run(row);
 }
 
 /** An organisation's templates without their bundles, oldest first. */
 export function listOrgTemplates(db: Db, orgId: number): OrgTemplateListRow[] {
-  return stmt(db, `SELECT org_id, id, name, description, pages, source_space, created_by, created_at
-                   FROM org_space_templates WHERE org_id = ? ORDER BY created_at, id`).all(orgId) as never;
+  return stmt(
+    db,
+    `SELECT org_id, id, name, description, pages, source_space, created_by, created_at
+                   FROM org_space_templates WHERE org_id = ? ORDER BY created_at, id`,
+  ).all(orgId) as never;
 }
 
 export function findOrgTemplate(db: Db, orgId: number, id: string): OrgTemplateRow | undefined {

@@ -48,7 +48,12 @@ export const PAGES_TITLE_ORDER_SQL = `CREATE INDEX pages_title_order ON pages(le
 
 /** Fills the title index from every live page (the migration to schema version 12). */
 export function fillTitleWords(db: Db): void {
-  const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{ id: number; path: string; title: string; frontmatter: string }>;
+  const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{
+    id: number;
+    path: string;
+    title: string;
+    frontmatter: string;
+  }>;
   const insert = db.prepare('INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const p of pages) for (const r of titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) insert.run(r.word, r.whole, p.id);
 }
@@ -58,7 +63,12 @@ export function fillTitleWords(db: Db): void {
  * migration to schema version 17, where a run of CJK characters became a word of its own.
  */
 export function refillTitleWords(db: Db, where: string): void {
-  const pages = db.prepare(`SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL AND (${where})`).all() as Array<{ id: number; path: string; title: string; frontmatter: string }>;
+  const pages = db.prepare(`SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL AND (${where})`).all() as Array<{
+    id: number;
+    path: string;
+    title: string;
+    frontmatter: string;
+  }>;
   const remove = db.prepare('DELETE FROM title_words WHERE page_id = ?');
   const insert = db.prepare('INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const p of pages) {

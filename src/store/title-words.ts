@@ -39,8 +39,13 @@ const GROUPS = [
   { whole: 1, lo: 'phrase', hi: 'phrase', where: (_: number, pid: string) => EXACT(pid) },
   { whole: 1, lo: 'phrase', hi: 'phraseHi', where: (_: number, pid: string) => `${LEADING(pid)} AND NOT ${EXACT(pid)}` },
   {
-    whole: 0, lo: 'lo0', hi: 'hi0',
-    where: (n: number, pid: string) => [...Array.from({ length: n }, (_, i) => HAS(pid, `w${i}`, 0, `w${i}.word BETWEEN @lo${i} AND @hi${i}`)), `NOT ${LEADING(pid)}`].join(' AND '),
+    whole: 0,
+    lo: 'lo0',
+    hi: 'hi0',
+    where: (n: number, pid: string) =>
+      [...Array.from({ length: n }, (_, i) => HAS(pid, `w${i}`, 0, `w${i}.word BETWEEN @lo${i} AND @hi${i}`)), `NOT ${LEADING(pid)}`].join(
+        ' AND ',
+      ),
   },
 ] as const;
 
@@ -83,7 +88,9 @@ function groupSql(g: (typeof GROUPS)[number], words: number, space: boolean, pla
  * group; it counts pages the caller may not read too, which only changes which plan runs.
  */
 function rangeRows(db: Db, whole: number, lo: string, hi: string, cap: number): number {
-  return stmt(db, 'SELECT count(*) FROM (SELECT 1 FROM title_words WHERE whole = ? AND word BETWEEN ? AND ? LIMIT ?)').pluck().get(whole, lo, hi, cap) as number;
+  return stmt(db, 'SELECT count(*) FROM (SELECT 1 FROM title_words WHERE whole = ? AND word BETWEEN ? AND ? LIMIT ?)')
+    .pluck()
+    .get(whole, lo, hi, cap) as number;
 }
 
 function spacePages(db: Db, spaceId: number, cap: number): number {
@@ -92,10 +99,20 @@ function spacePages(db: Db, spaceId: number, cap: number): number {
 
 /** The position `n` live pages into the answer order (the last live page when there are fewer). */
 function orderPosition(db: Db, n: number): { L: number; U: string; I: number } | undefined {
-  const at = (offset: number) => stmt(db, `SELECT length(title) AS L, updated_at AS U, id AS I FROM pages INDEXED BY pages_title_order
-    WHERE deleted_at IS NULL ORDER BY length(title), updated_at DESC, id LIMIT 1 OFFSET ?`).get(offset) as { L: number; U: string; I: number } | undefined;
-  return at(n) ?? stmt(db, `SELECT length(title) AS L, updated_at AS U, id AS I FROM pages INDEXED BY pages_title_order
-    WHERE deleted_at IS NULL ORDER BY length(title) DESC, updated_at, id DESC LIMIT 1`).get() as { L: number; U: string; I: number } | undefined;
+  const at = (offset: number) =>
+    stmt(
+      db,
+      `SELECT length(title) AS L, updated_at AS U, id AS I FROM pages INDEXED BY pages_title_order
+    WHERE deleted_at IS NULL ORDER BY length(title), updated_at DESC, id LIMIT 1 OFFSET ?`,
+    ).get(offset) as { L: number; U: string; I: number } | undefined;
+  return (
+    at(n) ??
+    (stmt(
+      db,
+      `SELECT length(title) AS L, updated_at AS U, id AS I FROM pages INDEXED BY pages_title_order
+    WHERE deleted_at IS NULL ORDER BY length(title) DESC, updated_at, id DESC LIMIT 1`,
+    ).get() as { L: number; U: string; I: number } | undefined)
+  );
 }
 
 /** A range of more rows than this, times `cap`, is met in answer order for at most this many times `cap` pages before its rows are read instead. */
@@ -118,7 +135,10 @@ export function searchTitleWords(db: Db, params: Record<string, string | number>
   const rows = new Map(q.words.map((w) => [w, rangeRows(db, 0, w, w + MAX, ORDERED_WALK * cap + 1)]));
   const order = [...q.words].sort((a, b) => rows.get(a)! - rows.get(b)! || b.length - a.length);
   const bind: Record<string, string | number> = { ...params, phrase: q.phrase, phraseHi: q.phrase + MAX };
-  order.forEach((w, i) => { bind[`lo${i}`] = w; bind[`hi${i}`] = w + MAX; });
+  order.forEach((w, i) => {
+    bind[`lo${i}`] = w;
+    bind[`hi${i}`] = w + MAX;
+  });
   if (q.spaceId !== null) bind.spaceId = q.spaceId;
   const hits: TitleHit[] = [];
   const run = (g: (typeof GROUPS)[number], plan: 'rows' | 'ordered' | 'space', extra: object) =>
@@ -128,8 +148,14 @@ export function searchTitleWords(db: Db, params: Record<string, string | number>
     const need = q.limit - hits.length;
     if (need <= 0) break;
     const many = (g.whole === 0 ? rows.get(order[0])! : rangeRows(db, g.whole, bind[g.lo] as string, bind[g.hi] as string, cap + 1)) > cap;
-    if (!many) { hits.push(...run(g, 'rows', { need })); continue; }
-    if (q.spaceId !== null && spacePages(db, q.spaceId, cap + 1) <= cap) { hits.push(...run(g, 'space', { need })); continue; }
+    if (!many) {
+      hits.push(...run(g, 'rows', { need }));
+      continue;
+    }
+    if (q.spaceId !== null && spacePages(db, q.spaceId, cap + 1) <= cap) {
+      hits.push(...run(g, 'space', { need }));
+      continue;
+    }
     walkEnd ??= orderPosition(db, ORDERED_WALK * cap);
     const found = walkEnd ? run(g, 'ordered', { need, ...walkEnd }) : [];
     hits.push(...(found.length === need ? found : run(g, 'rows', { need })));

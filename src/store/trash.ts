@@ -8,11 +8,14 @@ import type { AclEntry, Caller } from '../model.ts';
 
 /** Before the page's ACL is dropped: who deletes it and the ACL it has now. */
 export function putInTrash(db: Db, pageId: number, deletedBy: string): void {
-  stmt(db, `INSERT OR REPLACE INTO trash (page_id, deleted_by, readers, acl)
+  stmt(
+    db,
+    `INSERT OR REPLACE INTO trash (page_id, deleted_by, readers, acl)
     SELECT p.id, @deletedBy, ${ACL_READERS},
       CASE WHEN p.has_acl = 0 THEN NULL ELSE (SELECT json_group_array(json_object('principal_id', a.principal_id, 'perm', a.perm))
         FROM page_acl a WHERE a.page_id = p.id) END
-    FROM pages p WHERE p.id = @pageId`).run({ pageId, deletedBy });
+    FROM pages p WHERE p.id = @pageId`,
+  ).run({ pageId, deletedBy });
 }
 
 export function takeFromTrash(db: Db, pageId: number): void {
@@ -22,7 +25,7 @@ export function takeFromTrash(db: Db, pageId: number): void {
 /** The ACL a deleted page had (null without one, or deleted before the trash kept it). */
 export function trashedAcl(db: Db, pageId: number): AclEntry[] | null {
   const t = findTrashRow(db, pageId);
-  return t?.acl ? JSON.parse(t.acl) as AclEntry[] : null;
+  return t?.acl ? (JSON.parse(t.acl) as AclEntry[]) : null;
 }
 
 export type TrashRow = { page_id: number; acl: string | null; readers: string | null };
@@ -42,19 +45,35 @@ export const READABLE_TRASHED = `(p.deleted_at IS NOT NULL AND s.org_id = @calle
        ELSE instr(t.readers, ',' || @callerId || ',') > 0
   END))`;
 
-export type TrashListRow = { id: number; path: string; title: string; version: number; deleted_at: string; deleted_by: string | null; deleted_by_name: string | null };
+export type TrashListRow = {
+  id: number;
+  path: string;
+  title: string;
+  version: number;
+  deleted_at: string;
+  deleted_by: string | null;
+  deleted_by_name: string | null;
+};
 
 /** Deleted pages of a space the caller could read, in path order after `afterPath`. */
 export function listTrash(db: Db, caller: Caller, spaceId: number, afterPath: string, limit: number): TrashListRow[] {
-  return stmt(db, `SELECT p.id, p.path, p.title, p.version, p.deleted_at, t.deleted_by, d.name AS deleted_by_name
+  return stmt(
+    db,
+    `SELECT p.id, p.path, p.title, p.version, p.deleted_at, t.deleted_by, d.name AS deleted_by_name
     FROM pages p JOIN spaces s ON s.id = p.space_id LEFT JOIN trash t ON t.page_id = p.id
     LEFT JOIN principals d ON d.id = t.deleted_by
     WHERE p.space_id = @spaceId AND p.path > @after AND ${READABLE_TRASHED}
-    ORDER BY p.path LIMIT @limit`).all({ ...callerParams(caller), spaceId, after: afterPath, limit }) as never;
+    ORDER BY p.path LIMIT @limit`,
+  ).all({ ...callerParams(caller), spaceId, after: afterPath, limit }) as never;
 }
 
 /** Whether the caller could read this deleted page. */
 export function canReadTrashed(db: Db, caller: Caller, pageId: number): boolean {
-  return stmt(db, `SELECT 1 FROM pages p JOIN spaces s ON s.id = p.space_id LEFT JOIN trash t ON t.page_id = p.id
-    WHERE p.id = @pageId AND ${READABLE_TRASHED}`).get({ ...callerParams(caller), pageId }) !== undefined;
+  return (
+    stmt(
+      db,
+      `SELECT 1 FROM pages p JOIN spaces s ON s.id = p.space_id LEFT JOIN trash t ON t.page_id = p.id
+    WHERE p.id = @pageId AND ${READABLE_TRASHED}`,
+    ).get({ ...callerParams(caller), pageId }) !== undefined
+  );
 }

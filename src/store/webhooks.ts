@@ -21,8 +21,11 @@ export type WebhookView = WebhookRow & { space_slug: string | null };
 const VIEW = `SELECT w.*, s.slug AS space_slug FROM webhooks w LEFT JOIN spaces s ON s.id = w.space_id`;
 
 export function insertWebhook(db: Db, w: WebhookRow): void {
-  stmt(db, `INSERT INTO webhooks (id, org_id, url, events, space_id, description, active_since, disabled_at, secret, created_at, updated_at)
-            VALUES (@id, @org_id, @url, @events, @space_id, @description, @active_since, @disabled_at, @secret, @created_at, @updated_at)`).run(w);
+  stmt(
+    db,
+    `INSERT INTO webhooks (id, org_id, url, events, space_id, description, active_since, disabled_at, secret, created_at, updated_at)
+            VALUES (@id, @org_id, @url, @events, @space_id, @description, @active_since, @disabled_at, @secret, @created_at, @updated_at)`,
+  ).run(w);
 }
 
 export function findWebhook(db: Db, orgId: number, id: string): WebhookView | undefined {
@@ -36,8 +39,11 @@ export function listWebhooks(db: Db, orgId: number): WebhookView[] {
 export type WebhookChanges = Pick<WebhookRow, 'url' | 'events' | 'space_id' | 'description' | 'active_since' | 'disabled_at'>;
 
 export function updateWebhook(db: Db, id: string, c: WebhookChanges, now: string): void {
-  stmt(db, `UPDATE webhooks SET url = @url, events = @events, space_id = @space_id, description = @description,
-            active_since = @active_since, disabled_at = @disabled_at, updated_at = @now WHERE id = @id`).run({ ...c, id, now });
+  stmt(
+    db,
+    `UPDATE webhooks SET url = @url, events = @events, space_id = @space_id, description = @description,
+            active_since = @active_since, disabled_at = @disabled_at, updated_at = @now WHERE id = @id`,
+  ).run({ ...c, id, now });
 }
 
 export function updateSecret(db: Db, id: string, sealed: Buffer, now: string): void {
@@ -49,7 +55,10 @@ export function deleteWebhook(db: Db, id: string): void {
 }
 
 /** What the outbox drain matches events against: every subscription with its active window. */
-export type MatchableWebhook = Pick<WebhookRow, 'id' | 'org_id' | 'events' | 'space_id' | 'active_since' | 'disabled_at' | 'url' | 'secret'>;
+export type MatchableWebhook = Pick<
+  WebhookRow,
+  'id' | 'org_id' | 'events' | 'space_id' | 'active_since' | 'disabled_at' | 'url' | 'secret'
+>;
 
 export function listMatchableWebhooks(db: Db): MatchableWebhook[] {
   return stmt(db, 'SELECT id, org_id, events, space_id, active_since, disabled_at, url, secret FROM webhooks').all() as never;

@@ -23,14 +23,18 @@ export function diffLines(a: string[], b: string[]): DiffOp[] {
     const lcs = new Uint32Array((n + 1) * (m + 1));
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
-        lcs[i * (m + 1) + j] = A[i] === B[j] ? lcs[(i + 1) * (m + 1) + j + 1] + 1 : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
+        lcs[i * (m + 1) + j] =
+          A[i] === B[j] ? lcs[(i + 1) * (m + 1) + j + 1] + 1 : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
       }
     }
     let i = 0;
     let j = 0;
     while (i < n && j < m) {
-      if (A[i] === B[j]) { out.push({ type: 'same', line: A[i] }); i++; j++; }
-      else if (lcs[(i + 1) * (m + 1) + j] >= lcs[i * (m + 1) + j + 1]) out.push({ type: 'del', line: A[i++] });
+      if (A[i] === B[j]) {
+        out.push({ type: 'same', line: A[i] });
+        i++;
+        j++;
+      } else if (lcs[(i + 1) * (m + 1) + j] >= lcs[i * (m + 1) + j + 1]) out.push({ type: 'del', line: A[i++] });
       else out.push({ type: 'add', line: B[j++] });
     }
     while (i < n) out.push({ type: 'del', line: A[i++] });
@@ -40,7 +44,11 @@ export function diffLines(a: string[], b: string[]): DiffOp[] {
   return out;
 }
 
-interface Hunk { start: number; end: number; lines: string[] }
+interface Hunk {
+  start: number;
+  end: number;
+  lines: string[];
+}
 
 /** The changes from base to other as replacements of base line ranges. */
 function hunks(base: string[], other: string[]): Hunk[] {
@@ -48,9 +56,19 @@ function hunks(base: string[], other: string[]): Hunk[] {
   let i = 0;
   let cur: Hunk | null = null;
   for (const op of diffLines(base, other)) {
-    if (op.type === 'same') { cur = null; i++; continue; }
-    if (!cur) { cur = { start: i, end: i, lines: [] }; out.push(cur); }
-    if (op.type === 'del') { i++; cur.end = i; } else cur.lines.push(op.line);
+    if (op.type === 'same') {
+      cur = null;
+      i++;
+      continue;
+    }
+    if (!cur) {
+      cur = { start: i, end: i, lines: [] };
+      out.push(cur);
+    }
+    if (op.type === 'del') {
+      i++;
+      cur.end = i;
+    } else cur.lines.push(op.line);
   }
   return out;
 }
@@ -58,12 +76,18 @@ function hunks(base: string[], other: string[]): Hunk[] {
 function apply(base: string[], start: number, end: number, hs: Hunk[]): string[] {
   const out: string[] = [];
   let i = start;
-  for (const h of hs) { out.push(...base.slice(i, h.start), ...h.lines); i = h.end; }
+  for (const h of hs) {
+    out.push(...base.slice(i, h.start), ...h.lines);
+    i = h.end;
+  }
   out.push(...base.slice(i, end));
   return out;
 }
 
-export interface MergeResult { text: string; conflicts: number }
+export interface MergeResult {
+  text: string;
+  conflicts: number;
+}
 
 /**
  * Three-way merge of two edits of `base`. Changes to different lines are combined; where both
@@ -85,7 +109,11 @@ export function mergeThreeWay(base: string, mine: string, theirs: string, theirL
     let start = all[k].start;
     let end = all[k].end;
     k++;
-    while (k < all.length && all[k].start <= end) { end = Math.max(end, all[k].end); group.push(all[k]); k++; }
+    while (k < all.length && all[k].start <= end) {
+      end = Math.max(end, all[k].end);
+      group.push(all[k]);
+      k++;
+    }
     start = Math.min(start, ...group.map((g) => g.start));
     out.push(...B.slice(pos, start));
     const mineHunks = group.filter((g) => g.side === 'm');

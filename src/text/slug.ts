@@ -8,7 +8,11 @@ export type SlugOptions = { ascii?: boolean; max?: number };
 
 /** The slug of `text`, at most `max` characters (default 80); `''` when no letter or digit is left. */
 export function slugify(text: string, { ascii = false, max = 80 }: SlugOptions = {}): string {
-  const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').toLowerCase();
+  const words = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .normalize('NFC')
+    .toLowerCase();
   const joined = words.replace(ascii ? /[^a-z0-9]+/g : /[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
   return [...joined].slice(0, max).join('').replace(/-+$/, '');
 }

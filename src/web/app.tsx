@@ -27,9 +27,16 @@ export function App() {
   const load = (): void => {
     setLoadError(null);
     // A sign-out made offline is finished first: the session it left must not sign anyone in.
-    if (signOutPending()) { finishSignOutSoon(); setPrincipal(null); return; }
+    if (signOutPending()) {
+      finishSignOutSoon();
+      setPrincipal(null);
+      return;
+    }
     get<Session>('/session', { quiet401: true }).then(
-      (s) => { setCsrfToken(s.csrfToken); setPrincipal(s.principal); },
+      (s) => {
+        setCsrfToken(s.csrfToken);
+        setPrincipal(s.principal);
+      },
       (err: unknown) => {
         if (err instanceof ApiError && err.status === 401) setPrincipal(null);
         else setLoadError(err);
@@ -38,11 +45,18 @@ export function App() {
   };
   useEffect(load, []);
   useEffect(() => {
-    const onUnauthorized = (): void => { setCsrfToken(null); setPrincipal(null); void forgetOfflineCopies(); };
+    const onUnauthorized = (): void => {
+      setCsrfToken(null);
+      setPrincipal(null);
+      void forgetOfflineCopies();
+    };
     const onOnline = (): void => finishSignOutSoon();
     window.addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
     window.addEventListener('online', onOnline);
-    return () => { window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized); window.removeEventListener('online', onOnline); };
+    return () => {
+      window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+      window.removeEventListener('online', onOnline);
+    };
   }, []);
 
   const current = loc.pathname + loc.search;
@@ -73,18 +87,53 @@ export function App() {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [loc.pathname]);
 
-  if (loadError) return <><OfflineBanner /><main id="main" class="narrow"><ErrorBox error={loadError} retry={load} /></main></>;
-  if (principal === undefined) return <><OfflineBanner /><main id="main" class="narrow"><Loading /></main></>;
+  if (loadError)
+    return (
+      <>
+        <OfflineBanner />
+        <main id="main" class="narrow">
+          <ErrorBox error={loadError} retry={load} />
+        </main>
+      </>
+    );
+  if (principal === undefined)
+    return (
+      <>
+        <OfflineBanner />
+        <main id="main" class="narrow">
+          <Loading />
+        </main>
+      </>
+    );
   if (principal === null || route.name === 'signIn') {
-    return <><OfflineBanner /><SignIn next={route.name === 'signIn' ? route.next : current} onSignedIn={(s) => { setSignOutPending(false); setCsrfToken(s.csrfToken); setPrincipal(s.principal); }} /></>;
+    return (
+      <>
+        <OfflineBanner />
+        <SignIn
+          next={route.name === 'signIn' ? route.next : current}
+          onSignedIn={(s) => {
+            setSignOutPending(false);
+            setCsrfToken(s.csrfToken);
+            setPrincipal(s.principal);
+          }}
+        />
+      </>
+    );
   }
 
   const signOut = (): void => {
     stopLive();
     // The person's offline copies go whether or not the server heard the sign-out; a sign-out the
     // server did not hear (no connection) is sent again when the app next can (docs/security.md).
-    del('/session').then(() => setSignOutPending(false), (err: unknown) => { if (err instanceof ApiError && err.status === 0) setSignOutPending(true); })
-      .then(forgetOfflineCopies).finally(() => {
+    del('/session')
+      .then(
+        () => setSignOutPending(false),
+        (err: unknown) => {
+          if (err instanceof ApiError && err.status === 0) setSignOutPending(true);
+        },
+      )
+      .then(forgetOfflineCopies)
+      .finally(() => {
         setCsrfToken(null);
         setPrincipal(null);
         navigate('/app/sign-in', { replace: true });
@@ -92,24 +141,30 @@ export function App() {
   };
   return (
     <SessionContext.Provider value={{ principal, signOut }}>
-      <a class="skip-link" href="#main">Skip to content</a>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
       <Header route={route} />
       <OfflineBanner />
-      {route.name === 'page'
-        ? (
-          <div class="app-body">
-            <Sidebar key={route.space} space={route.space} current={route.path} />
-            <main id="main" tabIndex={-1}>
-              <RouteView route={route} />
-            </main>
-          </div>
-        )
-        : (
+      {route.name === 'page' ? (
+        <div class="app-body">
+          <Sidebar key={route.space} space={route.space} current={route.path} />
           <main id="main" tabIndex={-1}>
-            <RouteView route={route as Exclude<Route, { name: 'signIn' }>} />
+            <RouteView route={route} />
           </main>
-        )}
-      {switcher && <QuickSwitcher space={'space' in route && route.space ? route.space : undefined} path={route.name === 'page' ? route.path : undefined} onClose={() => setSwitcher(false)} />}
+        </div>
+      ) : (
+        <main id="main" tabIndex={-1}>
+          <RouteView route={route as Exclude<Route, { name: 'signIn' }>} />
+        </main>
+      )}
+      {switcher && (
+        <QuickSwitcher
+          space={'space' in route && route.space ? route.space : undefined}
+          path={route.name === 'page' ? route.path : undefined}
+          onClose={() => setSwitcher(false)}
+        />
+      )}
     </SessionContext.Provider>
   );
 }

@@ -3,7 +3,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { encodePath } from './api/client.ts';
 
-export type PageMode = { kind: 'view' } | { kind: 'edit' } | { kind: 'rev'; rev: number } | { kind: 'diff'; from: number; to: number } | { kind: 'history' };
+export type PageMode =
+  | { kind: 'view' }
+  | { kind: 'edit' }
+  | { kind: 'rev'; rev: number }
+  | { kind: 'diff'; from: number; to: number }
+  | { kind: 'history' };
 
 export type Route =
   | { name: 'signIn'; next: string }
@@ -22,7 +27,11 @@ export type Route =
 const NAV_EVENT = 'kspace:navigate';
 
 function decode(s: string): string | null {
-  try { return decodeURIComponent(s); } catch { return null; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
 }
 
 function pageMode(q: URLSearchParams): PageMode {
@@ -44,13 +53,19 @@ export function parseRoute(pathname: string, search: string): Route {
   const seg = parts as string[];
   if (seg[seg.length - 1] === '' && seg.length > 1) seg.pop();
   switch (seg[0]) {
-    case 'sign-in': return { name: 'signIn', next: safeNext(q.get('next')) };
-    case 'new': return { name: 'new', space: q.get('space') ?? '', template: q.get('template') ?? '', path: q.get('path') ?? '' };
-    case 'search': return { name: 'search', q: q.get('q') ?? '', params: q };
-    case 'gallery': return { name: 'gallery', template: q.get('template') ?? '' };
-    case 'admin': return seg.length === 1 ? { name: 'admin' } : { name: 'notFound' };
+    case 'sign-in':
+      return { name: 'signIn', next: safeNext(q.get('next')) };
+    case 'new':
+      return { name: 'new', space: q.get('space') ?? '', template: q.get('template') ?? '', path: q.get('path') ?? '' };
+    case 'search':
+      return { name: 'search', q: q.get('q') ?? '', params: q };
+    case 'gallery':
+      return { name: 'gallery', template: q.get('template') ?? '' };
+    case 'admin':
+      return seg.length === 1 ? { name: 'admin' } : { name: 'notFound' };
     case 'p':
-      if (seg.length >= 3 && seg.slice(2).every((s) => s !== '')) return { name: 'page', space: seg[1], path: seg.slice(2).join('/'), mode: pageMode(q) };
+      if (seg.length >= 3 && seg.slice(2).every((s) => s !== ''))
+        return { name: 'page', space: seg[1], path: seg.slice(2).join('/'), mode: pageMode(q) };
       return { name: 'notFound' };
     case 's':
       if (seg.length === 2 && seg[1]) return { name: 'space', space: seg[1] };
@@ -58,7 +73,8 @@ export function parseRoute(pathname: string, search: string): Route {
       if (seg.length === 4 && seg[2] === 'links' && seg[3] === 'broken') return { name: 'broken', space: seg[1] };
       if (seg.length === 3 && seg[2] === 'trash' && seg[1]) return { name: 'trash', space: seg[1] };
       return { name: 'notFound' };
-    default: return { name: 'notFound' };
+    default:
+      return { name: 'notFound' };
   }
 }
 
@@ -70,7 +86,9 @@ export function safeNext(next: string | null): string {
 
 let loadFresh = false;
 /** A new build of the app took over (lib/offline.ts): the next move loads it instead of moving in place. */
-export function loadFreshOnNextMove(): void { loadFresh = true; }
+export function loadFreshOnNextMove(): void {
+  loadFresh = true;
+}
 
 export function navigate(href: string, opts: { replace?: boolean } = {}): void {
   const current = location.pathname + location.search + location.hash;
@@ -86,7 +104,11 @@ export function navigate(href: string, opts: { replace?: boolean } = {}): void {
   if (!href.includes('#')) window.scrollTo(0, 0);
 }
 
-export interface Loc { pathname: string; search: string; hash: string }
+export interface Loc {
+  pathname: string;
+  search: string;
+  hash: string;
+}
 const here = (): Loc => ({ pathname: location.pathname, search: location.search, hash: location.hash });
 
 export function useLocation(): Loc {

@@ -3,7 +3,10 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Principal } from './api/types.ts';
 
-export interface SessionState { principal: Principal; signOut: () => void }
+export interface SessionState {
+  principal: Principal;
+  signOut: () => void;
+}
 export const SessionContext = createContext<SessionState | null>(null);
 
 export function useSession(): SessionState {

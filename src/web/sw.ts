@@ -16,9 +16,16 @@
 declare const __KSPACE_BUILD__: string;
 declare const __KSPACE_SHELL__: string[];
 
-interface ExtendableEvent extends Event { waitUntil(p: Promise<unknown>): void }
-interface FetchEvent extends ExtendableEvent { request: Request; respondWith(r: Promise<Response>): void }
-interface ExtendableMessageEvent extends ExtendableEvent { data: unknown }
+interface ExtendableEvent extends Event {
+  waitUntil(p: Promise<unknown>): void;
+}
+interface FetchEvent extends ExtendableEvent {
+  request: Request;
+  respondWith(r: Promise<Response>): void;
+}
+interface ExtendableMessageEvent extends ExtendableEvent {
+  data: unknown;
+}
 interface WorkerScope {
   skipWaiting(): Promise<void>;
   clients: { claim(): Promise<void> };
@@ -42,34 +49,57 @@ const SHELL_TIMEOUT_MS = 3000;
 const DATA_TIMEOUT_MS = 6000;
 
 scope.addEventListener('install', (e) => {
-  e.waitUntil(caches.open(SHELL).then((c) => c.addAll([INDEX, ...__KSPACE_SHELL__.map((f) => `/app/${f}`)])).then(() => scope.skipWaiting()));
+  e.waitUntil(
+    caches
+      .open(SHELL)
+      .then((c) => c.addAll([INDEX, ...__KSPACE_SHELL__.map((f) => `/app/${f}`)]))
+      .then(() => scope.skipWaiting()),
+  );
 });
 
 scope.addEventListener('activate', (e) => {
-  e.waitUntil((async () => {
-    for (const name of await caches.keys()) if (name.startsWith(APP_PREFIX) && name !== SHELL) await caches.delete(name);
-    await scope.clients.claim();
-  })());
+  e.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) if (name.startsWith(APP_PREFIX) && name !== SHELL) await caches.delete(name);
+      await scope.clients.claim();
+    })(),
+  );
 });
 
 /** The app's own addresses, and the API answers that are a person's pages and files. */
 function personal(pathname: string): boolean {
-  return pathname === '/session' || pathname.startsWith('/pages/') || pathname.startsWith('/files/')
-    || /^\/spaces\/[^/]+(\/pages)?$/.test(pathname);
+  return (
+    pathname === '/session' ||
+    pathname.startsWith('/pages/') ||
+    pathname.startsWith('/files/') ||
+    /^\/spaces\/[^/]+(\/pages)?$/.test(pathname)
+  );
 }
 
 scope.addEventListener('fetch', (e) => {
   const req = e.request;
   const url = new URL(req.url);
   if (url.origin !== scope.location.origin) return;
-  if (req.method === 'DELETE' && url.pathname === '/session') { e.waitUntil(serial(forgetPeople)); return; }
+  if (req.method === 'DELETE' && url.pathname === '/session') {
+    e.waitUntil(serial(forgetPeople));
+    return;
+  }
   if (req.method !== 'GET' || req.headers.has('range') || (req.headers.get('accept') ?? '').includes('text/event-stream')) return;
   if (req.mode === 'navigate') {
-    if (url.pathname.startsWith('/app/')) e.respondWith(networkFirst(e, req, SHELL_TIMEOUT_MS, () => caches.match(INDEX, { cacheName: SHELL }), null));
+    if (url.pathname.startsWith('/app/'))
+      e.respondWith(networkFirst(e, req, SHELL_TIMEOUT_MS, () => caches.match(INDEX, { cacheName: SHELL }), null));
   } else if (url.pathname.startsWith('/app/assets/')) {
     e.respondWith(shellAsset(e, req));
   } else if (personal(url.pathname)) {
-    e.respondWith(networkFirst(e, req, DATA_TIMEOUT_MS, () => cachedAnswer(url), (res) => serial(() => keep(url, req, res))));
+    e.respondWith(
+      networkFirst(
+        e,
+        req,
+        DATA_TIMEOUT_MS,
+        () => cachedAnswer(url),
+        (res) => serial(() => keep(url, req, res)),
+      ),
+    );
   }
 });
 
@@ -78,16 +108,18 @@ scope.addEventListener('fetch', (e) => {
 scope.addEventListener('message', (e) => {
   const data = e.data as { type?: string; urls?: unknown } | null;
   if (data?.type !== 'remember' || !Array.isArray(data.urls)) return;
-  e.waitUntil((async () => {
-    for (const u of data.urls as unknown[]) {
-      if (typeof u !== 'string') continue;
-      const url = new URL(u, scope.location.origin);
-      if (url.origin !== scope.location.origin || !personal(url.pathname)) continue;
-      const req = new Request(url, { credentials: 'same-origin' });
-      const res = await fetch(req).catch(() => null);
-      if (res) await serial(() => keep(url, req, res));
-    }
-  })());
+  e.waitUntil(
+    (async () => {
+      for (const u of data.urls as unknown[]) {
+        if (typeof u !== 'string') continue;
+        const url = new URL(u, scope.location.origin);
+        if (url.origin !== scope.location.origin || !personal(url.pathname)) continue;
+        const req = new Request(url, { credentials: 'same-origin' });
+        const res = await fetch(req).catch(() => null);
+        if (res) await serial(() => keep(url, req, res));
+      }
+    })(),
+  );
 });
 
 /** Hashed assets never change under a name: the cache first, the network for one it lacks. */
@@ -95,15 +127,26 @@ async function shellAsset(e: FetchEvent, req: Request): Promise<Response> {
   const hit = await caches.match(req, { cacheName: SHELL });
   if (hit) return hit;
   const res = await fetch(req);
-  if (res.ok) { const copy = res.clone(); e.waitUntil(caches.open(SHELL).then((c) => c.put(req, copy))); }
+  if (res.ok) {
+    const copy = res.clone();
+    e.waitUntil(caches.open(SHELL).then((c) => c.put(req, copy)));
+  }
   return res;
 }
 
-async function networkFirst(e: FetchEvent, req: Request, timeoutMs: number, cached: () => Promise<Response | undefined>, store: ((res: Response) => Promise<void>) | null): Promise<Response> {
+async function networkFirst(
+  e: FetchEvent,
+  req: Request,
+  timeoutMs: number,
+  cached: () => Promise<Response | undefined>,
+  store: ((res: Response) => Promise<void>) | null,
+): Promise<Response> {
   const net = fetch(req);
   net.catch(() => undefined); // a late failure after the cache answered is nobody's concern
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const slow = new Promise<'slow'>((resolve) => { timer = setTimeout(() => resolve('slow'), timeoutMs); });
+  const slow = new Promise<'slow'>((resolve) => {
+    timer = setTimeout(() => resolve('slow'), timeoutMs);
+  });
   let res: Response | 'slow';
   try {
     res = await Promise.race([net, slow]);
@@ -115,7 +158,13 @@ async function networkFirst(e: FetchEvent, req: Request, timeoutMs: number, cach
   if (res === 'slow') {
     const hit = await cached();
     if (hit) {
-      if (store) e.waitUntil(net.then((r) => store(r), () => undefined));
+      if (store)
+        e.waitUntil(
+          net.then(
+            (r) => store(r),
+            () => undefined,
+          ),
+        );
       return hit;
     }
     res = await net;
@@ -173,12 +222,15 @@ async function keep(url: URL, req: Request, res: Response): Promise<void> {
     const session = await fetch('/session', { credentials: 'same-origin' }).catch(() => null);
     name = session?.status === 200 ? await startPerson(session) : null;
   }
-  if (name && await caches.has(name)) await (await caches.open(name)).put(req, res);
+  if (name && (await caches.has(name))) await (await caches.open(name)).put(req, res);
 }
 
 /** A /session answer: its person's cache (everyone else's deleted) with the answer in it. */
 async function startPerson(res: Response): Promise<string | null> {
-  const body = await res.clone().json().catch(() => null) as { principal?: { id?: unknown } } | null;
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => null)) as { principal?: { id?: unknown } } | null;
   const id = body?.principal?.id;
   if (typeof id !== 'string') return null;
   const name = PERSON_PREFIX + encodeURIComponent(id);

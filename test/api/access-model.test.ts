@@ -63,7 +63,11 @@ class PutPage implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     const k = keyOf(this.s, this.path);
     const p = m.pages.get(k);
-    const body = { title: this.path, content: `${word(r.run, this.w)} text`, metadata: this.meta === null ? {} : { [metaKey(r.run)]: this.meta } };
+    const body = {
+      title: this.path,
+      content: `${word(r.run, this.w)} text`,
+      metadata: this.meta === null ? {} : { [metaKey(r.run)]: this.meta },
+    };
     const res = await r.clients[this.who].put(url(r.run, this.s, this.path), body);
     if (p ? canWrite(this.who, this.s, p) : canCreate(this.who, this.s)) {
       expect(res.status, res.text).toBe(p ? 200 : 201);
@@ -182,21 +186,30 @@ class CheckAll implements fc.AsyncCommand<Model, Real> {
           continue;
         }
         expect(list.status, list.text).toBe(200);
-        const want = readable.filter(([k]) => k.startsWith(`${s}/`)).map(([k]) => k.slice(k.indexOf('/') + 1)).sort();
+        const want = readable
+          .filter(([k]) => k.startsWith(`${s}/`))
+          .map(([k]) => k.slice(k.indexOf('/') + 1))
+          .sort();
         expect(list.body.pages.map((x: { path: string }) => x.path).sort(), `${who} lists space ${s}`).toEqual(want);
       }
       for (const w of ['alpha', 'beta'] as const) {
         const res = await c.get(`/search?q=${word(r.run, w)}&limit=200`);
         expect(res.status, res.text).toBe(200);
-        const want = readable.filter(([, p]) => p.word === w).map(([k]) => addr(k)).sort();
-        expect(res.body.hits.map((h: { space: string; path: string }) => `${h.space}/${h.path}`).sort(), `${who} searches ${w}`).toEqual(want);
+        const want = readable
+          .filter(([, p]) => p.word === w)
+          .map(([k]) => addr(k))
+          .sort();
+        expect(res.body.hits.map((h: { space: string; path: string }) => `${h.space}/${h.path}`).sort(), `${who} searches ${w}`).toEqual(
+          want,
+        );
       }
       const withMeta = readable.filter(([, p]) => p.meta !== null);
       const filters = encodeURIComponent(JSON.stringify([{ key: metaKey(r.run), op: 'exists' }]));
       const found = await c.get(`/search/metadata?filters=${filters}&limit=200`);
       expect(found.status, found.text).toBe(200);
-      expect(found.body.pages.map((h: { space: string; path: string }) => `${h.space}/${h.path}`).sort(), `${who} metadata search`)
-        .toEqual(withMeta.map(([k]) => addr(k)).sort());
+      expect(found.body.pages.map((h: { space: string; path: string }) => `${h.space}/${h.path}`).sort(), `${who} metadata search`).toEqual(
+        withMeta.map(([k]) => addr(k)).sort(),
+      );
       const keys = (await c.get('/search/metadata/keys')).body as Array<{ key: string; pages: number }>;
       expect(keys.find((x) => x.key === metaKey(r.run))?.pages ?? 0, `${who} key count`).toBe(withMeta.length);
     }
@@ -222,19 +235,28 @@ const space = fc.integer({ min: 0, max: 2 });
 const path = fc.constantFrom(...PATHS);
 const meta = fc.option(fc.integer({ min: 0, max: 9 }), { nil: null, freq: 3 });
 const aclArb = fc.option(fc.record({ read: fc.subarray(MEMBERS), write: fc.subarray(MEMBERS) }), { nil: null, freq: 3 });
-const commands = fc.commands([
-  fc.tuple(who, space, path, fc.constantFrom<'alpha' | 'beta'>('alpha', 'beta'), meta).map(([a, b, c, d, e]) => new PutPage(a, b, c, d, e)),
-  fc.tuple(who, space, path, meta).map(([a, b, c, d]) => new PatchMeta(a, b, c, d)),
-  fc.tuple(who, space, path, aclArb).map(([a, b, c, d]) => new SetAcl(a, b, c, d)),
-  fc.tuple(who, space, path).map(([a, b, c]) => new DeletePage(a, b, c)),
-  fc.constant(new CheckAll()),
-], { maxCommands: 30 });
+const commands = fc.commands(
+  [
+    fc
+      .tuple(who, space, path, fc.constantFrom<'alpha' | 'beta'>('alpha', 'beta'), meta)
+      .map(([a, b, c, d, e]) => new PutPage(a, b, c, d, e)),
+    fc.tuple(who, space, path, meta).map(([a, b, c, d]) => new PatchMeta(a, b, c, d)),
+    fc.tuple(who, space, path, aclArb).map(([a, b, c, d]) => new SetAcl(a, b, c, d)),
+    fc.tuple(who, space, path).map(([a, b, c]) => new DeletePage(a, b, c)),
+    fc.constant(new CheckAll()),
+  ],
+  { maxCommands: 30 },
+);
 
 it('pages, metadata, ACLs, deletes and re-creates: every read, list, search and count agrees with the model', async () => {
-  await fc.assert(fc.asyncProperty(commands, async (cmds) => {
-    run++;
-    for (let s = 0; s < 3; s++) expect((await srv.admin.post('/spaces', { slug: slug(run, s), name: `s${s}`, defaultAccess: ACCESS[s] })).status).toBe(201);
-    await fc.asyncModelRun(() => ({ model: { run, pages: new Map() }, real: { run, clients, ids } }), [...cmds, new CheckAll()]);
-  }), { numRuns: Number(process.env.MODEL_RUNS ?? 25), endOnFailure: true });
+  await fc.assert(
+    fc.asyncProperty(commands, async (cmds) => {
+      run++;
+      for (let s = 0; s < 3; s++)
+        expect((await srv.admin.post('/spaces', { slug: slug(run, s), name: `s${s}`, defaultAccess: ACCESS[s] })).status).toBe(201);
+      await fc.asyncModelRun(() => ({ model: { run, pages: new Map() }, real: { run, clients, ids } }), [...cmds, new CheckAll()]);
+    }),
+    { numRuns: Number(process.env.MODEL_RUNS ?? 25), endOnFailure: true },
+  );
   expect(srv.errors).toEqual([]);
 }, 240_000);

@@ -17,7 +17,14 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 type Meta = { a?: number | string | string[]; b?: number };
-type PageSpec = { space: number; acl: { read: number[]; write: number[] } | null; words: string[]; meta: Meta; links: number[]; deleted: boolean };
+type PageSpec = {
+  space: number;
+  acl: { read: number[]; write: number[] } | null;
+  words: string[];
+  meta: Meta;
+  links: number[];
+  deleted: boolean;
+};
 type Scenario = { access: [string, string]; pages: PageSpec[] };
 
 const ACCESS = ['write', 'read', 'none'] as const;
@@ -25,10 +32,20 @@ const pageArb: fc.Arbitrary<PageSpec> = fc.record({
   space: fc.integer({ min: 0, max: 2 }), // 2 = ann's personal space
   acl: fc.option(fc.record({ read: fc.subarray([0, 1, 2]), write: fc.subarray([0, 1, 2]) }), { nil: null, freq: 2 }),
   words: fc.subarray(['alpha', 'beta'], { minLength: 1 }),
-  meta: fc.record({
-    a: fc.option(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('x', 'y'), fc.array(fc.constantFrom('x', 'y'), { minLength: 1, maxLength: 2 })), { nil: undefined }),
-    b: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
-  }, { requiredKeys: [] }),
+  meta: fc.record(
+    {
+      a: fc.option(
+        fc.oneof(
+          fc.integer({ min: 0, max: 3 }),
+          fc.constantFrom('x', 'y'),
+          fc.array(fc.constantFrom('x', 'y'), { minLength: 1, maxLength: 2 }),
+        ),
+        { nil: undefined },
+      ),
+      b: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+    },
+    { requiredKeys: [] },
+  ),
   links: fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }),
   deleted: fc.integer({ min: 0, max: 5 }).map((x) => x === 0),
 });
@@ -45,11 +62,13 @@ async function check(sc: Scenario): Promise<void> {
   const ann = agents[0];
   const callers: Client[] = [admin, ...agents];
   const slugs = [`r${run}s0`, `r${run}s1`, `~${ann.name}`];
-  for (let s = 0; s < 2; s++) expect((await admin.post('/spaces', { slug: slugs[s], name: slugs[s], defaultAccess: sc.access[s] })).status).toBe(201);
+  for (let s = 0; s < 2; s++)
+    expect((await admin.post('/spaces', { slug: slugs[s], name: slugs[s], defaultAccess: sc.access[s] })).status).toBe(201);
   const word = (w: string) => `zq${run}${w}`;
   const keyA = `r${run}a`;
   const keyB = `r${run}b`;
-  const addr = (i: number) => (i < sc.pages.length ? { space: slugs[sc.pages[i].space], path: `r${run}/p${i}` } : { space: slugs[i % 2], path: `r${run}/absent${i}` });
+  const addr = (i: number) =>
+    i < sc.pages.length ? { space: slugs[sc.pages[i].space], path: `r${run}/p${i}` } : { space: slugs[i % 2], path: `r${run}/absent${i}` };
   const key = (a: { space: string; path: string }) => `${a.space}/${a.path}`;
 
   // Write the pages (ann writes her own space; admin the shared ones), then ACLs, then deletes.
@@ -87,15 +106,26 @@ async function check(sc: Scenario): Promise<void> {
     // Full-text search, paged two at a time.
     for (const w of ['alpha', 'beta']) {
       const got = await collect(c, `/search?q=${word(w)}&limit=2`, 'hits');
-      expectSet(got, [...readable].filter((i) => sc.pages[i].words.includes(w)).map((i) => key(addr(i))), `search ${w}`);
+      expectSet(
+        got,
+        [...readable].filter((i) => sc.pages[i].words.includes(w)).map((i) => key(addr(i))),
+        `search ${w}`,
+      );
     }
     // Metadata search, ordered and paged.
     const filters = encodeURIComponent(JSON.stringify([{ key: keyA, op: 'exists' }]));
     const metaHits = await collect(c, `/search/metadata?filters=${filters}&orderBy=${keyB}&limit=2`, 'pages');
-    expectSet(metaHits, [...readable].filter((i) => sc.pages[i].meta.a !== undefined).map((i) => key(addr(i))), 'metadata search');
+    expectSet(
+      metaHits,
+      [...readable].filter((i) => sc.pages[i].meta.a !== undefined).map((i) => key(addr(i))),
+      'metadata search',
+    );
     // Key discovery.
     const keys = (await c.get('/search/metadata/keys')).body as Array<{ key: string; types: string[]; pages: number }>;
-    for (const [k, pick] of [[keyA, (m: Meta) => m.a], [keyB, (m: Meta) => m.b]] as const) {
+    for (const [k, pick] of [
+      [keyA, (m: Meta) => m.a],
+      [keyB, (m: Meta) => m.b],
+    ] as const) {
       const holders = [...readable].filter((i) => pick(sc.pages[i].meta) !== undefined);
       const types = new Set<string>();
       for (const i of holders) {
@@ -115,16 +145,23 @@ async function check(sc: Scenario): Promise<void> {
         continue;
       }
       const targets = [...new Set(sc.pages[i].links.map((t) => key(addr(t))))];
-      expect(r.body.outbound.map((o: any) => `${key(o)} ${o.exists}`), 'outbound').toEqual(targets.map((t) => `${t} ${readableAddr.has(t)}`));
+      expect(
+        r.body.outbound.map((o: any) => `${key(o)} ${o.exists}`),
+        'outbound',
+      ).toEqual(targets.map((t) => `${t} ${readableAddr.has(t)}`));
       const sources = [...readable].filter((j) => sc.pages[j].links.some((t) => key(addr(t)) === key(addr(i))));
-      expectSet(r.body.backlinks.map((b: any) => key(b)), sources.map((j) => key(addr(j))), 'backlinks');
+      expectSet(
+        r.body.backlinks.map((b: any) => key(b)),
+        sources.map((j) => key(addr(j))),
+        'backlinks',
+      );
     }
     // Broken links and page lists of each space.
     for (let s = 0; s < 3; s++) {
       const seen = (await c.get(`/spaces/${slugs[s]}`)).status === 200;
       // Every page of the answer (earlier runs' links fill the first ones): the Link header names the next.
       const broken = await c.get(`/spaces/${slugs[s]}/links/broken?limit=1000`);
-      for (let next = broken.headers.get('link'); next;) {
+      for (let next = broken.headers.get('link'); next; ) {
         const more = await c.get(/<([^>]+)>/.exec(next)![1]);
         broken.body.push(...more.body);
         next = more.headers.get('link');
@@ -136,10 +173,18 @@ async function check(sc: Scenario): Promise<void> {
         expect(inSpace).toEqual([]);
         continue;
       }
-      const want = inSpace.flatMap((i) => [...new Set(sc.pages[i].links.map((t) => key(addr(t))))].filter((t) => !readableAddr.has(t)).map((t) => `${key(addr(i))} -> ${t}`));
-      const got = (broken.body as any[]).map((b) => `${key(b.source)} -> ${key(b.target)}`).filter((b) => b.startsWith(`${slugs[s]}/r${run}/`));
+      const want = inSpace.flatMap((i) =>
+        [...new Set(sc.pages[i].links.map((t) => key(addr(t))))].filter((t) => !readableAddr.has(t)).map((t) => `${key(addr(i))} -> ${t}`),
+      );
+      const got = (broken.body as any[])
+        .map((b) => `${key(b.source)} -> ${key(b.target)}`)
+        .filter((b) => b.startsWith(`${slugs[s]}/r${run}/`));
       expectSet(got, want, `broken ${slugs[s]}`);
-      expectSet(list, inSpace.map((i) => key(addr(i))), `pages of ${slugs[s]}`);
+      expectSet(
+        list,
+        inSpace.map((i) => key(addr(i))),
+        `pages of ${slugs[s]}`,
+      );
     }
   }
 }

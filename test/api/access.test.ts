@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { alice, bob } } = useServer({ agents: ['alice', 'bob'] });
+const {
+  srv,
+  agents: { alice, bob },
+} = useServer({ agents: ['alice', 'bob'] });
 
 const paths = async (c: Client, slug: string) => ((await c.get(`/spaces/${slug}/pages`)).body.pages ?? []).map((p: any) => p.path);
 
@@ -30,7 +33,11 @@ describe('spaces', () => {
     // A principal of an older kspace (inserted as it did, without the space): made at the next start.
     const old = await startServer({}, { keepData: true });
     const oldId = 'p_olderkspace0001';
-    old.svc.db.prepare("INSERT INTO principals (id, org_id, name, kind, org_admin, password_hash, created_at) VALUES (?, 1, 'dora', 'agent', 0, NULL, '2026-01-01T00:00:00.000Z')").run(oldId);
+    old.svc.db
+      .prepare(
+        "INSERT INTO principals (id, org_id, name, kind, org_admin, password_hash, created_at) VALUES (?, 1, 'dora', 'agent', 0, NULL, '2026-01-01T00:00:00.000Z')",
+      )
+      .run(oldId);
     expect(old.svc.db.prepare("SELECT count(*) FROM spaces WHERE slug = '~dora'").pluck().get()).toBe(0);
     await old.close();
     const again = await startServer({}, { dataDir: old.dataDir });
@@ -101,7 +108,11 @@ describe('page ACLs', () => {
     await srv.admin.post('/spaces', { slug: 'acl', name: 'ACL' });
     await alice.put('/pages/acl/open', { title: 'Open' });
     await alice.put('/pages/acl/closed', { title: 'Closed' });
-    expect((await alice.put('/pages/acl/closed/acl', { read: [], write: [alice.id] })).body).toEqual({ restricted: true, read: [alice.id], write: [alice.id] });
+    expect((await alice.put('/pages/acl/closed/acl', { read: [], write: [alice.id] })).body).toEqual({
+      restricted: true,
+      read: [alice.id],
+      write: [alice.id],
+    });
     expect((await bob.get('/pages/acl/closed')).status).toBe(404);
     expect((await bob.get('/pages/acl/closed/revisions')).status).toBe(404);
     expect((await bob.get('/pages/acl/closed/revisions/1')).status).toBe(404);

@@ -3,9 +3,13 @@ import { newAgent, startServer, type Client, type TestServer } from '../support/
 
 // The organisation cannot lock itself out: the last credential of its org admins is never revoked.
 let srv: TestServer | undefined;
-afterEach(async () => { await srv?.close(); srv = undefined; });
+afterEach(async () => {
+  await srv?.close();
+  srv = undefined;
+});
 
-const keysOf = async (as: Client, id: string) => (await as.get(`/admin/principals/${id}/keys`)).body as Array<{ id: string; revokedAt: string | null }>;
+const keysOf = async (as: Client, id: string) =>
+  (await as.get(`/admin/principals/${id}/keys`)).body as Array<{ id: string; revokedAt: string | null }>;
 
 describe('the last credential of the org admins', () => {
   it('refuses with 409 to revoke the only key of the only org admin, and the key keeps working', async () => {
@@ -39,7 +43,10 @@ describe('the last credential of the org admins', () => {
   it("counts an org admin's password as a credential", async () => {
     srv = await startServer();
     const me = (await srv.admin.get('/me')).body;
-    expect((await srv.admin.post('/admin/principals', { name: 'admin-user', kind: 'user', password: 'correct horse battery', orgAdmin: true })).status).toBe(201);
+    expect(
+      (await srv.admin.post('/admin/principals', { name: 'admin-user', kind: 'user', password: 'correct horse battery', orgAdmin: true }))
+        .status,
+    ).toBe(201);
     const [key] = await keysOf(srv.admin, me.id);
     expect((await srv.admin.del(`/admin/keys/${key.id}`)).status).toBe(204);
   });

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, newAgent, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
-beforeAll(async () => { srv = await startServer(); });
+beforeAll(async () => {
+  srv = await startServer();
+});
 afterAll(() => srv.close());
 
 describe('API keys and principals', () => {
@@ -65,11 +67,17 @@ describe('API keys and principals', () => {
 
 describe('kspace admin (offline)', () => {
   it('creates a principal and a key on the data dir that the running server accepts', () => {
-    const id = execFileSync('bin/kspace', ['admin', 'create-principal', '--data', srv.dataDir, '--name', 'offline-bot'], { encoding: 'utf8' }).trim();
+    const id = execFileSync('bin/kspace', ['admin', 'create-principal', '--data', srv.dataDir, '--name', 'offline-bot'], {
+      encoding: 'utf8',
+    }).trim();
     expect(id).toMatch(/^p_/);
-    const key = execFileSync('bin/kspace', ['admin', 'create-key', '--data', srv.dataDir, '--principal', 'offline-bot'], { encoding: 'utf8' }).trim();
+    const key = execFileSync('bin/kspace', ['admin', 'create-key', '--data', srv.dataDir, '--principal', 'offline-bot'], {
+      encoding: 'utf8',
+    }).trim();
     expect(key).toMatch(/^ks_/);
-    return client(srv.url, key).get('/me').then((r) => expect(r.body).toMatchObject({ id, name: 'offline-bot' }));
+    return client(srv.url, key)
+      .get('/me')
+      .then((r) => expect(r.body).toMatchObject({ id, name: 'offline-bot' }));
   });
 
   it('exits 2 for a rejected name and 1 for an unknown principal', () => {

@@ -33,7 +33,10 @@ const PAGES = 3;
 const page = fc.integer({ min: 0, max: PAGES - 1 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('put' as const), page }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant('acl' as const), page, read: fc.subarray([0, 1, 2]), write: fc.subarray([0, 1, 2]) }), weight: 3 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('acl' as const), page, read: fc.subarray([0, 1, 2]), write: fc.subarray([0, 1, 2]) }),
+    weight: 3,
+  },
   fc.record({ kind: fc.constant('unacl' as const), page }),
   fc.record({ kind: fc.constant('delete' as const), page }),
   fc.record({ kind: fc.constant('restore' as const), page }),
@@ -57,7 +60,7 @@ async function reads(c: Client, at: string): Promise<boolean> {
 /** The reader's feed after `since`; with `space`, that space's (null: the space is hidden from them). */
 async function feed(c: Client, since: number, space?: string): Promise<Change[] | null> {
   const out: Change[] = [];
-  for (let at = since; ;) {
+  for (let at = since; ; ) {
     const r = await c.get(`/changes?since=${at}&limit=50${space ? `&space=${space}` : ''}`);
     if (space && r.status === 404) return null;
     expect(r.status, r.text).toBe(200);
@@ -101,13 +104,27 @@ async function check(sc: Scenario): Promise<void> {
     const before = await Promise.all(readers.map((r) => reads(r, from)));
     let res;
     switch (op.kind) {
-      case 'put': res = await admin.put(`/pages/${from}`, { title: 'T', content: `text ${run} ${Math.random()}` }); break;
-      case 'acl': res = await admin.put(`/pages/${from}/acl`, { read: op.read.map((x) => readers[x].id), write: op.write.map((x) => readers[x].id) }); break;
-      case 'unacl': res = await admin.del(`/pages/${from}/acl`); break;
-      case 'delete': res = await admin.del(`/pages/${from}`); break;
-      case 'restore': res = await admin.post(`/spaces/${where[op.page].space}/trash/restore`, { path: where[op.page].path }); break;
-      case 'move': res = await admin.post(`/spaces/${where[op.page].space}/moves`, body); break;
-      case 'file': res = await admin.req('PUT', `/files/${from}/f.txt`, `bytes ${Math.random()}`, { 'content-type': 'text/plain' }); break;
+      case 'put':
+        res = await admin.put(`/pages/${from}`, { title: 'T', content: `text ${run} ${Math.random()}` });
+        break;
+      case 'acl':
+        res = await admin.put(`/pages/${from}/acl`, { read: op.read.map((x) => readers[x].id), write: op.write.map((x) => readers[x].id) });
+        break;
+      case 'unacl':
+        res = await admin.del(`/pages/${from}/acl`);
+        break;
+      case 'delete':
+        res = await admin.del(`/pages/${from}`);
+        break;
+      case 'restore':
+        res = await admin.post(`/spaces/${where[op.page].space}/trash/restore`, { path: where[op.page].path });
+        break;
+      case 'move':
+        res = await admin.post(`/spaces/${where[op.page].space}/moves`, body);
+        break;
+      case 'file':
+        res = await admin.req('PUT', `/files/${from}/f.txt`, `bytes ${Math.random()}`, { 'content-type': 'text/plain' });
+        break;
     }
     expect(res.status, `${op.kind} ${from}: ${res.text}`).toBeLessThan(500);
     if (res.status >= 300) continue; // not done (no page there, nothing to restore…): no change
@@ -120,14 +137,23 @@ async function check(sc: Scenario): Promise<void> {
       const a = after[r];
       const seen: string[] = [];
       switch (op.kind) {
-        case 'put': if (a) seen.push(`${res.status === 201 ? 'page.created' : 'page.updated'} ${to}`); break;
-        case 'acl': case 'unacl':
+        case 'put':
+          if (a) seen.push(`${res.status === 201 ? 'page.created' : 'page.updated'} ${to}`);
+          break;
+        case 'acl':
+        case 'unacl':
           if (b && !a) seen.push(`page.deleted ${from}`);
           if (!b && a) seen.push(`page.created ${to}`);
           break;
-        case 'delete': if (b) seen.push(`page.deleted ${from}`); break;
-        case 'restore': if (a) seen.push(`page.restored ${to}`); break;
-        case 'file': if (a) seen.push(`file.put ${to}/f.txt`); break;
+        case 'delete':
+          if (b) seen.push(`page.deleted ${from}`);
+          break;
+        case 'restore':
+          if (a) seen.push(`page.restored ${to}`);
+          break;
+        case 'file':
+          if (a) seen.push(`file.put ${to}/f.txt`);
+          break;
         case 'move':
           if (b && a) seen.push(`page.moved ${to} from ${from}`);
           else if (b) seen.push(`page.deleted ${from}`);
@@ -147,10 +173,13 @@ async function check(sc: Scenario): Promise<void> {
     expect(byTxid((await feed(reader, head))!), `reader ${r} (${sc.access.join('/')})`).toEqual(want[r]);
     // One space: the changes in it, and the deletes and moves out of it.
     for (const slug of slugs) {
-      const inSpace = new Map([...want[r]].map(([t, cs]) => [t, cs.filter((c) => c.includes(` ${slug}/`))] as const).filter(([, cs]) => cs.length));
+      const inSpace = new Map(
+        [...want[r]].map(([t, cs]) => [t, cs.filter((c) => c.includes(` ${slug}/`))] as const).filter(([, cs]) => cs.length),
+      );
       const got = await feed(reader, head, slug);
       // A space the reader cannot see now answers 404 (docs/changes.md), whatever they saw in it before.
-      if (got === null) expect((await reader.get(`/spaces/${slug}`)).status, `reader ${r}: the feed of ${slug} is 404, the space is not`).toBe(404);
+      if (got === null)
+        expect((await reader.get(`/spaces/${slug}`)).status, `reader ${r}: the feed of ${slug} is 404, the space is not`).toBe(404);
       else expect(byTxid(got), `reader ${r}, space ${slug} (${sc.access.join('/')})`).toEqual(inSpace);
     }
   }

@@ -45,7 +45,8 @@ async function open(base: string, headers: Record<string, string>, query = ''): 
 }
 
 const bearer = (c: Client) => ({ authorization: `Bearer ${c.key}` });
-const changes = (o: Open) => o.events.filter((e) => e.event === 'change').map((e) => ({ id: e.id, ...(JSON.parse(e.data!) as FeedChange) }));
+const changes = (o: Open) =>
+  o.events.filter((e) => e.event === 'change').map((e) => ({ id: e.id, ...(JSON.parse(e.data!) as FeedChange) }));
 const until = async (cond: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
@@ -62,7 +63,8 @@ describe('GET /changes/stream', () => {
     const second = await bob.put('/pages/wiki/s1', { content: 'two' });
     await until(() => changes(s).length === 2);
     expect(changes(s).map((c) => [c.id, c.event, c.path, c.version])).toEqual([
-      [String(txidOf(first)), 'page.created', 's1', 1], [String(txidOf(second)), 'page.updated', 's1', 2],
+      [String(txidOf(first)), 'page.created', 's1', 1],
+      [String(txidOf(second)), 'page.updated', 's1', 2],
     ]);
     // A change elsewhere is not in a stream of this space.
     await srv.admin.put('/pages/vault/x', { title: 'X', content: '' });
@@ -112,11 +114,15 @@ describe('GET /changes/stream', () => {
     expect((await srv.admin.post('/spaces/wiki/moves', { from: 'c1', to: 'c1', toSpace: 'vault' })).status).toBe(200);
     await srv.admin.put('/pages/wiki/c2', { title: 'C2', content: '' });
     await until(() => changes(s).some((c) => c.path === 'c2'));
-    expect(changes(s).map((c) => `${c.event} ${c.space}/${c.path}`)).toEqual(['page.created wiki/c1', 'page.deleted wiki/c1', 'page.created wiki/c2']);
+    expect(changes(s).map((c) => `${c.event} ${c.space}/${c.path}`)).toEqual([
+      'page.created wiki/c1',
+      'page.deleted wiki/c1',
+      'page.created wiki/c2',
+    ]);
     s.close();
   });
 
-  it('refuses the 11th open stream of a principal with 429, not another principal\'s', async () => {
+  it("refuses the 11th open stream of a principal with 429, not another principal's", async () => {
     const streams: Open[] = [];
     for (let i = 0; i < 10; i++) {
       const s = await open(srv.url, bearer(bob));
@@ -153,7 +159,11 @@ describe('GET /changes/stream', () => {
 
   it('ends the stream when its session signs out', async () => {
     expect((await srv.admin.post('/admin/principals', { name: 'erin', kind: 'user', password: 'correct horse' })).status).toBe(201);
-    const signIn = await fetch(`${srv.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'erin', password: 'correct horse' }) });
+    const signIn = await fetch(`${srv.url}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'erin', password: 'correct horse' }),
+    });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
     const csrf = (await signIn.json()).csrfToken as string;

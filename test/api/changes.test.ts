@@ -4,11 +4,26 @@ import { describe, expect, it } from 'vitest';
 import { startServer, type Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-type Change = { txid: number; at: string; event: string; space: string; path: string; from?: { space: string; path: string }; version?: number; actor: { id: string; kind: string } };
+type Change = {
+  txid: number;
+  at: string;
+  event: string;
+  space: string;
+  path: string;
+  from?: { space: string; path: string };
+  version?: number;
+  actor: { id: string; kind: string };
+};
 
-const { srv, agents: { bob, carol } } = useServer({
+const {
+  srv,
+  agents: { bob, carol },
+} = useServer({
   agents: ['bob', 'carol'],
-  spaces: [{ slug: 'wiki', name: 'Wiki', defaultAccess: 'write' }, { slug: 'vault', name: 'Vault', defaultAccess: 'none' }],
+  spaces: [
+    { slug: 'wiki', name: 'Wiki', defaultAccess: 'write' },
+    { slug: 'vault', name: 'Vault', defaultAccess: 'none' },
+  ],
   noErrors: true,
 });
 
@@ -47,8 +62,13 @@ describe('GET /changes', () => {
     expect((await srv.admin.post('/spaces/wiki/trash/restore', { path: 'two' })).status).toBe(200);
     const seen = await all(bob, start);
     expect(brief(seen)).toEqual([
-      'page.created wiki/one', 'page.updated wiki/one', 'file.put wiki/one/pic.txt', 'file.deleted wiki/one/pic.txt',
-      'page.moved wiki/two from wiki/one', 'page.deleted wiki/two', 'page.restored wiki/two',
+      'page.created wiki/one',
+      'page.updated wiki/one',
+      'file.put wiki/one/pic.txt',
+      'file.deleted wiki/one/pic.txt',
+      'page.moved wiki/two from wiki/one',
+      'page.deleted wiki/two',
+      'page.restored wiki/two',
     ]);
     expect(seen[0]).toMatchObject({ txid: txidOf(created), version: 1, actor: { id: bob.id, kind: 'agent' } });
     expect(seen[1]).toMatchObject({ txid: txidOf(updated), version: 2 });
@@ -95,14 +115,20 @@ describe('GET /changes', () => {
     expect((await srv.admin.del('/pages/wiki/bobs')).status).toBe(204);
     expect(brief(await all(carol, start))).toEqual([
       'page.created wiki/open',
-      'page.created wiki/leaving', 'page.deleted wiki/leaving',
+      'page.created wiki/leaving',
+      'page.deleted wiki/leaving',
       'page.created wiki/arrived',
-      'page.deleted wiki/open', 'page.created wiki/open',
-      'page.created wiki/bobs', 'page.deleted wiki/bobs', // the ACL let her out; the delete after it is not hers
+      'page.deleted wiki/open',
+      'page.created wiki/open',
+      'page.created wiki/bobs',
+      'page.deleted wiki/bobs', // the ACL let her out; the delete after it is not hers
     ]);
     // Bob reads the page on both sides of each ACL change: no leaving or arriving, the update between, and the delete.
     expect(brief(await all(bob, start)).filter((l) => l.includes('wiki/open') || l.includes('wiki/bobs'))).toEqual([
-      'page.created wiki/open', 'page.updated wiki/open', 'page.created wiki/bobs', 'page.deleted wiki/bobs',
+      'page.created wiki/open',
+      'page.updated wiki/open',
+      'page.created wiki/bobs',
+      'page.deleted wiki/bobs',
     ]);
     // The admin reads both ends of each move.
     const admin = brief(await all(srv.admin, start));
@@ -112,10 +138,19 @@ describe('GET /changes', () => {
   });
 
   it('refuses bad parameters with 400 naming the field', async () => {
-    for (const [q, key] of [['since=-1', 'since'], ['since=abc', 'since'], ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=x', 'limit']]) {
+    for (const [q, key] of [
+      ['since=-1', 'since'],
+      ['since=abc', 'since'],
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['limit=x', 'limit'],
+    ]) {
       const r = await bob.get(`/changes?${q}`);
       expect(r.status, q).toBe(400);
-      expect(r.body.issues.map((i: { key: string }) => i.key), q).toContain(key);
+      expect(
+        r.body.issues.map((i: { key: string }) => i.key),
+        q,
+      ).toContain(key);
     }
     expect((await bob.get('/changes?limit=1000')).status).toBe(200);
     expect((await fetch(`${srv.url}/changes`)).status).toBe(401);

@@ -32,12 +32,15 @@ function queueFixture() {
   const at = new Date().toISOString();
   db.prepare("INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'o', 'O', ?)").run(at);
   db.prepare("INSERT INTO spaces (id, org_id, slug, name, created_at, updated_at) VALUES (1, 1, 's', 'S', ?, ?)").run(at, at);
-  const page = db.prepare("INSERT INTO pages (space_id, path, title, content, version, created_at, updated_at) VALUES (1, ?, ?, 'words', 1, ?, ?)");
+  const page = db.prepare(
+    "INSERT INTO pages (space_id, path, title, content, version, created_at, updated_at) VALUES (1, ?, ?, 'words', 1, ?, ?)",
+  );
   const queue = db.prepare('INSERT INTO fts_queue (page_id) VALUES (?)');
   let n = 0;
-  const write = (count: number) => db.transaction(() => {
-    for (let i = 0; i < count; i++, n++) queue.run(page.run(`p${n}`, `P${n}`, at, at).lastInsertRowid);
-  })();
+  const write = (count: number) =>
+    db.transaction(() => {
+      for (let i = 0; i < count; i++, n++) queue.run(page.run(`p${n}`, `P${n}`, at, at).lastInsertRowid);
+    })();
   return { db, file: db.name, idx, write };
 }
 
@@ -56,7 +59,11 @@ describe('WAL checkpointer', () => {
     const before = fs.statSync(path.join(dir, 'kspace.db')).size;
     await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
     for (let i = 0; i < 50; i++) {
-      const r = await fetch(`${server.url}/pages/s/p${i}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }) });
+      const r = await fetch(`${server.url}/pages/s/p${i}`, {
+        method: 'PUT',
+        headers: authHeaders(),
+        body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }),
+      });
       expect(r.status).toBe(201);
     }
     // New pages sit in the WAL until a checkpoint copies them into the database file. The
@@ -64,7 +71,7 @@ describe('WAL checkpointer', () => {
     const dbFile = path.join(dir, 'kspace.db');
     expect(await waitFor(() => fs.statSync(dbFile).size > before + 200_000)).toBe(true);
     const db = new Database(dbFile, { readonly: true });
-    expect(db.prepare("SELECT count(*) AS n FROM pages").get()).toEqual({ n: 50 });
+    expect(db.prepare('SELECT count(*) AS n FROM pages').get()).toEqual({ n: 50 });
     db.close();
   });
 
@@ -78,7 +85,11 @@ describe('WAL checkpointer', () => {
     expect(await waitFor(() => helperThreads(pid).length === 1)).toBe(true);
     await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
     for (let i = 0; i < 20; i++) {
-      const r = await fetch(`${server.url}/pages/s/p${i}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }) });
+      const r = await fetch(`${server.url}/pages/s/p${i}`, {
+        method: 'PUT',
+        headers: authHeaders(),
+        body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }),
+      });
       expect(r.status).toBe(201);
     }
     const dbFile = path.join(dir, 'kspace.db');
@@ -93,17 +104,28 @@ describe('WAL checkpointer', () => {
     for (let w = 0; w < 4; w++) {
       const tracer = spawn(strace!, ['-f', '-qq', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', String(pid)], { stdio: 'ignore' });
       await new Promise((r) => setTimeout(r, 1500));
-      await new Promise((r) => { tracer.once('exit', r); tracer.kill('SIGINT'); });
-      windows.push(fs.readFileSync(out, 'utf8').split('\n').filter((l) => /\b(fsync|fdatasync)\(/.test(l)));
+      await new Promise((r) => {
+        tracer.once('exit', r);
+        tracer.kill('SIGINT');
+      });
+      windows.push(
+        fs
+          .readFileSync(out, 'utf8')
+          .split('\n')
+          .filter((l) => /\b(fsync|fdatasync)\(/.test(l)),
+      );
       fs.rmSync(out);
       if (windows[w].length === 0) break;
     }
-    expect(windows.some((calls) => calls.length === 0), JSON.stringify(windows)).toBe(true);
+    expect(
+      windows.some((calls) => calls.length === 0),
+      JSON.stringify(windows),
+    ).toBe(true);
   });
 
   // The helper's rounds read kspace.db's WAL index under a mutex the server's reads need too
   // (helper/thread.ts, Idle). Each round takes POSIX locks on the -shm file (fcntl): counted here.
-  it.skipIf(!strace)('an idle server\'s helper seldom takes the database\'s locks, and a write wakes it', async () => {
+  it.skipIf(!strace)("an idle server's helper seldom takes the database's locks, and a write wakes it", async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
     server = await startChild(dir);
     const pid = server.proc.pid!;
@@ -111,7 +133,11 @@ describe('WAL checkpointer', () => {
     const helper = helperThreads(pid)[0].tid;
     await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
     for (let i = 0; i < 5; i++) {
-      const r = await fetch(`${server.url}/pages/s/p${i}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify({ title: `P${i}`, content: `words ${i}` }) });
+      const r = await fetch(`${server.url}/pages/s/p${i}`, {
+        method: 'PUT',
+        headers: authHeaders(),
+        body: JSON.stringify({ title: `P${i}`, content: `words ${i}` }),
+      });
       expect(r.status).toBe(201);
     }
     await new Promise((r) => setTimeout(r, 2500)); // indexed, copied, then idle
@@ -120,8 +146,14 @@ describe('WAL checkpointer', () => {
       const tracer = spawn(strace!, ['-f', '-qq', '-e', 'trace=fcntl', '-o', out, '-p', String(pid)], { stdio: 'ignore' });
       await new Promise((r) => setTimeout(r, 300)); // attached
       await new Promise((r) => setTimeout(r, ms));
-      await new Promise((r) => { tracer.once('exit', r); tracer.kill('SIGINT'); });
-      const n = fs.readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith(`${helper} `) && l.includes('fcntl(')).length;
+      await new Promise((r) => {
+        tracer.once('exit', r);
+        tracer.kill('SIGINT');
+      });
+      const n = fs
+        .readFileSync(out, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith(`${helper} `) && l.includes('fcntl(')).length;
       fs.rmSync(out);
       return n;
     };
@@ -131,16 +163,24 @@ describe('WAL checkpointer', () => {
     // A write: the server tells the helper ("w", within its 100 ms load window), which indexes it
     // at once, no search asking. Left to its own round a second apart, the helper would index
     // each of these within 500 ms only half the time: all three, one time in eight.
-    const backlog = async () => ((await (await fetch(`${server!.url}/readyz`)).json()) as { checks: { fullTextIndex: { backlog: number } } }).checks.fullTextIndex.backlog;
+    const backlog = async () =>
+      ((await (await fetch(`${server!.url}/readyz`)).json()) as { checks: { fullTextIndex: { backlog: number } } }).checks.fullTextIndex
+        .backlog;
     for (const word of ['zebra', 'yak', 'xerus']) {
       await new Promise((r) => setTimeout(r, 1500)); // idle again
-      const r = await fetch(`${server.url}/pages/s/${word}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify({ title: word, content: word }) });
+      const r = await fetch(`${server.url}/pages/s/${word}`, {
+        method: 'PUT',
+        headers: authHeaders(),
+        body: JSON.stringify({ title: word, content: word }),
+      });
       expect(r.status).toBe(201);
       const answered = Date.now();
       while ((await backlog()) > 0 && Date.now() - answered < 1500) await new Promise((res) => setTimeout(res, 20));
       expect(Date.now() - answered, word).toBeLessThan(500);
     }
-    const found = await (await fetch(`${server.url}/search?q=zebra`, { headers: authHeaders() })).json() as { hits: Array<{ path: string }> };
+    const found = (await (await fetch(`${server.url}/search?q=zebra`, { headers: authHeaders() })).json()) as {
+      hits: Array<{ path: string }>;
+    };
     expect(found.hits.map((p) => p.path)).toEqual(['zebra']);
   });
 
@@ -152,9 +192,17 @@ describe('WAL checkpointer', () => {
     // A backlog for the full-text index: the helper is busy with it, a chunk at a time, when
     // the signal comes, and finishes that chunk before it sees the server's END.
     const pages = Array.from({ length: 500 }, (_, i) => ({
-      path: `p${i}`, title: `P${i}`, content: Array.from({ length: 3000 }, (_, j) => `w${(i * 7 + j) % 5000}`).join(' '),
+      path: `p${i}`,
+      title: `P${i}`,
+      content: Array.from({ length: 3000 }, (_, j) => `w${(i * 7 + j) % 5000}`).join(' '),
     }));
-    const bundle = { format: 'service-space-export', formatVersion: 1, exportedAt: new Date().toISOString(), space: { slug: 's', name: 'S' }, pages };
+    const bundle = {
+      format: 'service-space-export',
+      formatVersion: 1,
+      exportedAt: new Date().toISOString(),
+      space: { slug: 's', name: 'S' },
+      pages,
+    };
     const imported = await fetch(`${server.url}/spaces/s/import`, { method: 'POST', headers: authHeaders(), body: JSON.stringify(bundle) });
     expect(await imported.json()).toMatchObject({ created: 500, errors: [] });
     const code = await new Promise<number | null>((resolve) => {
@@ -185,7 +233,11 @@ describe('WAL checkpointer', () => {
     const reader = new Database(file, { readonly: true });
     reader.exec('BEGIN');
     reader.prepare('SELECT count(*) FROM t').get();
-    const helper = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--restart-pages', '500'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const helper = spawn(
+      process.execPath,
+      [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--restart-pages', '500'],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     const lines: string[] = [];
     helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
     try {
@@ -211,7 +263,11 @@ describe('WAL checkpointer', () => {
     const { db, file, idx, write } = queueFixture();
     const logLength = () => (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>)[0];
     // A minute between an idle helper's own looks: what it does sooner, it was told to do.
-    const helper = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--idle-ms', '60000'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const helper = spawn(
+      process.execPath,
+      [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--idle-ms', '60000'],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     const lines: string[] = [];
     helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
     const idles = () => lines.filter((l) => l === 'idle').length;
@@ -241,7 +297,11 @@ describe('WAL checkpointer', () => {
   it('lets the full-text index fall behind while the server is busy and nobody searches, by at most a cap', async () => {
     const { db, file, idx, write } = queueFixture();
     const indexed = () => indexedSeq(idx);
-    const helper = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--max-defer-pages', '50'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const helper = spawn(
+      process.execPath,
+      [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--max-defer-pages', '50'],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     const lines: string[] = [];
     helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
     const quiet = () => new Promise((r) => setTimeout(r, 300)); // a dozen of the helper's 25 ms rounds

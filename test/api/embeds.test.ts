@@ -18,7 +18,8 @@ beforeAll(async () => {
   bob = await newAgent(srv, 'bob');
   await srv.admin.post('/spaces', { slug: 'team', name: 'Team' });
   await srv.admin.put('/pages/team/docs/guide', {
-    title: 'Guide', content: '# Guide\nintro\n## Setup\nsetup words\n### Linux\nlinux words\n## Usage\nusage words ^u1\n',
+    title: 'Guide',
+    content: '# Guide\nintro\n## Setup\nsetup words\n### Linux\nlinux words\n## Usage\nusage words ^u1\n',
   });
   await srv.admin.put('/pages/team/docs/secret', { title: 'Secret', content: 'the secret words\n' });
   await srv.admin.put('/pages/team/docs/secret/acl', { read: [], write: [] });
@@ -28,7 +29,8 @@ afterAll(() => srv.close());
 describe('note embeds', () => {
   it('show the whole page, a section, a nested heading and a block, with a link to the source', async () => {
     await srv.admin.put('/pages/team/docs/host', {
-      title: 'Host', content: '![[guide]]\n\n![[guide#Setup]]\n\n![[guide#Setup#Linux]]\n\n![[guide#^u1]]\n',
+      title: 'Host',
+      content: '![[guide]]\n\n![[guide#Setup]]\n\n![[guide#Setup#Linux]]\n\n![[guide#^u1]]\n',
     });
     const h = await html(bob, 'docs/host');
     const embeds = h.split('<div class="embed">').slice(1);
@@ -49,7 +51,8 @@ describe('note embeds', () => {
     await srv.admin.put('/pages/team/docs/embedder', { title: 'Embedder', content: '![[guide#Usage]]\n\n![[nowhere]]\n\n![[pic.png]]\n' });
     const links = await srv.admin.get('/pages/team/docs/embedder/links');
     expect(links.body.outbound).toEqual([
-      { space: 'team', path: 'docs/guide', exists: true }, { space: 'team', path: 'docs/nowhere', exists: false },
+      { space: 'team', path: 'docs/guide', exists: true },
+      { space: 'team', path: 'docs/nowhere', exists: false },
     ]);
     const back = await srv.admin.get('/pages/team/docs/guide/links');
     expect(back.body.backlinks.map((b: { path: string }) => b.path)).toContain('docs/embedder');
@@ -64,13 +67,16 @@ describe('note embeds', () => {
     await srv.admin.put('/pages/team/docs/nothing', { title: 'Nothing', content: '![[secret]]\n' });
     // The same text from a page where `secret` does not exist: docs2/secret is missing.
     await srv.admin.put('/pages/team/docs2/nothing', { title: 'Nothing', content: '![[secret]]\n' });
-    for (let round = 0; round < 2; round++) { // the second round comes from the render cache
+    for (let round = 0; round < 2; round++) {
+      // the second round comes from the render cache
       const forAdmin = await html(srv.admin, 'docs/leaky');
       expect(forAdmin).toContain('the secret words');
       const forBob = await html(bob, 'docs/leaky');
       expect(forBob).not.toContain('secret words');
       expect(forBob).toBe(await html(bob, 'docs2/nothing'));
-      expect(forBob).toBe('<div class="embed embed-unavailable" role="note"><span class="embed-name">secret</span> is not available.</div>\n');
+      expect(forBob).toBe(
+        '<div class="embed embed-unavailable" role="note"><span class="embed-name">secret</span> is not available.</div>\n',
+      );
     }
     // the preview too
     const preview = await bob.post('/render', { space: 'team', path: 'docs/x', content: '![[secret]]' });
@@ -93,7 +99,8 @@ describe('note embeds', () => {
     const h = await html(bob, 'loop/a');
     expect(h).toContain('b words');
     expect(h).toContain('<a href="/app/p/team/loop/a" class="internal">a</a> (it embeds this page)');
-    for (let i = 1; i <= 5; i++) await srv.admin.put(`/pages/team/deep/d${i}`, { title: `D${i}`, content: `level ${i}\n\n![[d${i + 1}]]\n` });
+    for (let i = 1; i <= 5; i++)
+      await srv.admin.put(`/pages/team/deep/d${i}`, { title: `D${i}`, content: `level ${i}\n\n![[d${i + 1}]]\n` });
     await srv.admin.put('/pages/team/deep/d6', { title: 'D6', content: 'level 6\n' });
     const d = await html(bob, 'deep/d1');
     expect(d).toContain('level 4');
@@ -102,7 +109,10 @@ describe('note embeds', () => {
   });
 
   it('a page may embed a section of itself (not itself whole)', async () => {
-    await srv.admin.put('/pages/team/loop/self', { title: 'Self', content: '## Steps\nstep words\n## Summary\n![[self#Steps]]\n\n![[self]]\n' });
+    await srv.admin.put('/pages/team/loop/self', {
+      title: 'Self',
+      content: '## Steps\nstep words\n## Summary\n![[self#Steps]]\n\n![[self]]\n',
+    });
     const h = await html(bob, 'loop/self');
     expect(h.split('step words')).toHaveLength(3); // the section, and its embed
     expect(h).toContain('<a href="/app/p/team/loop/self" class="internal">self</a> (it embeds this page)');
@@ -110,6 +120,8 @@ describe('note embeds', () => {
 
   it('a missing section of a readable page says so', async () => {
     await srv.admin.put('/pages/team/docs/nosection', { title: 'NoSection', content: '![[guide#Nope]]\n' });
-    expect(await html(bob, 'docs/nosection')).toContain('<a href="/app/p/team/docs/guide#h-nope" class="internal">guide › Nope</a> (no such section)');
+    expect(await html(bob, 'docs/nosection')).toContain(
+      '<a href="/app/p/team/docs/guide#h-nope" class="internal">guide › Nope</a> (no such section)',
+    );
   });
 });

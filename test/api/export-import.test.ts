@@ -8,9 +8,27 @@ let bob: Client & { id: string };
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SOURCE_PAGES = [
-  { path: 'home', title: 'Home', content: '# Home\n\nSee [guide](./guide/start).', frontmatter: { pinned: true, tags: ['a', 'b'] }, metadata: { owner: 'ops' } },
-  { path: 'guide/start', title: 'Start "here" ✓', content: 'Ünïcode ✓ 😀 "quotes" \\ back\nslash\t\u0000\u0001\u2028 </script>', frontmatter: {}, metadata: { stage: 'draft', points: 3, due: '2026-05-01', done: false, tags: ['x', 'y'] } },
-  { path: 'templates/note', title: 'Note', content: '## Notes', frontmatter: { description: 'A note', metadataDefaults: { kind: 'note' } }, metadata: {} },
+  {
+    path: 'home',
+    title: 'Home',
+    content: '# Home\n\nSee [guide](./guide/start).',
+    frontmatter: { pinned: true, tags: ['a', 'b'] },
+    metadata: { owner: 'ops' },
+  },
+  {
+    path: 'guide/start',
+    title: 'Start "here" ✓',
+    content: 'Ünïcode ✓ 😀 "quotes" \\ back\nslash\t\u0000\u0001\u2028 </script>',
+    frontmatter: {},
+    metadata: { stage: 'draft', points: 3, due: '2026-05-01', done: false, tags: ['x', 'y'] },
+  },
+  {
+    path: 'templates/note',
+    title: 'Note',
+    content: '## Notes',
+    frontmatter: { description: 'A note', metadataDefaults: { kind: 'note' } },
+    metadata: {},
+  },
 ];
 
 beforeAll(async () => {
@@ -24,11 +42,16 @@ beforeAll(async () => {
 });
 afterAll(() => srv.close());
 
-const strip = (pages: any[]) => pages.map(({ path, title, content, frontmatter, metadata }) => ({ path, title, content, frontmatter, metadata }));
+const strip = (pages: any[]) =>
+  pages.map(({ path, title, content, frontmatter, metadata }) => ({ path, title, content, frontmatter, metadata }));
 const sortByPath = <T extends { path: string }>(xs: T[]) => [...xs].sort((a, b) => (a.path < b.path ? -1 : 1));
 const bundleOf = (pages: any[], extra: Record<string, unknown> = {}) => ({
-  format: 'service-space-export', formatVersion: 1, exportedAt: new Date().toISOString(),
-  space: { slug: 'x', name: 'X space', description: 'from a bundle' }, pages, ...extra,
+  format: 'service-space-export',
+  formatVersion: 1,
+  exportedAt: new Date().toISOString(),
+  space: { slug: 'x', name: 'X space', description: 'from a bundle' },
+  pages,
+  ...extra,
 });
 const countPages = async (slug: string) => (await srv.admin.get(`/spaces/${slug}/pages?limit=200`)).body.pages?.length ?? 0;
 
@@ -49,7 +72,9 @@ describe('GET /spaces/:slug/export', () => {
       expect(p.version).toBe(1);
       expect(p.updatedAt).toMatch(ISO);
     }
-    expect(strip(b.pages)).toEqual(strip(sortByPath(SOURCE_PAGES)).map((p) => ({ ...p, metadata: Object.fromEntries(Object.entries(p.metadata).sort()) })));
+    expect(strip(b.pages)).toEqual(
+      strip(sortByPath(SOURCE_PAGES)).map((p) => ({ ...p, metadata: Object.fromEntries(Object.entries(p.metadata).sort()) })),
+    );
   });
 
   it('leaves out pages the caller may not read, and hides spaces it may not see', async () => {
@@ -72,7 +97,11 @@ describe('GET /spaces/:slug/export', () => {
   it('exports an empty space as a valid bundle and streams a large one in many chunks', async () => {
     await srv.admin.post('/spaces', { slug: 'empty', name: 'Empty' });
     expect((await srv.admin.get('/spaces/empty/export')).body.pages).toEqual([]);
-    const pages = Array.from({ length: 1203 }, (_, i) => ({ path: `p/${String(i).padStart(5, '0')}`, title: `P ${i}`, content: 'x'.repeat(100) }));
+    const pages = Array.from({ length: 1203 }, (_, i) => ({
+      path: `p/${String(i).padStart(5, '0')}`,
+      title: `P ${i}`,
+      content: 'x'.repeat(100),
+    }));
     expect((await srv.admin.post('/spaces/big/import', bundleOf(pages))).body).toMatchObject({ created: 1203, errors: [] });
     const b = (await srv.admin.get('/spaces/big/export')).body;
     expect(b.pages.map((p: any) => p.path)).toEqual(pages.map((p) => p.path));
@@ -83,7 +112,10 @@ describe('GET /spaces/:slug/export', () => {
     const pages = Array.from({ length: 2000 }, (_, i) => ({ path: `p${i}`, title: `P ${i}`, content: 'z'.repeat(10_000) }));
     expect((await srv.admin.post('/spaces/aborted/import', bundleOf(pages))).body.created).toBe(2000);
     const controller = new AbortController();
-    const r = await fetch(`${srv.url}/spaces/aborted/export`, { headers: { authorization: `Bearer ${srv.admin.key}` }, signal: controller.signal });
+    const r = await fetch(`${srv.url}/spaces/aborted/export`, {
+      headers: { authorization: `Bearer ${srv.admin.key}` },
+      signal: controller.signal,
+    });
     const reader = r.body!.getReader();
     await reader.read();
     controller.abort();
@@ -120,7 +152,12 @@ describe('POST /spaces/:slug/import', () => {
   it('skip leaves existing pages alone; overwrite adds revisions and counts identical pages as skipped', async () => {
     const exported = (await srv.admin.get('/spaces/src/export')).body;
     expect((await srv.admin.post('/spaces/modes/import', exported)).body).toMatchObject({ created: 3 });
-    expect((await srv.admin.post('/spaces/modes/import?mode=skip', exported)).body).toEqual({ created: 0, updated: 0, skipped: 3, errors: [] });
+    expect((await srv.admin.post('/spaces/modes/import?mode=skip', exported)).body).toEqual({
+      created: 0,
+      updated: 0,
+      skipped: 3,
+      errors: [],
+    });
 
     const changed = structuredClone(exported);
     changed.pages[1].content = 'new home';
@@ -136,7 +173,12 @@ describe('POST /spaces/:slug/import', () => {
     const revs = (await srv.admin.get('/pages/modes/home/revisions')).body.revisions;
     expect(revs.map((r: any) => r.version)).toEqual([2, 1]);
     expect((await srv.admin.get('/pages/modes/home/revisions/1')).body.content).toBe(exported.pages[1].content);
-    expect((await srv.admin.post('/spaces/modes/import?mode=overwrite', changed)).body).toEqual({ created: 0, updated: 0, skipped: 4, errors: [] });
+    expect((await srv.admin.post('/spaces/modes/import?mode=overwrite', changed)).body).toEqual({
+      created: 0,
+      updated: 0,
+      skipped: 4,
+      errors: [],
+    });
     expect((await srv.admin.get('/pages/modes/home')).body.version).toBe(2);
   });
 
@@ -174,10 +216,15 @@ describe('POST /spaces/:slug/import', () => {
   });
 
   it('lists a record that violates its type (imported with the type) and imports the rest', async () => {
-    const schema = { metadataSchema: { additionalKeys: 'reject', fields: [
-      { key: 'stage', type: 'select', options: ['todo', 'done'], required: true },
-      { key: 'points', type: 'number', min: 0, max: 13 },
-    ] } };
+    const schema = {
+      metadataSchema: {
+        additionalKeys: 'reject',
+        fields: [
+          { key: 'stage', type: 'select', options: ['todo', 'done'], required: true },
+          { key: 'points', type: 'number', min: 0, max: 13 },
+        ],
+      },
+    };
     const bundle = bundleOf([
       { path: 'tasks/good', title: 'Good', metadata: { template: 'task', stage: 'todo', points: 3 } },
       { path: 'tasks/bad-option', title: 'Bad', metadata: { template: 'task', stage: 'someday' } },
@@ -193,20 +240,33 @@ describe('POST /spaces/:slug/import', () => {
     expect(byPath['tasks/bad-option'].issues).toContainEqual(expect.objectContaining({ key: 'metadata.stage', code: 'option' }));
     expect(byPath['tasks/too-big'].issues).toContainEqual(expect.objectContaining({ key: 'metadata.points', code: 'max' }));
     expect(byPath['tasks/undeclared'].issues).toContainEqual(expect.objectContaining({ key: 'metadata.colour', code: 'undeclared' }));
-    expect((await srv.admin.get('/pages/typed-import/tasks/good')).body).toMatchObject({ template: 'task', metadata: { template: 'task', stage: 'todo', points: 3 } });
+    expect((await srv.admin.get('/pages/typed-import/tasks/good')).body).toMatchObject({
+      template: 'task',
+      metadata: { template: 'task', stage: 'todo', points: 3 },
+    });
     expect((await srv.admin.get('/pages/typed-import/tasks/bad-option')).status).toBe(404);
   });
 
   it('records the importer as revision author and writes page events in the outbox', async () => {
     const outbox = await subscribeOutbox(srv); // events are recorded while a subscription can receive them
     onTestFinished(() => outbox.close());
-    const r = await bob.post('/spaces/bobs/import', bundleOf([{ path: 'templates/t', title: 'T' }, { path: 'a', title: 'A' }]));
+    const r = await bob.post(
+      '/spaces/bobs/import',
+      bundleOf([
+        { path: 'templates/t', title: 'T' },
+        { path: 'a', title: 'A' },
+      ]),
+    );
     expect(r.body).toMatchObject({ created: 2 });
     const rev = (await bob.get('/pages/bobs/a/revisions')).body.revisions[0];
     expect(rev.author).toMatchObject({ id: bob.id, name: 'bob', kind: 'agent' });
-    const events = srv.svc.db.prepare("SELECT event, payload FROM events WHERE payload LIKE '%\"space\":\"bobs\"%' ORDER BY id").all() as any[];
-    expect(events.map((e) => [e.event, JSON.parse(e.payload).page.path, JSON.parse(e.payload).actor.id]))
-      .toEqual([['page.created', 'templates/t', bob.id], ['page.created', 'a', bob.id]]);
+    const events = srv.svc.db
+      .prepare('SELECT event, payload FROM events WHERE payload LIKE \'%"space":"bobs"%\' ORDER BY id')
+      .all() as any[];
+    expect(events.map((e) => [e.event, JSON.parse(e.payload).page.path, JSON.parse(e.payload).actor.id])).toEqual([
+      ['page.created', 'templates/t', bob.id],
+      ['page.created', 'a', bob.id],
+    ]);
     const over = await bob.post('/spaces/bobs/import?mode=overwrite', bundleOf([{ path: 'a', title: 'A2' }]));
     expect(over.body.updated).toBe(1);
     const last = srv.svc.db.prepare('SELECT event FROM events ORDER BY id DESC LIMIT 1').get() as any;
@@ -215,7 +275,10 @@ describe('POST /spaces/:slug/import', () => {
 
   it('lets two concurrent imports into the same new slug both finish, together creating every page once', async () => {
     const pages = Array.from({ length: 1500 }, (_, i) => ({ path: `c/${i}`, title: `C ${i}` }));
-    const [a, b] = await Promise.all([srv.admin.post('/spaces/racing/import', bundleOf(pages)), bob.post('/spaces/racing/import', bundleOf(pages))]);
+    const [a, b] = await Promise.all([
+      srv.admin.post('/spaces/racing/import', bundleOf(pages)),
+      bob.post('/spaces/racing/import', bundleOf(pages)),
+    ]);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body.created + b.body.created).toBe(1500);
     expect(a.body.created + a.body.skipped).toBe(1500);
@@ -226,17 +289,22 @@ describe('POST /spaces/:slug/import', () => {
   });
 
   it('imports templates before other pages, whatever the bundle order', async () => {
-    const r = await srv.admin.post('/spaces/ordered/import', bundleOf([
-      { path: 'tasks/one', title: 'One', metadata: { template: 'task' } },
-      { path: 'templates/task', title: 'Task', frontmatter: { description: 'A task' } },
-      { path: 'templates/deeper/not-a-template', title: 'Deep' },
-    ]));
+    const r = await srv.admin.post(
+      '/spaces/ordered/import',
+      bundleOf([
+        { path: 'tasks/one', title: 'One', metadata: { template: 'task' } },
+        { path: 'templates/task', title: 'Task', frontmatter: { description: 'A task' } },
+        { path: 'templates/deeper/not-a-template', title: 'Deep' },
+      ]),
+    );
     expect(r.body.created).toBe(3);
-    const order = srv.svc.db.prepare(`SELECT p.path FROM pages p JOIN spaces s ON s.id = p.space_id WHERE s.slug = 'ordered' ORDER BY p.id`).all() as any[];
+    const order = srv.svc.db
+      .prepare(`SELECT p.path FROM pages p JOIN spaces s ON s.id = p.space_id WHERE s.slug = 'ordered' ORDER BY p.id`)
+      .all() as any[];
     expect(order.map((o) => o.path)).toEqual(['templates/task', 'tasks/one', 'templates/deeper/not-a-template']);
   });
 
-  it('imports into the caller\'s personal space and refuses hidden or read-only spaces', async () => {
+  it("imports into the caller's personal space and refuses hidden or read-only spaces", async () => {
     expect((await bob.post('/spaces/~bob/import', bundleOf([{ path: 'mine', title: 'Mine' }]))).body.created).toBe(1);
     expect((await bob.post('/spaces/~admin/import', bundleOf([{ path: 'x', title: 'X' }]))).status).toBe(404);
     expect((await bob.post('/spaces/closed/import', bundleOf([{ path: 'x', title: 'X' }]))).status).toBe(404);
@@ -251,7 +319,12 @@ describe('POST /spaces/:slug/import', () => {
     ['not an object', '[1, 2]', 'validation_failed', 'body'],
     ['another format', JSON.stringify({ ...bundleOf([{ path: 'a', title: 'A' }]), format: 'other' }), 'validation_failed', 'format'],
     ['no format', JSON.stringify({ formatVersion: 1, space: {}, pages: [] }), 'validation_failed', 'format'],
-    ['formatVersion 3', JSON.stringify({ ...bundleOf([{ path: 'a', title: 'A' }]), formatVersion: 3 }), 'validation_failed', 'formatVersion'],
+    [
+      'formatVersion 3',
+      JSON.stringify({ ...bundleOf([{ path: 'a', title: 'A' }]), formatVersion: 3 }),
+      'validation_failed',
+      'formatVersion',
+    ],
     ['pages not a list', JSON.stringify({ ...bundleOf([]), pages: { a: 1 } }), 'validation_failed', 'pages'],
     ['space not an object', JSON.stringify({ ...bundleOf([]), space: 'x' }), 'validation_failed', 'space'],
   ])('refuses %s with 400 and writes nothing', async (_name, body, code, key) => {
@@ -287,9 +360,17 @@ describe('import size cap', () => {
     expect((await small.admin.get('/spaces/capped')).status).toBe(404);
     // Counted while reading: a chunked body without Content-Length is cut off too.
     const text = JSON.stringify(big);
-    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(text)); c.close(); } });
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(text));
+        c.close();
+      },
+    });
     const chunked = await fetch(`${small.url}/spaces/capped/import`, {
-      method: 'POST', body: stream, duplex: 'half', headers: { authorization: `Bearer ${small.admin.key}`, 'content-type': 'application/json' },
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${small.admin.key}`, 'content-type': 'application/json' },
     } as RequestInit);
     expect(chunked.status).toBe(413);
     expect((await small.admin.get('/spaces/capped')).status).toBe(404);

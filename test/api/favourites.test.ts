@@ -4,10 +4,17 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob, carol } } = useServer({
+const {
+  srv,
+  agents: { bob, carol },
+} = useServer({
   agents: ['bob', 'carol'],
   spaces: [{ slug: 'wiki', name: 'Wiki' }],
-  pages: [['wiki/a', { title: 'Alpha', content: '' }], ['wiki/notes/b', { title: 'Beta', content: '' }], ['wiki/secret', { title: 'Secret', content: '' }]],
+  pages: [
+    ['wiki/a', { title: 'Alpha', content: '' }],
+    ['wiki/notes/b', { title: 'Beta', content: '' }],
+    ['wiki/secret', { title: 'Secret', content: '' }],
+  ],
   noErrors: true,
 });
 

@@ -29,7 +29,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 function send(c: Client | null, method: string, p: string, body?: Buffer | string, headers: Record<string, string> = {}, base = srv.url) {
   const h: Record<string, string> = { ...headers };
   if (c?.key) h.authorization = `Bearer ${c.key}`;
-  return fetch(base + p, { method, headers: h, body: body as BodyInit | undefined, redirect: "manual" });
+  return fetch(base + p, { method, headers: h, body: body as BodyInit | undefined, redirect: 'manual' });
 }
 const upload = async (c: Client, p: string, data: Buffer | string, type = 'application/octet-stream') => {
   const r = await send(c, 'PUT', p, data, { 'content-type': type });
@@ -74,7 +74,12 @@ describe('attachments', () => {
     expect(part.headers.get('content-range')).toBe(`bytes 1048570-1048585/${data.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(data.subarray(1048570, 1048586))).toBe(true);
     // Ranges over several 1 MiB chunks (streamed chunk by chunk), at and across chunk edges.
-    for (const [a, b] of [[1000, 3_000_000], [1048576, 2097151], [1048575, 4194304], [0, data.length - 1]]) {
+    for (const [a, b] of [
+      [1000, 3_000_000],
+      [1048576, 2097151],
+      [1048575, 4194304],
+      [0, data.length - 1],
+    ]) {
       const r2 = await send(bob, 'GET', '/files/wiki/guide/intro/diagram.png', undefined, { range: `bytes=${a}-${b}` });
       expect(r2.status).toBe(206);
       expect(r2.headers.get('content-length')).toBe(String(b - a + 1));
@@ -99,9 +104,15 @@ describe('attachments', () => {
 
     const list = await bob.get('/pages/wiki/guide/intro/files');
     expect(list.status, list.text).toBe(200);
-    expect(list.body.files).toEqual([expect.objectContaining({
-      name: 'diagram.png', size: data.length, contentType: 'image/png', sha256: sha(data), url: '/files/wiki/guide/intro/diagram.png',
-    })]);
+    expect(list.body.files).toEqual([
+      expect.objectContaining({
+        name: 'diagram.png',
+        size: data.length,
+        contentType: 'image/png',
+        sha256: sha(data),
+        url: '/files/wiki/guide/intro/diagram.png',
+      }),
+    ]);
   });
 
   it('serves SVG and HTML as downloads whatever their declared type, and sniffs the type from the bytes', async () => {
@@ -116,9 +127,13 @@ describe('attachments', () => {
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await r.text()).toBe(svg);
 
-    expect((await upload(bob, '/files/wiki/art/page.txt', '  <!DOCTYPE html><p>hi', 'text/plain')).body.contentType).toBe('application/octet-stream');
+    expect((await upload(bob, '/files/wiki/art/page.txt', '  <!DOCTYPE html><p>hi', 'text/plain')).body.contentType).toBe(
+      'application/octet-stream',
+    );
     expect((await send(bob, 'GET', '/files/wiki/art/page.txt')).headers.get('content-disposition')).toMatch(/^attachment/);
-    expect((await upload(bob, '/files/wiki/art/notes.md', '# Notes', 'text/markdown')).body.contentType).toBe('text/markdown; charset=utf-8');
+    expect((await upload(bob, '/files/wiki/art/notes.md', '# Notes', 'text/markdown')).body.contentType).toBe(
+      'text/markdown; charset=utf-8',
+    );
     expect((await upload(bob, '/files/wiki/art/plain', 'just words')).body.contentType).toBe('text/plain; charset=utf-8');
     expect((await upload(bob, '/files/wiki/art/blob.bin', Buffer.from([0, 1, 2, 3]))).body.contentType).toBe('application/octet-stream');
     const named = await upload(bob, `/files/wiki/art/${encodeURIComponent('résumé "v2".pdf')}`, '%PDF-1.4 x');
@@ -129,8 +144,14 @@ describe('attachments', () => {
 
   it('stores and serves script and HTML types as application/octet-stream, never as something this origin runs', async () => {
     await page('wiki/code');
-    for (const [name, type] of [['app.js', 'application/javascript'], ['mod.mjs', 'text/javascript; charset=utf-8'], ['old.js', 'application/x-javascript'],
-      ['page.html', 'text/html'], ['doc.xhtml', 'application/xhtml+xml'], ['feed.xml', 'text/xml']]) {
+    for (const [name, type] of [
+      ['app.js', 'application/javascript'],
+      ['mod.mjs', 'text/javascript; charset=utf-8'],
+      ['old.js', 'application/x-javascript'],
+      ['page.html', 'text/html'],
+      ['doc.xhtml', 'application/xhtml+xml'],
+      ['feed.xml', 'text/xml'],
+    ]) {
       const up = await upload(bob, `/files/wiki/code/${name}`, 'fetch("/admin/principals")', type);
       expect(up.status, name).toBe(201);
       expect(up.body.contentType, name).toBe('application/octet-stream');
@@ -148,8 +169,13 @@ describe('attachments', () => {
     await page('wiki/private');
     expect((await upload(bob, '/files/wiki/private/plan.txt', 'secret plan')).status).toBe(201);
     expect((await srv.admin.put('/pages/wiki/private/acl', { read: [], write: [bob.id] })).status).toBe(200);
-    for (const [m, p] of [['GET', '/files/wiki/private/plan.txt'], ['GET', '/files/wiki/private/nope.txt'], ['DELETE', '/files/wiki/private/plan.txt'],
-      ['PUT', '/files/wiki/private/new.txt'], ['GET', '/pages/wiki/private/files']] as const) {
+    for (const [m, p] of [
+      ['GET', '/files/wiki/private/plan.txt'],
+      ['GET', '/files/wiki/private/nope.txt'],
+      ['DELETE', '/files/wiki/private/plan.txt'],
+      ['PUT', '/files/wiki/private/new.txt'],
+      ['GET', '/pages/wiki/private/files'],
+    ] as const) {
       const r = await send(carol, m, p, m === 'PUT' ? 'x' : undefined);
       expect(r.status, `${m} ${p}`).toBe(404);
       expect((await r.json()).code).toBe('not_found');
@@ -178,9 +204,17 @@ describe('attachments', () => {
     expect(p).toMatchObject({ code: 'payload_too_large', setting: 'SERVICE_MAX_ATTACHMENT_BYTES' });
     expect(p.detail).toMatch(/SERVICE_MAX_ATTACHMENT_BYTES/);
     // Without Content-Length (a stream): refused while reading.
-    const stream = new ReadableStream({ start(c) { for (let i = 0; i < 9; i++) c.enqueue(new Uint8Array(1024 * 1024)); c.close(); } });
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 9; i++) c.enqueue(new Uint8Array(1024 * 1024));
+        c.close();
+      },
+    });
     const chunked = await fetch(`${srv.url}/files/tiny/a/big.bin`, {
-      method: 'PUT', body: stream, duplex: 'half', headers: { authorization: `Bearer ${bob.key}` },
+      method: 'PUT',
+      body: stream,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${bob.key}` },
     } as RequestInit);
     expect(chunked.status).toBe(413);
     expect((await chunked.json()).setting).toBe('SERVICE_MAX_ATTACHMENT_BYTES');
@@ -196,7 +230,7 @@ describe('attachments', () => {
     expect(srv.svc.db.prepare('SELECT count(*) FROM blobs WHERE sha256 = ?').pluck().get(sha(five))).toBe(1);
   });
 
-  it('keeps a page\'s files through a move, the trash and a restore, and leaves its revisions alone', async () => {
+  it("keeps a page's files through a move, the trash and a restore, and leaves its revisions alone", async () => {
     await page('docs/old/place');
     const data = png(4000);
     expect((await upload(bob, '/files/docs/old/place/pic.png', data)).status).toBe(201);
@@ -208,7 +242,9 @@ describe('attachments', () => {
     const moved = await send(bob, 'GET', '/files/wiki/new/place/pic.png');
     expect(Buffer.from(await moved.arrayBuffer()).equals(data)).toBe(true);
     // The file's bytes now count against the space it moved to.
-    const spaceOf = srv.svc.db.prepare("SELECT s.slug FROM attachments a JOIN spaces s ON s.id = a.space_id WHERE a.name = 'pic.png'").pluck();
+    const spaceOf = srv.svc.db
+      .prepare("SELECT s.slug FROM attachments a JOIN spaces s ON s.id = a.space_id WHERE a.name = 'pic.png'")
+      .pluck();
     expect(spaceOf.get()).toBe('wiki');
     const redirect = await send(bob, 'GET', '/files/docs/old/place/pic.png');
     expect(redirect.status).toBe(308);
@@ -264,7 +300,12 @@ describe('attachments', () => {
     // A space without files still exports as version 1, and version 1 bundles import.
     await page('docs/plain');
     expect((await srv.admin.get('/spaces/docs/export')).body.formatVersion).toBe(1);
-    const v1 = await srv.admin.post('/spaces/dst3/import', { format: 'service-space-export', formatVersion: 1, space: { slug: 'x' }, pages: [{ path: 'a', title: 'A' }] });
+    const v1 = await srv.admin.post('/spaces/dst3/import', {
+      format: 'service-space-export',
+      formatVersion: 1,
+      space: { slug: 'x' },
+      pages: [{ path: 'a', title: 'A' }],
+    });
     expect(v1.body).toMatchObject({ created: 1, errors: [] });
   });
 });

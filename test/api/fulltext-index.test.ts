@@ -86,7 +86,7 @@ describe('full-text index kept by the helper', () => {
     expect(await hits(s, 'item7')).toEqual(['k7']);
   });
 
-  it("an index file of another database is not trusted: it is emptied and rebuilt", async () => {
+  it('an index file of another database is not trusted: it is emptied and rebuilt', async () => {
     let s = await startFresh();
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-other-'));
     try {
@@ -115,11 +115,13 @@ describe('full-text index kept by the helper', () => {
     // The table kspace wrote before 2026-11-22, same generation and queue position, holding a
     // word the page no longer has and a few MB of text: trusted, it would answer for 'stale'.
     const fts = new Database(path.join(dir, FTS_FILE));
-    const pageId = (fts.prepare("SELECT rowid AS id FROM page_fts_docsize").get() as { id: number }).id;
+    const pageId = (fts.prepare('SELECT rowid AS id FROM page_fts_docsize').get() as { id: number }).id;
     fts.exec(`DROP TABLE page_fts; CREATE VIRTUAL TABLE page_fts USING fts5(title, content, tokenize = 'unicode61 remove_diacritics 2')`);
     const ins = fts.prepare('INSERT INTO page_fts (rowid, title, content) VALUES (?, ?, ?)');
     ins.run(pageId, 'Kept', 'okapi stale');
-    fts.transaction(() => { for (let i = 1; i <= 2000; i++) ins.run(1_000_000 + i, `filler ${i}`, `padding${i} `.repeat(200)); })();
+    fts.transaction(() => {
+      for (let i = 1; i <= 2000; i++) ins.run(1_000_000 + i, `filler ${i}`, `padding${i} `.repeat(200));
+    })();
     fts.pragma('wal_checkpoint(TRUNCATE)');
     fts.close();
     const before = fs.statSync(path.join(dir, FTS_FILE)).size;
@@ -132,7 +134,9 @@ describe('full-text index kept by the helper', () => {
     await s.stop();
     const after = new Database(path.join(dir, FTS_FILE), { readonly: true });
     try {
-      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'page_fts'").get() as { sql: string }).sql).toContain("content = ''");
+      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'page_fts'").get() as { sql: string }).sql).toContain(
+        "content = ''",
+      );
     } finally {
       after.close();
     }
@@ -145,8 +149,8 @@ describe('full-text index kept by the helper', () => {
   // title-first order still work.
   it.each([
     ['word positions (detail=full) and no auto_vacuum', '', 'PRAGMA auto_vacuum = NONE; VACUUM;'],
-    ['columns (detail=column) and no titles\' index', ', detail = column', ''],
-  ])('an index with %s is replaced: detail=none with a titles\' index', async (_, detail, vacuum) => {
+    ["columns (detail=column) and no titles' index", ', detail = column', ''],
+  ])("an index with %s is replaced: detail=none with a titles' index", async (_, detail, vacuum) => {
     let s = await startFresh();
     await put(s, 'titled', { title: 'Marmoset', content: 'pygmy' });
     await put(s, 'kept', { title: 'Kept', content: 'the pygmy marmoset' });
@@ -173,8 +177,12 @@ describe('full-text index kept by the helper', () => {
     await s.stop();
     const after = new Database(file, { readonly: true });
     try {
-      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'page_fts'").get() as { sql: string }).sql).toContain('detail = none');
-      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'title_fts'").get() as { sql: string }).sql).toContain('detail = none');
+      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'page_fts'").get() as { sql: string }).sql).toContain(
+        'detail = none',
+      );
+      expect((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'title_fts'").get() as { sql: string }).sql).toContain(
+        'detail = none',
+      );
       expect(after.pragma('auto_vacuum', { simple: true })).toBe(2); // incremental
     } finally {
       after.close();
@@ -188,13 +196,20 @@ describe('full-text index kept by the helper', () => {
     const pool = new Pool(s.url, { connections: 8 });
     try {
       let next = 0;
-      await Promise.all(Array.from({ length: 8 }, async () => {
-        for (let i = next++; i < 1200; i = next++) {
-          const r = await pool.request({ method: 'PUT', path: `/pages/kb/burst/p${i}`, headers: authHeaders(), body: JSON.stringify({ title: `Burst ${i}`, content: `serval ${i} ${words(i)}` }) });
-          await r.body.dump();
-          expect(r.statusCode).toBe(201);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let i = next++; i < 1200; i = next++) {
+            const r = await pool.request({
+              method: 'PUT',
+              path: `/pages/kb/burst/p${i}`,
+              headers: authHeaders(),
+              body: JSON.stringify({ title: `Burst ${i}`, content: `serval ${i} ${words(i)}` }),
+            });
+            await r.body.dump();
+            expect(r.statusCode).toBe(201);
+          }
+        }),
+      );
     } finally {
       await pool.close();
     }
@@ -210,11 +225,14 @@ describe('full-text index kept by the helper', () => {
       }
     };
     let last = { segments: 0, free: 0 };
-    expect(await waitFor(() => {
-      const now = shape();
-      last = now;
-      return now.segments === 1 && now.free === 0;
-    }, 12_000), JSON.stringify(last)).toBe(true);
+    expect(
+      await waitFor(() => {
+        const now = shape();
+        last = now;
+        return now.segments === 1 && now.free === 0;
+      }, 12_000),
+      JSON.stringify(last),
+    ).toBe(true);
     expect((await hits(s, 'serval')).length).toBe(50);
     expect(await hits(s, `"serval 77 ${words(77).split(' ')[0]}"`)).toEqual(['burst/p77']);
   });
@@ -230,7 +248,8 @@ describe('full-text index under sustained writes', () => {
     const s = await startFresh();
     const main = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     const lag = () => {
-      const queued = (main.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'fts_queue'").get() as { seq: number } | undefined)?.seq ?? 0;
+      const queued =
+        (main.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'fts_queue'").get() as { seq: number } | undefined)?.seq ?? 0;
       const idx = new Database(path.join(dir, FTS_FILE), { readonly: true });
       try {
         return queued - ((idx.prepare('SELECT indexed_seq AS n FROM fts_state WHERE id = 1').get() as { n: number } | undefined)?.n ?? 0);
@@ -253,14 +272,21 @@ describe('full-text index under sustained writes', () => {
       // Writes until the lag shows (at least 1,500 of them), or 20 s: on a busy test machine the
       // same 3 s of writes are fewer, and the line is about the lag, not the rate.
       const until = Date.now() + 20_000;
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        while (Date.now() < until && (next < 1500 || maxLag <= 1000)) {
-          const i = next++;
-          const r = await pool.request({ method: 'PUT', path: `/pages/kb/load/p${i}`, headers: authHeaders(), body: JSON.stringify({ title: `Load ${i}`, content: `${content}\n\nmarker${i}` }) });
-          await r.body.dump();
-          expect(r.statusCode).toBe(201);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (Date.now() < until && (next < 1500 || maxLag <= 1000)) {
+            const i = next++;
+            const r = await pool.request({
+              method: 'PUT',
+              path: `/pages/kb/load/p${i}`,
+              headers: authHeaders(),
+              body: JSON.stringify({ title: `Load ${i}`, content: `${content}\n\nmarker${i}` }),
+            });
+            await r.body.dump();
+            expect(r.statusCode).toBe(201);
+          }
+        }),
+      );
       writing = false;
       await sampler;
       expect(next).toBeGreaterThanOrEqual(1500); // enough writes to see a lag the helper would not leave
@@ -280,9 +306,13 @@ describe('full-text index without its helper', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
     const warnings: string[] = [];
     const log = { info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
-    const running = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: 'ks_test_admin_key_0123456789abcdef' }), { log, checkpointer: true });
+    const running = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: 'ks_test_admin_key_0123456789abcdef' }), {
+      log,
+      checkpointer: true,
+    });
     const admin = client(running.url, 'ks_test_admin_key_0123456789abcdef');
-    const found = async (q: string) => ((await admin.get(`/search?${new URLSearchParams({ q })}`)).body.hits as Array<{ path: string }>).map((h) => h.path).sort();
+    const found = async (q: string) =>
+      ((await admin.get(`/search?${new URLSearchParams({ q })}`)).body.hits as Array<{ path: string }>).map((h) => h.path).sort();
     try {
       expect((await admin.post('/spaces', { slug: 'kb', name: 'KB' })).status).toBe(201);
       await admin.put('/pages/kb/before', { title: 'Before', content: 'ibex' });
@@ -355,7 +385,10 @@ describe('a search before the helper has started', () => {
   it('indexes a small backlog itself, and leaves a large one to the helper, asked once it attaches', async () => {
     await withQueuedPages(async (srv) => {
       // A new, empty index file each round: every live page (30) is queued again for it.
-      for (const [localMax, indexesHere] of [[100, true], [10, false]] as const) {
+      for (const [localMax, indexesHere] of [
+        [100, true],
+        [10, false],
+      ] as const) {
         fs.rmSync(path.join(dir, FTS_FILE), { force: true });
         const fts = createFullTextIndex(srv.svc.db, (fn) => srv.svc.writes.run(fn), 8, 300, localMax);
         try {
@@ -411,7 +444,9 @@ describe('schema version 1 databases', () => {
     srv = await startServer({}, { dataDir: dir });
     try {
       expect(srv.svc.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(srv.svc.db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name LIKE 'page_fts%' OR name = 'pages_live_path'").get()).toEqual({ n: 0 });
+      expect(
+        srv.svc.db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name LIKE 'page_fts%' OR name = 'pages_live_path'").get(),
+      ).toEqual({ n: 0 });
       expect((await srv.admin.get('/search?q=quokka')).body.hits.map((h: { path: string }) => h.path)).toEqual(['old']);
     } finally {
       await srv.close();

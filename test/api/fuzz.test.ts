@@ -24,7 +24,12 @@ describe('fuzzing every documented operation', () => {
     expect((await srv.admin.get('/me')).status).toBe(200); // still alive
     expect(srv.svc.db.pragma('integrity_check', { simple: true })).toBe('ok');
     console.info(`fuzz: ${requests} requests over ${world.operations.length} operations in ${Date.now() - started} ms`);
-    if (process.env.FUZZ_TIMES) console.info(Object.entries(msByOperation).sort((a, b) => b[1] - a[1]).slice(0, 12));
+    if (process.env.FUZZ_TIMES)
+      console.info(
+        Object.entries(msByOperation)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 12),
+      );
     // Generated from the declared schemas, the requests reach both success and refusal: /search
     // answers 200 to a generated q and 400 when the required q is left out or broken.
     expect(Object.keys(world.statuses['GET /search'] ?? {})).toEqual(expect.arrayContaining(['200', '400']));

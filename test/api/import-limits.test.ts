@@ -15,10 +15,13 @@ beforeAll(async () => {
 });
 afterAll(() => srv.close());
 
-const bundleText = (slug: string, n: number, pad = 0) => JSON.stringify({
-  format: 'service-space-export', formatVersion: 1, space: { slug, name: slug, description: ''.padEnd(pad, '.') },
-  pages: Array.from({ length: n }, (_, i) => ({ path: `p${i}`, title: `P${i}` })),
-});
+const bundleText = (slug: string, n: number, pad = 0) =>
+  JSON.stringify({
+    format: 'service-space-export',
+    formatVersion: 1,
+    space: { slug, name: slug, description: ''.padEnd(pad, '.') },
+    pages: Array.from({ length: n }, (_, i) => ({ path: `p${i}`, title: `P${i}` })),
+  });
 
 /**
  * An import whose body is held back after its first half: in flight until `finish` sends the
@@ -28,7 +31,10 @@ async function heldImport(key: string, slug: string, text: string) {
   const body = Buffer.from(text);
   const url = new URL(`${srv.url}/spaces/${slug}/import`);
   let answer!: Promise<{ status: number; body: any }>;
-  const req = http.request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length } });
+  const req = http.request(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length },
+  });
   answer = new Promise((resolve, reject) => {
     req.on('response', (res) => {
       let data = '';

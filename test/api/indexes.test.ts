@@ -55,7 +55,9 @@ describe('POST /admin/indexes/rebuild', () => {
     expect(await backlinksOf(srv.admin, 'ix/b')).toEqual(['ix/aardvark']);
     expect(await titleHits('aardvark')).toEqual(['aardvark']);
     expect((await srv.admin.get('/search/metadata/keys')).body).toEqual(keys);
-    const red = await srv.admin.get('/search/metadata?space=ix&filters=' + encodeURIComponent(JSON.stringify([{ key: 'colour', op: 'eq', value: 'red' }])));
+    const red = await srv.admin.get(
+      '/search/metadata?space=ix&filters=' + encodeURIComponent(JSON.stringify([{ key: 'colour', op: 'eq', value: 'red' }])),
+    );
     expect(red.status, red.text).toBe(200);
     expect(red.body.pages.map((p: { path: string }) => p.path)).toEqual(['aardvark']);
   });
@@ -95,11 +97,14 @@ describe('an index on the list', () => {
     const probe: DerivedIndex = {
       name: 'probe',
       holds: 'what the test saw',
-      written: (_b, page, before) => seen.push(`written ${page.spaceSlug}/${page.path} ${page.title}${before ? ` after ${before.title}` : ' new'}`),
+      written: (_b, page, before) =>
+        seen.push(`written ${page.spaceSlug}/${page.path} ${page.title}${before ? ` after ${before.title}` : ' new'}`),
       removed: (_b, page) => seen.push(`removed ${page.spaceSlug}/${page.path}`),
       moved: (_b, page) => seen.push(`moved ${page.from.space}/${page.from.path} -> ${page.to.space}/${page.to.path}`),
       accessChanged: (_b, page) => seen.push(`access ${page.spaceSlug}/${page.path}${page.live ? '' : ' (in the trash)'}`),
-      rebuildPage: (_b, page) => { if (page.space === 'iy') seen.push(`rebuild ${page.space}/${page.path}`); },
+      rebuildPage: (_b, page) => {
+        if (page.space === 'iy') seen.push(`rebuild ${page.space}/${page.path}`);
+      },
     };
     indexes.push(probe);
     try {

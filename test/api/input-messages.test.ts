@@ -4,7 +4,10 @@ import { useServer } from '../support/fixture.ts';
 // API defects of issue 18 finding 8: the ACL answers what was PUT; a metadata patch body must be
 // an object; every 400 message is written for people, not raw validator text.
 
-const { srv, agents: { bob, carol } } = useServer({
+const {
+  srv,
+  agents: { bob, carol },
+} = useServer({
   agents: ['bob', 'carol'],
   spaces: [{ slug: 'kb', name: 'KB' }],
   pages: [['kb/p', { title: 'P' }]],
@@ -40,7 +43,13 @@ describe('PATCH …/metadata', () => {
 describe('400 messages', () => {
   it.each([
     ['PATCH', '/pages/kb/p/metadata', { sett: { a: 1 } }, 'sett', 'unknown field `sett`; expected `set` or `appendUnique`'],
-    ['PUT', '/pages/kb/p', { title: 'P', contnet: 'x' }, 'contnet', 'unknown field `contnet`; expected one of `title`, `content`, `frontmatter`, `template`, `metadata`, `baseVersion`'],
+    [
+      'PUT',
+      '/pages/kb/p',
+      { title: 'P', contnet: 'x' },
+      'contnet',
+      'unknown field `contnet`; expected one of `title`, `content`, `frontmatter`, `template`, `metadata`, `baseVersion`',
+    ],
     ['PUT', '/pages/kb/p/acl', { reed: [] }, 'reed', 'unknown field `reed`; expected `read` or `write`'],
     ['POST', '/spaces', { slug: 'x1', name: 'X', descripton: 'd' }, 'descripton', 'unknown field `descripton`'],
   ])('%s %s with a typo names the field and the allowed ones', async (method, url, body, key, message) => {

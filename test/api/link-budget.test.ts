@@ -75,7 +75,9 @@ describe('stored content past a lowered budget', () => {
     const first = await startServer({ SERVICE_MAX_LINKS_PER_PAGE: '10' }, { keepData: true });
     try {
       expect((await first.admin.post('/spaces', { slug: 'low', name: 'Low' })).status).toBe(201);
-      expect((await first.admin.put('/pages/low/p', { title: 'P', content: mdLinks(10).replaceAll('/pages/lb/', '/pages/low/') })).status).toBe(201);
+      expect(
+        (await first.admin.put('/pages/low/p', { title: 'P', content: mdLinks(10).replaceAll('/pages/lb/', '/pages/low/') })).status,
+      ).toBe(201);
     } finally {
       await first.close();
     }

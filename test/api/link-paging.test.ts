@@ -13,7 +13,8 @@ beforeAll(async () => {
   srv = await startServer();
   await srv.admin.post('/spaces', { slug: 'kb', name: 'KB' });
   await srv.admin.put('/pages/kb/hub', { title: 'Hub', content: targets.map((t) => `[${t}](/pages/kb/${t})`).join('\n') });
-  for (let i = 0; i < N; i++) await srv.admin.put(`/pages/kb/src/${String(i).padStart(3, '0')}`, { title: `S${i}`, content: '[hub](/pages/kb/hub)' });
+  for (let i = 0; i < N; i++)
+    await srv.admin.put(`/pages/kb/src/${String(i).padStart(3, '0')}`, { title: `S${i}`, content: '[hub](/pages/kb/hub)' });
 });
 afterAll(() => srv.close());
 
@@ -35,7 +36,9 @@ describe('GET /pages/:space/:path/links', () => {
     let cursor: string | null = null;
     let requests = 0;
     do {
-      const r: { status: number; body: Links } = await srv.admin.get<Links>(`/pages/kb/hub/links?limit=40${cursor ? `&cursor=${cursor}` : ''}`);
+      const r: { status: number; body: Links } = await srv.admin.get<Links>(
+        `/pages/kb/hub/links?limit=40${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(r.status).toBe(200);
       outbound.push(...r.body.outbound.map((l) => l.path));
       backlinks.push(...r.body.backlinks.map((l) => l.path));
@@ -71,7 +74,8 @@ describe('GET /spaces/:slug/links/broken', () => {
     let url: string | null = '/spaces/kb/links/broken';
     let requests = 0;
     while (url) {
-      const r: { status: number; body: Array<{ source: { path: string }; target: { path: string } }>; headers: Headers } = await srv.admin.get(url);
+      const r: { status: number; body: Array<{ source: { path: string }; target: { path: string } }>; headers: Headers } =
+        await srv.admin.get(url);
       expect(r.status).toBe(200);
       expect(Array.isArray(r.body)).toBe(true);
       if (requests === 0) expect(r.body.length).toBe(50);

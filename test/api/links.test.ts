@@ -2,20 +2,28 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'wiki' }, { slug: 'other' }, { slug: 'rb' }], noErrors: true });
+const {
+  srv,
+  agents: { bob },
+} = useServer({ agents: ['bob'], spaces: [{ slug: 'wiki' }, { slug: 'other' }, { slug: 'rb' }], noErrors: true });
 
 const links = async (c: Client, page: string) => {
   const r = await c.get(`/pages/${page}/links`);
   expect(r.status, r.text).toBe(200);
-  return r.body as { outbound: Array<{ space: string; path: string; exists: boolean }>; backlinks: Array<{ space: string; path: string; title: string }> };
+  return r.body as {
+    outbound: Array<{ space: string; path: string; exists: boolean }>;
+    backlinks: Array<{ space: string; path: string; title: string }>;
+  };
 };
-const out = async (c: Client, page: string) => (await links(c, page)).outbound.map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
+const out = async (c: Client, page: string) =>
+  (await links(c, page)).outbound.map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
 const back = async (c: Client, page: string) => (await links(c, page)).backlinks.map((l) => `${l.space}/${l.path}`);
 const broken = async (c: Client, slug: string) => {
   const r = await c.get(`/spaces/${slug}/links/broken`);
   expect(r.status, r.text).toBe(200);
-  return (r.body as Array<{ source: { space: string; path: string }; target: { space: string; path: string } }>)
-    .map((b) => `${b.source.space}/${b.source.path} -> ${b.target.space}/${b.target.path}`);
+  return (r.body as Array<{ source: { space: string; path: string }; target: { space: string; path: string } }>).map(
+    (b) => `${b.source.space}/${b.source.path} -> ${b.target.space}/${b.target.path}`,
+  );
 };
 
 describe('the link index', () => {
@@ -32,11 +40,18 @@ describe('the link index', () => {
       'A [reference][ref] link.',
       '',
       '[ref]: /pages/wiki/refd',
-    ].join('\n').replace('BASE', srv.url);
+    ]
+      .join('\n')
+      .replace('BASE', srv.url);
     expect((await srv.admin.put('/pages/wiki/guide/start', { title: 'Start', content })).status).toBe(201);
     expect(await out(srv.admin, 'wiki/guide/start')).toEqual([
-      'wiki/home (absent)', 'other/x (absent)', 'wiki/guide/sibling (absent)', 'wiki/top (absent)', 'wiki/guide/deep/page (absent)',
-      'wiki/guide/notes (absent)', 'wiki/refd (absent)',
+      'wiki/home (absent)',
+      'other/x (absent)',
+      'wiki/guide/sibling (absent)',
+      'wiki/top (absent)',
+      'wiki/guide/deep/page (absent)',
+      'wiki/guide/notes (absent)',
+      'wiki/refd (absent)',
     ]);
   });
 
@@ -119,7 +134,10 @@ describe('POST /links/rebuild', () => {
     await srv.admin.put('/pages/rb/gone', { title: 'Gone', content: '[one](one) pangolin' });
     await srv.admin.del('/pages/rb/gone');
     const db = srv.svc.db;
-    const before = { links: db.prepare('SELECT count(*) AS n FROM links').get(), keys: (await srv.admin.get('/search/metadata/keys')).body };
+    const before = {
+      links: db.prepare('SELECT count(*) AS n FROM links').get(),
+      keys: (await srv.admin.get('/search/metadata/keys')).body,
+    };
     expect((await srv.admin.get('/search?q=pangolin')).body.hits.map((h: any) => h.path)).toEqual(['one']); // indexed
     // Lose the derived state, as after a crash of an older version or a manual repair.
     db.exec('DELETE FROM links; DELETE FROM meta_key_stats;');

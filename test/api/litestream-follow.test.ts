@@ -41,7 +41,7 @@ function txidIn(file: string): number {
 }
 
 describe('kspace replica-follow', () => {
-  it('keeps a running replica on fresh copies without a restart or a failed read, and /readyz tells the copy\'s age', async () => {
+  it("keeps a running replica on fresh copies without a restart or a failed read, and /readyz tells the copy's age", async () => {
     const pDir = tmp();
     const rDir = tmp();
     const rep = path.join(tmp(), 'replica');
@@ -54,8 +54,11 @@ describe('kspace replica-follow', () => {
     expect((await admin.put('/pages/eng/doc', { title: 'Doc', content: 'the zebra grazes' })).status).toBe(201);
     await waitShipped(rep, Date.now());
 
-    const follower = spawn(KSPACE_BIN, ['replica-follow', '--from', `file://${rep}`, '--data', rDir, '--every', '0.3', '--litestream', LITESTREAM_BIN],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const follower = spawn(
+      KSPACE_BIN,
+      ['replica-follow', '--from', `file://${rep}`, '--data', rDir, '--every', '0.3', '--litestream', LITESTREAM_BIN],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     procs.push(follower);
     let followLog = '';
     follower.stderr!.on('data', (d) => (followLog += d));
@@ -88,7 +91,8 @@ describe('kspace replica-follow', () => {
     expect(caughtUp, followLog).toBe(true);
     // The replica's own connection sees it: no restart, the same file (checks.file ok).
     let ready = (await viaReplica.get('/readyz')).body;
-    for (const end = Date.now() + 5000; ready.txid < last && Date.now() < end; await sleep(50)) ready = (await viaReplica.get('/readyz')).body;
+    for (const end = Date.now() + 5000; ready.txid < last && Date.now() < end; await sleep(50))
+      ready = (await viaReplica.get('/readyz')).body;
     expect(ready).toMatchObject({ status: 'ready', role: 'replica', checks: { file: 'ok' } });
     expect(ready.txid).toBeGreaterThanOrEqual(last);
     expect((await viaReplica.get('/pages/eng/w-59')).status).toBe(200);
@@ -113,7 +117,7 @@ describe('kspace replica-follow', () => {
     expect(fs.readdirSync(rDir).filter((f) => f.startsWith('.kspace.db.follow'))).toEqual([]);
   });
 
-  it('refuses to copy over a kspace.db with newer commits than the replica (a primary\'s directory), and leaves it alone', async () => {
+  it("refuses to copy over a kspace.db with newer commits than the replica (a primary's directory), and leaves it alone", async () => {
     const pDir = tmp();
     const rep = path.join(tmp(), 'replica');
     const primary = await startChildServer(pDir, env);

@@ -23,8 +23,11 @@ afterEach(async () => {
 });
 
 const env = {
-  SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_WEBHOOKS_ALLOW_HTTP: '1', SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
-  SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz', SERVICE_CHECKPOINT_MODE: 'litestream',
+  SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+  SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
+  SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
+  SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
+  SERVICE_CHECKPOINT_MODE: 'litestream',
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -58,7 +61,11 @@ describe('kspace with the real Litestream', () => {
     expect((await admin.put('/pages/eng/doc', { title: 'Doc', content: 'first words' })).status).toBe(201);
     expect((await admin.put('/pages/eng/doc', { title: 'Doc', content: 'the zebra grazes' })).status).toBe(200);
     const bytes = Buffer.from('attached bytes \u0000\u0001');
-    const file = await fetch(`${primary.url}/files/eng/doc/a.bin`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' }, body: bytes });
+    const file = await fetch(`${primary.url}/files/eng/doc/a.bin`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
     expect(file.status).toBe(201);
     expect((await admin.post('/admin/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['page.created'] })).status).toBe(201);
 
@@ -80,7 +87,8 @@ describe('kspace with the real Litestream', () => {
     });
     // At least 3 s of load and ten writes older than 1.5 s (a loaded machine writes slowly).
     const started = Date.now();
-    while (Date.now() - started < 3000 || (acked.filter((a) => a.at < Date.now() - 1500).length < 10 && Date.now() - started < 30_000)) await sleep(100);
+    while (Date.now() - started < 3000 || (acked.filter((a) => a.at < Date.now() - 1500).length < 10 && Date.now() - started < 30_000))
+      await sleep(100);
     const killedAt = Date.now();
     await Promise.all([killHard(primary), ls.stop('SIGKILL')]);
     stop = true;
@@ -112,7 +120,7 @@ describe('kspace with the real Litestream', () => {
     expect(hits.hits.map((h) => h.path)).toContain('doc');
   });
 
-  it('a point-in-time restore into the crashed primary\'s own directory has exactly the first batch, and its old -wal is not replayed', async () => {
+  it("a point-in-time restore into the crashed primary's own directory has exactly the first batch, and its old -wal is not replayed", async () => {
     const dir = tmp();
     const rep = path.join(tmp(), 'replica');
     const { primary, ls, admin } = await primaryWithLitestream(dir, rep);

@@ -6,9 +6,15 @@ import { planner } from '../../src/domain/search/metadata-query.ts';
 import { readEvents, type SseEvent } from '../../src/client/changes.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob } } = useServer({
+const {
+  srv,
+  agents: { bob },
+} = useServer({
   agents: ['bob'],
-  spaces: [{ slug: 'wiki', name: 'Wiki' }, { slug: 'vault', name: 'Vault', defaultAccess: 'none' }],
+  spaces: [
+    { slug: 'wiki', name: 'Wiki' },
+    { slug: 'vault', name: 'Vault', defaultAccess: 'none' },
+  ],
   noErrors: true,
 });
 afterEach(() => {
@@ -44,7 +50,11 @@ describe('since=now', () => {
     expect(res.status).toBe(200);
     const events: SseEvent[] = [];
     const reading = (async () => {
-      try { for await (const e of readEvents(res.body!)) events.push(e); } catch { /* aborted */ }
+      try {
+        for await (const e of readEvents(res.body!)) events.push(e);
+      } catch {
+        /* aborted */
+      }
     })();
     const until = async (cond: () => boolean) => {
       const end = Date.now() + 10_000;
@@ -66,7 +76,8 @@ describe('GET /search/metadata?sort=edited', () => {
   const paths = (r: { body: { pages: Array<{ space: string; path: string }> } }) => r.body.pages.map((p) => `${p.space}/${p.path}`);
 
   it('lists the pages a caller may read by their last edit, newest first, in either walk, paged by cursor', async () => {
-    for (const p of ['a', 'b', 'c']) await must(srv.admin.put(`/pages/wiki/e/${p}`, { title: p.toUpperCase(), content: '', metadata: { kind: 'e' } }));
+    for (const p of ['a', 'b', 'c'])
+      await must(srv.admin.put(`/pages/wiki/e/${p}`, { title: p.toUpperCase(), content: '', metadata: { kind: 'e' } }));
     await must(srv.admin.put('/pages/vault/secret', { title: 'Secret', content: '', metadata: { kind: 'e' } }));
     await must(srv.admin.put('/pages/wiki/e/a', { content: 'edited', metadata: { kind: 'e' } })); // a: the newest edit
     // A move writes no revision: the moved page keeps its place. A deleted page is left out.
@@ -74,18 +85,29 @@ describe('GET /search/metadata?sort=edited', () => {
     await must(srv.admin.put('/pages/wiki/e/d', { title: 'D', content: '', metadata: { kind: 'e' } }));
     await must(srv.admin.req('DELETE', '/pages/wiki/e/d'));
     const filters = encodeURIComponent(JSON.stringify([{ key: 'kind', op: 'eq', value: 'e' }]));
-    for (const threshold of [0, 1_000_000]) { // 0: the walk over revisions; a million: driven by the filter
+    for (const threshold of [0, 1_000_000]) {
+      // 0: the walk over revisions; a million: driven by the filter
       planner.threshold = threshold;
       const all = await bob.get(`/search/metadata?sort=edited&filters=${filters}`);
       expect(all.status, all.text).toBe(200);
       expect(paths(all)).toEqual(['wiki/e/a', 'wiki/e/c', 'wiki/e/b2']);
-      expect(paths(await srv.admin.get(`/search/metadata?sort=edited&filters=${filters}`))).toEqual(['wiki/e/a', 'vault/secret', 'wiki/e/c', 'wiki/e/b2']);
-      expect(paths(await bob.get(`/search/metadata?sort=edited&order=asc&filters=${filters}`))).toEqual(['wiki/e/b2', 'wiki/e/c', 'wiki/e/a']);
+      expect(paths(await srv.admin.get(`/search/metadata?sort=edited&filters=${filters}`))).toEqual([
+        'wiki/e/a',
+        'vault/secret',
+        'wiki/e/c',
+        'wiki/e/b2',
+      ]);
+      expect(paths(await bob.get(`/search/metadata?sort=edited&order=asc&filters=${filters}`))).toEqual([
+        'wiki/e/b2',
+        'wiki/e/c',
+        'wiki/e/a',
+      ]);
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const r: { status: number; body: { pages: Array<{ space: string; path: string }>; nextCursor: string | null } } =
-          await bob.get(`/search/metadata?sort=edited&filters=${filters}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const r: { status: number; body: { pages: Array<{ space: string; path: string }>; nextCursor: string | null } } = await bob.get(
+          `/search/metadata?sort=edited&filters=${filters}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         expect(r.status).toBe(200);
         seen.push(...paths(r));
         cursor = r.body.nextCursor;

@@ -14,8 +14,11 @@ afterAll(() => srv.close());
 
 const list = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
 const changes = () => srv.svc.db.prepare('SELECT total_changes()').pluck().get() as number;
-const indexRows = (path: string) => srv.svc.db.prepare(`SELECT m.key, count(*) AS n FROM page_meta m JOIN pages p ON p.id = m.page_id
-  WHERE p.path = ? GROUP BY m.key ORDER BY m.key`).all(path);
+const indexRows = (path: string) =>
+  srv.svc.db
+    .prepare(`SELECT m.key, count(*) AS n FROM page_meta m JOIN pages p ON p.id = m.page_id
+  WHERE p.path = ? GROUP BY m.key ORDER BY m.key`)
+    .all(path);
 
 describe('metadata items per page', () => {
   it('refuses a page whose metadata holds more items than SERVICE_MAX_METADATA_ITEMS, naming metadata', async () => {
@@ -24,13 +27,20 @@ describe('metadata items per page', () => {
     expect(r.status).toBe(400);
     expect(r.body.issues[0]).toMatchObject({ key: 'metadata', code: 'max' });
     expect(r.body.issues[0].message).toContain('5000');
-    expect((await srv.admin.put('/pages/m/fits', { title: 'T', metadata: { l0: metadata.l0, l1: metadata.l1, l2: metadata.l2, l3: metadata.l3, one: 'x' } })).status).toBe(201);
+    expect(
+      (
+        await srv.admin.put('/pages/m/fits', {
+          title: 'T',
+          metadata: { l0: metadata.l0, l1: metadata.l1, l2: metadata.l2, l3: metadata.l3, one: 'x' },
+        })
+      ).status,
+    ).toBe(201);
     const grown = await srv.admin.patch('/pages/m/fits/metadata', { appendUnique: { more: list(1000, 'y') } });
     expect(grown.status).toBe(400);
     expect(grown.body.issues[0]).toMatchObject({ key: 'metadata', code: 'max' });
   });
 
-  it('a patch of one key rewrites only that key\'s index rows', async () => {
+  it("a patch of one key rewrites only that key's index rows", async () => {
     const metadata = Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`l${i}`, list(1000, 'x')]));
     expect((await srv.admin.put('/pages/m/big', { title: 'Big', metadata: { ...metadata, stage: 'todo' } })).status).toBe(201);
     const before = changes();
@@ -38,16 +48,36 @@ describe('metadata items per page', () => {
     expect(r.status).toBe(200);
     expect(changes() - before).toBeLessThan(100); // the revision, the page, 2 index rows, stats, events…
     expect(indexRows('big')).toEqual([
-      { key: 'l0', n: 1000 }, { key: 'l1', n: 1000 }, { key: 'l2', n: 1000 }, { key: 'l3', n: 1000 }, { key: 'points', n: 1 }, { key: 'stage', n: 1 },
+      { key: 'l0', n: 1000 },
+      { key: 'l1', n: 1000 },
+      { key: 'l2', n: 1000 },
+      { key: 'l3', n: 1000 },
+      { key: 'points', n: 1 },
+      { key: 'stage', n: 1 },
     ]);
-    const found = await srv.admin.get(`/search/metadata?filters=${encodeURIComponent(JSON.stringify([{ key: 'stage', op: 'eq', value: 'doing' }, { key: 'l2', op: 'contains', value: 'x999' }]))}`);
+    const found = await srv.admin.get(
+      `/search/metadata?filters=${encodeURIComponent(
+        JSON.stringify([
+          { key: 'stage', op: 'eq', value: 'doing' },
+          { key: 'l2', op: 'contains', value: 'x999' },
+        ]),
+      )}`,
+    );
     expect(found.body.pages.map((p: { path: string }) => p.path)).toEqual(['big']);
     // Removing a list and shrinking another touch those keys only, and the index follows.
-    const pagesWith = async (key: string) => ((await srv.admin.get('/search/metadata/keys?space=m')).body as Array<{ key: string; pages: number }>).find((k) => k.key === key)?.pages ?? 0;
+    const pagesWith = async (key: string) =>
+      ((await srv.admin.get('/search/metadata/keys?space=m')).body as Array<{ key: string; pages: number }>).find((k) => k.key === key)
+        ?.pages ?? 0;
     const l0Before = await pagesWith('l0');
     const r2 = await srv.admin.patch('/pages/m/big/metadata', { set: { l0: null, l1: ['a', 'b'] } });
     expect(r2.status).toBe(200);
-    expect(indexRows('big')).toEqual([{ key: 'l1', n: 2 }, { key: 'l2', n: 1000 }, { key: 'l3', n: 1000 }, { key: 'points', n: 1 }, { key: 'stage', n: 1 }]);
+    expect(indexRows('big')).toEqual([
+      { key: 'l1', n: 2 },
+      { key: 'l2', n: 1000 },
+      { key: 'l3', n: 1000 },
+      { key: 'points', n: 1 },
+      { key: 'stage', n: 1 },
+    ]);
     expect(await pagesWith('l0')).toBe(l0Before - 1);
     expect(await pagesWith('points')).toBe(1);
   });

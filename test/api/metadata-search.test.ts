@@ -67,7 +67,11 @@ const f = (key: string, op: string, value?: unknown) => (value === undefined ? {
 
 // The same expectations hold whichever walk the planner picks: a driver filter, the order
 // key's index, or page ids.
-describe.each([['computed plan', null], ['always driven', 1e9], ['never driven', 0]])('GET /search/metadata (%s)', (_name, threshold) => {
+describe.each([
+  ['computed plan', null],
+  ['always driven', 1e9],
+  ['never driven', 0],
+])('GET /search/metadata (%s)', (_name, threshold) => {
   const run = (q: Q) => {
     planner.threshold = threshold as number | null;
     return all(srv.admin, { space: 'meta', ...q });
@@ -110,7 +114,13 @@ describe.each([['computed plan', null], ['always driven', 1e9], ['never driven',
   });
 
   it('pages through the same order with any limit', async () => {
-    for (const q of [{ orderBy: 'n' }, { orderBy: 'n', order: 'desc' }, { orderBy: 'due', filters: [f('n', 'exists')] }, {}, { order: 'desc' }]) {
+    for (const q of [
+      { orderBy: 'n' },
+      { orderBy: 'n', order: 'desc' },
+      { orderBy: 'due', filters: [f('n', 'exists')] },
+      {},
+      { order: 'desc' },
+    ]) {
       const whole = await run(q);
       for (const limit of [1, 2, 5]) expect(await run({ ...q, limit })).toEqual(whole);
     }
@@ -136,8 +146,22 @@ describe('GET /search/metadata', () => {
     }
     for (const threshold of [null, 0, 1e9]) {
       planner.threshold = threshold;
-      expect(await all(bob, { space: 'acl', orderBy: 'rank', limit: 2 })).toEqual(['acl/q1', 'acl/q2', 'acl/q4', 'acl/q5', 'acl/q7', 'acl/q8']);
-      expect(await all(bob, { filters: [f('kind', 'eq', 'q')], limit: 4 })).toEqual(['acl/q1', 'acl/q2', 'acl/q4', 'acl/q5', 'acl/q7', 'acl/q8']);
+      expect(await all(bob, { space: 'acl', orderBy: 'rank', limit: 2 })).toEqual([
+        'acl/q1',
+        'acl/q2',
+        'acl/q4',
+        'acl/q5',
+        'acl/q7',
+        'acl/q8',
+      ]);
+      expect(await all(bob, { filters: [f('kind', 'eq', 'q')], limit: 4 })).toEqual([
+        'acl/q1',
+        'acl/q2',
+        'acl/q4',
+        'acl/q5',
+        'acl/q7',
+        'acl/q8',
+      ]);
       const first = await query(bob, { space: 'acl', limit: 6 });
       expect(first.body.pages).toHaveLength(6);
       expect(first.body.nextCursor).toBeNull();
@@ -160,7 +184,18 @@ describe('GET /search/metadata', () => {
     ['a scalar for in', [f('n', 'in', 'a')], 'filters[0].value', 'type'],
     ['an empty list for in', [f('n', 'in', [])], 'filters[0].value', 'type'],
     ['nested lists for in', [f('n', 'in', [['a']])], 'filters[0].value', 'type'],
-    ['too many values for in', [f('n', 'in', Array.from({ length: 101 }, (_, i) => i))], 'filters[0].value', 'max'],
+    [
+      'too many values for in',
+      [
+        f(
+          'n',
+          'in',
+          Array.from({ length: 101 }, (_, i) => i),
+        ),
+      ],
+      'filters[0].value',
+      'max',
+    ],
     ['a value for exists', [f('n', 'exists', 3)], 'filters[0].value', 'type'],
     ['an unknown field', [{ key: 'n', op: 'exists', vlaue: 1 }], 'filters[0].vlaue', 'undeclared'],
     ['21 filters', Array.from({ length: 21 }, () => f('n', 'exists')), 'filters', 'max'],
@@ -188,7 +223,6 @@ async function keys(c: Client, space?: string) {
 }
 
 describe('GET /search/metadata/keys', () => {
-
   it('lists each key with its value types and page count', async () => {
     const k = await keys(srv.admin, 'meta');
     expect(k.n).toEqual({ types: ['number', 'string'], pages: 10 });
@@ -228,7 +262,8 @@ describe('key counts under concurrent writes', () => {
   it('equal a recount after a burst of creates, updates, patches, deletes and refused writes', async () => {
     await srv.admin.post('/spaces', { slug: 'burst', name: 'Burst' });
     const ops: Array<Promise<{ status: number }>> = [];
-    for (let i = 0; i < 40; i++) ops.push(srv.admin.put(`/pages/burst/b${i}`, { title: `B${i}`, metadata: { k: i, even: i % 2 === 0, tag: [`t${i % 3}`] } }));
+    for (let i = 0; i < 40; i++)
+      ops.push(srv.admin.put(`/pages/burst/b${i}`, { title: `B${i}`, metadata: { k: i, even: i % 2 === 0, tag: [`t${i % 3}`] } }));
     for (let i = 0; i < 10; i++) ops.push(srv.admin.put(`/pages/burst/bad${i}`, { title: `Bad${i}`, metadata: { k: { nested: true } } })); // 400
     for (let i = 0; i < 10; i++) ops.push(srv.admin.put(`/pages/burst/c${i}`, { title: `C${i}`, metadata: { k: 'x' }, baseVersion: 3 })); // 409
     const first = await Promise.all(ops);

@@ -17,13 +17,20 @@ afterAll(async () => {
 });
 
 const events = (path: string) =>
-  (srv.svc.db.prepare("SELECT event, payload FROM events WHERE json_extract(payload, '$.page.path') = ? ORDER BY id").all(path) as Array<{ event: string; payload: string }>)
-    .map((e) => ({ event: e.event, ...JSON.parse(e.payload) }));
+  (
+    srv.svc.db.prepare("SELECT event, payload FROM events WHERE json_extract(payload, '$.page.path') = ? ORDER BY id").all(path) as Array<{
+      event: string;
+      payload: string;
+    }>
+  ).map((e) => ({ event: e.event, ...JSON.parse(e.payload) }));
 
 describe('PATCH /pages/:space/:path/metadata', () => {
   it('sets, appends uniquely, removes with null, and reports changedKeys', async () => {
     await srv.admin.put('/pages/m/p', { title: 'P', metadata: { stage: 'todo', tags: ['a'] } });
-    const r = await srv.admin.patch('/pages/m/p/metadata', { set: { stage: 'doing', points: 3, due: '2026-12-01' }, appendUnique: { tags: ['a', 'b', 'b'] } });
+    const r = await srv.admin.patch('/pages/m/p/metadata', {
+      set: { stage: 'doing', points: 3, due: '2026-12-01' },
+      appendUnique: { tags: ['a', 'b', 'b'] },
+    });
     expect(r.status).toBe(200);
     expect(r.body.metadata).toEqual({ stage: 'doing', points: 3, due: '2026-12-01', tags: ['a', 'b'] });
     expect(r.body.changedKeys).toEqual(['due', 'points', 'stage', 'tags']);
@@ -32,7 +39,12 @@ describe('PATCH /pages/:space/:path/metadata', () => {
     expect(rm.body.metadata.points).toBeUndefined();
     expect(rm.body.changedKeys).toEqual(['points']);
     const last = events('p').at(-1)!;
-    expect(last).toMatchObject({ event: 'page.metadata.updated', changedKeys: ['points'], page: { path: 'p', space: 'm', title: 'P', version: 3 }, actor: { kind: 'agent' } });
+    expect(last).toMatchObject({
+      event: 'page.metadata.updated',
+      changedKeys: ['points'],
+      page: { path: 'p', space: 'm', title: 'P', version: 3 },
+      actor: { kind: 'agent' },
+    });
   });
 
   it('writes nothing and fires nothing for a patch that changes nothing', async () => {
@@ -83,7 +95,10 @@ describe('PATCH /pages/:space/:path/metadata', () => {
     const key = fc.constantFrom('a', 'b', 'c', 'd');
     const scalar = fc.oneof(fc.constantFrom('x', 'y', 'z'), fc.integer({ min: -3, max: 3 }), fc.boolean(), fc.constant('2026-01-02'));
     const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.constant(null));
-    const patch = fc.record({ set: fc.dictionary(key, value, { maxKeys: 2 }), appendUnique: fc.dictionary(key, fc.array(scalar, { maxLength: 3 }), { maxKeys: 2 }) });
+    const patch = fc.record({
+      set: fc.dictionary(key, value, { maxKeys: 2 }),
+      appendUnique: fc.dictionary(key, fc.array(scalar, { maxLength: 3 }), { maxKeys: 2 }),
+    });
     let version = 1;
     await fc.assert(
       fc.asyncProperty(patch, async (p) => {
@@ -96,7 +111,8 @@ describe('PATCH /pages/:space/:path/metadata', () => {
           expected[k] = list;
         }
         const changed = [...new Set([...Object.keys(model), ...Object.keys(expected)])]
-          .filter((k) => JSON.stringify(model[k]) !== JSON.stringify(expected[k])).sort();
+          .filter((k) => JSON.stringify(model[k]) !== JSON.stringify(expected[k]))
+          .sort();
         const r = await srv.admin.patch('/pages/m/prop/metadata', p);
         expect(r.status).toBe(200);
         expect(r.body.metadata).toEqual(expected);
@@ -106,9 +122,15 @@ describe('PATCH /pages/:space/:path/metadata', () => {
         for (const k of Object.keys(model)) delete model[k];
         Object.assign(model, expected);
         // The index agrees with the stored object.
-        const rows = srv.svc.db.prepare(`SELECT key, count(*) AS n FROM page_meta WHERE page_id = (SELECT id FROM pages WHERE path = 'prop') GROUP BY key`).all() as Array<{ key: string; n: number }>;
+        const rows = srv.svc.db
+          .prepare(`SELECT key, count(*) AS n FROM page_meta WHERE page_id = (SELECT id FROM pages WHERE path = 'prop') GROUP BY key`)
+          .all() as Array<{ key: string; n: number }>;
         const idx = Object.fromEntries(rows.map((x) => [x.key, x.n]));
-        const exp = Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, Array.isArray(v) ? v.length : 1]).filter(([, n]) => n !== 0));
+        const exp = Object.fromEntries(
+          Object.entries(expected)
+            .map(([k, v]) => [k, Array.isArray(v) ? v.length : 1])
+            .filter(([, n]) => n !== 0),
+        );
         expect(idx).toEqual(exp);
       }),
       { numRuns: 1000 },
@@ -126,9 +148,16 @@ describe('events outbox', () => {
     const ev = events('ev');
     expect(ev.map((e) => e.event)).toEqual(['page.created', 'page.updated', 'page.metadata.updated', 'page.deleted', 'page.created']);
     expect(ev.map((e) => e.page.version)).toEqual([1, 2, 3, 3, 4]);
-    expect(ev[0]).toEqual({ event: 'page.created', occurredAt: expect.stringMatching(/Z$/), actor: { id: expect.stringMatching(/^p_/), kind: 'agent' }, page: { path: 'ev', space: 'm', title: 'E1', version: 1 } });
+    expect(ev[0]).toEqual({
+      event: 'page.created',
+      occurredAt: expect.stringMatching(/Z$/),
+      actor: { id: expect.stringMatching(/^p_/), kind: 'agent' },
+      page: { path: 'ev', space: 'm', title: 'E1', version: 1 },
+    });
     expect(ev[2].changedKeys).toEqual(['k']);
-    const personal = srv.svc.db.prepare("SELECT personal FROM events WHERE json_extract(payload, '$.page.space') = 'm' LIMIT 1").get() as { personal: number };
+    const personal = srv.svc.db.prepare("SELECT personal FROM events WHERE json_extract(payload, '$.page.space') = 'm' LIMIT 1").get() as {
+      personal: number;
+    };
     expect(personal.personal).toBe(0);
     // Personal spaces never emit, even to an org-wide subscription: no row at all.
     expect((await srv.admin.put('/pages/~admin/note', { title: 'N' })).status).toBe(201);
@@ -158,7 +187,9 @@ describe('storage', () => {
   });
 
   it('answers metadata lookups through the index, not a scan', () => {
-    const plan = srv.svc.db.prepare("EXPLAIN QUERY PLAN SELECT page_id FROM page_meta WHERE key = 'stage' AND t = 's' AND v = 'todo'").all() as Array<{ detail: string }>;
+    const plan = srv.svc.db
+      .prepare("EXPLAIN QUERY PLAN SELECT page_id FROM page_meta WHERE key = 'stage' AND t = 's' AND v = 'todo'")
+      .all() as Array<{ detail: string }>;
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (COVERING )?INDEX page_meta_kv/);
   });
 });

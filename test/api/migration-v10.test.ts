@@ -83,7 +83,7 @@ describe('schema version 9 databases', () => {
     makeOldDatabase(path.join(src, 'kspace.db'), dir, './schema-v8.sql', 9, STEPS.find((s) => s.to === 9)!.sql);
     const old = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     // The old layout held every state in full: the version 3 of `long` is its own text.
-    expect(old.prepare("SELECT count(*) AS n FROM revisions WHERE length(content) > 0").get()).toEqual({ n: 31 });
+    expect(old.prepare('SELECT count(*) AS n FROM revisions WHERE length(content) > 0').get()).toEqual({ n: 31 });
     old.close();
 
     const after = await startServer({}, { dataDir: dir, keepData: true });
@@ -97,7 +97,9 @@ describe('schema version 9 databases', () => {
       // Written on after the upgrade, the history still reads back.
       const next = await after.admin.put('/pages/wiki/long', { title: 'Long 23', content: 'after' });
       expect(next.body.version).toBe(23);
-      expect((await after.admin.get('/pages/wiki/long/revisions/22')).body.content).toBe((await after.admin.get('/pages/wiki/long/revisions/3')).body.content);
+      expect((await after.admin.get('/pages/wiki/long/revisions/22')).body.content).toBe(
+        (await after.admin.get('/pages/wiki/long/revisions/3')).body.content,
+      );
       expect((await after.admin.get('/pages/wiki/long/revisions/1')).body).toEqual(first);
       expect(() => db.prepare('DELETE FROM revisions').run()).toThrow(/append-only/);
     } finally {

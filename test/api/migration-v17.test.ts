@@ -33,11 +33,20 @@ describe('schema version 16 databases', () => {
 
     // Version 16: the index holds each page's text as it was given (a CJK run one word).
     const main = new Database(path.join(dir, 'kspace.db'));
-    const rows = main.prepare('SELECT id, title, content FROM pages WHERE deleted_at IS NULL').all() as Array<{ id: number; title: string; content: string }>;
+    const rows = main.prepare('SELECT id, title, content FROM pages WHERE deleted_at IS NULL').all() as Array<{
+      id: number;
+      title: string;
+      content: string;
+    }>;
     // The title index as version 16 made it: a CJK run and the letters before it one word.
     const mixed = rows.find((r) => r.title === 'Kspaceのノート')!.id;
     main.prepare('DELETE FROM title_words WHERE page_id = ?').run(mixed);
-    for (const [word, whole] of [['kspaceのノート', 1], ['kspaceのノート', 0], ['mixed', 0]]) main.prepare('INSERT INTO title_words (word, whole, page_id) VALUES (?, ?, ?)').run(word, whole, mixed);
+    for (const [word, whole] of [
+      ['kspaceのノート', 1],
+      ['kspaceのノート', 0],
+      ['mixed', 0],
+    ])
+      main.prepare('INSERT INTO title_words (word, whole, page_id) VALUES (?, ?, ?)').run(word, whole, mixed);
     main.pragma('user_version = 16');
     main.close();
     const fts = new Database(path.join(dir, FTS_FILE));
@@ -52,7 +61,8 @@ describe('schema version 16 databases', () => {
     const again = await startServer({}, { dataDir: dir });
     try {
       expect(again.svc.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      const found = async (q: string) => ((await again.admin.get(`/search?${new URLSearchParams({ q })}`)).body.hits as Array<{ path: string }>).map((h) => h.path).sort();
+      const found = async (q: string) =>
+        ((await again.admin.get(`/search?${new URLSearchParams({ q })}`)).body.hits as Array<{ path: string }>).map((h) => h.path).sort();
       expect(await found('プラグ')).toEqual(['ja']);
       expect(await found('コミュニティ')).toEqual(['ja']);
       expect(await found('obsidian')).toEqual(['ja']);

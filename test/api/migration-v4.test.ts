@@ -15,10 +15,14 @@ const tempDir = tempDirs('mig');
 
 type Cols = Record<string, string[]>;
 function shape(db: Database.Database): Cols {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>;
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as Array<{ name: string }>;
   const out: Cols = {};
   for (const { name } of tables) {
-    const cols = db.prepare(`SELECT name, type, "notnull", pk FROM pragma_table_info(?) ORDER BY cid`).all(name) as Array<Record<string, unknown>>;
+    const cols = db.prepare(`SELECT name, type, "notnull", pk FROM pragma_table_info(?) ORDER BY cid`).all(name) as Array<
+      Record<string, unknown>
+    >;
     out[name] = cols.map((c) => `${c.name} ${c.type} ${c.notnull} ${c.pk}`);
   }
   return out;
@@ -26,10 +30,14 @@ function shape(db: Database.Database): Cols {
 
 // Every revision with its whole state (since schema version 9 older states are stored as deltas).
 function history(db: Database.Database): unknown[] {
-  const rows = db.prepare('SELECT page_id, version, title, author_id, created_at FROM revisions ORDER BY page_id, version').all() as Array<{ page_id: number; version: number }>;
+  const rows = db.prepare('SELECT page_id, version, title, author_id, created_at FROM revisions ORDER BY page_id, version').all() as Array<{
+    page_id: number;
+    version: number;
+  }>;
   const states = new Map<string, unknown>();
   for (const id of new Set(rows.map((r) => r.page_id))) {
-    for (const s of historyStates(db, id)) states.set(`${id}/${s.version}`, { content: s.content, frontmatter: s.frontmatter, metadata: s.metadata });
+    for (const s of historyStates(db, id))
+      states.set(`${id}/${s.version}`, { content: s.content, frontmatter: s.frontmatter, metadata: s.metadata });
   }
   return rows.map((r) => ({ ...r, ...(states.get(`${r.page_id}/${r.version}`) as object) }));
 }

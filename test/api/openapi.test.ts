@@ -18,11 +18,19 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const operations = () => Object.entries(doc.paths as Record<string, Record<string, any>>)
-  .flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => ({ method: m.toUpperCase(), path: p, op })));
-const fill = (p: string) => p.replace('{space}', 'wiki').replace('{path}', 'a/b').replace('{version}', '1').replace(/\{\w+\}/g, 'x');
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([p, ops]) =>
+    Object.entries(ops).map(([m, op]) => ({ method: m.toUpperCase(), path: p, op })),
+  );
+const fill = (p: string) =>
+  p
+    .replace('{space}', 'wiki')
+    .replace('{path}', 'a/b')
+    .replace('{version}', '1')
+    .replace(/\{\w+\}/g, 'x');
 /** Did the router itself refuse (no route, or not this method)? Anything else means an endpoint answered. */
-const routerRefused = (r: { status: number; body: any }) => r.status === 405 || (r.status === 404 && /^no route/.test(r.body?.detail ?? ''));
+const routerRefused = (r: { status: number; body: any }) =>
+  r.status === 405 || (r.status === 404 && /^no route/.test(r.body?.detail ?? ''));
 const matches = (template: string, url: string) =>
   new RegExp(`^${template.replace('{path}', '.+').replace(/\{\w+\}/g, '[^/]+')}$`).test(url);
 
@@ -39,7 +47,8 @@ describe('GET /openapi.json', () => {
       expect(op.summary, `${method} ${path}`).toBeTruthy();
       expect(op.responses['404'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');
       // A JSON body shows an example; a raw one (an attachment's bytes) is any content type, binary.
-      if (op.requestBody?.content['application/json']) expect(op.requestBody.content['application/json'].example, `${method} ${path} example`).toBeDefined();
+      if (op.requestBody?.content['application/json'])
+        expect(op.requestBody.content['application/json'].example, `${method} ${path} example`).toBeDefined();
       else if (op.requestBody) expect(op.requestBody.content['*/*'].schema).toEqual({ type: 'string', format: 'binary' });
       const success = Object.keys(op.responses).filter((s) => s < '400');
       expect(success.length, `${method} ${path}`).toBeGreaterThan(0);
@@ -48,7 +57,9 @@ describe('GET /openapi.json', () => {
   });
 
   it('lists exactly the endpoints of the table', () => {
-    const documented = operations().map((o) => `${o.method} ${o.path}`).sort();
+    const documented = operations()
+      .map((o) => `${o.method} ${o.path}`)
+      .sort();
     expect(documented).toEqual(endpoints.map((e) => `${e.method} ${openApiPath(e.path)}`).sort());
   });
 
@@ -74,7 +85,8 @@ describe('GET /openapi.json', () => {
       const url = fill(path);
       urls.add(url);
       urls.add(`${url}/x`);
-      for (const suffix of ['metadata', 'acl', 'revisions', 'revisions/1', 'links', 'files', 'revisions/1/diff/2', 'x']) urls.add(`/pages/wiki/a/b/${suffix}`);
+      for (const suffix of ['metadata', 'acl', 'revisions', 'revisions/1', 'links', 'files', 'revisions/1/diff/2', 'x'])
+        urls.add(`/pages/wiki/a/b/${suffix}`);
     }
     for (const url of urls) {
       for (const method of METHODS) {
@@ -92,17 +104,25 @@ describe('what the document declares (the outside fuzzer found each of these mis
     const signedOut = await fetch(`${srv.url}/session`);
     expect(signedOut.status).toBe(401);
     expect(doc.paths['/session'].get.responses).toHaveProperty('401');
-    const wrong = await fetch(`${srv.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'admin', password: 'nope-nope' }) });
+    const wrong = await fetch(`${srv.url}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'admin', password: 'nope-nope' }),
+    });
     expect(wrong.status).toBe(401);
     expect(doc.paths['/session'].post.responses).toHaveProperty('401');
     // A GET of the address a page moved away from answers 308 to its current address.
     expect((await srv.admin.put('/pages/wiki/moving', { title: 'M' })).status).toBe(201);
     expect((await srv.admin.post('/spaces/wiki/moves', { from: 'moving', to: 'moved' })).status).toBe(200);
-    const moved = await fetch(`${srv.url}/pages/wiki/moving`, { headers: { authorization: `Bearer ${srv.admin.key}` }, redirect: 'manual' });
+    const moved = await fetch(`${srv.url}/pages/wiki/moving`, {
+      headers: { authorization: `Bearer ${srv.admin.key}` },
+      redirect: 'manual',
+    });
     expect(moved.status).toBe(308);
     for (const { method, path, op } of operations()) {
       if (method === 'GET' && path.startsWith('/pages/')) expect(op.responses, `${method} ${path}`).toHaveProperty('308');
-      for (const status of ['400', '404', '405', '408', '417', '429', '431', '503']) expect(op.responses, `${method} ${path} ${status}`).toHaveProperty(status);
+      for (const status of ['400', '404', '405', '408', '417', '429', '431', '503'])
+        expect(op.responses, `${method} ${path} ${status}`).toHaveProperty(status);
     }
   });
 
@@ -115,7 +135,10 @@ describe('what the document declares (the outside fuzzer found each of these mis
     expect(param('/search', 'get', 'q')).toMatchObject({ required: true, schema: { minLength: 1 } });
     expect(param('/search/metadata', 'get', 'order').schema.enum).toEqual(['asc', 'desc']);
     expect(param('/search/metadata', 'get', 'orderBy').schema.pattern).toBe('^[A-Za-z0-9_.-]{1,64}$');
-    expect(param('/search/metadata', 'get', 'filters').schema).toMatchObject({ contentMediaType: 'application/json', contentSchema: { type: 'array' } });
+    expect(param('/search/metadata', 'get', 'filters').schema).toMatchObject({
+      contentMediaType: 'application/json',
+      contentSchema: { type: 'array' },
+    });
     expect(param('/mcp', 'post', 'Accept')).toMatchObject({ in: 'header', required: true });
     const move = doc.paths['/spaces/{slug}/moves'].post.requestBody.content['application/json'].schema;
     expect(move.properties.from.minLength).toBe(1);
@@ -131,7 +154,8 @@ describe('the response check (SERVICE_VALIDATE_RESPONSES=1, on in every API test
   const me = endpoints.find((e) => e.method === 'GET' && e.path === '/me')!;
   const errors: string[] = [];
   const log = { info() {}, warn() {}, error: (m: string, f?: object) => errors.push(`${m} ${JSON.stringify(f)}`) };
-  const answer = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const answer = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
   it('passes an answer its schema accepts and turns a violation into a logged 500', async () => {
     expect((await checkResponse(me, answer({ id: 'p', name: 'n', kind: 'agent', orgAdmin: false }), log)).status).toBe(200);

@@ -27,25 +27,36 @@ function startWriters(url: string, space: string) {
   const acked: Ack[] = [];
   const latencies: Array<{ at: number; ms: number }> = [];
   const stop = { now: false };
-  const done = Promise.all([0, 1, 2, 3].map(async (w) => {
-    const c = client(url, ADMIN_KEY);
-    for (let i = 0; !stop.now; i++) {
-      const p = `w${w}/p${i % 20}`;
-      const title = `w${w} i${i}`;
-      const t0 = performance.now();
-      const r = await c.put(`/pages/${space}/${p}`, { title, content: `${title} ${'text '.repeat(200)}`, metadata: { w, i } });
-      latencies.push({ at: t0, ms: performance.now() - t0 });
-      if (r.status === 200 || r.status === 201) acked.push({ path: p, version: r.body.version, title });
-    }
-  }));
-  return { acked, latencies, stop: async () => { stop.now = true; await done; } };
+  const done = Promise.all(
+    [0, 1, 2, 3].map(async (w) => {
+      const c = client(url, ADMIN_KEY);
+      for (let i = 0; !stop.now; i++) {
+        const p = `w${w}/p${i % 20}`;
+        const title = `w${w} i${i}`;
+        const t0 = performance.now();
+        const r = await c.put(`/pages/${space}/${p}`, { title, content: `${title} ${'text '.repeat(200)}`, metadata: { w, i } });
+        latencies.push({ at: t0, ms: performance.now() - t0 });
+        if (r.status === 200 || r.status === 201) acked.push({ path: p, version: r.body.version, title });
+      }
+    }),
+  );
+  return {
+    acked,
+    latencies,
+    stop: async () => {
+      stop.now = true;
+      await done;
+    },
+  };
 }
 
 function revisionTitles(file: string, space: string): Map<string, string> {
   const db = new Database(file, { readonly: true });
   expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-  const rows = db.prepare(`SELECT p.path, r.version, r.title FROM revisions r JOIN pages p ON p.id = r.page_id
-    JOIN spaces s ON s.id = p.space_id WHERE s.slug = ?`).all(space) as Array<{ path: string; version: number; title: string }>;
+  const rows = db
+    .prepare(`SELECT p.path, r.version, r.title FROM revisions r JOIN pages p ON p.id = r.page_id
+    JOIN spaces s ON s.id = p.space_id WHERE s.slug = ?`)
+    .all(space) as Array<{ path: string; version: number; title: string }>;
   db.close();
   return new Map(rows.map((r) => [`${r.path}@${r.version}`, r.title]));
 }
@@ -74,7 +85,9 @@ describe('kspace backup and restore', () => {
     const r = await kspace(['backup', '--data', dataDir, '--to', file]);
     const t1 = performance.now();
     const slowest = (from: number, to: number) => Math.max(...writers.latencies.filter((l) => l.at >= from && l.at < to).map((l) => l.ms));
-    console.info(`backup CLI: ${r.stderr.trim()}; PUT max latency before ${slowest(0, t0).toFixed(1)} ms, during ${slowest(t0, t1).toFixed(1)} ms`);
+    console.info(
+      `backup CLI: ${r.stderr.trim()}; PUT max latency before ${slowest(0, t0).toFixed(1)} ms, during ${slowest(t0, t1).toFixed(1)} ms`,
+    );
     const during = writers.acked.length - before.length;
     while (writers.acked.length < before.length + during + 8) await new Promise((r) => setTimeout(r, 20));
     await writers.stop();
@@ -98,7 +111,9 @@ describe('kspace backup and restore', () => {
     const body = Buffer.from(await res.arrayBuffer());
     const t1 = performance.now();
     const slowest = (from: number, to: number) => Math.max(...writers.latencies.filter((l) => l.at >= from && l.at < to).map((l) => l.ms));
-    console.info(`POST /admin/backup: ${body.length} bytes in ${(t1 - t0).toFixed(0)} ms; PUT max latency before ${slowest(0, t0).toFixed(1)} ms, during ${slowest(t0, t1).toFixed(1)} ms`);
+    console.info(
+      `POST /admin/backup: ${body.length} bytes in ${(t1 - t0).toFixed(0)} ms; PUT max latency before ${slowest(0, t0).toFixed(1)} ms, during ${slowest(t0, t1).toFixed(1)} ms`,
+    );
     await writers.stop();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/vnd.sqlite3');
@@ -145,7 +160,9 @@ describe('kspace backup and restore', () => {
     const other = new Database(path.join(work, 'other.db'));
     other.exec('CREATE TABLE t (x)');
     other.close();
-    expect((await kspace(['restore', '--data', dataDir, '--from', path.join(work, 'other.db')])).stderr).toContain('is not a kspace database');
+    expect((await kspace(['restore', '--data', dataDir, '--from', path.join(work, 'other.db')])).stderr).toContain(
+      'is not a kspace database',
+    );
 
     const ok = await kspace(['restore', '--data', dataDir, '--from', file]);
     expect(ok.code).toBe(0);

@@ -29,7 +29,15 @@ describe('data directory permissions', () => {
         expect((await srv.admin.put('/pages/w/a', { title: 'A', content: 'secret plans' })).status).toBe(201);
         expect((await srv.admin.get('/search?q=plans')).status).toBe(200); // opens kspace-fts.db
         expect(mode(dataDir)).toBe('700');
-        for (const f of ['kspace.db', 'kspace.db-wal', 'kspace.db-shm', 'kspace-fts.db', 'kspace-fts.db-wal', 'kspace-fts.db-shm', 'kspace.lock']) {
+        for (const f of [
+          'kspace.db',
+          'kspace.db-wal',
+          'kspace.db-shm',
+          'kspace-fts.db',
+          'kspace-fts.db-wal',
+          'kspace-fts.db-shm',
+          'kspace.lock',
+        ]) {
           expect([f, mode(path.join(dataDir, f))]).toEqual([f, '600']);
         }
       } finally {

@@ -26,7 +26,9 @@ describe('health and readiness', () => {
     const r = await client(srv.url).get('/readyz');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      status: 'ready', role: 'primary', txid: expect.any(Number),
+      status: 'ready',
+      role: 'primary',
+      txid: expect.any(Number),
       checks: { database: 'ok', migrations: 'ok', fullTextIndex: { backlog: 0, max: 3 }, dispatcher: 'ok' },
     });
   });
@@ -34,12 +36,16 @@ describe('health and readiness', () => {
   it('/readyz turns 503 with a reason while the full-text index is past its bound, and 200 once it catches up', async () => {
     await srv.admin.post('/spaces', { slug: 'r', name: 'R' });
     // The test server has no helper process: nothing indexes until a search asks for it.
-    for (let i = 0; i < 5; i++) expect((await srv.admin.put(`/pages/r/p${i}`, { title: `P${i}`, content: 'lagging words' })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await srv.admin.put(`/pages/r/p${i}`, { title: `P${i}`, content: 'lagging words' })).status).toBe(201);
     const behind = await client(srv.url).get('/readyz');
     expect(behind.status).toBe(503);
     expect(behind.headers.get('content-type')).toBe('application/problem+json');
     expect(behind.body).toMatchObject({
-      status: 503, code: 'not_ready', role: 'primary', detail: 'the full-text index is 5 page writes behind (more than 3)',
+      status: 503,
+      code: 'not_ready',
+      role: 'primary',
+      detail: 'the full-text index is 5 page writes behind (more than 3)',
       checks: { fullTextIndex: { backlog: 5, max: 3 }, database: 'ok' },
     });
     expect((await srv.admin.get('/search?q=lagging')).body.hits ?? []).toBeDefined();
@@ -95,7 +101,11 @@ describe('request log lines', () => {
     expect(line.fields.bytes as number).toBeGreaterThan(Number(put.headers.get('content-length')));
     const anonymous = await client(running.url).get('/nothing/here');
     await new Promise((r) => setTimeout(r, 20));
-    expect(requests().find((l) => l.fields.id === anonymous.headers.get('x-request-id'))!.fields).toMatchObject({ principal: null, route: '/**', status: 404 });
+    expect(requests().find((l) => l.fields.id === anonymous.headers.get('x-request-id'))!.fields).toMatchObject({
+      principal: null,
+      route: '/**',
+      status: 404,
+    });
   });
 
   it('ignore a client X-Request-Id unless SERVICE_TRUST_PROXY=1', async () => {
@@ -113,13 +123,22 @@ describe('request log lines', () => {
     const seen: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-log-'));
     const log: Logger = { info() {}, warn: (msg, fields) => seen.push({ msg, fields }), error() {} };
-    const slow = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_LOG_SLOW_MS: '0', SERVICE_LOG_SLOW_QUERY_MS: '0' }), log);
+    const slow = await serve(
+      loadConfig(
+        { data: dir, port: 0 },
+        { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_LOG_SLOW_MS: '0', SERVICE_LOG_SLOW_QUERY_MS: '0' },
+      ),
+      log,
+    );
     await client(slow.url, ADMIN_KEY).get('/me');
     await client(slow.url, ADMIN_KEY).post('/spaces', { slug: 's', name: 'S' });
     await client(slow.url, ADMIN_KEY).put('/pages/s/a', { title: 'A', content: 'a' });
     await slow.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    expect(seen).toContainEqual({ msg: 'slow request', fields: expect.objectContaining({ route: '/me', status: 200, ms: expect.any(Number) }) });
+    expect(seen).toContainEqual({
+      msg: 'slow request',
+      fields: expect.objectContaining({ route: '/me', status: 200, ms: expect.any(Number) }),
+    });
     expect(seen).toContainEqual({ msg: 'slow write transaction', fields: { ms: expect.any(Number), writes: 1 } });
   });
 });
@@ -128,13 +147,20 @@ describe('the log of kspace serve', () => {
   it('is JSON lines off a terminal, and holds no key, secret, password, cookie, page name or page text', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-log-'));
     const child = await startChildServer(dataDir, {
-      SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_SETTINGS_ENCRYPTION_KEY: 'k'.repeat(40), SERVICE_LOG_FORMAT: '', SERVICE_LOG_LEVEL: '',
+      SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+      SERVICE_SETTINGS_ENCRYPTION_KEY: 'k'.repeat(40),
+      SERVICE_LOG_FORMAT: '',
+      SERVICE_LOG_LEVEL: '',
     });
     const secrets = [ADMIN_KEY, 'zebracornflakes', 'hushhush-page-name', 'correct horse battery staple', 'sessioncookievalue'];
     try {
       const admin = client(child.url, ADMIN_KEY);
       await admin.post('/spaces', { slug: 'vault', name: 'Vault' });
-      await admin.put('/pages/vault/hushhush-page-name', { title: 'zebracornflakes title', content: 'the zebracornflakes plan', metadata: { code: 'zebracornflakes' } });
+      await admin.put('/pages/vault/hushhush-page-name', {
+        title: 'zebracornflakes title',
+        content: 'the zebracornflakes plan',
+        metadata: { code: 'zebracornflakes' },
+      });
       await admin.get('/pages/vault/hushhush-page-name');
       await admin.get('/search?q=zebracornflakes');
       const p = await admin.post('/admin/principals', { name: 'bot', kind: 'agent' });
@@ -159,12 +185,25 @@ describe('the log of kspace serve', () => {
     const lines = log.trim().split('\n');
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed.filter((l) => l.msg === 'request' || l.msg === 'slow request').map((l) => `${l.method} ${l.route} ${l.status}`)).toEqual([
-      'POST /spaces 201', 'PUT /pages/** 201', 'GET /pages/** 200', 'GET /search 200', 'POST /admin/principals 201',
-      'POST /admin/principals/:id/keys 201', 'GET /me 200', 'POST /admin/principals 201', 'POST /admin/webhooks 201',
-      'POST /admin/webhooks/:id/rotate-secret 200', 'GET /me 401', 'GET /me 401', 'PUT /pages/** 400',
+      'POST /spaces 201',
+      'PUT /pages/** 201',
+      'GET /pages/** 200',
+      'GET /search 200',
+      'POST /admin/principals 201',
+      'POST /admin/principals/:id/keys 201',
+      'GET /me 200',
+      'POST /admin/principals 201',
+      'POST /admin/webhooks 201',
+      'POST /admin/webhooks/:id/rotate-secret 200',
+      'GET /me 401',
+      'GET /me 401',
+      'PUT /pages/** 400',
     ]);
-    for (const l of parsed) expect(l).toMatchObject({ time: expect.stringMatching(/Z$/), level: expect.any(String), msg: expect.any(String) });
+    for (const l of parsed)
+      expect(l).toMatchObject({ time: expect.stringMatching(/Z$/), level: expect.any(String), msg: expect.any(String) });
     for (const s of secrets) expect([s, log.includes(s)]).toEqual([s, false]);
-    expect(parsed.find((l) => String(l.msg).startsWith('kspace listening on'))!.msg).toBe(`kspace listening on ${child.url} with data directory ${dataDir}`);
+    expect(parsed.find((l) => String(l.msg).startsWith('kspace listening on'))!.msg).toBe(
+      `kspace listening on ${child.url} with data directory ${dataDir}`,
+    );
   }, 60_000);
 });

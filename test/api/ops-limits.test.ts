@@ -47,7 +47,14 @@ describe('rate limits', () => {
     const srv = await startServer({ SERVICE_RATE_LIMIT_PER_KEY: '2/4' });
     try {
       const anon = client(srv.url);
-      const spellings = [`Bearer ${ADMIN_KEY}`, `bearer ${ADMIN_KEY}`, `BEARER ${ADMIN_KEY}`, `Bearer  ${ADMIN_KEY}`, `Bearer\t${ADMIN_KEY} `, `bEaReR ${ADMIN_KEY}`];
+      const spellings = [
+        `Bearer ${ADMIN_KEY}`,
+        `bearer ${ADMIN_KEY}`,
+        `BEARER ${ADMIN_KEY}`,
+        `Bearer  ${ADMIN_KEY}`,
+        `Bearer\t${ADMIN_KEY} `,
+        `bEaReR ${ADMIN_KEY}`,
+      ];
       const statuses: number[] = [];
       for (const authorization of spellings) statuses.push((await anon.get('/me', { authorization })).status);
       expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
@@ -80,7 +87,10 @@ describe('rate limits', () => {
     const srv = await startServer({ SERVICE_MAX_CONCURRENT_PER_KEY: '1' });
     try {
       await srv.admin.post('/spaces', { slug: 'c', name: 'C' });
-      const held = await openRaw(srv.url, `PUT /pages/c/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`);
+      const held = await openRaw(
+        srv.url,
+        `PUT /pages/c/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
+      );
       await sleep(100);
       const second = await srv.admin.get('/me');
       expect(second.status).toBe(429);
@@ -120,7 +130,10 @@ describe('timeouts', () => {
     const srv = await startServer({ SERVICE_MAX_REQUEST_MS: '300' });
     try {
       await srv.admin.post('/spaces', { slug: 't', name: 'T' });
-      const c = await openRaw(srv.url, `PUT /pages/t/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`);
+      const c = await openRaw(
+        srv.url,
+        `PUT /pages/t/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
+      );
       const ms = await c.closed;
       expect(ms).toBeLessThan(2500);
       expect(c.received()).toMatch(/^HTTP\/1\.1 503/);

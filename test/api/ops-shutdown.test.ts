@@ -19,7 +19,9 @@ describe('SIGTERM', () => {
     await new Promise((r) => socket.once('connect', r));
     let answer = '';
     socket.on('data', (d) => (answer += d));
-    socket.write(`PUT /pages/s/late HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    socket.write(
+      `PUT /pages/s/late HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     const exited = new Promise<number | null>((r) => srv.proc.once('exit', r));
     srv.proc.kill('SIGTERM');

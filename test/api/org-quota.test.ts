@@ -7,14 +7,21 @@ import { ADMIN_KEY } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
 const QUOTA = 50_000;
-const { srv } = useServer({ env: { SERVICE_ORG_QUOTA_BYTES: String(QUOTA) }, spaces: [{ slug: 'q', name: 'Quota' }], noErrors: true, timeout: 60_000 });
+const { srv } = useServer({
+  env: { SERVICE_ORG_QUOTA_BYTES: String(QUOTA) },
+  spaces: [{ slug: 'q', name: 'Quota' }],
+  noErrors: true,
+  timeout: 60_000,
+});
 
 /** A page's bytes: its content and the stored `{}` of its frontmatter and its metadata. */
 const pageBytes = (content: string) => Buffer.byteLength(content) + 4;
 const put = (path: string, content: string) => srv.admin.put(`/pages/q/${path}`, { title: path, content });
 const upload = async (path: string, bytes: number) => {
   const r = await fetch(`${srv.url}/files/q/${path}`, {
-    method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' }, body: Buffer.alloc(bytes, 1),
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' },
+    body: Buffer.alloc(bytes, 1),
   });
   return { status: r.status, body: (await r.json()) as Record<string, unknown> & { issues?: Array<{ key: string }> } };
 };
@@ -60,7 +67,9 @@ describe('SERVICE_ORG_QUOTA_BYTES', () => {
     expect(room).toBeGreaterThan(1000);
     expect((await upload('home/a.bin', room)).status).toBe(201); // at the quota again
     expectQuotaProblem(await upload('home/b.bin', 1));
-    expect((await fetch(`${srv.url}/files/q/home/a.bin`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status).toBe(204);
+    expect(
+      (await fetch(`${srv.url}/files/q/home/a.bin`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status,
+    ).toBe(204);
     expect((await upload('home/b.bin', 1000)).status).toBe(201);
     expect(await used()).toBe(QUOTA - room + 1000);
   });
@@ -68,7 +77,9 @@ describe('SERVICE_ORG_QUOTA_BYTES', () => {
   it('refuses an import past the quota whole: no page of it is written', async () => {
     const room = QUOTA - (await used());
     const bundle = {
-      format: 'service-space-export', formatVersion: 1, space: { slug: 'q', name: 'Quota' },
+      format: 'service-space-export',
+      formatVersion: 1,
+      space: { slug: 'q', name: 'Quota' },
       pages: [
         { path: 'imp/a', title: 'A', content: 'a'.repeat(Math.floor(room / 2)) },
         { path: 'imp/b', title: 'B', content: 'b'.repeat(Math.floor(room / 2)) },
@@ -87,10 +98,12 @@ describe('SERVICE_ORG_QUOTA_BYTES', () => {
     expect((await srv.admin.patch('/pages/q/home/metadata', { set: { stage: 'done' } })).status).toBe(200);
     const db = srv.svc.db;
     const counted = (db.prepare('SELECT bytes FROM org_usage').all() as Array<{ bytes: number }>).map((r) => r.bytes);
-    const stored = db.prepare(`SELECT
+    const stored = db
+      .prepare(`SELECT
         (SELECT coalesce(sum(length(CAST(content AS BLOB)) + length(CAST(frontmatter AS BLOB)) + length(CAST(metadata AS BLOB))), 0)
           FROM pages WHERE deleted_at IS NULL)
-        + (SELECT coalesce(sum(size), 0) FROM attachments) AS bytes`).get() as { bytes: number };
+        + (SELECT coalesce(sum(size), 0) FROM attachments) AS bytes`)
+      .get() as { bytes: number };
     expect(counted).toEqual([stored.bytes]);
   });
 });

@@ -40,9 +40,14 @@ describe('page paths', () => {
 
   it('are normalised on import too (two spellings of one path are one page)', async () => {
     const r = await srv.admin.post('/spaces/imp/import', {
-      format: 'service-space-export', formatVersion: 1, exportedAt: '2026-01-01T00:00:00.000Z',
+      format: 'service-space-export',
+      formatVersion: 1,
+      exportedAt: '2026-01-01T00:00:00.000Z',
       space: { slug: 'imp', name: 'Imp', description: '' },
-      pages: [{ path: NFD, title: 'D' }, { path: NFC, title: 'C' }],
+      pages: [
+        { path: NFD, title: 'D' },
+        { path: NFC, title: 'C' },
+      ],
     });
     expect(r.body.created).toBe(1);
     expect(r.body.errors).toEqual([expect.objectContaining({ path: NFC, code: 'duplicate_path' })]);
@@ -74,14 +79,23 @@ describe('page paths', () => {
     expect(m.status).toBe(400);
     expect(m.body.issues[0]).toMatchObject({ key: 'to', code: 'format' });
     const r = await srv.admin.post('/spaces/kb/import', {
-      format: 'service-space-export', formatVersion: 1, space: { slug: 'kb', name: 'KB' },
-      pages: [{ path: 'x:y', title: 'X' }, { path: 'shy\u00ad', title: 'S' }, { path: 'ok', title: 'OK' }],
+      format: 'service-space-export',
+      formatVersion: 1,
+      space: { slug: 'kb', name: 'KB' },
+      pages: [
+        { path: 'x:y', title: 'X' },
+        { path: 'shy\u00ad', title: 'S' },
+        { path: 'ok', title: 'OK' },
+      ],
     });
     expect(r.body.created).toBe(1);
-    expect(r.body.errors.map((e: { path: string; code: string }) => [e.path, e.code])).toEqual([['x:y', 'validation_failed'], ['shy\u00ad', 'validation_failed']]);
+    expect(r.body.errors.map((e: { path: string; code: string }) => [e.path, e.code])).toEqual([
+      ['x:y', 'validation_failed'],
+      ['shy\u00ad', 'validation_failed'],
+    ]);
   });
 
-  it('refuse invisible characters in space names (400 naming name); a bundle\'s space name loses them', async () => {
+  it("refuse invisible characters in space names (400 naming name); a bundle's space name loses them", async () => {
     const c = await srv.admin.post('/spaces', { slug: 'shy', name: 'Wi\u00adki' });
     expect(c.status).toBe(400);
     expect(c.body.issues[0]).toMatchObject({ key: 'name' });
@@ -89,7 +103,10 @@ describe('page paths', () => {
     expect((await srv.admin.patch('/spaces/kb', { name: 'K\u{e0041}B' })).status).toBe(400);
     expect((await srv.admin.post('/spaces', { slug: 'braille', name: 'a\u2800b' })).status).toBe(201);
     const imported = await srv.admin.post('/spaces/from-bundle/import', {
-      format: 'service-space-export', formatVersion: 1, space: { slug: 'x', name: 'Hid\u200bden\u3164' }, pages: [],
+      format: 'service-space-export',
+      formatVersion: 1,
+      space: { slug: 'x', name: 'Hid\u200bden\u3164' },
+      pages: [],
     });
     expect(imported.status).toBe(200);
     expect((await srv.admin.get('/spaces/from-bundle')).body.name).toBe('Hidden');

@@ -5,7 +5,10 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { alice, bob } } = useServer({ agents: ['alice', 'bob'], spaces: [{ slug: 'wiki', name: 'Wiki' }] });
+const {
+  srv,
+  agents: { alice, bob },
+} = useServer({ agents: ['alice', 'bob'], spaces: [{ slug: 'wiki', name: 'Wiki' }] });
 
 const ETAG = /^"\d+-[A-Za-z0-9_-]{10}"$/;
 
@@ -40,8 +43,12 @@ describe('conditional GET of a page', () => {
     const md = await alice.get('/pages/wiki/cond/md', { accept: 'text/markdown' });
     expect(md.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     expect(md.headers.get('etag')).toBe(json.headers.get('etag')!.replace(/"$/, '-md"'));
-    expect((await alice.get('/pages/wiki/cond/md', { accept: 'text/markdown', 'if-none-match': json.headers.get('etag')! })).status).toBe(200);
-    expect((await alice.get('/pages/wiki/cond/md', { accept: 'text/markdown', 'if-none-match': md.headers.get('etag')! })).status).toBe(304);
+    expect((await alice.get('/pages/wiki/cond/md', { accept: 'text/markdown', 'if-none-match': json.headers.get('etag')! })).status).toBe(
+      200,
+    );
+    expect((await alice.get('/pages/wiki/cond/md', { accept: 'text/markdown', 'if-none-match': md.headers.get('etag')! })).status).toBe(
+      304,
+    );
     // ?render=html depends on other pages: no ETag, never 304.
     const rendered = await alice.get('/pages/wiki/cond/md?render=html', { 'if-none-match': '*' });
     expect(rendered.status).toBe(200);
@@ -89,7 +96,12 @@ describe('conditional GET of a page', () => {
 
 describe('the direct path', () => {
   it('answers as the endpoint behind h3 does (a query string takes the h3 path)', async () => {
-    await alice.put('/pages/wiki/same/ünï', { title: 'Ü "q"', content: 'line\n\t"quoted" \\ é 😀', frontmatter: { tags: ['a'], n: 1.5 }, metadata: { stage: 'draft', n: 3, on: true, l: ['x', 'y'] } });
+    await alice.put('/pages/wiki/same/ünï', {
+      title: 'Ü "q"',
+      content: 'line\n\t"quoted" \\ é 😀',
+      frontmatter: { tags: ['a'], n: 1.5 },
+      metadata: { stage: 'draft', n: 3, on: true, l: ['x', 'y'] },
+    });
     const direct = await alice.get('/pages/wiki/same/%C3%BCn%C3%AF');
     const viaH3 = await alice.get('/pages/wiki/same/%C3%BCn%C3%AF?x=1');
     expect(direct.status).toBe(200);
@@ -97,8 +109,15 @@ describe('the direct path', () => {
     for (const h of ['content-type', 'etag', 'content-length']) expect(direct.headers.get(h), h).toBe(viaH3.headers.get(h));
     expect(direct.headers.get('x-request-id')).toBeTruthy();
     expect(direct.body).toEqual({
-      space: 'wiki', path: 'same/ünï', title: 'Ü "q"', content: 'line\n\t"quoted" \\ é 😀', frontmatter: { tags: ['a'], n: 1.5 },
-      metadata: { stage: 'draft', n: 3, on: true, l: ['x', 'y'] }, template: null, version: 1, updatedAt: expect.any(String),
+      space: 'wiki',
+      path: 'same/ünï',
+      title: 'Ü "q"',
+      content: 'line\n\t"quoted" \\ é 😀',
+      frontmatter: { tags: ['a'], n: 1.5 },
+      metadata: { stage: 'draft', n: 3, on: true, l: ['x', 'y'] },
+      template: null,
+      version: 1,
+      updatedAt: expect.any(String),
     });
     const md = await alice.get('/pages/wiki/same/%C3%BCn%C3%AF', { accept: 'text/markdown' });
     const mdViaH3 = await alice.get('/pages/wiki/same/%C3%BCn%C3%AF?x=1', { accept: 'text/markdown' });
@@ -130,15 +149,28 @@ describe('the direct path, many requests at once', () => {
     for (const p of paths) expect((await alice.put(`/pages/wiki/${p}`, { title: p, content: `body of ${p}` })).status).toBe(201);
     const auth = `Bearer ${alice.key}`;
     // Seven requests in one write on one connection: the answers come back in the order asked.
-    const one = await rawExchange(paths.map((p) => `GET /pages/wiki/${p} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`).join(''), paths.length);
+    const one = await rawExchange(
+      paths.map((p) => `GET /pages/wiki/${p} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`).join(''),
+      paths.length,
+    );
     expect(one.map((a) => a.status)).toEqual(paths.map(() => 200));
     expect(one.map((a) => JSON.parse(a.body).path)).toEqual(paths);
     // Ten connections at once, one request each; and one that closes its sending side after asking.
-    const many = await Promise.all(Array.from({ length: 10 }, (_, i) => rawExchange(`GET /pages/wiki/${paths[i % 7]} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`, 1, i === 9)));
+    const many = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        rawExchange(`GET /pages/wiki/${paths[i % 7]} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`, 1, i === 9),
+      ),
+    );
     expect(many.map(([a]) => JSON.parse(a.body).path)).toEqual(Array.from({ length: 10 }, (_, i) => paths[i % 7]));
     // A conditional GET in a burst gets its 304 between the others' 200s.
     const etag = (await alice.get(`/pages/wiki/${paths[1]}`)).headers.get('etag')!;
-    const mixed = await rawExchange(paths.slice(0, 3).map((p) => `GET /pages/wiki/${p} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nIf-None-Match: ${etag}\r\n\r\n`).join(''), 3);
+    const mixed = await rawExchange(
+      paths
+        .slice(0, 3)
+        .map((p) => `GET /pages/wiki/${p} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nIf-None-Match: ${etag}\r\n\r\n`)
+        .join(''),
+      3,
+    );
     expect(mixed.map((a) => a.status)).toEqual([200, 304, 200]);
   });
 });
@@ -147,7 +179,10 @@ describe('the direct path, many requests at once', () => {
 function rawExchange(request: string, count: number, halfClose = false): Promise<{ status: number; body: string }[]> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(new URL(srv.url).port), '127.0.0.1');
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`${got.length} of ${count} answers within 5 s`)); }, 5000);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`${got.length} of ${count} answers within 5 s`));
+    }, 5000);
     const got: { status: number; body: string }[] = [];
     let buf = Buffer.alloc(0);
     socket.on('data', (d) => {
@@ -161,7 +196,11 @@ function rawExchange(request: string, count: number, halfClose = false): Promise
         got.push({ status: Number(head.split(' ')[1]), body: buf.subarray(end + 4, end + 4 + length).toString('utf8') });
         buf = buf.subarray(end + 4 + length);
       }
-      if (got.length === count) { clearTimeout(timer); socket.destroy(); resolve(got); }
+      if (got.length === count) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(got);
+      }
     });
     socket.on('error', reject);
     if (halfClose) socket.end(request);
@@ -171,11 +210,13 @@ function rawExchange(request: string, count: number, halfClose = false): Promise
 
 function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get(`${srv.url}${path}`, { headers }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    }).on('error', reject);
+    http
+      .get(`${srv.url}${path}`, { headers }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      })
+      .on('error', reject);
   });
 }
 

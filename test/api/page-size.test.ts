@@ -19,8 +19,11 @@ afterAll(async () => {
 });
 
 const bundleOf = (pages: unknown[]) => ({
-  format: 'service-space-export', formatVersion: 1, exportedAt: new Date().toISOString(),
-  space: { slug: 'x', name: 'X', description: '' }, pages,
+  format: 'service-space-export',
+  formatVersion: 1,
+  exportedAt: new Date().toISOString(),
+  space: { slug: 'x', name: 'X', description: '' },
+  pages,
 });
 
 describe('stored page size', () => {
@@ -58,12 +61,30 @@ describe('stored page size', () => {
   });
 
   it('reports an imported page past the cap as an import error naming the field', async () => {
-    const r = await small.admin.post('/spaces/imp/import', bundleOf([
-      { path: 'ok', title: 'OK', content: 'fine' },
-      { path: 'fat', title: 'Fat', content: 'x', metadata: { a: 'a'.repeat(15_000), b: 'b'.repeat(15_000), c: 'c'.repeat(15_000), d: 'd'.repeat(15_000), e: 'e'.repeat(15_000), f: 'f'.repeat(15_000), g: 'g'.repeat(15_000) } },
-    ]));
+    const r = await small.admin.post(
+      '/spaces/imp/import',
+      bundleOf([
+        { path: 'ok', title: 'OK', content: 'fine' },
+        {
+          path: 'fat',
+          title: 'Fat',
+          content: 'x',
+          metadata: {
+            a: 'a'.repeat(15_000),
+            b: 'b'.repeat(15_000),
+            c: 'c'.repeat(15_000),
+            d: 'd'.repeat(15_000),
+            e: 'e'.repeat(15_000),
+            f: 'f'.repeat(15_000),
+            g: 'g'.repeat(15_000),
+          },
+        },
+      ]),
+    );
     expect(r.status).toBe(200);
     expect(r.body.created).toBe(1);
-    expect(r.body.errors).toEqual([expect.objectContaining({ path: 'fat', code: 'payload_too_large', issues: [expect.objectContaining({ key: 'metadata' })] })]);
+    expect(r.body.errors).toEqual([
+      expect.objectContaining({ path: 'fat', code: 'payload_too_large', issues: [expect.objectContaining({ key: 'metadata' })] }),
+    ]);
   });
 });

@@ -11,9 +11,22 @@ afterAll(() => srv.close());
 
 describe('PUT /pages/:space/:path', () => {
   it('creates with 201, replaces with 200, and an identical PUT writes nothing', async () => {
-    const a = await srv.admin.put('/pages/wiki/guide/start', { title: 'Start', content: '# Hi', frontmatter: { tags: ['x'] }, metadata: { stage: 'draft' } });
+    const a = await srv.admin.put('/pages/wiki/guide/start', {
+      title: 'Start',
+      content: '# Hi',
+      frontmatter: { tags: ['x'] },
+      metadata: { stage: 'draft' },
+    });
     expect(a.status).toBe(201);
-    expect(a.body).toMatchObject({ space: 'wiki', path: 'guide/start', title: 'Start', content: '# Hi', version: 1, metadata: { stage: 'draft' }, frontmatter: { tags: ['x'] } });
+    expect(a.body).toMatchObject({
+      space: 'wiki',
+      path: 'guide/start',
+      title: 'Start',
+      content: '# Hi',
+      version: 1,
+      metadata: { stage: 'draft' },
+      frontmatter: { tags: ['x'] },
+    });
     expect(a.body.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const b = await srv.admin.put('/pages/wiki/guide/start', { title: 'Start', content: '# Hello' });
     expect(b.status).toBe(200);
@@ -92,8 +105,9 @@ describe('PUT /pages/:space/:path', () => {
 
   it('writes nothing for a body its client stops sending, and goes on answering', async () => {
     const { hostname, port } = new URL(srv.url);
-    const head = `PUT /pages/wiki/cut HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${srv.admin.key}\r\n`
-      + 'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"title":"Cut","content":"part"}';
+    const head =
+      `PUT /pages/wiki/cut HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${srv.admin.key}\r\n` +
+      'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"title":"Cut","content":"part"}';
     // What arrived is valid JSON: a reader that took it as the whole body would write the page.
     const socket = net.connect(Number(port), hostname);
     await new Promise((resolve) => socket.once('connect', resolve));
@@ -111,8 +125,10 @@ describe('PUT /pages/:space/:path', () => {
     let answer = '';
     chunked.on('data', (d) => (answer += d));
     chunked.on('error', () => {}); // the server may stop reading before the last chunk is sent
-    chunked.write(`PUT /pages/wiki/huge HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${srv.admin.key}\r\n`
-      + 'content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
+    chunked.write(
+      `PUT /pages/wiki/huge HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${srv.admin.key}\r\n` +
+        'content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n',
+    );
     const mb = 'a'.repeat(1024 * 1024);
     const first = `{"content":"${mb}`;
     chunked.write(`${first.length.toString(16)}\r\n${first}\r\n`);
@@ -127,10 +143,17 @@ describe('PUT /pages/:space/:path', () => {
   });
 
   it('cannot be polluted through __proto__ or constructor keys', async () => {
-    const r = await srv.admin.req('PUT', '/pages/wiki/proto', '{"title":"P","frontmatter":{"__proto__":{"polluted":1}},"metadata":{"constructor":1}}', { 'content-type': 'application/json' });
+    const r = await srv.admin.req(
+      'PUT',
+      '/pages/wiki/proto',
+      '{"title":"P","frontmatter":{"__proto__":{"polluted":1}},"metadata":{"constructor":1}}',
+      { 'content-type': 'application/json' },
+    );
     expect(r.status).toBe(400);
     expect(r.body.issues).toContainEqual(expect.objectContaining({ key: 'metadata.constructor' }));
-    const ok = await srv.admin.req('PUT', '/pages/wiki/proto', '{"title":"P","frontmatter":{"__proto__":{"polluted":1}}}', { 'content-type': 'application/json' });
+    const ok = await srv.admin.req('PUT', '/pages/wiki/proto', '{"title":"P","frontmatter":{"__proto__":{"polluted":1}}}', {
+      'content-type': 'application/json',
+    });
     expect(ok.status).toBe(201);
     expect(({} as any).polluted).toBeUndefined();
     expect((await srv.admin.get('/pages/wiki/proto')).body.frontmatter).toEqual(JSON.parse('{"__proto__":{"polluted":1}}'));
@@ -157,7 +180,9 @@ describe('GET /pages/:space/:path', () => {
     await srv.admin.put('/pages/wiki/rev', { title: 'R1', content: 'one' });
     await srv.admin.put('/pages/wiki/rev', { title: 'R2', content: 'two' });
     const list = await srv.admin.get('/pages/wiki/rev/revisions?limit=1');
-    expect(list.body.revisions).toEqual([{ version: 2, title: 'R2', author: { id: expect.any(String), kind: 'agent', name: 'admin' }, createdAt: expect.any(String) }]);
+    expect(list.body.revisions).toEqual([
+      { version: 2, title: 'R2', author: { id: expect.any(String), kind: 'agent', name: 'admin' }, createdAt: expect.any(String) },
+    ]);
     const next = await srv.admin.get(`/pages/wiki/rev/revisions?limit=1&cursor=${list.body.nextCursor}`);
     expect(next.body.revisions[0].version).toBe(1);
     expect(next.body.nextCursor).toBeNull();
@@ -187,7 +212,9 @@ describe('DELETE /pages/:space/:path', () => {
       expect(res.status).toBeLessThan(300);
       expect((await srv.admin.get('/pages/wiki/echo')).body).toEqual(res.body);
     };
-    await same(await srv.admin.put('/pages/wiki/echo', { title: 'E', content: 'see [[start]]', frontmatter: { a: 1 }, metadata: { n: 2 } }));
+    await same(
+      await srv.admin.put('/pages/wiki/echo', { title: 'E', content: 'see [[start]]', frontmatter: { a: 1 }, metadata: { n: 2 } }),
+    );
     await same(await srv.admin.put('/pages/wiki/echo', { title: 'E2', content: 'again' }));
     expect((await srv.admin.put('/pages/wiki/echo/acl', { read: [], write: [] })).status).toBe(200);
     await same(await srv.admin.put('/pages/wiki/echo', { title: 'E3', metadata: { n: 3 } }));

@@ -28,7 +28,10 @@ beforeAll(async () => {
   await putTemplate(srv.admin, 'crm', 'salary', SALARY);
   await putTemplate(srv.admin, 'crm', 'gone', SALARY);
   expect((await srv.admin.put('/pages/crm/templates/salary/acl', { read: [] })).status).toBe(200);
-  for (const [path, type] of [['r/hidden', 'salary'], ['r/gone', 'gone']]) {
+  for (const [path, type] of [
+    ['r/hidden', 'salary'],
+    ['r/gone', 'gone'],
+  ]) {
     expect((await srv.admin.put(`/pages/crm/${path}`, { title: 'R', template: type, metadata: { level: 2 } })).status).toBe(201);
   }
   expect((await srv.admin.del('/pages/crm/templates/gone')).status).toBe(204);

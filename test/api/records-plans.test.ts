@@ -49,22 +49,36 @@ const same = (a: { t: string; v: unknown }, b: { t: string; v: unknown }) => a.t
 /** The model: which records match and in which order. */
 function expected(filters: Array<{ key: string; op: string; value?: any }>, orderBy: string | null, desc: boolean): string[] {
   const scalar = (m: Meta, k: string) => (m[k] === undefined || Array.isArray(m[k]) ? null : typedOf(m[k] as never));
-  const rows = records.map((r, id) => ({ ...r, id })).filter(({ meta }) => filters.every((f) => {
-    const s = scalar(meta, f.key);
-    switch (f.op) {
-      case 'eq': return s !== null && same(s, typedOf(f.value));
-      case 'neq': return !(s !== null && same(s, typedOf(f.value)));
-      case 'in': return s !== null && f.value.some((v: never) => same(s, typedOf(v)));
-      case 'gte': { const t = typedOf(f.value); return s !== null && s.t === t.t && s.v >= t.v; }
-      case 'contains': return Array.isArray(meta[f.key]) && (meta[f.key] as string[]).includes(f.value);
-      case 'exists': return meta[f.key] !== undefined;
-      default: throw new Error(f.op);
-    }
-  }));
+  const rows = records
+    .map((r, id) => ({ ...r, id }))
+    .filter(({ meta }) =>
+      filters.every((f) => {
+        const s = scalar(meta, f.key);
+        switch (f.op) {
+          case 'eq':
+            return s !== null && same(s, typedOf(f.value));
+          case 'neq':
+            return !(s !== null && same(s, typedOf(f.value)));
+          case 'in':
+            return s !== null && f.value.some((v: never) => same(s, typedOf(v)));
+          case 'gte': {
+            const t = typedOf(f.value);
+            return s !== null && s.t === t.t && s.v >= t.v;
+          }
+          case 'contains':
+            return Array.isArray(meta[f.key]) && (meta[f.key] as string[]).includes(f.value);
+          case 'exists':
+            return meta[f.key] !== undefined;
+          default:
+            throw new Error(f.op);
+        }
+      }),
+    );
   const dir = desc ? -1 : 1;
   rows.sort((x, y) => {
     if (orderBy === null) return dir * (x.id - y.id);
-    const a = scalar(x.meta, orderBy), b = scalar(y.meta, orderBy);
+    const a = scalar(x.meta, orderBy),
+      b = scalar(y.meta, orderBy);
     if (a === null || b === null) return a === null && b === null ? x.id - y.id : a === null ? 1 : -1;
     if (a.t !== b.t) return dir * (T_ORDER[a.t] - T_ORDER[b.t]);
     if (a.v !== b.v) return dir * (a.v < b.v ? -1 : 1);
@@ -83,7 +97,15 @@ function page(filters: unknown[], orderBy: string | null, desc: boolean, seedCap
   let after: RecordCursor | null = null;
   for (let guard = 0; guard < 100; guard++) {
     const rows: RecordHit[] = queryRecords(srv.svc.db, caller, {
-      spaceId: spaceId(), template: 'row', stamp: { t: 's', v: 'row' }, conditions, orderBy, desc, limit: 5, after, seedCap,
+      spaceId: spaceId(),
+      template: 'row',
+      stamp: { t: 's', v: 'row' },
+      conditions,
+      orderBy,
+      desc,
+      limit: 5,
+      after,
+      seedCap,
     });
     out.push(...rows.slice(0, 4).map((r) => r.path));
     if (rows.length <= 4) return out;
@@ -99,9 +121,33 @@ describe('records query plans', () => {
     ['in, ordered by dates, desc', [{ key: 'stage', op: 'in', value: ['a', 'b'] }], 'd', true],
     ['eq, creation order', [{ key: 'stage', op: 'eq', value: 'c' }], null, false],
     ['in, creation order desc', [{ key: 'stage', op: 'in', value: ['a', 'c'] }], null, true],
-    ['eq + gte, ordered desc', [{ key: 'stage', op: 'eq', value: 'b' }, { key: 'n', op: 'gte', value: 2 }], 'n', true],
-    ['eq on a date + contains, ordered by a key most lack', [{ key: 'd', op: 'eq', value: '2026-01-01' }, { key: 'tags', op: 'contains', value: 't1' }], 'stage', false],
-    ['in on numbers, neq, ordered by dates', [{ key: 'n', op: 'in', value: [1, 2, 3, 'x'] }, { key: 'stage', op: 'neq', value: 'a' }], 'd', false],
+    [
+      'eq + gte, ordered desc',
+      [
+        { key: 'stage', op: 'eq', value: 'b' },
+        { key: 'n', op: 'gte', value: 2 },
+      ],
+      'n',
+      true,
+    ],
+    [
+      'eq on a date + contains, ordered by a key most lack',
+      [
+        { key: 'd', op: 'eq', value: '2026-01-01' },
+        { key: 'tags', op: 'contains', value: 't1' },
+      ],
+      'stage',
+      false,
+    ],
+    [
+      'in on numbers, neq, ordered by dates',
+      [
+        { key: 'n', op: 'in', value: [1, 2, 3, 'x'] },
+        { key: 'stage', op: 'neq', value: 'a' },
+      ],
+      'd',
+      false,
+    ],
     ['in with a value nobody has', [{ key: 'stage', op: 'in', value: ['zzz'] }], 'n', false],
   ])('%s: both plans page alike and match the model', (_label, filters, orderBy, desc) => {
     const want = expected(filters as never, orderBy, desc);

@@ -75,7 +75,11 @@ describe('GET /spaces/:slug/records/:type', () => {
     const r = await q({});
     expect(paths(r)).toEqual(['s01', 's02', 's03', 's04', 's05', 's06', 's07', 's08']);
     expect(r.body.pages[0]).toEqual({
-      space: 'pm', path: 'stories/s01', title: 'S01', version: 1, updatedAt: expect.any(String),
+      space: 'pm',
+      path: 'stories/s01',
+      title: 'S01',
+      version: 1,
+      updatedAt: expect.any(String),
       metadata: { stage: 'todo', points: 5, due: '2026-03-01', tags: ['ui'], template: 'story' },
     });
     expect(r.body.nextCursor).toBeNull();
@@ -95,12 +99,30 @@ describe('GET /spaces/:slug/records/:type', () => {
       [[{ key: 'stage', op: 'in', value: ['todo', 'review'] }], ['s01', 's04', 's05', 's07']],
       [[{ key: 'stage', op: 'eq', value: 'doing' }], ['s02', 's06', 's08']],
       [[{ key: 'stage', op: 'neq', value: 'doing' }], ['s01', 's03', 's04', 's05', 's07']],
-      [[{ key: 'points', op: 'gte', value: 3 }, { key: 'points', op: 'lt', value: 8 }], ['s01', 's02', 's07']],
+      [
+        [
+          { key: 'points', op: 'gte', value: 3 },
+          { key: 'points', op: 'lt', value: 8 },
+        ],
+        ['s01', 's02', 's07'],
+      ],
       [[{ key: 'due', op: 'lt', value: '2026-01-01' }], ['s04', 's07']], // +02:00 is 2025-12-31T22:00Z
-      [[{ key: 'due', op: 'gt', value: '2026-01-15T09:59:59Z' }, { key: 'due', op: 'lte', value: '2026-02-01' }], ['s02', 's03']],
+      [
+        [
+          { key: 'due', op: 'gt', value: '2026-01-15T09:59:59Z' },
+          { key: 'due', op: 'lte', value: '2026-02-01' },
+        ],
+        ['s02', 's03'],
+      ],
       [[{ key: 'tags', op: 'contains', value: 'api' }], ['s02', 's03', 's07']],
       [[{ key: 'points', op: 'missing' }], ['s06']],
-      [[{ key: 'points', op: 'exists' }, { key: 'stage', op: 'in', value: ['doing'] }], ['s02', 's08']],
+      [
+        [
+          { key: 'points', op: 'exists' },
+          { key: 'stage', op: 'in', value: ['doing'] },
+        ],
+        ['s02', 's08'],
+      ],
       [[{ key: 'stage', op: 'in', value: ['nothing'] }], []],
     ];
     for (const [filters, expected] of cases) expect(paths(await q({ filters })), JSON.stringify(filters)).toEqual(expected);
@@ -155,7 +177,10 @@ describe('GET /spaces/:slug/record-types', () => {
     expect(r.status).toBe(200);
     expect(r.body.map((t: any) => t.name)).toEqual(['epic', 'log', 'story']); // not plain-tmpl
     expect(r.body[2]).toEqual({
-      name: 'story', description: 'A user story', defaultPathPrefix: 'stories/', additionalKeys: 'allow',
+      name: 'story',
+      description: 'A user story',
+      defaultPathPrefix: 'stories/',
+      additionalKeys: 'allow',
       fields: STORY.metadataSchema.fields,
     });
   });
@@ -169,11 +194,15 @@ describe('GET /spaces/:slug/records/:type/nonconforming', () => {
     await srv.admin.put('/pages/ops/i/2', { title: '2', template: 'incident', metadata: {} });
     expect((await srv.admin.get('/spaces/ops/records/incident/nonconforming')).body).toEqual([]);
 
-    await putTemplate(srv.admin, 'ops', 'incident', { metadataSchema: { fields: [
-      { key: 'title', type: 'string' },
-      { key: 'severity', type: 'select', options: ['low', 'high'], required: true },
-      { key: 'team', type: 'string', required: true, default: 'sre' },
-    ] } });
+    await putTemplate(srv.admin, 'ops', 'incident', {
+      metadataSchema: {
+        fields: [
+          { key: 'title', type: 'string' },
+          { key: 'severity', type: 'select', options: ['low', 'high'], required: true },
+          { key: 'team', type: 'string', required: true, default: 'sre' },
+        ],
+      },
+    });
     await srv.admin.put('/pages/ops/i/3', { title: '3', template: 'incident', metadata: { severity: 'low' } });
     const report = await srv.admin.get('/spaces/ops/records/incident/nonconforming');
     expect(report.status).toBe(200);

@@ -18,14 +18,25 @@ const TASK = {
   },
 };
 
-const { srv, agents: { bob } } = useServer({
+const {
+  srv,
+  agents: { bob },
+} = useServer({
   agents: ['bob'],
-  spaces: [{ slug: 'crm', defaultAccess: 'write' }, { slug: 'shared', defaultAccess: 'read' }, { slug: 'secret', defaultAccess: 'none' }],
+  spaces: [
+    { slug: 'crm', defaultAccess: 'write' },
+    { slug: 'shared', defaultAccess: 'read' },
+    { slug: 'secret', defaultAccess: 'none' },
+  ],
   outbox: {}, // so that writes record events, and a refused one could
   async setup(srv) {
     await putTemplate(srv.admin, 'crm', 'task', TASK);
-    await putTemplate(srv.admin, 'crm', 'note', { metadataSchema: { additionalKeys: 'allow', fields: [{ key: 'topic', type: 'string', required: true }] } });
-    await putTemplate(srv.admin, 'shared', 'bug', { metadataSchema: { fields: [{ key: 'severity', type: 'select', options: ['low', 'high'], required: true }] } });
+    await putTemplate(srv.admin, 'crm', 'note', {
+      metadataSchema: { additionalKeys: 'allow', fields: [{ key: 'topic', type: 'string', required: true }] },
+    });
+    await putTemplate(srv.admin, 'shared', 'bug', {
+      metadataSchema: { fields: [{ key: 'severity', type: 'select', options: ['low', 'high'], required: true }] },
+    });
     await putTemplate(srv.admin, 'secret', 'hidden', { metadataSchema: { fields: [{ key: 'x', type: 'string' }] } });
   },
 });
@@ -41,7 +52,11 @@ describe('creating a record', () => {
   });
 
   it('lets given metadata win over defaults', async () => {
-    const r = await bob.put('/pages/crm/tasks/t2', { title: 'T2', template: 'task', metadata: { owner: 'ann', stage: 'done', labels: ['b'] } });
+    const r = await bob.put('/pages/crm/tasks/t2', {
+      title: 'T2',
+      template: 'task',
+      metadata: { owner: 'ann', stage: 'done', labels: ['b'] },
+    });
     expect(r.body.metadata).toEqual({ owner: 'ann', stage: 'done', labels: ['b'], template: 'task' });
   });
 
@@ -74,7 +89,12 @@ describe('creating a record', () => {
 
   it('reports every violation at once', async () => {
     const r = await bob.put('/pages/crm/tasks/many', { title: 'M', template: 'task', metadata: { stage: 'x', points: 99, extra: 1 } });
-    expect(r.body.issues.map((i: any) => `${i.key}:${i.code}`)).toEqual(['metadata.stage:option', 'metadata.owner:required', 'metadata.points:max', 'metadata.extra:undeclared']);
+    expect(r.body.issues.map((i: any) => `${i.key}:${i.code}`)).toEqual([
+      'metadata.stage:option',
+      'metadata.owner:required',
+      'metadata.points:max',
+      'metadata.extra:undeclared',
+    ]);
   });
 
   it('allows undeclared keys when additionalKeys is allow, refuses them under reject', async () => {
@@ -86,7 +106,12 @@ describe('creating a record', () => {
   });
 
   it('refuses an unknown template and a malformed reference', async () => {
-    for (const [template, code] of [['nope', 'unknown'], ['no-space:task', 'unknown'], ['Bad Slug:task', 'format'], ['a/b', 'format']]) {
+    for (const [template, code] of [
+      ['nope', 'unknown'],
+      ['no-space:task', 'unknown'],
+      ['Bad Slug:task', 'format'],
+      ['a/b', 'format'],
+    ]) {
       const r = await bob.put('/pages/crm/x1', { title: 'X', template, metadata: { owner: 'a' } });
       expect(r.status, template).toBe(400);
       expect(r.body.issues[0]).toMatchObject({ key: 'template', code });
@@ -129,7 +154,11 @@ describe('a record on later writes', () => {
     expect(content.body.metadata).toEqual({ owner: 'bea', stage: 'todo', template: 'task' });
     const wrongStamp = await bob.put('/pages/crm/tasks/k', { title: 'K', metadata: { owner: 'bea', template: 'note' } });
     expect(wrongStamp.body.issues[0]).toMatchObject({ key: 'metadata.template', code: 'format' });
-    const sameStamp = await bob.put('/pages/crm/tasks/k', { title: 'K2', content: 'body', metadata: { owner: 'bea', stage: 'todo', template: 'task' } });
+    const sameStamp = await bob.put('/pages/crm/tasks/k', {
+      title: 'K2',
+      content: 'body',
+      metadata: { owner: 'bea', stage: 'todo', template: 'task' },
+    });
     expect(sameStamp.status).toBe(200);
     expect(sameStamp.body.version).toBe(content.body.version); // identical: nothing written
   });
@@ -203,7 +232,11 @@ describe('cross-space templates', () => {
   });
 
   it('has no template whose name holds a colon: a page path may not hold one (docs/api.md), and such a reference names none', async () => {
-    const made = await srv.admin.put('/pages/crm/templates/kind:a', { title: 'kind:a', content: '', frontmatter: { metadataSchema: { fields: [] } } });
+    const made = await srv.admin.put('/pages/crm/templates/kind:a', {
+      title: 'kind:a',
+      content: '',
+      frontmatter: { metadataSchema: { fields: [] } },
+    });
     expect(made.status).toBe(400);
     expect(made.body.issues[0]).toMatchObject({ key: 'path' });
     const r = await bob.put('/pages/crm/colon', { title: 'C', template: 'crm:kind:a', metadata: { n: 1 } });
@@ -230,13 +263,21 @@ describe('records through export and import', () => {
     await putTemplate(srv.admin, 'src', 'task', TASK);
     await srv.admin.put('/pages/src/tasks/a', { title: 'A', template: 'task', metadata: { owner: 'ann', points: 3 } });
     const bundle = (await srv.admin.get('/spaces/src/export')).body;
-    bundle.pages.push({ path: 'tasks/broken', title: 'Broken', content: '', frontmatter: {}, metadata: { template: 'task', owner: 'x', points: 99 } });
+    bundle.pages.push({
+      path: 'tasks/broken',
+      title: 'Broken',
+      content: '',
+      frontmatter: {},
+      metadata: { template: 'task', owner: 'x', points: 99 },
+    });
     const r = await srv.admin.post('/spaces/dst/import', bundle);
     expect(r.status).toBe(200);
     expect(r.body.created).toBe(2);
     expect(r.body.errors).toEqual([expect.objectContaining({ path: 'tasks/broken', code: 'validation_failed' })]);
     const rows = await srv.admin.get('/spaces/dst/records/task');
-    expect(rows.body.pages).toEqual([expect.objectContaining({ path: 'tasks/a', metadata: { owner: 'ann', points: 3, stage: 'todo', labels: ['a'], template: 'task' } })]);
+    expect(rows.body.pages).toEqual([
+      expect.objectContaining({ path: 'tasks/a', metadata: { owner: 'ann', points: 3, stage: 'todo', labels: ['a'], template: 'task' } }),
+    ]);
     expect((await srv.admin.get('/pages/dst/tasks/a')).body.template).toBe('task');
   });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob, carol } } = useServer({
+const {
+  srv,
+  agents: { bob, carol },
+} = useServer({
   agents: ['bob', 'carol'],
   spaces: [{ slug: 'eng' }],
   outbox: { events: ['page.updated'] },
@@ -14,14 +17,20 @@ const put = async (c: Client, at: string, content: string, title = at) => {
   expect([200, 201], r.text).toContain(r.status);
   return r.body;
 };
-const updatedEvents = (path: string) => srv.svc.db.prepare(
-  "SELECT count(*) FROM events WHERE event = 'page.updated' AND json_extract(payload, '$.page.path') = ?",
-).pluck().get(path) as number;
+const updatedEvents = (path: string) =>
+  srv.svc.db
+    .prepare("SELECT count(*) FROM events WHERE event = 'page.updated' AND json_extract(payload, '$.page.path') = ?")
+    .pluck()
+    .get(path) as number;
 
 describe('renaming a page (PUT with a new title)', () => {
   it('rewrites the wikilinks that meant it by its old title, lists the pages it may not change, and leaves the rest', async () => {
     await put(bob, 'eng/notes/plan', 'The plan.', 'Quarterly Plan');
-    await put(bob, 'eng/a', 'See [[Quarterly Plan]], [[quarterly plan#Goals|the goals]] and [[notes/plan]].\n\n```\n[[Quarterly Plan]]\n```');
+    await put(
+      bob,
+      'eng/a',
+      'See [[Quarterly Plan]], [[quarterly plan#Goals|the goals]] and [[notes/plan]].\n\n```\n[[Quarterly Plan]]\n```',
+    );
     await put(bob, 'eng/b', 'Carol keeps [[Quarterly Plan|this]].');
     await srv.admin.put('/pages/eng/b/acl', { read: [bob.id], write: [carol.id] }); // bob reads it, may not write it
     await put(bob, 'eng/c', 'Another [[Quarterly Plan]] nobody but carol sees.');
@@ -36,7 +45,9 @@ describe('renaming a page (PUT with a new title)', () => {
     expect(r.body.notRewritten).toEqual([{ space: 'eng', path: 'b' }]); // c is unreadable to bob: not mentioned
 
     const a = await bob.get('/pages/eng/a');
-    expect(a.body.content).toBe('See [[Roadmap 2027]], [[Roadmap 2027#Goals|the goals]] and [[notes/plan]].\n\n```\n[[Quarterly Plan]]\n```');
+    expect(a.body.content).toBe(
+      'See [[Roadmap 2027]], [[Roadmap 2027#Goals|the goals]] and [[notes/plan]].\n\n```\n[[Quarterly Plan]]\n```',
+    );
     expect(a.body.version).toBe(2);
     const links = await bob.get('/pages/eng/notes/plan/links');
     expect(links.body.backlinks.map((l: { path: string }) => l.path)).toContain('a');

@@ -28,7 +28,9 @@ describe('?render=html', () => {
     const html: string = r.body.html;
     expect(html).toContain('<h1 id="h-welcome">Welcome</h1>');
     expect(html).toContain('<a href="/app/p/team/notes/exists" class="internal">e</a>');
-    expect(html).toContain('<a href="/app/p/team/notes/missing" class="internal broken" data-create="/app/new?space=team&amp;path=notes%2Fmissing">m</a>');
+    expect(html).toContain(
+      '<a href="/app/p/team/notes/missing" class="internal broken" data-create="/app/new?space=team&amp;path=notes%2Fmissing">m</a>',
+    );
     expect(html).not.toContain('<script');
     expect(html).not.toContain('href="javascript');
   });
@@ -40,7 +42,7 @@ describe('?render=html', () => {
     expect(forAdmin).toContain('<a href="/app/p/team/notes/secret" class="internal">s</a>');
   });
 
-  it('keeps each reader\'s HTML apart when it is served again (the render cache), and follows pages created later', async () => {
+  it("keeps each reader's HTML apart when it is served again (the render cache), and follows pages created later", async () => {
     await srv.admin.put('/pages/team/notes/again', { title: 'Again', content: '[s](secret) [l](later)' });
     for (let round = 0; round < 2; round++) {
       const forAdmin: string = (await srv.admin.get('/pages/team/notes/again?render=html')).body.html;
@@ -91,7 +93,9 @@ describe('POST /render', () => {
     const host = footnoteDocId({ space: 'team', path: 'notes/fn-host' });
     const embedded = footnoteDocId({ space: 'team', path: 'notes/fn-embedded' });
     expect(host).not.toBe(embedded);
-    expect(preview).toContain(`<li id="fn-${host}-1" class="footnote-item"><p>the host note, see <a href="/app/p/team/notes/exists" class="internal">exists</a>`);
+    expect(preview).toContain(
+      `<li id="fn-${host}-1" class="footnote-item"><p>the host note, see <a href="/app/p/team/notes/exists" class="internal">exists</a>`,
+    );
     expect(preview).toContain(`<li id="fn-${embedded}-1" class="footnote-item"><p>the embedded note`);
     await srv.admin.put('/pages/team/notes/fn-host', { title: 'Fn host', content });
     expect((await bob.get('/pages/team/notes/fn-host?render=html')).body.html).toBe(preview);

@@ -51,14 +51,22 @@ describe('credentials on a replica', () => {
 
   it('a sign-out ends the session on the replica too', async () => {
     const signIn = await fetch(`${replica.url}/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
     });
     expect(signIn.status).toBe(200);
-    const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('kspace_session='))!.split(';')[0];
+    const cookie = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('kspace_session='))!
+      .split(';')[0];
     const { csrfToken } = await signIn.json();
     const session = () => fetch(`${replica.url}/session`, { headers: { cookie, 'x-service-min-txid': txidOf(signIn) } });
     expect((await session()).status).toBe(200);
-    const out = await fetch(`${replica.url}/session`, { method: 'DELETE', headers: { cookie, 'x-csrf-token': csrfToken, origin: replica.url } });
+    const out = await fetch(`${replica.url}/session`, {
+      method: 'DELETE',
+      headers: { cookie, 'x-csrf-token': csrfToken, origin: replica.url },
+    });
     expect(out.status).toBe(204);
     const after = await fetch(`${replica.url}/session`, { headers: { cookie, 'x-service-min-txid': txidOf(out) } });
     expect(after.status).toBe(401);
@@ -66,12 +74,18 @@ describe('credentials on a replica', () => {
 });
 
 describe('the sign-in limiter behind a replica', () => {
-  const signIn = (base: string, from: string, name: string, password: string) => fetch(`${base}/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: JSON.stringify({ name, password }),
-  });
+  const signIn = (base: string, from: string, name: string, password: string) =>
+    fetch(`${base}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: JSON.stringify({ name, password }),
+    });
 
   it('failed sign-ins from one address do not lock out another, through the replica and at the primary', async () => {
-    for (const [base, bad, good] of [[replica.url, '203.0.113.1', '203.0.113.2'], [primary.url, '203.0.113.3', '203.0.113.4']]) {
+    for (const [base, bad, good] of [
+      [replica.url, '203.0.113.1', '203.0.113.2'],
+      [primary.url, '203.0.113.3', '203.0.113.4'],
+    ]) {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await signIn(base, bad, `nobody-${i}-${bad}`, 'wrong password')).status);
       expect(statuses).toEqual([401, 401, 401, 429]);

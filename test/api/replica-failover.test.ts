@@ -28,8 +28,11 @@ afterAll(async () => {
 });
 
 const env = {
-  SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_WEBHOOKS_ALLOW_HTTP: '1', SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
-  SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz', SERVICE_WEBHOOKS_RETRY_DELAYS: '0.05',
+  SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+  SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
+  SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
+  SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
+  SERVICE_WEBHOOKS_RETRY_DELAYS: '0.05',
   SERVICE_CHECKPOINT_MODE: 'litestream',
 };
 type Delivery = { id: string; page: { path: string; version: number } };
@@ -76,8 +79,9 @@ describe('failover to a promoted replica', () => {
 
     // What the replica's copy holds: the events of every replicated commit.
     const copy = new Database(path.join(rDir, 'kspace.db'), { readonly: true });
-    const events = (copy.prepare("SELECT payload FROM events WHERE event IN ('page.created', 'page.updated')").all() as Array<{ payload: string }>)
-      .map((e) => JSON.parse(e.payload) as { page: { path: string; version: number } });
+    const events = (
+      copy.prepare("SELECT payload FROM events WHERE event IN ('page.created', 'page.updated')").all() as Array<{ payload: string }>
+    ).map((e) => JSON.parse(e.payload) as { page: { path: string; version: number } });
     const before = copy.prepare('SELECT id, body FROM webhook_deliveries').all() as Array<{ id: string; body: Buffer }>;
     copy.close();
     expect(events.length).toBeGreaterThan(5);

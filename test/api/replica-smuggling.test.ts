@@ -14,7 +14,9 @@ import { waitFor } from '../support/wait.ts';
 let mallory: string;
 const { primary, replica } = useReplicaPair({
   primaryEnv: { SERVICE_TRUST_PROXY: '1' },
-  setup: async (primary) => { mallory = (await newAgent(primary, 'mallory')).key!; },
+  setup: async (primary) => {
+    mallory = (await newAgent(primary, 'mallory')).key!;
+  },
 });
 const canaryClient = useMade('the canary client', async () => client(replica.url, ADMIN_KEY));
 
@@ -22,7 +24,8 @@ const HOST = 'Host: kspace.test\r\n';
 const AUTH = () => `Authorization: Bearer ${mallory}\r\n`;
 // What a smuggler hides in a body: an unfinished upload that would swallow the next request on
 // the same upstream connection (its Authorization header included) as the page's content.
-const SMUGGLED = () => `PUT /pages/eng/captured HTTP/1.1\r\n${HOST}${AUTH()}Content-Type: application/json\r\nContent-Length: 400\r\n\r\n{"title":"Captured","content":"`;
+const SMUGGLED = () =>
+  `PUT /pages/eng/captured HTTP/1.1\r\n${HOST}${AUTH()}Content-Type: application/json\r\nContent-Length: 400\r\n\r\n{"title":"Captured","content":"`;
 
 // A whole request hidden in a body: run by the primary if it ever reads the body as a request.
 const HIDDEN = () => `DELETE /pages/eng/canary-1 HTTP/1.1\r\n${HOST}${AUTH()}\r\n`;
@@ -49,8 +52,17 @@ async function check(attack: () => Promise<RawExchange>, forwarded: number): Pro
   const r0 = replica.requests.length;
   const [x] = await Promise.all([attack(), canary()]);
   await canary();
-  const sent = () => replica.requests.slice(r0).filter((r) => r.route === '(forwarded)').map((r) => r.id).sort();
-  const got = () => primary.requests.slice(p0).map((r) => r.id).sort();
+  const sent = () =>
+    replica.requests
+      .slice(r0)
+      .filter((r) => r.route === '(forwarded)')
+      .map((r) => r.id)
+      .sort();
+  const got = () =>
+    primary.requests
+      .slice(p0)
+      .map((r) => r.id)
+      .sort();
   await waitFor(() => sent().every((id) => got().includes(id)), 5000, 20);
   await new Promise((r) => setTimeout(r, 200)); // anything more the primary would log
   expect(got()).toEqual(sent());
@@ -76,7 +88,10 @@ describe('request smuggling through a replica', () => {
   const post = () => `POST /spaces HTTP/1.1\r\n${HOST}${AUTH()}Content-Type: application/json\r\n`;
 
   it('CL.TE: Content-Length and Transfer-Encoding together are refused with 400 problem+json', async () => {
-    const x = await check(untilClosed(`${post()}Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(body)}${SMUGGLED()}`), 0);
+    const x = await check(
+      untilClosed(`${post()}Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(body)}${SMUGGLED()}`),
+      0,
+    );
     expectRefused(x);
   });
 
@@ -106,7 +121,14 @@ describe('request smuggling through a replica', () => {
   });
 
   it.each(['DELETE', 'OPTIONS', 'TRACE'])('a chunked %s is forwarded chunked: its body never becomes a request', async (method) => {
-    const x = await check(() => rawRequest(replica.url, `${method} /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}Transfer-Encoding: chunked\r\n\r\n${chunked(HIDDEN() + SMUGGLED())}`), 1);
+    const x = await check(
+      () =>
+        rawRequest(
+          replica.url,
+          `${method} /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}Transfer-Encoding: chunked\r\n\r\n${chunked(HIDDEN() + SMUGGLED())}`,
+        ),
+      1,
+    );
     expect(x.responses.length, x.text).toBe(1);
     expect(x.responses[0].status).not.toBe(400);
     expect(x.responses[0].headers['content-type']).toBe('application/problem+json');
@@ -122,7 +144,10 @@ describe('request smuggling through a replica', () => {
       for (const framing of [`Content-Length: ${SMUGGLED().length}`, 'Transfer-Encoding: chunked']) {
         const rest = framing.startsWith('Content') ? SMUGGLED() : chunked(SMUGGLED());
         const t0 = Date.now();
-        const x = await check(untilClosed(`${head} /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}X-Service-Min-Txid: 999999999\r\n${framing}\r\n\r\n${rest}`), 0);
+        const x = await check(
+          untilClosed(`${head} /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}X-Service-Min-Txid: 999999999\r\n${framing}\r\n\r\n${rest}`),
+          0,
+        );
         if (head === 'GET') expectRefused(x);
         else expect(x.text).toMatch(/^HTTP\/1\.1 400 [^]*content-type: application\/problem\+json/i);
         expect(x.closed).toBe(true);
@@ -133,25 +158,41 @@ describe('request smuggling through a replica', () => {
 
   it('pipelined requests on one connection each get their own answer, in order', async () => {
     const page = JSON.stringify({ title: 'Pipelined', content: 'one' });
-    const x = await check(() => rawRequest(replica.url, [
-      `PUT /pages/eng/pipelined HTTP/1.1\r\n${HOST}${AUTH()}Content-Type: application/json\r\nContent-Length: ${page.length}\r\n\r\n${page}`,
-      `DELETE /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}Transfer-Encoding: chunked\r\n\r\n${chunked(SMUGGLED())}`,
-      `OPTIONS /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}Content-Length: 3\r\n\r\nabc`,
-      `GET /spaces/eng HTTP/1.1\r\n${HOST}${AUTH()}\r\n`,
-    ].join(''), { responses: 4 }), 3);
-    expect(x.responses.map((r) => r.status), x.text).toEqual([201, 404, x.responses[2].status, 200]);
+    const x = await check(
+      () =>
+        rawRequest(
+          replica.url,
+          [
+            `PUT /pages/eng/pipelined HTTP/1.1\r\n${HOST}${AUTH()}Content-Type: application/json\r\nContent-Length: ${page.length}\r\n\r\n${page}`,
+            `DELETE /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}Transfer-Encoding: chunked\r\n\r\n${chunked(SMUGGLED())}`,
+            `OPTIONS /pages/eng/nothing HTTP/1.1\r\n${HOST}${AUTH()}Content-Length: 3\r\n\r\nabc`,
+            `GET /spaces/eng HTTP/1.1\r\n${HOST}${AUTH()}\r\n`,
+          ].join(''),
+          { responses: 4 },
+        ),
+      3,
+    );
+    expect(
+      x.responses.map((r) => r.status),
+      x.text,
+    ).toEqual([201, 404, x.responses[2].status, 200]);
     expect(x.responses[2].status).not.toBe(400);
     expect(JSON.parse(x.responses[0].body).path).toBe('pipelined');
     expect(JSON.parse(x.responses[3].body).slug).toBe('eng');
   });
 
   it('a body cut short, or answered before it is whole, never leaves a half request on an upstream connection', async () => {
-    const put = (len: number, key: string) => `PUT /pages/eng/short HTTP/1.1\r\n${HOST}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
+    const put = (len: number, key: string) =>
+      `PUT /pages/eng/short HTTP/1.1\r\n${HOST}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
     // Cut short: the client hangs up after part of its body.
     const cut = await check(() => rawRequest(replica.url, `${put(4000, mallory)}{"title":"x","content":"`, { timeoutMs: 300 }), 0);
     expect(cut.responses).toEqual([]);
     // Answered early: a wrong key is refused by the primary before the body is read.
-    const early = await check(() => rawRequest(replica.url, `${put(400_000, 'ks_wrong_key_0123456789abcdef')}{"title":"x","content":"`, { more: ['a'.repeat(1000)] }), 1);
+    const early = await check(
+      () =>
+        rawRequest(replica.url, `${put(400_000, 'ks_wrong_key_0123456789abcdef')}{"title":"x","content":"`, { more: ['a'.repeat(1000)] }),
+      1,
+    );
     expect(early.responses[0].status, early.text).toBe(401);
   });
 });

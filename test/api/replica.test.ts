@@ -18,7 +18,8 @@ import { PAGE_SIZE } from '../../src/store/migrations.ts';
 
 const { primary, replica, shipper, replicaDir } = useReplicaPair({
   primaryEnv: {
-    SERVICE_WEBHOOKS_ALLOW_HTTP: '1', SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
+    SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
+    SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
     SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
     SERVICE_SESSION_IDLE_MINUTES: '0.2', // 12 s; use is recorded after a quarter of it (3 s)
   },
@@ -60,7 +61,9 @@ describe('a primary and a read replica', () => {
     const data = crypto.randomBytes(3 * 1024 * 1024 + 17);
     expect((await viaReplica.put('/pages/eng/with-file', { title: 'With a file', content: 'x' })).status).toBe(201);
     const put = await fetch(`${replica.url}/files/eng/with-file/blob.bin`, {
-      method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' }, body: data,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' },
+      body: data,
     });
     expect(put.status, await put.clone().text()).toBe(201);
     const got = await fetch(`${replica.url}/files/eng/with-file/blob.bin`, {
@@ -112,8 +115,14 @@ describe('a primary and a read replica', () => {
     }
     expect((await primary.admin.get('/pages/eng/from-mcp')).body.content).toBe('via the replica');
     const raw = await fetch(`${replica.url}/mcp`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'put_page', arguments: { space: 'eng', path: 'from-mcp', content: 'again' } } }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'put_page', arguments: { space: 'eng', path: 'from-mcp', content: 'again' } },
+      }),
     });
     expect(raw.status).toBe(200);
     expect(Number(raw.headers.get('x-service-txid'))).toBeGreaterThan(0);
@@ -147,7 +156,8 @@ describe('a primary and a read replica', () => {
     await shipper.pause();
     try {
       const files = ['kspace.db', 'kspace.db-wal'].map((f) => path.join(replicaDir, f));
-      const hash = () => files.map((f) => (fs.existsSync(f) ? crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex') : '-')).join(' ');
+      const hash = () =>
+        files.map((f) => (fs.existsSync(f) ? crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex') : '-')).join(' ');
       const before = hash();
       const newcomer = client(replica.url, key.body.key);
       expect((await viaReplica.get('/pages/eng/ryw')).status).toBe(200);
@@ -183,7 +193,9 @@ describe('a primary and a read replica', () => {
     await shipper.pause();
     try {
       const signIn = await fetch(`${replica.url}/session`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
       });
       expect(signIn.status).toBe(200);
       const cookies = signIn.headers.getSetCookie();
@@ -193,7 +205,8 @@ describe('a primary and a read replica', () => {
       // The app's next request: the replica's copy lacks the new session, so it waits and forwards.
       expect((await fetch(`${replica.url}/session`, { headers: { cookie: `${session}; ${signedIn}` } })).status).toBe(200);
       const w = await fetch(`${replica.url}/pages/eng/by-wendy`, {
-        method: 'PUT', headers: { cookie: session, 'x-csrf-token': csrf, origin: replica.url, 'content-type': 'application/json' },
+        method: 'PUT',
+        headers: { cookie: session, 'x-csrf-token': csrf, origin: replica.url, 'content-type': 'application/json' },
         body: JSON.stringify({ title: 'By Wendy', content: 'mine' }),
       });
       expect(w.status).toBe(201);
@@ -226,11 +239,16 @@ describe('a primary and a read replica', () => {
   it('has the primary record the use of a session that only reads on the replica', async () => {
     expect((await primary.admin.post('/admin/principals', { name: 'rita', kind: 'user', password: 'correct horse' })).status).toBe(201);
     const signIn = await fetch(`${replica.url}/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'rita', password: 'correct horse' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'rita', password: 'correct horse' }),
     });
     const session = signIn.headers.get('set-cookie')!.split(';')[0];
-    const lastSeen = () => (primary.svc.db.prepare(
-      "SELECT s.last_seen_at FROM sessions s JOIN principals p ON p.id = s.principal_id WHERE p.name = 'rita'").pluck().get() as string);
+    const lastSeen = () =>
+      primary.svc.db
+        .prepare("SELECT s.last_seen_at FROM sessions s JOIN principals p ON p.id = s.principal_id WHERE p.name = 'rita'")
+        .pluck()
+        .get() as string;
     const first = lastSeen();
     await new Promise((r) => setTimeout(r, 3100));
     await shipper.ship();
@@ -261,7 +279,7 @@ describe('a primary and a read replica', () => {
       fs.copyFileSync(path.join(dir, 'kspace.db'), path.join(dir, 'new.db'));
       fs.renameSync(path.join(dir, 'new.db'), path.join(dir, 'kspace.db'));
       let ready = await client(lonely.url).get('/readyz');
-      for (const until = Date.now() + 5000; ready.status === 200 && Date.now() < until;) {
+      for (const until = Date.now() + 5000; ready.status === 200 && Date.now() < until; ) {
         await new Promise((r) => setTimeout(r, 100));
         ready = await client(lonely.url).get('/readyz');
       }
@@ -283,7 +301,9 @@ describe('a primary and a read replica', () => {
     db.pragma('user_version = 8');
     db.close();
     const before = fs.readFileSync(copy);
-    await expect(startServer({ SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url }, { dataDir: dir })).rejects.toThrow(/schema version 8.*never migrates/);
+    await expect(startServer({ SERVICE_ROLE: 'replica', SERVICE_PRIMARY_URL: primary.url }, { dataDir: dir })).rejects.toThrow(
+      /schema version 8.*never migrates/,
+    );
     expect(fs.readFileSync(copy).equals(before)).toBe(true);
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -295,9 +315,15 @@ describe('SERVICE_CHECKPOINT_MODE', () => {
     const { serve } = await import('../../src/server.ts');
     const quiet = { info() {}, warn() {}, error() {} };
     // auto: 64,000 pages of 4 KB (SAFETY_CHECKPOINT_PAGES), counted in the database's own page size.
-    for (const [mode, expected] of [['litestream', 0], ['auto', (64_000 * 4096) / PAGE_SIZE]] as const) {
+    for (const [mode, expected] of [
+      ['litestream', 0],
+      ['auto', (64_000 * 4096) / PAGE_SIZE],
+    ] as const) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckmode-'));
-      const srv = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_CHECKPOINT_MODE: mode, SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }), { log: quiet, checkpointer: true });
+      const srv = await serve(
+        loadConfig({ data: dir, port: 0 }, { SERVICE_CHECKPOINT_MODE: mode, SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }),
+        { log: quiet, checkpointer: true },
+      );
       try {
         const until = Date.now() + 5000;
         while (!srv.helper() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));

@@ -13,12 +13,15 @@ afterAll(() => srv.close());
 const isProblem = (r: { headers: Headers }) => r.headers.get('content-type') === 'application/problem+json';
 
 describe('routing', () => {
-  it.each(['/pages/wiki/%ZZ', '/pages/wiki/a%E0%A4%A', '/spaces/%ZZ', '/nowhere/%'])('answers problem+json 400 naming path for %s', async (p) => {
-    const r = await srv.admin.get(p);
-    expect(r.status).toBe(400);
-    expect(isProblem(r)).toBe(true);
-    expect(r.body).toMatchObject({ code: 'validation_failed', issues: [{ key: 'path', code: 'format' }] });
-  });
+  it.each(['/pages/wiki/%ZZ', '/pages/wiki/a%E0%A4%A', '/spaces/%ZZ', '/nowhere/%'])(
+    'answers problem+json 400 naming path for %s',
+    async (p) => {
+      const r = await srv.admin.get(p);
+      expect(r.status).toBe(400);
+      expect(isProblem(r)).toBe(true);
+      expect(r.body).toMatchObject({ code: 'validation_failed', issues: [{ key: 'path', code: 'format' }] });
+    },
+  );
 
   it('answers unknown routes with 404 problem+json', async () => {
     for (const p of ['/nowhere', '/spaces/wiki/nothing/here', '/pages', '/pages/wiki']) {
@@ -48,7 +51,13 @@ describe('routing', () => {
   });
 
   it('answers a PUT on a sub-resource without PUT with 405 and Allow (not a page write)', async () => {
-    for (const [sub, allow] of [['revisions', 'GET, HEAD'], ['metadata', 'PATCH'], ['links', 'GET, HEAD'], ['files', 'GET, HEAD'], ['revisions/2', 'GET, HEAD']]) {
+    for (const [sub, allow] of [
+      ['revisions', 'GET, HEAD'],
+      ['metadata', 'PATCH'],
+      ['links', 'GET, HEAD'],
+      ['files', 'GET, HEAD'],
+      ['revisions/2', 'GET, HEAD'],
+    ]) {
       const r = await srv.admin.put(`/pages/wiki/a/b/${sub}`, { title: 'T' });
       expect(r.status, sub).toBe(405);
       expect(r.body.code, sub).toBe('method_not_allowed');
@@ -88,15 +97,19 @@ describe('a Host header that makes no URL', () => {
   it('is a 400 problem+json and the server stays up (it ended the process)', async () => {
     const { default: http } = await import('node:http');
     const u = new URL(srv.url);
-    const send = (path: string) => new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
-      const r = http.request({ host: u.hostname, port: u.port, path, headers: { host: 'x:99999', authorization: `Bearer ${srv.admin.key}` } }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+    const send = (path: string) =>
+      new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+        const r = http.request(
+          { host: u.hostname, port: u.port, path, headers: { host: 'x:99999', authorization: `Bearer ${srv.admin.key}` } },
+          (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+          },
+        );
+        r.on('error', reject);
+        r.end();
       });
-      r.on('error', reject);
-      r.end();
-    });
     for (const path of ['/admin/principals/../keys', '/pages/wiki/a/./b']) {
       const r = await send(path);
       expect(r.status, path).toBe(400);

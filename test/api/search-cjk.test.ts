@@ -6,20 +6,25 @@ import { useServer } from '../support/fixture.ts';
 // (bigrams of CJK runs beside the words, src/text/cjk.ts). Before, a run of such characters was
 // one word to the index: プラグイン was found only where it stood between punctuation or spaces.
 
-const { srv, agents: { bob } } = useServer({
+const {
+  srv,
+  agents: { bob },
+} = useServer({
   agents: ['bob'],
   spaces: [{ slug: 'kb', name: 'KB' }],
-  pages: ([
-    ['ja/plugins', 'コミュニティプラグイン', 'Obsidianのプラグインを使うと、機能を増やせます。プラグインは設定から入れます。'],
-    ['ja/once', 'メモ', 'ここではプラグインを一度だけ書きます。'],
-    ['ja/core', '設定', 'コアプラグインとコミュニティプラグインの違い。'],
-    ['ja/other', '同期', 'ノートを同期する方法。'],
-    ['zh/plugins', '插件', '在设置中启用第三方插件管理器。'],
-    ['zh/other', '笔记', '如何同步笔记。'],
-    ['ko/plugins', '플러그인 안내', '커뮤니티 플러그인을 설치하려면 설정을 여세요.'],
-    ['ko/other', '동기화', '노트를 동기화하는 방법.'],
-    ['en/plugins', 'Plugins', 'Community plugins extend the app.'],
-  ] as const).map(([path, title, content]): [string, Record<string, unknown>] => [`kb/${path}`, { title, content }]),
+  pages: (
+    [
+      ['ja/plugins', 'コミュニティプラグイン', 'Obsidianのプラグインを使うと、機能を増やせます。プラグインは設定から入れます。'],
+      ['ja/once', 'メモ', 'ここではプラグインを一度だけ書きます。'],
+      ['ja/core', '設定', 'コアプラグインとコミュニティプラグインの違い。'],
+      ['ja/other', '同期', 'ノートを同期する方法。'],
+      ['zh/plugins', '插件', '在设置中启用第三方插件管理器。'],
+      ['zh/other', '笔记', '如何同步笔记。'],
+      ['ko/plugins', '플러그인 안내', '커뮤니티 플러그인을 설치하려면 설정을 여세요.'],
+      ['ko/other', '동기화', '노트를 동기화하는 방법.'],
+      ['en/plugins', 'Plugins', 'Community plugins extend the app.'],
+    ] as const
+  ).map(([path, title, content]): [string, Record<string, unknown>] => [`kb/${path}`, { title, content }]),
   noErrors: true,
 });
 

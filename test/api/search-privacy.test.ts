@@ -7,7 +7,10 @@ import { useServer } from '../support/fixture.ts';
 // own pages. Every output of a search must be the same with or without pages the caller may not
 // read: hits, order, scores, snippets, cursors.
 
-const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }], noErrors: true });
+const {
+  srv,
+  agents: { bob },
+} = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }], noErrors: true });
 
 /** Every answer of a search as bob sees it, page by page, following nextCursor. */
 async function answers(c: Client, q: string, limit: number): Promise<unknown[]> {
@@ -24,7 +27,17 @@ async function answers(c: Client, q: string, limit: number): Promise<unknown[]> 
 }
 
 // Single words, every word and some words, stems (scale, pangolins), typed prefixes, phrases.
-const QUERIES = ['pangolin', 'pangolin scales ', 'pangolin scales keratin ', 'pango*', 'pango', 'pangolins scale', '"pangolin scales"', 'scales', 'keratin tails'];
+const QUERIES = [
+  'pangolin',
+  'pangolin scales ',
+  'pangolin scales keratin ',
+  'pango*',
+  'pango',
+  'pangolins scale',
+  '"pangolin scales"',
+  'scales',
+  'keratin tails',
+];
 
 async function everything(c: Client): Promise<unknown[]> {
   const out: unknown[] = [];
@@ -36,7 +49,10 @@ describe('search answers do not depend on pages the caller may not read', () => 
   it('gives bob the same hits, order, scores, snippets and cursors with or without hidden pages holding the words', async () => {
     // bob's pages: of the same shape, different word counts and lengths, one with the word in its title.
     await bob.put('/pages/~bob/a', { title: 'Notes', content: 'pangolin scales are keratin' });
-    await bob.put('/pages/~bob/b', { title: 'More notes', content: 'pangolin pangolin pangolin scales and a longer body about other things entirely' });
+    await bob.put('/pages/~bob/b', {
+      title: 'More notes',
+      content: 'pangolin pangolin pangolin scales and a longer body about other things entirely',
+    });
     await bob.put('/pages/~bob/c', { title: 'Pangolin', content: 'scales' });
     await bob.put('/pages/~bob/d', { title: 'Unrelated', content: 'a page about scales only' });
     await srv.admin.put('/pages/kb/open', { title: 'Open', content: 'pangolin scales in the open' });
@@ -47,7 +63,14 @@ describe('search answers do not depend on pages the caller may not read', () => 
     // ranking counted them (how many pages hold a word, their lengths), bob's scores would move.
     for (let i = 0; i < 50; i++) {
       const path = `/pages/kb/hidden/${i}`;
-      expect((await srv.admin.put(path, { title: i % 2 ? 'Pangolin scales' : 'Secret', content: `${'pangolin scales '.repeat(1 + (i % 7) * 20)} pangolins ${i % 3 ? 'keratin' : ''}` })).status).toBe(201);
+      expect(
+        (
+          await srv.admin.put(path, {
+            title: i % 2 ? 'Pangolin scales' : 'Secret',
+            content: `${'pangolin scales '.repeat(1 + (i % 7) * 20)} pangolins ${i % 3 ? 'keratin' : ''}`,
+          })
+        ).status,
+      ).toBe(201);
       expect((await srv.admin.put(`${path}/acl`, { read: [], write: [] })).status).toBe(200);
     }
     const after = await everything(bob);

@@ -5,7 +5,8 @@ import { startServer, type Client, type TestServer } from '../support/server.ts'
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startServer();
-  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or'])
+    expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
 });
 afterAll(() => srv.close());
 afterEach(() => expect(srv.errors).toEqual([]));
@@ -18,7 +19,11 @@ const search = async (c: Client, q: string, space: string) => {
 
 describe('ranking by relevance', () => {
   it('ranks by term frequency, whichever page was written first', async () => {
-    const pages: Array<[string, string]> = [['once', 'tapir x x x x x x'], ['thrice', 'tapir x tapir x tapir x x'], ['twice', 'tapir x tapir x x x x']];
+    const pages: Array<[string, string]> = [
+      ['once', 'tapir x x x x x x'],
+      ['thrice', 'tapir x tapir x tapir x x'],
+      ['twice', 'tapir x tapir x x x x'],
+    ];
     for (const [p, content] of pages) await srv.admin.put(`/pages/tf/${p}`, { title: 'Animal', content });
     for (const [p, content] of [...pages].reverse()) await srv.admin.put(`/pages/tf2/${p}`, { title: 'Animal', content });
     expect(await search(srv.admin, 'tapir ', 'tf')).toEqual(['thrice', 'twice', 'once']);

@@ -40,7 +40,9 @@ describe('search snippets', () => {
   });
 
   it('has no heading when the match is above every heading or only in the title', async () => {
-    expect((await srv.admin.put('/pages/doc/early', { title: 'Pangolin notes', content: 'A quokka first.\n\n# Later\n\nmore' })).status).toBe(201);
+    expect(
+      (await srv.admin.put('/pages/doc/early', { title: 'Pangolin notes', content: 'A quokka first.\n\n# Later\n\nmore' })).status,
+    ).toBe(201);
     const [early] = await search('quokka');
     expect(early.snippet).toBe('A <mark>quokka</mark> first. Later more');
     expect(early).not.toHaveProperty('heading');

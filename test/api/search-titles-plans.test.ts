@@ -47,7 +47,11 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 afterEach(() => expect(srv.errors).toEqual([]));
 
-const words = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** The contract's answer, computed from the pages written. */
 function expected(q: string, readAll: boolean, limit: number, space: string | null): string[] {
@@ -69,14 +73,39 @@ function expected(q: string, readAll: boolean, limit: number, space: string | nu
 
 describe('GET /search/titles, whichever plan reads a group', () => {
   it('answers the contract order over the readable pages, for common and rare words, at every limit', async () => {
-    const queries = ['s', 'p', 'su', 'sun', 'sun p', 'p s', 'pond', 'pond sun', 'sun pond', 'sun pond a', 'st pl zeb', 'z', 'zeb', 'f3', 'f3 n1', 'n4', 'sea path dddd', 'x'];
+    const queries = [
+      's',
+      'p',
+      'su',
+      'sun',
+      'sun p',
+      'p s',
+      'pond',
+      'pond sun',
+      'sun pond',
+      'sun pond a',
+      'st pl zeb',
+      'z',
+      'zeb',
+      'f3',
+      'f3 n1',
+      'n4',
+      'sea path dddd',
+      'x',
+    ];
     for (const q of queries) {
       for (const limit of [50, 7, 1]) {
-        for (const [who, c, all] of [['bob', bob, false], ['admin', srv.admin, true]] as const) {
+        for (const [who, c, all] of [
+          ['bob', bob, false],
+          ['admin', srv.admin, true],
+        ] as const) {
           for (const space of ['many', 'few', null]) {
             const r = await c.get(`/search/titles?${new URLSearchParams({ q, limit: String(limit), ...(space ? { space } : {}) })}`);
             expect(r.status).toBe(200);
-            expect(r.body.hits.map((h: { space: string; path: string }) => `${h.space}/${h.path}`), `${who} ${q} ${limit} ${space}`).toEqual(expected(q, all, limit, space));
+            expect(
+              r.body.hits.map((h: { space: string; path: string }) => `${h.space}/${h.path}`),
+              `${who} ${q} ${limit} ${space}`,
+            ).toEqual(expected(q, all, limit, space));
           }
         }
       }

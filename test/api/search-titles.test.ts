@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }, { slug: 'other', name: 'Other' }], noErrors: true });
+const {
+  srv,
+  agents: { bob },
+} = useServer({
+  agents: ['bob'],
+  spaces: [
+    { slug: 'kb', name: 'KB' },
+    { slug: 'other', name: 'Other' },
+  ],
+  noErrors: true,
+});
 
 type Hits = { body: { hits: Array<{ space: string; path: string; title: string }> } };
 const titles = (c: Client, q: string, extra = '') => c.get(`/search/titles?${new URLSearchParams({ q })}${extra}`);
@@ -13,7 +23,9 @@ describe('GET /search/titles', () => {
     const put = (path: string, body: object) => srv.admin.put(`/pages/kb/${path}`, body);
     expect((await put('guides/onboarding', { title: 'Onboarding checklist', content: 'x' })).status).toBe(201);
     expect((await put('cafe', { title: 'Café crème', content: 'x' })).status).toBe(201);
-    expect((await put('misc/zeta-notes', { title: 'Unrelated', content: 'body', frontmatter: { aliases: ['Kaffee Liste'] } })).status).toBe(201);
+    expect((await put('misc/zeta-notes', { title: 'Unrelated', content: 'body', frontmatter: { aliases: ['Kaffee Liste'] } })).status).toBe(
+      201,
+    );
     const r = await titles(bob, 'onboard');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ hits: [{ space: 'kb', path: 'guides/onboarding', title: 'Onboarding checklist' }] });
@@ -58,7 +70,13 @@ describe('GET /search/titles', () => {
   });
 
   it('refuses a missing q, a bad limit and an unknown space, naming the field', async () => {
-    for (const [query, field] of [['', 'q'], ['q=%20', 'q'], ['q=a&limit=51', 'limit'], ['q=a&limit=0', 'limit'], [`q=${'a'.repeat(201)}`, 'q']] as const) {
+    for (const [query, field] of [
+      ['', 'q'],
+      ['q=%20', 'q'],
+      ['q=a&limit=51', 'limit'],
+      ['q=a&limit=0', 'limit'],
+      [`q=${'a'.repeat(201)}`, 'q'],
+    ] as const) {
       const r = await bob.get(`/search/titles?${query}`);
       expect(r.status, query).toBe(400);
       expect(JSON.stringify(r.body), query).toContain(field);

@@ -3,7 +3,17 @@ import { ranking } from '../../src/domain/search/full-text.ts';
 import { startServer, type Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }, { slug: 'other', name: 'Other' }], noErrors: true });
+const {
+  srv,
+  agents: { bob },
+} = useServer({
+  agents: ['bob'],
+  spaces: [
+    { slug: 'kb', name: 'KB' },
+    { slug: 'other', name: 'Other' },
+  ],
+  noErrors: true,
+});
 
 const search = (c: Client, q: string, extra = '') => c.get(`/search?${new URLSearchParams({ q })}${extra}`);
 const paths = (r: { body: { hits: Array<{ space: string; path: string }> } }) => r.body.hits.map((h) => `${h.space}/${h.path}`);
@@ -95,7 +105,10 @@ describe('GET /search', () => {
 
   it('pages with limit and cursor: every hit once, in order', async () => {
     for (let i = 0; i < 23; i++) {
-      await srv.admin.put(`/pages/kb/many/${i}`, { title: i % 5 === 0 ? 'Tapir notes' : `Page ${i}`, content: `tapir ${'tapir '.repeat(i % 4)} filler ${i}` });
+      await srv.admin.put(`/pages/kb/many/${i}`, {
+        title: i % 5 === 0 ? 'Tapir notes' : `Page ${i}`,
+        content: `tapir ${'tapir '.repeat(i % 4)} filler ${i}`,
+      });
     }
     const all = await searchAll(srv.admin, 'tapir', 200);
     expect(all).toHaveLength(23);
@@ -106,7 +119,11 @@ describe('GET /search', () => {
 
   it('ranks by how often a page holds the word, and pages through every hit in small chunks in that order', async () => {
     // okapi once, twice or three times in bodies of the same length; the title holds it in one.
-    for (let i = 0; i < 12; i++) await srv.admin.put(`/pages/kb/slice/${String(i).padStart(2, '0')}`, { title: i === 1 ? 'Okapi' : 'Slice', content: `${'okapi '.repeat(1 + (i % 3))}${'x '.repeat(3 - (i % 3))}` });
+    for (let i = 0; i < 12; i++)
+      await srv.admin.put(`/pages/kb/slice/${String(i).padStart(2, '0')}`, {
+        title: i === 1 ? 'Okapi' : 'Slice',
+        content: `${'okapi '.repeat(1 + (i % 3))}${'x '.repeat(3 - (i % 3))}`,
+      });
     const order = [1, 11, 8, 5, 2, 10, 7, 4, 9, 6, 3, 0].map((i) => `kb/slice/${String(i).padStart(2, '0')}`);
     expect(await searchAll(srv.admin, 'okapi ', 50)).toEqual(order);
     const saved = { ...ranking };
@@ -168,7 +185,12 @@ describe('GET /search', () => {
     expect(next.body.hits).toHaveLength(2);
     const bytes = Buffer.from(sealed, 'base64url');
     bytes[bytes.length - 20] ^= 1;
-    for (const bad of [bytes.toString('base64url'), sealed.slice(0, -2), `${sealed}x`, Buffer.from('{"g":0,"s":2,"i":9}').toString('base64url')]) {
+    for (const bad of [
+      bytes.toString('base64url'),
+      sealed.slice(0, -2),
+      `${sealed}x`,
+      Buffer.from('{"g":0,"s":2,"i":9}').toString('base64url'),
+    ]) {
       const t = await search(srv.admin, 'quokka', `&limit=2&cursor=${bad}`);
       expect(t.status).toBe(400);
       expect(t.body.issues[0]).toMatchObject({ key: 'cursor', code: 'format' });
@@ -227,7 +249,9 @@ describe('GET /search', () => {
     expect(short.body.issues[0].message).toContain('`ta*`');
     expect((await search(srv.admin, 'tama* tamb* tamc*')).body.issues[0]).toMatchObject({ key: 'q', code: 'max' });
     // A long question is searched, by its first 32 words.
-    expect(paths(await search(srv.admin, `${'w '.repeat(40)} tamarin ${Array.from({ length: 40 }, (_, i) => `v${i}`).join(' ')}`))).toEqual(['kb/prefix']);
+    expect(paths(await search(srv.admin, `${'w '.repeat(40)} tamarin ${Array.from({ length: 40 }, (_, i) => `v${i}`).join(' ')}`))).toEqual(
+      ['kb/prefix'],
+    );
     const saved = { ...ranking };
     ranking.prefixMaxPages = 0;
     try {
@@ -270,12 +294,69 @@ describe('GET /search', () => {
   });
 
   const TRICKY: string[] = [
-    '"', '""', '"unclosed phrase', '*', '**', 'a*b*', 'AND', 'OR', 'NOT', 'a AND', 'AND b', 'a OR b', 'a NOT b',
-    'NEAR(', 'NEAR(a b)', 'NEAR/2', '-x', '- -', '+x', 'col:x', 'title:x', '{title}: x', '{content}:x', '^', '^x',
-    '(x', ')', 'x)', '[x]', "'", '\\', '%', '%00', '\u0000', '🎉', '🎉 party', '👨‍👩‍👧', '\u0301', 'a\u0301',
-    '   ', '', '漢字', 'مرحبا', 'ß', 'ǅ', 'x"y', '"a""b"', 'a"b c"d', '*"x"', '"x"*', '"x" *', 'x:*', '"*"',
-    'rowid', 'page_fts', "'; DROP TABLE pages; --", '\uFDD0x\uFDD1',
-    'a\u0000b', 'x\u0000', '\u0000\u{F0000}', '"x\u0000y"*', 'ab\u0305cd', 'x\u0378y z',
+    '"',
+    '""',
+    '"unclosed phrase',
+    '*',
+    '**',
+    'a*b*',
+    'AND',
+    'OR',
+    'NOT',
+    'a AND',
+    'AND b',
+    'a OR b',
+    'a NOT b',
+    'NEAR(',
+    'NEAR(a b)',
+    'NEAR/2',
+    '-x',
+    '- -',
+    '+x',
+    'col:x',
+    'title:x',
+    '{title}: x',
+    '{content}:x',
+    '^',
+    '^x',
+    '(x',
+    ')',
+    'x)',
+    '[x]',
+    "'",
+    '\\',
+    '%',
+    '%00',
+    '\u0000',
+    '🎉',
+    '🎉 party',
+    '👨‍👩‍👧',
+    '\u0301',
+    'a\u0301',
+    '   ',
+    '',
+    '漢字',
+    'مرحبا',
+    'ß',
+    'ǅ',
+    'x"y',
+    '"a""b"',
+    'a"b c"d',
+    '*"x"',
+    '"x"*',
+    '"x" *',
+    'x:*',
+    '"*"',
+    'rowid',
+    'page_fts',
+    "'; DROP TABLE pages; --",
+    '\uFDD0x\uFDD1',
+    'a\u0000b',
+    'x\u0000',
+    '\u0000\u{F0000}',
+    '"x\u0000y"*',
+    'ab\u0305cd',
+    'x\u0378y z',
   ];
   it.each(TRICKY.map((q) => [JSON.stringify(q), q]))('answers 200 or 400 to %s, never 500', async (_name, q) => {
     const r = await search(srv.admin, q);
@@ -344,7 +425,13 @@ describe('phrases of several words', () => {
     await srv.admin.put('/pages/kb/ph/both', { title: 'Plumage of the quetzal', content: 'On quetzal plumage, see below.' });
     const r = await search(srv.admin, '"quetzal plumage"');
     expect(paths(r)).toEqual(['kb/ph/title', 'kb/ph/both', 'kb/ph/body']);
-    expect(paths(await search(srv.admin, 'quetzal plumage')).sort()).toEqual(['kb/ph/across', 'kb/ph/apart', 'kb/ph/body', 'kb/ph/both', 'kb/ph/title']);
+    expect(paths(await search(srv.admin, 'quetzal plumage')).sort()).toEqual([
+      'kb/ph/across',
+      'kb/ph/apart',
+      'kb/ph/body',
+      'kb/ph/both',
+      'kb/ph/title',
+    ]);
     // A word beside the phrase may be anywhere; the phrase still needs its words in a row.
     // (Pages holding both first; then those holding the phrase or the word alone.)
     expect(paths(await search(srv.admin, 'colours "quetzal plumage"'))[0]).toBe('kb/ph/title');

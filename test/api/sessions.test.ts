@@ -18,7 +18,11 @@ async function createUser(srv: TestServer, name: string, password = 'correct hor
 }
 
 function signInRaw(srv: TestServer, name: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${srv.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name, password }) });
+  return fetch(`${srv.url}/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ name, password }),
+  });
 }
 
 async function signIn(srv: TestServer, name: string, password = 'correct horse'): Promise<Session> {
@@ -30,7 +34,14 @@ async function signIn(srv: TestServer, name: string, password = 'correct horse')
 }
 
 /** A request as the app sends it: the cookie, the CSRF token and this origin, unless overridden. */
-function as(srv: TestServer, s: Session, method: string, path: string, body?: unknown, headers: Record<string, string | undefined> = {}): Promise<Response> {
+function as(
+  srv: TestServer,
+  s: Session,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string | undefined> = {},
+): Promise<Response> {
   const h: Record<string, string> = {};
   const all: Record<string, string | undefined> = { cookie: s.cookie, 'x-csrf-token': s.csrf, origin: srv.url, ...headers };
   for (const [k, v] of Object.entries(all)) if (v !== undefined) h[k] = v;
@@ -44,9 +55,12 @@ describe('sessions', () => {
   beforeAll(async () => {
     rx = await startReceiver();
     srv = await startServer({
-      SERVICE_WEBHOOKS_ALLOW_HTTP: '1', SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1', SERVICE_WEBHOOKS_RETRY_DELAYS: '0.05',
+      SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
+      SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1',
+      SERVICE_WEBHOOKS_RETRY_DELAYS: '0.05',
       SERVICE_SETTINGS_ENCRYPTION_KEY: 'test-settings-key-0123456789abcdef-xyz',
-      SERVICE_SIGNIN_NAME_BURST: '3', SERVICE_SIGNIN_NAME_PER_MINUTE: '60',
+      SERVICE_SIGNIN_NAME_BURST: '3',
+      SERVICE_SIGNIN_NAME_PER_MINUTE: '60',
     });
     await createUser(srv, 'alice');
     await srv.admin.post('/spaces', { slug: 'team', name: 'Team' });
@@ -60,10 +74,16 @@ describe('sessions', () => {
     const r = await signInRaw(srv, 'alice', 'correct horse');
     expect(r.status).toBe(200);
     const body = await r.json();
-    expect(body).toEqual({ principal: { id: expect.stringMatching(/^p_/), name: 'alice', kind: 'user', orgAdmin: false }, csrfToken: expect.any(String) });
+    expect(body).toEqual({
+      principal: { id: expect.stringMatching(/^p_/), name: 'alice', kind: 'user', orgAdmin: false },
+      csrfToken: expect.any(String),
+    });
     const cookie = r.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^kspace_session=[A-Za-z0-9_-]{43}; /);
-    const flags = cookie.split(';').map((s) => s.trim().toLowerCase()).slice(1);
+    const flags = cookie
+      .split(';')
+      .map((s) => s.trim().toLowerCase())
+      .slice(1);
     expect(flags).toEqual(expect.arrayContaining(['httponly', 'samesite=lax', 'path=/']));
     expect(flags).not.toContain('secure');
     expect(r.headers.get('cache-control')).toBe('no-store');
@@ -99,7 +119,8 @@ describe('sessions', () => {
       const cookie = r.headers.getSetCookie()[0];
       expect(cookie).toMatch(/^__Host-kspace_session=[^;]+;.*; Secure$/);
       const token = cookie.split(';')[0].split('=')[1];
-      const me = (c: string, proto?: string) => fetch(`${proxied.url}/me`, { headers: { cookie: c, ...(proto ? { 'x-forwarded-proto': proto } : {}) } });
+      const me = (c: string, proto?: string) =>
+        fetch(`${proxied.url}/me`, { headers: { cookie: c, ...(proto ? { 'x-forwarded-proto': proto } : {}) } });
       expect((await me(`__Host-kspace_session=${token}`, 'https')).status).toBe(200);
       expect((await me(`kspace_session=${token}`, 'https')).status).toBe(401);
       expect((await me(`kspace_session=${token}`)).status).toBe(200); // plain http through the proxy
@@ -118,14 +139,22 @@ describe('sessions', () => {
   });
 
   it('refuses a wrong password, an unknown name and an agent with 401 invalid_credentials', async () => {
-    const cases: [string, string][] = [['alice', 'wrong password'], ['nobody', 'correct horse'], ['admin', 'whatever1']];
+    const cases: [string, string][] = [
+      ['alice', 'wrong password'],
+      ['nobody', 'correct horse'],
+      ['admin', 'whatever1'],
+    ];
     for (const [name, password] of cases) {
       const r = await signInRaw(srv, name, password);
       expect(r.status, name).toBe(401);
       expect((await r.json()).code).toBe('invalid_credentials');
       expect(r.headers.get('set-cookie')).toBeNull();
     }
-    const bad = await fetch(`${srv.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"alice"}' });
+    const bad = await fetch(`${srv.url}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"alice"}',
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).issues[0].key).toBe('password');
   });
@@ -194,7 +223,7 @@ describe('sessions', () => {
     expect((await as(srv, s, 'GET', '/me')).status).toBe(401);
   });
 
-  it('lets an org admin end a user\'s sessions', async () => {
+  it("lets an org admin end a user's sessions", async () => {
     const id = await createUser(srv, 'bruno');
     const a = await signIn(srv, 'bruno');
     const b = await signIn(srv, 'bruno');
@@ -296,7 +325,9 @@ describe('session expiry and the per-address limit', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-user-'));
     const first = await startServer({}, { dataDir, keepData: true }); // bootstraps the data dir
     await first.close();
-    const made = await runCli(['admin', 'create-principal', '--data', dataDir, '--name', 'olga', '--kind', 'user', '--password-stdin'], { input: 'offline password\n' });
+    const made = await runCli(['admin', 'create-principal', '--data', dataDir, '--name', 'olga', '--kind', 'user', '--password-stdin'], {
+      input: 'offline password\n',
+    });
     expect(made.code, made.stderr).toBe(0);
     const srv = await startServer({}, { dataDir });
     try {
@@ -312,7 +343,8 @@ describe('session expiry and the per-address limit', () => {
     try {
       await createUser(srv, 'ida');
       const s = await signIn(srv, 'ida');
-      for (let i = 0; i < 4; i++) { // used every 0.25 s: stays
+      for (let i = 0; i < 4; i++) {
+        // used every 0.25 s: stays
         expect((await as(srv, s, 'GET', '/me')).status).toBe(200);
         await new Promise((r) => setTimeout(r, 250));
       }

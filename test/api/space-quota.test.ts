@@ -22,7 +22,13 @@ describe('spaces a principal may create', () => {
     }
     expect(statuses).toEqual([201, 201, 403]);
     expect(refused!.headers.get('content-type')).toBe('application/problem+json');
-    expect(refused!.body).toMatchObject({ status: 403, code: 'quota_exceeded', setting: 'SERVICE_MAX_SPACES_PER_PRINCIPAL', limit: 2, used: 2 });
+    expect(refused!.body).toMatchObject({
+      status: 403,
+      code: 'quota_exceeded',
+      setting: 'SERVICE_MAX_SPACES_PER_PRINCIPAL',
+      limit: 2,
+      used: 2,
+    });
     expect((await srv.admin.get('/spaces/mo-3')).status).toBe(404); // nothing written
     // The personal space does not count, nor do other principals' spaces.
     expect((await mo.put('/pages/~mo/note', { title: 'N', content: 'n' })).status).toBe(201);

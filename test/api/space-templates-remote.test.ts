@@ -24,28 +24,46 @@ vi.mock('../../src/domain/net/address-guard.ts', async (importOriginal) => {
 
 const MAX = 64 * 1024;
 const bundle = (name: string, pages: unknown[]) => ({
-  format: 'service-space-export', formatVersion: 1, exportedAt: '2026-01-01T00:00:00.000Z',
-  space: { slug: 'r', name, description: `${name} from afar` }, pages,
+  format: 'service-space-export',
+  formatVersion: 1,
+  exportedAt: '2026-01-01T00:00:00.000Z',
+  space: { slug: 'r', name, description: `${name} from afar` },
+  pages,
 });
-const GOOD_ROOT = JSON.stringify({ templates: [
-  { id: 'handbook', name: 'Remote handbook', description: 'Served over https', bundle: 'bundles/handbook.json' },
-  { id: 'tasks', name: 'Remote tasks', description: 'With a record type', bundle: 'bundles/tasks.json' },
-] });
+const GOOD_ROOT = JSON.stringify({
+  templates: [
+    { id: 'handbook', name: 'Remote handbook', description: 'Served over https', bundle: 'bundles/handbook.json' },
+    { id: 'tasks', name: 'Remote tasks', description: 'With a record type', bundle: 'bundles/tasks.json' },
+  ],
+});
 const GOOD_FILES: Record<string, string> = {
   '/catalog/root.json': GOOD_ROOT,
-  '/catalog/bundles/handbook.json': JSON.stringify(bundle('Handbook', [{ path: 'home', title: 'Home', content: 'Welcome [x](./policies)' }, { path: 'policies', title: 'Policies', content: 'Be kind.' }])),
-  '/catalog/bundles/tasks.json': JSON.stringify(bundle('Tasks', [
-    { path: 'templates/task', title: 'Task', frontmatter: { metadataSchema: { fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], required: true }] } } },
-    { path: 'tasks/first', title: 'First', metadata: { template: 'task', stage: 'todo' } },
-  ])),
+  '/catalog/bundles/handbook.json': JSON.stringify(
+    bundle('Handbook', [
+      { path: 'home', title: 'Home', content: 'Welcome [x](./policies)' },
+      { path: 'policies', title: 'Policies', content: 'Be kind.' },
+    ]),
+  ),
+  '/catalog/bundles/tasks.json': JSON.stringify(
+    bundle('Tasks', [
+      {
+        path: 'templates/task',
+        title: 'Task',
+        frontmatter: { metadataSchema: { fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], required: true }] } },
+      },
+      { path: 'tasks/first', title: 'First', metadata: { template: 'task', stage: 'todo' } },
+    ]),
+  ),
 };
 
 // Bundle files and ids that an object would answer from Object.prototype (issue 18 finding 7).
-const PROTO_ROOT = JSON.stringify({ templates: [
-  { id: 'constructor', name: 'C', bundle: 'constructor' },
-  { id: 'proto', name: 'P', bundle: '__proto__' },
-  { id: 'tostring', name: 'T', bundle: 'toString' },
-] });
+const PROTO_ROOT = JSON.stringify({
+  templates: [
+    { id: 'constructor', name: 'C', bundle: 'constructor' },
+    { id: 'proto', name: 'P', bundle: '__proto__' },
+    { id: 'tostring', name: 'T', bundle: 'toString' },
+  ],
+});
 
 // 16 KB on the wire (well under the cap), 16 MB once inflated: only a cap counted after
 // decompression stops it.
@@ -73,19 +91,22 @@ function handle(req: import('node:http').IncomingMessage, res: import('node:http
     tasks.pages[1].metadata.stage = 'someday'; // not an option of the record type
     return send(200, JSON.stringify(tasks));
   }
-  if (mode === 'wrong-format' && url === '/catalog/bundles/handbook.json') return send(200, JSON.stringify({ ...bundle('H', []), formatVersion: 3 }));
+  if (mode === 'wrong-format' && url === '/catalog/bundles/handbook.json')
+    return send(200, JSON.stringify({ ...bundle('H', []), formatVersion: 3 }));
   if (mode === 'redirect-http' && isRoot) return send(302, '', { location: `http://127.0.0.1:${port}/catalog/root.json` });
   if (mode === 'redirect-private' && isRoot) return send(302, '', { location: `https://127.0.0.1:${port}/catalog/root.json` });
   if (mode === 'redirect-private-net' && isRoot) return send(307, '', { location: 'https://10.20.30.40/catalog/root.json' });
   if (mode === 'redirect-ok' && isRoot) return send(301, '', { location: '/moved/root.json' });
   // Bundles resolve beside the index where the redirects ended: /final/bundles/….
   if (url === '/moved/root.json') return send(302, '', { location: '/final/root.json' });
-  if (url.startsWith('/final/') && GOOD_FILES[url.replace('/final/', '/catalog/')]) return send(200, GOOD_FILES[url.replace('/final/', '/catalog/')]);
+  if (url.startsWith('/final/') && GOOD_FILES[url.replace('/final/', '/catalog/')])
+    return send(200, GOOD_FILES[url.replace('/final/', '/catalog/')]);
   if (mode === 'redirect-loop' && isRoot) return send(302, '', { location: '/catalog/root.json' });
   if (mode === 'error' && isRoot) return send(500, 'boom');
   if (mode === 'proto-names') {
     if (isRoot) return send(200, PROTO_ROOT);
-    if (['/catalog/constructor', '/catalog/__proto__', '/catalog/toString'].includes(url)) return send(200, GOOD_FILES['/catalog/bundles/handbook.json']);
+    if (['/catalog/constructor', '/catalog/__proto__', '/catalog/toString'].includes(url))
+      return send(200, GOOD_FILES['/catalog/bundles/handbook.json']);
   }
   if (mode === 'gzip-good' && GOOD_FILES[url]) return send(200, gzipSync(GOOD_FILES[url]), { 'content-encoding': 'gzip' });
   if (GOOD_FILES[url]) return send(200, GOOD_FILES[url]);
@@ -122,7 +143,10 @@ describe('remote catalog, guard allowance for the local test host', () => {
   beforeAll(async () => {
     mode = 'good';
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-remote-'));
-    srv = await startServer(remoteEnv(`https://127.0.0.1:${port}/catalog/root.json`, { SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }), { dataDir, keepData: true });
+    srv = await startServer(remoteEnv(`https://127.0.0.1:${port}/catalog/root.json`, { SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }), {
+      dataDir,
+      keepData: true,
+    });
     expect(await refreshRemoteCatalog(srv.svc)).toEqual({ ok: true });
   });
   afterAll(async () => {
@@ -153,8 +177,13 @@ describe('remote catalog, guard allowance for the local test host', () => {
     mode = 'redirect-ok';
     hits.length = 0;
     expect(await refreshRemoteCatalog(srv.svc)).toEqual({ ok: true });
-    expect(hits).toEqual(['redirect-ok /catalog/root.json', 'redirect-ok /moved/root.json', 'redirect-ok /final/root.json',
-      'redirect-ok /final/bundles/handbook.json', 'redirect-ok /final/bundles/tasks.json']);
+    expect(hits).toEqual([
+      'redirect-ok /catalog/root.json',
+      'redirect-ok /moved/root.json',
+      'redirect-ok /final/root.json',
+      'redirect-ok /final/bundles/handbook.json',
+      'redirect-ok /final/bundles/tasks.json',
+    ]);
     mode = 'gzip-good';
     expect(await refreshRemoteCatalog(srv.svc)).toEqual({ ok: true });
     expect((await srv.admin.get('/space-templates')).text).toBe(goodGallery);
@@ -187,7 +216,10 @@ describe('remote catalog, guard allowance for the local test host', () => {
   it('serves the copy on disk after a restart while the remote host is failing', async () => {
     mode = 'error';
     await srv.close();
-    srv = await startServer(remoteEnv(`https://127.0.0.1:${port}/catalog/root.json`, { SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }), { dataDir, keepData: true });
+    srv = await startServer(remoteEnv(`https://127.0.0.1:${port}/catalog/root.json`, { SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }), {
+      dataDir,
+      keepData: true,
+    });
     expect((await srv.admin.get('/space-templates')).text).toBe(goodGallery); // before any refresh finished
     expect((await refreshRemoteCatalog(srv.svc)).ok).toBe(false);
     expect((await srv.admin.get('/space-templates')).text).toBe(goodGallery);
@@ -200,7 +232,10 @@ describe('remote catalog, guard allowance for the local test host', () => {
     expect(await ids()).toEqual(['constructor 2', 'proto 2', 'tostring 2']);
     mode = 'error';
     await srv.close();
-    srv = await startServer(remoteEnv(`https://127.0.0.1:${port}/catalog/root.json`, { SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }), { dataDir, keepData: true });
+    srv = await startServer(remoteEnv(`https://127.0.0.1:${port}/catalog/root.json`, { SERVICE_WEBHOOKS_ALLOW_PRIVATE_URLS: '1' }), {
+      dataDir,
+      keepData: true,
+    });
     expect(await ids()).toEqual(['constructor 2', 'proto 2', 'tostring 2']);
     const made = await srv.admin.post('/space-templates/remote/constructor/spaces', { slug: 'from-constructor' });
     expect(made.body.import.created).toBe(2);

@@ -43,45 +43,55 @@ describe('built-in gallery', () => {
     const kinds = builtinRoot.templates.map((t: any) => {
       const b = JSON.parse(fs.readFileSync(`templates/space/${t.bundle}`, 'utf8'));
       const templates = b.pages.filter((p: any) => /^templates\/[^/]+$/.test(p.path));
-      return { records: templates.filter((p: any) => p.frontmatter.metadataSchema).length, plain: templates.filter((p: any) => !p.frontmatter.metadataSchema).length };
+      return {
+        records: templates.filter((p: any) => p.frontmatter.metadataSchema).length,
+        plain: templates.filter((p: any) => !p.frontmatter.metadataSchema).length,
+      };
     });
     expect(kinds.filter((k: any) => k.records > 0).length).toBeGreaterThanOrEqual(2);
     expect(kinds.filter((k: any) => k.plain > 0).length).toBeGreaterThanOrEqual(2);
   });
 
-  it.each<[string]>(builtinRoot.templates.map((t: any) => [t.id]))('%s creates a space whose pages validate and whose links resolve', async (id) => {
-    const slug = `from-${id}`;
-    const r = await member.post(`/space-templates/built-in/${id}/spaces`, { slug });
-    expect(r.status).toBe(201);
-    expect(r.body.space).toMatchObject({ slug, personal: false });
-    expect(r.body.import.errors).toEqual([]);
-    expect(r.body.import.created).toBeGreaterThan(3);
-    const bundle = (await member.get(`/spaces/${slug}/export`)).body;
-    expect(bundle.pages).toHaveLength(r.body.import.created);
-    const paths = new Set(bundle.pages.map((p: any) => p.path));
-    const types = new Map<string, any>();
-    for (const p of bundle.pages) {
-      if (!/^templates\/[^/]+$/.test(p.path)) continue;
-      const { type, issues } = parseTemplateFrontmatter(p.path.slice(10), p.frontmatter);
-      expect(issues).toEqual([]);
-      if (type) types.set(type.name, type);
-    }
-    for (const p of bundle.pages) {
-      const revs = (await member.get(`/pages/${slug}/${p.path}/revisions`)).body.revisions;
-      expect(revs[0].author.id).toBe(member.id);
-      if (p.metadata.template !== undefined) {
-        expect(types.has(p.metadata.template)).toBe(true);
-        expect(validateRecord(types.get(p.metadata.template), p.metadata).issues).toEqual([]);
+  it.each<[string]>(builtinRoot.templates.map((t: any) => [t.id]))(
+    '%s creates a space whose pages validate and whose links resolve',
+    async (id) => {
+      const slug = `from-${id}`;
+      const r = await member.post(`/space-templates/built-in/${id}/spaces`, { slug });
+      expect(r.status).toBe(201);
+      expect(r.body.space).toMatchObject({ slug, personal: false });
+      expect(r.body.import.errors).toEqual([]);
+      expect(r.body.import.created).toBeGreaterThan(3);
+      const bundle = (await member.get(`/spaces/${slug}/export`)).body;
+      expect(bundle.pages).toHaveLength(r.body.import.created);
+      const paths = new Set(bundle.pages.map((p: any) => p.path));
+      const types = new Map<string, any>();
+      for (const p of bundle.pages) {
+        if (!/^templates\/[^/]+$/.test(p.path)) continue;
+        const { type, issues } = parseTemplateFrontmatter(p.path.slice(10), p.frontmatter);
+        expect(issues).toEqual([]);
+        if (type) types.set(type.name, type);
       }
-      if (p.path.startsWith('templates/')) continue; // template bodies are skeletons
-      for (const link of extractLinks(p.content, { space: slug, path: p.path })) {
-        expect({ from: p.path, to: link.path, exists: paths.has(link.path) }).toMatchObject({ exists: true });
+      for (const p of bundle.pages) {
+        const revs = (await member.get(`/pages/${slug}/${p.path}/revisions`)).body.revisions;
+        expect(revs[0].author.id).toBe(member.id);
+        if (p.metadata.template !== undefined) {
+          expect(types.has(p.metadata.template)).toBe(true);
+          expect(validateRecord(types.get(p.metadata.template), p.metadata).issues).toEqual([]);
+        }
+        if (p.path.startsWith('templates/')) continue; // template bodies are skeletons
+        for (const link of extractLinks(p.content, { space: slug, path: p.path })) {
+          expect({ from: p.path, to: link.path, exists: paths.has(link.path) }).toMatchObject({ exists: true });
+        }
       }
-    }
-  });
+    },
+  );
 
   it('takes name and description from the request, else from the bundle', async () => {
-    const a = await member.post('/space-templates/built-in/team-wiki/spaces', { slug: 'named', name: 'Platform team', description: 'Ours' });
+    const a = await member.post('/space-templates/built-in/team-wiki/spaces', {
+      slug: 'named',
+      name: 'Platform team',
+      description: 'Ours',
+    });
     expect(a.body.space).toMatchObject({ name: 'Platform team', description: 'Ours' });
     const b = await member.post('/space-templates/built-in/team-wiki/spaces', { slug: 'unnamed' });
     expect(b.body.space.name).toBe('Team wiki');
@@ -182,17 +192,26 @@ describe('SERVICE_SPACE_TEMPLATES_PATH', () => {
   let dir: string;
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-catalog-'));
-    const bundle = { format: 'service-space-export', formatVersion: 1, exportedAt: '2026-01-01T00:00:00.000Z', space: { slug: 'k', name: 'Kiosk', description: '' }, pages: [{ path: 'home', title: 'Home', content: 'local' }] };
+    const bundle = {
+      format: 'service-space-export',
+      formatVersion: 1,
+      exportedAt: '2026-01-01T00:00:00.000Z',
+      space: { slug: 'k', name: 'Kiosk', description: '' },
+      pages: [{ path: 'home', title: 'Home', content: 'local' }],
+    };
     fs.writeFileSync(path.join(dir, 'kiosk.json'), JSON.stringify(bundle));
     fs.writeFileSync(path.join(dir, 'broken.json'), JSON.stringify({ ...bundle, formatVersion: 3 }));
-    fs.writeFileSync(path.join(dir, 'root.json'), JSON.stringify({
-      templates: [
-        { id: 'kiosk', name: 'Kiosk', description: 'Air-gapped', bundle: 'kiosk.json' },
-        { id: 'broken', name: 'Broken', bundle: 'broken.json' },
-        { id: 'missing', name: 'Missing', bundle: 'missing.json' },
-        { id: 'escape', name: 'Escape', bundle: '../kiosk.json' },
-      ],
-    }));
+    fs.writeFileSync(
+      path.join(dir, 'root.json'),
+      JSON.stringify({
+        templates: [
+          { id: 'kiosk', name: 'Kiosk', description: 'Air-gapped', bundle: 'kiosk.json' },
+          { id: 'broken', name: 'Broken', bundle: 'broken.json' },
+          { id: 'missing', name: 'Missing', bundle: 'missing.json' },
+          { id: 'escape', name: 'Escape', bundle: '../kiosk.json' },
+        ],
+      }),
+    );
     local = await startServer({ SERVICE_SPACE_TEMPLATES_PATH: dir });
   });
   afterAll(async () => {

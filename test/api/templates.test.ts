@@ -11,15 +11,25 @@ beforeAll(async () => {
   srv = await startServer(WEBHOOK_ENV);
   outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
   bob = await newAgent(srv, 'bob');
-  for (const [slug, defaultAccess] of [['wiki', 'write'], ['hr', 'none']] as const) {
+  for (const [slug, defaultAccess] of [
+    ['wiki', 'write'],
+    ['hr', 'none'],
+  ] as const) {
     expect((await srv.admin.post('/spaces', { slug, name: slug.toUpperCase(), defaultAccess })).status).toBe(201);
   }
   await srv.admin.put('/pages/wiki/templates/meeting', {
     title: 'Meeting notes',
     content: '# Agenda\n\n# Decisions\n',
-    frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting', attendees: [] }, defaultPathPrefix: 'meetings/' },
+    frontmatter: {
+      description: 'Notes of one meeting',
+      metadataDefaults: { kind: 'meeting', attendees: [] },
+      defaultPathPrefix: 'meetings/',
+    },
   });
-  await putTemplate(srv.admin, 'wiki', 'task', { description: 'A task', metadataSchema: { fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], default: 'todo' }] } });
+  await putTemplate(srv.admin, 'wiki', 'task', {
+    description: 'A task',
+    metadataSchema: { fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], default: 'todo' }] },
+  });
   await putTemplate(srv.admin, 'hr', 'review', { description: 'Performance review' });
   await putTemplate(srv.admin, 'wiki', 'restricted', { description: 'Admins only' });
   await srv.admin.put('/pages/wiki/templates/restricted/acl', { read: [], write: [] });
@@ -33,12 +43,38 @@ afterAll(async () => {
 
 describe('writing a template page', () => {
   it.each([
-    ['unknown field type', { fields: [{ key: 'a', type: 'string' }, { key: 'b', type: 'number' }, { key: 'c', type: 'integer' }] }, 'frontmatter.metadataSchema.fields[2].type', 'option'],
+    [
+      'unknown field type',
+      {
+        fields: [
+          { key: 'a', type: 'string' },
+          { key: 'b', type: 'number' },
+          { key: 'c', type: 'integer' },
+        ],
+      },
+      'frontmatter.metadataSchema.fields[2].type',
+      'option',
+    ],
     ['select without options', { fields: [{ key: 's', type: 'select' }] }, 'frontmatter.metadataSchema.fields[0].options', 'required'],
     ['min greater than max', { fields: [{ key: 'n', type: 'number', min: 5, max: 1 }] }, 'frontmatter.metadataSchema.fields[0].min', 'min'],
-    ['duplicate key', { fields: [{ key: 'k', type: 'string' }, { key: 'k', type: 'text' }] }, 'frontmatter.metadataSchema.fields[1].key', 'duplicate'],
+    [
+      'duplicate key',
+      {
+        fields: [
+          { key: 'k', type: 'string' },
+          { key: 'k', type: 'text' },
+        ],
+      },
+      'frontmatter.metadataSchema.fields[1].key',
+      'duplicate',
+    ],
     ['bad additionalKeys', { additionalKeys: 'maybe', fields: [] }, 'frontmatter.metadataSchema.additionalKeys', 'option'],
-    ['default outside the options', { fields: [{ key: 's', type: 'select', options: ['a'], default: 'b' }] }, 'frontmatter.metadataSchema.fields[0].default', 'option'],
+    [
+      'default outside the options',
+      { fields: [{ key: 's', type: 'select', options: ['a'], default: 'b' }] },
+      'frontmatter.metadataSchema.fields[0].default',
+      'option',
+    ],
     ['schema not an object', 'fields: []', 'frontmatter.metadataSchema', 'type'],
   ])('refuses a malformed schema (%s) with 400 and writes nothing', async (_label, schema, key, code) => {
     const r = await srv.admin.put('/pages/wiki/templates/broken', { title: 'Broken', frontmatter: { metadataSchema: schema } });
@@ -51,14 +87,23 @@ describe('writing a template page', () => {
   it('refuses metadataDefaults that its own schema would refuse', async () => {
     const r = await srv.admin.put('/pages/wiki/templates/closed', {
       title: 'Closed',
-      frontmatter: { metadataDefaults: { colour: 'red', n: 'x' }, metadataSchema: { additionalKeys: 'reject', fields: [{ key: 'n', type: 'number' }] } },
+      frontmatter: {
+        metadataDefaults: { colour: 'red', n: 'x' },
+        metadataSchema: { additionalKeys: 'reject', fields: [{ key: 'n', type: 'number' }] },
+      },
     });
     expect(r.status).toBe(400);
-    expect(r.body.issues.map((i: any) => `${i.key}:${i.code}`)).toEqual(['frontmatter.metadataDefaults.n:type', 'frontmatter.metadataDefaults.colour:undeclared']);
+    expect(r.body.issues.map((i: any) => `${i.key}:${i.code}`)).toEqual([
+      'frontmatter.metadataDefaults.n:type',
+      'frontmatter.metadataDefaults.colour:undeclared',
+    ]);
   });
 
   it('refuses breaking an existing record type, keeping the good version', async () => {
-    const r = await srv.admin.put('/pages/wiki/templates/task', { title: 'task', frontmatter: { metadataSchema: { fields: [{ key: 'x', type: 'nope' }] } } });
+    const r = await srv.admin.put('/pages/wiki/templates/task', {
+      title: 'task',
+      frontmatter: { metadataSchema: { fields: [{ key: 'x', type: 'nope' }] } },
+    });
     expect(r.status).toBe(400);
     expect((await srv.admin.get('/pages/wiki/templates/task')).body.version).toBe(1);
   });
@@ -72,11 +117,21 @@ describe('creating a page from a plain template', () => {
   it('pre-fills title and content and applies metadataDefaults', async () => {
     const r = await bob.put('/pages/wiki/meetings/m1', { template: 'meeting' });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ title: 'Meeting notes', content: '# Agenda\n\n# Decisions\n', metadata: { kind: 'meeting', attendees: [] }, template: null });
+    expect(r.body).toMatchObject({
+      title: 'Meeting notes',
+      content: '# Agenda\n\n# Decisions\n',
+      metadata: { kind: 'meeting', attendees: [] },
+      template: null,
+    });
   });
 
   it('keeps what the request gives: title, content and metadata win', async () => {
-    const r = await bob.put('/pages/wiki/meetings/m2', { template: 'meeting', title: 'Retro', content: 'x', metadata: { kind: 'retro', room: 4 } });
+    const r = await bob.put('/pages/wiki/meetings/m2', {
+      template: 'meeting',
+      title: 'Retro',
+      content: 'x',
+      metadata: { kind: 'retro', room: 4 },
+    });
     expect(r.body).toMatchObject({ title: 'Retro', content: 'x', metadata: { kind: 'retro', attendees: [], room: 4 } });
     expect(r.body.metadata.template).toBeUndefined();
   });
@@ -103,10 +158,20 @@ describe('GET /templates', () => {
     const mine = await bob.get('/templates');
     expect(mine.body.map((t: any) => `${t.space}:${t.name}`)).toEqual(['wiki:meeting', 'wiki:task']);
     expect(mine.body[0]).toEqual({
-      space: 'wiki', name: 'meeting', path: 'templates/meeting', title: 'Meeting notes', description: 'Notes of one meeting',
-      recordType: false, metadataDefaults: { kind: 'meeting', attendees: [] }, defaultPathPrefix: 'meetings/',
+      space: 'wiki',
+      name: 'meeting',
+      path: 'templates/meeting',
+      title: 'Meeting notes',
+      description: 'Notes of one meeting',
+      recordType: false,
+      metadataDefaults: { kind: 'meeting', attendees: [] },
+      defaultPathPrefix: 'meetings/',
     });
-    expect(mine.body[1]).toMatchObject({ name: 'task', recordType: true, fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], default: 'todo' }] });
+    expect(mine.body[1]).toMatchObject({
+      name: 'task',
+      recordType: true,
+      fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], default: 'todo' }],
+    });
   });
 
   it('filters by space and includes content on request', async () => {
@@ -117,7 +182,7 @@ describe('GET /templates', () => {
     expect((await bob.get('/templates?includeContent=maybe')).status).toBe(400);
   });
 
-  it('includes templates of the caller\'s personal space only for its owner', async () => {
+  it("includes templates of the caller's personal space only for its owner", async () => {
     await bob.put('/pages/~bob/templates/journal', { title: 'Journal', content: 'Dear diary' });
     expect((await bob.get('/templates')).body.map((t: any) => `${t.space}:${t.name}`)).toContain('~bob:journal');
     expect((await srv.admin.get('/templates')).body.map((t: any) => t.space)).not.toContain('~bob');

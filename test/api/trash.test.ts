@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob, carol } } = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki' }, { slug: 'old' }], noErrors: true });
+const {
+  srv,
+  agents: { bob, carol },
+} = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki' }, { slug: 'old' }], noErrors: true });
 
 describe('the page trash', () => {
   it('lists a deleted page to those who could read it, keeps its history, and restores it with its ACL', async () => {
@@ -46,11 +49,13 @@ describe('the page trash', () => {
     expect((await bob.post('/spaces/wiki/trash/restore', {})).body.issues[0].key).toBe('path');
   });
 
-  it('keeps a page in the trash from a write by someone who may not restore it; a restorer\'s write brings it back whole', async () => {
+  it("keeps a page in the trash from a write by someone who may not restore it; a restorer's write brings it back whole", async () => {
     await bob.put('/pages/wiki/locked', { title: 'Locked', content: 'bob only' });
     expect((await srv.admin.put('/pages/wiki/locked/acl', { read: [], write: [bob.id] })).status).toBe(200);
     const file = await fetch(`${srv.url}/files/wiki/locked/note.txt`, {
-      method: 'PUT', headers: { authorization: `Bearer ${bob.key}`, 'content-type': 'text/plain' }, body: 'kept',
+      method: 'PUT',
+      headers: { authorization: `Bearer ${bob.key}`, 'content-type': 'text/plain' },
+      body: 'kept',
     });
     expect(file.status).toBe(201);
     expect((await srv.admin.del('/pages/wiki/locked')).status).toBe(204);
@@ -106,10 +111,21 @@ describe('a PUT without a title', () => {
 describe('revision diff and restore', () => {
   it('diffs two revisions and restores an old one as a new revision', async () => {
     await bob.put('/pages/wiki/d', { title: 'D1', content: 'a\nb\nc\n', frontmatter: { x: 1 }, metadata: { stage: 'todo', n: 1 } });
-    await bob.put('/pages/wiki/d', { title: 'D2', content: 'a\nB\nc\n', frontmatter: { x: 2 }, metadata: { stage: 'todo', n: 2, extra: true } });
+    await bob.put('/pages/wiki/d', {
+      title: 'D2',
+      content: 'a\nB\nc\n',
+      frontmatter: { x: 2 },
+      metadata: { stage: 'todo', n: 2, extra: true },
+    });
     const d = await bob.get('/pages/wiki/d/revisions/1/diff/2');
     expect(d.status, d.text).toBe(200);
-    expect(d.body).toMatchObject({ from: 1, to: 2, title: { from: 'D1', to: 'D2' }, frontmatterChanged: ['x'], metadataChanged: ['extra', 'n'] });
+    expect(d.body).toMatchObject({
+      from: 1,
+      to: 2,
+      title: { from: 'D1', to: 'D2' },
+      frontmatterChanged: ['x'],
+      metadataChanged: ['extra', 'n'],
+    });
     expect(d.body.contentDiff).toContain('-b\n+B\n');
     expect(d.body.contentDiff).toContain('@@');
     const same = await bob.get('/pages/wiki/d/revisions/2/diff/2');
@@ -119,7 +135,13 @@ describe('revision diff and restore', () => {
 
     const r = await bob.post('/pages/wiki/d/revisions/1/restore');
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toMatchObject({ title: 'D1', content: 'a\nb\nc\n', version: 3, frontmatter: { x: 1 }, metadata: { stage: 'todo', n: 1 } });
+    expect(r.body).toMatchObject({
+      title: 'D1',
+      content: 'a\nb\nc\n',
+      version: 3,
+      frontmatter: { x: 1 },
+      metadata: { stage: 'todo', n: 1 },
+    });
     expect((await bob.post('/pages/wiki/d/revisions/7/restore')).status).toBe(404);
     expect((await bob.get('/pages/wiki/d/revisions/1/restore')).status).toBe(405);
     // A revision the caller may not read cannot be diffed or restored.

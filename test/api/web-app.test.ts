@@ -25,8 +25,10 @@ function fixtureRoot(withBuild: boolean): string {
   fs.writeFileSync(path.join(dir, 'main-ABC123.js.gz'), zlib.gzipSync(JS));
   fs.writeFileSync(path.join(dir, 'main-ABC123.js.br'), zlib.brotliCompressSync(JS));
   fs.writeFileSync(path.join(root, 'dist/web/sw.js'), WORKER);
-  fs.writeFileSync(path.join(root, 'dist/web/index.html'),
-    `<!doctype html><html><head><meta name="csp-nonce" content="${NONCE_PLACEHOLDER}"><script type="module" src="/app/assets/main-ABC123.js"></script></head><body></body></html>`);
+  fs.writeFileSync(
+    path.join(root, 'dist/web/index.html'),
+    `<!doctype html><html><head><meta name="csp-nonce" content="${NONCE_PLACEHOLDER}"><script type="module" src="/app/assets/main-ABC123.js"></script></head><body></body></html>`,
+  );
   const manifest: WebManifest = {
     files: ['index.html', 'sw.js', 'assets/main-ABC123.js', 'assets/main-ABC123.js.gz', 'assets/main-ABC123.js.br'],
     pageJs: { files: ['assets/main-ABC123.js'], bytes: JS.length, gzipBytes: 0 },
@@ -76,8 +78,9 @@ describe('serving the web app', () => {
       expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
       expect(html).not.toContain(NONCE_PLACEHOLDER);
       expect(r.headers.get('content-security-policy')).toBe(
-        `default-src 'self'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; `
-        + "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
+        `default-src 'self'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; ` +
+          "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+      );
       nonces.add(nonce!);
     }
     expect(nonces.size).toBe(4);
@@ -94,7 +97,12 @@ describe('serving the web app', () => {
   });
 
   it('serves hashed assets immutable, brotli or gzip by Accept-Encoding, with ETag and 304', async () => {
-    const cases: [string, string | null][] = [['br, gzip', 'br'], ['gzip', 'gzip'], ['identity', null], ['br;q=0, gzip', 'gzip']];
+    const cases: [string, string | null][] = [
+      ['br, gzip', 'br'],
+      ['gzip', 'gzip'],
+      ['identity', null],
+      ['br;q=0, gzip', 'gzip'],
+    ];
     for (const [accept, encoding] of cases) {
       const r = await get(srv, '/app/assets/main-ABC123.js', { 'accept-encoding': accept });
       expect(r.status).toBe(200);
@@ -123,7 +131,12 @@ describe('serving the web app', () => {
   });
 
   it('answers 404 for an unknown asset and never serves the precompressed files by name', async () => {
-    for (const p of ['/app/assets/nope.js', '/app/assets/main-ABC123.js.gz', '/app/assets/../manifest.json', '/app/assets/%2e%2e/index.html']) {
+    for (const p of [
+      '/app/assets/nope.js',
+      '/app/assets/main-ABC123.js.gz',
+      '/app/assets/../manifest.json',
+      '/app/assets/%2e%2e/index.html',
+    ]) {
       const r = await get(srv, p);
       const body = await r.text();
       expect(body).not.toContain('console.log');

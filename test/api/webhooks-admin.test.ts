@@ -19,9 +19,20 @@ const HOOK = 'https://hooks.example.com/kspace';
 
 describe('create, read, update, delete', () => {
   it('creates with 201 and the secret once; GET never shows it', async () => {
-    const r = await srv.admin.post('/admin/webhooks', { url: HOOK, events: ['page.created', 'page.updated'], spaceSlug: 'docs', description: 'CI' });
+    const r = await srv.admin.post('/admin/webhooks', {
+      url: HOOK,
+      events: ['page.created', 'page.updated'],
+      spaceSlug: 'docs',
+      description: 'CI',
+    });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ url: HOOK, events: ['page.created', 'page.updated'], spaceSlug: 'docs', description: 'CI', enabled: true });
+    expect(r.body).toMatchObject({
+      url: HOOK,
+      events: ['page.created', 'page.updated'],
+      spaceSlug: 'docs',
+      description: 'CI',
+      enabled: true,
+    });
     expect(r.body.id).toMatch(/^wh_/);
     expect(r.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(r.body.secret.slice(6), 'base64')).toHaveLength(32);
@@ -45,9 +56,21 @@ describe('create, read, update, delete', () => {
 
   it('PATCH changes url, events, space filter, enabled and description; null clears', async () => {
     const { body: w } = await srv.admin.post('/admin/webhooks', { url: HOOK, events: ['page.created'], spaceSlug: 'docs' });
-    const r = await srv.admin.patch(`/admin/webhooks/${w.id}`, { url: 'https://other.example.org/h', events: ['page.deleted', 'page.deleted'], enabled: false, description: 'd' });
+    const r = await srv.admin.patch(`/admin/webhooks/${w.id}`, {
+      url: 'https://other.example.org/h',
+      events: ['page.deleted', 'page.deleted'],
+      enabled: false,
+      description: 'd',
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: w.id, url: 'https://other.example.org/h', events: ['page.deleted'], spaceSlug: 'docs', enabled: false, description: 'd' });
+    expect(r.body).toMatchObject({
+      id: w.id,
+      url: 'https://other.example.org/h',
+      events: ['page.deleted'],
+      spaceSlug: 'docs',
+      enabled: false,
+      description: 'd',
+    });
     expect(r.body.secret).toBeUndefined();
     const cleared = await srv.admin.patch(`/admin/webhooks/${w.id}`, { spaceSlug: null, description: null });
     expect('spaceSlug' in cleared.body).toBe(false);

@@ -43,7 +43,10 @@ it('loses no delivery across a SIGKILL and keeps each delivery id', { timeout: 6
   expect((await api.post('/spaces', { slug: 'crash', name: 'Crash' })).status).toBe(201);
   const secrets = new Map<string, string>();
   const hookIds: string[] = [];
-  for (const [p, extra] of [['/all', {}], ['/crash-only', { spaceSlug: 'crash' }]] as const) {
+  for (const [p, extra] of [
+    ['/all', {}],
+    ['/crash-only', { spaceSlug: 'crash' }],
+  ] as const) {
     const w = await api.post('/admin/webhooks', { url: rx.url(p), events: ['page.created'], ...extra });
     expect(w.status).toBe(201);
     secrets.set(p, w.body.secret);

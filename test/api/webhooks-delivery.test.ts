@@ -79,8 +79,19 @@ describe('payload and headers', () => {
     };
     for (const [event, rec] of byEvent) {
       const body = JSON.parse(rec.body.toString('utf8'));
-      expect(Object.keys(body)).toEqual(['id', 'event', 'occurredAt', 'actor', 'page', ...(event === 'page.metadata.updated' ? ['changedKeys'] : [])]);
-      expect(body).toMatchObject({ event, actor: { id: me.id, kind: 'agent' }, page: { path: 'a/b', space: 'ev', ...expected[String(event)] } });
+      expect(Object.keys(body)).toEqual([
+        'id',
+        'event',
+        'occurredAt',
+        'actor',
+        'page',
+        ...(event === 'page.metadata.updated' ? ['changedKeys'] : []),
+      ]);
+      expect(body).toMatchObject({
+        event,
+        actor: { id: me.id, kind: 'agent' },
+        page: { path: 'a/b', space: 'ev', ...expected[String(event)] },
+      });
       expect(body.occurredAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       if (event === 'page.metadata.updated') expect(body.changedKeys.sort()).toEqual(['n', 'stage']);
       expect(rec.headers['content-type']).toBe('application/json');
@@ -117,7 +128,10 @@ describe('retries', () => {
     expect(gaps[2]).toBeGreaterThanOrEqual(145);
     const entries = await logOf(wh.id, 4);
     expect(entries.map((e) => [e.attempt, e.outcome, e.status])).toEqual([
-      [4, 'delivered', 200], [3, 'retrying', 500], [2, 'retrying', 500], [1, 'retrying', 500],
+      [4, 'delivered', 200],
+      [3, 'retrying', 500],
+      [2, 'retrying', 500],
+      [1, 'retrying', 500],
     ]);
     expect(new Set(entries.map((e) => e.id))).toEqual(new Set([got[0].headers['x-service-delivery']]));
     expect(entries[1].error).toBe('HTTP 500');
@@ -132,7 +146,12 @@ describe('retries', () => {
     await sleep(600);
     expect(rx.on('/r2')).toHaveLength(4);
     const entries = await log(wh.id);
-    expect(entries.map((e) => [e.attempt, e.outcome])).toEqual([[4, 'failed'], [3, 'retrying'], [2, 'retrying'], [1, 'retrying']]);
+    expect(entries.map((e) => [e.attempt, e.outcome])).toEqual([
+      [4, 'failed'],
+      [3, 'retrying'],
+      [2, 'retrying'],
+      [1, 'retrying'],
+    ]);
   });
 
   it('a timeout is a failure and is retried', async () => {
@@ -141,21 +160,27 @@ describe('retries', () => {
     await srv.admin.put('/pages/retry/three', { title: 'Three' });
     await rx.waitFor(() => rx.on('/r3').length === 2);
     const entries = await logOf(wh.id, 2);
-    expect(entries.map((e) => [e.attempt, e.outcome])).toEqual([[2, 'delivered'], [1, 'retrying']]);
+    expect(entries.map((e) => [e.attempt, e.outcome])).toEqual([
+      [2, 'delivered'],
+      [1, 'retrying'],
+    ]);
     expect(entries[1].status).toBeUndefined();
     expect(entries[1].error).toMatch(/timed out after 300 ms/);
     expect(entries[1].durationMs).toBeGreaterThanOrEqual(290);
   });
 
   it('a redirect is a failure and is not followed', async () => {
-    rx.reply = (req) => req.path === '/r4' && rx.on('/r4').length === 1
-      ? { status: 302, headers: { location: rx.url('/elsewhere') } } : { status: 200 };
+    rx.reply = (req) =>
+      req.path === '/r4' && rx.on('/r4').length === 1 ? { status: 302, headers: { location: rx.url('/elsewhere') } } : { status: 200 };
     const wh = await subscribe('/r4', { spaceSlug: 'retry' });
     await srv.admin.put('/pages/retry/four', { title: 'Four' });
     await rx.waitFor(() => rx.on('/r4').length === 2);
     const entries = await logOf(wh.id, 2);
     expect(rx.on('/elsewhere')).toHaveLength(0);
-    expect(entries.map((e) => [e.attempt, e.outcome, e.status])).toEqual([[2, 'delivered', 200], [1, 'retrying', 302]]);
+    expect(entries.map((e) => [e.attempt, e.outcome, e.status])).toEqual([
+      [2, 'delivered', 200],
+      [1, 'retrying', 302],
+    ]);
   });
 
   it('a refused connection is a failure with the socket error', async () => {
@@ -234,20 +259,30 @@ describe('secrets and the test endpoint', () => {
     const rec = rx.on('/t')[0];
     expect(rec.headers['x-service-event']).toBe('webhook.test');
     expect(verifySignatures(wh.secret, rec)).toEqual({ service: true, standard: true });
-    expect(JSON.parse(rec.body.toString())).toMatchObject({ id: rec.headers['x-service-delivery'], event: 'webhook.test', actor: { kind: 'agent' } });
+    expect(JSON.parse(rec.body.toString())).toMatchObject({
+      id: rec.headers['x-service-delivery'],
+      event: 'webhook.test',
+      actor: { kind: 'agent' },
+    });
 
     rx.reply = () => ({ status: 503 });
     const bad = await srv.admin.post(`/admin/webhooks/${wh.id}/test`);
     expect(bad.body).toMatchObject({ outcome: 'failed', status: 503, error: 'HTTP 503' });
     await sleep(400);
     expect(rx.on('/t')).toHaveLength(2);
-    expect((await log(wh.id)).map((e) => [e.event, e.outcome, e.attempt])).toEqual([['webhook.test', 'failed', 1], ['webhook.test', 'delivered', 1]]);
+    expect((await log(wh.id)).map((e) => [e.event, e.outcome, e.attempt])).toEqual([
+      ['webhook.test', 'failed', 1],
+      ['webhook.test', 'delivered', 1],
+    ]);
   });
 
   it('pages the delivery log with limit and cursor, newest first', async () => {
     const wh = await subscribe('/pg', { events: ['page.deleted'] });
     for (let i = 0; i < 5; i++) await srv.admin.post(`/admin/webhooks/${wh.id}/test`);
-    const ids = rx.on('/pg').map((r) => r.headers['x-service-delivery']).reverse();
+    const ids = rx
+      .on('/pg')
+      .map((r) => r.headers['x-service-delivery'])
+      .reverse();
     const seen: string[] = [];
     let cursor = '';
     for (let page = 0; page < 3; page++) {
@@ -270,8 +305,16 @@ describe('retention', () => {
     for (let i = 0; i < 3; i++) await srv.admin.post(`/admin/webhooks/${wh.id}/test`);
     const db = srv.svc.db;
     insertDelivery(db, {
-      id: 'dlv_000000000001pending', webhook_id: wh.id, event_id: null, event: 'page.deleted', body: Buffer.from('{}'),
-      status: 'pending', attempts: 0, next_attempt_at: Date.now() + 3_600_000, claimed: 0, created_at: '2020-01-01T00:00:00.000Z',
+      id: 'dlv_000000000001pending',
+      webhook_id: wh.id,
+      event_id: null,
+      event: 'page.deleted',
+      body: Buffer.from('{}'),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: Date.now() + 3_600_000,
+      claimed: 0,
+      created_at: '2020-01-01T00:00:00.000Z',
     });
     expect(pruneDeliveries(db, Date.now() - 60_000, new Date(Date.now() - 60_000).toISOString(), 100)).toBe(0); // all recent
     expect(await log(wh.id)).toHaveLength(3);
@@ -284,7 +327,9 @@ describe('retention', () => {
 
   it('prunes dispatched outbox events past the retention, never pending ones', async () => {
     const db = srv.svc.db;
-    const ins = db.prepare("INSERT INTO events (event, occurred_at, org_id, payload, dispatched_at) VALUES ('page.created', ?, 1, '{}', ?)");
+    const ins = db.prepare(
+      "INSERT INTO events (event, occurred_at, org_id, payload, dispatched_at) VALUES ('page.created', ?, 1, '{}', ?)",
+    );
     const old = ins.run('2020-01-01T00:00:00.000Z', '2020-01-01T00:00:01.000Z').lastInsertRowid;
     const pending = ins.run('2020-01-01T00:00:00.000Z', null).lastInsertRowid;
     const recent = ins.run('2020-01-01T00:00:00.000Z', new Date().toISOString()).lastInsertRowid;
@@ -307,7 +352,12 @@ describe('filters', () => {
     await srv.admin.put('/pages/fa/y', { title: 'Y' });
     await rx.waitFor(() => rx.on('/all').length === 2 && rx.on('/only-a').length === 1);
     await sleep(200);
-    expect(rx.on('/all').map((r) => JSON.parse(r.body.toString()).page.space).sort()).toEqual(['fa', 'fb']);
+    expect(
+      rx
+        .on('/all')
+        .map((r) => JSON.parse(r.body.toString()).page.space)
+        .sort(),
+    ).toEqual(['fa', 'fb']);
     expect(JSON.parse(rx.on('/only-a')[0].body.toString()).page).toMatchObject({ space: 'fa', path: 'y' });
     expect(rx.on('/deletes')).toHaveLength(0);
     expect(rx.on('/off')).toHaveLength(0);
@@ -324,8 +374,11 @@ describe('filters', () => {
 
 describe('the outbox', () => {
   // A write records an outbox row only while an enabled subscription can receive its event.
-  const rowsOf = (space: string, path: string) => srv.svc.db.prepare(`SELECT event, dispatched_at FROM events
-    WHERE json_extract(payload, '$.page.space') = ? AND json_extract(payload, '$.page.path') = ?`).all(space, path);
+  const rowsOf = (space: string, path: string) =>
+    srv.svc.db
+      .prepare(`SELECT event, dispatched_at FROM events
+    WHERE json_extract(payload, '$.page.space') = ? AND json_extract(payload, '$.page.path') = ?`)
+      .all(space, path);
   it.each([
     ['no subscription at all', async () => {}, 'fa'],
     ['personal-space activity, with an org-wide subscription', async () => subscribe('/o-all'), '~admin'],

@@ -13,7 +13,6 @@ import { startServer } from '../support/server.ts';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-wikifill-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-
 describe('wikilinks of pages written before they were links', () => {
   it('are indexed once after start, in the background, and marked done', async () => {
     const first = await startServer({}, { dataDir: dir, keepData: true });
@@ -34,9 +33,12 @@ describe('wikilinks of pages written before they were links', () => {
     try {
       expect(await backlinksOf(second.admin, 'kb/target')).toEqual([]);
       const deadline = Date.now() + 10_000;
-      while ((await backlinksOf(second.admin, 'kb/target')).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while ((await backlinksOf(second.admin, 'kb/target')).length === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect(await backlinksOf(second.admin, 'kb/target')).toEqual(['kb/notes/a']);
-      const mark = second.svc.db.prepare("SELECT value FROM derived_state WHERE name = 'wikilinks_indexed'").get() as { value: string } | undefined;
+      const mark = second.svc.db.prepare("SELECT value FROM derived_state WHERE name = 'wikilinks_indexed'").get() as
+        | { value: string }
+        | undefined;
       expect(mark?.value).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(second.errors).toEqual([]);
     } finally {

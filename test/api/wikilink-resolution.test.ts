@@ -35,7 +35,7 @@ describe('wikilink resolution by title', () => {
     expect(await out(srv.admin, 'res/notes/b')).toEqual(['res/y/upper', 'res/x/lower']);
   });
 
-  it('of several: the linking page\'s folder, then the shortest path, then the oldest', async () => {
+  it("of several: the linking page's folder, then the shortest path, then the oldest", async () => {
     await put('res/far/away/deep/twin', 'x', 'Twin');
     await put('res/mid/twin2', 'x', 'Twin');
     await put('res/mid/twin3', 'x', 'Twin');
@@ -71,7 +71,9 @@ describe('wikilink resolution by title', () => {
 
   it('an import resolves by folded titles and aliases too, in one bundle', async () => {
     const r = await srv.admin.post('/spaces/imp/import', {
-      format: 'service-space-export', formatVersion: 1, space: { slug: 'imp', name: 'imp' },
+      format: 'service-space-export',
+      formatVersion: 1,
+      space: { slug: 'imp', name: 'imp' },
       pages: [
         { path: 'a/src', title: 'Src', content: '[[über]] [[nick]]', frontmatter: {}, metadata: {} },
         { path: 'b/ueber', title: 'Über', content: 'x', frontmatter: {}, metadata: {} },

@@ -4,7 +4,10 @@ import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 import { outboundOf as out, backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
 
-const { srv, agents: { bob, dave } } = useServer({
+const {
+  srv,
+  agents: { bob, dave },
+} = useServer({
   agents: ['bob', 'dave'],
   spaces: [{ slug: 'wk' }, { slug: 'wk2' }, { slug: 'wmv' }],
   noErrors: true,
@@ -25,10 +28,15 @@ describe('wikilinks', () => {
     await put(bob, 'wk/guides/setup', 'Setup steps.', 'Setup Guide');
     await put(bob, 'wk/guides/intro', 'Read [[setup]] then [[faq#Top|the FAQ]] and [[Glossary]]; also [[wk2/shared]]. `[[not/a/link]]`');
     expect(await out(bob, 'wk/guides/intro')).toEqual([
-      'wk/guides/setup', 'wk/guides/faq (absent)', 'wk/guides/Glossary (absent)', 'wk2/shared (absent)',
+      'wk/guides/setup',
+      'wk/guides/faq (absent)',
+      'wk/guides/Glossary (absent)',
+      'wk2/shared (absent)',
     ]);
     expect(await broken(bob, 'wk')).toEqual([
-      'guides/intro -> wk/guides/Glossary', 'guides/intro -> wk/guides/faq', 'guides/intro -> wk2/shared',
+      'guides/intro -> wk/guides/Glossary',
+      'guides/intro -> wk/guides/faq',
+      'guides/intro -> wk2/shared',
     ]);
     expect(await back(bob, 'wk/guides/setup')).toEqual(['wk/guides/intro']);
     // Created later: at the default address, by title elsewhere, in the other space.
@@ -91,29 +99,43 @@ describe('wikilinks', () => {
   // between them. The import looks its space's pages up in memory and must read them again after
   // another write: the last page links to a title another request creates meanwhile. With a view
   // of at most 100 pages, the space outgrows it after the first chunks and is looked up with queries.
-  it.each([['in memory', 100_000, 'wimp'], ['with queries past the view\'s size', 100, 'wimq']] as const)('resolve in an import against pages another request writes between its chunks, looked up %s', async (_how, maxPages, slug) => {
-    importView.maxPages = maxPages;
-    onTestFinished(() => {
-      importView.maxPages = 100_000;
-    });
-    const pages: Array<Record<string, unknown>> = Array.from({ length: 3000 }, (_, i) => ({
-      path: `n/${String(i).padStart(4, '0')}`, title: `N ${i}`, content: `next [[N ${i + 1}]] and [[n/${String(i + 7).padStart(4, '0')}]]`,
-    }));
-    pages.push({ path: 'z/linker', title: 'Linker', content: 'See [[Late Target]].' });
-    const bundle = { format: 'service-space-export', formatVersion: 1, exportedAt: new Date().toISOString(), space: { slug, name: 'I', description: '' }, pages };
-    let importDone = false;
-    const imported = srv.admin.post(`/spaces/${slug}/import`, bundle).then((r) => ((importDone = true), r));
-    while ((await srv.admin.get(`/pages/${slug}/n/0000`)).status !== 200) await new Promise((r) => setTimeout(r, 2));
-    await put(srv.admin, `${slug}/elsewhere/late`, 'Arrived during the import.', 'Late Target');
-    expect(importDone).toBe(false); // it came between two chunks
-    const r = await imported;
-    expect(r.status, r.text).toBe(200);
-    expect(r.body.created).toBe(3001);
-    expect(await out(srv.admin, `${slug}/z/linker`)).toEqual([`${slug}/elsewhere/late`]);
-    expect(await out(srv.admin, `${slug}/n/1234`)).toEqual([`${slug}/n/1235`, `${slug}/n/1241`]);
-    expect(await out(srv.admin, `${slug}/n/2999`)).toEqual([`${slug}/n/N 3000 (absent)`, `${slug}/n/3006 (absent)`]);
-    expect((await srv.admin.get(`/spaces/${slug}/links/broken?limit=100`)).body.length).toBe(8);
-  });
+  it.each([
+    ['in memory', 100_000, 'wimp'],
+    ["with queries past the view's size", 100, 'wimq'],
+  ] as const)(
+    'resolve in an import against pages another request writes between its chunks, looked up %s',
+    async (_how, maxPages, slug) => {
+      importView.maxPages = maxPages;
+      onTestFinished(() => {
+        importView.maxPages = 100_000;
+      });
+      const pages: Array<Record<string, unknown>> = Array.from({ length: 3000 }, (_, i) => ({
+        path: `n/${String(i).padStart(4, '0')}`,
+        title: `N ${i}`,
+        content: `next [[N ${i + 1}]] and [[n/${String(i + 7).padStart(4, '0')}]]`,
+      }));
+      pages.push({ path: 'z/linker', title: 'Linker', content: 'See [[Late Target]].' });
+      const bundle = {
+        format: 'service-space-export',
+        formatVersion: 1,
+        exportedAt: new Date().toISOString(),
+        space: { slug, name: 'I', description: '' },
+        pages,
+      };
+      let importDone = false;
+      const imported = srv.admin.post(`/spaces/${slug}/import`, bundle).then((r) => ((importDone = true), r));
+      while ((await srv.admin.get(`/pages/${slug}/n/0000`)).status !== 200) await new Promise((r) => setTimeout(r, 2));
+      await put(srv.admin, `${slug}/elsewhere/late`, 'Arrived during the import.', 'Late Target');
+      expect(importDone).toBe(false); // it came between two chunks
+      const r = await imported;
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.created).toBe(3001);
+      expect(await out(srv.admin, `${slug}/z/linker`)).toEqual([`${slug}/elsewhere/late`]);
+      expect(await out(srv.admin, `${slug}/n/1234`)).toEqual([`${slug}/n/1235`, `${slug}/n/1241`]);
+      expect(await out(srv.admin, `${slug}/n/2999`)).toEqual([`${slug}/n/N 3000 (absent)`, `${slug}/n/3006 (absent)`]);
+      expect((await srv.admin.get(`/spaces/${slug}/links/broken?limit=100`)).body.length).toBe(8);
+    },
+  );
 
   it('are rewritten on move, keeping label and heading', async () => {
     await put(bob, 'wmv/docs/target', '# Install\n\nx', 'Target Page');
@@ -121,8 +143,13 @@ describe('wikilinks', () => {
     await put(bob, 'wmv/home', 'Start at [[docs/target]], or by title [[Target Page]].');
     const r = await bob.post('/spaces/wmv/moves', { from: 'docs/target', to: 'manual/install' });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.rewritten).toEqual([{ space: 'wmv', path: 'docs/sibling' }, { space: 'wmv', path: 'home' }]);
-    expect((await bob.get('/pages/wmv/docs/sibling')).body.content).toBe('See [[manual/install#Install|how to install]] and [[manual/install]].');
+    expect(r.body.rewritten).toEqual([
+      { space: 'wmv', path: 'docs/sibling' },
+      { space: 'wmv', path: 'home' },
+    ]);
+    expect((await bob.get('/pages/wmv/docs/sibling')).body.content).toBe(
+      'See [[manual/install#Install|how to install]] and [[manual/install]].',
+    );
     expect((await bob.get('/pages/wmv/home')).body.content).toBe('Start at [[manual/install]], or by title [[Target Page]].');
     expect(await back(bob, 'wmv/manual/install')).toEqual(['wmv/docs/sibling', 'wmv/home']);
     expect(await broken(bob, 'wmv')).toEqual([]);

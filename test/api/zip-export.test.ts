@@ -18,8 +18,14 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 const bundleOf = (n: number) => ({
-  format: 'service-space-export', formatVersion: 1, space: { slug: 'x', name: 'X', description: '' },
-  pages: Array.from({ length: n }, (_, i) => ({ path: `p/${String(i).padStart(4, '0')}`, title: `Page ${i}`, content: `# ${i}\n\ntext of page ${i}` })),
+  format: 'service-space-export',
+  formatVersion: 1,
+  space: { slug: 'x', name: 'X', description: '' },
+  pages: Array.from({ length: n }, (_, i) => ({
+    path: `p/${String(i).padStart(4, '0')}`,
+    title: `Page ${i}`,
+    content: `# ${i}\n\ntext of page ${i}`,
+  })),
 });
 
 /** GET of an export as raw bytes. */
@@ -35,7 +41,9 @@ async function zipPages(who: Client, slug: string): Promise<string[]> {
   expect(r.type).toBe('application/zip');
   const entries = unzipSync(r.bytes);
   expect(Object.keys(entries)).toContain('.kspace/space.json');
-  return Object.keys(entries).filter((n) => n.endsWith('.md')).sort();
+  return Object.keys(entries)
+    .filter((n) => n.endsWith('.md'))
+    .sort();
 }
 
 describe('GET /spaces/:slug/export?format=zip', () => {
@@ -93,7 +101,11 @@ describe('exports on worker threads', () => {
   const get = (who: Client, slug: string, format: 'zip' | 'json', signal?: AbortSignal) =>
     fetch(`${srv.url}/spaces/${slug}/export?format=${format}`, { headers: { authorization: `Bearer ${who.key}` }, signal });
   const upload = (who: Client, at: string, text: string) =>
-    fetch(`${srv.url}/files/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${who.key}`, 'content-type': 'text/plain' }, body: text });
+    fetch(`${srv.url}/files/${at}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${who.key}`, 'content-type': 'text/plain' },
+      body: text,
+    });
 
   it('carries only the files of pages the caller may read', async () => {
     expect((await srv.admin.post('/spaces', { slug: 'files', name: 'Files' })).status).toBe(201);
@@ -104,7 +116,11 @@ describe('exports on worker threads', () => {
     expect((await srv.admin.put('/pages/files/closed/acl', { read: [], write: [] })).status).toBe(200);
     const files = async (who: Client) => {
       const entries = unzipSync(new Uint8Array(await (await get(who, 'files', 'zip')).arrayBuffer()));
-      return Object.fromEntries(Object.entries(entries).filter(([n]) => n.endsWith('.txt')).map(([n, b]) => [n.split('/').pop(), Buffer.from(b).toString()]));
+      return Object.fromEntries(
+        Object.entries(entries)
+          .filter(([n]) => n.endsWith('.txt'))
+          .map(([n, b]) => [n.split('/').pop(), Buffer.from(b).toString()]),
+      );
     };
     expect(await files(bob)).toEqual({ 'a.txt': 'hello' });
     expect(await files(srv.admin)).toEqual({ 'a.txt': 'hello', 'b.txt': 'secret' });
@@ -122,7 +138,8 @@ describe('exports on worker threads', () => {
     expect(await zipPages(bob, 'small')).toEqual(['p/0000.md', 'p/0001.md', 'p/0002.md']);
     expect(exportWorkers().busy).toBe(MAX_WORKER_EXPORTS);
     for (const socket of stalled) socket.destroy();
-    for (let i = 0; i < 200 && (openSnapshotCount() > 0 || exportWorkers().busy > 0); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 200 && (openSnapshotCount() > 0 || exportWorkers().busy > 0); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(openSnapshotCount()).toBe(0);
     // Each worker stopped its export and waits for the next; none was ended by force.
     expect(exportWorkers()).toEqual({ threads: MAX_WORKER_EXPORTS, busy: 0 });

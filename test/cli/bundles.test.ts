@@ -13,7 +13,8 @@ beforeAll(async () => {
   srv = await startServer();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-bundle-'));
   await srv.admin.post('/spaces', { slug: 'src', name: 'Source' });
-  for (let i = 0; i < 30; i++) await srv.admin.put(`/pages/src/p/${i}`, { title: `Page ${i}`, content: 'x'.repeat(2000), metadata: { n: i } });
+  for (let i = 0; i < 30; i++)
+    await srv.admin.put(`/pages/src/p/${i}`, { title: `Page ${i}`, content: 'x'.repeat(2000), metadata: { n: i } });
 });
 afterAll(async () => {
   await srv.close();

@@ -26,13 +26,26 @@ describe('kspace changes', () => {
   it('prints the changes after --since, one a line: txid, time, event, space/path (from …) version, actor', async () => {
     const r = await cli(['changes', '--since', String(start)]);
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => l.split('\t'));
-    expect(lines.map((l) => `${l[2]} ${l[3]}`)).toEqual(['page.created wiki/one v1', 'page.created ops/two v1', 'page.moved wiki/uno (from wiki/one) v1']);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(lines.map((l) => `${l[2]} ${l[3]}`)).toEqual([
+      'page.created wiki/one v1',
+      'page.created ops/two v1',
+      'page.moved wiki/uno (from wiki/one) v1',
+    ]);
     expect(Number(lines[0][0])).toBeGreaterThan(start);
     expect(Date.parse(lines[0][1])).toBeGreaterThan(0);
     const wiki = await cli(['changes', '--since', String(start), '--space', 'wiki', '--json']);
-    const json = wiki.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(json.map((c) => [c.event, c.path])).toEqual([['page.created', 'one'], ['page.moved', 'uno']]);
+    const json = wiki.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(json.map((c) => [c.event, c.path])).toEqual([
+      ['page.created', 'one'],
+      ['page.moved', 'uno'],
+    ]);
     expect(json[1].from).toEqual({ space: 'wiki', path: 'one' });
   });
 
@@ -46,14 +59,25 @@ describe('kspace changes', () => {
   });
 
   it('--follow prints each change as it commits, from now without --since', async () => {
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', XDG_STATE_HOME: path.join(os.tmpdir(), `kspace-cli-state-${process.pid}`), SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY };
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      XDG_STATE_HOME: path.join(os.tmpdir(), `kspace-cli-state-${process.pid}`),
+      SERVICE_URL: srv.url,
+      SERVICE_API_KEY: ADMIN_KEY,
+    };
     const child = spawn(KSPACE_BIN, ['changes', '--follow', '--json', '--space', 'wiki'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     try {
-      const seen = () => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { path: string });
+      const seen = () =>
+        out
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { path: string });
       // Written until the follower has connected and printed it (it starts from now, so earlier ones may be missed).
       let n = 0;
       const end = Date.now() + 20_000;

@@ -4,7 +4,10 @@ import { ADMIN_KEY, newAgent } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 import { freePort } from '../../scripts/lib/child-server.ts';
 
-const { srv } = useServer({ spaces: [{ slug: 'wiki', name: 'Wiki', defaultAccess: 'read' }], pages: [['wiki/ro', { title: 'Read only' }]] });
+const { srv } = useServer({
+  spaces: [{ slug: 'wiki', name: 'Wiki', defaultAccess: 'read' }],
+  pages: [['wiki/ro', { title: 'Read only' }]],
+});
 
 const lines = (s: string) => s.split('\n').filter(Boolean);
 
@@ -43,7 +46,10 @@ describe('exit codes and one clear line on stderr', () => {
   });
 
   it('a 400: exit 2 and each issue as key: message (code)', async () => {
-    const r = await runCli(['page', 'put', 'wiki', 'bad', '--title', 'B', '--metadata', '{"nested":{"a":1},"ok":1}'], { url: srv.url, key: ADMIN_KEY });
+    const r = await runCli(['page', 'put', 'wiki', 'bad', '--title', 'B', '--metadata', '{"nested":{"a":1},"ok":1}'], {
+      url: srv.url,
+      key: ADMIN_KEY,
+    });
     expect(r.code).toBe(2);
     const l = lines(r.stderr);
     expect(l[0]).toBe('kspace: 400 validation_failed: the server rejected the input');
@@ -81,8 +87,27 @@ describe('help', () => {
   it('kspace --help lists the nouns by group, with the environment and exit codes', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
-    for (const noun of ['page', 'pages', 'meta', 'acl', 'revisions', 'search', 'query', 'types', 'records', 'templates', 'links',
-      'spaces', 'space-templates', 'export', 'import', 'webhooks', 'serve', 'admin', 'mcp']) {
+    for (const noun of [
+      'page',
+      'pages',
+      'meta',
+      'acl',
+      'revisions',
+      'search',
+      'query',
+      'types',
+      'records',
+      'templates',
+      'links',
+      'spaces',
+      'space-templates',
+      'export',
+      'import',
+      'webhooks',
+      'serve',
+      'admin',
+      'mcp',
+    ]) {
       expect(r.stdout).toMatch(new RegExp(`\\n  ${noun}\\b`));
     }
     expect(r.stdout).toContain('SERVICE_API_KEY');

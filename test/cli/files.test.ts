@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('kspace files', () => {
-  it('puts, lists, gets and removes a page\'s files', async () => {
+  it("puts, lists, gets and removes a page's files", async () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(3000, 7)]);
     const file = path.join(tmp, 'p.png');
     fs.writeFileSync(file, png);
@@ -34,7 +34,9 @@ describe('kspace files', () => {
     expect((await cli(['files', 'put', 'wiki', 'notes/a', '-'], 'x')).code).toBe(2);
 
     const ls = await cli(['files', 'ls', 'wiki', 'notes/a']);
-    expect(ls.stdout).toMatch(/^NAME\s+SIZE\s+TYPE\s+CREATED\nn\.md\s+7 B\s+text\/markdown; charset=utf-8\s+\S+\np\.png\s+2\.9 KB\s+image\/png/);
+    expect(ls.stdout).toMatch(
+      /^NAME\s+SIZE\s+TYPE\s+CREATED\nn\.md\s+7 B\s+text\/markdown; charset=utf-8\s+\S+\np\.png\s+2\.9 KB\s+image\/png/,
+    );
     const out = path.join(tmp, 'copy.png');
     expect((await cli(['files', 'get', 'wiki', 'notes/a', 'p.png', '-o', out])).code).toBe(0);
     expect(fs.readFileSync(out).equals(png)).toBe(true);
@@ -50,7 +52,9 @@ describe('kspace files', () => {
     try {
       const r = await callTool(mcp, 'list_files', { space: 'wiki', path: 'notes/a' });
       expect(r.isError).toBeFalsy();
-      expect(r.json.files).toEqual([expect.objectContaining({ name: 'p.png', contentType: 'image/png', url: '/files/wiki/notes/a/p.png' })]);
+      expect(r.json.files).toEqual([
+        expect.objectContaining({ name: 'p.png', contentType: 'image/png', url: '/files/wiki/notes/a/p.png' }),
+      ]);
       expect((await callTool(mcp, 'list_files', { space: 'wiki', path: 'nope' })).isError).toBe(true);
     } finally {
       await mcp.close();

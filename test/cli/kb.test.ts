@@ -85,7 +85,7 @@ describe('people and keys from the CLI', { timeout: 240_000 }, () => {
     expect(JSON.parse(set.stdout)).toMatchObject({ restricted: true, write: [frank.id] });
     const unknown = await cli(['acl', 'set', 'kb', 'acl-page', '--read', 'nobody-here']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("read[0]");
+    expect(unknown.stderr).toContain('read[0]');
   });
 
   it('prints completion scripts for bash, zsh and fish', async () => {
@@ -99,13 +99,21 @@ describe('people and keys from the CLI', { timeout: 240_000 }, () => {
 });
 
 describe('small things', { timeout: 240_000 }, () => {
-  it('page get shows a record\'s metadata in its frontmatter, and page put reads it back', async () => {
-    await srv.admin.put('/pages/kb/m', { title: 'M', content: 'body', frontmatter: { tags: ['x'] }, metadata: { stage: 'todo', points: 3 } });
+  it("page get shows a record's metadata in its frontmatter, and page put reads it back", async () => {
+    await srv.admin.put('/pages/kb/m', {
+      title: 'M',
+      content: 'body',
+      frontmatter: { tags: ['x'] },
+      metadata: { stage: 'todo', points: 3 },
+    });
     const g = await cli(['page', 'get', 'kb', 'm']);
     expect(g.stdout).toMatch(/^---\ntitle: M\ntags:\n  - x\nmetadata:\n(  (stage: todo|points: 3)\n){2}---\n\nbody\n$/);
     const edited = g.stdout.replace('stage: todo', 'stage: done');
     expect((await cli(['page', 'put', 'kb', 'm', '--file', '-'], { input: edited })).code).toBe(0);
-    expect((await srv.admin.get('/pages/kb/m')).body).toMatchObject({ metadata: { stage: 'done', points: 3 }, frontmatter: { tags: ['x'] } });
+    expect((await srv.admin.get('/pages/kb/m')).body).toMatchObject({
+      metadata: { stage: 'done', points: 3 },
+      frontmatter: { tags: ['x'] },
+    });
   });
 
   it("runs the README's CLI example as written", async () => {

@@ -16,7 +16,7 @@ const cli = (args: string[]) => runCli(args, { url: srv.url, key: ADMIN_KEY });
 
 beforeAll(async () => {
   srv = await startServer();
-  bob = await newAgent(srv, 'bob') as never;
+  bob = (await newAgent(srv, 'bob')) as never;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-md-folder-'));
 });
 afterAll(async () => {
@@ -37,11 +37,18 @@ type Page = { path: string; title: string; content: string; frontmatter: Record<
 async function pagesOf(slug: string): Promise<Page[]> {
   const r = await srv.admin.get(`/spaces/${slug}/export`);
   expect(r.status).toBe(200);
-  return (r.body.pages as Page[]).map(({ path, title, content, frontmatter, metadata }) => ({ path, title, content, frontmatter, metadata }));
+  return (r.body.pages as Page[]).map(({ path, title, content, frontmatter, metadata }) => ({
+    path,
+    title,
+    content,
+    frontmatter,
+    metadata,
+  }));
 }
 const outbound = async (at: string) =>
-  ((await srv.admin.get(`/pages/${at}/links`)).body.outbound as Array<{ space: string; path: string; exists: boolean }>)
-    .map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
+  ((await srv.admin.get(`/pages/${at}/links`)).body.outbound as Array<{ space: string; path: string; exists: boolean }>).map(
+    (l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`,
+  );
 
 describe('import-dir', () => {
   it('imports an Obsidian vault: nested folders, every wikilink form resolved, typed properties, dot-folders skipped', async () => {
@@ -70,7 +77,8 @@ describe('import-dir', () => {
         '![pic](attachments/pic.png) and `[[not a link]]`',
         '',
       ].join('\n'),
-      'Projects/Project Alpha.md': '---\nstatus: active\npriority: 1\n---\n## Goals\n\nBack to [[Home]], next [[Project Beta]], up [[../Home|home]].\n\n![[pic.png|300]]\n',
+      'Projects/Project Alpha.md':
+        '---\nstatus: active\npriority: 1\n---\n## Goals\n\nBack to [[Home]], next [[Project Beta]], up [[../Home|home]].\n\n![[pic.png|300]]\n',
       'Projects/Project Beta.md': '# Risks\n\nSee [[Deep Note]] and [[Sub/Deep Note]].\n',
       'Projects/Sub/Deep Note.md': '---\ntitle: Deep Thoughts\naliases: [deep]\n---\nThinking about [[Project Alpha]].\n',
       'Daily/2024-01-05.md': 'Read [[Deep Thoughts]].\n',
@@ -86,19 +94,38 @@ describe('import-dir', () => {
     expect(result.leftOut.map((e: { path: string; code: string }) => `${e.path} ${e.code}`)).toEqual(['notes.txt not_referenced']);
     // The image is attached to both notes that show it, and their references point at it.
     for (const page of ['Home', 'Projects/Project Alpha']) {
-      const files = (await srv.admin.get(`/pages/vault/${page}/files`)).body.files as Array<{ name: string; size: number; contentType: string }>;
+      const files = (await srv.admin.get(`/pages/vault/${page}/files`)).body.files as Array<{
+        name: string;
+        size: number;
+        contentType: string;
+      }>;
       expect(files.map((f) => [f.name, f.size, f.contentType])).toEqual([['pic.png', 8, 'image/png']]);
-      const bytes = await fetch(`${srv.url}/files/vault/${page.split('/').map(encodeURIComponent).join('/')}/pic.png`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      const bytes = await fetch(`${srv.url}/files/vault/${page.split('/').map(encodeURIComponent).join('/')}/pic.png`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
       expect(Buffer.from(await bytes.arrayBuffer())).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     }
 
     const pages = await pagesOf('vault');
-    expect(pages.map((p) => p.path)).toEqual(['Daily/2024-01-05', 'Home', 'Projects/Project Alpha', 'Projects/Project Beta', 'Projects/Sub/Deep Note']);
+    expect(pages.map((p) => p.path)).toEqual([
+      'Daily/2024-01-05',
+      'Home',
+      'Projects/Project Alpha',
+      'Projects/Project Beta',
+      'Projects/Sub/Deep Note',
+    ]);
     const home = pages.find((p) => p.path === 'Home')!;
     expect(home.title).toBe('Home');
     expect(home.content).toContain('![pic](files/pic.png)');
     expect(pages.find((p) => p.path === 'Projects/Project Alpha')!.content).toContain('![pic.png|300](files/pic.png)'); // the size kept (docs/markdown.md)
-    expect(home.metadata).toEqual({ author: 'Ann', count: 3, created: '2024-01-05', published: true, rating: 4.5, tags: ['start', 'index'] });
+    expect(home.metadata).toEqual({
+      author: 'Ann',
+      count: 3,
+      created: '2024-01-05',
+      published: true,
+      rating: 4.5,
+      tags: ['start', 'index'],
+    });
     expect(home.frontmatter).toEqual({ 'Due date': '2024-02-01', nested: { a: 1 } });
     const deep = pages.find((p) => p.path === 'Projects/Sub/Deep Note')!;
     expect(deep).toMatchObject({ title: 'Deep Thoughts', metadata: { aliases: ['deep'] } });
@@ -111,12 +138,18 @@ describe('import-dir', () => {
     expect(typesOf('tags')).toEqual(expect.arrayContaining(['list', 'string']));
 
     // [[Deep Note]] names a note whose title is not its file name: respelled to its path, reading as before.
-    expect(pages.find((p) => p.path === 'Projects/Project Beta')!.content).toBe('# Risks\n\nSee [[Sub/Deep Note|Deep Note]] and [[Sub/Deep Note]].\n');
+    expect(pages.find((p) => p.path === 'Projects/Project Beta')!.content).toBe(
+      '# Risks\n\nSee [[Sub/Deep Note|Deep Note]] and [[Sub/Deep Note]].\n',
+    );
     expect(home.content).toContain('[[Projects/Sub/Deep Note|Deep Note]]');
     // Every link resolves.
     expect((await srv.admin.get('/spaces/vault/links/broken')).body).toEqual([]);
     expect(await outbound('vault/Home')).toEqual([
-      'vault/Daily/2024-01-05', 'vault/Projects/Project Alpha', 'vault/Projects/Project Beta', 'vault/Home', 'vault/Projects/Sub/Deep Note',
+      'vault/Daily/2024-01-05',
+      'vault/Projects/Project Alpha',
+      'vault/Projects/Project Beta',
+      'vault/Home',
+      'vault/Projects/Sub/Deep Note',
     ]);
     expect(await outbound('vault/Projects/Project Alpha')).toEqual(['vault/Home', 'vault/Projects/Project Beta']);
     expect(await outbound('vault/Daily/2024-01-05')).toEqual(['vault/Projects/Sub/Deep Note']);
@@ -130,26 +163,40 @@ describe('import-dir', () => {
       expect([200, 201], r.text).toContain(r.status);
     };
     await put('templates/task', {
-      title: 'Task', content: '# {{title}}\n',
+      title: 'Task',
+      content: '# {{title}}\n',
       frontmatter: { description: 'A task', metadataSchema: { type: 'object', properties: { due: { type: 'string', format: 'date' } } } },
     });
-    await put('index', { title: 'Start: here', content: 'Links: [[guides/setup]], [[Setup#Linux|setup]], [md](guides/setup.md), [[nowhere]].\n', metadata: { title: 'meta title', kspace: 'x', n: 1.5, on: false, when: '2025-03-01T10:00:00.000Z', tags: ['a', 'b', 2, true] } });
-    await put('guides/setup', { title: 'Setup', content: '\n\nStarts with blank lines\r\nand CRLF\r\n---\nnot frontmatter\n', frontmatter: { title: 'fm title', draft: true, list: [1, 'two'], nested: { deep: [null] } } });
+    await put('index', {
+      title: 'Start: here',
+      content: 'Links: [[guides/setup]], [[Setup#Linux|setup]], [md](guides/setup.md), [[nowhere]].\n',
+      metadata: { title: 'meta title', kspace: 'x', n: 1.5, on: false, when: '2025-03-01T10:00:00.000Z', tags: ['a', 'b', 2, true] },
+    });
+    await put('guides/setup', {
+      title: 'Setup',
+      content: '\n\nStarts with blank lines\r\nand CRLF\r\n---\nnot frontmatter\n',
+      frontmatter: { title: 'fm title', draft: true, list: [1, 'two'], nested: { deep: [null] } },
+    });
     await put('guides/notes.md', { title: 'A page whose path ends in .md', content: '' });
     await put('ünïcode/页面 with spaces', { title: '"quoted" title', content: '---\nstarts with a rule' });
     await put('records/t1', { title: 'Task 1', template: 'task', content: 'do it', metadata: { due: '2025-01-01' } });
     await put('guides/pics', { title: 'Pictures', content: '![d](files/diagram.svg) and [notes](files/notes.txt)' });
     await put('guides/other', { title: 'Other', content: '![d](files/diagram.svg)' });
     const upload = async (at: string, body: string, type: string) => {
-      const r = await fetch(`${srv.url}/files/rt/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': type }, body });
+      const r = await fetch(`${srv.url}/files/rt/${at}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': type },
+        body,
+      });
       expect([200, 201]).toContain(r.status);
     };
     await upload('guides/pics/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>', 'image/svg+xml');
     await upload('guides/pics/notes.txt', 'some notes', 'text/plain');
     await upload('guides/other/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>', 'image/svg+xml'); // same name, other bytes
     const filesOf = async (slug: string, page: string) =>
-      ((await srv.admin.get(`/pages/${slug}/${page}/files`)).body.files as Array<{ name: string; sha256: string; contentType: string }>)
-        .map((f) => [f.name, f.sha256, f.contentType]);
+      (
+        (await srv.admin.get(`/pages/${slug}/${page}/files`)).body.files as Array<{ name: string; sha256: string; contentType: string }>
+      ).map((f) => [f.name, f.sha256, f.contentType]);
     const before = await pagesOf('rt');
 
     const dir = path.join(tmp, 'rt-export');
@@ -191,10 +238,16 @@ describe('import-dir', () => {
     const text = await cli(['import-dir', dir, '--space', 'bad']);
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.split('\n');
-    expect(lines[0]).toBe(`imported ${dir} into bad: 5 created, 0 updated, 0 skipped; 1 error; 3 warnings; 1 unused file not imported; 3 symlinks not followed`);
+    expect(lines[0]).toBe(
+      `imported ${dir} into bad: 5 created, 0 updated, 0 skipped; 1 error; 3 warnings; 1 unused file not imported; 3 symlinks not followed`,
+    );
     expect(text.stdout).toMatch(/errors \(not imported\):\nPATH +CODE +MESSAGE\nMeeting 10:30\.md +validation_failed /);
-    expect(text.stdout).toMatch(/warnings \(imported, not as written\):\n.*\nbroken\.md +invalid_frontmatter .*column 13; kept as text at the start of the page\nlatin1\.md +invalid_utf8 +not valid UTF-8: 1 invalid byte sequence .*\nx\/links\.md +reserved_name +'x\/links' names a page sub-resource: imported as page 'x\/links_'/);
-    expect(text.stdout).toMatch(/\nleft out:\nPATH .*\ndangling.md +symlink_broken .*\nfolder-link +symlink_folder .*\noutside.md +symlink_outside .*never followed\nunused.txt +not_referenced /);
+    expect(text.stdout).toMatch(
+      /warnings \(imported, not as written\):\n.*\nbroken\.md +invalid_frontmatter .*column 13; kept as text at the start of the page\nlatin1\.md +invalid_utf8 +not valid UTF-8: 1 invalid byte sequence .*\nx\/links\.md +reserved_name +'x\/links' names a page sub-resource: imported as page 'x\/links_'/,
+    );
+    expect(text.stdout).toMatch(
+      /\nleft out:\nPATH .*\ndangling.md +symlink_broken .*\nfolder-link +symlink_folder .*\noutside.md +symlink_outside .*never followed\nunused.txt +not_referenced /,
+    );
 
     // Again in this process (the --json answer is this result): the counts of a second run.
     const api = new Api({ url: srv.url, key: ADMIN_KEY });
@@ -203,7 +256,12 @@ describe('import-dir', () => {
     expect(r).toMatchObject({ created: 0, updated: 0, skipped: 5 });
     expect(list(r.errors)).toEqual(['Meeting 10:30.md validation_failed']);
     expect(list(r.warnings)).toEqual(['broken.md invalid_frontmatter', 'latin1.md invalid_utf8', 'x/links.md reserved_name']);
-    expect(list(r.leftOut)).toEqual(['dangling.md symlink_broken', 'folder-link symlink_folder', 'outside.md symlink_outside', 'unused.txt not_referenced']);
+    expect(list(r.leftOut)).toEqual([
+      'dangling.md symlink_broken',
+      'folder-link symlink_folder',
+      'outside.md symlink_outside',
+      'unused.txt not_referenced',
+    ]);
 
     const pages = await pagesOf('bad');
     expect(pages.map((p) => `${p.path}: ${p.title}: ${p.content}`)).toEqual([
@@ -235,7 +293,11 @@ describe('GET /spaces/:slug/export?format=zip', () => {
     await srv.admin.put('/pages/zipped/dir/b', { title: 'B', content: 'b' });
     await srv.admin.put('/pages/zipped/secret', { title: 'Secret', content: 'hidden' });
     for (const at of ['a/logo.txt', 'secret/plan.txt']) {
-      const r = await fetch(`${srv.url}/files/zipped/${at}`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'text/plain' }, body: `bytes of ${at}` });
+      const r = await fetch(`${srv.url}/files/zipped/${at}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'text/plain' },
+        body: `bytes of ${at}`,
+      });
       expect([200, 201]).toContain(r.status);
     }
     expect((await srv.admin.put('/pages/zipped/secret/acl', { read: [], write: [] })).status).toBe(200);
@@ -246,11 +308,21 @@ describe('GET /spaces/:slug/export?format=zip', () => {
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
     expect(Object.keys(files).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt']);
     expect(strFromU8(files['files/logo.txt'])).toBe('bytes of a/logo.txt');
-    expect(JSON.parse(strFromU8(files['.kspace/space.json'])).attachments).toEqual([{ path: 'a', name: 'logo.txt', contentType: expect.stringMatching(/^text\/plain/), file: 'files/logo.txt' }]);
-    expect(strFromU8(files['a.md'])).toBe(pageToFile({ path: 'a', title: 'A', content: 'See [[b]].', frontmatter: {}, metadata: { k: 1 } }).text);
+    expect(JSON.parse(strFromU8(files['.kspace/space.json'])).attachments).toEqual([
+      { path: 'a', name: 'logo.txt', contentType: expect.stringMatching(/^text\/plain/), file: 'files/logo.txt' },
+    ]);
+    expect(strFromU8(files['a.md'])).toBe(
+      pageToFile({ path: 'a', title: 'A', content: 'See [[b]].', frontmatter: {}, metadata: { k: 1 } }).text,
+    );
     expect(JSON.parse(strFromU8(files['.kspace/space.json'])).space).toEqual({ slug: 'zipped', name: 'Zipped', description: '' });
     // The admin sees the page bob may not read.
-    const all = unzipSync(new Uint8Array(await (await fetch(`${srv.url}/spaces/zipped/export?format=zip`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).arrayBuffer()));
+    const all = unzipSync(
+      new Uint8Array(
+        await (
+          await fetch(`${srv.url}/spaces/zipped/export?format=zip`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+        ).arrayBuffer(),
+      ),
+    );
     expect(Object.keys(all).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt', 'files/plan.txt', 'secret.md']);
     expect((await srv.admin.get('/spaces/zipped/export?format=tar')).status).toBe(400);
   });

@@ -26,7 +26,11 @@ describe('page put / page get', () => {
     fs.writeFileSync(file, '---\ntitle: From a file\nowner: ann\ntags: [a, b]\n---\n\nBody with [a link](./other).\n');
     expect((await cli(['page', 'put', 'wiki', 'docs/file', '--file', file])).code).toBe(0);
     const page = (await srv.admin.get('/pages/wiki/docs/file')).body;
-    expect(page).toMatchObject({ title: 'From a file', frontmatter: { owner: 'ann', tags: ['a', 'b'] }, content: 'Body with [a link](./other).\n' });
+    expect(page).toMatchObject({
+      title: 'From a file',
+      frontmatter: { owner: 'ann', tags: ['a', 'b'] },
+      content: 'Body with [a link](./other).\n',
+    });
     const md = (await cli(['page', 'get', 'wiki', 'docs/file'])).stdout;
     fs.writeFileSync(file, md);
     const put = await cli(['page', 'put', 'wiki', 'docs/file', '--file', file]);
@@ -53,12 +57,40 @@ describe('page put / page get', () => {
   });
 
   it('types --meta values by their look; --metadata gives the rest', async () => {
-    const r = await cli(['page', 'put', 'wiki', 'typed', '--title', 'Typed',
-      '--meta', 'points=3', '--meta', 'ratio=0.5', '--meta', 'done=false', '--meta', 'stage=todo', '--meta', 'code=007',
-      '--meta', 'quoted="42"', '--meta', 'due=2025-07-01', '--metadata', '{"tags":["a","b"],"points":1}']);
+    const r = await cli([
+      'page',
+      'put',
+      'wiki',
+      'typed',
+      '--title',
+      'Typed',
+      '--meta',
+      'points=3',
+      '--meta',
+      'ratio=0.5',
+      '--meta',
+      'done=false',
+      '--meta',
+      'stage=todo',
+      '--meta',
+      'code=007',
+      '--meta',
+      'quoted="42"',
+      '--meta',
+      'due=2025-07-01',
+      '--metadata',
+      '{"tags":["a","b"],"points":1}',
+    ]);
     expect(r.code).toBe(0);
     expect((await srv.admin.get('/pages/wiki/typed')).body.metadata).toEqual({
-      points: 3, ratio: 0.5, done: false, stage: 'todo', code: '007', quoted: '42', due: '2025-07-01', tags: ['a', 'b'],
+      points: 3,
+      ratio: 0.5,
+      done: false,
+      stage: 'todo',
+      code: '007',
+      quoted: '42',
+      due: '2025-07-01',
+      tags: ['a', 'b'],
     });
   });
 

@@ -59,24 +59,53 @@ describe('record types from the command line', () => {
   });
 
   it('a record that violates its type: exit 2, each field named, nothing written', async () => {
-    const r = await cli(['page', 'put', 'work', 'tasks/bad', '--template', 'task', '--title', 'Bad',
-      '--meta', 'stage=later', '--meta', 'points=99', '--meta', 'extra=1']);
+    const r = await cli([
+      'page',
+      'put',
+      'work',
+      'tasks/bad',
+      '--template',
+      'task',
+      '--title',
+      'Bad',
+      '--meta',
+      'stage=later',
+      '--meta',
+      'points=99',
+      '--meta',
+      'extra=1',
+    ]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toBe('kspace: 400 validation_failed: the server rejected the input');
-    expect(lines.slice(1).map((l) => l.replace(/: .*\(/, ' (')).sort()).toEqual([
-      '  metadata.extra (undeclared)', '  metadata.owner (required)', '  metadata.points (max)', '  metadata.stage (option)',
-    ]);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.replace(/: .*\(/, ' ('))
+        .sort(),
+    ).toEqual(['  metadata.extra (undeclared)', '  metadata.owner (required)', '  metadata.points (max)', '  metadata.stage (option)']);
     expect((await srv.admin.get('/pages/work/tasks/bad')).status).toBe(404);
     expect(eventsFor(srv, 'work', 'tasks/bad')).toEqual([]);
   });
 
   it('records of a type, filtered with --where (in, >=) and ordered', async () => {
-    const put = (p: string, ...meta: string[]) => cli(['page', 'put', 'work', p, '--template', 'task', '--title', p, ...meta.flatMap((m) => ['--meta', m])]);
+    const put = (p: string, ...meta: string[]) =>
+      cli(['page', 'put', 'work', p, '--template', 'task', '--title', p, ...meta.flatMap((m) => ['--meta', m])]);
     expect((await put('tasks/a', 'owner=ann', 'points=3', 'stage=doing')).code).toBe(0);
     expect((await put('tasks/b', 'owner=bob', 'points=8')).code).toBe(0);
     expect((await put('tasks/c', 'owner=ann', 'points=1', 'stage=done')).code).toBe(0);
-    const r = await cli(['records', 'work', 'task', '--where', 'stage in todo,doing', '--where', 'points>=3', '--order-by', 'points', '--desc']);
+    const r = await cli([
+      'records',
+      'work',
+      'task',
+      '--where',
+      'stage in todo,doing',
+      '--where',
+      'points>=3',
+      '--order-by',
+      'points',
+      '--desc',
+    ]);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/^PATH\s+TITLE\s+STAGE\s+POINTS\s+OWNER$/);

@@ -9,8 +9,16 @@ beforeAll(async () => {
   srv = await startServer();
   await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
   const put = (path: string, body: object) => srv.admin.put(`/pages/wiki/${path}`, body);
-  await put('guides/deploy', { title: 'Deploying', content: 'How we deploy with blue green releases. See [rollback](./rollback) and [home](/pages/wiki/home).', metadata: { stage: 'todo', points: 3, tags: ['ops'] } });
-  await put('guides/rollback', { title: 'Rolling back', content: 'When a deploy goes wrong.', metadata: { stage: 'doing', points: 8, due: '2025-07-01' } });
+  await put('guides/deploy', {
+    title: 'Deploying',
+    content: 'How we deploy with blue green releases. See [rollback](./rollback) and [home](/pages/wiki/home).',
+    metadata: { stage: 'todo', points: 3, tags: ['ops'] },
+  });
+  await put('guides/rollback', {
+    title: 'Rolling back',
+    content: 'When a deploy goes wrong.',
+    metadata: { stage: 'doing', points: 8, due: '2025-07-01' },
+  });
   await put('notes/misc', { title: 'Misc', content: 'nothing about releases', metadata: { stage: 'done', points: 1 } });
   await put('secret', { title: 'Secret deploy plan', content: 'deploy the secret thing', metadata: { stage: 'todo', points: 13 } });
   const me = (await srv.admin.get('/me')).body;
@@ -38,7 +46,18 @@ describe('search and query from the command line', () => {
   });
 
   it('query turns --where expressions into filters (in, >=, contains, exists) and orders', async () => {
-    const r = await cli(['query', '--space', 'wiki', '--where', 'stage in todo,doing', '--where', 'points>=3', '--order-by', 'points', '--desc']);
+    const r = await cli([
+      'query',
+      '--space',
+      'wiki',
+      '--where',
+      'stage in todo,doing',
+      '--where',
+      'points>=3',
+      '--order-by',
+      'points',
+      '--desc',
+    ]);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/^PAGE\s+TITLE\s+STAGE\s+POINTS/);

@@ -79,7 +79,12 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     expect(p.body).toMatchObject({ content: 'one\ntwo\nthree\n', metadata: { status: 'done' }, version: 2 });
 
     // Server → disk.
-    await srv.admin.put(`/pages/${space}/notes/plan`, { title: 'Plan', content: 'one\nTWO\nthree\n', metadata: { status: 'done' }, baseVersion: 2 });
+    await srv.admin.put(`/pages/${space}/notes/plan`, {
+      title: 'Plan',
+      content: 'one\nTWO\nthree\n',
+      metadata: { status: 'done' },
+      baseVersion: 2,
+    });
     expect(await sync(a, space)).toContain('1 to disk');
     expect(read(a, 'notes/plan.md')).toContain('one\nTWO\nthree\n');
     // Nothing changed: nothing to do, no new version.
@@ -161,7 +166,8 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     await srv.admin.put(`/pages/${space}/live`, { title: 'Live', content: 'v1\n' });
     const a = tempDir();
     const child = spawn(KSPACE_BIN, ['sync', a, '--space', space, '--interval', '200'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY }, stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY },
+      stdio: 'ignore',
     });
     try {
       expect(await waitFor(() => fs.existsSync(path.join(a, 'live.md')), 30_000)).toBe(true); // a cold start of the CLI
@@ -190,7 +196,7 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     const a = tempDir();
     await sync(a, space);
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SERVICE_URL: srv.url, SERVICE_API_KEY: ADMIN_KEY };
     for (let round = 1; round <= 20; round++) {
       // Disk edits go to p0-p2 and server edits to p3-p4, so no round makes a conflict.
@@ -198,7 +204,11 @@ describe('kspace sync', { timeout: 120_000 }, () => {
       write(a, `${disk}.md`, `${read(a, `${disk}.md`)}disk ${round}\n`);
       const srvName = names[3 + (round % 2)];
       const cur = await page(space, srvName);
-      await srv.admin.put(`/pages/${space}/${srvName}`, { title: srvName, content: `${cur.content}server ${round}\n`, baseVersion: cur.version });
+      await srv.admin.put(`/pages/${space}/${srvName}`, {
+        title: srvName,
+        content: `${cur.content}server ${round}\n`,
+        baseVersion: cur.version,
+      });
       const child = spawn(KSPACE_BIN, ['sync', a, '--space', space, '--once'], { env, stdio: 'ignore' });
       const done = new Promise((resolve) => child.on('close', resolve));
       setTimeout(() => child.kill('SIGKILL'), 150 + Math.floor(rand() * 1200));
@@ -233,7 +243,11 @@ describe('kspace sync', { timeout: 120_000 }, () => {
       return r.status === 200 ? Buffer.from(await r.arrayBuffer()) : r.status;
     };
     const putFile = async (p: string, data: Buffer) => {
-      const res = await fetch(`${srv.url}/files/${space}/${p}`, { method: 'PUT', body: new Uint8Array(data), headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' } });
+      const res = await fetch(`${srv.url}/files/${space}/${p}`, {
+        method: 'PUT',
+        body: new Uint8Array(data),
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' },
+      });
       expect(res.status, await res.text()).toBeLessThan(300);
     };
     await srv.admin.put(`/pages/${space}/notes/plan`, { title: 'Plan', content: '![a chart](files/chart.bin)\n' });

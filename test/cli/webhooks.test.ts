@@ -30,13 +30,34 @@ afterAll(async () => {
 
 describe('webhooks from the command line', () => {
   it('create (secret shown once), list, disable/enable, rotate, test, deliveries, delete', async () => {
-    const created = await cli(['webhooks', 'create', '--url', hookUrl, '--event', 'page.created', '--event', 'page.updated,page.deleted', '--description', 'from the CLI', '--json']);
+    const created = await cli([
+      'webhooks',
+      'create',
+      '--url',
+      hookUrl,
+      '--event',
+      'page.created',
+      '--event',
+      'page.updated,page.deleted',
+      '--description',
+      'from the CLI',
+      '--json',
+    ]);
     expect(created.code).toBe(0);
     const hook = JSON.parse(created.stdout);
-    expect(hook).toMatchObject({ url: hookUrl, events: ['page.created', 'page.updated', 'page.deleted'], enabled: true, secret: expect.stringMatching(/^whsec_/) });
+    expect(hook).toMatchObject({
+      url: hookUrl,
+      events: ['page.created', 'page.updated', 'page.deleted'],
+      enabled: true,
+      secret: expect.stringMatching(/^whsec_/),
+    });
 
     const list = await cli(['webhooks', 'list']);
-    expect(list.stdout).toMatch(new RegExp(`^ID\\s+URL\\s+EVENTS\\s+SPACE\\s+ENABLED\\s+DESCRIPTION\\n${hook.id}\\s+${hookUrl.replace(/[.]/g, '\\.')}\\s+page\\.created, page\\.updated, page\\.deleted\\s+\\*\\s+yes\\s+from the CLI\\n$`));
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `^ID\\s+URL\\s+EVENTS\\s+SPACE\\s+ENABLED\\s+DESCRIPTION\\n${hook.id}\\s+${hookUrl.replace(/[.]/g, '\\.')}\\s+page\\.created, page\\.updated, page\\.deleted\\s+\\*\\s+yes\\s+from the CLI\\n$`,
+      ),
+    );
     expect(list.stdout).not.toContain('whsec_');
 
     expect((await cli(['webhooks', 'disable', hook.id])).stdout).toBe(`webhook ${hook.id} disabled\n`);
@@ -61,7 +82,9 @@ describe('webhooks from the command line', () => {
   });
 
   it('a failing test delivery exits 1; bad input exits 2 naming the fields; a non-admin gets 403', async () => {
-    const hook = JSON.parse((await cli(['webhooks', 'create', '--url', hookUrl.replace('/hook', '/fail'), '--event', 'page.created', '--json'])).stdout);
+    const hook = JSON.parse(
+      (await cli(['webhooks', 'create', '--url', hookUrl.replace('/hook', '/fail'), '--event', 'page.created', '--json'])).stdout,
+    );
     const test = await cli(['webhooks', 'test', hook.id]);
     expect(test.code).toBe(1);
     expect(test.stderr).toMatch(/^kspace: the test delivery was not delivered \(failed 500/);

@@ -1,6 +1,13 @@
-
 import { describe, expect, it } from 'vitest';
-import { binaryUnavailable, checkA11y, signIn, startAppServer, startBinaryServer, type AppServer, useBrowserFixture } from './support/index.ts';
+import {
+  binaryUnavailable,
+  checkA11y,
+  signIn,
+  startAppServer,
+  startBinaryServer,
+  type AppServer,
+  useBrowserFixture,
+} from './support/index.ts';
 
 // Sign-in and sign-out through the app, as a person does it, against kspace from source and
 // (when it is built and current) the single executable.
@@ -45,7 +52,10 @@ function suite(label: string, start: (env: Record<string, string>) => Promise<Ap
       await page.getByLabel('Name').fill('ann');
       await page.getByLabel('Password').fill('not the password');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('alert').filter({ hasText: /wrong name or password/i }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /wrong name or password/i })
+        .waitFor();
       expect((await page.context().cookies(t.app.url)).find((c) => c.name === 'kspace_session')).toBeUndefined();
       await checkA11y(page, 'sign-in with an error');
     });

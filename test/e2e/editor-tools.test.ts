@@ -14,7 +14,10 @@ const MAX_ATTACHMENT = 64 * 1024;
 const t = useBrowserFixture({
   env: { SERVICE_MAX_ATTACHMENT_BYTES: String(MAX_ATTACHMENT) },
   user: { name: 'erin' },
-  spaces: [['wiki', 'Wiki', { defaultAccess: 'write' }], ['ops', 'Ops', { defaultAccess: 'read' }]],
+  spaces: [
+    ['wiki', 'Wiki', { defaultAccess: 'write' }],
+    ['ops', 'Ops', { defaultAccess: 'read' }],
+  ],
   pages: [
     ['wiki', 'design/overview', { title: 'Design overview', content: 'The design.' }],
     ['wiki', 'roadmap', { title: 'Roadmap', content: 'This year.' }],
@@ -33,23 +36,32 @@ async function toEnd(page: Page): Promise<void> {
 
 /** Pastes files into the editor as the browser does: a ClipboardEvent whose clipboardData holds them. */
 async function pasteFiles(page: Page, files: { name: string; type: string; bytes: Buffer }[]): Promise<void> {
-  await page.locator('.cm-content').evaluate((el, list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([new Uint8Array(f.bytes)], f.name, { type: f.type }));
-    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
-  }, files.map((f) => ({ ...f, bytes: [...f.bytes] })));
+  await page.locator('.cm-content').evaluate(
+    (el, list) => {
+      const dt = new DataTransfer();
+      for (const f of list) dt.items.add(new File([new Uint8Array(f.bytes)], f.name, { type: f.type }));
+      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    },
+    files.map((f) => ({ ...f, bytes: [...f.bytes] })),
+  );
 }
 
 /** Drops a file at the end of the editor's first line: dragover, then drop, with a DataTransfer. */
 async function dropFile(page: Page, file: { name: string; type: string; bytes: Buffer }): Promise<void> {
-  await page.locator('.cm-content .cm-line').first().evaluate((line, f) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([new Uint8Array(f.bytes)], f.name, { type: f.type }));
-    const r = line.getBoundingClientRect();
-    const at = { clientX: r.right - 2, clientY: r.top + r.height / 2, bubbles: true, cancelable: true, dataTransfer: dt };
-    line.dispatchEvent(new DragEvent('dragover', at));
-    line.dispatchEvent(new DragEvent('drop', at));
-  }, { ...file, bytes: [...file.bytes] });
+  await page
+    .locator('.cm-content .cm-line')
+    .first()
+    .evaluate(
+      (line, f) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(f.bytes)], f.name, { type: f.type }));
+        const r = line.getBoundingClientRect();
+        const at = { clientX: r.right - 2, clientY: r.top + r.height / 2, bubbles: true, cancelable: true, dataTransfer: dt };
+        line.dispatchEvent(new DragEvent('dragover', at));
+        line.dispatchEvent(new DragEvent('drop', at));
+      },
+      { ...file, bytes: [...file.bytes] },
+    );
 }
 
 async function fileNames(path: string): Promise<string[]> {
@@ -59,10 +71,13 @@ async function fileNames(path: string): Promise<string[]> {
 
 /** The natural width of the preview's image named `name` (0 until it has loaded). */
 const imageWidth = (root: ReturnType<Page['getByRole']>, name: string) =>
-  root.getByRole('img', { name }).evaluate((el) => (el as HTMLImageElement).naturalWidth).catch(() => 0);
+  root
+    .getByRole('img', { name })
+    .evaluate((el) => (el as HTMLImageElement).naturalWidth)
+    .catch(() => 0);
 
 describe('the editor tools', { timeout: 120_000 }, () => {
-  it('[[ completes page titles typed key by key: Enter inserts [[Title]]; a click on a shared title inserts [[/path|Title]], arrows and Enter on another space\'s page [[space/path|Title]]', async () => {
+  it("[[ completes page titles typed key by key: Enter inserts [[Title]]; a click on a shared title inserts [[/path|Title]], arrows and Enter on another space's page [[space/path|Title]]", async () => {
     await t.app.putPage('wiki', 'notes', { title: 'Notes', content: 'See ' });
     const page = await t.open();
     await t.openEditor(page, 'notes');
@@ -79,7 +94,16 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     }
     await page.keyboard.press('Enter');
     await expect.poll(() => editorText(page), POLL).toBe('See [[Design overview]]');
-    await expect.poll(() => preview(page).getByRole('link', { name: 'Design overview' }).getAttribute('href').catch(() => null), POLL).toBe('/app/p/wiki/design/overview');
+    await expect
+      .poll(
+        () =>
+          preview(page)
+            .getByRole('link', { name: 'Design overview' })
+            .getAttribute('href')
+            .catch(() => null),
+        POLL,
+      )
+      .toBe('/app/p/wiki/design/overview');
 
     // Two pages of the space are called Roadmap: the link names the one chosen by its path.
     await page.keyboard.type(' and [[Roadm');
@@ -92,16 +116,26 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     for (let clicks = 1; (await editorText(page)) !== first; clicks++) {
       expect(clicks, 'the click never inserted the link').toBeLessThan(4);
       await archived.click();
-      await expect.poll(() => editorText(page), { timeout: 3_000, interval: 100 }).toBe(first).catch(() => undefined);
+      await expect
+        .poll(() => editorText(page), { timeout: 3_000, interval: 100 })
+        .toBe(first)
+        .catch(() => undefined);
     }
-    const roadmaps = () => preview(page).getByRole('link', { name: 'Roadmap' }).evaluateAll((as) => as.map((a) => `${a.getAttribute('href')} ${a.className}`));
+    const roadmaps = () =>
+      preview(page)
+        .getByRole('link', { name: 'Roadmap' })
+        .evaluateAll((as) => as.map((a) => `${a.getAttribute('href')} ${a.className}`));
     await expect.poll(roadmaps, POLL).toEqual(['/app/p/wiki/archive/roadmap internal']);
     // A page of another space is named by its space and path; chosen with the arrow keys (the
     // page's own space is listed first, so it is the third option).
     await page.keyboard.type(', [[Roadm');
     const ops = listbox.getByRole('option', { name: /ops\/roadmap/ });
     await ops.waitFor(POLL);
-    const selected = () => listbox.locator('[role=option][aria-selected=true]').textContent().catch(() => null);
+    const selected = () =>
+      listbox
+        .locator('[role=option][aria-selected=true]')
+        .textContent()
+        .catch(() => null);
     // The first option is selected on open; the two of this space come first, in the server's order.
     await expect.poll(selected, POLL).toMatch(/^Roadmap(archive\/)?roadmap$/);
     // Down until the other space's page is selected: the list may still be replaced by the answer
@@ -133,7 +167,9 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await expect.poll(() => editorText(page), POLL).toBe('Photos:\n![image.png](files/image.png)\n![image.png](files/image-2.png)');
 
     await dropFile(page, { name: 'map view.png', type: 'image/png', bytes: gradientPng(80, 40) });
-    await expect.poll(() => editorText(page), POLL).toBe('Photos:\n![map view.png](files/map%20view.png)\n![image.png](files/image.png)\n![image.png](files/image-2.png)');
+    await expect
+      .poll(() => editorText(page), POLL)
+      .toBe('Photos:\n![map view.png](files/map%20view.png)\n![image.png](files/image.png)\n![image.png](files/image-2.png)');
     await expect.poll(() => imageWidth(preview(page), 'map view.png'), POLL).toBe(80);
     await dropFile(page, { name: 'notes.txt', type: 'text/plain', bytes: Buffer.from('plain notes') });
     await expect.poll(() => editorText(page), POLL).toContain('Photos:\n[notes.txt](files/notes.txt)\n');
@@ -209,23 +245,32 @@ describe('the editor tools', { timeout: 120_000 }, () => {
   });
 
   it('the preview follows the cursor in a long page', async () => {
-    const sections = Array.from({ length: 40 }, (_, i) => `## Part ${i + 1}\n\n${'Some words about this part. '.repeat(12)}\n\n- one\n- two`);
+    const sections = Array.from(
+      { length: 40 },
+      (_, i) => `## Part ${i + 1}\n\n${'Some words about this part. '.repeat(12)}\n\n- one\n- two`,
+    );
     await t.app.putPage('wiki', 'long', { title: 'Long', content: sections.join('\n\n') });
     const page = await t.open();
     await t.openEditor(page, 'long');
     const box = page.locator('section.preview');
     await preview(page).getByRole('heading', { name: 'Part 40' }).waitFor(POLL);
     /** Whether the heading `name` is inside the preview's visible part. */
-    const shown = (name: string) => preview(page).getByRole('heading', { name, exact: true }).evaluate((h) => {
-      const c = h.closest('section')!.getBoundingClientRect();
-      const r = h.getBoundingClientRect();
-      return r.top >= c.top && r.bottom <= c.bottom;
-    });
+    const shown = (name: string) =>
+      preview(page)
+        .getByRole('heading', { name, exact: true })
+        .evaluate((h) => {
+          const c = h.closest('section')!.getBoundingClientRect();
+          const r = h.getBoundingClientRect();
+          return r.top >= c.top && r.bottom <= c.bottom;
+        });
     expect(await shown('Part 1')).toBe(true);
     expect(await shown('Part 30')).toBe(false);
     // The cursor to Part 30's heading: scroll the editor there (it draws only the lines in view), click it.
     const target = page.locator('.cm-line', { hasText: /^## Part 30$/ });
-    for (let i = 0; i < 200 && await target.count() === 0; i++) await page.locator('.cm-scroller').evaluate((el) => { el.scrollTop += 200; });
+    for (let i = 0; i < 200 && (await target.count()) === 0; i++)
+      await page.locator('.cm-scroller').evaluate((el) => {
+        el.scrollTop += 200;
+      });
     await target.click();
     await expect.poll(() => shown('Part 30'), POLL).toBe(true);
     await page.keyboard.press('Control+Home');

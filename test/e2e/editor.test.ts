@@ -45,7 +45,9 @@ describe('the editor', { timeout: 90_000 }, () => {
     await mine.keyboard.press('Control+s');
     const conflict = mine.getByRole('region', { name: 'This page was changed while you were editing' });
     await conflict.waitFor();
-    await expect.poll(() => conflict.getByRole('region', { name: 'Your version' }).textContent(), POLL).toContain('line three, edited by me');
+    await expect
+      .poll(() => conflict.getByRole('region', { name: 'Your version' }).textContent(), POLL)
+      .toContain('line three, edited by me');
     expect(await conflict.getByRole('region', { name: /saved meanwhile/ }).textContent()).toContain('line one, edited by them');
     const merged = conflict.getByLabel('Merged content');
     await expect.poll(() => merged.inputValue(), POLL).toBe('line one, edited by them\nline two\nline three, edited by me');

@@ -77,4 +77,3 @@ describe('favourites', { timeout: 120_000 }, () => {
     g.check();
   });
 });
-

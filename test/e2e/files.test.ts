@@ -11,10 +11,21 @@ const POLL = { timeout: 15_000, interval: 100 };
 const t = useBrowserFixture({
   user: { name: 'fiona', signIn: false },
   spaces: [['wiki', 'Team wiki']],
-  pages: [['wiki', 'design/overview', { title: 'Design overview', content: '# Architecture\n\n![The diagram](files/diagram.png)\n\nThe [spec](files/spec.txt) has the details.' }]],
+  pages: [
+    [
+      'wiki',
+      'design/overview',
+      {
+        title: 'Design overview',
+        content: '# Architecture\n\n![The diagram](files/diagram.png)\n\nThe [spec](files/spec.txt) has the details.',
+      },
+    ],
+  ],
   async setup(app) {
     const r = await fetch(`${app.url}/files/wiki/design/overview/diagram.png`, {
-      method: 'PUT', body: gradientPng(480, 200) as BodyInit, headers: { authorization: `Bearer ${app.admin.key}` },
+      method: 'PUT',
+      body: gradientPng(480, 200) as BodyInit,
+      headers: { authorization: `Bearer ${app.admin.key}` },
     });
     expect(r.status).toBe(201);
   },
@@ -37,7 +48,9 @@ describe('files in the web app', { timeout: 90_000 }, () => {
     await files.getByLabel('File to attach').setInputFiles(spec);
     await files.getByRole('button', { name: 'Attach file' }).click();
     await expect.poll(() => files.getByRole('link', { name: 'spec.txt' }).count(), POLL).toBe(1);
-    const got = await fetch(`${t.app.url}/files/wiki/design/overview/spec.txt`, { headers: { authorization: `Bearer ${t.app.admin.key}` } });
+    const got = await fetch(`${t.app.url}/files/wiki/design/overview/spec.txt`, {
+      headers: { authorization: `Bearer ${t.app.admin.key}` },
+    });
     expect(await got.text()).toBe('The specification.');
     fs.rmSync(tmp, { recursive: true, force: true });
     await checkA11y(page);

@@ -26,19 +26,21 @@ async function openLive(who: string, url: string, viewport = { width: 1280, heig
 /** A write by the person signed in to `ctx`, through the API with that session (cookie, CSRF token, Origin). */
 async function writeAs(ctx: BrowserContext, method: 'PUT' | 'POST' | 'DELETE', path: string, data?: unknown): Promise<void> {
   const s = await ctx.request.get('/session');
-  const { csrfToken } = await s.json() as { csrfToken: string };
+  const { csrfToken } = (await s.json()) as { csrfToken: string };
   const r = await ctx.request.fetch(path, { method, data, headers: { 'x-csrf-token': csrfToken, origin: t.app.url } });
   expect(r.status(), await r.text()).toBeLessThan(300);
 }
 
-
 describe('live updates', { timeout: 120_000 }, () => {
-  it('updates a page view within 2 s of another person\'s save, keeping the scroll position; follows a move; says a delete', async () => {
+  it("updates a page view within 2 s of another person's save, keeping the scroll position; follows a move; says a delete", async () => {
     const paragraphs = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1}.`);
     await t.app.putPage('team', 'notes', { title: 'Notes', content: paragraphs.join('\n\n') });
     const a = await openLive('lena', '/app/p/team/notes');
     await a.page.getByText('Paragraph 60.').waitFor(POLL);
-    await a.page.evaluate(() => { window.scrollTo(0, 600); (window as unknown as { marker: number }).marker = 1; });
+    await a.page.evaluate(() => {
+      window.scrollTo(0, 600);
+      (window as unknown as { marker: number }).marker = 1;
+    });
     const other = await t.browser.newContext({ baseURL: t.app.url, storageState: t.sessions.omar });
 
     await writeAs(other, 'PUT', '/pages/team/notes', { content: ['Paragraph 1, revised by Omar.', ...paragraphs.slice(1)].join('\n\n') });
@@ -128,7 +130,10 @@ describe('live updates', { timeout: 120_000 }, () => {
     await a.page.getByRole('status').filter({ hasText: 'moved to team/archive/plan' }).waitFor(POLL);
     await a.page.keyboard.press('Control+s');
     await a.page.waitForURL((u) => u.pathname === '/app/p/team/archive/plan' && u.search === '', POLL);
-    expect((await t.app.admin.get('/pages/team/archive/plan')).body).toMatchObject({ content: 'Omar: First line.\nSecond line.\nLena adds this. And this. Moved too.', version: 4 });
+    expect((await t.app.admin.get('/pages/team/archive/plan')).body).toMatchObject({
+      content: 'Omar: First line.\nSecond line.\nLena adds this. And this. Moved too.',
+      version: 4,
+    });
     expect((await t.app.admin.get('/spaces/team/pages?prefix=plan')).body.pages).toEqual([]);
     a.g.check();
     b.g.check();

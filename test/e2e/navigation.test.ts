@@ -9,10 +9,17 @@ const POLL = { timeout: 15_000, interval: 100 };
 const t = useBrowserFixture({
   user: { name: 'nora' },
   spaces: [['kb', 'Knowledge base']],
-  pages: ([
-    ['index', 'Start here'], ['guides', 'Guides'], ['guides/setup', 'Setup guide'], ['guides/deploy/docker', 'Docker'],
-    ['notes/2026/jan', 'January notes'], ['notes/2026/feb', 'February notes'], ['zebra', 'Zebra crossing'],
-  ] as const).map(([path, title]) => ['kb', path, { title, content: `About ${title.toLowerCase()}.` }]),
+  pages: (
+    [
+      ['index', 'Start here'],
+      ['guides', 'Guides'],
+      ['guides/setup', 'Setup guide'],
+      ['guides/deploy/docker', 'Docker'],
+      ['notes/2026/jan', 'January notes'],
+      ['notes/2026/feb', 'February notes'],
+      ['zebra', 'Zebra crossing'],
+    ] as const
+  ).map(([path, title]) => ['kb', path, { title, content: `About ${title.toLowerCase()}.` }]),
 });
 
 async function open(viewport = { width: 1280, height: 800 }): Promise<{ page: Page; levels: string[] }> {
@@ -26,10 +33,11 @@ async function open(viewport = { width: 1280, height: 800 }): Promise<{ page: Pa
   return { page, levels };
 }
 
-const focusedName = (page: Page): Promise<string> => page.evaluate(() => {
-  const el = document.activeElement;
-  return `${el?.getAttribute('role')} ${el?.querySelector('.tree-label')?.textContent ?? el?.textContent ?? ''}`;
-});
+const focusedName = (page: Page): Promise<string> =>
+  page.evaluate(() => {
+    const el = document.activeElement;
+    return `${el?.getAttribute('role')} ${el?.querySelector('.tree-label')?.textContent ?? el?.textContent ?? ''}`;
+  });
 
 /** Presses Tab until focus is on a row of the tree (keyboard only), at most 30 times. */
 async function tabIntoTree(page: Page): Promise<void> {

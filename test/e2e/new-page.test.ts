@@ -8,29 +8,46 @@ import { checkA11y, useBrowserFixture } from './support/index.ts';
 const POLL = { timeout: 15_000, interval: 100 };
 const t = useBrowserFixture({
   user: { name: 'nora' },
-  spaces: [['team', 'Team'], ['ops', 'Operations']],
+  spaces: [
+    ['team', 'Team'],
+    ['ops', 'Operations'],
+  ],
   pages: [
-    ['team', 'templates/meeting', {
-      title: 'Meeting notes', content: '## Agenda\n\n## Decisions\n',
-      frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting', attendees: ['nora'] } },
-    }],
-    ['ops', 'templates/task', {
-      title: 'Task', content: '## What\n',
-      frontmatter: {
-        description: 'A unit of work', defaultPathPrefix: 'tasks/',
-        metadataSchema: { additionalKeys: 'reject', fields: [
-          { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo', label: 'Stage' },
-          { key: 'owner', type: 'string', required: true, label: 'Owner', description: 'Who drives it' },
-          { key: 'points', type: 'number', min: 1, max: 13, label: 'Points' },
-          { key: 'spec', type: 'url', label: 'Spec' },
-          { key: 'due', type: 'date' },
-          { key: 'urgent', type: 'boolean', label: 'Urgent' },
-          { key: 'labels', type: 'multiselect', options: ['bug', 'ux'], label: 'Labels' },
-          { key: 'steps', type: 'list', label: 'Steps' },
-          { key: 'notes', type: 'text', label: 'Notes' },
-        ] },
+    [
+      'team',
+      'templates/meeting',
+      {
+        title: 'Meeting notes',
+        content: '## Agenda\n\n## Decisions\n',
+        frontmatter: { description: 'Notes of one meeting', metadataDefaults: { kind: 'meeting', attendees: ['nora'] } },
       },
-    }],
+    ],
+    [
+      'ops',
+      'templates/task',
+      {
+        title: 'Task',
+        content: '## What\n',
+        frontmatter: {
+          description: 'A unit of work',
+          defaultPathPrefix: 'tasks/',
+          metadataSchema: {
+            additionalKeys: 'reject',
+            fields: [
+              { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, default: 'todo', label: 'Stage' },
+              { key: 'owner', type: 'string', required: true, label: 'Owner', description: 'Who drives it' },
+              { key: 'points', type: 'number', min: 1, max: 13, label: 'Points' },
+              { key: 'spec', type: 'url', label: 'Spec' },
+              { key: 'due', type: 'date' },
+              { key: 'urgent', type: 'boolean', label: 'Urgent' },
+              { key: 'labels', type: 'multiselect', options: ['bug', 'ux'], label: 'Labels' },
+              { key: 'steps', type: 'list', label: 'Steps' },
+              { key: 'notes', type: 'text', label: 'Notes' },
+            ],
+          },
+        },
+      },
+    ],
   ],
 });
 
@@ -48,8 +65,13 @@ describe('the New Page form', { timeout: 90_000 }, () => {
     await page.goto('/app/new?space=team');
     const chooser = page.getByLabel('Template');
     await chooser.waitFor();
-    expect(await chooser.locator('optgroup').evaluateAll((gs) => gs.map((g) => `${g.getAttribute('label')}: ${[...g.querySelectorAll('option')].map((o) => o.textContent).join(', ')}`)))
-      .toEqual(['Operations: Task', 'Team: Meeting notes']);
+    expect(
+      await chooser
+        .locator('optgroup')
+        .evaluateAll((gs) =>
+          gs.map((g) => `${g.getAttribute('label')}: ${[...g.querySelectorAll('option')].map((o) => o.textContent).join(', ')}`),
+        ),
+    ).toEqual(['Operations: Task', 'Team: Meeting notes']);
     await chooser.selectOption({ label: 'Meeting notes' });
     await expect.poll(() => page.getByLabel('Title', { exact: true }).inputValue(), POLL).toBe('Meeting notes');
     await page.locator('.cm-content').waitFor();
@@ -60,7 +82,11 @@ describe('the New Page form', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'Weekly sync, 25 November' }).waitFor();
     const created = await t.app.admin.get('/pages/team/meetings/2026-11-25');
-    expect(created.body).toMatchObject({ title: 'Weekly sync, 25 November', content: '## Agenda\n\n## Decisions\n', metadata: { kind: 'meeting', attendees: ['nora'] } });
+    expect(created.body).toMatchObject({
+      title: 'Weekly sync, 25 November',
+      content: '## Agenda\n\n## Decisions\n',
+      metadata: { kind: 'meeting', attendees: ['nora'] },
+    });
   });
 
   it('shows each issue of a record beside its field, creates nothing, then creates it once fixed', async () => {
@@ -90,7 +116,11 @@ describe('the New Page form', { timeout: 90_000 }, () => {
     await page.getByLabel('Steps', { exact: true }).fill('renew\ndeploy');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('alert').filter({ hasText: 'Nothing was created' }).waitFor();
-    for (const [label, text] of [['Owner', 'required'], ['Points', '13'], ['Spec', '']] as const) {
+    for (const [label, text] of [
+      ['Owner', 'required'],
+      ['Points', '13'],
+      ['Spec', ''],
+    ] as const) {
       const control = page.getByLabel(label, { exact: true });
       expect(await control.getAttribute('aria-invalid'), label).toBe('true');
       const said = await description(control);
@@ -110,7 +140,16 @@ describe('the New Page form', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'Rotate certificates' }).waitFor();
     const created = await t.app.admin.get('/pages/ops/tasks/rotate-certs');
-    expect(created.body.metadata).toEqual({ stage: 'todo', owner: 'nora', points: 5, spec: 'https://example.com/spec', urgent: false, labels: ['ux'], steps: ['renew', 'deploy'], template: 'task' });
+    expect(created.body.metadata).toEqual({
+      stage: 'todo',
+      owner: 'nora',
+      points: 5,
+      spec: 'https://example.com/spec',
+      urgent: false,
+      labels: ['ux'],
+      steps: ['renew', 'deploy'],
+      template: 'task',
+    });
     expect(created.body.template).toBe('task');
   });
 });

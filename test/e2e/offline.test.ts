@@ -24,7 +24,9 @@ beforeAll(async () => {
   await app.createSpace('notes', 'Notes');
   await app.putPage('notes', 'trip', { title: 'Trip', content: 'Packing list.\n\n![Map](files/map.png)\n\nBring a coat.\n\nThe end.' });
   const r = await fetch(`${app.url}/files/notes/trip/map.png`, {
-    method: 'PUT', body: gradientPng(120, 60) as BodyInit, headers: { authorization: `Bearer ${app.admin.key}` },
+    method: 'PUT',
+    body: gradientPng(120, 60) as BodyInit,
+    headers: { authorization: `Bearer ${app.admin.key}` },
   });
   expect(r.status).toBe(201);
   session = await signedInSession(browser, app.url, user);
@@ -38,12 +40,18 @@ afterAll(async () => {
 async function openAndKeep(page: Page): Promise<void> {
   await page.goto('/app/p/notes/trip');
   await page.getByRole('heading', { name: 'Trip', level: 1 }).waitFor();
-  await expect.poll(() => page.evaluate(async (api) => {
-    const name = (await caches.keys()).find((n) => n.startsWith('kspace-person-'));
-    if (!name) return false;
-    const cache = await caches.open(name);
-    return Boolean(await cache.match(`${api}?render=html`)) && Boolean(await cache.match('/files/notes/trip/map.png'));
-  }, PAGE_API), POLL).toBe(true);
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async (api) => {
+          const name = (await caches.keys()).find((n) => n.startsWith('kspace-person-'));
+          if (!name) return false;
+          const cache = await caches.open(name);
+          return Boolean(await cache.match(`${api}?render=html`)) && Boolean(await cache.match('/files/notes/trip/map.png'));
+        }, PAGE_API),
+      POLL,
+    )
+    .toBe(true);
 }
 
 describe('the web app offline', { timeout: 90_000 }, () => {
@@ -72,7 +80,11 @@ describe('the web app offline', { timeout: 90_000 }, () => {
     expect(await page.evaluate(() => localStorage.getItem('kspace:draft:notes/trip'))).toContain('Offline: Packing list.');
 
     // Someone saves meanwhile: the offline edit must not go silently over it.
-    const other = await app.admin.put(PAGE_API, { title: 'Trip', content: 'Packing list.\n\n![Map](files/map.png)\n\nBring a coat and boots.\n\nThe end.', baseVersion: 1 });
+    const other = await app.admin.put(PAGE_API, {
+      title: 'Trip',
+      content: 'Packing list.\n\n![Map](files/map.png)\n\nBring a coat and boots.\n\nThe end.',
+      baseVersion: 1,
+    });
     expect(other.status).toBe(200);
     await ctx.setOffline(false);
     await page.getByRole('heading', { name: 'This page was changed while you were editing' }).waitFor(POLL);
@@ -85,7 +97,7 @@ describe('the web app offline', { timeout: 90_000 }, () => {
     await ctx.close();
   });
 
-  it('deletes the person\'s offline copies at a sign-out made offline, and ends the session when the connection returns', async () => {
+  it("deletes the person's offline copies at a sign-out made offline, and ends the session when the connection returns", async () => {
     const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
     const page = await ctx.newPage();
     guard(page, app.url, { allowConsole: OFFLINE_NOISE });

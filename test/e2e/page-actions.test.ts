@@ -8,7 +8,10 @@ const POLL = { timeout: 15_000, interval: 100 };
 const t = useBrowserFixture({
   // An org admin: deleting a page of a shared space is theirs (docs/security.md).
   user: { name: 'rita', orgAdmin: true },
-  spaces: [['kb', 'Knowledge base'], ['arch', 'Archive']],
+  spaces: [
+    ['kb', 'Knowledge base'],
+    ['arch', 'Archive'],
+  ],
 });
 
 /** Clears the focused text box and types `text` key by key. */
@@ -106,29 +109,43 @@ describe('task lists', { timeout: 120_000 }, () => {
     // (Written just as the tick reads the page, so the view still shows version 2.)
     const v2 = (await t.app.admin.get('/pages/kb/todo')).body;
     let edited = false;
-    await page.route((u) => u.pathname === '/pages/kb/todo' && u.search === '', async (route) => {
-      if (!edited && route.request().method() === 'GET') {
-        edited = true;
-        expect((await t.app.admin.put('/pages/kb/todo', { title: 'Todo', content: `Intro.\n\n${v2.content}`, baseVersion: 2 })).status).toBe(200);
-      }
-      await route.continue();
-    });
+    await page.route(
+      (u) => u.pathname === '/pages/kb/todo' && u.search === '',
+      async (route) => {
+        if (!edited && route.request().method() === 'GET') {
+          edited = true;
+          expect(
+            (await t.app.admin.put('/pages/kb/todo', { title: 'Todo', content: `Intro.\n\n${v2.content}`, baseVersion: 2 })).status,
+          ).toBe(200);
+        }
+        await route.continue();
+      },
+    );
     await box('Ship it').check();
     await expect.poll(async () => (await t.app.admin.get('/pages/kb/todo')).body.version, POLL).toBe(4);
-    expect((await t.app.admin.get('/pages/kb/todo')).body.content).toBe('Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it\n- [ ] Drop me');
+    expect((await t.app.admin.get('/pages/kb/todo')).body.content).toBe(
+      'Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it\n- [ ] Drop me',
+    );
 
     // The task removed meanwhile (just as the tick reads the page): nothing saved, and the page says so.
     await expect.poll(() => box('Drop me').isEnabled(), POLL).toBe(true);
     let removed = false;
     await page.unrouteAll();
-    await page.route((u) => u.pathname === '/pages/kb/todo' && u.search === '', async (route) => {
-      if (!removed && route.request().method() === 'GET') {
-        removed = true;
-        const r = await t.app.admin.put('/pages/kb/todo', { title: 'Todo', content: 'Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it', baseVersion: 4 });
-        expect(r.status).toBe(200);
-      }
-      await route.continue();
-    });
+    await page.route(
+      (u) => u.pathname === '/pages/kb/todo' && u.search === '',
+      async (route) => {
+        if (!removed && route.request().method() === 'GET') {
+          removed = true;
+          const r = await t.app.admin.put('/pages/kb/todo', {
+            title: 'Todo',
+            content: 'Intro.\n\nThings:\n\n- [x] Write the plan\n- [x] Ship it',
+            baseVersion: 4,
+          });
+          expect(r.status).toBe(200);
+        }
+        await route.continue();
+      },
+    );
     await box('Drop me').check();
     await page.getByRole('status').filter({ hasText: 'no longer in it' }).waitFor(POLL);
     expect((await t.app.admin.get('/pages/kb/todo')).body.version).toBe(5);

@@ -10,7 +10,15 @@ const t = useBrowserFixture({
   spaces: [['wiki', 'Team wiki']],
   pages: [
     ['wiki', 'index', { title: 'Start here', content: 'Read the [setup guide](guides/setup) and the [FAQ](faq).' }],
-    ['wiki', 'guides/setup', { title: 'Setup guide', content: '# Install\n\nRun `npm ci`.', metadata: { owner: 'wendy', due: '2026-12-01', points: 3, tags: ['a', 'b'] } }],
+    [
+      'wiki',
+      'guides/setup',
+      {
+        title: 'Setup guide',
+        content: '# Install\n\nRun `npm ci`.',
+        metadata: { owner: 'wendy', due: '2026-12-01', points: 3, tags: ['a', 'b'] },
+      },
+    ],
     ['wiki', 'guides/faq-old', { title: 'Old FAQ', content: 'See [setup](setup).' }],
   ],
 });
@@ -27,7 +35,9 @@ describe('reading pages', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Wrong name or password' }).waitFor();
     // Focus is back in the (emptied) Password field, ready for another try, not lost on the page.
-    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name), { timeout: 5_000 }).toBe('password');
+    await expect
+      .poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name), { timeout: 5_000 })
+      .toBe('password');
     await checkA11y(page);
     await signIn(page, t.user.name, t.user.password);
     await page.getByRole('heading', { level: 1, name: 'Setup guide' }).waitFor();

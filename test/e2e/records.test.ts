@@ -7,23 +7,41 @@ import { type AppServer, checkA11y, useBrowserFixture } from './support/index.ts
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
 const TASKS: [string, string, string, number][] = [
-  ['a', 'Alpha', 'todo', 3], ['b', 'Bravo', 'doing', 8], ['c', 'Charlie', 'done', 5],
-  ['d', 'Delta', 'todo', 1], ['e', 'Echo', 'doing', 13], ['f', 'Foxtrot <b>bold</b> & co', 'todo', 2],
+  ['a', 'Alpha', 'todo', 3],
+  ['b', 'Bravo', 'doing', 8],
+  ['c', 'Charlie', 'done', 5],
+  ['d', 'Delta', 'todo', 1],
+  ['e', 'Echo', 'doing', 13],
+  ['f', 'Foxtrot <b>bold</b> & co', 'todo', 2],
 ];
 
 const t = useBrowserFixture({
   user: { name: 'rita' },
   spaces: [['eng', 'Engineering']],
   pages: [
-    ['eng', 'templates/task', {
-      title: 'Task', content: '',
-      frontmatter: { metadataSchema: { fields: [
-        { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, label: 'Stage' },
-        { key: 'points', type: 'number', label: 'Points' },
-      ] } },
-    }],
-    ...TASKS.map(([p, title, stage, points]): Parameters<AppServer['putPage']> =>
-      ['eng', `tasks/${p}`, { title, content: `The ${title} task is about habitat restoration.`, template: 'task', metadata: { stage, points } }]),
+    [
+      'eng',
+      'templates/task',
+      {
+        title: 'Task',
+        content: '',
+        frontmatter: {
+          metadataSchema: {
+            fields: [
+              { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, label: 'Stage' },
+              { key: 'points', type: 'number', label: 'Points' },
+            ],
+          },
+        },
+      },
+    ],
+    ...TASKS.map(
+      ([p, title, stage, points]): Parameters<AppServer['putPage']> => [
+        'eng',
+        `tasks/${p}`,
+        { title, content: `The ${title} task is about habitat restoration.`, template: 'task', metadata: { stage, points } },
+      ],
+    ),
   ],
 });
 
@@ -50,7 +68,9 @@ describe('records and search', { timeout: 90_000 }, () => {
     expect(JSON.parse(url.searchParams.get('filters') ?? '')).toEqual([{ key: 'stage', op: 'in', value: ['todo', 'doing'] }]);
     expect(url.searchParams.get('orderBy')).toBe('points');
     expect(url.searchParams.get('order')).toBe('desc');
-    const api = await t.app.admin.get(`/spaces/eng/records/task?filters=${encodeURIComponent(url.searchParams.get('filters') ?? '')}&orderBy=points&order=desc`);
+    const api = await t.app.admin.get(
+      `/spaces/eng/records/task?filters=${encodeURIComponent(url.searchParams.get('filters') ?? '')}&orderBy=points&order=desc`,
+    );
     const expected = (api.body.pages as { title: string }[]).map((p) => p.title);
     expect(expected).toEqual(['Echo', 'Bravo', 'Alpha', 'Foxtrot <b>bold</b> & co', 'Delta']);
     await expect.poll(() => titlesIn(page), POLL).toEqual(expected);
@@ -76,7 +96,9 @@ describe('records and search', { timeout: 90_000 }, () => {
     expect(await page.locator('.hit b').count()).toBe(0);
     await checkA11y(page);
     // The metadata query builder offers discovered keys and keeps its filters in the address.
-    expect(await page.locator('#mq-keys option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(expect.arrayContaining(['points', 'stage']));
+    expect(await page.locator('#mq-keys option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(
+      expect.arrayContaining(['points', 'stage']),
+    );
     const mq = page.getByRole('region', { name: 'Metadata query' });
     await mq.getByRole('button', { name: 'Add filter' }).click();
     await mq.getByLabel('Filter 1 key').fill('points');

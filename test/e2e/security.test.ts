@@ -93,9 +93,21 @@ describe('security in the browser', () => {
     await article.getByText('raw html block', { exact: false }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     const found = await page.evaluate(() => {
-      const sel = ['script:not([src^="/app/assets/"])', 'iframe', 'object', 'embed', 'link:not([href^="/app/assets/"])', 'style:not([nonce])',
-        '[onerror]', '[onclick]', '[onload]', 'a[href^="javascript:" i]', 'a[href^="vbscript:" i]', 'a[href^="data:" i]',
-        'img[src*="//"]'];
+      const sel = [
+        'script:not([src^="/app/assets/"])',
+        'iframe',
+        'object',
+        'embed',
+        'link:not([href^="/app/assets/"])',
+        'style:not([nonce])',
+        '[onerror]',
+        '[onclick]',
+        '[onload]',
+        'a[href^="javascript:" i]',
+        'a[href^="vbscript:" i]',
+        'a[href^="data:" i]',
+        'img[src*="//"]',
+      ];
       return sel.filter((s) => document.querySelector(s) !== null);
     });
     expect(found).toEqual([]);

@@ -12,13 +12,24 @@ const KEYS = 250;
 const t = useBrowserFixture({
   user: { name: 'fay' },
   spaces: [['docs', 'Docs']],
-  pages: [['docs', 'templates/note', {
-    title: 'Note', content: '',
-    frontmatter: { metadataSchema: { fields: [
-      { key: 'owner', type: 'string', label: 'Owner' },
-      { key: 'summary', type: 'text', label: 'Summary' },
-    ] } },
-  }]],
+  pages: [
+    [
+      'docs',
+      'templates/note',
+      {
+        title: 'Note',
+        content: '',
+        frontmatter: {
+          metadataSchema: {
+            fields: [
+              { key: 'owner', type: 'string', label: 'Owner' },
+              { key: 'summary', type: 'text', label: 'Summary' },
+            ],
+          },
+        },
+      },
+    ],
+  ],
 });
 
 /** Types a seeded stream of about `keys` keys at the end of `field`; returns the text it must hold. */
@@ -51,7 +62,11 @@ describe('text fields typed fast', { timeout: 180_000 }, () => {
   it('Ctrl-S right after a key saves that key (Title, a record field, a metadata value)', async () => {
     const start = { title: 'Two', content: 'Body.', template: 'note', metadata: { owner: 'ab', extra: 'cd' } };
     const page = await t.open();
-    for (const [label, want] of [['Title', { title: 'TwXo' }], ['Owner', { owner: 'aXb' }], ['Value of extra', { extra: 'cXd' }]] as const) {
+    for (const [label, want] of [
+      ['Title', { title: 'TwXo' }],
+      ['Owner', { owner: 'aXb' }],
+      ['Value of extra', { extra: 'cXd' }],
+    ] as const) {
       await t.app.putPage('docs', 'notes/two', start);
       await t.openEditor(page, 'notes/two');
       await page.getByLabel(label, { exact: true }).click();
@@ -66,7 +81,7 @@ describe('text fields typed fast', { timeout: 180_000 }, () => {
     }
   });
 
-  it('keep every key in New Page\'s Path and Title, the Search box and a filter value', async () => {
+  it("keep every key in New Page's Path and Title, the Search box and a filter value", async () => {
     const page = await t.open();
     await page.goto('/app/new?space=docs');
     const path = page.getByLabel('Path', { exact: true });

@@ -19,8 +19,13 @@ const received: string[] = [];
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
-    req.on('end', () => { received.push(body); res.writeHead(200).end('ok'); });
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(200).end('ok');
+    });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;

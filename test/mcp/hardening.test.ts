@@ -6,8 +6,19 @@ import { useMade, useServer } from '../support/fixture.ts';
 // Issue 18: JSON-RPC batches, a malformed Host header, and tool arguments that escape the page
 // routes (`..`, `.`, `%2e%2e`, `/`).
 
-const { srv, agents: { bob } } = useServer({ agents: ['bob'], spaces: [{ slug: 'wiki', name: 'Wiki' }], pages: [['wiki/open', { title: 'Open page', content: 'anyone may read' }]] });
-const mcp = useMade('the MCP client', () => connectHttp(srv.url, bob.key!), (c) => c.close());
+const {
+  srv,
+  agents: { bob },
+} = useServer({
+  agents: ['bob'],
+  spaces: [{ slug: 'wiki', name: 'Wiki' }],
+  pages: [['wiki/open', { title: 'Open page', content: 'anyone may read' }]],
+});
+const mcp = useMade(
+  'the MCP client',
+  () => connectHttp(srv.url, bob.key!),
+  (c) => c.close(),
+);
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 const searchCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search', arguments: { query: 'open' } } });
@@ -28,13 +39,18 @@ describe('POST /mcp', () => {
   it('answers a malformed Host header with 400, not 500', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const body = JSON.stringify(searchCall(1));
-      const req = http.request(`${srv.url}/mcp`, {
-        method: 'POST', setHost: false,
-        headers: { ...HEADERS, host: 'x:99999', authorization: `Bearer ${bob.key}`, 'content-length': Buffer.byteLength(body) },
-      }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = http.request(
+        `${srv.url}/mcp`,
+        {
+          method: 'POST',
+          setHost: false,
+          headers: { ...HEADERS, host: 'x:99999', authorization: `Bearer ${bob.key}`, 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

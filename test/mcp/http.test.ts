@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp, TOOL_NAMES, WRITE_TOOLS } from '../support/mcp.ts';
 import { useMade, useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob } } = useServer({
+const {
+  srv,
+  agents: { bob },
+} = useServer({
   agents: ['bob'],
   spaces: [{ slug: 'wiki', name: 'Wiki' }],
   outbox: { spaceSlug: 'wiki', events: ['page.created'] }, // writes record page.created
@@ -15,7 +18,11 @@ const { srv, agents: { bob } } = useServer({
     expect((await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] })).status).toBe(200);
   },
 });
-const mcp = useMade('the MCP client', () => connectHttp(srv.url, bob.key!), (c) => c.close());
+const mcp = useMade(
+  'the MCP client',
+  () => connectHttp(srv.url, bob.key!),
+  (c) => c.close(),
+);
 
 describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists every tool with a description and an input schema; reads are annotated read-only', async () => {
@@ -35,20 +42,40 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(spaces.isError).toBe(false);
     expect(spaces.json.spaces.map((s: { slug: string }) => s.slug)).toEqual(expect.arrayContaining(['wiki', '~bob']));
     const page = await callTool(mcp, 'get_page', { space: 'wiki', path: 'open' });
-    expect(page.json).toMatchObject({ space: 'wiki', path: 'open', title: 'Open page', content: 'anyone may read', metadata: { stage: 'todo' } });
+    expect(page.json).toMatchObject({
+      space: 'wiki',
+      path: 'open',
+      title: 'Open page',
+      content: 'anyone may read',
+      metadata: { stage: 'todo' },
+    });
   });
 
   it('a write shows up over HTTP and records page.created with actor kind agent', async () => {
-    const r = await callTool(mcp, 'put_page', { space: 'wiki', path: 'from-mcp', title: 'Written by an agent', content: '# Hi', metadata: { source: 'mcp' } });
+    const r = await callTool(mcp, 'put_page', {
+      space: 'wiki',
+      path: 'from-mcp',
+      title: 'Written by an agent',
+      content: '# Hi',
+      metadata: { source: 'mcp' },
+    });
     expect(r.isError).toBe(false);
     expect(r.json).toMatchObject({ path: 'from-mcp', version: 1 });
     const got = await srv.admin.get('/pages/wiki/from-mcp');
     expect(got.body).toMatchObject({ title: 'Written by an agent', content: '# Hi', metadata: { source: 'mcp' } });
     const rows = srv.svc.db.prepare("SELECT event, payload FROM events WHERE event = 'page.created'").all() as Array<{ payload: string }>;
     const payloads = rows.map((row) => JSON.parse(row.payload));
-    expect(payloads.find((p) => p.page.path === 'from-mcp')).toMatchObject({ actor: { id: bob.id, kind: 'agent' }, page: { space: 'wiki', title: 'Written by an agent', version: 1 } });
+    expect(payloads.find((p) => p.page.path === 'from-mcp')).toMatchObject({
+      actor: { id: bob.id, kind: 'agent' },
+      page: { space: 'wiki', title: 'Written by an agent', version: 1 },
+    });
 
-    const patched = await callTool(mcp, 'patch_metadata', { space: 'wiki', path: 'from-mcp', set: { stage: 'doing', source: null }, appendUnique: { tags: ['a'] } });
+    const patched = await callTool(mcp, 'patch_metadata', {
+      space: 'wiki',
+      path: 'from-mcp',
+      set: { stage: 'doing', source: null },
+      appendUnique: { tags: ['a'] },
+    });
     expect(patched.json).toMatchObject({ changedKeys: ['source', 'stage', 'tags'], metadata: { stage: 'doing', tags: ['a'] } });
   });
 
@@ -76,13 +103,22 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
 
   it('answers 401 problem+json without a valid key, 405 to GET (stateless endpoint)', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const none = await fetch(`${srv.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
     expect(none.status).toBe(401);
     expect(none.headers.get('content-type')).toBe('application/problem+json');
     expect(await none.json()).toMatchObject({ status: 401, code: 'unauthorized' });
-    const bad = await fetch(`${srv.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: 'Bearer ks_wrong' }, body: JSON.stringify(init) });
+    const bad = await fetch(`${srv.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, authorization: 'Bearer ks_wrong' },
+      body: JSON.stringify(init),
+    });
     expect(bad.status).toBe(401);
     const get = await fetch(`${srv.url}/mcp`, { headers: { authorization: `Bearer ${bob.key}`, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);

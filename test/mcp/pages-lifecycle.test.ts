@@ -2,14 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp, connectStdio } from '../support/mcp.ts';
 import { useMade, useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob } } = useServer({ agents: ['bob'] });
-const admin = useMade('the admin MCP client', () => connectHttp(srv.url, srv.admin.key!), (c) => c.close());
-const mcp = useMade('the MCP client', () => connectHttp(srv.url, bob.key!), (c) => c.close());
+const {
+  srv,
+  agents: { bob },
+} = useServer({ agents: ['bob'] });
+const admin = useMade(
+  'the admin MCP client',
+  () => connectHttp(srv.url, srv.admin.key!),
+  (c) => c.close(),
+);
+const mcp = useMade(
+  'the MCP client',
+  () => connectHttp(srv.url, bob.key!),
+  (c) => c.close(),
+);
 
 describe('MCP page life', () => {
   it('creates a space, writes without a title on update, moves, diffs, restores, deletes and restores from the trash', async () => {
     expect((await callTool(mcp, 'create_space', { slug: 'mcp', name: 'MCP' })).json).toMatchObject({ slug: 'mcp' });
-    expect((await callTool(mcp, 'put_page', { space: 'mcp', path: 'a', title: 'A', content: 'one\n', metadata: { stage: 'todo' } })).isError).toBeFalsy();
+    expect(
+      (await callTool(mcp, 'put_page', { space: 'mcp', path: 'a', title: 'A', content: 'one\n', metadata: { stage: 'todo' } })).isError,
+    ).toBeFalsy();
     const noTitle = await callTool(mcp, 'put_page', { space: 'mcp', path: 'a', content: 'two\n' });
     expect(noTitle.json).toMatchObject({ title: 'A', version: 2 });
     expect((await callTool(mcp, 'put_page', { space: 'mcp', path: 'new', content: 'x' })).text).toContain('title');
@@ -23,7 +36,10 @@ describe('MCP page life', () => {
     expect((await callTool(mcp, 'get_revision', { space: 'mcp', path: 'b/a', version: 1 })).json.content).toBe('one\n');
     const diff = await callTool(mcp, 'diff_revisions', { space: 'mcp', path: 'b/a', from: 1, to: 2 });
     expect(diff.json.contentDiff).toContain('-one\n+two\n');
-    expect((await callTool(mcp, 'restore_revision', { space: 'mcp', path: 'b/a', version: 1 })).json).toMatchObject({ content: 'one\n', version: 3 });
+    expect((await callTool(mcp, 'restore_revision', { space: 'mcp', path: 'b/a', version: 1 })).json).toMatchObject({
+      content: 'one\n',
+      version: 3,
+    });
 
     expect((await callTool(mcp, 'list_metadata_keys', { space: 'mcp' })).text).toContain('stage');
 

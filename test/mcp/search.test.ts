@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp } from '../support/mcp.ts';
 import { useMade, useServer } from '../support/fixture.ts';
 
-const { srv, agents: { reader } } = useServer({
+const {
+  srv,
+  agents: { reader },
+} = useServer({
   agents: ['reader'],
   spaces: [{ slug: 'kb', name: 'KB' }],
   pages: [
@@ -15,7 +18,11 @@ const { srv, agents: { reader } } = useServer({
     await srv.admin.put('/pages/kb/hidden/acl', { write: [me.id] });
   },
 });
-const mcp = useMade('the MCP client', () => connectHttp(srv.url, reader.key!), (c) => c.close());
+const mcp = useMade(
+  'the MCP client',
+  () => connectHttp(srv.url, reader.key!),
+  (c) => c.close(),
+);
 
 describe('search and link tools, as another agent sees them', () => {
   it('search finds readable pages only', async () => {
@@ -25,7 +32,11 @@ describe('search and link tools, as another agent sees them', () => {
   });
 
   it('query_metadata takes in and orders; the hidden page is never counted', async () => {
-    const r = await callTool(mcp, 'query_metadata', { filters: [{ key: 'stage', op: 'in', value: ['todo', 'doing'] }], orderBy: 'points', order: 'desc' });
+    const r = await callTool(mcp, 'query_metadata', {
+      filters: [{ key: 'stage', op: 'in', value: ['todo', 'doing'] }],
+      orderBy: 'points',
+      order: 'desc',
+    });
     expect(r.json.pages.map((p: { path: string }) => p.path)).toEqual(['b', 'a']);
     const bad = await callTool(mcp, 'query_metadata', { filters: [{ key: 'points', op: 'gte', value: [1, 2] }] });
     expect(bad).toMatchObject({ isError: true, text: expect.stringMatching(/\n- filters\[0\]\.value: /) });
@@ -35,7 +46,10 @@ describe('search and link tools, as another agent sees them', () => {
     const links = await callTool(mcp, 'get_links', { space: 'kb', path: 'b' });
     expect(links.json.backlinks.map((l: { path: string }) => l.path)).toEqual(['a']);
     const broken = await callTool(mcp, 'broken_links', { space: 'kb' });
-    expect(broken.json).toEqual({ links: [{ source: { space: 'kb', path: 'a' }, target: { space: 'kb', path: 'gone' } }], nextCursor: null });
+    expect(broken.json).toEqual({
+      links: [{ source: { space: 'kb', path: 'a' }, target: { space: 'kb', path: 'gone' } }],
+      nextCursor: null,
+    });
     expect(links.json.nextCursor).toBeNull();
   });
 

@@ -3,17 +3,27 @@ import { runCli } from '../support/cli.ts';
 import { callTool, connectStdio, TOOL_NAMES } from '../support/mcp.ts';
 import { useMade, useServer } from '../support/fixture.ts';
 
-const { srv, agents: { bob } } = useServer({
+const {
+  srv,
+  agents: { bob },
+} = useServer({
   agents: ['bob'],
   spaces: [{ slug: 'wiki', name: 'Wiki' }],
   outbox: { spaceSlug: 'wiki', events: ['page.created'] }, // writes record page.created
-  pages: [['wiki/open', { title: 'Open page', content: 'hello' }], ['wiki/hidden', { title: 'Hidden page' }]],
+  pages: [
+    ['wiki/open', { title: 'Open page', content: 'hello' }],
+    ['wiki/hidden', { title: 'Hidden page' }],
+  ],
   async setup(srv) {
     const me = (await srv.admin.get('/me')).body;
     await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] });
   },
 });
-const mcp = useMade('the MCP client', () => connectStdio(srv.url, bob.key!), (c) => c.close());
+const mcp = useMade(
+  'the MCP client',
+  () => connectStdio(srv.url, bob.key!),
+  (c) => c.close(),
+);
 
 describe('kspace mcp (stdio, forwarding to SERVICE_URL)', () => {
   it('lists the same tools as /mcp', async () => {
@@ -25,7 +35,9 @@ describe('kspace mcp (stdio, forwarding to SERVICE_URL)', () => {
     const w = await callTool(mcp, 'put_page', { space: 'wiki', path: 'via-stdio', title: 'Via stdio', metadata: { n: 1 } });
     expect(w.isError).toBe(false);
     expect((await srv.admin.get('/pages/wiki/via-stdio')).body).toMatchObject({ title: 'Via stdio', metadata: { n: 1 } });
-    const row = srv.svc.db.prepare("SELECT payload FROM events WHERE event = 'page.created' AND payload LIKE '%via-stdio%'").get() as { payload: string };
+    const row = srv.svc.db.prepare("SELECT payload FROM events WHERE event = 'page.created' AND payload LIKE '%via-stdio%'").get() as {
+      payload: string;
+    };
     expect(JSON.parse(row.payload).actor).toEqual({ id: bob.id, kind: 'agent' });
   });
 
@@ -51,13 +63,21 @@ describe('kspace mcp (stdio, forwarding to SERVICE_URL)', () => {
 
   it('answers every request read before stdin closed, then exits 0', async () => {
     const msgs = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_page', arguments: { space: 'wiki', path: 'open' } } },
     ];
     const r = await runCli(['mcp'], { url: srv.url, key: bob.key!, input: msgs.map((m) => JSON.stringify(m)).join('\n') + '\n' });
     expect(r.code).toBe(0);
-    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const answers = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(JSON.parse(answers[1].result.content[0].text)).toMatchObject({ title: 'Open page' });
   });

@@ -6,7 +6,10 @@ import { connectHttp, connectStdio } from '../support/mcp.ts';
 import { useMade, useServer } from '../support/fixture.ts';
 import { waitFor } from '../support/wait.ts';
 
-const { srv, agents: { bob } } = useServer({
+const {
+  srv,
+  agents: { bob },
+} = useServer({
   agents: ['bob'],
   spaces: [{ slug: 'wiki', name: 'Wiki' }],
   pages: ['watched', 'other', 'hidden'].map((p): [string, Record<string, unknown>] => [`wiki/${p}`, { title: p, content: '' }]),
@@ -16,11 +19,15 @@ const { srv, agents: { bob } } = useServer({
   },
 });
 const updated: string[] = [];
-const mcp = useMade('the MCP client', async () => {
-  const c = await connectStdio(srv.url, bob.key!);
-  c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
-  return c;
-}, (c) => c.close());
+const mcp = useMade(
+  'the MCP client',
+  async () => {
+    const c = await connectStdio(srv.url, bob.key!);
+    c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    return c;
+  },
+  (c) => c.close(),
+);
 const until = (cond: () => boolean, ms = 15_000) => waitFor(cond, ms);
 
 describe('MCP resource subscriptions', () => {

@@ -13,13 +13,25 @@ export type CliResult = { code: number; stdout: string; stderr: string };
  * Runs `bin/kspace` as a subprocess (asynchronously: the server under test runs in this very
  * process). Only the env given here reaches it, so SERVICE_* from the outside never leak in.
  */
-export function runCli(args: string[], opts: { url?: string; key?: string; input?: string; env?: Record<string, string>; bin?: string; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { url?: string; key?: string; input?: string; env?: Record<string, string>; bin?: string; cwd?: string } = {},
+): Promise<CliResult> {
   // XDG_STATE_HOME: the CLI remembers the last X-Service-Txid per server there (src/cli/client.ts); not in the real home.
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', XDG_STATE_HOME: CLI_STATE, ...opts.env };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    XDG_STATE_HOME: CLI_STATE,
+    ...opts.env,
+  };
   if (opts.url) env.SERVICE_URL = opts.url;
   if (opts.key) env.SERVICE_API_KEY = opts.key;
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.bin ?? KSPACE_BIN, args, { env, cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(opts.bin ?? KSPACE_BIN, args, {
+      env,
+      cwd: opts.cwd,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));

@@ -29,14 +29,19 @@ export function late<T extends object>(what: string): { ref: T; set(v: T): void 
       return d ? { ...d, configurable: true } : undefined;
     },
   });
-  return { ref, set: (v) => { target = v; } };
+  return {
+    ref,
+    set: (v) => {
+      target = v;
+    },
+  };
 }
 
 /** Something the file's beforeAll makes (`make`) and its afterAll ends (`end`), usable at the top of the file as `late` gives it. */
 export function useMade<T extends object>(what: string, make: () => Promise<T>, end: (v: T) => unknown = () => undefined): T {
   const v = late<T>(what);
   let made: T | undefined;
-  beforeAll(async () => v.set(made = await make()));
+  beforeAll(async () => v.set((made = await make())));
   afterAll(async () => {
     if (made) await end(made);
   });
@@ -76,14 +81,14 @@ export function useServer<A extends string = never>(opts: ServerFixtureOptions<A
   let running: TestServer | undefined;
   let subscription: OutboxSubscription | undefined;
   beforeAll(async () => {
-    const s = running = await startServer(opts.outbox ? { ...WEBHOOK_ENV, ...opts.env } : opts.env);
+    const s = (running = await startServer(opts.outbox ? { ...WEBHOOK_ENV, ...opts.env } : opts.env));
     srv.set(s);
     for (const [name, orgAdmin] of Object.entries(admins)) agents[name].set(await newAgent(s, name, orgAdmin));
     for (const space of opts.spaces ?? []) {
       const r = await s.admin.post('/spaces', { name: space.slug, ...space });
       expect(r.status, `create space ${space.slug}: ${r.text}`).toBe(201);
     }
-    if (opts.outbox) outbox.set(subscription = await subscribeOutbox(s, opts.outbox));
+    if (opts.outbox) outbox.set((subscription = await subscribeOutbox(s, opts.outbox)));
     for (const [at, page] of opts.pages ?? []) {
       const r = await s.admin.put(`/pages/${at}`, page);
       expect(r.status, `put page ${at}: ${r.text}`).toBe(201);

@@ -4,10 +4,24 @@
 import fc from 'fast-check';
 
 export type JsonSchema = {
-  type?: string | string[]; const?: unknown; enum?: unknown[]; anyOf?: JsonSchema[]; pattern?: string; format?: string;
-  minLength?: number; maxLength?: number; minimum?: number; maximum?: number; items?: JsonSchema; maxItems?: number;
-  properties?: Record<string, JsonSchema>; required?: string[]; additionalProperties?: boolean | JsonSchema;
-  propertyNames?: { pattern?: string }; example?: unknown; default?: unknown;
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  pattern?: string;
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  items?: JsonSchema;
+  maxItems?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  propertyNames?: { pattern?: string };
+  example?: unknown;
+  default?: unknown;
 };
 
 const MAX_STRING = 40;
@@ -41,7 +55,8 @@ function validOfType(t: string, s: JsonSchema, depth: number): fc.Arbitrary<unkn
     case 'string': {
       const min = s.minLength ?? 0;
       const max = Math.min(s.maxLength ?? MAX_STRING, Math.max(MAX_STRING, min));
-      if (s.format === 'date-time') return fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString());
+      if (s.format === 'date-time')
+        return fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString());
       if (s.pattern) {
         const m = matching(s.pattern, min, s.maxLength ?? Infinity);
         if (m) return m;
@@ -52,13 +67,18 @@ function validOfType(t: string, s: JsonSchema, depth: number): fc.Arbitrary<unkn
     case 'integer':
       return fc.integer({ min: s.minimum ?? -1000, max: s.maximum ?? 1000 });
     case 'number':
-      return fc.oneof(fc.integer({ min: s.minimum ?? -1000, max: s.maximum ?? 1000 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: s.minimum, max: s.maximum }));
+      return fc.oneof(
+        fc.integer({ min: s.minimum ?? -1000, max: s.maximum ?? 1000 }),
+        fc.double({ noNaN: true, noDefaultInfinity: true, min: s.minimum, max: s.maximum }),
+      );
     case 'boolean':
       return fc.boolean();
     case 'null':
       return fc.constant(null);
     case 'array':
-      return depth > 3 ? fc.constant([]) : fc.array(s.items ? valid(s.items, depth + 1) : fc.jsonValue({ maxDepth: 1 }), { maxLength: Math.min(s.maxItems ?? 3, 3) });
+      return depth > 3
+        ? fc.constant([])
+        : fc.array(s.items ? valid(s.items, depth + 1) : fc.jsonValue({ maxDepth: 1 }), { maxLength: Math.min(s.maxItems ?? 3, 3) });
     case 'object':
       return validObject(s, depth);
     default:
@@ -70,12 +90,19 @@ function validObject(s: JsonSchema, depth: number): fc.Arbitrary<Record<string, 
   if (depth > 3) return fc.constant({});
   const props = s.properties ?? {};
   const required = s.required ?? [];
-  const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v, depth + 1)])), { requiredKeys: required.filter((k) => k in props) });
+  const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v, depth + 1)])), {
+    requiredKeys: required.filter((k) => k in props),
+  });
   const extraValue = typeof s.additionalProperties === 'object' ? valid(s.additionalProperties, depth + 1) : fc.jsonValue({ maxDepth: 1 });
   const extraKey = s.propertyNames?.pattern ? matching(s.propertyNames.pattern, 1, 64) : fc.string({ minLength: 1, maxLength: 12 });
-  const extra = s.additionalProperties === false || !extraKey
-    ? fc.constant({})
-    : fc.dictionary(extraKey.filter((k) => !(k in props) && k !== '__proto__'), extraValue, { maxKeys: Object.keys(props).length ? 2 : 4 });
+  const extra =
+    s.additionalProperties === false || !extraKey
+      ? fc.constant({})
+      : fc.dictionary(
+          extraKey.filter((k) => !(k in props) && k !== '__proto__'),
+          extraValue,
+          { maxKeys: Object.keys(props).length ? 2 : 4 },
+        );
   return fc.tuple(known, extra).map(([a, b]) => ({ ...b, ...a }));
 }
 
@@ -89,7 +116,11 @@ export function invalid(s: JsonSchema): Array<fc.Arbitrary<unknown>> {
   else if (types.length && !types.includes('number') && !types.includes('integer')) out.push(fc.constantFrom(7, -1.5));
   if (s.pattern) {
     const re = new RegExp(s.pattern);
-    out.push(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('', ' ', 'A B', '../x', '~', '-x', 'x'.repeat(200))).filter((x) => !re.test(x)));
+    out.push(
+      fc
+        .oneof(fc.string({ maxLength: 20 }), fc.constantFrom('', ' ', 'A B', '../x', '~', '-x', 'x'.repeat(200)))
+        .filter((x) => !re.test(x)),
+    );
   }
   if (s.minLength) out.push(fc.constant(''));
   if (s.maxLength !== undefined && s.maxLength < 10_000) out.push(fc.constant('x'.repeat(s.maxLength + 1)));
@@ -109,7 +140,12 @@ export function invalid(s: JsonSchema): Array<fc.Arbitrary<unknown>> {
   }
   if (types.includes('object') && s.propertyNames?.pattern) {
     const re = new RegExp(s.propertyNames.pattern);
-    out.push(fc.constantFrom('bad key', 'a/b', 'x'.repeat(65), 'é').filter((k) => !re.test(k)).map((k) => ({ [k]: 1 })));
+    out.push(
+      fc
+        .constantFrom('bad key', 'a/b', 'x'.repeat(65), 'é')
+        .filter((k) => !re.test(k))
+        .map((k) => ({ [k]: 1 })),
+    );
   }
   return out;
 }

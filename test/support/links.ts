@@ -7,7 +7,9 @@ import type { Client } from './server.ts';
 export async function outboundOf(c: Client, page: string): Promise<string[]> {
   const r = await c.get(`/pages/${page}/links`);
   expect(r.status, r.text).toBe(200);
-  return (r.body.outbound as Array<{ space: string; path: string; exists: boolean }>).map((l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`);
+  return (r.body.outbound as Array<{ space: string; path: string; exists: boolean }>).map(
+    (l) => `${l.space}/${l.path}${l.exists ? '' : ' (absent)'}`,
+  );
 }
 
 /** Backlinks of `page` (`space/path`) as `space/path`. */
@@ -21,5 +23,7 @@ export async function backlinksOf(c: Client, page: string): Promise<string[]> {
 export async function brokenLinksOf(c: Client, slug: string): Promise<string[]> {
   const r = await c.get(`/spaces/${slug}/links/broken`);
   expect(r.status, r.text).toBe(200);
-  return (r.body as Array<{ source: { path: string }; target: { space: string; path: string } }>).map((b) => `${b.source.path} -> ${b.target.space}/${b.target.path}`);
+  return (r.body as Array<{ source: { path: string }; target: { space: string; path: string } }>).map(
+    (b) => `${b.source.path} -> ${b.target.space}/${b.target.path}`,
+  );
 }

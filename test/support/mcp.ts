@@ -7,7 +7,9 @@ import { KSPACE_BIN } from './cli.ts';
 /** The SDK's own client over Streamable HTTP at /mcp, with a Bearer key. */
 export async function connectHttp(baseUrl: string, key: string): Promise<Client> {
   const client = new Client({ name: 'kspace-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
   await client.connect(transport);
   return client;
 }
@@ -43,12 +45,38 @@ export async function callTool(client: Client, name: string, args: Record<string
 }
 
 export const TOOL_NAMES = [
-  'broken_links', 'create_record', 'create_space', 'delete_page', 'diff_revisions', 'get_links', 'get_page',
-  'get_revision', 'list_files', 'list_metadata_keys', 'list_pages', 'list_record_types', 'list_revisions', 'list_spaces',
-  'list_templates', 'list_trash', 'move_page', 'patch_metadata', 'put_page', 'query_metadata', 'query_records',
-  'restore_from_trash', 'restore_revision', 'search',
+  'broken_links',
+  'create_record',
+  'create_space',
+  'delete_page',
+  'diff_revisions',
+  'get_links',
+  'get_page',
+  'get_revision',
+  'list_files',
+  'list_metadata_keys',
+  'list_pages',
+  'list_record_types',
+  'list_revisions',
+  'list_spaces',
+  'list_templates',
+  'list_trash',
+  'move_page',
+  'patch_metadata',
+  'put_page',
+  'query_metadata',
+  'query_records',
+  'restore_from_trash',
+  'restore_revision',
+  'search',
 ];
 export const WRITE_TOOLS = [
-  'create_record', 'create_space', 'delete_page', 'move_page', 'patch_metadata', 'put_page', 'restore_from_trash',
+  'create_record',
+  'create_space',
+  'delete_page',
+  'move_page',
+  'patch_metadata',
+  'put_page',
+  'restore_from_trash',
   'restore_revision',
 ];

@@ -35,7 +35,9 @@ export function makeOldDatabase(srcDb: string, dir: string, schemaFile: string, 
   if (stepSql) old.exec(stepSql);
   old.pragma('foreign_keys = OFF');
   old.prepare('ATTACH DATABASE ? AS src').run(srcDb);
-  const tables = old.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
+  const tables = old.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{
+    name: string;
+  }>;
   for (const { name } of tables) {
     const names = (old.prepare('SELECT name FROM pragma_table_info(?)').all(name) as Array<{ name: string }>).map((c) => c.name);
     if (name === 'revisions' && names.includes('content')) {

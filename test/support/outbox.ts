@@ -15,7 +15,10 @@ export const WEBHOOK_ENV = {
 export type OutboxSubscription = { id: string; rx: Receiver; close(): Promise<void> };
 
 /** An enabled subscription of the admin's organisation: every page event of every shared space unless `filter` narrows it. */
-export async function subscribeOutbox(srv: TestServer, filter: { events?: string[]; spaceSlug?: string } = {}): Promise<OutboxSubscription> {
+export async function subscribeOutbox(
+  srv: TestServer,
+  filter: { events?: string[]; spaceSlug?: string } = {},
+): Promise<OutboxSubscription> {
   const rx = await startReceiver();
   const r = await srv.admin.post('/admin/webhooks', { url: rx.url('/outbox'), events: [...PAGE_EVENTS], ...filter });
   if (r.status !== 201) {

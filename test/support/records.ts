@@ -4,8 +4,10 @@ import type { Client, TestServer } from './server.ts';
 /** Outbox rows written for one page; the test must have subscribed (test/support/outbox.ts). */
 export function eventsFor(srv: TestServer, space: string, path: string): Array<{ event: string }> {
   requireSubscription(srv.svc.db);
-  return srv.svc.db.prepare(`SELECT event FROM events WHERE json_extract(payload, '$.page.space') = ?
-                             AND json_extract(payload, '$.page.path') = ? ORDER BY id`).all(space, path) as never;
+  return srv.svc.db
+    .prepare(`SELECT event FROM events WHERE json_extract(payload, '$.page.space') = ?
+                             AND json_extract(payload, '$.page.path') = ? ORDER BY id`)
+    .all(space, path) as never;
 }
 
 /** What a refused write must leave behind: no page, no revision, no event (or none new). */
@@ -28,7 +30,13 @@ export const TASK_FIELDS = [
 ];
 
 /** Puts a template page; throws unless it is stored. */
-export async function putTemplate(c: Client, space: string, name: string, frontmatter: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+export async function putTemplate(
+  c: Client,
+  space: string,
+  name: string,
+  frontmatter: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
   const r = await c.put(`/pages/${space}/templates/${name}`, { title: name, content: '', frontmatter, ...extra });
   if (r.status !== 200 && r.status !== 201) throw new Error(`template ${name}: ${r.status} ${r.text}`);
   return r;

@@ -12,16 +12,24 @@ export const ADMIN_KEY = 'ks_test_admin_key_0123456789abcdef';
 export type TestServer = Running & { dataDir: string; admin: Client; errors: string[]; requests: RequestFields[]; infos: string[] };
 
 /** The real server on a random port over a fresh SQLite file in a temp dir. */
-export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  opts: { dataDir?: string; keepData?: boolean } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-test-'));
   // SERVICE_VALIDATE_RESPONSES: every answer is checked against the endpoint table's schemas
   // (src/http/response-check.ts): a violation is a 500 and a logged error, so the test fails.
-  const config = loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_VALIDATE_RESPONSES: '1', ...env });
+  const config = loadConfig(
+    { data: dataDir, port: 0 },
+    { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_VALIDATE_RESPONSES: '1', ...env },
+  );
   const errors: string[] = [];
   const requests: RequestFields[] = [];
   const infos: string[] = [];
   const log: Logger = {
-    info: (m, f) => infos.push(`${m} ${JSON.stringify(f ?? {})}`), warn() {}, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`),
+    info: (m, f) => infos.push(`${m} ${JSON.stringify(f ?? {})}`),
+    warn() {},
+    error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`),
     request: (f) => requests.push(f),
   };
   const running = await serve(config, log);

@@ -14,7 +14,8 @@ export function tempDb(schema: string): TempDb {
   db.pragma('journal_mode = WAL');
   db.exec(schema);
   return {
-    db, file,
+    db,
+    file,
     close() {
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });

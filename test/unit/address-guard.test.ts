@@ -280,8 +280,20 @@ describe('resolveAndCheck', () => {
   });
 
   it.each([
-    [[{ address: '8.8.8.8', family: 4 }, { address: '10.0.0.1', family: 4 }], 'private'],
-    [[{ address: '2606:4700:4700::1111', family: 6 }, { address: 'fd00::1', family: 6 }], 'unique-local'],
+    [
+      [
+        { address: '8.8.8.8', family: 4 },
+        { address: '10.0.0.1', family: 4 },
+      ],
+      'private',
+    ],
+    [
+      [
+        { address: '2606:4700:4700::1111', family: 6 },
+        { address: 'fd00::1', family: 6 },
+      ],
+      'unique-local',
+    ],
     [[{ address: '::ffff:169.254.169.254', family: 6 }], 'link-local'],
   ])('blocks when any resolved address is guarded: %o', async (addresses, reason) => {
     fakeLookup(addresses);

@@ -39,7 +39,14 @@ describe('cached with keep', () => {
   it('makes a value it did not keep again on the next call', () => {
     const cache = new Map<string, number | undefined>();
     let made = 0;
-    const get = () => cached(cache, 'k', 8, () => (made++, undefined), (v) => v !== undefined);
+    const get = () =>
+      cached(
+        cache,
+        'k',
+        8,
+        () => (made++, undefined),
+        (v) => v !== undefined,
+      );
     get();
     get();
     expect(made).toBe(2);

@@ -6,8 +6,12 @@ import { isTemplatePath, orderForImport, parseBundle } from '../../src/domain/bu
 
 const limits = loadConfig({}, {}).limits;
 const envelope = (pages: unknown[], extra: Record<string, unknown> = {}) => ({
-  format: 'service-space-export', formatVersion: 1, exportedAt: '2026-01-01T00:00:00.000Z',
-  space: { slug: 's', name: 'S', description: 'd' }, pages, ...extra,
+  format: 'service-space-export',
+  formatVersion: 1,
+  exportedAt: '2026-01-01T00:00:00.000Z',
+  space: { slug: 's', name: 'S', description: 'd' },
+  pages,
+  ...extra,
 });
 
 function fatal(data: unknown): { key: string; code: string }[] {
@@ -49,32 +53,55 @@ describe('parseBundle: the envelope', () => {
     const blob = Buffer.from('hello');
     const sha = createHash('sha256').update(blob).digest('hex');
     const other = createHash('sha256').update('x').digest('hex');
-    const r = parseBundle({
-      format: 'service-space-export', formatVersion: 2, space: {}, pages: [{ path: 'a', title: 'A' }],
-      attachments: [
-        { path: 'a', name: 'h.txt', contentType: 'text/plain', sha256: sha },
-        { path: 'a', name: 'copy.txt', sha256: sha },
-        { path: 'a', name: 'gone.txt', sha256: other },
-        { path: 'a', name: 'bad/name', sha256: sha },
-        { path: 'a', name: 'x', sha256: 'nothex' },
-      ],
-      blobs: { [sha]: blob.toString('base64') },
-    }, limits);
-    expect(r.files!.map((f) => [f.name, f.data.toString()])).toEqual([['h.txt', 'hello'], ['copy.txt', 'hello']]);
+    const r = parseBundle(
+      {
+        format: 'service-space-export',
+        formatVersion: 2,
+        space: {},
+        pages: [{ path: 'a', title: 'A' }],
+        attachments: [
+          { path: 'a', name: 'h.txt', contentType: 'text/plain', sha256: sha },
+          { path: 'a', name: 'copy.txt', sha256: sha },
+          { path: 'a', name: 'gone.txt', sha256: other },
+          { path: 'a', name: 'bad/name', sha256: sha },
+          { path: 'a', name: 'x', sha256: 'nothex' },
+        ],
+        blobs: { [sha]: blob.toString('base64') },
+      },
+      limits,
+    );
+    expect(r.files!.map((f) => [f.name, f.data.toString()])).toEqual([
+      ['h.txt', 'hello'],
+      ['copy.txt', 'hello'],
+    ]);
     expect(r.errors.map((e) => [e.path, e.message])).toEqual([
       ['a', "attachment 'gone.txt': its blob is missing from `blobs`"],
       ['a', "attachment 'bad/name': a file name may not contain '/' or '\\'"],
       ['a', expect.stringMatching(/sha256/)],
     ]);
-    const tampered = parseBundle({
-      format: 'service-space-export', formatVersion: 2, space: {}, pages: [],
-      attachments: [{ path: 'a', name: 'h.txt', sha256: sha }], blobs: { [sha]: Buffer.from('other').toString('base64') },
-    }, limits);
+    const tampered = parseBundle(
+      {
+        format: 'service-space-export',
+        formatVersion: 2,
+        space: {},
+        pages: [],
+        attachments: [{ path: 'a', name: 'h.txt', sha256: sha }],
+        blobs: { [sha]: Buffer.from('other').toString('base64') },
+      },
+      limits,
+    );
     expect(tampered.errors[0].message).toMatch(/does not match its sha256/);
-    const orphan = parseBundle({
-      format: 'service-space-export', formatVersion: 2, space: {}, pages: [{ path: 'a', title: 'A' }],
-      attachments: [{ path: 'b', name: 'h.txt', sha256: sha }], blobs: { [sha]: blob.toString('base64') },
-    }, limits);
+    const orphan = parseBundle(
+      {
+        format: 'service-space-export',
+        formatVersion: 2,
+        space: {},
+        pages: [{ path: 'a', title: 'A' }],
+        attachments: [{ path: 'b', name: 'h.txt', sha256: sha }],
+        blobs: { [sha]: blob.toString('base64') },
+      },
+      limits,
+    );
     expect(orphan.files).toEqual([]);
     expect(orphan.errors).toEqual([{ path: 'b', code: 'validation_failed', message: "attachment 'h.txt': the bundle has no page 'b'" }]);
   });
@@ -110,7 +137,13 @@ describe('parseBundle: pages', () => {
   });
 
   it('uses the first of two pages with the same path and reports the second', () => {
-    const r = parseBundle(envelope([{ path: 'a', title: 'First' }, { path: 'a', title: 'Second' }]), limits);
+    const r = parseBundle(
+      envelope([
+        { path: 'a', title: 'First' },
+        { path: 'a', title: 'Second' },
+      ]),
+      limits,
+    );
     expect(r.pages.map((p) => p.title)).toEqual(['First']);
     expect(r.errors).toEqual([expect.objectContaining({ path: 'a', code: 'duplicate_path' })]);
   });
@@ -129,7 +162,13 @@ describe('templates first', () => {
   });
 
   it('orders template pages first and keeps the bundle order otherwise', () => {
-    const order = orderForImport([{ path: 'b' }, { path: 'templates/t2' }, { path: 'a' }, { path: 'templates/t1' }, { path: 'templates/x/y' }]);
+    const order = orderForImport([
+      { path: 'b' },
+      { path: 'templates/t2' },
+      { path: 'a' },
+      { path: 'templates/t1' },
+      { path: 'templates/x/y' },
+    ]);
     expect(order.map((p) => p.path)).toEqual(['templates/t2', 'templates/t1', 'b', 'a', 'templates/x/y']);
   });
 });

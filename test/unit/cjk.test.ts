@@ -35,7 +35,11 @@ describe('CJK segmentation', () => {
     ['プラ', ['プラ'], ['プラ']],
     ['プラグ', ['プラ', 'ラグ'], ['プラ', 'ラグ']],
     ['プラグイン', ['プラ', 'ラグ', 'グイ', 'イン'], ['プラ', 'グイ', 'イン']],
-    ['あいうえおかきくけこさしすせそたちつてと', bigrams('あいうえおかきくけこさしすせそたちつてと'), ['あい', 'おか', 'けこ', 'さし', 'そた', 'てと']],
+    [
+      'あいうえおかきくけこさしすせそたちつてと',
+      bigrams('あいうえおかきくけこさしすせそたちつてと'),
+      ['あい', 'おか', 'けこ', 'さし', 'そた', 'てと'],
+    ],
   ])('%s', (run, all, looked) => {
     expect(bigrams(run)).toEqual(all);
     expect(queryBigrams(run)).toEqual(looked);
@@ -76,13 +80,25 @@ describe('CJK queries', () => {
   });
 
   it('parses a starred CJK word as no prefix', () => {
-    expect(parseQuery('プラグ* abc*')).toEqual([{ text: 'プラグ', prefix: false }, { text: 'abc', prefix: true }]);
+    expect(parseQuery('プラグ* abc*')).toEqual([
+      { text: 'プラグ', prefix: false },
+      { text: 'abc', prefix: true },
+    ]);
   });
 
   it('ranks CJK hits: title first, then more occurrences, a substring inside a run counting', () => {
-    const pages: Array<[string, string]> = [['メモ', 'プラグインを一度'], ['設定', 'コアプラグインとコミュニティプラグイン'], ['プラグイン', 'ノート'], ['x', 'プラクイン']];
+    const pages: Array<[string, string]> = [
+      ['メモ', 'プラグインを一度'],
+      ['設定', 'コアプラグインとコミュニティプラグイン'],
+      ['プラグイン', 'ノート'],
+      ['x', 'プラクイン'],
+    ];
     const plan = planQuery('プラグイン', indexWords)!;
-    const ranked = scoreCandidates(plan, pages.map(([title, content], i) => ({ id: i + 1, title, content })), stemsOf).sort(compareScored);
+    const ranked = scoreCandidates(
+      plan,
+      pages.map(([title, content], i) => ({ id: i + 1, title, content })),
+      stemsOf,
+    ).sort(compareScored);
     expect(ranked.map((s) => s.id)).toEqual([3, 2, 1]);
   });
 

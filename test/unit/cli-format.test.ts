@@ -10,14 +10,28 @@ const sink = (isTTY = false, columns?: number) => {
 describe('printTable', () => {
   it('pads every column but the last to its widest cell, header included', () => {
     const s = sink();
-    printTable(['PATH', 'TITLE', 'V'], [['a', 'Alpha', 1], ['longer/path', 'B', 12]], { out: s.out });
+    printTable(
+      ['PATH', 'TITLE', 'V'],
+      [
+        ['a', 'Alpha', 1],
+        ['longer/path', 'B', 12],
+      ],
+      { out: s.out },
+    );
     expect(s.text()).toBe('PATH         TITLE  V\na            Alpha  1\nlonger/path  B      12\n');
   });
 
   it('prints the empty text for no rows, indents, and leaves out the header when asked', () => {
     const s = sink();
     printTable(['X'], [], { out: s.out, empty: 'no pages' });
-    printTable(null, [['a', 'b'], ['cc', 'd']], { out: s.out, indent: 2 });
+    printTable(
+      null,
+      [
+        ['a', 'b'],
+        ['cc', 'd'],
+      ],
+      { out: s.out, indent: 2 },
+    );
     expect(s.text()).toBe('no pages\n  a   b\n  cc  d\n');
   });
 
@@ -49,7 +63,13 @@ describe('cells, snippets, sizes', () => {
     expect(snippetText(html, true)).toBe('…the \x1b[1mdeploy\x1b[22m & rollback <now>');
   });
 
-  it.each([[0, '0 B'], [1023, '1023 B'], [1536, '1.5 KB'], [5 * 1024 * 1024, '5.0 MB'], [300 * 1024 * 1024, '300 MB']])('formatBytes(%d)', (n, s) => {
+  it.each([
+    [0, '0 B'],
+    [1023, '1023 B'],
+    [1536, '1.5 KB'],
+    [5 * 1024 * 1024, '5.0 MB'],
+    [300 * 1024 * 1024, '300 MB'],
+  ])('formatBytes(%d)', (n, s) => {
     expect(formatBytes(n)).toBe(s);
   });
 });

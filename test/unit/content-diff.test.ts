@@ -9,17 +9,26 @@ const text = fc.array(line, { maxLength: 14 }).chain((ls) => fc.constantFrom(ls.
 
 describe('diffContents', () => {
   it('is a minimal unified diff, as jsdiff makes of the whole texts, when within its bounds', () => {
-    const changes = (patch: string) => patch.split('\n').slice(4).filter((l) => /^[+-]/.test(l)).length;
-    fc.assert(fc.property(text, text, (a, b) => {
-      const r = diffContents('p@1', 'p@2', a, b);
-      expect(r.truncated).toBe(false);
-      expect(applyPatch(withNewline(a), r.contentDiff)).toBe(withNewline(b));
-      // The same number of changed lines; where several alignments are minimal it may pick another.
-      expect(changes(r.contentDiff)).toBe(changes(createTwoFilesPatch('p@1', 'p@2', withNewline(a), withNewline(b), '', '', { context: 3 })));
-    }), { numRuns: 2000 });
+    const changes = (patch: string) =>
+      patch
+        .split('\n')
+        .slice(4)
+        .filter((l) => /^[+-]/.test(l)).length;
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const r = diffContents('p@1', 'p@2', a, b);
+        expect(r.truncated).toBe(false);
+        expect(applyPatch(withNewline(a), r.contentDiff)).toBe(withNewline(b));
+        // The same number of changed lines; where several alignments are minimal it may pick another.
+        expect(changes(r.contentDiff)).toBe(
+          changes(createTwoFilesPatch('p@1', 'p@2', withNewline(a), withNewline(b), '', '', { context: 3 })),
+        );
+      }),
+      { numRuns: 2000 },
+    );
   });
 
-  it('is jsdiff\'s diff for one changed block, with line numbers past the common start', () => {
+  it("is jsdiff's diff for one changed block, with line numbers past the common start", () => {
     const a = 'h1\nh2\nh3\nh4\nh5\nold\nt1\nt2\nt3\nt4\n';
     const b = 'h1\nh2\nh3\nh4\nh5\nnew\nnewer\nt1\nt2\nt3\nt4\n';
     expect(diffContents('p@1', 'p@2', a, b).contentDiff).toBe(createTwoFilesPatch('p@1', 'p@2', a, b, '', '', { context: 3 }));
@@ -27,10 +36,13 @@ describe('diffContents', () => {
   });
 
   it('makes a coarse diff that still applies when the minimal one is given up', () => {
-    fc.assert(fc.property(text, text, (a, b) => {
-      const r = diffContents('p@1', 'p@2', a, b, -1); // a time budget already spent
-      expect(applyPatch(withNewline(a), r.contentDiff)).toBe(withNewline(b));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const r = diffContents('p@1', 'p@2', a, b, -1); // a time budget already spent
+        expect(applyPatch(withNewline(a), r.contentDiff)).toBe(withNewline(b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('bounds 10,000 changed lines and two texts at the page-size cap, marking them truncated', () => {

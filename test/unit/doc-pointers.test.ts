@@ -17,7 +17,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const anchorOf = (heading: string) => heading.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').trim().replace(/\s+/g, '-');
+const anchorOf = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-');
 
 /** The headings and bold paragraph leads (`**Memory.**`) of a doc. */
 function sectionsOf(doc: string): string[] {
@@ -36,7 +41,8 @@ function brokenPointers(where: string, text: string): string[] {
     }
     const sections = sectionsOf(doc);
     if (anchor && !sections.some((s) => anchorOf(s) === anchor)) out.push(`${where}: ${pointer} (no such anchor)`);
-    if (section && !sections.some((s) => s.toLowerCase().startsWith(section.toLowerCase()))) out.push(`${where}: ${pointer} (no such section)`);
+    if (section && !sections.some((s) => s.toLowerCase().startsWith(section.toLowerCase())))
+      out.push(`${where}: ${pointer} (no such section)`);
   }
   return out;
 }

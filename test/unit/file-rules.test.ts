@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkFileName, contentDisposition, etagMatches, parseRange, servedInline, sniffContentType,
-} from '../../src/domain/file-rules.ts';
+import { checkFileName, contentDisposition, etagMatches, parseRange, servedInline, sniffContentType } from '../../src/domain/file-rules.ts';
 import { extractLinks } from '../../src/domain/links/extract.ts';
 import { resolveFileHref } from '../../src/domain/links/files.ts';
 import { renderMarkdown } from '../../src/domain/links/render.ts';
@@ -44,19 +42,42 @@ describe('sniffContentType: the bytes win over the declared type', () => {
 
   it('serves only media and plain text inline', () => {
     expect(['image/png', 'text/plain; charset=utf-8', 'video/mp4'].map(servedInline)).toEqual([true, true, true]);
-    expect(['image/svg+xml', 'text/html', 'application/pdf', 'application/xml', 'text/markdown'].map(servedInline)).toEqual([false, false, false, false, false]);
+    expect(['image/svg+xml', 'text/html', 'application/pdf', 'application/xml', 'text/markdown'].map(servedInline)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
 describe('checkFileName', () => {
   it.each([
-    ['a.png', null], ['résumé v2.pdf', null], ['files', null],
-    ['', 'required'], ['a/b', 'format'], ['a\\b', 'format'], ['.', 'format'], ['..', 'format'], ['a\u0000', 'format'],
-    ['\u202egpj.exe', 'format'], ['x'.repeat(256), 'format'], ['\ud800', 'format'],
+    ['a.png', null],
+    ['résumé v2.pdf', null],
+    ['files', null],
+    ['', 'required'],
+    ['a/b', 'format'],
+    ['a\\b', 'format'],
+    ['.', 'format'],
+    ['..', 'format'],
+    ['a\u0000', 'format'],
+    ['\u202egpj.exe', 'format'],
+    ['x'.repeat(256), 'format'],
+    ['\ud800', 'format'],
     // Every Default_Ignorable code point is refused (issue 34); a ':' is kept, and exports encode it.
-    ['soft\u00ad.png', 'format'], ['a\u061c.png', 'format'], ['a\u180e.png', 'format'], ['a\u2064.png', 'format'],
-    ['\u3164.png', 'format'], ['a\u115f.png', 'format'], ['a\uffa0.png', 'format'], ['a\u{e0041}.png', 'format'],
-    ['a\ufe0f.png', 'format'], ['a\u2800.png', null], ['10:30.png', null],
+    ['soft\u00ad.png', 'format'],
+    ['a\u061c.png', 'format'],
+    ['a\u180e.png', 'format'],
+    ['a\u2064.png', 'format'],
+    ['\u3164.png', 'format'],
+    ['a\u115f.png', 'format'],
+    ['a\uffa0.png', 'format'],
+    ['a\u{e0041}.png', 'format'],
+    ['a\ufe0f.png', 'format'],
+    ['a\u2800.png', null],
+    ['10:30.png', null],
   ])('%j → %s', (name, code) => {
     expect(checkFileName(name)?.code ?? null).toBe(code);
   });
@@ -74,10 +95,20 @@ describe('contentDisposition', () => {
 
 describe('parseRange (size 100)', () => {
   it.each([
-    [null, null], ['bytes=0-9', { start: 0, end: 9 }], ['bytes=90-', { start: 90, end: 99 }], ['bytes=-5', { start: 95, end: 99 }],
-    ['bytes=-500', { start: 0, end: 99 }], ['bytes=50-500', { start: 50, end: 99 }], ['bytes=100-', 'unsatisfiable'],
-    ['bytes=100-200', 'unsatisfiable'], ['bytes=-0', 'unsatisfiable'], ['bytes=9-1', null], ['bytes=0-1,5-6', null],
-    ['items=0-1', null], ['bytes=', null], ['bytes=a-b', null],
+    [null, null],
+    ['bytes=0-9', { start: 0, end: 9 }],
+    ['bytes=90-', { start: 90, end: 99 }],
+    ['bytes=-5', { start: 95, end: 99 }],
+    ['bytes=-500', { start: 0, end: 99 }],
+    ['bytes=50-500', { start: 50, end: 99 }],
+    ['bytes=100-', 'unsatisfiable'],
+    ['bytes=100-200', 'unsatisfiable'],
+    ['bytes=-0', 'unsatisfiable'],
+    ['bytes=9-1', null],
+    ['bytes=0-1,5-6', null],
+    ['items=0-1', null],
+    ['bytes=', null],
+    ['bytes=a-b', null],
   ])('%j', (header, want) => {
     expect(parseRange(header, 100)).toEqual(want);
   });
@@ -108,7 +139,11 @@ describe('links to attached files', () => {
     ['/files/wiki/p/a.png?x=1', '/files/wiki/p/a.png'],
     ['https://kspace.example/kb/files/wiki/p/a.png', '/files/wiki/p/a.png'],
     ['https://other.example/kb/files/wiki/p/a.png', null],
-    ['/files/wiki/a.png', null], ['/files/wiki//a.png', null], ['../files/a.png', null], ['files/sub/a.png', null], ['a.png', null],
+    ['/files/wiki/a.png', null],
+    ['/files/wiki//a.png', null],
+    ['../files/a.png', null],
+    ['files/sub/a.png', null],
+    ['a.png', null],
     ['/pages/wiki/files/a', null],
   ])('%s → %s', (href, want) => {
     expect(resolveFileHref(href, FROM, [BASE])).toBe(want);
@@ -116,13 +151,18 @@ describe('links to attached files', () => {
 
   it('are not page links, so never broken ones', () => {
     const content = '[a](files/a.png) ![b](./files/b.png) [c](/files/team/x/c.pdf) [d](sibling) [e](sub/files/e.png)';
-    expect(extractLinks(content, FROM, [BASE])).toEqual([{ space: 'team', path: 'notes/sibling' }, { space: 'team', path: 'notes/sub/files/e.png' }]);
+    expect(extractLinks(content, FROM, [BASE])).toEqual([
+      { space: 'team', path: 'notes/sibling' },
+      { space: 'team', path: 'notes/sub/files/e.png' },
+    ]);
   });
 
   it('render to the file address, so images show', () => {
     const html = renderMarkdown({
       content: '![cat](files/cat.png) [spec](./files/spec.pdf) ![abs](https://kspace.example/kb/files/w/p/x.png)',
-      from: FROM, baseUrls: [BASE], existing: () => new Set(),
+      from: FROM,
+      baseUrls: [BASE],
+      existing: () => new Set(),
     });
     expect(html).toContain('<img src="/files/team/notes/page%20one/cat.png" alt="cat">');
     expect(html).toContain('<a href="/files/team/notes/page%20one/spec.pdf">spec</a>');

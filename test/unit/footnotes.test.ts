@@ -10,20 +10,39 @@ const FROM: PageRef = { space: 'team', path: 'notes/page' };
 const ID = footnoteDocId(FROM);
 const existing = (refs: PageRef[]) => new Set(refs.map((r) => `${r.space}/${r.path}`));
 const render = (content: string, from = FROM) => renderMarkdown({ content, from, existing }).trim();
-const ref = (n: string, sub = '') => `<sup class="footnote-ref"><a href="#fn-${ID}-${n}" id="fnref-${ID}-${n}${sub}">[${n}${sub}]</a></sup>`;
+const ref = (n: string, sub = '') =>
+  `<sup class="footnote-ref"><a href="#fn-${ID}-${n}" id="fnref-${ID}-${n}${sub}">[${n}${sub}]</a></sup>`;
 const back = (n: string, sub = '') => `<a href="#fnref-${ID}-${n}${sub}" class="footnote-backref">\u21a9\ufe0e</a>`;
-const notes = (...items: string[]) => `<hr class="footnotes-sep">\n<section class="footnotes">\n<ol class="footnotes-list">\n${
-  items.map((x, i) => `<li id="fn-${ID}-${i + 1}" class="footnote-item">${x}</li>\n`).join('')}</ol>\n</section>`;
+const notes = (...items: string[]) =>
+  `<hr class="footnotes-sep">\n<section class="footnotes">\n<ol class="footnotes-list">\n${items
+    .map((x, i) => `<li id="fn-${ID}-${i + 1}" class="footnote-item">${x}</li>\n`)
+    .join('')}</ol>\n</section>`;
 
 describe('footnotes render', () => {
   it.each<[string, string, string]>([
-    ['a reference and its definition', 'Text[^1].\n\n[^1]: The note.', `<p>Text${ref('1')}.</p>\n${notes(`<p>The note. ${back('1')}</p>\n`)}`],
-    ['named labels, numbered in order of use', 'a[^b] c[^a]\n\n[^a]: A\n[^b]: B', `<p>a${ref('1')} c${ref('2')}</p>\n${notes(`<p>B ${back('1')}</p>\n`, `<p>A ${back('2')}</p>\n`)}`],
+    [
+      'a reference and its definition',
+      'Text[^1].\n\n[^1]: The note.',
+      `<p>Text${ref('1')}.</p>\n${notes(`<p>The note. ${back('1')}</p>\n`)}`,
+    ],
+    [
+      'named labels, numbered in order of use',
+      'a[^b] c[^a]\n\n[^a]: A\n[^b]: B',
+      `<p>a${ref('1')} c${ref('2')}</p>\n${notes(`<p>B ${back('1')}</p>\n`, `<p>A ${back('2')}</p>\n`)}`,
+    ],
     ['an inline footnote', 'x^[inline *note*]', `<p>x${ref('1')}</p>\n${notes(`<p>inline <em>note</em> ${back('1')}</p>\n`)}`],
-    ['one note used twice', 'a[^1] b[^1]\n\n[^1]: N', `<p>a${ref('1')} b${ref('1', ':1')}</p>\n${notes(`<p>N ${back('1')} ${back('1', ':1')}</p>\n`)}`],
+    [
+      'one note used twice',
+      'a[^1] b[^1]\n\n[^1]: N',
+      `<p>a${ref('1')} b${ref('1', ':1')}</p>\n${notes(`<p>N ${back('1')} ${back('1', ':1')}</p>\n`)}`,
+    ],
     ['a reference without definition stays text', 'a[^none]', '<p>a[^none]</p>'],
     ['a label with a space is no label; an unused definition shows nothing', 'a[^x y]\n\n[^x]: N', '<p>a[^x y]</p>'],
-    ['Markup in a note is escaped', 'a[^1]\n\n[^1]: <img src=x onerror=alert(1)>', `<p>a${ref('1')}</p>\n${notes(`<p>&lt;img src=x onerror=alert(1)&gt; ${back('1')}</p>\n`)}`],
+    [
+      'Markup in a note is escaped',
+      'a[^1]\n\n[^1]: <img src=x onerror=alert(1)>',
+      `<p>a${ref('1')}</p>\n${notes(`<p>&lt;img src=x onerror=alert(1)&gt; ${back('1')}</p>\n`)}`,
+    ],
   ])('%s', (_name, md, html) => {
     expect(render(md)).toBe(html);
   });

@@ -44,10 +44,30 @@ describe('framingOf', () => {
 
 describe('forwardedHeaders', () => {
   it('drops the client framing, hop-by-hop headers and those Connection names, and sets its own', () => {
-    const req = request('DELETE', ['Transfer-Encoding', 'chunked', 'Content-Length', '9', 'Connection', 'keep-alive, x-secret', 'X-Secret', 's',
-      'Expect', '100-continue', 'X-Request-Id', 'spoofed', 'Authorization', 'Bearer k', 'Host', 'h']);
+    const req = request('DELETE', [
+      'Transfer-Encoding',
+      'chunked',
+      'Content-Length',
+      '9',
+      'Connection',
+      'keep-alive, x-secret',
+      'X-Secret',
+      's',
+      'Expect',
+      '100-continue',
+      'X-Request-Id',
+      'spoofed',
+      'Authorization',
+      'Bearer k',
+      'Host',
+      'h',
+    ]);
     expect(forwardedHeaders(req, { kind: 'chunked' }, '192.0.2.9', 'id-1')).toEqual({
-      authorization: 'Bearer k', host: 'h', 'transfer-encoding': 'chunked', 'x-forwarded-for': '192.0.2.9', 'x-request-id': 'id-1',
+      authorization: 'Bearer k',
+      host: 'h',
+      'transfer-encoding': 'chunked',
+      'x-forwarded-for': '192.0.2.9',
+      'x-request-id': 'id-1',
     });
     expect(forwardedHeaders(request('DELETE', []), { kind: 'none' }, undefined, undefined)).toEqual({ 'content-length': '0' });
     expect(forwardedHeaders(request('GET', []), { kind: 'none' }, undefined, undefined)).toEqual({});

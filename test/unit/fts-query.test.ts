@@ -8,8 +8,20 @@ import { indexWords } from '../../src/store/fts/tokens.ts';
 describe('parseQuery', () => {
   it.each([
     ['one', [['one', false]]],
-    ['one two', [['one', false], ['two', false]]],
-    ['  spaced\tout\n', [['spaced', false], ['out', false]]],
+    [
+      'one two',
+      [
+        ['one', false],
+        ['two', false],
+      ],
+    ],
+    [
+      '  spaced\tout\n',
+      [
+        ['spaced', false],
+        ['out', false],
+      ],
+    ],
     ['"red panda"', [['red panda', false]]],
     ['"red pan"*', [['red pan', true]]],
     ['hab*', [['hab', true]]],
@@ -19,14 +31,39 @@ describe('parseQuery', () => {
     ['"unclosed phrase', [['unclosed phrase', false]]],
     ['"" x', [['x', false]]],
     ['a"b', [['a"b', false]]],
-    ['AND OR NOT', [['AND', false], ['OR', false], ['NOT', false]]],
-    ['NEAR(a b)', [['NEAR(a', false], ['b)', false]]],
-    ['-x col:y', [['-x', false], ['col:y', false]]],
+    [
+      'AND OR NOT',
+      [
+        ['AND', false],
+        ['OR', false],
+        ['NOT', false],
+      ],
+    ],
+    [
+      'NEAR(a b)',
+      [
+        ['NEAR(a', false],
+        ['b)', false],
+      ],
+    ],
+    [
+      '-x col:y',
+      [
+        ['-x', false],
+        ['col:y', false],
+      ],
+    ],
     ['^ - * 🎉 \u0301', []],
     ['🎉party', [['🎉party', false]]],
     ['café', [['café', false]]],
     ['漢字', [['漢字', false]]],
-    ['x X x "x" x*', [['x', false], ['x*'.slice(0, 1), true]]],
+    [
+      'x X x "x" x*',
+      [
+        ['x', false],
+        ['x*'.slice(0, 1), true],
+      ],
+    ],
     ['Café cafe CAFÉ', [['Café', false]]],
   ])('%j', (q, expected) => {
     expect(parseQuery(q).map((p) => [p.text, p.prefix])).toEqual(expected);
@@ -114,17 +151,51 @@ describe('every query is a valid FTS5 expression', () => {
     // Also characters where JS's idea of a word and unicode61's differ: a combining mark that is a
     // separator to it (U+0305), one it drops (U+0301), one unassigned in its tables (U+0378), a
     // letter it splits words at (U+19B0).
-    fc.array(fc.constantFrom('"', '*', '(', ')', ':', '^', '-', '+', '{', '}', 'AND', 'OR', 'NOT', 'NEAR', ' ', 'a', 'b', 'é', '\u0301', '\u0305', '\u0378', '\u19b0', '🎉', '\\', "'"), { maxLength: 20 }).map((a) => a.join('')),
+    fc
+      .array(
+        fc.constantFrom(
+          '"',
+          '*',
+          '(',
+          ')',
+          ':',
+          '^',
+          '-',
+          '+',
+          '{',
+          '}',
+          'AND',
+          'OR',
+          'NOT',
+          'NEAR',
+          ' ',
+          'a',
+          'b',
+          'é',
+          '\u0301',
+          '\u0305',
+          '\u0378',
+          '\u19b0',
+          '🎉',
+          '\\',
+          "'",
+        ),
+        { maxLength: 20 },
+      )
+      .map((a) => a.join('')),
   );
 
   it('never throws', () => {
-    fc.assert(fc.property(text, (q) => {
-      const phrases = parseQuery(q);
-      if (phrases.length === 0) return;
-      const m = matchAll(phrases, indexWords);
-      count.get(m);
-      countTitles.get(m);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(text, (q) => {
+        const phrases = parseQuery(q);
+        if (phrases.length === 0) return;
+        const m = matchAll(phrases, indexWords);
+        count.get(m);
+        countTitles.get(m);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('finds the indexed text by its own words, operators included', () => {

@@ -27,7 +27,10 @@ describe('group commit', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason.message).toBe('refused');
-    expect(rows()).toEqual([{ k: 'a', v: 1 }, { k: 'c', v: 4 }]);
+    expect(rows()).toEqual([
+      { k: 'a', v: 1 },
+      { k: 'c', v: 4 },
+    ]);
   });
 
   it('answers only after COMMIT, and runs afterCommit callbacks after it', async () => {
@@ -50,14 +53,16 @@ describe('group commit', () => {
     const gc = createGroupCommit(db, 3);
     const sizes: number[] = [];
     let current = 0;
-    const all = Array.from({ length: 7 }, (_, i) => gc.run(() => {
-      db.prepare('INSERT INTO t VALUES (?, ?)').run(`k${i}`, i);
-      current++;
-      gc.afterCommit(() => {
-        if (current) sizes.push(current);
-        current = 0;
-      });
-    }));
+    const all = Array.from({ length: 7 }, (_, i) =>
+      gc.run(() => {
+        db.prepare('INSERT INTO t VALUES (?, ?)').run(`k${i}`, i);
+        current++;
+        gc.afterCommit(() => {
+          if (current) sizes.push(current);
+          current = 0;
+        });
+      }),
+    );
     await Promise.all(all);
     expect(sizes).toEqual([3, 3, 1]);
     expect(rows()).toHaveLength(7);
@@ -87,22 +92,32 @@ describe('group commit', () => {
     const gc = createGroupCommit(db);
     const batches: string[][] = [];
     let current: string[] = [];
-    const job = (k: string, alone = false, fail = false) => gc.run(() => {
-      db.prepare('INSERT INTO t VALUES (?, ?)').run(k, gc.started());
-      current.push(k);
-      gc.afterCommit(() => {
-        if (current.length) batches.push(current);
-        current = [];
-      });
-      // A job alone holds the transaction itself: no savepoint of the group commit is open.
-      if (alone) expect(db.prepare('SAVEPOINT probe').run() && db.prepare('RELEASE probe').run()).toBeTruthy();
-      if (fail) throw new Error('refused');
-    }, { alone });
+    const job = (k: string, alone = false, fail = false) =>
+      gc.run(
+        () => {
+          db.prepare('INSERT INTO t VALUES (?, ?)').run(k, gc.started());
+          current.push(k);
+          gc.afterCommit(() => {
+            if (current.length) batches.push(current);
+            current = [];
+          });
+          // A job alone holds the transaction itself: no savepoint of the group commit is open.
+          if (alone) expect(db.prepare('SAVEPOINT probe').run() && db.prepare('RELEASE probe').run()).toBeTruthy();
+          if (fail) throw new Error('refused');
+        },
+        { alone },
+      );
     const results = await Promise.allSettled([job('a'), job('b'), job('c', true), job('d'), job('e', true, true), job('f', true)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(batches).toEqual([['a', 'b'], ['c'], ['d'], ['e'], ['f']]); // e in a transaction of its own, rolled back whole
     // started() counts every job run, committed or not: f was the sixth.
-    expect(rows()).toEqual([{ k: 'a', v: 1 }, { k: 'b', v: 2 }, { k: 'c', v: 3 }, { k: 'd', v: 4 }, { k: 'f', v: 6 }]);
+    expect(rows()).toEqual([
+      { k: 'a', v: 1 },
+      { k: 'b', v: 2 },
+      { k: 'c', v: 3 },
+      { k: 'd', v: 4 },
+      { k: 'f', v: 6 },
+    ]);
     expect(gc.stats.commits).toBe(4);
   });
 });

@@ -4,11 +4,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  BlockedAddressError,
-  ResponseTooLargeError,
-  guardedFetch,
-} from '../../src/domain/net/guarded-fetch.ts';
+import { BlockedAddressError, ResponseTooLargeError, guardedFetch } from '../../src/domain/net/guarded-fetch.ts';
 
 interface Seen {
   method: string;
@@ -129,9 +125,7 @@ describe('guardedFetch: the guard', () => {
       process.nextTick(cb, null, [{ address: '127.0.0.1', family: 4 }]);
     }) as unknown as typeof dns.lookup);
     try {
-      await expect(
-        guardedFetch(`https://hooks.sni-check.invalid:${tlsPort}/`, { timeoutMs: 2000, allowPrivate: true }),
-      ).rejects.toThrow();
+      await expect(guardedFetch(`https://hooks.sni-check.invalid:${tlsPort}/`, { timeoutMs: 2000, allowPrivate: true })).rejects.toThrow();
       expect(helloSeen).toHaveLength(1);
       expect(helloSeen[0]![0]).toBe(0x16); // TLS handshake record
       expect(helloSeen[0]!.includes(Buffer.from('hooks.sni-check.invalid'))).toBe(true);
@@ -182,9 +176,7 @@ describe('guardedFetch: requests and responses', () => {
   it('honours a caller abort signal', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('shutting down')), 100);
-    await expect(
-      guardedFetch(`${base()}/slow`, { ...open, timeoutMs: 5000, signal: controller.signal }),
-    ).rejects.toThrow('shutting down');
+    await expect(guardedFetch(`${base()}/slow`, { ...open, timeoutMs: 5000, signal: controller.signal })).rejects.toThrow('shutting down');
   });
 
   it('fails on a refused connection with a plain error', async () => {

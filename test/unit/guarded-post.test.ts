@@ -63,7 +63,10 @@ describe('guardedPost', () => {
 
   it('blocks a name when any of its addresses is guarded', async () => {
     vi.spyOn(dns, 'lookup').mockImplementation(((_h: string, _o: unknown, cb: (e: null, a: dns.LookupAddress[]) => void) => {
-      process.nextTick(cb, null, [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }]);
+      process.nextTick(cb, null, [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.5', family: 4 },
+      ]);
     }) as unknown as typeof dns.lookup);
     await expect(post('http://mixed.invalid/ok', false)).rejects.toBeInstanceOf(BlockedAddressError);
   });
@@ -94,7 +97,12 @@ describe('guardedPost', () => {
 
   it('sends the hostname as TLS SNI to the pinned address', async () => {
     const hellos: Buffer[] = [];
-    const tls = net.createServer((s) => s.once('data', (d: Buffer) => { hellos.push(d); s.destroy(); }));
+    const tls = net.createServer((s) =>
+      s.once('data', (d: Buffer) => {
+        hellos.push(d);
+        s.destroy();
+      }),
+    );
     await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
     mockLookup('127.0.0.1');
     try {

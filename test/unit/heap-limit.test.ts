@@ -44,7 +44,9 @@ setTimeout(() => {
 `;
 
 function youngCollectionsByPhase(stop: boolean): number[] {
-  const run = spawnSync(process.execPath, ['--max-semi-space-size=4', '--input-type=module', '-e', PRETENURING(stop)], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--max-semi-space-size=4', '--input-type=module', '-e', PRETENURING(stop)], {
+    encoding: 'utf8',
+  });
   expect(run.stderr).toBe('');
   return JSON.parse(run.stdout) as number[];
 }

@@ -11,7 +11,20 @@ const src = path.join(root, 'src');
 
 /** Floors from the bottom; a file's floor is its first matching prefix (relative to src/). */
 export const FLOORS: string[][] = [
-  ['model.ts', 'text/', 'config/', 'client/', 'bounded-cache.ts', 'loop-load.ts', 'heap-limit.ts', 'assets.ts', 'sea-wrap.ts', 'malloc-trim.ts', 'sea-loader.ts', 'rate-limit.ts'],
+  [
+    'model.ts',
+    'text/',
+    'config/',
+    'client/',
+    'bounded-cache.ts',
+    'loop-load.ts',
+    'heap-limit.ts',
+    'assets.ts',
+    'sea-wrap.ts',
+    'malloc-trim.ts',
+    'sea-loader.ts',
+    'rate-limit.ts',
+  ],
   ['store/'],
   ['services.ts'],
   ['domain/'],
@@ -38,7 +51,8 @@ export function importGraph(files: string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const f of files) {
     const text = fs.readFileSync(f, 'utf8');
-    const targets = [...text.matchAll(IMPORT)].map((m) => path.resolve(path.dirname(f), m[1] ?? m[2]))
+    const targets = [...text.matchAll(IMPORT)]
+      .map((m) => path.resolve(path.dirname(f), m[1] ?? m[2]))
       .filter((t) => t.startsWith(src + path.sep) && /\.(ts|tsx)$/.test(t))
       .map((t) => path.relative(src, t));
     graph.set(path.relative(src, f), [...new Set(targets)]);
@@ -121,7 +135,11 @@ describe('the import graph of src/', () => {
   });
 
   it('finds a circle and an upward import when there is one', () => {
-    const bad = new Map([['store/a.ts', ['store/b.ts']], ['store/b.ts', ['store/a.ts', 'domain/c.ts']], ['domain/c.ts', []]]);
+    const bad = new Map([
+      ['store/a.ts', ['store/b.ts']],
+      ['store/b.ts', ['store/a.ts', 'domain/c.ts']],
+      ['domain/c.ts', []],
+    ]);
     expect(circlesOf(bad)).toEqual([['store/a.ts', 'store/b.ts']]);
     expect(upwardImports(bad)).toEqual(['store/b.ts -> domain/c.ts']);
   });

@@ -11,7 +11,10 @@ describe('IndexBatch', () => {
   it('runs what was asked for the end in order, including what that asks in turn', () => {
     const b = batch();
     const ran: string[] = [];
-    b.atEnd(() => { ran.push('a'); b.atEnd(() => ran.push('c')); });
+    b.atEnd(() => {
+      ran.push('a');
+      b.atEnd(() => ran.push('c'));
+    });
     b.atEnd(() => ran.push('b'));
     expect(ran).toEqual([]);
     b.finish();

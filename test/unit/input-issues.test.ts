@@ -34,10 +34,20 @@ describe('toIssue', () => {
     ['boolean', { name: 'n', nested: { x: 'yes' } }, { key: 'nested.x', code: 'type', message: 'must be true or false' }],
     ['object', { name: 'n', nested: 3 }, { key: 'nested', code: 'type', message: 'must be an object' }],
     ['own message kept', { name: 'n', custom: 'no' }, { key: 'custom', code: 'type', message: 'must be "ok"' }],
-    ['unknown field, many allowed', { name: 'n', nmae: 1 }, {
-      key: 'nmae', code: 'undeclared', message: 'unknown field `nmae`; expected one of `name`, `count`, `tags`, `mode`, `code`, `nested`, `custom`',
-    }],
-    ['unknown nested field', { name: 'n', nested: { w: 1 } }, { key: 'nested.w', code: 'undeclared', message: 'unknown field `w`; expected one of `x`, `y`, `z`' }],
+    [
+      'unknown field, many allowed',
+      { name: 'n', nmae: 1 },
+      {
+        key: 'nmae',
+        code: 'undeclared',
+        message: 'unknown field `nmae`; expected one of `name`, `count`, `tags`, `mode`, `code`, `nested`, `custom`',
+      },
+    ],
+    [
+      'unknown nested field',
+      { name: 'n', nested: { w: 1 } },
+      { key: 'nested.w', code: 'undeclared', message: 'unknown field `w`; expected one of `x`, `y`, `z`' },
+    ],
   ])('%s', (_name, data, issue) => {
     expect(issues(data)).toContainEqual(issue);
   });
@@ -49,7 +59,7 @@ describe('toIssue', () => {
     expect(r.success ? null : toIssue(r.issues[0]).message).toBe('unknown field `sett`');
   });
 
-  it('never passes on valibot\'s own wording', () => {
+  it("never passes on valibot's own wording", () => {
     const all = [{}, { name: 1, count: 'x', tags: 3, mode: 4, code: 5, nested: [], zz: 1 }].flatMap(issues);
     for (const i of all) expect(i.message).not.toMatch(/Invalid|Expected|received/);
   });

@@ -20,7 +20,14 @@ describe('mergeThreeWay', () => {
     ['the same change on both sides is taken once', 'a\nb', 'a\nB', 'a\nB', 'a\nB', 0],
     ['an insertion and an edit elsewhere combine', 'a\nb\nc\nd', 'a\nnew\nb\nc\nd', 'a\nb\nc\nD', 'a\nnew\nb\nc\nD', 0],
     ['one side unchanged takes the other', 'a\nb', 'a\nb', 'x\ny\nz', 'x\ny\nz', 0],
-    ['both changing a line keeps both between markers', 'a\nb\nc', 'a\nmine\nc', 'a\ntheirs\nc', 'a\n<<<<<<< yours\nmine\n=======\ntheirs\n>>>>>>> v2\nc', 1],
+    [
+      'both changing a line keeps both between markers',
+      'a\nb\nc',
+      'a\nmine\nc',
+      'a\ntheirs\nc',
+      'a\n<<<<<<< yours\nmine\n=======\ntheirs\n>>>>>>> v2\nc',
+      1,
+    ],
   ])('%s', (_name, base, mine, theirs, want, conflicts) => {
     const r = mergeThreeWay(base, mine, theirs, 'v2');
     expect(r.text).toBe(want);

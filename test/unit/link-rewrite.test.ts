@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteLinks } from '../../src/domain/links/rewrite.ts';
 
-const moved = new Map([['wiki/old', { space: 'wiki', path: 'new place' }], ['wiki/dir/a', { space: 'eng', path: 'a' }]]);
+const moved = new Map([
+  ['wiki/old', { space: 'wiki', path: 'new place' }],
+  ['wiki/dir/a', { space: 'eng', path: 'a' }],
+]);
 const from = { space: 'wiki', path: 'dir/page' };
 const base = ['https://kb.example.com'];
 

@@ -33,13 +33,43 @@ describe('scanLinks within the default budget finds what the unbounded scan find
 describe('scanLinks stops at its budget', () => {
   const links = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join(' ');
   it.each<[string, string, LinkBudget, 'links' | 'marks' | null, string[]]>([
-    ['distinct wikilinks past the link budget', links(5, (i) => `[[w${i}]]`), { links: 3, marks: 100 }, 'links', ['[[w0]]', '[[w1]]', '[[w2]]']],
-    ['one wikilink repeated: one target', links(5, () => '[[w]]'), { links: 1, marks: 100 }, null, ['[[w]]', '[[w]]', '[[w]]', '[[w]]', '[[w]]']],
+    [
+      'distinct wikilinks past the link budget',
+      links(5, (i) => `[[w${i}]]`),
+      { links: 3, marks: 100 },
+      'links',
+      ['[[w0]]', '[[w1]]', '[[w2]]'],
+    ],
+    [
+      'one wikilink repeated: one target',
+      links(5, () => '[[w]]'),
+      { links: 1, marks: 100 },
+      null,
+      ['[[w]]', '[[w]]', '[[w]]', '[[w]]', '[[w]]'],
+    ],
     ['a wikilink counts two marks', links(5, (i) => `[[w${i}]]`), { links: 100, marks: 6 }, 'marks', ['[[w0]]', '[[w1]]', '[[w2]]']],
-    ['distinct markdown links past the link budget', links(4, (i) => `[x](/pages/s/p${i})`), { links: 2, marks: 100 }, 'links', ['s/p0', 's/p1']],
-    ['markdown links to one page: one target', links(4, () => '[x](/pages/s/p)'), { links: 1, marks: 100 }, null, ['s/p', 's/p', 's/p', 's/p']],
+    [
+      'distinct markdown links past the link budget',
+      links(4, (i) => `[x](/pages/s/p${i})`),
+      { links: 2, marks: 100 },
+      'links',
+      ['s/p0', 's/p1'],
+    ],
+    [
+      'markdown links to one page: one target',
+      links(4, () => '[x](/pages/s/p)'),
+      { links: 1, marks: 100 },
+      null,
+      ['s/p', 's/p', 's/p', 's/p'],
+    ],
     ['a link counts one mark', links(4, (i) => `[x](/pages/s/p${i})`), { links: 100, marks: 2 }, 'marks', ['s/p0', 's/p1']],
-    ['the block where marks run out is cut, the rest unread', `[a](/pages/s/a)\n\n[b](/pages/s/b) < [c](/pages/s/c)\n\n[d](/pages/s/d)`, { links: 100, marks: 3 }, 'marks', ['s/a', 's/b']],
+    [
+      'the block where marks run out is cut, the rest unread',
+      `[a](/pages/s/a)\n\n[b](/pages/s/b) < [c](/pages/s/c)\n\n[d](/pages/s/d)`,
+      { links: 100, marks: 3 },
+      'marks',
+      ['s/a', 's/b'],
+    ],
     ['brackets in code count nothing', '```\n' + '['.repeat(50) + '\n```\n[x](/pages/s/x)', { links: 100, marks: 1 }, null, ['s/x']],
     ['a bare URL counts ten', links(3, (i) => `http://127.0.0.1:8080/pages/s/u${i}`), { links: 100, marks: 25 }, 'marks', ['s/u0', 's/u1']],
   ])('%s', (_name, content, budget, over, found) => {
@@ -78,15 +108,19 @@ describe('hostile text at the page-size cap', () => {
     ['unclosed autolinks', 'marks', 0],
     ['wikilink opens', 'marks', 0],
     ['plain text (the floor)', null, 0],
-  ])('%s: stops at the budget (%s), %i distinct targets, in bounded time', (name, over, distinct) => {
-    const content = ADVERSARIAL_MARKDOWN[name];
-    const t0 = performance.now();
-    const scan = scanLinks(content, FROM, BASES, DEFAULT_LINK_BUDGET);
-    const targets = distinctTargets(scan.occurrences, FROM);
-    const ms = performance.now() - t0;
-    expect(scan.over).toBe(over);
-    expect(targets.length).toBe(distinct);
-    expect(scan.occurrences.length).toBeLessThanOrEqual(DEFAULT_LINK_BUDGET.marks);
-    expect(ms).toBeLessThan(HOSTILE_MS);
-  }, 60_000);
+  ])(
+    '%s: stops at the budget (%s), %i distinct targets, in bounded time',
+    (name, over, distinct) => {
+      const content = ADVERSARIAL_MARKDOWN[name];
+      const t0 = performance.now();
+      const scan = scanLinks(content, FROM, BASES, DEFAULT_LINK_BUDGET);
+      const targets = distinctTargets(scan.occurrences, FROM);
+      const ms = performance.now() - t0;
+      expect(scan.over).toBe(over);
+      expect(targets.length).toBe(distinct);
+      expect(scan.occurrences.length).toBeLessThanOrEqual(DEFAULT_LINK_BUDGET.marks);
+      expect(ms).toBeLessThan(HOSTILE_MS);
+    },
+    60_000,
+  );
 });

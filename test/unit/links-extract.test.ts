@@ -177,12 +177,28 @@ describe('extractLinks', () => {
     ['bare base URL', 'see http://127.0.0.1:8080/pages/s/x.', [ref('x')]],
     ['bare base URL with a prefix', 'https://wiki.example/kspace/pages/t/y', [ref('y', 't')]],
     ['bare base URL in capitals, trailing paren', '(HTTPS://WIKI.EXAMPLE/kspace/pages/t/y)', [ref('y', 't')]],
-    ['bare base URL next to an inline link', '[x](/pages/s/x) then www.example.com and http://127.0.0.1:8080/pages/s/y', [ref('x'), ref('y')]],
-    ['links in lists, quotes, tables, headings', '# [h](/pages/s/h)\n\n- [l](/pages/s/l)\n\n> [q](/pages/s/q)\n\n| a |\n|---|\n| [t](/pages/s/t) |', [ref('h'), ref('l'), ref('q'), ref('t')]],
+    [
+      'bare base URL next to an inline link',
+      '[x](/pages/s/x) then www.example.com and http://127.0.0.1:8080/pages/s/y',
+      [ref('x'), ref('y')],
+    ],
+    [
+      'links in lists, quotes, tables, headings',
+      '# [h](/pages/s/h)\n\n- [l](/pages/s/l)\n\n> [q](/pages/s/q)\n\n| a |\n|---|\n| [t](/pages/s/t) |',
+      [ref('h'), ref('l'), ref('q'), ref('t')],
+    ],
     // The parser runs without emphasis, strikethrough, entities and hard breaks (extract.ts):
     // none of them may make or unmake a link.
-    ['links inside emphasis and strikethrough', '*[a](/pages/s/a)* **[b](/pages/s/b)** _[c](/pages/s/c)_ ~~[d](/pages/s/d)~~', [ref('a'), ref('b'), ref('c'), ref('d')]],
-    ['emphasis delimiters inside a link label', '[*a*](/pages/s/a) [**b](/pages/s/b) [_c_][r]\n\n[r]: /pages/s/c', [ref('a'), ref('b'), ref('c')]],
+    [
+      'links inside emphasis and strikethrough',
+      '*[a](/pages/s/a)* **[b](/pages/s/b)** _[c](/pages/s/c)_ ~~[d](/pages/s/d)~~',
+      [ref('a'), ref('b'), ref('c'), ref('d')],
+    ],
+    [
+      'emphasis delimiters inside a link label',
+      '[*a*](/pages/s/a) [**b](/pages/s/b) [_c_][r]\n\n[r]: /pages/s/c',
+      [ref('a'), ref('b'), ref('c')],
+    ],
     ['a label over a hard break', '[a  \nb](/pages/s/x)', [ref('x')]],
     ['an entity in the destination', '[x](/pages/s/a&amp;b)', [ref('a&b')]],
     ['an entity spelling a bracket starts no link', '&#91;x](/pages/s/x)', []],

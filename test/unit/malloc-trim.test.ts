@@ -91,7 +91,10 @@ describe('scripts/build-native.ts', () => {
   it('warns and exits 0 without a C compiler, and builds nothing', () => {
     const root = tree();
     try {
-      const r = spawnSync(process.execPath, [path.join(root, 'scripts/build-native.ts')], { encoding: 'utf8', env: { ...process.env, CC: path.join(root, 'no-such-cc') } });
+      const r = spawnSync(process.execPath, [path.join(root, 'scripts/build-native.ts')], {
+        encoding: 'utf8',
+        env: { ...process.env, CC: path.join(root, 'no-such-cc') },
+      });
       expect(r.status).toBe(0);
       expect(r.stderr).toMatch(/^kspace: src\/native\/malloc-trim\.c not built \(.+\): kspace runs without it/);
       expect(fs.readdirSync(path.join(root, 'dist/native'))).toEqual([]);

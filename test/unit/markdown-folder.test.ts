@@ -1,7 +1,12 @@
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import {
-  attachReferencedFiles, fileToPage, folderToBundle, isSkipped, pageToFile, placeAttachments,
+  attachReferencedFiles,
+  fileToPage,
+  folderToBundle,
+  isSkipped,
+  pageToFile,
+  placeAttachments,
 } from '../../src/domain/bundles/markdown-folder.ts';
 import { parseSimpleYaml } from '../../src/domain/bundles/simple-yaml.ts';
 import type { BundlePage } from '../../src/domain/bundles/bundle.ts';
@@ -17,23 +22,39 @@ describe('the frontmatter fast path answers what the yaml library answers, or le
     'list:\n- a\n- b',
     'url: https://example.com/a#b\nhash: a#b',
     // left to the library:
-    'comment: value # note', 'nested:\n  a: 1', 'multi: |\n  text', 'hex: 0x1F', "flow: ['a, b', c]", 'esc: "a\\nb"',
-    'dup: 1\ndup: 2', 'star: *ref', 'key: - x', 'inf: .inf', 'q: "unterminated',
+    'comment: value # note',
+    'nested:\n  a: 1',
+    'multi: |\n  text',
+    'hex: 0x1F',
+    "flow: ['a, b', c]",
+    'esc: "a\\nb"',
+    'dup: 1\ndup: 2',
+    'star: *ref',
+    'key: - x',
+    'inf: .inf',
+    'q: "unterminated',
   ])('%j', (text) => {
     const fast = parseSimpleYaml(text);
     if (fast !== null) expect(fast).toEqual(YAML.parse(text));
   });
   it('takes the common forms and refuses the rest', () => {
     expect(parseSimpleYaml('a: 1\nb: [x, y]')).toEqual({ a: 1, b: ['x', 'y'] });
-    for (const t of ['comment: value # note', 'nested:\n  a: 1', 'multi: |\n  text', 'hex: 0x1F', 'dup: 1\ndup: 2']) expect(parseSimpleYaml(t)).toBeNull();
+    for (const t of ['comment: value # note', 'nested:\n  a: 1', 'multi: |\n  text', 'hex: 0x1F', 'dup: 1\ndup: 2'])
+      expect(parseSimpleYaml(t)).toBeNull();
   });
 });
 
 describe('a page as a file and back', () => {
   it.each<[string, BundlePage]>([
     ['plain', page('a/b', '# B\n')],
-    ['metadata of every type', { ...page('m', 'x'), metadata: { s: 'str', n: 1.5, b: false, d: '2025-01-02', l: ['a', 2, true], empty: [] } }],
-    ['frontmatter and colliding metadata keys', { ...page('f', 'y'), frontmatter: { title: 'fm', n: null, deep: { a: [1] } }, metadata: { title: 'meta', kspace: 'k' } }],
+    [
+      'metadata of every type',
+      { ...page('m', 'x'), metadata: { s: 'str', n: 1.5, b: false, d: '2025-01-02', l: ['a', 2, true], empty: [] } },
+    ],
+    [
+      'frontmatter and colliding metadata keys',
+      { ...page('f', 'y'), frontmatter: { title: 'fm', n: null, deep: { a: [1] } }, metadata: { title: 'meta', kspace: 'k' } },
+    ],
     ['content that looks like frontmatter', page('c', '---\nnot: yaml\n---\n')],
     ['content starting with blank lines and CRLF', page('crlf', '\n\r\nline\r\n')],
     ['a title YAML would misread', page('t', 'x', 'yes: no # really')],
@@ -46,8 +67,18 @@ describe('a page as a file and back', () => {
 
   it('reads foreign properties: valid metadata values are metadata, the rest frontmatter; no title → the file name', () => {
     const p = fileToPage({ path: 'Notes/My Note.md', text: '---\ntags: [x]\nDue date: 2024-01-01\nobj:\n  a: 1\nnum: 2\n---\nbody' });
-    expect(p).toEqual({ path: 'Notes/My Note', title: 'My Note', content: 'body', metadata: { tags: ['x'], num: 2 }, frontmatter: { 'Due date': '2024-01-01', obj: { a: 1 } } });
-    expect(fileToPage({ path: 'x.md', text: '---\n---\nempty frontmatter' })).toMatchObject({ content: 'empty frontmatter', metadata: {}, frontmatter: {} });
+    expect(p).toEqual({
+      path: 'Notes/My Note',
+      title: 'My Note',
+      content: 'body',
+      metadata: { tags: ['x'], num: 2 },
+      frontmatter: { 'Due date': '2024-01-01', obj: { a: 1 } },
+    });
+    expect(fileToPage({ path: 'x.md', text: '---\n---\nempty frontmatter' })).toMatchObject({
+      content: 'empty frontmatter',
+      metadata: {},
+      frontmatter: {},
+    });
     expect(fileToPage({ path: 'bad.md', text: '---\n[: x\n---\n' })).toMatchObject({ code: 'invalid_frontmatter' });
     // A note whose name a page path refuses is reported with a code, not lost silently (issue 34, L7).
     expect(fileToPage({ path: 'Meeting 10:30.md', text: 'x' })).toMatchObject({ path: 'Meeting 10:30.md', code: 'validation_failed' });
@@ -67,41 +98,73 @@ describe('foreign folders', () => {
       { path: 'Home.md', text: '[[Deep]] [[Deep|d]] [[Deep#H]] [[Missing]] [[sub/Deep]]' },
       { path: 'a/sub/Deep.md', text: '---\ntitle: Other title\n---\n[[Home]]' },
     ]);
-    expect(pages.find((p) => p.path === 'Home')!.content).toBe('[[a/sub/Deep|Deep]] [[a/sub/Deep|d]] [[a/sub/Deep#H|Deep]] [[Missing]] [[a/sub/Deep|sub/Deep]]');
+    expect(pages.find((p) => p.path === 'Home')!.content).toBe(
+      '[[a/sub/Deep|Deep]] [[a/sub/Deep|d]] [[a/sub/Deep#H|Deep]] [[Missing]] [[a/sub/Deep|sub/Deep]]',
+    );
     expect(pages.find((p) => p.path === 'a/sub/Deep')!.content).toBe('[[Home]]');
   });
 
   it('attaches the files notes embed or link to, under files/<name>', () => {
-    const pages = [page('n/a', '![[pic.png]] ![x](../img/pic.png) ![y](img2.png) [doc](<my doc.pdf>) `![[code.png]]`\n```\n![[pic.png]]\n```'), page('b', 'no files')];
-    const bins = new Map<string, Uint8Array>([['img/pic.png', new Uint8Array([1])], ['n/pic.png', new Uint8Array([2])], ['n/img2.png', new Uint8Array([3])], ['n/my doc.pdf', new Uint8Array([4])]]);
+    const pages = [
+      page('n/a', '![[pic.png]] ![x](../img/pic.png) ![y](img2.png) [doc](<my doc.pdf>) `![[code.png]]`\n```\n![[pic.png]]\n```'),
+      page('b', 'no files'),
+    ];
+    const bins = new Map<string, Uint8Array>([
+      ['img/pic.png', new Uint8Array([1])],
+      ['n/pic.png', new Uint8Array([2])],
+      ['n/img2.png', new Uint8Array([3])],
+      ['n/my doc.pdf', new Uint8Array([4])],
+    ]);
     const files = attachReferencedFiles(pages, bins);
     expect(files.map((f) => `${f.path} ${f.name} <- ${f.from}`)).toEqual([
-      'n/a pic.png <- n/pic.png', 'n/a pic-2.png <- img/pic.png', 'n/a img2.png <- n/img2.png', 'n/a my doc.pdf <- n/my doc.pdf',
+      'n/a pic.png <- n/pic.png',
+      'n/a pic-2.png <- img/pic.png',
+      'n/a img2.png <- n/img2.png',
+      'n/a my doc.pdf <- n/my doc.pdf',
     ]);
-    expect(pages[0].content).toBe('![pic.png](files/pic.png) ![x](files/pic-2.png) ![y](files/img2.png) [doc](files/my%20doc.pdf) `![[code.png]]`\n```\n![[pic.png]]\n```');
+    expect(pages[0].content).toBe(
+      '![pic.png](files/pic.png) ![x](files/pic-2.png) ![y](files/img2.png) [doc](files/my%20doc.pdf) `![[code.png]]`\n```\n![[pic.png]]\n```',
+    );
   });
 
   it('keeps inline code, sizes and hints, finds table-cell embeds and bare file names anywhere (issue 39)', () => {
-    const pages = [page('n/a', [
-      'Write `![[pic.png]]` or ``![[pic.png|100]]``.', '![[pic.png|100x145]] ![[logo.svg#icon]]',
-      '| a |\n| - |\n| ![[pic.png\\|100]] |', '![shot](shot.png)',
-    ].join('\n\n'))];
-    const bins = new Map<string, Uint8Array>([['Attachments/pic.png', new Uint8Array([1])], ['Attachments/icons/logo.svg', new Uint8Array([2])], ['Attachments/shot.png', new Uint8Array([3])]]);
+    const pages = [
+      page(
+        'n/a',
+        [
+          'Write `![[pic.png]]` or ``![[pic.png|100]]``.',
+          '![[pic.png|100x145]] ![[logo.svg#icon]]',
+          '| a |\n| - |\n| ![[pic.png\\|100]] |',
+          '![shot](shot.png)',
+        ].join('\n\n'),
+      ),
+    ];
+    const bins = new Map<string, Uint8Array>([
+      ['Attachments/pic.png', new Uint8Array([1])],
+      ['Attachments/icons/logo.svg', new Uint8Array([2])],
+      ['Attachments/shot.png', new Uint8Array([3])],
+    ]);
     const files = attachReferencedFiles(pages, bins);
     expect(files.map((f) => f.from)).toEqual(['Attachments/pic.png', 'Attachments/icons/logo.svg', 'Attachments/shot.png']);
-    expect(pages[0].content).toBe([
-      'Write `![[pic.png]]` or ``![[pic.png|100]]``.', '![pic.png|100x145](files/pic.png) ![logo.svg](files/logo.svg#icon)',
-      '| a |\n| - |\n| ![pic.png\\|100](files/pic.png) |', '![shot](files/shot.png)',
-    ].join('\n\n'));
+    expect(pages[0].content).toBe(
+      [
+        'Write `![[pic.png]]` or ``![[pic.png|100]]``.',
+        '![pic.png|100x145](files/pic.png) ![logo.svg](files/logo.svg#icon)',
+        '| a |\n| - |\n| ![pic.png\\|100](files/pic.png) |',
+        '![shot](files/shot.png)',
+      ].join('\n\n'),
+    );
   });
 
   it('places attached files beside their pages, apart when two siblings have different files of one name', () => {
-    expect(placeAttachments([
-      { path: 'g/a', name: 'x.png', contentType: 'image/png', sha256: '1' },
-      { path: 'g/b', name: 'x.png', contentType: 'image/png', sha256: '2' },
-      { path: 'g/c', name: 'x.png', contentType: 'image/png', sha256: '1' },
-      { path: 'top', name: 'y.txt', contentType: 'text/plain', sha256: '3' },
-    ]).map((p) => p.file)).toEqual(['g/files/x.png', 'g/files/b/x.png', 'g/files/x.png', 'files/y.txt']);
+    expect(
+      placeAttachments([
+        { path: 'g/a', name: 'x.png', contentType: 'image/png', sha256: '1' },
+        { path: 'g/b', name: 'x.png', contentType: 'image/png', sha256: '2' },
+        { path: 'g/c', name: 'x.png', contentType: 'image/png', sha256: '1' },
+        { path: 'top', name: 'y.txt', contentType: 'text/plain', sha256: '3' },
+      ]).map((p) => p.file),
+    ).toEqual(['g/files/x.png', 'g/files/b/x.png', 'g/files/x.png', 'files/y.txt']);
   });
 });
 
@@ -109,8 +172,9 @@ describe('exported file names (issue 34, L7)', () => {
   it("write ':' and '\\' of a page stored before the path rule, and of a file name, so Windows reads no separator", () => {
     const page = { path: 'old/10:30\\x', title: 'T', content: '', frontmatter: {}, metadata: {} };
     expect(pageToFile(page).path).toBe('old/10%3A30%5Cx.md');
-    expect(placeAttachments([{ path: 'old/a:b', name: 'shot 10:30.png', contentType: 'image/png', sha256: 'x' }])[0].file)
-      .toBe('old/files/shot 10%3A30.png');
+    expect(placeAttachments([{ path: 'old/a:b', name: 'shot 10:30.png', contentType: 'image/png', sha256: 'x' }])[0].file).toBe(
+      'old/files/shot 10%3A30.png',
+    );
     expect(pageToFile({ ...page, path: 'plain/name' }).path).toBe('plain/name.md');
   });
 });

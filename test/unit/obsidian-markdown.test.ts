@@ -14,21 +14,32 @@ const render = (content: string) => renderMarkdown({ content, from: FROM, existi
 
 describe('callouts', () => {
   const cases: Array<[string, string, Array<string | RegExp>, string[]?]> = [
-    ['a note with a title', '> [!note] Read this\n> body', [
-      '<div class="callout callout-note" data-callout="note" role="note"><div class="callout-title"><svg class="callout-icon" aria-hidden="true"',
-      '<span class="callout-title-inner">Read this</span></div>', '<div class="callout-content">\n<p>body</p>\n</div></div>',
-    ], ['[!note]', '<blockquote']],
+    [
+      'a note with a title',
+      '> [!note] Read this\n> body',
+      [
+        '<div class="callout callout-note" data-callout="note" role="note"><div class="callout-title"><svg class="callout-icon" aria-hidden="true"',
+        '<span class="callout-title-inner">Read this</span></div>',
+        '<div class="callout-content">\n<p>body</p>\n</div></div>',
+      ],
+      ['[!note]', '<blockquote'],
+    ],
     ['no title: the type, capitalised', '> [!tip]\n> x', ['<span class="callout-title-inner">Tip</span>']],
     ['an alias takes its kind', '> [!FAQ] Q', ['class="callout callout-question" data-callout="faq"']],
     ['a custom type is neutral', '> [!recipe] Soup', ['class="callout callout-custom" data-callout="recipe"', 'Soup']],
-    ['folded `-`: closed details', '> [!warning]- Careful\n> hidden', [
-      '<details class="callout callout-warning" data-callout="warning"><summary class="callout-title">', '</summary>', '</div></details>',
-    ], [' open>']],
+    [
+      'folded `-`: closed details',
+      '> [!warning]- Careful\n> hidden',
+      ['<details class="callout callout-warning" data-callout="warning"><summary class="callout-title">', '</summary>', '</div></details>'],
+      [' open>'],
+    ],
     ['folded `+`: open details', '> [!info]+ Shown\n> x', ['<details class="callout callout-info" data-callout="info" open><summary']],
     ['Markdown in the title', '> [!note] A **bold** `code`', ['A <strong>bold</strong> <code>code</code></span>']],
-    ['nested callouts', '> [!note] Outer\n> > [!danger] Inner\n> > deep', [
-      /callout-note[^]*callout-content[^]*callout-danger[^]*<p>deep<\/p>\n<\/div><\/div>\n<\/div><\/div>/,
-    ]],
+    [
+      'nested callouts',
+      '> [!note] Outer\n> > [!danger] Inner\n> > deep',
+      [/callout-note[^]*callout-content[^]*callout-danger[^]*<p>deep<\/p>\n<\/div><\/div>\n<\/div><\/div>/],
+    ],
     ['a plain quote stays a quote', '> just [!note] quoted', ['<blockquote>'], ['callout']],
     ['the title is escaped', '> [!note] <script>x</script>', ['&lt;script&gt;x&lt;/script&gt;'], ['<script>']],
     ['a type with markup is no callout', '> [!no"te] x', ['<blockquote>'], ['callout']],
@@ -54,7 +65,11 @@ describe('highlights, comments, block ids', () => {
     ['block id on a list item', '- one ^li\n- two', '<ul>\n<li id="^li">one</li>\n<li>two</li>\n</ul>'],
     ['a lone block id marks the block before', '> quoted\n\n^q1', '<blockquote id="^q1">\n<p>quoted</p>\n</blockquote>'],
     ['a caret inside text is text', 'x^2 and 2^10', '<p>x^2 and 2^10</p>'],
-    ['nested headings: the last one', '[[Guide#Setup#Linux]]', '<a href="/app/p/team/notes/Guide#h-linux" class="internal">Guide › Setup › Linux</a>'],
+    [
+      'nested headings: the last one',
+      '[[Guide#Setup#Linux]]',
+      '<a href="/app/p/team/notes/Guide#h-linux" class="internal">Guide › Setup › Linux</a>',
+    ],
     ['a block link', '[[Guide#^abc]]', '<a href="/app/p/team/notes/Guide#^abc" class="internal">Guide › ^abc</a>'],
   ];
   it.each(cases)('%s', (_name, md, want) => expect(render(md)).toContain(want));
@@ -62,9 +77,17 @@ describe('highlights, comments, block ids', () => {
 
 describe('files and media', () => {
   const cases: Array<[string, string, string]> = [
-    ['image embed with width and height', '![[pic.png|100x145]]', '<img src="/files/team/notes/page/pic.png" alt="pic.png" width="100" height="145">'],
+    [
+      'image embed with width and height',
+      '![[pic.png|100x145]]',
+      '<img src="/files/team/notes/page/pic.png" alt="pic.png" width="100" height="145">',
+    ],
     ['image embed with width', 'x ![[pic.jpg|100]]', '<img src="/files/team/notes/page/pic.jpg" alt="pic.jpg" width="100">'],
-    ['an embed in a table cell', '| a |\n| - |\n| ![[pic.jpg\\|100]] |', '<td><img src="/files/team/notes/page/pic.jpg" alt="pic.jpg" width="100"></td>'],
+    [
+      'an embed in a table cell',
+      '| a |\n| - |\n| ![[pic.jpg\\|100]] |',
+      '<td><img src="/files/team/notes/page/pic.jpg" alt="pic.jpg" width="100"></td>',
+    ],
     ['video', '![[clip.mp4]]', '<video controls preload="metadata" src="/files/team/notes/page/clip.mp4" aria-label="clip.mp4"></video>'],
     ['video .mov', '![[clip.MOV]]', '<video controls preload="metadata" src="/files/team/notes/page/clip.MOV"'],
     ['audio', '![[song.ogg]]', '<audio controls preload="metadata" src="/files/team/notes/page/song.ogg" aria-label="song.ogg"></audio>'],
@@ -73,8 +96,16 @@ describe('files and media', () => {
     ['display hint as a class', '![[logo.svg#icon]]', '<img src="/files/team/notes/page/logo.svg" alt="logo.svg" class="hint-icon">'],
     ['a hostile hint is dropped', '![[logo.svg#x" onload="y]]', '<img src="/files/team/notes/page/logo.svg" alt="logo.svg">'],
     ['markdown image with a size', '![shot|200](files/s.png)', '<img src="/files/team/notes/page/s.png" alt="shot" width="200">'],
-    ['markdown image of a video file', '![clip](files/c.webm)', '<video controls preload="metadata" src="/files/team/notes/page/c.webm" aria-label="clip"></video>'],
-    ['a wikilink to a file links the file', '[[shot.png|see screenshot]]', '<a href="/files/team/notes/page/shot.png" class="file-link">see screenshot</a>'],
+    [
+      'markdown image of a video file',
+      '![clip](files/c.webm)',
+      '<video controls preload="metadata" src="/files/team/notes/page/c.webm" aria-label="clip"></video>',
+    ],
+    [
+      'a wikilink to a file links the file',
+      '[[shot.png|see screenshot]]',
+      '<a href="/files/team/notes/page/shot.png" class="file-link">see screenshot</a>',
+    ],
   ];
   it.each(cases)('%s', (_name, md, want) => expect(render(md)).toContain(want));
 
@@ -88,7 +119,9 @@ describe('files and media', () => {
 describe('note embeds', () => {
   it('an embed alone on its line is a block (no paragraph), marked for the reader', () => {
     // renderMarkdown fills in nothing: an embed it has no HTML for reads as not available.
-    expect(render('![[Other#Part]]')).toBe('<div class="embed embed-unavailable" role="note"><span class="embed-name">Other › Part</span> is not available.</div>');
+    expect(render('![[Other#Part]]')).toBe(
+      '<div class="embed embed-unavailable" role="note"><span class="embed-name">Other › Part</span> is not available.</div>',
+    );
     expect(render('`![[Other]]`')).toBe('<p><code>![[Other]]</code></p>');
   });
 
@@ -105,7 +138,8 @@ describe('note embeds', () => {
     expect(rewriteLinks('![[Old#H]] [[Old]] ![[Old.png]]', FROM, moved, [], wiki, true)).toBe('![[New#H]] [[New|Old]] ![[Old.png]]');
   });
 
-  const page = '# Top\nintro\n## Setup\nsetup text ^s1\n### Linux\nlinux text\n### Mac\nmac text\n## Usage\n- a\n- b ^item\n\n| t |\n| - |\n| 1 |\n\n^tab\n';
+  const page =
+    '# Top\nintro\n## Setup\nsetup text ^s1\n### Linux\nlinux text\n### Mac\nmac text\n## Usage\n- a\n- b ^item\n\n| t |\n| - |\n| 1 |\n\n^tab\n';
   const parts: Array<[string, string | null, string | null]> = [
     ['whole page', null, page],
     ['a section to the next heading of its level', 'Setup', '## Setup\nsetup text ^s1\n### Linux\nlinux text\n### Mac\nmac text'],
@@ -132,7 +166,9 @@ describe('block ids as the Obsidian help writes them', () => {
 
 describe('what the import writes renders as Obsidian showed it', () => {
   it('a size in a table cell and a hint in the address', () => {
-    expect(render('| a |\n| - |\n| ![pic.png\\|100](files/pic.png) |')).toContain('<td><img src="/files/team/notes/page/pic.png" alt="pic.png" width="100"></td>');
+    expect(render('| a |\n| - |\n| ![pic.png\\|100](files/pic.png) |')).toContain(
+      '<td><img src="/files/team/notes/page/pic.png" alt="pic.png" width="100"></td>',
+    );
     expect(render('![logo.svg](files/logo.svg#icon)')).toContain('alt="logo.svg" class="hint-icon">');
   });
 });

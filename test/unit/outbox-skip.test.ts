@@ -35,17 +35,42 @@ const cases: Array<{ name: string; hooks: Hook[]; event?: string; space?: number
   { name: 'a subscription filtered to this space', hooks: [{ org: 1, space: 10, events: ['page.updated'] }], written: true },
   { name: 'a subscription filtered to another space', hooks: [{ org: 1, space: 11, events: ['page.updated'] }], written: false },
   { name: 'a disabled subscription', hooks: [{ org: 1, events: ['page.updated'], disabled: true }], written: false },
-  { name: 'a disabled one next to an enabled one', hooks: [{ org: 1, events: ['page.updated'], disabled: true }, { org: 1, space: 10, events: ['page.updated'] }], written: true },
-  { name: 'personal-space activity, whatever is subscribed', hooks: [{ org: 1, events: ['page.updated'] }], personal: true, written: false },
-  { name: 'an event without a space (webhook.test), org-wide subscription', hooks: [{ org: 1, events: ['webhook.test'] }], event: 'webhook.test', space: 0, written: true },
-  { name: 'an event without a space, space-filtered subscription', hooks: [{ org: 1, space: 10, events: ['webhook.test'] }], event: 'webhook.test', space: 0, written: false },
+  {
+    name: 'a disabled one next to an enabled one',
+    hooks: [
+      { org: 1, events: ['page.updated'], disabled: true },
+      { org: 1, space: 10, events: ['page.updated'] },
+    ],
+    written: true,
+  },
+  {
+    name: 'personal-space activity, whatever is subscribed',
+    hooks: [{ org: 1, events: ['page.updated'] }],
+    personal: true,
+    written: false,
+  },
+  {
+    name: 'an event without a space (webhook.test), org-wide subscription',
+    hooks: [{ org: 1, events: ['webhook.test'] }],
+    event: 'webhook.test',
+    space: 0,
+    written: true,
+  },
+  {
+    name: 'an event without a space, space-filtered subscription',
+    hooks: [{ org: 1, space: 10, events: ['webhook.test'] }],
+    event: 'webhook.test',
+    space: 0,
+    written: false,
+  },
 ];
 
 describe('insertEvent: no row when no enabled subscription can receive the event', () => {
   it.each(cases)('$name', ({ hooks, event = 'page.updated', space = 10, personal = false, written }) => {
     db.prepare('DELETE FROM events').run();
     db.prepare('DELETE FROM webhooks').run();
-    const add = db.prepare(`INSERT INTO webhooks (id, org_id, url, events, space_id, active_since, disabled_at, secret, created_at, updated_at)
+    const add =
+      db.prepare(`INSERT INTO webhooks (id, org_id, url, events, space_id, active_since, disabled_at, secret, created_at, updated_at)
                             VALUES (?, ?, 'https://example.com/h', ?, ?, ?, ?, x'00', ?, ?)`);
     const at = '2026-01-01T00:00:00.000Z';
     hooks.forEach((h, i) => add.run(`wh_${i}`, h.org, JSON.stringify(h.events), h.space ?? null, at, h.disabled ? at : null, at, at));

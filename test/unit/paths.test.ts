@@ -120,6 +120,14 @@ describe('normalizePagePath', () => {
 
 describe('isSpaceSlug', () => {
   it.each([
-    ['wiki', true], ['a-b-1', true], ['~alice', true], ['-a', false], ['A', false], ['a_b', false], ['', false], ['~', false], ['a'.repeat(64), false],
+    ['wiki', true],
+    ['a-b-1', true],
+    ['~alice', true],
+    ['-a', false],
+    ['A', false],
+    ['a_b', false],
+    ['', false],
+    ['~', false],
+    ['a'.repeat(64), false],
   ])('%j → %s', (slug, ok) => expect(isSpaceSlug(slug)).toBe(ok));
 });

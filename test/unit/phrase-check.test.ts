@@ -95,13 +95,19 @@ describe('holdsPhrase', () => {
     return false;
   };
   const sep = fc.constantFrom(' ', '  ', '-', '.', '\n', '_', '**', '', "'", '\u0301', ' \u0301', '🎉', '\u00a0');
-  const texts = (word: fc.Arbitrary<string>) => fc.array(fc.tuple(word, sep), { maxLength: 30 }).map((a) => a.map(([w, s]) => w + s).join(''));
-  const queries = (word: fc.Arbitrary<string>) => fc.record({ words: fc.array(word, { minLength: 1, maxLength: 3 }).map((a) => a.flatMap(foldedWords)), prefix: fc.boolean() })
-    .filter((p) => p.words.length > 0);
+  const texts = (word: fc.Arbitrary<string>) =>
+    fc.array(fc.tuple(word, sep), { maxLength: 30 }).map((a) => a.map(([w, s]) => w + s).join(''));
+  const queries = (word: fc.Arbitrary<string>) =>
+    fc
+      .record({ words: fc.array(word, { minLength: 1, maxLength: 3 }).map((a) => a.flatMap(foldedWords)), prefix: fc.boolean() })
+      .filter((p) => p.words.length > 0);
 
   it('gives the same answer as reading every word, for any ASCII text (property)', () => {
     const word = fc.constantFrom('a', 'ab', 'abc', 'b', 'ba', 'A', 'AB', 'x1', '1');
-    fc.assert(fc.property(texts(word), queries(word), (t, p) => holdsPhrase(t, p) === reference(t, p)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(texts(word), queries(word), (t, p) => holdsPhrase(t, p) === reference(t, p)),
+      { numRuns: 3000 },
+    );
   });
 
   // CJK words are substrings of runs, not whole words (the table below): left out here.
@@ -110,6 +116,9 @@ describe('holdsPhrase', () => {
       fc.constantFrom('a', 'é', 'É', 'e\u0301', 'ab', 'äb', 'A\u0308B', 'ΣΑΣ', 'σας', 'Σ', 'ς', 'ß', 'İ', 'ı', '𝒜', 'x1', 'Å', 'Å', 'ﬁ'),
       fc.string({ unit: 'grapheme', minLength: 1, maxLength: 4 }).filter((w) => !hasCjk(w)),
     );
-    fc.assert(fc.property(texts(word), queries(word), (t, p) => holdsPhrase(t, p) === reference(t, p)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(texts(word), queries(word), (t, p) => holdsPhrase(t, p) === reference(t, p)),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -9,18 +9,72 @@ describe('planQuery', () => {
   it.each([
     // q, terms (word, prefix), items (their terms), every, any
     ['notes ', [['notes', false]], [[0]], '"notes"', '"notes"'],
-    ['red panda ', [['red', false], ['panda', false]], [[0], [1]], '("red") AND ("panda")', '("red") OR ("panda")'],
+    [
+      'red panda ',
+      [
+        ['red', false],
+        ['panda', false],
+      ],
+      [[0], [1]],
+      '("red") AND ("panda")',
+      '("red") OR ("panda")',
+    ],
     // The last word typed without a space after it is a prefix too, reaching the stems it may be cut from.
     ['onboardi', [['onboardi', true]], [[0]], '("onboardi" OR "onboardi"* OR "onboard")', '("onboardi" OR "onboardi"* OR "onboard")'],
-    ['red pan', [['red', false], ['pan', true]], [[0], [1]], '("red") AND (("pan" OR "pan"*))', '("red") OR (("pan" OR "pan"*))'],
+    [
+      'red pan',
+      [
+        ['red', false],
+        ['pan', true],
+      ],
+      [[0], [1]],
+      '("red") AND (("pan" OR "pan"*))',
+      '("red") OR (("pan" OR "pan"*))',
+    ],
     // Too short to be a prefix; after a space or a closing quote, a word.
     ['ab', [['ab', false]], [[0]], '"ab"', '"ab"'],
-    ['"red panda"', [['red', false], ['panda', false]], [[0, 1]], '"red" AND "panda"', '"red" AND "panda"'],
-    ['"red pan', [['red', false], ['pan', true]], [[0, 1]], '"red" AND ("pan" OR "pan"*)', '"red" AND ("pan" OR "pan"*)'],
+    [
+      '"red panda"',
+      [
+        ['red', false],
+        ['panda', false],
+      ],
+      [[0, 1]],
+      '"red" AND "panda"',
+      '"red" AND "panda"',
+    ],
+    [
+      '"red pan',
+      [
+        ['red', false],
+        ['pan', true],
+      ],
+      [[0, 1]],
+      '"red" AND ("pan" OR "pan"*)',
+      '"red" AND ("pan" OR "pan"*)',
+    ],
     // Stop words are left out of a query with other words, kept in one without, and in phrases.
-    ['how to remove a vault?', [['remove', false], ['vault', false]], [[0], [1]], '("remove") AND ("vault")', '("remove") OR ("vault")'],
+    [
+      'how to remove a vault?',
+      [
+        ['remove', false],
+        ['vault', false],
+      ],
+      [[0], [1]],
+      '("remove") AND ("vault")',
+      '("remove") OR ("vault")',
+    ],
     ['the ', [['the', false]], [[0]], '"the"', '"the"'],
-    ['"the end" of it ', [['the', false], ['end', false]], [[0, 1]], '"the" AND "end"', '"the" AND "end"'],
+    [
+      '"the end" of it ',
+      [
+        ['the', false],
+        ['end', false],
+      ],
+      [[0, 1]],
+      '"the" AND "end"',
+      '"the" AND "end"',
+    ],
   ])('%j', (q, terms, items, every, any) => {
     const p = plan(q)!;
     expect(p.terms.map((t) => [t.word, t.prefix])).toEqual(terms);
@@ -30,7 +84,10 @@ describe('planQuery', () => {
   });
 
   it('marks the typed prefix for snippets, and leaves it a word where the caller says it reaches too far', () => {
-    expect(plan('red pan')!.phrases).toEqual([{ text: 'red', prefix: false }, { text: 'pan', prefix: true }]);
+    expect(plan('red pan')!.phrases).toEqual([
+      { text: 'red', prefix: false },
+      { text: 'pan', prefix: true },
+    ]);
     expect(plan('red pan', () => false)!.terms.map((t) => t.prefix)).toEqual([false, false]);
   });
 

@@ -38,8 +38,12 @@ describe('runRawLoad', () => {
     });
     const total = 350;
     const r = await runRawLoad(url, {
-      connections: 4, total,
-      next: (i) => (i % 2 ? { method: 'PUT', path: `/p/${i}`, headers: { 'x-n': String(i) }, body: `body ${i} ✓` } : { method: 'GET', path: `/p/${i}`, headers: { 'x-n': String(i) } }),
+      connections: 4,
+      total,
+      next: (i) =>
+        i % 2
+          ? { method: 'PUT', path: `/p/${i}`, headers: { 'x-n': String(i) }, body: `body ${i} ✓` }
+          : { method: 'GET', path: `/p/${i}`, headers: { 'x-n': String(i) } },
     });
     const expected = Array.from({ length: total }, (_, i) => `${i % 2 ? 'PUT' : 'GET'} /p/${i} ${i} ${i % 2 ? `body ${i} ✓` : ''}`);
     expect(seen.sort()).toEqual(expected.sort());
@@ -70,18 +74,29 @@ describe('runRawLoad', () => {
       res.write('chunked');
       res.end();
     });
-    await expect(runRawLoad(url, { connections: 1, total: 3, next: () => ({ method: 'GET', path: '/' }) })).rejects.toThrow(/without a Content-Length/);
+    await expect(runRawLoad(url, { connections: 1, total: 3, next: () => ({ method: 'GET', path: '/' }) })).rejects.toThrow(
+      /without a Content-Length/,
+    );
   });
 
   it('rejects when the server drops a connection before answering', async () => {
     const url = await serve((req) => req.socket.destroy());
-    await expect(runRawLoad(url, { connections: 2, total: 4, next: () => ({ method: 'GET', path: '/' }) })).rejects.toThrow(/closed before an answer/);
+    await expect(runRawLoad(url, { connections: 2, total: 4, next: () => ({ method: 'GET', path: '/' }) })).rejects.toThrow(
+      /closed before an answer/,
+    );
   });
 });
 
 describe('alternate and mergeLoads', () => {
   const part = (latencies: number[], seconds: number, statuses: Record<number, number>, errors = 0): LoadResult => ({
-    requests: latencies.length, seconds, perSecond: latencies.length / seconds, p50: NaN, p99: NaN, errors, statuses, latencies: [...latencies].sort((a, b) => a - b),
+    requests: latencies.length,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: NaN,
+    p99: NaN,
+    errors,
+    statuses,
+    latencies: [...latencies].sort((a, b) => a - b),
   });
 
   it('merges parts: requests and seconds added, statuses and errors summed, percentiles over every latency', () => {

@@ -9,15 +9,39 @@ describe('parseFilters: accepted', () => {
     ['eq string', { key: 'stage', op: 'eq', value: 'todo' }, { op: 'eq', key: 'stage', value: { t: 's', v: 'todo' } }],
     ['eq number', { key: 'n', op: 'eq', value: 3 }, { op: 'eq', key: 'n', value: { t: 'n', v: 3 } }],
     ['eq boolean', { key: 'b', op: 'eq', value: false }, { op: 'eq', key: 'b', value: { t: 'b', v: 0 } }],
-    ['eq date typed as epoch ms', { key: 'd', op: 'eq', value: '2026-01-01' }, { op: 'eq', key: 'd', value: { t: 'd', v: Date.UTC(2026, 0, 1) } }],
+    [
+      'eq date typed as epoch ms',
+      { key: 'd', op: 'eq', value: '2026-01-01' },
+      { op: 'eq', key: 'd', value: { t: 'd', v: Date.UTC(2026, 0, 1) } },
+    ],
     ['neq', { key: 'a', op: 'neq', value: 'x' }, { op: 'neq', key: 'a', value: { t: 's', v: 'x' } }],
-    ['gt date with offset', { key: 'd', op: 'gt', value: '2026-01-01T02:00:00+02:00' }, { op: 'gt', key: 'd', value: { t: 'd', v: Date.UTC(2026, 0, 1) } }],
+    [
+      'gt date with offset',
+      { key: 'd', op: 'gt', value: '2026-01-01T02:00:00+02:00' },
+      { op: 'gt', key: 'd', value: { t: 'd', v: Date.UTC(2026, 0, 1) } },
+    ],
     ['lte string', { key: 's', op: 'lte', value: 'm' }, { op: 'lte', key: 's', value: { t: 's', v: 'm' } }],
-    ['invalid date stays a string', { key: 'd', op: 'lt', value: '2026-02-30' }, { op: 'lt', key: 'd', value: { t: 's', v: '2026-02-30' } }],
+    [
+      'invalid date stays a string',
+      { key: 'd', op: 'lt', value: '2026-02-30' },
+      { op: 'lt', key: 'd', value: { t: 's', v: '2026-02-30' } },
+    ],
     ['contains', { key: 'tags', op: 'contains', value: 'x' }, { op: 'contains', key: 'tags', value: { t: 's', v: 'x' } }],
     ['exists tolerates value true', { key: 'a', op: 'exists', value: true }, { op: 'exists', key: 'a' }],
     ['missing', { key: 'a', op: 'missing' }, { op: 'missing', key: 'a' }],
-    ['in, deduplicated', { key: 'a', op: 'in', value: ['x', 1, 'x', true] }, { op: 'in', key: 'a', values: [{ t: 's', v: 'x' }, { t: 'n', v: 1 }, { t: 'b', v: 1 }] }],
+    [
+      'in, deduplicated',
+      { key: 'a', op: 'in', value: ['x', 1, 'x', true] },
+      {
+        op: 'in',
+        key: 'a',
+        values: [
+          { t: 's', v: 'x' },
+          { t: 'n', v: 1 },
+          { t: 'b', v: 1 },
+        ],
+      },
+    ],
   ])('%s', (_label, filter, expected) => {
     expect(one(filter)).toEqual({ conditions: [expected], issues: [] });
   });
@@ -59,7 +83,12 @@ describe('parseFilters: refused', () => {
   });
 
   it('names the failing element among good ones', () => {
-    const r = parseFilters(JSON.stringify([{ key: 'a', op: 'exists' }, { key: 'b', op: 'nope' }]));
+    const r = parseFilters(
+      JSON.stringify([
+        { key: 'a', op: 'exists' },
+        { key: 'b', op: 'nope' },
+      ]),
+    );
     expect(r.issues.map((i) => i.key)).toEqual(['filters[1].op']);
   });
 });
@@ -89,7 +118,11 @@ describe('template names and references', () => {
     expect(parseTemplateRef(ref)).toMatchObject(expected as object);
   });
 
-  it.each([['task', 'task'], ['shared:bug', 'bug'], ['~bob:a:b', 'a:b']])('stampOf(%j) = %j', (ref, stamp) => {
+  it.each([
+    ['task', 'task'],
+    ['shared:bug', 'bug'],
+    ['~bob:a:b', 'a:b'],
+  ])('stampOf(%j) = %j', (ref, stamp) => {
     expect(stampOf(ref)).toBe(stamp);
   });
 });

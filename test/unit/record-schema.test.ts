@@ -154,7 +154,12 @@ describe('validateRecord: undeclared keys and ordering', () => {
     ['reject flags extra keys', 'reject', { b: 'x', extra: 1 }, ['extra:undeclared']],
     ['reject allows the template stamp', 'reject', { b: 'x', template: 'task' }, []],
     ['allow allows the template stamp', 'allow', { b: 'x', template: 'task' }, []],
-    ['field order then undeclared in input order', 'reject', { z: 1, a: 'no', y: 2 }, ['a:type', 'b:required', 'z:undeclared', 'y:undeclared']],
+    [
+      'field order then undeclared in input order',
+      'reject',
+      { z: 1, a: 'no', y: 2 },
+      ['a:type', 'b:required', 'z:undeclared', 'y:undeclared'],
+    ],
   ])('%s', (_label, additionalKeys, meta, expected) => {
     const { issues, metadata } = validateRecord(buildType(fields, additionalKeys), meta);
     expect(issues.map((i) => `${i.key}:${i.code}`)).toEqual(expected);
@@ -203,8 +208,11 @@ describe('parseTemplateFrontmatter: well-formed', () => {
     ['no metadataSchema → plain template', { description: 'Plain', metadataDefaults: { a: 1 } }, null],
     ['empty frontmatter', {}, null],
     ['empty schema → allow, no fields', { metadataSchema: {} }, buildType([])],
-    ['min equal to max', { metadataSchema: { fields: [{ key: 'n', type: 'number', min: 2, max: 2 }] } },
-      buildType([{ key: 'n', type: 'number', min: 2, max: 2 }])],
+    [
+      'min equal to max',
+      { metadataSchema: { fields: [{ key: 'n', type: 'number', min: 2, max: 2 }] } },
+      buildType([{ key: 'n', type: 'number', min: 2, max: 2 }]),
+    ],
     ['null defaultPathPrefix', { defaultPathPrefix: null, metadataSchema: { additionalKeys: 'allow', fields: [] } }, buildType([])],
   ])('%s', (_label, fm, expected) => {
     const { type, issues } = parseTemplateFrontmatter('task', fm);
@@ -266,7 +274,13 @@ describe('parseTemplateFrontmatter: malformed', () => {
 
   it('flags a duplicate field key at its second declaration', () => {
     const { type, issues } = parseTemplateFrontmatter('task', {
-      metadataSchema: { fields: [{ key: 'a', type: 'string' }, { key: 'b', type: 'url' }, { key: 'a', type: 'number' }] },
+      metadataSchema: {
+        fields: [
+          { key: 'a', type: 'string' },
+          { key: 'b', type: 'url' },
+          { key: 'a', type: 'number' },
+        ],
+      },
     });
     expect(issues.map((i) => `${i.key}:${i.code}`)).toEqual(['metadataSchema.fields[2].key:duplicate']);
     expect(type?.fields.map((f) => f.key)).toEqual(['a', 'b']);

@@ -10,8 +10,34 @@ const BASE = 'https://kspace.example';
 const existing = (refs: PageRef[]) => new Set(refs.filter((r) => !r.path.endsWith('missing')).map((r) => `${r.space}/${r.path}`));
 const render = (content: string) => renderMarkdown({ content, from: FROM, baseUrls: [BASE], existing }).trim();
 
-const ALLOWED_TAGS = new Set(['p', 'a', 'img', 'code', 'pre', 'em', 'strong', 's', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li',
-  'blockquote', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td']);
+const ALLOWED_TAGS = new Set([
+  'p',
+  'a',
+  'img',
+  'code',
+  'pre',
+  'em',
+  'strong',
+  's',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'hr',
+  'br',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+]);
 const ALLOWED_ATTRS = new Set(['href', 'src', 'alt', 'title', 'id', 'class', 'rel', 'data-create', 'start']);
 
 /** Only harmless elements and attributes; no URL that could run script or fetch from elsewhere. */
@@ -31,7 +57,11 @@ describe('renderMarkdown: hostile Markdown stays inert', () => {
     ['script block', '<script>alert(1)</script>', '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>'],
     ['script inline', 'a <script src="/x.js"></script> b', '<p>a &lt;script src=&quot;/x.js&quot;&gt;&lt;/script&gt; b</p>'],
     ['img onerror', 'hi <img src=x onerror=alert(1)> there', '<p>hi &lt;img src=x onerror=alert(1)&gt; there</p>'],
-    ['raw HTML block', '<div onclick="steal()">\n<iframe src="https://evil.example"></iframe>\n</div>', '&lt;div onclick=&quot;steal()&quot;&gt;'],
+    [
+      'raw HTML block',
+      '<div onclick="steal()">\n<iframe src="https://evil.example"></iframe>\n</div>',
+      '&lt;div onclick=&quot;steal()&quot;&gt;',
+    ],
     ['svg onload', '<svg onload=alert(1)>', '&lt;svg onload=alert(1)&gt;'],
     ['style tag', '<style>body{display:none}</style>', '&lt;style&gt;'],
     ['javascript link', '[a](javascript:alert(1))', '<p>[a](javascript:alert(1))</p>'],
@@ -45,10 +75,18 @@ describe('renderMarkdown: hostile Markdown stays inert', () => {
     ['vbscript image', '![i](vbscript:x)', '<p>![i](vbscript:x)</p>'],
     ['data: svg image', '![i](data:image/svg+xml;base64,PHN2Zz4=)', '<p>![i](data:image/svg+xml;base64,PHN2Zz4=)</p>'],
     ['data: png image stays', '![d](data:image/png;base64,iVBOR)', '<p><img src="data:image/png;base64,iVBOR" alt="d"></p>'],
-    ['external image becomes a link', '![ext](https://evil.example/x.png "t")', '<p><a href="https://evil.example/x.png" rel="noopener noreferrer nofollow" class="external-image">ext</a></p>'],
+    [
+      'external image becomes a link',
+      '![ext](https://evil.example/x.png "t")',
+      '<p><a href="https://evil.example/x.png" rel="noopener noreferrer nofollow" class="external-image">ext</a></p>',
+    ],
     ['protocol-relative image becomes a link', '![p](//evil.example/x.png)', 'class="external-image">p</a>'],
     ['javascript autolink', '<javascript:alert(1)>', '<p>&lt;javascript:alert(1)&gt;</p>'],
-    ['https autolink', '<https://ex.example>', '<p><a href="https://ex.example" rel="noopener noreferrer nofollow">https://ex.example</a></p>'],
+    [
+      'https autolink',
+      '<https://ex.example>',
+      '<p><a href="https://ex.example" rel="noopener noreferrer nofollow">https://ex.example</a></p>',
+    ],
     ['bare URL', 'see https://ex.example/x', '<a href="https://ex.example/x" rel="noopener noreferrer nofollow">https://ex.example/x</a>'],
     ['mailto', '[mail](mailto:a@b.example)', '<a href="mailto:a@b.example" rel="noopener noreferrer nofollow">mail</a>'],
     ['ftp stays text', '[f](ftp://x.example/f)', '<p>[f](ftp://x.example/f)</p>'],
@@ -67,13 +105,14 @@ describe('renderMarkdown: hostile Markdown stays inert', () => {
 describe('renderMarkdown: images load only attached files and data:', () => {
   // FROM is team/notes/page: its own files are /files/team/notes/page/<name>.
   const img = (src: string, alt = 'i') => `<p><img src="${src}" alt="${alt}"></p>`;
-  const link = (href: string, label = 'i') => `<p><a href="${href}" rel="noopener noreferrer nofollow" class="external-image">${label}</a></p>`;
+  const link = (href: string, label = 'i') =>
+    `<p><a href="${href}" rel="noopener noreferrer nofollow" class="external-image">${label}</a></p>`;
   const cases: Array<[string, string, string]> = [
     ['an attached file by its address', '![i](/files/team/notes/page/a.png)', img('/files/team/notes/page/a.png')],
-    ['another page\'s file', '![i](/files/wiki/home/b.png)', img('/files/wiki/home/b.png')],
+    ["another page's file", '![i](/files/wiki/home/b.png)', img('/files/wiki/home/b.png')],
     ['a file under the base URL', `![i](${BASE}/files/wiki/home/b.png)`, img('/files/wiki/home/b.png')],
-    ['the page\'s own file, relative', '![i](files/a.png)', img('/files/team/notes/page/a.png')],
-    ['the page\'s own file, ./relative', '![i](./files/a.png?v=2)', img('/files/team/notes/page/a.png')],
+    ["the page's own file, relative", '![i](files/a.png)', img('/files/team/notes/page/a.png')],
+    ["the page's own file, ./relative", '![i](./files/a.png?v=2)', img('/files/team/notes/page/a.png')],
     ['data: png', '![i](data:image/png;base64,AAAA)', img('data:image/png;base64,AAAA')],
     ['data: webp', '![i](data:image/webp;base64,AAAA)', img('data:image/webp;base64,AAAA')],
     ['a space export', '![i](/spaces/team/export)', link('/spaces/team/export')],
@@ -124,7 +163,9 @@ describe('renderMarkdown: links to pages', () => {
 
   it('marks links to absent pages broken and offers to create them', () => {
     const html = render('[x](folder/missing) and [y](/pages/~ann/b%20missing)');
-    expect(html).toContain('<a href="/app/p/team/notes/folder/missing" class="internal broken" data-create="/app/new?space=team&amp;path=notes%2Ffolder%2Fmissing">x</a>');
+    expect(html).toContain(
+      '<a href="/app/p/team/notes/folder/missing" class="internal broken" data-create="/app/new?space=team&amp;path=notes%2Ffolder%2Fmissing">x</a>',
+    );
     expect(html).toContain('href="/app/p/~ann/b%20missing" class="internal broken" data-create="/app/new?space=~ann&amp;path=b%20missing"');
   });
 
@@ -156,9 +197,15 @@ describe('tables', () => {
 describe('headings', () => {
   it('prefixes ids with h- and keeps them unique', () => {
     expect(render('# Title\n## Title\n### `code` here!\n# Ünïcode wörds')).toBe(
-      '<h1 id="h-title">Title</h1>\n<h2 id="h-title-2">Title</h2>\n<h3 id="h-code-here"><code>code</code> here!</h3>\n<h1 id="h-ünïcode-wörds">Ünïcode wörds</h1>');
+      '<h1 id="h-title">Title</h1>\n<h2 id="h-title-2">Title</h2>\n<h3 id="h-code-here"><code>code</code> here!</h3>\n<h1 id="h-ünïcode-wörds">Ünïcode wörds</h1>',
+    );
   });
-  it.each([['Hello, World!', 'h-hello-world'], ['', 'h-section'], ['a  b', 'h-a-b'], ['<x>', 'h-x']])('%s → %s', (text, id) => {
+  it.each([
+    ['Hello, World!', 'h-hello-world'],
+    ['', 'h-section'],
+    ['a  b', 'h-a-b'],
+    ['<x>', 'h-x'],
+  ])('%s → %s', (text, id) => {
     expect(headingId(text)).toBe(id);
   });
 });
@@ -166,8 +213,12 @@ describe('headings', () => {
 describe('renderMarkdown: task lists', () => {
   it('renders `- [ ]` and `- [x]` items as checkboxes labelled by their text, with their source line', () => {
     const html = render('Intro\n\n- [ ] Write the **plan**\n- [x] Ship [[it]]\n- [y] not a task\n- plain');
-    expect(html).toContain('<li class="task-item"><label class="task"><input type="checkbox" class="task" data-line="2"> Write the <strong>plan</strong></label></li>');
-    expect(html).toMatch(/<li class="task-item"><label class="task"><input type="checkbox" class="task" checked data-line="3"> Ship <a [^>]*>it<\/a><\/label><\/li>/);
+    expect(html).toContain(
+      '<li class="task-item"><label class="task"><input type="checkbox" class="task" data-line="2"> Write the <strong>plan</strong></label></li>',
+    );
+    expect(html).toMatch(
+      /<li class="task-item"><label class="task"><input type="checkbox" class="task" checked data-line="3"> Ship <a [^>]*>it<\/a><\/label><\/li>/,
+    );
     expect(html).toContain('<li>[y] not a task</li>');
     expect(html).toContain('<li>plain</li>');
     // Text that only looks like a task stays text; markup in a task's text stays escaped.

@@ -33,7 +33,7 @@ function write(db: Db, id: number | null, title: string, content: string, delete
 }
 
 const hits = (idx: ReturnType<typeof createReplicaFullTextIndex>, term: string, table = 'page_fts') =>
-  (idx.conn().prepare(`SELECT rowid FROM fts.${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(term) as number[]);
+  idx.conn().prepare(`SELECT rowid FROM fts.${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(term) as number[];
 
 describe('a replica full-text index', () => {
   it('follows the queue, then compares versions when rows were trimmed before it looked', async () => {
@@ -64,7 +64,9 @@ describe('a replica full-text index', () => {
 
   it('indexes a large copy in steps, and starts over for another kspace.db generation', async () => {
     const { primary, copy } = setup();
-    const ids = primary.transaction(() => Array.from({ length: 1200 }, (_, i) => write(primary, null, `t${i}`, i % 2 ? 'odd page' : 'even page')))();
+    const ids = primary.transaction(() =>
+      Array.from({ length: 1200 }, (_, i) => write(primary, null, `t${i}`, i % 2 ? 'odd page' : 'even page')),
+    )();
     trimQueue(primary, 1_000_000); // a first start on a copy whose queue is empty: the comparison path
     const idx = createReplicaFullTextIndex(copy);
     await idx.synced();
@@ -79,7 +81,7 @@ describe('a replica full-text index', () => {
     primary.close();
   });
 
-  it('keeps the titles\' index too, and replaces an index of the format before it (columns, no titles\' index)', async () => {
+  it("keeps the titles' index too, and replaces an index of the format before it (columns, no titles' index)", async () => {
     const { primary, copy } = setup();
     const a = write(primary, null, 'alpha words', 'body');
     const b = write(primary, null, 'beta', 'words');

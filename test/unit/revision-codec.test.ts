@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decodePrev, encodePrev, isWhole, parseState, serializeState, storedWhole, wholeAbove, type StoredState } from '../../src/store/revision-codec.ts';
+import {
+  decodePrev,
+  encodePrev,
+  isWhole,
+  parseState,
+  serializeState,
+  storedWhole,
+  wholeAbove,
+  type StoredState,
+} from '../../src/store/revision-codec.ts';
 
 const state = (content: string, metadata = '{}', frontmatter = '{}'): StoredState => ({ frontmatter, metadata, content });
 const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => `w${(i * 7919 + seed * 104729) % 5003}`).join(' ');
@@ -50,7 +59,12 @@ describe('revision states', () => {
   });
 
   it.each([
-    [1, false, 9], [7, false, 9], [8, true, 9], [9, false, 17], [16, true, 17], [17, false, 25],
+    [1, false, 9],
+    [7, false, 9],
+    [8, true, 9],
+    [9, false, 17],
+    [16, true, 17],
+    [17, false, 25],
   ])('version %i: stored whole %s; reading it needs rows up to %i', (version, whole, above) => {
     expect(storedWhole(version)).toBe(whole);
     expect(wholeAbove(version)).toBe(above);

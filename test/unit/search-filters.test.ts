@@ -11,9 +11,31 @@ describe('parseFilters', () => {
     ['eq number', [{ key: 'n', op: 'eq', value: 3 }], [{ op: 'eq', key: 'n', value: { t: 'n', v: 3 } }]],
     ['eq string', [{ key: 's', op: 'eq', value: '007' }], [{ op: 'eq', key: 's', value: { t: 's', v: '007' } }]],
     ['eq boolean', [{ key: 'b', op: 'eq', value: true }], [{ op: 'eq', key: 'b', value: { t: 'b', v: 1 } }]],
-    ['gt date as epoch ms', [{ key: 'd', op: 'gt', value: '2024-03-01' }], [{ op: 'gt', key: 'd', value: { t: 'd', v: Date.UTC(2024, 2, 1) } }]],
-    ['date with offset', [{ key: 'd', op: 'lte', value: '2024-03-01T01:00:00+01:00' }], [{ op: 'lte', key: 'd', value: { t: 'd', v: Date.UTC(2024, 2, 1) } }]],
-    ['in, deduplicated', [{ key: 'k', op: 'in', value: ['a', 1, 'a', '1'] }], [{ op: 'in', key: 'k', values: [{ t: 's', v: 'a' }, { t: 'n', v: 1 }, { t: 's', v: '1' }] }]],
+    [
+      'gt date as epoch ms',
+      [{ key: 'd', op: 'gt', value: '2024-03-01' }],
+      [{ op: 'gt', key: 'd', value: { t: 'd', v: Date.UTC(2024, 2, 1) } }],
+    ],
+    [
+      'date with offset',
+      [{ key: 'd', op: 'lte', value: '2024-03-01T01:00:00+01:00' }],
+      [{ op: 'lte', key: 'd', value: { t: 'd', v: Date.UTC(2024, 2, 1) } }],
+    ],
+    [
+      'in, deduplicated',
+      [{ key: 'k', op: 'in', value: ['a', 1, 'a', '1'] }],
+      [
+        {
+          op: 'in',
+          key: 'k',
+          values: [
+            { t: 's', v: 'a' },
+            { t: 'n', v: 1 },
+            { t: 's', v: '1' },
+          ],
+        },
+      ],
+    ],
     ['exists without value', [{ key: 'k', op: 'exists' }], [{ op: 'exists', key: 'k' }]],
     ['missing with true', [{ key: 'k', op: 'missing', value: true }], [{ op: 'missing', key: 'k' }]],
     ['none', [], []],
@@ -31,7 +53,15 @@ describe('parseFilters', () => {
     ['an object', '{}', 'filters', 'type'],
     ['21 filters', Array.from({ length: 21 }, () => ({ key: 'k', op: 'exists' })), 'filters', 'max'],
     ['a number', [1], 'filters[0]', 'type'],
-    ['unknown op', [{ key: 'k', op: 'exists' }, { key: 'k', op: 'LIKE', value: 'x' }], 'filters[1].op', 'option'],
+    [
+      'unknown op',
+      [
+        { key: 'k', op: 'exists' },
+        { key: 'k', op: 'LIKE', value: 'x' },
+      ],
+      'filters[1].op',
+      'option',
+    ],
     ['bad key', [{ key: 'a b', op: 'exists' }], 'filters[0].key', 'format'],
     ['__proto__ key', [{ key: '__proto__', op: 'exists' }], 'filters[0].key', 'format'],
     ['number key', [{ key: 1, op: 'exists' }], 'filters[0].key', 'type'],
@@ -47,7 +77,11 @@ describe('parseFilters', () => {
   });
 
   it('names every bad filter, not only the first', () => {
-    const r = parse([{ key: 'k', op: 'nope' }, { key: 'k', op: 'eq' }, { key: 'ok', op: 'exists' }]);
+    const r = parse([
+      { key: 'k', op: 'nope' },
+      { key: 'k', op: 'eq' },
+      { key: 'ok', op: 'exists' },
+    ]);
     expect(r.issues.map((i) => i.key)).toEqual(['filters[0].op', 'filters[1].value']);
   });
 });
@@ -70,7 +104,9 @@ describe('compileFilters and compileDriver', () => {
     const params: Params = {};
     const sql = compileDriver(parse([filter]).conditions[0], params);
     if (sql === null) return null;
-    return (db.prepare(`SELECT DISTINCT d.page_id AS id FROM page_meta d WHERE ${sql} ORDER BY 1`).all(params) as Array<{ id: number }>).map((r) => r.id);
+    return (
+      db.prepare(`SELECT DISTINCT d.page_id AS id FROM page_meta d WHERE ${sql} ORDER BY 1`).all(params) as Array<{ id: number }>
+    ).map((r) => r.id);
   };
 
   it.each([
@@ -88,7 +124,13 @@ describe('compileFilters and compileDriver', () => {
   });
 
   it('ANDs conditions with distinct parameter names', () => {
-    expect(ids([{ key: 'n', op: 'gte', value: 9 }, { key: 'n', op: 'lte', value: 9 }, { key: 's', op: 'exists' }])).toEqual([2]);
+    expect(
+      ids([
+        { key: 'n', op: 'gte', value: 9 },
+        { key: 'n', op: 'lte', value: 9 },
+        { key: 's', op: 'exists' },
+      ]),
+    ).toEqual([2]);
   });
 
   it('finds numbers, dates and booleans in an in-list by type', () => {
@@ -101,8 +143,17 @@ describe('compileFilters and compileDriver', () => {
   it('writes the same SQL whatever the keys, values and in-list lengths: only ops and their number shape it', () => {
     const sqlOf = (filters: unknown) => compileFilters(parse(filters).conditions, {});
     const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
-    expect(sqlOf([{ key: 'a', op: 'in', value: values(1) }, { key: 'b', op: 'eq', value: 1 }]))
-      .toBe(sqlOf([{ key: 'zz', op: 'in', value: values(100) }, { key: 'y', op: 'eq', value: 'text' }]));
+    expect(
+      sqlOf([
+        { key: 'a', op: 'in', value: values(1) },
+        { key: 'b', op: 'eq', value: 1 },
+      ]),
+    ).toBe(
+      sqlOf([
+        { key: 'zz', op: 'in', value: values(100) },
+        { key: 'y', op: 'eq', value: 'text' },
+      ]),
+    );
     const many = Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, op: 'in', value: values(100) }));
     const sql = sqlOf(many);
     expect(sql.length).toBeLessThan(10_000);

@@ -29,9 +29,20 @@ describe('plainServeFlags: serve without commander', () => {
   });
 
   it.each([
-    [[]], [['serve', '--help']], [['serve', '-h']], [['serve', '--data']], [['serve', '--data=']], [['serve', '--data', '--port', '1']],
-    [['serve', '--port', '-1']], [['serve', 'extra']], [['serve', '--json']], [['serve', '--toString', 'x']], [['serve', '--constructor=x']],
-    [['--json', 'serve']], [['serves']], [['admin', 'serve']],
+    [[]],
+    [['serve', '--help']],
+    [['serve', '-h']],
+    [['serve', '--data']],
+    [['serve', '--data=']],
+    [['serve', '--data', '--port', '1']],
+    [['serve', '--port', '-1']],
+    [['serve', 'extra']],
+    [['serve', '--json']],
+    [['serve', '--toString', 'x']],
+    [['serve', '--constructor=x']],
+    [['--json', 'serve']],
+    [['serves']],
+    [['admin', 'serve']],
   ])('%j goes to commander', (argv) => {
     expect(plainServeFlags(argv)).toBeNull();
   });

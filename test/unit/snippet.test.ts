@@ -5,7 +5,15 @@ import { makeSnippet, snippetMaker } from '../../src/domain/search/snippet.ts';
 import { foldToken } from '../../src/text/tokens.ts';
 
 describe('foldToken', () => {
-  it.each([['Café', 'cafe'], ['CRÈME', 'creme'], ['naïve', 'naive'], ['ß', 'ß'], ['Ǆ', 'ǆ'], ['abc', 'abc'], ['漢字', '漢字']])('%s → %s', (t, f) => {
+  it.each([
+    ['Café', 'cafe'],
+    ['CRÈME', 'creme'],
+    ['naïve', 'naive'],
+    ['ß', 'ß'],
+    ['Ǆ', 'ǆ'],
+    ['abc', 'abc'],
+    ['漢字', '漢字'],
+  ])('%s → %s', (t, f) => {
     expect(foldToken(t)).toBe(f);
   });
 });
@@ -13,9 +21,27 @@ describe('foldToken', () => {
 describe('makeSnippet', () => {
   const long = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
   it.each([
-    ['marks every matching word, case and diacritics folded', 'At the Café, a cafe CAFE', 'cafe', 24, 'At the <mark>Café</mark>, a <mark>cafe</mark> <mark>CAFE</mark>'],
-    ['marks prefix matches on the last word of a prefix phrase', 'habitat habit inhabit', 'habi*', 24, '<mark>habitat</mark> <mark>habit</mark> inhabit'],
-    ['marks the words of a phrase', 'red panda and red fox', '"red panda"', 24, '<mark>red</mark> <mark>panda</mark> and <mark>red</mark> fox'],
+    [
+      'marks every matching word, case and diacritics folded',
+      'At the Café, a cafe CAFE',
+      'cafe',
+      24,
+      'At the <mark>Café</mark>, a <mark>cafe</mark> <mark>CAFE</mark>',
+    ],
+    [
+      'marks prefix matches on the last word of a prefix phrase',
+      'habitat habit inhabit',
+      'habi*',
+      24,
+      '<mark>habitat</mark> <mark>habit</mark> inhabit',
+    ],
+    [
+      'marks the words of a phrase',
+      'red panda and red fox',
+      '"red panda"',
+      24,
+      '<mark>red</mark> <mark>panda</mark> and <mark>red</mark> fox',
+    ],
     ['escapes the text', '<b>x</b> & "y"', 'x', 24, '&lt;b&gt;<mark>x</mark>&lt;/b&gt; &amp; &quot;y&quot;'],
     ['collapses whitespace', 'one\n\n  two\tthree', 'two', 24, 'one <mark>two</mark> three'],
     ['starts the text when nothing matches', long, 'zzz', 4, 'w0 w1 w2 w3…'],
@@ -28,7 +54,9 @@ describe('makeSnippet', () => {
 
   it('prefers the window with the most matches', () => {
     const text = `alpha ${long} alpha beta gamma ${long}`;
-    expect(makeSnippet(text, parseQuery('alpha beta gamma'), 6)).toBe('…w59 <mark>alpha</mark> <mark>beta</mark> <mark>gamma</mark> w0 w1…');
+    expect(makeSnippet(text, parseQuery('alpha beta gamma'), 6)).toBe(
+      '…w59 <mark>alpha</mark> <mark>beta</mark> <mark>gamma</mark> w0 w1…',
+    );
   });
 });
 
@@ -41,7 +69,10 @@ describe('makeSnippet ASCII fast path', () => {
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom(...words, ',', '.', '(', ')', '\n'), { minLength: 1, maxLength: 120 }),
-        fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'alph*', 'del*', '"beta gamma"', 'x-ray', 'c++'), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'alph*', 'del*', '"beta gamma"', 'x-ray', 'c++'), {
+          minLength: 1,
+          maxLength: 3,
+        }),
         (tokens, query) => {
           const text = tokens.join(' ') + filler;
           const phrases = parseQuery(query.join(' '));
@@ -57,7 +88,10 @@ describe('makeSnippet ASCII fast path', () => {
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom(...pieces), { minLength: 0, maxLength: 80 }),
-        fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'alph*', 'a*', 'q*', '"beta gamma"', 'x-ray', 'c++', 'z9', 'it'), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'alph*', 'a*', 'q*', '"beta gamma"', 'x-ray', 'c++', 'z9', 'it'), {
+          minLength: 1,
+          maxLength: 3,
+        }),
         fc.integer({ min: 1, max: 30 }),
         fc.constantFrom(' ', ''),
         (tokens, query, size, sep) => {

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { parseBundle } from '../../src/domain/bundles/bundle.ts';
-import { checkTemplateBundle, loadTemplateBundle, parseCatalogIndex, templatesFromFiles } from '../../src/domain/space-templates/catalog.ts';
+import {
+  checkTemplateBundle,
+  loadTemplateBundle,
+  parseCatalogIndex,
+  templatesFromFiles,
+} from '../../src/domain/space-templates/catalog.ts';
 
 const limits = loadConfig({}, {}).limits;
 const entry = { id: 'wiki', name: 'Wiki', description: 'A wiki', bundle: 'wiki.json' };
@@ -39,7 +44,12 @@ describe('parseCatalogIndex', () => {
     ['bundle a dot segment', { bundle: 'a/./x.json' }, 'bundle', 'format'],
     ['bundle a hidden file', { bundle: '.x.json' }, 'bundle', 'format'],
   ])('leaves out an entry with %s', (_name, change, field, code) => {
-    const r = parseCatalogIndex({ templates: [{ ...entry, id: 'other', bundle: 'other.json' }, { ...entry, ...change }] });
+    const r = parseCatalogIndex({
+      templates: [
+        { ...entry, id: 'other', bundle: 'other.json' },
+        { ...entry, ...change },
+      ],
+    });
     expect(r.entries.map((e) => e.id)).toEqual(['other']);
     expect(r.issues).toEqual([expect.objectContaining({ key: `templates[1].${field}`, code })]);
   });
@@ -53,8 +63,11 @@ describe('parseCatalogIndex', () => {
 
 const bundle = (pages: unknown[]) => ({ format: 'service-space-export', formatVersion: 1, space: { name: 'S' }, pages });
 const taskType = {
-  path: 'templates/task', title: 'Task',
-  frontmatter: { metadataSchema: { additionalKeys: 'reject', fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], required: true }] } },
+  path: 'templates/task',
+  title: 'Task',
+  frontmatter: {
+    metadataSchema: { additionalKeys: 'reject', fields: [{ key: 'stage', type: 'select', options: ['todo', 'done'], required: true }] },
+  },
 };
 
 describe('checkTemplateBundle', () => {
@@ -75,30 +88,49 @@ describe('checkTemplateBundle', () => {
   });
 
   it('refuses a record of a type the bundle does not have, and a malformed record type', () => {
-    const errors = checkTemplateBundle(parseBundle(bundle([
-      { path: 'a', title: 'A', metadata: { template: 'ghost' } },
-      { path: 'templates/bad', title: 'Bad', frontmatter: { metadataSchema: { fields: [{ key: 'x', type: 'colour' }] } } },
-    ]), limits));
+    const errors = checkTemplateBundle(
+      parseBundle(
+        bundle([
+          { path: 'a', title: 'A', metadata: { template: 'ghost' } },
+          { path: 'templates/bad', title: 'Bad', frontmatter: { metadataSchema: { fields: [{ key: 'x', type: 'colour' }] } } },
+        ]),
+        limits,
+      ),
+    );
     expect(errors.map((e) => e.path).sort()).toEqual(['a', 'templates/bad']);
   });
 
   it('loadTemplateBundle names the file and the problem', () => {
     expect(() => loadTemplateBundle(entry, '{', limits)).toThrow(/wiki.json: not valid JSON/);
-    expect(() => loadTemplateBundle(entry, JSON.stringify({ ...bundle([]), formatVersion: 9 }), limits)).toThrow(/wiki.json: not a bundle \(formatVersion/);
-    expect(() => loadTemplateBundle(entry, JSON.stringify(bundle([{ path: 'a//b', title: 'x' }])), limits)).toThrow(/wiki.json: 1 page\(s\) refused \(a\/\/b: path/);
+    expect(() => loadTemplateBundle(entry, JSON.stringify({ ...bundle([]), formatVersion: 9 }), limits)).toThrow(
+      /wiki.json: not a bundle \(formatVersion/,
+    );
+    expect(() => loadTemplateBundle(entry, JSON.stringify(bundle([{ path: 'a//b', title: 'x' }])), limits)).toThrow(
+      /wiki.json: 1 page\(s\) refused \(a\/\/b: path/,
+    );
     expect(loadTemplateBundle(entry, JSON.stringify(bundle([{ path: 'a', title: 'A' }])), limits).pages).toHaveLength(1);
   });
 });
 
 describe('templatesFromFiles', () => {
   const bundleText = JSON.stringify({
-    format: 'service-space-export', formatVersion: 1, exportedAt: '2026-01-01T00:00:00.000Z',
-    space: { slug: 'x', name: 'X', description: '' }, pages: [{ path: 'home', title: 'Home' }],
+    format: 'service-space-export',
+    formatVersion: 1,
+    exportedAt: '2026-01-01T00:00:00.000Z',
+    space: { slug: 'x', name: 'X', description: '' },
+    pages: [{ path: 'home', title: 'Home' }],
   });
   // Names an object would answer from Object.prototype.
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('takes a bundle file named %s', (file) => {
     const root = JSON.stringify({ templates: [{ id: 'a', name: 'A', bundle: file }] });
-    const got = templatesFromFiles(new Map([['root.json', root], [file, bundleText]]), limits, 'remote');
+    const got = templatesFromFiles(
+      new Map([
+        ['root.json', root],
+        [file, bundleText],
+      ]),
+      limits,
+      'remote',
+    );
     expect(got.map((t) => [t.id, t.pages])).toEqual([['a', 1]]);
   });
 
@@ -109,6 +141,15 @@ describe('templatesFromFiles', () => {
 
   it('takes an entry whose id is constructor', () => {
     const root = JSON.stringify({ templates: [{ id: 'constructor', name: 'C', bundle: 'c.json' }] });
-    expect(templatesFromFiles(new Map([['root.json', root], ['c.json', bundleText]]), limits, 'remote')[0].id).toBe('constructor');
+    expect(
+      templatesFromFiles(
+        new Map([
+          ['root.json', root],
+          ['c.json', bundleText],
+        ]),
+        limits,
+        'remote',
+      )[0].id,
+    ).toBe('constructor');
   });
 });

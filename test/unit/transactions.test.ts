@@ -24,48 +24,55 @@ describe('tx and withinSavepoint', () => {
     { name: 'a throwing transaction leaves nothing', run: () => tx(db, fail('a')), error: /refused a/, keys: [] },
     {
       name: 'a failing nested write rolls back only itself',
-      run: () => tx(db, () => {
-        put('a')();
-        expect(() => tx(db, fail('b'))).toThrow(/refused b/);
-        withinSavepoint(db, put('c'));
-      }),
+      run: () =>
+        tx(db, () => {
+          put('a')();
+          expect(() => tx(db, fail('b'))).toThrow(/refused b/);
+          withinSavepoint(db, put('c'));
+        }),
       keys: ['a', 'c'],
     },
     {
       name: 'a failing outer write rolls back its committed savepoints too',
-      run: () => tx(db, () => {
-        withinSavepoint(db, put('a'));
-        throw new Error('outer');
-      }),
+      run: () =>
+        tx(db, () => {
+          withinSavepoint(db, put('a'));
+          throw new Error('outer');
+        }),
       error: /outer/,
       keys: [],
     },
     {
       name: 'savepoints nest three deep; the middle one failing drops the inner one',
-      run: () => tx(db, () => {
-        put('a')();
-        expect(() => withinSavepoint(db, () => {
-          withinSavepoint(db, put('b'));
-          fail('c')();
-        })).toThrow(/refused c/);
-      }),
+      run: () =>
+        tx(db, () => {
+          put('a')();
+          expect(() =>
+            withinSavepoint(db, () => {
+              withinSavepoint(db, put('b'));
+              fail('c')();
+            }),
+          ).toThrow(/refused c/);
+        }),
       keys: ['a'],
     },
     {
       name: 'a constraint error inside a savepoint keeps the transaction usable',
-      run: () => tx(db, () => {
-        put('a')();
-        expect(() => withinSavepoint(db, put('a'))).toThrow(/UNIQUE/);
-        put('b')();
-      }),
+      run: () =>
+        tx(db, () => {
+          put('a')();
+          expect(() => withinSavepoint(db, put('a'))).toThrow(/UNIQUE/);
+          put('b')();
+        }),
       keys: ['a', 'b'],
     },
     {
       name: 'a function returning a promise is refused and rolled back',
-      run: () => tx(db, (() => {
-        put('a')();
-        return Promise.resolve(1);
-      }) as () => unknown),
+      run: () =>
+        tx(db, (() => {
+          put('a')();
+          return Promise.resolve(1);
+        }) as () => unknown),
       error: /cannot return a promise/,
       keys: [],
     },
@@ -112,46 +119,52 @@ describe('commitLog', () => {
   const cases: Array<{ name: string; run: () => unknown; error?: RegExp; flushed: string[][]; keys: string[] }> = [
     {
       name: 'entries are written once, before the outermost COMMIT, in order',
-      run: () => tx(db, () => {
-        add('a')();
-        tx(db, () => withinSavepoint(db, add('b')));
-        add('c')();
-        expect(keys()).toEqual([]);
-        expect(log.pending(db)).toBe(3);
-      }),
+      run: () =>
+        tx(db, () => {
+          add('a')();
+          tx(db, () => withinSavepoint(db, add('b')));
+          add('c')();
+          expect(keys()).toEqual([]);
+          expect(log.pending(db)).toBe(3);
+        }),
       flushed: [['a', 'b', 'c']],
       keys: ['a', 'b', 'c'],
     },
     {
       name: 'a savepoint that rolls back takes its entries with it, nested ones too',
-      run: () => tx(db, () => {
-        add('a')();
-        expect(() => withinSavepoint(db, () => {
-          add('b')();
-          withinSavepoint(db, add('c'));
-          throw new Error('no');
-        })).toThrow('no');
-        withinSavepoint(db, add('d'));
-      }),
+      run: () =>
+        tx(db, () => {
+          add('a')();
+          expect(() =>
+            withinSavepoint(db, () => {
+              add('b')();
+              withinSavepoint(db, add('c'));
+              throw new Error('no');
+            }),
+          ).toThrow('no');
+          withinSavepoint(db, add('d'));
+        }),
       flushed: [['a', 'd']],
       keys: ['a', 'd'],
     },
     {
       name: 'a transaction that rolls back writes none',
-      run: () => tx(db, () => {
-        add('a')();
-        throw new Error('no');
-      }),
+      run: () =>
+        tx(db, () => {
+          add('a')();
+          throw new Error('no');
+        }),
       error: /no/,
       flushed: [],
       keys: [],
     },
     {
       name: 'a failing flush rolls the transaction back',
-      run: () => tx(db, () => {
-        put('a')();
-        add('a')(); // the flush's INSERT of 'a' fails on the primary key
-      }),
+      run: () =>
+        tx(db, () => {
+          put('a')();
+          add('a')(); // the flush's INSERT of 'a' fails on the primary key
+        }),
       error: /UNIQUE/,
       flushed: [['a']],
       keys: [],
@@ -181,10 +194,12 @@ describe('commitLog', () => {
   }
 
   it('starts empty after a transaction that failed', () => {
-    expect(() => tx(db, () => {
-      add('a')();
-      throw new Error('no');
-    })).toThrow();
+    expect(() =>
+      tx(db, () => {
+        add('a')();
+        throw new Error('no');
+      }),
+    ).toThrow();
     tx(db, add('b'));
     expect(flushed).toEqual([['b']]);
   });

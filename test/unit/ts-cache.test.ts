@@ -41,8 +41,12 @@ describe('bin/ts-cache.mjs', () => {
   it('runs the TypeScript, keeps Node’s own stripped text per file, and prints no warning', () => {
     const r = run('src/a.ts');
     expect(r).toEqual({ stdout: 'a 42\n', stderr: '', status: 0 });
-    const kept = entries().map((e) => fs.readFileSync(path.join(cache, e), 'utf8')).sort();
-    const expected = ['src/a.ts', 'src/b.ts'].map((f) => stripTypeScriptTypes(fs.readFileSync(path.join(root, f), 'utf8'), { mode: 'strip' })).sort();
+    const kept = entries()
+      .map((e) => fs.readFileSync(path.join(cache, e), 'utf8'))
+      .sort();
+    const expected = ['src/a.ts', 'src/b.ts']
+      .map((f) => stripTypeScriptTypes(fs.readFileSync(path.join(root, f), 'utf8'), { mode: 'strip' }))
+      .sort();
     expect(kept).toEqual(expected);
   });
 
@@ -61,7 +65,10 @@ describe('bin/ts-cache.mjs', () => {
   });
 
   it('keeps line and column in stack traces, as Node’s own stripping does', () => {
-    write('src/trace.ts', "type T = { x: number };\nconst t: T = { x: 1 };\nconsole.log(new Error('here').stack!.split('\\n')[1].trim(), t.x);\n");
+    write(
+      'src/trace.ts',
+      "type T = { x: number };\nconst t: T = { x: 1 };\nconsole.log(new Error('here').stack!.split('\\n')[1].trim(), t.x);\n",
+    );
     const cached = run('src/trace.ts');
     expect(cached.stdout).toMatch(/trace\.ts:3:\d+\)? 1\n$/);
     expect(cached.stdout).toBe(run('src/trace.ts', false).stdout);
@@ -78,7 +85,7 @@ describe('bin/ts-cache.mjs', () => {
     write('src/worker.ts', "const w: string = 'worker';\nconsole.log(w);\n");
     expect(run('src/main.ts').stdout).toBe('worker\n');
     const kept = entries().map((e) => fs.readFileSync(path.join(cache, e), 'utf8'));
-    expect(kept.some((t) => t.includes("console.log(w)"))).toBe(true);
+    expect(kept.some((t) => t.includes('console.log(w)'))).toBe(true);
   });
 
   it('leaves .ts files under node_modules to Node, which refuses them', () => {

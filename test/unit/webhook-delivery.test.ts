@@ -42,10 +42,17 @@ describe('deliveryHeaders', () => {
   it('signs the exact body both ways and repeats the delivery id', () => {
     const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
     const body = Buffer.from('{"id":"dlv_1","event":"page.created"}');
-    const h = deliveryHeaders({ deliveryId: 'dlv_1', webhookId: 'wh_1', event: 'page.created', url: 'https://x', secret, body }, 1700000000);
+    const h = deliveryHeaders(
+      { deliveryId: 'dlv_1', webhookId: 'wh_1', event: 'page.created', url: 'https://x', secret, body },
+      1700000000,
+    );
     expect(h).toMatchObject({
-      'content-type': 'application/json', 'x-service-event': 'page.created', 'x-service-delivery': 'dlv_1',
-      'x-service-webhook': 'wh_1', 'webhook-id': 'dlv_1', 'webhook-timestamp': '1700000000',
+      'content-type': 'application/json',
+      'x-service-event': 'page.created',
+      'x-service-delivery': 'dlv_1',
+      'x-service-webhook': 'wh_1',
+      'webhook-id': 'dlv_1',
+      'webhook-timestamp': '1700000000',
     });
     expect(verifyServiceSignature(secret, body, h['x-service-signature'])).toBe(true);
     const expected = createHmac('sha256', Buffer.alloc(32, 7)).update(`dlv_1.1700000000.${body}`).digest('base64');

@@ -10,8 +10,24 @@ describe('createPacer', () => {
     ['writes saturating the loop: straight to the floor', [[0.95, true]], PACE.floorPerSecond],
     ['saturated for long: never below the floor', Array(20).fill([0.99, true]), PACE.floorPerSecond],
     ['back up once writes stop', [...Array(20).fill([0.99, true]), ...Array(10).fill([0.99, false])], Infinity],
-    ['one window back up', [[0.95, true], [0.2, true]], PACE.floorPerSecond * 2],
-    ['saturated again on the way up', [[0.95, true], [0.2, true], [0.2, false], [0.9, true]], PACE.floorPerSecond],
+    [
+      'one window back up',
+      [
+        [0.95, true],
+        [0.2, true],
+      ],
+      PACE.floorPerSecond * 2,
+    ],
+    [
+      'saturated again on the way up',
+      [
+        [0.95, true],
+        [0.2, true],
+        [0.2, false],
+        [0.9, true],
+      ],
+      PACE.floorPerSecond,
+    ],
     ['not yet saturated enough', [[PACE.busyUtilisation, true]], Infinity],
   ] as Array<[string, Array<[number, boolean]>, number]>)('%s', (_name, windows, rate) => {
     const p = createPacer();

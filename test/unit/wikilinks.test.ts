@@ -4,7 +4,14 @@ import { getLinkParsers } from '../../src/domain/links/parsers.ts';
 import { renderMarkdown } from '../../src/domain/links/render.ts';
 import { rewriteLinks } from '../../src/domain/links/rewrite.ts';
 import {
-  parseWikilink, resolveWikilink, wikiKeys, wikiKeysOfPage, wikiPathCandidates, wikiTargetFor, type WikiLookup, type Wikilink,
+  parseWikilink,
+  resolveWikilink,
+  wikiKeys,
+  wikiKeysOfPage,
+  wikiPathCandidates,
+  wikiTargetFor,
+  type WikiLookup,
+  type Wikilink,
 } from '../../src/domain/links/wikilinks.ts';
 import type { PageRef } from '../../src/model.ts';
 
@@ -42,10 +49,11 @@ const pages: Record<string, string> = {
 };
 const lookup: WikiLookup = {
   page: (r) => `${r.space}/${r.path}` in pages,
-  titled: (space, title) => Object.entries(pages)
-    .map(([k, t], order) => ({ k, t, order }))
-    .filter(({ k, t }) => k.startsWith(`${space}/`) && t.toLowerCase() === title.toLowerCase())
-    .map(({ k, t, order }) => ({ space, path: k.slice(space.length + 1), exact: t === title, order })),
+  titled: (space, title) =>
+    Object.entries(pages)
+      .map(([k, t], order) => ({ k, t, order }))
+      .filter(({ k, t }) => k.startsWith(`${space}/`) && t.toLowerCase() === title.toLowerCase())
+      .map(({ k, t, order }) => ({ space, path: k.slice(space.length + 1), exact: t === title, order })),
   space: (s) => s === 'eng' || s === 'hr',
 };
 const at = (path: string): PageRef => ({ space: 'wiki', path });
@@ -81,7 +89,10 @@ describe('resolveWikilink', () => {
 
   it('files a link under its lower-cased target, and under the other space for a cross-space form', () => {
     expect(wikiKeys('Some Title', at('a/b'))).toEqual([{ space: 'wiki', key: 'some title' }]);
-    expect(wikiKeys('eng/Y', at('a'))).toEqual([{ space: 'wiki', key: 'eng/y' }, { space: 'eng', key: 'y' }]);
+    expect(wikiKeys('eng/Y', at('a'))).toEqual([
+      { space: 'wiki', key: 'eng/y' },
+      { space: 'eng', key: 'y' },
+    ]);
     expect(wikiKeys('/x', at('a'))).toEqual([]);
     expect(wikiKeysOfPage('A/B/c', ['My Title']).sort()).toEqual(['a/b/c', 'b/c', 'c', 'my title']);
   });
@@ -116,13 +127,18 @@ describe('wikilinks in the link index and the renderer', () => {
     });
     expect(html).toContain('<a href="/app/p/wiki/setup" class="internal">The setup</a>');
     expect(html).toContain('<a href="/app/p/wiki/notes/a#h-part-two" class="internal">Alpha Note › Part two</a>');
-    expect(html).toContain('<a href="/app/p/wiki/nowhere" class="internal broken" data-create="/app/new?space=wiki&amp;path=nowhere">nowhere</a>');
+    expect(html).toContain(
+      '<a href="/app/p/wiki/nowhere" class="internal broken" data-create="/app/new?space=wiki&amp;path=nowhere">nowhere</a>',
+    );
     expect(html).toContain('<code>[[home]]</code>');
   });
 });
 
 describe('rewriting wikilinks after a move', () => {
-  const moved = new Map([['wiki/guides/setup', at('manual/install')], ['wiki/home', { space: 'eng', path: 'home' }]]);
+  const moved = new Map([
+    ['wiki/guides/setup', at('manual/install')],
+    ['wiki/home', { space: 'eng', path: 'home' }],
+  ]);
   const indexed = new Set(['wiki/guides/setup', 'wiki/home']);
   const wiki = (t: string, f: PageRef) => {
     for (const c of wikiPathCandidates(t, f)) {

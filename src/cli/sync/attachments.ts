@@ -146,7 +146,11 @@ export function movePageFiles(ctx: RoundContext, from: string, to: string): void
 }
 
 /** The name of the file at `rel` (an export writes `:` as `%3A` and `\` as `%5C`). */
-const nameOf = (rel: string): string => rel.slice(rel.lastIndexOf('/') + 1).replace(/%3A/g, ':').replace(/%5C/g, '\\');
+const nameOf = (rel: string): string =>
+  rel
+    .slice(rel.lastIndexOf('/') + 1)
+    .replace(/%3A/g, ':')
+    .replace(/%5C/g, '\\');
 
 /**
  * The synced pages a file on disk belongs to: at `<folder>/files/<name>`, the pages of that folder
@@ -156,9 +160,16 @@ function ownersOf(ctx: RoundContext, rel: string): string[] {
   const parts = rel.split('/');
   const name = nameOf(rel);
   const mentions = [name, encodeURIComponent(name), encodeURI(name)].map((n) => `files/${n}`);
-  const own = parts.at(-2) === 'files'
-    ? (md: string) => md.startsWith(parts.slice(0, -2).map((p) => `${p}/`).join('')) && md.split('/').length === parts.length - 1
-    : (md: string) => md === `${parts.slice(0, -3).concat(parts.at(-2)!).join('/')}.md`;
+  const own =
+    parts.at(-2) === 'files'
+      ? (md: string) =>
+          md.startsWith(
+            parts
+              .slice(0, -2)
+              .map((p) => `${p}/`)
+              .join(''),
+          ) && md.split('/').length === parts.length - 1
+      : (md: string) => md === `${parts.slice(0, -3).concat(parts.at(-2)!).join('/')}.md`;
   const out: string[] = [];
   for (const [md, e] of Object.entries(ctx.s.files)) {
     if (!own(md)) continue;
@@ -176,10 +187,17 @@ export async function pushFiles(ctx: RoundContext, report: SyncReport): Promise<
   for (const [rel, e] of Object.entries({ ...all })) {
     // A page no longer synced (deleted here, or ignored now) lets go of its files; they stay on disk.
     e.pages = e.pages.filter((p) => synced.has(p));
-    if (!e.pages.length) { delete all[rel]; ctx.save(); continue; }
+    if (!e.pages.length) {
+      delete all[rel];
+      ctx.save();
+      continue;
+    }
     const f = local.get(rel);
     if (!f) {
-      if (fs.existsSync(absolute(ctx.dir, rel))) { delete all[rel]; continue; } // ignored now
+      if (fs.existsSync(absolute(ctx.dir, rel))) {
+        delete all[rel];
+        continue;
+      } // ignored now
       for (const p of e.pages) await ctx.remote.deleteFile(p, e.name);
       delete all[rel];
       report.deleted++;

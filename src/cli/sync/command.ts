@@ -9,18 +9,29 @@ import type { SyncReport } from './engine.ts';
 
 function summary(r: SyncReport): string {
   const parts = [
-    [r.pulled, 'to disk'], [r.pushed, 'to the server'], [r.created, 'new pages'], [r.deleted, 'deleted'],
-    [r.moved, 'moved'], [r.merged, 'merged'], [r.conflicts.length, 'conflicts'], [r.errors.length, 'errors'],
+    [r.pulled, 'to disk'],
+    [r.pushed, 'to the server'],
+    [r.created, 'new pages'],
+    [r.deleted, 'deleted'],
+    [r.moved, 'moved'],
+    [r.merged, 'merged'],
+    [r.conflicts.length, 'conflicts'],
+    [r.errors.length, 'errors'],
   ] as const;
   const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
   return said.length ? said.join(', ') : 'nothing to do';
 }
 
-const busy = (r: SyncReport): boolean => r.pulled + r.pushed + r.created + r.deleted + r.moved + r.merged + r.conflicts.length + r.errors.length > 0;
+const busy = (r: SyncReport): boolean =>
+  r.pulled + r.pushed + r.created + r.deleted + r.moved + r.merged + r.conflicts.length + r.errors.length > 0;
 
 export function registerSyncCommand(program: Command): void {
-  addClientOptions(program.command('sync').argument('<dir>', 'the folder (created when missing): empty, a kspace export, an Obsidian vault…')
-    .description('keep a folder of Markdown files and a space the same, both ways'))
+  addClientOptions(
+    program
+      .command('sync')
+      .argument('<dir>', 'the folder (created when missing): empty, a kspace export, an Obsidian vault…')
+      .description('keep a folder of Markdown files and a space the same, both ways'),
+  )
     .helpGroup('Export and import:')
     .requiredOption('--space <space>', 'the space to sync with')
     .option('--once', 'one round, then exit (for cron)')
@@ -28,7 +39,8 @@ export function registerSyncCommand(program: Command): void {
     .addHelpText('after', '\nExamples:\n  kspace sync ~/notes --space notes\n  kspace sync ~/notes --space notes --once\n')
     .action(async (dir: string, opts: { space: string; once?: boolean; interval: string }, cmd: Command) => {
       const interval = Number(opts.interval);
-      if (!Number.isInteger(interval) || interval < 100 || interval > 3_600_000) throw usageError('--interval is a whole number of milliseconds, 100 to 3600000');
+      if (!Number.isInteger(interval) || interval < 100 || interval > 3_600_000)
+        throw usageError('--interval is a whole number of milliseconds, 100 to 3600000');
       const root = path.resolve(dir);
       try {
         fs.mkdirSync(root, { recursive: true });
@@ -54,10 +66,15 @@ export function registerSyncCommand(program: Command): void {
       // Following: a round at once, then one whenever the folder changes or the interval passes.
       let stop = false;
       let wake: (() => void) | null = null;
-      const nudge = (): void => { wake?.(); };
+      const nudge = (): void => {
+        wake?.();
+      };
       const watcher = fs.watch(root, { recursive: true }, nudge);
       watcher.on('error', () => undefined);
-      const end = (): void => { stop = true; nudge(); };
+      const end = (): void => {
+        stop = true;
+        nudge();
+      };
       process.once('SIGINT', end);
       process.once('SIGTERM', end);
       let first = true;
@@ -69,7 +86,11 @@ export function registerSyncCommand(program: Command): void {
           if (stop) break;
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, interval);
-            wake = () => { clearTimeout(t); wake = null; setTimeout(resolve, 50); };
+            wake = () => {
+              clearTimeout(t);
+              wake = null;
+              setTimeout(resolve, 50);
+            };
           });
         }
       } finally {

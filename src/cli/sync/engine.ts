@@ -44,6 +44,10 @@ export class Syncer {
   }
 
   private readIgnoreFile(): string {
-    try { return fs.readFileSync(path.join(this.ctx.dir, '.kspaceignore'), 'utf8'); } catch { return ''; }
+    try {
+      return fs.readFileSync(path.join(this.ctx.dir, '.kspaceignore'), 'utf8');
+    } catch {
+      return '';
+    }
   }
 }

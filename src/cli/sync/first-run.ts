@@ -3,7 +3,14 @@
 // identical files and pages are matched and the others kept on both sides.
 import fs from 'node:fs';
 import path from 'node:path';
-import { FOLDER_MARKER, escapeReservedPath, fileOfPage, fileToPage, folderToBundle, type FolderFile } from '../../domain/bundles/markdown-folder.ts';
+import {
+  FOLDER_MARKER,
+  escapeReservedPath,
+  fileOfPage,
+  fileToPage,
+  folderToBundle,
+  type FolderFile,
+} from '../../domain/bundles/markdown-folder.ts';
 import { normalizePagePath } from '../../domain/paths.ts';
 import { samePage } from './remote.ts';
 import { acceptServerFile } from './attachments.ts';
@@ -15,7 +22,15 @@ export async function firstRun(ctx: RoundContext, report: SyncReport): Promise<v
   // The feed's head before anything is read: what changes after it comes again through the feed.
   const cursor = await ctx.remote.feedHead();
   const local = scanFolder(ctx.dir, ctx.ignore);
-  ctx.state = { format: 'kspace-sync', version: 1, server: ctx.remote.api.base.origin, space: ctx.space, cursor, files: {}, attachments: {} };
+  ctx.state = {
+    format: 'kspace-sync',
+    version: 1,
+    server: ctx.remote.api.base.origin,
+    space: ctx.space,
+    cursor,
+    files: {},
+    attachments: {},
+  };
   fs.mkdirSync(path.join(ctx.dir, STATE_DIR), { recursive: true });
   // Versions before content: a page changed between the two reads is recorded older than its
   // text, so the feed brings it again (the other way round, a change would be skipped).

@@ -9,11 +9,19 @@ export type LocalFile = { rel: string; size: number; mtimeMs: number };
 export const absolute = (dir: string, rel: string): string => path.join(dir, ...rel.split('/'));
 
 export function readText(dir: string, rel: string): string | null {
-  try { return fs.readFileSync(absolute(dir, rel), 'utf8'); } catch { return null; }
+  try {
+    return fs.readFileSync(absolute(dir, rel), 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 export function readBytes(dir: string, rel: string): Buffer | null {
-  try { return fs.readFileSync(absolute(dir, rel)); } catch { return null; }
+  try {
+    return fs.readFileSync(absolute(dir, rel));
+  } catch {
+    return null;
+  }
 }
 
 const isMarkdown = (rel: string): boolean => /\.md$/i.test(rel);
@@ -33,7 +41,11 @@ export function scanFolder(dir: string, ignore: Ignore, want: (rel: string) => b
   const out = new Map<string, LocalFile>();
   const walk = (rel: string): void => {
     let entries: fs.Dirent[];
-    try { entries = fs.readdirSync(rel ? absolute(dir, rel) : dir, { withFileTypes: true }); } catch { return; }
+    try {
+      entries = fs.readdirSync(rel ? absolute(dir, rel) : dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) {
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (ignore(child, e.isDirectory())) continue;
@@ -52,14 +64,21 @@ export function scanFolder(dir: string, ignore: Ignore, want: (rel: string) => b
 export function dropEmptyFolders(dir: string, rel: string): void {
   const parts = rel.split('/').slice(0, -1);
   while (parts.length) {
-    try { fs.rmdirSync(absolute(dir, parts.join('/'))); } catch { return; }
+    try {
+      fs.rmdirSync(absolute(dir, parts.join('/')));
+    } catch {
+      return;
+    }
     parts.pop();
   }
 }
 
 /** `notes/plan.md` → `notes/plan.conflict-ann-20261129T070102Z.md`. */
 export function conflictName(rel: string, who: string, at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const safeWho = who.replace(/[^A-Za-z0-9_.-]/g, '_');
   return `${rel.slice(0, -3)}.conflict-${safeWho}-${stamp}.md`;
 }

@@ -15,7 +15,10 @@ function globToRegExp(glob: string): string {
     const c = glob[i];
     if (c === '*' && glob[i + 1] === '*') {
       i++;
-      if (glob[i + 1] === '/') { i++; out += '(?:.*/)?'; } else out += '.*';
+      if (glob[i + 1] === '/') {
+        i++;
+        out += '(?:.*/)?';
+      } else out += '.*';
     } else if (c === '*') out += '[^/]*';
     else if (c === '?') out += '[^/]';
     else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
@@ -30,7 +33,10 @@ export function compileIgnore(text = ''): Ignore {
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
-    if (line.startsWith('!')) { skipped.push(line); continue; }
+    if (line.startsWith('!')) {
+      skipped.push(line);
+      continue;
+    }
     const dirOnly = line.endsWith('/');
     let p = dirOnly ? line.slice(0, -1) : line;
     const anchored = p.includes('/');

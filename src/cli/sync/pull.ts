@@ -67,15 +67,22 @@ async function pullChange(ctx: RoundContext, c: Change, report: SyncReport): Pro
   const rel = found?.[0] ?? fileOfPage(c.path);
   if (!server) {
     if (!found) return;
-    if (ctx.changedOnDisk(rel, found[1])) delete ctx.s.files[rel]; // kept: the next push brings it back
-    else { ctx.removeLocal(rel); report.deleted++; await dropPageFiles(ctx, c.path, report); }
+    if (ctx.changedOnDisk(rel, found[1]))
+      delete ctx.s.files[rel]; // kept: the next push brings it back
+    else {
+      ctx.removeLocal(rel);
+      report.deleted++;
+      await dropPageFiles(ctx, c.path, report);
+    }
     return;
   }
   if (!found) {
     const text = readText(ctx.dir, rel);
     // A page new to this folder (created, restored, moved or let in): its files come along.
-    if (text === null) { ctx.writeLocal(rel, server); report.pulled++; }
-    else {
+    if (text === null) {
+      ctx.writeLocal(rel, server);
+      report.pulled++;
+    } else {
       const mine = fileToPage({ path: rel, text });
       if (!('code' in mine) && samePage(mine, server)) ctx.record(rel, server.path, server.version, text);
       else ctx.conflict(rel, text, server, report);
@@ -85,7 +92,11 @@ async function pullChange(ctx: RoundContext, c: Change, report: SyncReport): Pro
   }
   if (server.version <= found[1].version) return;
   const mine = ctx.changedOnDisk(rel, found[1]);
-  if (!mine) { ctx.writeLocal(rel, server); report.pulled++; return; }
+  if (!mine) {
+    ctx.writeLocal(rel, server);
+    report.pulled++;
+    return;
+  }
   await reconcile(ctx, rel, found[1], mine.text, server, report, pushChange);
 }
 

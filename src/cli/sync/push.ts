@@ -27,7 +27,10 @@ export async function push(ctx: RoundContext, report: SyncReport): Promise<void>
     if (entry) {
       const changed = ctx.changedOnDisk(rel, entry, f);
       if (!changed) {
-        if (entry.size !== f.size || entry.mtimeMs !== f.mtimeMs) { s.files[rel] = { ...entry, size: f.size, mtimeMs: f.mtimeMs }; ctx.save(); }
+        if (entry.size !== f.size || entry.mtimeMs !== f.mtimeMs) {
+          s.files[rel] = { ...entry, size: f.size, mtimeMs: f.mtimeMs };
+          ctx.save();
+        }
         continue;
       }
       await pushChange(ctx, rel, entry, changed.text, report);
@@ -37,7 +40,7 @@ export async function push(ctx: RoundContext, report: SyncReport): Promise<void>
     const text = readText(ctx.dir, rel);
     if (text === null) continue;
     const renamedFrom = goneByHash.get(sha256(text));
-    if (renamedFrom !== undefined && await pushMove(ctx, renamedFrom, rel, text, report)) {
+    if (renamedFrom !== undefined && (await pushMove(ctx, renamedFrom, rel, text, report))) {
       goneByHash.delete(sha256(text));
       ctx.save();
       continue;
@@ -54,24 +57,45 @@ export async function push(ctx: RoundContext, report: SyncReport): Promise<void>
 
 export async function pushChange(ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport): Promise<void> {
   const page = fileToPage({ path: rel, text });
-  if ('code' in page) { report.errors.push({ path: rel, message: page.message }); return; }
+  if ('code' in page) {
+    report.errors.push({ path: rel, message: page.message });
+    return;
+  }
   ctx.markPushing(rel, entry, text);
   const version = await ctx.remote.putPage({ ...page, path: entry.page }, entry.version);
-  if (version !== null) { ctx.record(rel, entry.page, version, text); report.pushed++; return; }
+  if (version !== null) {
+    ctx.record(rel, entry.page, version, text);
+    report.pushed++;
+    return;
+  }
   const server = await ctx.remote.getPage(entry.page);
-  if (!server) { delete ctx.s.files[rel]; await pushNew(ctx, rel, text, report); return; }
+  if (!server) {
+    delete ctx.s.files[rel];
+    await pushNew(ctx, rel, text, report);
+    return;
+  }
   await reconcile(ctx, rel, entry, text, server, report, pushChange);
 }
 
 async function pushNew(ctx: RoundContext, rel: string, text: string, report: SyncReport): Promise<void> {
   const page = fileToPage({ path: rel, text });
-  if ('code' in page) { report.errors.push({ path: rel, message: page.message }); return; }
+  if ('code' in page) {
+    report.errors.push({ path: rel, message: page.message });
+    return;
+  }
   ctx.markPushing(rel, { page: page.path, version: 0, hash: '', size: -1, mtimeMs: -1 }, text);
   const version = await ctx.remote.putPage(page, 0);
-  if (version !== null) { ctx.record(rel, page.path, version, text); report.created++; return; }
+  if (version !== null) {
+    ctx.record(rel, page.path, version, text);
+    report.created++;
+    return;
+  }
   // The page exists: the same (a create recorded by a run that then stopped) or another.
   const server = await ctx.remote.getPage(page.path);
-  if (server && samePage(page, server)) { ctx.record(rel, page.path, server.version, text); return; }
+  if (server && samePage(page, server)) {
+    ctx.record(rel, page.path, server.version, text);
+    return;
+  }
   if (server) ctx.conflict(rel, text, server, report);
 }
 

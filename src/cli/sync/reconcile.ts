@@ -13,10 +13,21 @@ import { readBase, type FileEntry } from './state.ts';
 export type PushChange = (ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport) => Promise<void>;
 
 /** The file (`text`) and the page (`server`) both changed since `entry`. */
-export async function reconcile(ctx: RoundContext, rel: string, entry: FileEntry, text: string, server: ServerPage, report: SyncReport, pushChange: PushChange): Promise<void> {
+export async function reconcile(
+  ctx: RoundContext,
+  rel: string,
+  entry: FileEntry,
+  text: string,
+  server: ServerPage,
+  report: SyncReport,
+  pushChange: PushChange,
+): Promise<void> {
   const theirs = pageToFile(server).text;
   const mine = fileToPage({ path: rel, text });
-  if (!('code' in mine) && samePage(mine, server)) { ctx.record(rel, server.path, server.version, text); return; }
+  if (!('code' in mine) && samePage(mine, server)) {
+    ctx.record(rel, server.path, server.version, text);
+    return;
+  }
   const pushed = entry.pushing ? readBase(ctx.dir, entry.pushing) : null;
   const sent = pushed === null ? null : fileToPage({ path: rel, text: pushed });
   if (entry.pushing && sent && !('code' in sent) && samePage(sent, server)) {
@@ -27,7 +38,7 @@ export async function reconcile(ctx: RoundContext, rel: string, entry: FileEntry
     await pushChange(ctx, rel, agreed, text, report);
     return;
   }
-  if (!('code' in mine) && await isPastServerVersion(ctx, { ...mine, path: server.path }, entry.version, server.version)) {
+  if (!('code' in mine) && (await isPastServerVersion(ctx, { ...mine, path: server.path }, entry.version, server.version))) {
     // The file holds a version the server had since: a pull cut short before it was recorded.
     ctx.writeLocal(rel, server);
     return;

@@ -22,13 +22,21 @@ export const statusOf = (e: unknown): number | undefined => (e instanceof ExitEr
 
 /** Whether two pages say the same (title, text, metadata, frontmatter). */
 export function samePage(a: BundlePage, b: BundlePage): boolean {
-  return a.title === b.title && a.content === b.content
-    && JSON.stringify(sorted(a.metadata)) === JSON.stringify(sorted(b.metadata))
-    && JSON.stringify(sorted(a.frontmatter)) === JSON.stringify(sorted(b.frontmatter));
+  return (
+    a.title === b.title &&
+    a.content === b.content &&
+    JSON.stringify(sorted(a.metadata)) === JSON.stringify(sorted(b.metadata)) &&
+    JSON.stringify(sorted(a.frontmatter)) === JSON.stringify(sorted(b.frontmatter))
+  );
 }
 function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -78,7 +86,10 @@ export class Remote {
       try {
         r = await this.api.get('/changes', { since, space: this.space, limit: FEED_LIMIT });
       } catch (e) {
-        if (statusOf(e) === 404 && since === 0 && (e as Error).message.includes('no route')) { this.noFeed = true; return 0; }
+        if (statusOf(e) === 404 && since === 0 && (e as Error).message.includes('no route')) {
+          this.noFeed = true;
+          return 0;
+        }
         throw e;
       }
       if (r.changes.length === 0 || r.nextSince === since) return r.nextSince;
@@ -90,8 +101,10 @@ export class Remote {
     const out = new Map<string, number>();
     let cursor: string | null = null;
     do {
-      const r: { pages: Array<{ path: string; version: number }>; nextCursor: string | null } =
-        await this.api.get(spacePath(this.space, 'pages'), { limit: LIST_LIMIT, cursor });
+      const r: { pages: Array<{ path: string; version: number }>; nextCursor: string | null } = await this.api.get(
+        spacePath(this.space, 'pages'),
+        { limit: LIST_LIMIT, cursor },
+      );
       for (const p of r.pages) out.set(p.path, p.version);
       cursor = r.nextCursor;
     } while (cursor);
@@ -131,13 +144,17 @@ export class Remote {
         });
         body.blobs = blobs;
       }
-      const r = await this.api.json<{ errors: Array<{ path: string; message: string }> }>('POST', spacePath(this.space, 'import'), { query: { mode: 'skip' }, body });
+      const r = await this.api.json<{ errors: Array<{ path: string; message: string }> }>('POST', spacePath(this.space, 'import'), {
+        query: { mode: 'skip' },
+        body,
+      });
       failed.push(...r.errors);
       batch = [];
       size = 0;
     };
     for (const p of pages) {
-      const n = Buffer.byteLength(p.content) + 512 + (filesOf.get(p.path) ?? []).reduce((t, f) => t + Math.ceil(f.data.length * 4 / 3), 0);
+      const n =
+        Buffer.byteLength(p.content) + 512 + (filesOf.get(p.path) ?? []).reduce((t, f) => t + Math.ceil((f.data.length * 4) / 3), 0);
       if (size + n > IMPORT_BATCH_BYTES) await send();
       batch.push(p);
       size += n;
@@ -180,8 +197,10 @@ export class Remote {
     let cursor: string | null = null;
     try {
       do {
-        const r: { files: Array<{ name: string; sha256: string }>; nextCursor: string | null } =
-          await this.api.get(pagePath(this.space, page, 'files'), { limit: LIST_LIMIT, cursor });
+        const r: { files: Array<{ name: string; sha256: string }>; nextCursor: string | null } = await this.api.get(
+          pagePath(this.space, page, 'files'),
+          { limit: LIST_LIMIT, cursor },
+        );
         out.push(...r.files.map((f) => ({ name: f.name, sha256: f.sha256 })));
         cursor = r.nextCursor;
       } while (cursor);

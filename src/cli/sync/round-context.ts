@@ -10,11 +10,26 @@ import { compileIgnore, type Ignore } from './ignore.ts';
 import { flushFolder, keepBase, saveState, sha256, writeFileAtomic, type FileEntry, type SyncState } from './state.ts';
 
 export type SyncReport = {
-  pulled: number; pushed: number; created: number; deleted: number; moved: number; merged: number;
-  conflicts: string[]; errors: Array<{ path: string; message: string }>;
+  pulled: number;
+  pushed: number;
+  created: number;
+  deleted: number;
+  moved: number;
+  merged: number;
+  conflicts: string[];
+  errors: Array<{ path: string; message: string }>;
 };
 
-export const newReport = (): SyncReport => ({ pulled: 0, pushed: 0, created: 0, deleted: 0, moved: 0, merged: 0, conflicts: [], errors: [] });
+export const newReport = (): SyncReport => ({
+  pulled: 0,
+  pushed: 0,
+  created: 0,
+  deleted: 0,
+  moved: 0,
+  merged: 0,
+  conflicts: [],
+  errors: [],
+});
 
 export class RoundContext {
   state: SyncState | null = null;

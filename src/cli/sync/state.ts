@@ -12,7 +12,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export type FileEntry = {
-  page: string; version: number; hash: string; size: number; mtimeMs: number;
+  page: string;
+  version: number;
+  hash: string;
+  size: number;
+  mtimeMs: number;
   /** The hash of a text being sent to the server and not yet recorded as agreed (a PUT in flight). */
   pushing?: string;
 };
@@ -23,7 +27,12 @@ export type FileEntry = {
  */
 export type AttachmentEntry = { pages: string[]; name: string; sha256: string; size: number; mtimeMs: number };
 export type SyncState = {
-  format: 'kspace-sync'; version: 1; server: string; space: string; cursor: number; files: Record<string, FileEntry>;
+  format: 'kspace-sync';
+  version: 1;
+  server: string;
+  space: string;
+  cursor: number;
+  files: Record<string, FileEntry>;
   /** The attached files, by their path in the folder (absent in a state from before they were synced). */
   attachments?: Record<string, AttachmentEntry>;
 };
@@ -46,7 +55,11 @@ function writeDurably(file: string, data: string): void {
   }
   fs.renameSync(tmp, file);
   const dir = fs.openSync(path.dirname(file), 'r');
-  try { fs.fsyncSync(dir); } finally { fs.closeSync(dir); }
+  try {
+    fs.fsyncSync(dir);
+  } finally {
+    fs.closeSync(dir);
+  }
 }
 
 /** Writes a synced file whole or not at all (the flush before the state makes it durable). */
@@ -68,8 +81,14 @@ export function flushFolder(dir: string, files: string[]): void {
   for (const f of files) {
     try {
       const fd = fs.openSync(f, 'r');
-      try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
-    } catch { /* gone since: nothing to keep */ }
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      /* gone since: nothing to keep */
+    }
   }
 }
 
@@ -113,6 +132,10 @@ export function pruneBases(dir: string, state: SyncState): void {
   const used = new Set(Object.values(state.files).flatMap((f) => (f.pushing ? [f.hash, f.pushing] : [f.hash])));
   const base = path.join(dir, STATE_DIR, BASE_DIR);
   let names: string[] = [];
-  try { names = fs.readdirSync(base); } catch { return; }
+  try {
+    names = fs.readdirSync(base);
+  } catch {
+    return;
+  }
   for (const n of names) if (!used.has(n) && !n.endsWith('.kspace-tmp')) fs.rmSync(path.join(base, n), { force: true });
 }

@@ -88,7 +88,8 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
   }
   if (!READABLE_VERSIONS.includes(head.formatVersion)) {
     headIssues.push({
-      key: 'formatVersion', code: head.formatVersion === undefined ? 'required' : 'option',
+      key: 'formatVersion',
+      code: head.formatVersion === undefined ? 'required' : 'option',
       message: `this server reads formatVersion ${READABLE_VERSIONS.join(' and ')}`,
     });
   }
@@ -101,11 +102,18 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
   const errors: BundleError[] = [];
   const seen = new Set<string>();
   rawPages.forEach((raw, i) => {
-    const label = raw !== null && typeof raw === 'object' && typeof (raw as { path?: unknown }).path === 'string'
-      ? (raw as { path: string }).path : `pages[${i}]`;
+    const label =
+      raw !== null && typeof raw === 'object' && typeof (raw as { path?: unknown }).path === 'string'
+        ? (raw as { path: string }).path
+        : `pages[${i}]`;
     const r = v.safeParse(Page, raw);
     if (!r.success) {
-      errors.push(pageError(label, r.issues.map((x) => toIssue(x, Page))));
+      errors.push(
+        pageError(
+          label,
+          r.issues.map((x) => toIssue(x, Page)),
+        ),
+      );
       return;
     }
     const p = r.output;
@@ -128,12 +136,14 @@ export function parseBundle(data: unknown, limits: Limits): ParsedBundle {
     seen.add(path);
     pages.push({ path, title: p.title, content: p.content ?? '', frontmatter: p.frontmatter ?? {}, metadata: p.metadata ?? {} });
   });
-  const files = env.output.formatVersion === BUNDLE_FORMAT_VERSION_FILES
-    ? parseFiles(env.output.attachments ?? [], env.output.blobs ?? {}, errors).filter((f) => {
-      if (seen.has(f.path) || errors.some((e) => e.path === f.path)) return true;
-      errors.push({ path: f.path, code: 'validation_failed', message: `attachment '${f.name}': the bundle has no page '${f.path}'` });
-      return false;
-    }) : [];
+  const files =
+    env.output.formatVersion === BUNDLE_FORMAT_VERSION_FILES
+      ? parseFiles(env.output.attachments ?? [], env.output.blobs ?? {}, errors).filter((f) => {
+          if (seen.has(f.path) || errors.some((e) => e.path === f.path)) return true;
+          errors.push({ path: f.path, code: 'validation_failed', message: `attachment '${f.name}': the bundle has no page '${f.path}'` });
+          return false;
+        })
+      : [];
   return {
     space: { slug: space.slug ?? '', name: space.name ?? '', description: space.description ?? '' },
     pages,
@@ -151,11 +161,17 @@ function parseFiles(raw: unknown[], blobs: Record<string, string>, errors: Bundl
     const path = (item as { path?: unknown } | null)?.path;
     const label = typeof path === 'string' ? path : `attachments[${i}]`;
     if (!r.success) {
-      errors.push(pageError(label, r.issues.map((x) => ({ ...toIssue(x, Attachment), key: `attachments[${i}].${toIssue(x, Attachment).key}` }))));
+      errors.push(
+        pageError(
+          label,
+          r.issues.map((x) => ({ ...toIssue(x, Attachment), key: `attachments[${i}].${toIssue(x, Attachment).key}` })),
+        ),
+      );
       return;
     }
     const a = r.output;
-    const fail = (message: string) => errors.push({ path: a.path, code: 'validation_failed', message: `attachment '${a.name}': ${message}` });
+    const fail = (message: string) =>
+      errors.push({ path: a.path, code: 'validation_failed', message: `attachment '${a.name}': ${message}` });
     const issue = checkPagePath(a.path) ?? checkFileName(a.name);
     if (issue) return fail(issue.message);
     let data = decoded.get(a.sha256);

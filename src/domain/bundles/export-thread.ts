@@ -91,7 +91,13 @@ function letWait(slot: Slot): void {
  * The export as a Node stream made by a worker thread, resolved once its first bytes are there
  * (a failure before them rejects: the route answers problem+json); null when no worker may run it.
  */
-export function openWorkerExport(svc: Services, what: string, format: ExportFormat, caller: Caller, space: SpaceRow): Promise<Readable> | null {
+export function openWorkerExport(
+  svc: Services,
+  what: string,
+  format: ExportFormat,
+  caller: Caller,
+  space: SpaceRow,
+): Promise<Readable> | null {
   const slot = takeWorker();
   if (!slot) return null;
   const { worker } = slot;

@@ -59,13 +59,13 @@ const post = (m: FromExportWorker, transfer: ArrayBuffer[] = []) => port.postMes
 async function send(parts: Uint8Array[], size: number): Promise<boolean> {
   let part = 0;
   let offset = 0;
-  for (let left = size; left > 0;) {
+  for (let left = size; left > 0; ) {
     while (credit === 0 && !stopped) await new Promise<void>((resolve) => (wake = resolve));
     if (stopped) return false;
     credit--;
     // A buffer of its own (not a slice of Node's shared pool), so that it can be handed over.
     const piece = new Uint8Array(Math.min(left, MAX_PIECE_BYTES));
-    for (let at = 0; at < piece.length;) {
+    for (let at = 0; at < piece.length; ) {
       const p = parts[part];
       const n = Math.min(p.length - offset, piece.length - at);
       piece.set(p.subarray(offset, offset + n), at);
@@ -98,9 +98,10 @@ async function run(job: ExportJob): Promise<void> {
     reader.exec('BEGIN');
     // Each format's modules load with its first export: the zip's (markdown-it, yaml) are four
     // times the JSON's, and a worker that makes only JSON starts without them.
-    const chunks: Iterator<Chunk> = job.format === 'zip'
-      ? (await import('./zip-export.ts')).zipChunks(job.now, reader, job.caller, job.space, Infinity)
-      : (await import('./export.ts')).generateBundleChunks(reader, job.caller, job.space, { exportedAt: job.now });
+    const chunks: Iterator<Chunk> =
+      job.format === 'zip'
+        ? (await import('./zip-export.ts')).zipChunks(job.now, reader, job.caller, job.space, Infinity)
+        : (await import('./export.ts')).generateBundleChunks(reader, job.caller, job.space, { exportedAt: job.now });
     let parts: Uint8Array[] = [];
     let size = 0;
     for (let next = chunks.next(); !next.done; next = chunks.next()) {

@@ -46,6 +46,8 @@ export function decodeNote(bytes: Uint8Array): { text: string; problem: string |
     at = Buffer.byteLength(text.slice(0, first));
   }
   const line = text.slice(0, first).split('\n').length;
-  return { text, problem: `not valid UTF-8: ${count} invalid byte sequence${count === 1 ? '' : 's'} replaced by U+FFFD, the first on line ${line} (byte ${at})` };
+  return {
+    text,
+    problem: `not valid UTF-8: ${count} invalid byte sequence${count === 1 ? '' : 's'} replaced by U+FFFD, the first on line ${line} (byte ${at})`,
+  };
 }
-

@@ -52,40 +52,46 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
       const base = file.slice(file.lastIndexOf('/') + 1);
       const dot = base.lastIndexOf('.');
       name = base;
-      for (let n = 2; [...names.values()].includes(name); n++) name = dot > 0 ? `${base.slice(0, dot)}-${n}${base.slice(dot)}` : `${base}-${n}`;
+      for (let n = 2; [...names.values()].includes(name); n++)
+        name = dot > 0 ? `${base.slice(0, dot)}-${n}${base.slice(dot)}` : `${base}-${n}`;
       names.set(file, name);
       out.push({ path: page.path, name, contentType: '', data: binaries.get(file)!, from: file });
       return name;
     };
     const href = (name: string) => `files/${encodeURIComponent(name)}`;
-    page.content = outsideFences(page.content, (fenced) => outsideCodeSpans(fenced, (text) => text
-      .replace(EMBED, (m, target: string, rest: string) => {
-        const cell = target.endsWith('\\'); // `![[pic.jpg\|100]]` in a table cell
-        const t = target.replace(/\\$/, '').trim().replace(/^\//, '');
-        const found = binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
-        if (!found) return m;
-        const name = attach(found);
-        // Obsidian's size (`|100`, `|100x145`) stays in the alt text, and a display hint
-        // (`#icon`) as the address's fragment, both of which the renderer reads (docs/markdown.md).
-        const size = /\|\s*(\d{1,5}(?:x\d{1,5})?)\s*$/.exec(rest)?.[1];
-        const hint = /^#([A-Za-z0-9-]{1,32})/.exec(rest)?.[1];
-        return `![${name.replace(/[[\]|]/g, '')}${size ? `${cell ? '\\|' : '|'}${size}` : ''}](${href(name)}${hint ? `#${hint}` : ''})`;
-      })
-      .replace(DEST, (m, pre: string, dest: string) => {
-        const raw = dest.startsWith('<') ? dest.slice(1, -1) : dest;
-        if (/^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\/|^#/.test(raw)) return m;
-        let decoded: string;
-        try {
-          decoded = decodeURIComponent(raw.replace(/[?#].*$/, ''));
-        } catch {
-          return m;
-        }
-        let file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
-        // A bare file name found nowhere there: by its name anywhere, as Obsidian does.
-        if ((file === null || !binaries.has(file)) && !decoded.includes('/')) file = nearest(byName.get(decoded.toLowerCase()) ?? [], folder) ?? null;
-        if (file === null || !binaries.has(file)) return m;
-        return pre + href(attach(file));
-      })));
+    page.content = outsideFences(page.content, (fenced) =>
+      outsideCodeSpans(fenced, (text) =>
+        text
+          .replace(EMBED, (m, target: string, rest: string) => {
+            const cell = target.endsWith('\\'); // `![[pic.jpg\|100]]` in a table cell
+            const t = target.replace(/\\$/, '').trim().replace(/^\//, '');
+            const found = binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
+            if (!found) return m;
+            const name = attach(found);
+            // Obsidian's size (`|100`, `|100x145`) stays in the alt text, and a display hint
+            // (`#icon`) as the address's fragment, both of which the renderer reads (docs/markdown.md).
+            const size = /\|\s*(\d{1,5}(?:x\d{1,5})?)\s*$/.exec(rest)?.[1];
+            const hint = /^#([A-Za-z0-9-]{1,32})/.exec(rest)?.[1];
+            return `![${name.replace(/[[\]|]/g, '')}${size ? `${cell ? '\\|' : '|'}${size}` : ''}](${href(name)}${hint ? `#${hint}` : ''})`;
+          })
+          .replace(DEST, (m, pre: string, dest: string) => {
+            const raw = dest.startsWith('<') ? dest.slice(1, -1) : dest;
+            if (/^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\/|^#/.test(raw)) return m;
+            let decoded: string;
+            try {
+              decoded = decodeURIComponent(raw.replace(/[?#].*$/, ''));
+            } catch {
+              return m;
+            }
+            let file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
+            // A bare file name found nowhere there: by its name anywhere, as Obsidian does.
+            if ((file === null || !binaries.has(file)) && !decoded.includes('/'))
+              file = nearest(byName.get(decoded.toLowerCase()) ?? [], folder) ?? null;
+            if (file === null || !binaries.has(file)) return m;
+            return pre + href(attach(file));
+          }),
+      ),
+    );
   }
   return out;
 }
@@ -114,21 +120,24 @@ function joinPath(folder: string, rel: string): string | null {
  */
 export function respellReservedMdLinks(content: string, at: string, paths: Set<string>): string {
   const folder = at.includes('/') ? at.slice(0, at.lastIndexOf('/') + 1) : '';
-  return outsideFences(content, (fenced) => outsideCodeSpans(fenced, (text) => text.replace(DEST, (m, pre: string, dest: string) => {
-    const angle = dest.startsWith('<');
-    const raw = angle ? dest.slice(1, -1) : dest;
-    const md = /\.md(?=[#?]|$)/i.exec(raw);
-    if (!md || /^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\//.test(raw)) return m;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(raw.slice(0, md.index));
-    } catch {
-      return m;
-    }
-    const file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
-    if (file === null || escapeReservedPath(file) === file || !paths.has(escapeReservedPath(file))) return m;
-    const respelled = `${raw.slice(0, md.index)}_${raw.slice(md.index)}`;
-    return pre + (angle ? `<${respelled}>` : respelled);
-  })));
+  return outsideFences(content, (fenced) =>
+    outsideCodeSpans(fenced, (text) =>
+      text.replace(DEST, (m, pre: string, dest: string) => {
+        const angle = dest.startsWith('<');
+        const raw = angle ? dest.slice(1, -1) : dest;
+        const md = /\.md(?=[#?]|$)/i.exec(raw);
+        if (!md || /^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\//.test(raw)) return m;
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(raw.slice(0, md.index));
+        } catch {
+          return m;
+        }
+        const file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
+        if (file === null || escapeReservedPath(file) === file || !paths.has(escapeReservedPath(file))) return m;
+        const respelled = `${raw.slice(0, md.index)}_${raw.slice(md.index)}`;
+        return pre + (angle ? `<${respelled}>` : respelled);
+      }),
+    ),
+  );
 }
-

@@ -35,10 +35,20 @@ export class ImportGate {
   admit(who: string, bytes: number): () => void {
     const retryAfter = { retryAfter: IMPORT_RETRY_AFTER };
     if (this.importing.has(who)) {
-      throw new AppError('too_many_requests', 'another import of yours is in progress: one import at a time per principal', undefined, retryAfter);
+      throw new AppError(
+        'too_many_requests',
+        'another import of yours is in progress: one import at a time per principal',
+        undefined,
+        retryAfter,
+      );
     }
     if (this.charged > 0 && this.charged + bytes > this.budget) {
-      throw new AppError('busy', `imports in progress hold the server's import budget (SERVICE_IMPORT_BUDGET_BYTES, ${this.budget} bytes)`, undefined, retryAfter);
+      throw new AppError(
+        'busy',
+        `imports in progress hold the server's import budget (SERVICE_IMPORT_BUDGET_BYTES, ${this.budget} bytes)`,
+        undefined,
+        retryAfter,
+      );
     }
     this.importing.add(who);
     this.charged += bytes;

@@ -37,12 +37,17 @@ const CHUNK_PAGES = 500;
 const CHUNK_MS = 50;
 
 export async function importBundle(
-  svc: Services, caller: Caller, target: ImportTarget, bundle: ParsedBundle, mode: ImportMode,
+  svc: Services,
+  caller: Caller,
+  target: ImportTarget,
+  bundle: ParsedBundle,
+  mode: ImportMode,
 ): Promise<{ space: SpaceRow; result: ImportResult }> {
   // Everything that can refuse the whole import is decided before the first write.
   let space: SpaceRow | null = null;
   let toCreate: NewSpace | null = null;
-  const badSlug = () => invalid([{ key: 'slug', code: 'format', message: 'a slug is 1–63 characters of a-z, 0-9 and -, starting with a letter or digit' }]);
+  const badSlug = () =>
+    invalid([{ key: 'slug', code: 'format', message: 'a slug is 1–63 characters of a-z, 0-9 and -, starting with a letter or digit' }]);
   if (target.mustBeNew && !SPACE_SLUG.test(target.slug)) throw badSlug();
   const existing = findSpaceBySlug(svc.db, target.slug);
   if (existing && target.mustBeNew) throw new AppError('conflict', `a space '${target.slug}' exists`);
@@ -53,7 +58,10 @@ export async function importBundle(
     toCreate = {
       slug: target.slug,
       // A bundle's name is display text from elsewhere: its invisible characters are dropped (paths.ts).
-      name: withoutInvisible(target.name ?? bundle.space.name).trim().slice(0, 200) || target.slug,
+      name:
+        withoutInvisible(target.name ?? bundle.space.name)
+          .trim()
+          .slice(0, 200) || target.slug,
       description: (target.description ?? bundle.space.description).slice(0, 4000),
     };
   }
@@ -71,13 +79,19 @@ export async function importBundle(
     const current = space;
     // A space the import creates is created inside the first chunk: killed before that commits,
     // the import has left nothing behind.
-    const done = await svc.writes.run(() => {
-      // Another request may have made the space since the checks above: then use it as if it
-      // had been there (a template creation still refuses it).
-      const s = current ?? (findSpaceBySlug(svc.db, target.slug) && !target.mustBeNew
-        ? resolveSpace(svc, caller, target.slug) : createSpace(svc, caller, toCreate!));
-      return { space: s, next: importChunk(svc, caller, s, pages, files, from, mode, result) };
-    }, { alone: true });
+    const done = await svc.writes.run(
+      () => {
+        // Another request may have made the space since the checks above: then use it as if it
+        // had been there (a template creation still refuses it).
+        const s =
+          current ??
+          (findSpaceBySlug(svc.db, target.slug) && !target.mustBeNew
+            ? resolveSpace(svc, caller, target.slug)
+            : createSpace(svc, caller, toCreate!));
+        return { space: s, next: importChunk(svc, caller, s, pages, files, from, mode, result) };
+      },
+      { alone: true },
+    );
     space = done.space;
     next = done.next;
   } while (next < pages.length);
@@ -88,7 +102,14 @@ const expectations = new WeakMap<BundlePage[], ImportPlan>();
 
 /** Imports pages from index `from` until the chunk is full; returns the next index. */
 function importChunk(
-  svc: Services, caller: Caller, space: SpaceRow, pages: BundlePage[], files: Map<string, BundleFile[]>, from: number, mode: ImportMode, result: ImportResult,
+  svc: Services,
+  caller: Caller,
+  space: SpaceRow,
+  pages: BundlePage[],
+  files: Map<string, BundleFile[]>,
+  from: number,
+  mode: ImportMode,
+  result: ImportResult,
 ): number {
   const deadline = performance.now() + CHUNK_MS;
   let i = from;
@@ -99,7 +120,8 @@ function importChunk(
   importChunkBatch(svc, expect, svc.writes.started(), (batch) => {
     const errors = result.errors.length;
     while (i < pages.length && i - from < CHUNK_PAGES && (i === from || performance.now() < deadline)) {
-      if (importPage(svc, caller, space, pages[i], mode, result, batch)) importFiles(svc, caller, space, files.get(pages[i].path) ?? [], result);
+      if (importPage(svc, caller, space, pages[i], mode, result, batch))
+        importFiles(svc, caller, space, files.get(pages[i].path) ?? [], result);
       i++;
     }
     return result.errors.length === errors;
@@ -109,7 +131,13 @@ function importChunk(
 
 /** Imports one page; true when its files should follow (it was written, or overwrite found it equal). */
 function importPage(
-  svc: Services, caller: Caller, space: SpaceRow, page: BundlePage, mode: ImportMode, result: ImportResult, batch: IndexBatch,
+  svc: Services,
+  caller: Caller,
+  space: SpaceRow,
+  page: BundlePage,
+  mode: ImportMode,
+  result: ImportResult,
+  batch: IndexBatch,
 ): boolean {
   try {
     if (mode === 'skip') {
@@ -157,7 +185,8 @@ function toPutInput(page: BundlePage): PutPageInput {
 function bundleBytes(bundle: ParsedBundle): number {
   let bytes = 0;
   for (const p of bundle.pages) {
-    bytes += Buffer.byteLength(p.content) + Buffer.byteLength(JSON.stringify(p.frontmatter)) + Buffer.byteLength(JSON.stringify(p.metadata));
+    bytes +=
+      Buffer.byteLength(p.content) + Buffer.byteLength(JSON.stringify(p.frontmatter)) + Buffer.byteLength(JSON.stringify(p.metadata));
   }
   for (const f of bundle.files ?? []) bytes += f.data.length;
   return bytes;

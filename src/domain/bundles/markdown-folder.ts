@@ -99,7 +99,6 @@ export function isSkipped(relPath: string): boolean {
 
 const FRONTMATTER = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
-
 /**
  * A folder read as a bundle, with its per-file reports (docs/export-import.md "Reports"):
  * `errors`, a note not imported; `warnings`, a note imported but not exactly as written (or a
@@ -107,8 +106,13 @@ const FRONTMATTER = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
  * no note refers to, a symlink not followed).
  */
 export type FolderBundle = {
-  space: BundleSpace; pages: BundlePage[]; attachments: FolderAttachment[];
-  errors: BundleError[]; warnings: BundleError[]; leftOut: BundleError[]; native: boolean;
+  space: BundleSpace;
+  pages: BundlePage[];
+  attachments: FolderAttachment[];
+  errors: BundleError[];
+  warnings: BundleError[];
+  leftOut: BundleError[];
+  native: boolean;
 };
 
 /**
@@ -132,7 +136,8 @@ export function folderToBundle(files: FolderFile[], marker?: string, binaries: M
       if (m.format === FOLDER_FORMAT) {
         native = true;
         space = { slug: String(m.space?.slug ?? ''), name: String(m.space?.name ?? ''), description: String(m.space?.description ?? '') };
-        if (Array.isArray(m.attachments)) manifest = m.attachments.filter((a): a is PlacedAttachment => a !== null && typeof a === 'object');
+        if (Array.isArray(m.attachments))
+          manifest = m.attachments.filter((a): a is PlacedAttachment => a !== null && typeof a === 'object');
       }
     } catch {
       warnings.push({ path: FOLDER_MARKER, code: 'invalid_json', message: 'not JSON: the folder is read as a plain Markdown folder' });
@@ -159,7 +164,12 @@ export function folderToBundle(files: FolderFile[], marker?: string, binaries: M
   if (native) {
     for (const a of manifest) {
       const data = typeof a.file === 'string' ? binaries.get(a.file) : undefined;
-      if (!data) warnings.push({ path: String(a.file), code: 'not_found', message: `the marker lists this file of '${a.path}', the folder does not have it` });
+      if (!data)
+        warnings.push({
+          path: String(a.file),
+          code: 'not_found',
+          message: `the marker lists this file of '${a.path}', the folder does not have it`,
+        });
       else attachments.push({ path: String(a.path), name: String(a.name), contentType: String(a.contentType ?? ''), data, from: a.file });
     }
   } else {
@@ -188,7 +198,12 @@ export function fileToPage(f: FolderFile): BundlePage | BundleError {
  * `invalid_frontmatter` warning; a reserved name gets its escaped path and a `reserved_name` warning.
  */
 export function readNote(f: FolderFile, lenient = true): { page: BundlePage; warnings: BundleError[] } | BundleError {
-  const bad = (code: string, message: string, issues?: Issue[]): BundleError => ({ path: f.path, code, message, ...(issues ? { issues } : {}) });
+  const bad = (code: string, message: string, issues?: Issue[]): BundleError => ({
+    path: f.path,
+    code,
+    message,
+    ...(issues ? { issues } : {}),
+  });
   const warnings: BundleError[] = [];
   if (!/\.md$/i.test(f.path)) return bad('unsupported_file', 'only .md files become pages');
   const named = normalizePagePath(f.path.slice(0, -3));
@@ -205,7 +220,7 @@ export function readNote(f: FolderFile, lenient = true): { page: BundlePage; war
     let data: unknown;
     let problem: string | null = null;
     try {
-      data = m[1] === undefined ? null : parseSimpleYaml(m[1]) ?? YAML.parse(m[1]);
+      data = m[1] === undefined ? null : (parseSimpleYaml(m[1]) ?? YAML.parse(m[1]));
       if (data !== null && (typeof data !== 'object' || Array.isArray(data))) problem = 'the YAML frontmatter is not a map of properties';
     } catch (e) {
       problem = `the YAML frontmatter does not parse: ${(e as Error).message.split('\n')[0].replace(/:$/, '')}`;
@@ -279,7 +294,9 @@ export function respellForeignLinks(pages: BundlePage[]): void {
     if (exact) return exact;
     const lower = t.toLowerCase();
     const name = lower.slice(lower.lastIndexOf('/') + 1);
-    const found = (byName.get(name) ?? []).filter((p) => !lower.includes('/') || unescapeReservedPath(p).toLowerCase().endsWith(`/${lower}`));
+    const found = (byName.get(name) ?? []).filter(
+      (p) => !lower.includes('/') || unescapeReservedPath(p).toLowerCase().endsWith(`/${lower}`),
+    );
     if (found.length === 0) return null;
     const near = found.filter((p) => p.startsWith(folder) && !p.slice(folder.length).includes('/'));
     if (near.length) return near[0];
@@ -315,7 +332,8 @@ function folderLookup(pages: BundlePage[]): WikiLookup {
   return {
     page: (r) => paths.has(r.path),
     // in the order the import writes them: an earlier page is the older one
-    titled: (space, title) => (byTitle.get(foldCase(title)) ?? []).map((p) => ({ space, path: p.path, exact: p.title === title, order: p.order })),
+    titled: (space, title) =>
+      (byTitle.get(foldCase(title)) ?? []).map((p) => ({ space, path: p.path, exact: p.title === title, order: p.order })),
     space: () => false,
   };
 }

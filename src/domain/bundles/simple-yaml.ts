@@ -25,7 +25,12 @@ export function parseSimpleYaml(text: string): Record<string, Value> | null {
       // A block list follows, or the value is null.
       const items: Value[] = [];
       while (i + 1 < lines.length && /^\s*- /.test(lines[i + 1])) {
-        const item = scalar(lines[++i].replace(/\r$/, '').replace(/^\s*- /, '').trim());
+        const item = scalar(
+          lines[++i]
+            .replace(/\r$/, '')
+            .replace(/^\s*- /, '')
+            .trim(),
+        );
         if (item === undefined) return null;
         items.push(item);
       }

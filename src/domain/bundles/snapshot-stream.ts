@@ -27,7 +27,12 @@ export type Chunk = string | Uint8Array;
  * the first batch cannot be read) rejects, so the route answers problem+json instead of a
  * response whose headers are out. A failure after them aborts the response.
  */
-export async function openSnapshotStream(svc: Services, what: string, space: SpaceRow, chunks: (reader: Db) => Iterator<Chunk>): Promise<Readable> {
+export async function openSnapshotStream(
+  svc: Services,
+  what: string,
+  space: SpaceRow,
+  chunks: (reader: Db) => Iterator<Chunk>,
+): Promise<Readable> {
   const reader = openSnapshot(svc.db);
   let closed = false;
   const close = () => {
@@ -59,7 +64,10 @@ export async function openSnapshotStream(svc: Services, what: string, space: Spa
           return parts.length ? Buffer.concat(parts) : null;
         }
         if (next.value.length === 0) continue;
-        const b = typeof next.value === 'string' ? Buffer.from(next.value) : Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+        const b =
+          typeof next.value === 'string'
+            ? Buffer.from(next.value)
+            : Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
         parts.push(b);
         size += b.length;
         if (size >= STEP_BYTES) return Buffer.concat(parts);
@@ -78,16 +86,19 @@ export async function openSnapshotStream(svc: Services, what: string, space: Spa
       const pending = first;
       first = null;
       // Every step after the first starts on a later turn of the event loop.
-      (pending ? Promise.resolve(pending) : nextTurn().then(step)).then((chunk) => {
-        busy = false;
-        if (!this.destroyed) this.push(chunk);
-      }, (e: unknown) => {
-        busy = false;
-        close();
-        // Headers are out already: aborting the response is how the client learns of it.
-        svc.log.error(`${what} failed`, { space: space.slug, error: (e as Error).message });
-        this.destroy(e as Error);
-      });
+      (pending ? Promise.resolve(pending) : nextTurn().then(step)).then(
+        (chunk) => {
+          busy = false;
+          if (!this.destroyed) this.push(chunk);
+        },
+        (e: unknown) => {
+          busy = false;
+          close();
+          // Headers are out already: aborting the response is how the client learns of it.
+          svc.log.error(`${what} failed`, { space: space.slug, error: (e as Error).message });
+          this.destroy(e as Error);
+        },
+      );
     },
     destroy(err, callback) {
       close();

@@ -34,7 +34,8 @@ const PAUSE = new Uint8Array(0);
  * one-shot deflate sizes them. The streaming default sizes them for large files, and allocating
  * them for every small page made the deflate of one page several times slower.
  */
-const memLevel = (size: number): DeflateOptions['mem'] => Math.max(0, Math.min(8, Math.ceil(Math.log2(Math.max(size, 2))) - 11)) as DeflateOptions['mem'];
+const memLevel = (size: number): DeflateOptions['mem'] =>
+  Math.max(0, Math.min(8, Math.ceil(Math.log2(Math.max(size, 2))) - 11)) as DeflateOptions['mem'];
 
 /**
  * A file compressed in one call of Node's zlib, with its window and tables sized to the file:
@@ -79,7 +80,11 @@ export function* zipChunks(now: string, reader: Db, caller: Caller, space: Space
     return ready;
   };
   const open = (path: string, mtime: number, compress: boolean, size: number): ZipDeflate | ZipPassThrough => {
-    const file = !compress ? new ZipPassThrough(path) : size <= wholeUpTo ? new WholeDeflate(path) : new ZipDeflate(path, { level: 6, mem: memLevel(size) });
+    const file = !compress
+      ? new ZipPassThrough(path)
+      : size <= wholeUpTo
+        ? new WholeDeflate(path)
+        : new ZipDeflate(path, { level: 6, mem: memLevel(size) });
     file.mtime = Math.max(ZIP_EPOCH, mtime);
     zip.add(file);
     return file;
@@ -123,7 +128,12 @@ export function* zipChunks(now: string, reader: Db, caller: Caller, space: Space
   }
   for (const [i, f] of placed.entries()) {
     // Images and archives are compressed already; text is not.
-    yield* add(f.file, readBlob(reader, rows[i].sha256) ?? new Uint8Array(), Date.parse(now), /^(text\/|image\/svg|application\/(json|xml))/.test(f.contentType));
+    yield* add(
+      f.file,
+      readBlob(reader, rows[i].sha256) ?? new Uint8Array(),
+      Date.parse(now),
+      /^(text\/|image\/svg|application\/(json|xml))/.test(f.contentType),
+    );
   }
   zip.end();
   yield drain();

@@ -40,7 +40,12 @@ function moveKeyStats(b: IndexBatch, pageId: number, before: ReadersBefore): voi
   bumpKeyStats(b.db, after.spaceId, after.readers, pairs, +1);
 }
 
-function updateKeyStats(b: IndexBatch, pageId: number, before: ReadonlyArray<{ key: string; pos: number; t: string }>, after: IndexRow[]): void {
+function updateKeyStats(
+  b: IndexBatch,
+  pageId: number,
+  before: ReadonlyArray<{ key: string; pos: number; t: string }>,
+  after: IndexRow[],
+): void {
   const old = keyTypes(before);
   const now = keyTypes(after);
   const gone = minus(old, now);

@@ -8,7 +8,14 @@ import { linkIndex } from './links.ts';
 import { metadataIndex } from './metadata.ts';
 import { titleWordsIndex } from './title-words.ts';
 import {
-  IndexBatch, type AccessPage, type DerivedIndex, type ImportPlan, type MovedPage, type PageBefore, type RemovedPage, type WrittenPage,
+  IndexBatch,
+  type AccessPage,
+  type DerivedIndex,
+  type ImportPlan,
+  type MovedPage,
+  type PageBefore,
+  type RemovedPage,
+  type WrittenPage,
 } from './types.ts';
 
 /**

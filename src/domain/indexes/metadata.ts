@@ -7,7 +7,7 @@ import type { DerivedIndex, PageBefore, WrittenPage } from './types.ts';
 // booleans 0/1), looked up through (key, t, v, page_id) by metadata filters.
 export const metadataIndex: DerivedIndex = {
   name: 'metadata',
-  holds: "one row per metadata value of each live page (page_meta)",
+  holds: 'one row per metadata value of each live page (page_meta)',
   written(b, page, before) {
     const keys = changedKeysOf(page, before);
     const rows = metaRowsFor(page, before);

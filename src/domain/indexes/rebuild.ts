@@ -30,14 +30,17 @@ export async function rebuildIndexes(svc: Services, caller: Caller, only?: strin
   let after = 0;
   let pages = 0;
   while (perPage.length) {
-    const n = await svc.writes.run(() => {
-      const rows = livePagesAfter(svc.db, caller.orgId, after, BATCH);
-      const b = openBatch(svc);
-      for (const p of rows) for (const ix of perPage) ix.rebuildPage!(b, p);
-      b.finish();
-      if (rows.length) after = rows[rows.length - 1].id;
-      return rows.length;
-    }, { alone: true }); // its many writes, each opening statement savepoints: see group-commit.ts
+    const n = await svc.writes.run(
+      () => {
+        const rows = livePagesAfter(svc.db, caller.orgId, after, BATCH);
+        const b = openBatch(svc);
+        for (const p of rows) for (const ix of perPage) ix.rebuildPage!(b, p);
+        b.finish();
+        if (rows.length) after = rows[rows.length - 1].id;
+        return rows.length;
+      },
+      { alone: true },
+    ); // its many writes, each opening statement savepoints: see group-commit.ts
     pages += n;
     if (n < BATCH) break;
   }

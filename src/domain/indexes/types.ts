@@ -58,7 +58,16 @@ export type AccessPage = { id: number; spaceSlug: string; path: string; title: s
 export type ReadersBefore = { spaceId: number; readers: string } | undefined;
 
 /** A live page as stored, for a rebuild or a backfill (metadata and frontmatter as JSON text). */
-export type StoredPage = { id: number; spaceId: number; space: string; path: string; title: string; content: string; metadata: string; frontmatter: string };
+export type StoredPage = {
+  id: number;
+  spaceId: number;
+  space: string;
+  path: string;
+  title: string;
+  content: string;
+  metadata: string;
+  frontmatter: string;
+};
 
 /**
  * The pages an import writes next (the rest of its bundle): a wikilink to one of them resolves to
@@ -66,7 +75,8 @@ export type StoredPage = { id: number; spaceId: number; space: string; path: str
  * space (links/wiki-index.ts), kept across the import's chunks.
  */
 export type ImportPlan = {
-  space: string; paths: Set<string>;
+  space: string;
+  paths: Set<string>;
   /** The pages by folded title (foldCase). */
   titles: Map<string, Array<{ path: string; title: string }>>;
   known?: KnownPages | 'too many';

@@ -14,7 +14,11 @@ export const DEFAULT_LINK_BUDGET: LinkBudget = linkBudget({ linksPerPage: 5000 }
 
 /** 400 naming `content`: a write whose Markdown runs past the budget writes nothing. */
 export function tooManyLinks(over: NonNullable<LinkScan['over']>, budget: LinkBudget): AppError {
-  return invalidField('content', 'max', over === 'links'
-    ? `a page links to at most ${budget.links} distinct targets (SERVICE_MAX_LINKS_PER_PAGE)`
-    : `a page holds at most ${budget.marks} '[' and '<' outside code, a bare URL counting 10 (twice SERVICE_MAX_LINKS_PER_PAGE)`);
+  return invalidField(
+    'content',
+    'max',
+    over === 'links'
+      ? `a page links to at most ${budget.links} distinct targets (SERVICE_MAX_LINKS_PER_PAGE)`
+      : `a page holds at most ${budget.marks} '[' and '<' outside code, a bare URL counting 10 (twice SERVICE_MAX_LINKS_PER_PAGE)`,
+  );
 }

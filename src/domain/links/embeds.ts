@@ -26,7 +26,12 @@ export function splitSize(alt: string): { text: string; size: Size | null } {
  * letters, digits and `-` only) becomes a class `hint-<hint>`.
  */
 export function mediaHtml(
-  kind: 'image' | 'audio' | 'video' | 'pdf', url: string, text: string, size: Size | null, hint: string | null, title?: string | null,
+  kind: 'image' | 'audio' | 'video' | 'pdf',
+  url: string,
+  text: string,
+  size: Size | null,
+  hint: string | null,
+  title?: string | null,
 ): string {
   const dims = size ? ` width="${size.w}"${size.h ? ` height="${size.h}"` : ''}` : '';
   const cls = hint && /^[A-Za-z0-9-]{1,32}$/.test(hint) ? ` class="hint-${hint.toLowerCase()}"` : '';
@@ -54,8 +59,10 @@ export function isStandalone(children: Token[]): boolean {
 
 /** An embedded page: a link to it (its label) above its HTML. */
 export function embedFrame(label: string, href: string, body: string): string {
-  return `<div class="embed"><div class="embed-title"><a href="${esc(href)}" class="internal">${esc(label)}</a></div>\n`
-    + `<div class="embed-content">\n${body}</div></div>\n`;
+  return (
+    `<div class="embed"><div class="embed-title"><a href="${esc(href)}" class="internal">${esc(label)}</a></div>\n` +
+    `<div class="embed-content">\n${body}</div></div>\n`
+  );
 }
 
 /** An embed the reader gets nothing of: the same for a page that does not exist and for one they may not read. */
@@ -84,7 +91,10 @@ export function embeddedPart(content: string, heading: string | null): string | 
 }
 
 function sectionRange(tokens: Token[], heading: string, lineCount: number): [number, number] | null {
-  const names = heading.split('#').map((h) => h.trim()).filter(Boolean);
+  const names = heading
+    .split('#')
+    .map((h) => h.trim())
+    .filter(Boolean);
   if (names.length === 0) return null;
   const heads: Array<{ line: number; level: number; id: string }> = [];
   for (let i = 0; i < tokens.length; i++) {

@@ -102,8 +102,13 @@ export function linkOccurrences(content: string, from: PageRef, baseUrls: string
 /** Text with none of these holds no link of any form (the cheap test before any scan). */
 export function mayHoldLinks(content: string, baseUrls: string[] = []): boolean {
   // every link form needs `](` (inline), `]:` (definition), `<` (autolink), `[[` or a bare base URL
-  return content.includes('](') || content.includes(']:') || content.includes('<') || content.includes('[[')
-    || mayContainBareBaseUrl(content, baseUrls);
+  return (
+    content.includes('](') ||
+    content.includes(']:') ||
+    content.includes('<') ||
+    content.includes('[[') ||
+    mayContainBareBaseUrl(content, baseUrls)
+  );
 }
 
 /**
@@ -141,8 +146,7 @@ export function scanLinks(content: string, from: PageRef, baseUrls: string[] = [
       if (t.type === 'wikilink' || t.type === 'wikiembed') {
         const w = t.meta as Wikilink;
         if (!isFileTarget(w.target)) o = w; // a file is no page link
-      }
-      else if (t.type === 'link_open') {
+      } else if (t.type === 'link_open') {
         const href = t.attrGet('href') ?? '';
         o = hrefs.get(href) ?? null;
         if (!hrefs.has(href)) hrefs.set(href, (o = resolveLinkTarget(href, from, baseUrls)));
@@ -195,8 +199,12 @@ function markCut(text: string, max: number, bare: boolean): { at: number; used: 
   let used = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const w = c === 0x5b || c === 0x3c ? 1
-      : bare && c === 0x3a && text.charCodeAt(i + 1) === 0x2f && text.charCodeAt(i + 2) === 0x2f ? BARE_URL_MARKS : 0;
+    const w =
+      c === 0x5b || c === 0x3c
+        ? 1
+        : bare && c === 0x3a && text.charCodeAt(i + 1) === 0x2f && text.charCodeAt(i + 2) === 0x2f
+          ? BARE_URL_MARKS
+          : 0;
     if (w === 0) continue;
     if (used + w > max) return { at: i, used };
     used += w;
@@ -218,9 +226,16 @@ export function scanWikilinksOnly(content: string): Wikilink[] | null {
 
 function onlyWikilinks(content: string): boolean {
   // includes() first: one multiline regex of all of these took a third of an import's extraction.
-  return !(content.includes('`') || content.includes('\\') || content.includes('<') || content.includes('~~~')
-    || content.includes('](') || content.includes(']:') || INDENTED.test(content)
-    || (content.includes('|') && TABLE_ROW.test(content)));
+  return !(
+    content.includes('`') ||
+    content.includes('\\') ||
+    content.includes('<') ||
+    content.includes('~~~') ||
+    content.includes('](') ||
+    content.includes(']:') ||
+    INDENTED.test(content) ||
+    (content.includes('|') && TABLE_ROW.test(content))
+  );
 }
 
 /** The wikilinks that start before `end`, in order (the text holds no other link syntax). */
@@ -324,10 +339,7 @@ function parseBaseUrl(base: string): BaseUrl | null {
             host: u.host,
             prefix: `${u.pathname.replace(/\/+$/, '')}/pages/`,
             // Text may spell an internationalised host in Unicode or in punycode.
-            hostPattern: new RegExp(
-              [u.hostname, domainToUnicode(u.hostname)].map(escapeRegExp).join('|'),
-              'i',
-            ),
+            hostPattern: new RegExp([u.hostname, domainToUnicode(u.hostname)].map(escapeRegExp).join('|'), 'i'),
           }
         : null;
     baseUrlCache.set(base, parsed);

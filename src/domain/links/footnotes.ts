@@ -54,11 +54,15 @@ export function footnotes(md: MarkdownIt, opts: { tail: boolean }): void {
       env[DEPTH] = depth;
     }
   }) satisfies InlineRule);
-  md.block.ruler.at('footnote_def', ((state, startLine, endLine, silent) => {
-    const start = state.bMarks[startLine] + state.tShift[startLine];
-    if (state.src.charCodeAt(start) !== 0x5b || !labelEnds(state.src, start + 2, state.eMarks[startLine])) return false;
-    return def(state, startLine, endLine, silent);
-  }) satisfies BlockRule, { alt: ['paragraph', 'reference'] });
+  md.block.ruler.at(
+    'footnote_def',
+    ((state, startLine, endLine, silent) => {
+      const start = state.bMarks[startLine] + state.tShift[startLine];
+      if (state.src.charCodeAt(start) !== 0x5b || !labelEnds(state.src, start + 2, state.eMarks[startLine])) return false;
+      return def(state, startLine, endLine, silent);
+    }) satisfies BlockRule,
+    { alt: ['paragraph', 'reference'] },
+  );
   if (!opts.tail) md.core.ruler.disable('footnote_tail');
 }
 

@@ -2,6 +2,11 @@
 
 /** A heading's id: `h-` + its text, lowercased, spaces to `-`, punctuation dropped. */
 export function headingId(text: string): string {
-  const slug = text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s+/g, '-');
+  const slug = text
+    .toLowerCase()
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-');
   return `h-${slug || 'section'}`;
 }

@@ -27,8 +27,10 @@ export type LinksCursor = { o: number | false; b: [string, string] | false };
 export const isLinksCursor = (v: unknown): v is LinksCursor => {
   if (v === null || typeof v !== 'object') return false;
   const { o, b } = v as Record<string, unknown>;
-  return (o === false || (typeof o === 'number' && Number.isInteger(o)))
-    && (b === false || (Array.isArray(b) && b.length === 2 && b.every((x) => typeof x === 'string')));
+  return (
+    (o === false || (typeof o === 'number' && Number.isInteger(o))) &&
+    (b === false || (Array.isArray(b) && b.length === 2 && b.every((x) => typeof x === 'string')))
+  );
 };
 
 /**
@@ -36,7 +38,11 @@ export const isLinksCursor = (v: unknown): v is LinksCursor => {
  * outbound links and the next `limit` backlinks, and where to go on (null when both are done).
  */
 export function pageLinks(
-  svc: Services, caller: Caller, slug: string, path: string, q: { limit: number; after: LinksCursor | null },
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  path: string,
+  q: { limit: number; after: LinksCursor | null },
 ): PageLinks & { next: LinksCursor | null } {
   const { space, page } = loadReadablePage(svc, caller, slug, path);
   const at = q.after ?? { o: -1, b: ['', ''] };
@@ -45,9 +51,12 @@ export function pageLinks(
   const old = at.b === false ? [] : redirectsTo(svc.db, page.id);
   const here = { space: space.slug, path: page.path };
   const from = { space: at.b === false ? '' : at.b[0], path: at.b === false ? '' : at.b[1] };
-  const back = at.b === false ? []
-    : old.length === 0 ? backlinks(svc.db, caller, here, from, q.limit + 1)
-    : backlinksToAny(svc.db, caller, [here, ...old], from, q.limit + 1);
+  const back =
+    at.b === false
+      ? []
+      : old.length === 0
+        ? backlinks(svc.db, caller, here, from, q.limit + 1)
+        : backlinksToAny(svc.db, caller, [here, ...old], from, q.limit + 1);
   const outPage = out.slice(0, q.limit);
   const backPage = back.slice(0, q.limit);
   const last = backPage[backPage.length - 1];
@@ -72,7 +81,10 @@ export const isBrokenCursor = (v: unknown): v is BrokenCursor =>
 
 /** GET /spaces/:slug/links/broken: links from the space's readable pages to absent pages, a page at a time. */
 export function brokenLinksOf(
-  svc: Services, caller: Caller, slug: string, q: { limit: number; after: BrokenCursor | null },
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  q: { limit: number; after: BrokenCursor | null },
 ): { links: BrokenLink[]; next: BrokenCursor | null } {
   const space = resolveSpace(svc, caller, slug);
   const rows = brokenLinks(svc.db, caller, space.id, q.after ?? ['', '', ''], q.limit + 1);

@@ -26,7 +26,8 @@ export function obsidianSyntax(md: MarkdownIt): void {
     const c = tokens[idx].meta as Callout;
     const attrs = `class="callout callout-${c.kind}" data-callout="${esc(c.type)}"`;
     const head = `${calloutIcon(c.kind)}<span class="callout-title-inner">`;
-    return c.fold ? `<details ${attrs}${c.fold === '+' ? ' open' : ''}><summary class="callout-title">${head}`
+    return c.fold
+      ? `<details ${attrs}${c.fold === '+' ? ' open' : ''}><summary class="callout-title">${head}`
       : `<div ${attrs} role="note"><div class="callout-title">${head}`;
   };
   md.renderer.rules.callout_title_close = (tokens, idx) => {
@@ -122,8 +123,10 @@ function callouts(state: StateCore): void {
       out.push(t);
       continue;
     }
-    const m = t.type === 'blockquote_open' && tokens[i + 1]?.type === 'paragraph_open' && tokens[i + 2]?.type === 'inline'
-      ? CALLOUT.exec(firstLine(tokens[i + 2].content)) : null;
+    const m =
+      t.type === 'blockquote_open' && tokens[i + 1]?.type === 'paragraph_open' && tokens[i + 2]?.type === 'inline'
+        ? CALLOUT.exec(firstLine(tokens[i + 2].content))
+        : null;
     if (t.type === 'blockquote_open') open.push(null);
     if (!m) {
       out.push(t);

@@ -13,8 +13,17 @@ let parsers: { plain: MarkdownIt; linkify: MarkdownIt } | null = null;
 export function getLinkParsers(): { plain: MarkdownIt; linkify: MarkdownIt } {
   if (parsers) return parsers;
   const plain = new MarkdownIt('default', { html: false, linkify: false }).disable([
-    'normalize', 'inline', 'replacements', 'smartquotes', 'text_join', // core: inline runs below
-    'emphasis', 'strikethrough', 'entity', 'newline', 'balance_pairs', 'fragments_join',
+    'normalize',
+    'inline',
+    'replacements',
+    'smartquotes',
+    'text_join', // core: inline runs below
+    'emphasis',
+    'strikethrough',
+    'entity',
+    'newline',
+    'balance_pairs',
+    'fragments_join',
   ]);
   const linkify = new MarkdownIt('default', MARKDOWN_OPTIONS);
   plain.use(wikilinkPlugin);
@@ -37,4 +46,3 @@ const UNCHANGED_BY_NORMALIZE = /^(?!\/\/)[A-Za-z0-9\-._~!$&'()*+,;=@/?#]*$/;
 export function normalizeLinkFast(full: (url: string) => string): (url: string) => string {
   return (url) => (UNCHANGED_BY_NORMALIZE.test(url) ? url : full(url));
 }
-

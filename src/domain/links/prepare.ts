@@ -24,7 +24,12 @@ export type PreparedLinks = { from: PageRef; content: string; scan: LinkScan };
  * content is large and may hold links; undefined when the write's transaction should scan it.
  * 400 naming `content` past the link budget.
  */
-export async function prepareLinks(svc: Services, space: string, path: string, content: string | undefined): Promise<PreparedLinks | undefined> {
+export async function prepareLinks(
+  svc: Services,
+  space: string,
+  path: string,
+  content: string | undefined,
+): Promise<PreparedLinks | undefined> {
   if (content === undefined || content.length <= INLINE_SCAN_CHARS) return undefined;
   const baseUrls = [svc.config.baseUrl];
   if (!mayHoldLinks(content, baseUrls)) return undefined;
@@ -39,5 +44,7 @@ export async function prepareLinks(svc: Services, space: string, path: string, c
 
 /** The prepared scan when it is of exactly this content at this page, else undefined (the write scans). */
 export function preparedFor(prepared: PreparedLinks | undefined, space: string, path: string, content: string): LinkScan | undefined {
-  return prepared && prepared.from.space === space && prepared.from.path === path && prepared.content === content ? prepared.scan : undefined;
+  return prepared && prepared.from.space === space && prepared.from.path === path && prepared.content === content
+    ? prepared.scan
+    : undefined;
 }

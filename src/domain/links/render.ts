@@ -48,7 +48,6 @@ export function appPageHref(ref: PageRef): string {
   return `/app/p/${encodeURIComponent(ref.space)}/${ref.path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-
 /**
  * The fragment of a wikilink's `#heading`: `#^id` a block (blockAnchor), `#A#B` heading B (under
  * A: the last heading named), else the heading's id; '' for none.
@@ -56,7 +55,10 @@ export function appPageHref(ref: PageRef): string {
 export function headingFragment(heading: string | null): string {
   if (!heading) return '';
   if (heading.startsWith('^')) return /^\^[A-Za-z0-9-]{1,64}$/.test(heading) ? `#${blockAnchor(heading.slice(1))}` : '';
-  const parts = heading.split('#').map((h) => h.trim()).filter(Boolean);
+  const parts = heading
+    .split('#')
+    .map((h) => h.trim())
+    .filter(Boolean);
   return parts.length ? `#${headingId(parts[parts.length - 1])}` : '';
 }
 
@@ -219,13 +221,17 @@ export function linkTargets(parts: RenderParts, from: PageRef, wiki?: WikiResolv
  * (linkTargets), marked broken unless its target's key (refKey) is in `exists`. Pure.
  */
 export function finishRender(
-  parts: RenderParts, targets: Array<PageRef | null>, exists: Set<string>, embeds: Record<number, string> = {},
+  parts: RenderParts,
+  targets: Array<PageRef | null>,
+  exists: Set<string>,
+  embeds: Record<number, string> = {},
 ): string {
   if (parts.links.length === 0) return parts.html;
   const esc = renderer().utils.escapeHtml;
-  const classOf = (target: PageRef): string => exists.has(refKey(target))
-    ? 'class="internal"'
-    : `class="internal broken" data-create="${esc(`/app/new?space=${encodeURIComponent(target.space)}&path=${encodeURIComponent(target.path)}`)}"`;
+  const classOf = (target: PageRef): string =>
+    exists.has(refKey(target))
+      ? 'class="internal"'
+      : `class="internal broken" data-create="${esc(`/app/new?space=${encodeURIComponent(target.space)}&path=${encodeURIComponent(target.path)}`)}"`;
   return parts.html.replace(MARKER, (_m, _w: string, n: string | undefined, c: string | undefined) => {
     if (c !== undefined) return classOf(targets[Number(c)]!);
     const i = Number(n);
@@ -284,7 +290,10 @@ export function unrenderedParts(content: string): RenderParts {
   const cut = content.length > UNRENDERED_SHOWN_CHARS;
   const text = escapeText(cut ? content.slice(0, UNRENDERED_SHOWN_CHARS) : content);
   const note = cut ? `its first ${UNRENDERED_SHOWN_CHARS / 1024} KiB follow as written` : 'its text follows as written';
-  return { html: `<p class="unrendered">This page took too long to render; ${note}.</p>\n<pre class="unrendered">${text}</pre>\n`, links: [] };
+  return {
+    html: `<p class="unrendered">This page took too long to render; ${note}.</p>\n<pre class="unrendered">${text}</pre>\n`,
+    links: [],
+  };
 }
 
 function addHeadingIds(tokens: Token[]): void {
@@ -292,7 +301,10 @@ function addHeadingIds(tokens: Token[]): void {
   for (let i = 0; i < tokens.length; i++) {
     if (tokens[i].type !== 'heading_open') continue;
     const inline = tokens[i + 1];
-    const text = (inline?.children ?? []).filter((c) => c.type === 'text' || c.type === 'code_inline').map((c) => c.content).join('');
+    const text = (inline?.children ?? [])
+      .filter((c) => c.type === 'text' || c.type === 'code_inline')
+      .map((c) => c.content)
+      .join('');
     const base = headingId(text);
     const n = used.get(base) ?? 0;
     used.set(base, n + 1);

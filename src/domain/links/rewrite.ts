@@ -33,7 +33,12 @@ export function hrefOf(to: PageRef): string {
  * no label gets its old target as the label, so it reads as before).
  */
 export function rewriteLinks(
-  content: string, from: PageRef, moved: Map<string, PageRef>, baseUrls: string[], wiki?: WikiRewrite, keepText = false,
+  content: string,
+  from: PageRef,
+  moved: Map<string, PageRef>,
+  baseUrls: string[],
+  wiki?: WikiRewrite,
+  keepText = false,
 ): string {
   const rewriteWiki = (m: string, bang: string, inner: string): string => {
     const link = wiki && parseWikilink(inner);
@@ -59,10 +64,13 @@ export function rewriteLinks(
   };
   return outsideFences(content, (text) => {
     // Nothing moved (an import respelling wikilinks only): the other link forms stay as they are.
-    const links = moved.size === 0 ? text : text
-      .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
-      .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
-      .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest));
+    const links =
+      moved.size === 0
+        ? text
+        : text
+            .replace(INLINE, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
+            .replace(DEFINITION, (_m, pre: string, dest: string) => pre + rewriteDest(dest))
+            .replace(AUTOLINK, (_m, pre: string, dest: string) => pre + rewriteDest(dest));
     return wiki ? links.replace(WIKILINK_OR_EMBED, rewriteWiki) : links;
   });
 }

@@ -8,11 +8,27 @@
 import type { Db } from '../../store/db/types.ts';
 import { readersWithin } from '../access.ts';
 import {
-  insertLinks, linkRowsOf, replaceLinks, replaceWikiKeys, retargetLink, setWikiTarget, wikiKeysOf, wikiSourcesUnder, type WikiKeyRow,
+  insertLinks,
+  linkRowsOf,
+  replaceLinks,
+  replaceWikiKeys,
+  retargetLink,
+  setWikiTarget,
+  wikiKeysOf,
+  wikiSourcesUnder,
+  type WikiKeyRow,
 } from '../../store/links.ts';
 import { findPageById, findRedirect } from '../../store/moves.ts';
 import {
-  findPage, livePagesAtOrTitled, livePagesTitled, pageAccessById, readAcl, spaceHasRedirects, titledRowById, titledRowsOfSpace, type TitledRow,
+  findPage,
+  livePagesAtOrTitled,
+  livePagesTitled,
+  pageAccessById,
+  readAcl,
+  spaceHasRedirects,
+  titledRowById,
+  titledRowsOfSpace,
+  type TitledRow,
 } from '../../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
 import type { AclEntry, PageAccessRow, PageRef } from '../../model.ts';
@@ -20,7 +36,14 @@ import type { ImportPlan, IndexBatch, KnownPages } from '../indexes/types.ts';
 import { tooManyLinks } from './budget.ts';
 import { distinctTargets, scanLinks, type LinkScan } from './extract.ts';
 import {
-  aliasList, foldCase, resolveWikilink, titleMatches, wikiKeys, wikiKeysOfPage, type TitleMatch, type WikiLookup,
+  aliasList,
+  foldCase,
+  resolveWikilink,
+  titleMatches,
+  wikiKeys,
+  wikiKeysOfPage,
+  type TitleMatch,
+  type WikiLookup,
 } from './wikilinks.ts';
 import { foldedWords } from '../../store/title-words-schema.ts';
 
@@ -112,14 +135,13 @@ export function indexLookup(db: Db, sourceId: number, importing: ImportPlan | nu
   const spaces = new Map<string, SpaceRow | null>();
   const spaceOf = (slug: string): SpaceRow | null => {
     if (!spaces.has(slug)) {
-      const s = slug === srcSpace.slug ? srcSpace : findSpaceBySlug(db, slug) ?? null;
+      const s = slug === srcSpace.slug ? srcSpace : (findSpaceBySlug(db, slug) ?? null);
       spaces.set(slug, s && !s.deleted_at && s.org_id === srcSpace.org_id ? s : null);
     }
     return spaces.get(slug)!;
   };
   const counts = (space: SpaceRow, row: PageAccessRow | undefined): boolean =>
-    row !== undefined && row.deleted_at === null
-    && readersWithin(srcSpace, src, srcAcl, space, row, aclOf(db, row));
+    row !== undefined && row.deleted_at === null && readersWithin(srcSpace, src, srcAcl, space, row, aclOf(db, row));
   const redirects = new Map<number, boolean>();
   const hasRedirects = (spaceId: number) => {
     if (!redirects.has(spaceId)) redirects.set(spaceId, spaceHasRedirects(db, spaceId));
@@ -141,15 +163,17 @@ export function indexLookup(db: Db, sourceId: number, importing: ImportPlan | nu
       const fold = foldCase(title);
       const exp = importing && importing.space === slug ? importing : null;
       const view = exp ? knownPages(db, exp, space.id) : null;
-      const rows = view ? knownAtOrTitled(view, paths, fold) : livePagesAtOrTitled(db, space.id, paths, title, foldedWords(title).join(' '));
+      const rows = view
+        ? knownAtOrTitled(view, paths, fold)
+        : livePagesAtOrTitled(db, space.id, paths, title, foldedWords(title).join(' '));
       const found = new Set<string>();
       const titled: TitleMatch[] = [];
       if (exp) {
         // A page the import writes later has no ACL of its own (unless it is there already).
-        const absent = (path: string): boolean => (view ? !view.byPath.has(path)
-          : !rows.some((r) => r.path === path) && findPage(db, space.id, path) === undefined);
-        const future = (path: string): boolean => absent(path)
-          && readersWithin(srcSpace, src, srcAcl, space, { id: 0, has_acl: 0, deleted_at: null }, []);
+        const absent = (path: string): boolean =>
+          view ? !view.byPath.has(path) : !rows.some((r) => r.path === path) && findPage(db, space.id, path) === undefined;
+        const future = (path: string): boolean =>
+          absent(path) && readersWithin(srcSpace, src, srcAcl, space, { id: 0, has_acl: 0, deleted_at: null }, []);
         for (const p of paths) if (exp.paths.has(p) && future(p)) found.add(p);
         for (const p of exp.titles.get(fold) ?? []) {
           // not written yet: newer than every page there
@@ -179,7 +203,11 @@ export function indexLookup(db: Db, sourceId: number, importing: ImportPlan | nu
     titled(slug, title) {
       const space = spaceOf(slug);
       if (!space) return [];
-      return titleMatches(slug, title, livePagesTitled(db, space.id, title, foldedWords(title).join(' ')).filter((r) => counts(space, r)));
+      return titleMatches(
+        slug,
+        title,
+        livePagesTitled(db, space.id, title, foldedWords(title).join(' ')).filter((r) => counts(space, r)),
+      );
     },
     space(slug) {
       const s = spaceOf(slug);
@@ -323,7 +351,12 @@ function pendingOf(b: IndexBatch): Pending | null {
  * the change is written.
  */
 export function reresolveAround(
-  b: IndexBatch, space: string, path: string | null, titles: string[], except?: number, appeared = false,
+  b: IndexBatch,
+  space: string,
+  path: string | null,
+  titles: string[],
+  except?: number,
+  appeared = false,
 ): void {
   const keys = path === null ? [...new Set(titles.map(foldCase))] : wikiKeysOfPage(path, titles);
   const found = new Map<number, Set<string>>();

@@ -33,14 +33,17 @@ async function backfillWikilinks(svc: Services, stopped: () => boolean): Promise
   for (;;) {
     if (stopped()) return pages;
     const to = after + WINDOW;
-    pages += await svc.writes.run(() => {
-      const batch = livePagesWithWikilinks(svc.db, after, to);
-      const b = new IndexBatch(svc.db, [svc.config.baseUrl], null, false, linkBudget(svc.config.limits));
-      for (const p of batch) storeLinks(b, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content });
-      b.finish();
-      if (to >= last) setDerivedState(svc.db, WIKILINKS_INDEXED, new Date().toISOString());
-      return batch.length;
-    }, { alone: true }); // many writes in one job: see group-commit.ts
+    pages += await svc.writes.run(
+      () => {
+        const batch = livePagesWithWikilinks(svc.db, after, to);
+        const b = new IndexBatch(svc.db, [svc.config.baseUrl], null, false, linkBudget(svc.config.limits));
+        for (const p of batch) storeLinks(b, { id: p.id, spaceSlug: p.space, path: p.path, content: p.content });
+        b.finish();
+        if (to >= last) setDerivedState(svc.db, WIKILINKS_INDEXED, new Date().toISOString());
+        return batch.length;
+      },
+      { alone: true },
+    ); // many writes in one job: see group-commit.ts
     if (to >= last) return pages;
     after = to;
   }

@@ -59,8 +59,10 @@ const IMAGE_EXT = ['png', 'jpg', 'jpeg', 'gif', 'webp', 'svg', 'avif', 'bmp'];
 const AUDIO_EXT = ['mp3', 'ogg', 'wav', 'm4a', 'flac', 'oga', 'opus'];
 const VIDEO_EXT = ['mp4', 'webm', 'mov', 'ogv', 'm4v'];
 const MEDIA_KIND = new Map<string, 'image' | 'audio' | 'video' | 'pdf'>([
-  ...IMAGE_EXT.map((e) => [e, 'image'] as const), ...AUDIO_EXT.map((e) => [e, 'audio'] as const),
-  ...VIDEO_EXT.map((e) => [e, 'video'] as const), ['pdf', 'pdf'],
+  ...IMAGE_EXT.map((e) => [e, 'image'] as const),
+  ...AUDIO_EXT.map((e) => [e, 'audio'] as const),
+  ...VIDEO_EXT.map((e) => [e, 'video'] as const),
+  ['pdf', 'pdf'],
 ]);
 
 /** What kind of file a name or path names by its extension (case-insensitive), or null for none of them. */
@@ -150,7 +152,9 @@ export function aliasList(json: string | null): string[] {
 
 /** The pages of `rows` (candidates of a query) that a wikilink to `target` names, as TitleMatch. */
 export function titleMatches(
-  space: string, target: string, rows: Iterable<{ id: number; path: string; title: string; aliases: string | null }>,
+  space: string,
+  target: string,
+  rows: Iterable<{ id: number; path: string; title: string; aliases: string | null }>,
 ): TitleMatch[] {
   const folded = foldCase(target);
   const out: TitleMatch[] = [];
@@ -173,11 +177,12 @@ export function pickTitled(titled: TitleMatch[], from: PageRef): PageRef {
   const here = (r: PageRef) => r.space === from.space && r.path.startsWith(folder) && !r.path.slice(folder.length).includes('/');
   let best = titled[0];
   for (const t of titled.slice(1)) {
-    const d = Number(t.exact === false) - Number(best.exact === false)
-      || Number(!here(t)) - Number(!here(best))
-      || t.path.length - best.path.length
-      || t.order - best.order
-      || (t.path < best.path ? -1 : t.path > best.path ? 1 : 0);
+    const d =
+      Number(t.exact === false) - Number(best.exact === false) ||
+      Number(!here(t)) - Number(!here(best)) ||
+      t.path.length - best.path.length ||
+      t.order - best.order ||
+      (t.path < best.path ? -1 : t.path > best.path ? 1 : 0);
     if (d < 0) best = t;
   }
   return { space: best.space, path: best.path };
@@ -186,7 +191,9 @@ export function pickTitled(titled: TitleMatch[], from: PageRef): PageRef {
 /** A lookup for which nothing exists: every wikilink takes its default address. */
 export const NOTHING: WikiLookup = { page: () => false, titled: () => [], space: () => false };
 
-type Plan = { kind: 'only'; ref: PageRef | null } | { kind: 'search'; relative: PageRef | null; root: PageRef | null; title: string; cross: PageRef | null };
+type Plan =
+  | { kind: 'only'; ref: PageRef | null }
+  | { kind: 'search'; relative: PageRef | null; root: PageRef | null; title: string; cross: PageRef | null };
 
 // A page's wikilinks are planned by the index (keys, resolution) and again when it is indexed
 // anew: the last few thousand plans are kept.
@@ -244,7 +251,7 @@ export function resolveWikilink(target: string, from: PageRef, lookup: WikiLooku
   }
   if (titled.length > 0) return pickTitled(titled, from);
   if (p.cross && lookup.space(p.cross.space)) return p.cross;
-  return p.title.includes('/') ? p.root : p.relative ?? p.root;
+  return p.title.includes('/') ? p.root : (p.relative ?? p.root);
 }
 
 /**

@@ -123,10 +123,7 @@ export function checkWebhookUrl(url: string, opts: { allowHttp: boolean; allowPr
 }
 
 /** Resolve `hostname` once and check every address; the caller must connect to the returned address. */
-export async function resolveAndCheck(
-  hostname: string,
-  opts: { allowPrivate: boolean },
-): Promise<CheckedAddress | BlockedAddress> {
+export async function resolveAndCheck(hostname: string, opts: { allowPrivate: boolean }): Promise<CheckedAddress | BlockedAddress> {
   const literal = parseHostLiteral(hostname);
   if (literal !== null) {
     const reason = opts.allowPrivate ? null : classifyAddress(literal);

@@ -191,11 +191,7 @@ function pinnedLookup(checked: CheckedAddress) {
   };
 }
 
-async function readCapped(
-  stream: ReadableStream<Uint8Array> | null,
-  maxBytes: number,
-  signal: AbortSignal,
-): Promise<Buffer> {
+async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
   if (stream === null) return Buffer.alloc(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];

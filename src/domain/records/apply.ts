@@ -23,7 +23,13 @@ export type TemplateInput = { title?: string; content?: string; template?: strin
  * with field defaults, and stamps `metadata.template` and `pages.template`.
  */
 export function applyTemplates(
-  svc: Services, caller: Caller, space: SpaceRow, path: string, input: TemplateInput, live: PageRow | null, next: PageDraft,
+  svc: Services,
+  caller: Caller,
+  space: SpaceRow,
+  path: string,
+  input: TemplateInput,
+  live: PageRow | null,
+  next: PageDraft,
 ): PageState {
   const ownName = templateNameOf(path);
   const stampGiven = input.metadata !== undefined && Object.hasOwn(input.metadata, STAMP_KEY);
@@ -33,7 +39,8 @@ export function applyTemplates(
   }
   if (ownName !== null) {
     const issues = checkTemplateFrontmatter(ownName, JSON.parse(next.frontmatter) as Record<string, unknown>);
-    if (issues.length) throw invalid(issues, `templates/${ownName} is not a valid template: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}`);
+    if (issues.length)
+      throw invalid(issues, `templates/${ownName} is not a valid template: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}`);
   }
   let { title, content } = next;
   let metadata: Metadata = { ...next.metadata };
@@ -67,7 +74,9 @@ export function applyTemplates(
     }
   }
   if (input.title === undefined && title === '') {
-    throw invalid([{ key: 'title', code: 'required', message: 'a title is required (a template supplies one only when it creates the page)' }]);
+    throw invalid([
+      { key: 'title', code: 'required', message: 'a title is required (a template supplies one only when it creates the page)' },
+    ]);
   }
   if (type === null && ref !== null) type = loadStoredType(svc.db, caller, space, ref);
 
@@ -126,13 +135,22 @@ export function checkTemplateFrontmatter(name: string, frontmatter: Record<strin
  * absent fields take their defaults. Issue keys name the patch member when there is one.
  */
 export function checkPatchedRecord(
-  svc: Services, caller: Caller, space: SpaceRow, ref: string, metadata: Metadata, patch: MetadataPatch,
+  svc: Services,
+  caller: Caller,
+  space: SpaceRow,
+  ref: string,
+  metadata: Metadata,
+  patch: MetadataPatch,
 ): { metadata: Metadata; issues: Issue[] } {
   const type = loadStoredType(svc.db, caller, space, ref);
   if (type === null) return { metadata, issues: [] };
   const r = validateRecord(type, metadata, { applyDefaults: true });
   const issues = r.issues.map((i) => {
-    const from = Object.hasOwn(patch.set ?? {}, i.key) ? 'set' : Object.hasOwn(patch.appendUnique ?? {}, i.key) ? 'appendUnique' : 'metadata';
+    const from = Object.hasOwn(patch.set ?? {}, i.key)
+      ? 'set'
+      : Object.hasOwn(patch.appendUnique ?? {}, i.key)
+        ? 'appendUnique'
+        : 'metadata';
     return { ...i, key: `${from}.${i.key}` };
   });
   return { metadata: normalizeMetadata(r.metadata), issues };

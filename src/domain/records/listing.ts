@@ -56,7 +56,13 @@ export function listRecordTypes(svc: Services, caller: Caller, slug: string): Re
   for (const row of listReadableTemplates(svc.db, caller, space.id, false)) {
     const type = parseTemplatePage(svc.db, row).type;
     if (!type) continue;
-    out.push({ name: type.name, description: type.description, defaultPathPrefix: type.defaultPathPrefix, additionalKeys: type.additionalKeys, fields: type.fields });
+    out.push({
+      name: type.name,
+      description: type.description,
+      defaultPathPrefix: type.defaultPathPrefix,
+      additionalKeys: type.additionalKeys,
+      fields: type.fields,
+    });
   }
   return out;
 }

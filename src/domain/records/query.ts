@@ -13,7 +13,12 @@ import type { Caller, Issue, Metadata } from '../../model.ts';
 // of records that no longer satisfy their type. Both see only what the caller may read.
 
 /** A record type of `slug` as the caller can read it ("N" or "space:N"), else 404. */
-export function loadReadableType(svc: Services, caller: Caller, slug: string, typeText: string): { space: SpaceRow; ref: string; type: RecordType } {
+export function loadReadableType(
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  typeText: string,
+): { space: SpaceRow; ref: string; type: RecordType } {
   const space = resolveSpace(svc, caller, slug);
   try {
     const t = loadTemplateForWrite(svc, caller, space, typeText);
@@ -36,7 +41,11 @@ export type RecordListItem = { space: string; path: string; title: string; versi
 
 /** One page of records of a type, with the keyset position of the next page (or null). */
 export function listRecords(
-  svc: Services, caller: Caller, slug: string, typeText: string, q: RecordQueryParams,
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  typeText: string,
+  q: RecordQueryParams,
 ): { pages: RecordListItem[]; next: RecordCursor | null } {
   const issues: Issue[] = [];
   const { conditions, issues: filterIssues } = parseFilters(q.filters);
@@ -51,7 +60,14 @@ export function listRecords(
   if (issues.length) throw invalid(issues);
   const { space, ref } = loadReadableType(svc, caller, slug, typeText);
   const rows = queryRecords(svc.db, caller, {
-    spaceId: space.id, template: ref, stamp: typed(stampOf(ref)), conditions, orderBy: q.orderBy, desc: q.order === 'desc', limit: q.limit + 1, after: q.cursor,
+    spaceId: space.id,
+    template: ref,
+    stamp: typed(stampOf(ref)),
+    conditions,
+    orderBy: q.orderBy,
+    desc: q.order === 'desc',
+    limit: q.limit + 1,
+    after: q.cursor,
   });
   const more = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
@@ -61,7 +77,14 @@ export function listRecords(
     next = last.ot !== undefined && last.ov !== undefined ? { phase: 1, t: last.ot, v: last.ov, id: last.id } : { phase: 2, id: last.id };
   }
   return {
-    pages: page.map((r) => ({ space: r.space, path: r.path, title: r.title, version: r.version, updatedAt: r.updated_at, metadata: JSON.parse(r.metadata) })),
+    pages: page.map((r) => ({
+      space: r.space,
+      path: r.path,
+      title: r.title,
+      version: r.version,
+      updatedAt: r.updated_at,
+      metadata: JSON.parse(r.metadata),
+    })),
     next,
   };
 }
@@ -71,9 +94,14 @@ export function isRecordCursor(v: unknown): v is RecordCursor {
   if (typeof v !== 'object' || v === null) return false;
   const c = v as Record<string, unknown>;
   if (c.phase === 2) return typeof c.id === 'number' && Number.isInteger(c.id);
-  return c.phase === 1 && typeof c.t === 'string' && ['s', 'n', 'b', 'd'].includes(c.t)
-    && (typeof c.v === 'string' || (typeof c.v === 'number' && Number.isFinite(c.v)))
-    && typeof c.id === 'number' && Number.isInteger(c.id);
+  return (
+    c.phase === 1 &&
+    typeof c.t === 'string' &&
+    ['s', 'n', 'b', 'd'].includes(c.t) &&
+    (typeof c.v === 'string' || (typeof c.v === 'number' && Number.isFinite(c.v))) &&
+    typeof c.id === 'number' &&
+    Number.isInteger(c.id)
+  );
 }
 
 /**

@@ -9,8 +9,7 @@ export type MetaScalar = string | number | boolean;
 export type MetaValue = MetaScalar | MetaScalar[];
 export type Metadata = Record<string, MetaValue>;
 
-export type FieldType =
-  | 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
+export type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
 
 export type FieldDef = {
   key: string;
@@ -33,9 +32,7 @@ export type RecordType = {
   metadataDefaults: Metadata;
 };
 
-export const FIELD_TYPES: readonly FieldType[] = [
-  'string', 'text', 'number', 'boolean', 'date', 'select', 'multiselect', 'list', 'url',
-];
+export const FIELD_TYPES: readonly FieldType[] = ['string', 'text', 'number', 'boolean', 'date', 'select', 'multiselect', 'list', 'url'];
 /** The metadata key holding a record's type name; never declarable, always allowed. */
 export const STAMP_KEY = 'template';
 const FIELD_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -96,11 +93,14 @@ function checkValue(field: FieldDef, v: unknown): Problem | null {
       return isHttpUrl(v) ? null : { code: 'format', message: 'must be an absolute http(s) URL' };
     case 'select':
       if (typeof v !== 'string') return wrong('a string');
-      return (field.options ?? []).includes(v) ? null : { code: 'option', message: `"${v}" is not one of: ${(field.options ?? []).join(', ')}` };
+      return (field.options ?? []).includes(v)
+        ? null
+        : { code: 'option', message: `"${v}" is not one of: ${(field.options ?? []).join(', ')}` };
     case 'multiselect': {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return wrong('a list of strings');
       const bad = v.filter((x) => !(field.options ?? []).includes(x));
-      if (bad.length > 0) return { code: 'option', message: `not allowed: ${bad.join(', ')}; options: ${(field.options ?? []).join(', ')}` };
+      if (bad.length > 0)
+        return { code: 'option', message: `not allowed: ${bad.join(', ')}; options: ${(field.options ?? []).join(', ')}` };
       if (new Set(v).size !== v.length) return { code: 'option', message: 'must not repeat an option' };
       return null;
     }
@@ -151,8 +151,7 @@ export function validateRecord(
 
 /** Builds one field definition; returns null (with issues) when it cannot be used at all. */
 function parseField(raw: unknown, at: string, seen: Set<string>, issues: Issue[]): FieldDef | null {
-  const issue = (sub: string, code: string, message: string) =>
-    issues.push({ key: sub ? `${at}.${sub}` : at, code, message });
+  const issue = (sub: string, code: string, message: string) => issues.push({ key: sub ? `${at}.${sub}` : at, code, message });
   if (!isObject(raw)) {
     issue('', 'type', `must be an object, got ${describe(raw)}`);
     return null;
@@ -220,9 +219,10 @@ function parseField(raw: unknown, at: string, seen: Set<string>, issues: Issue[]
   // The default must pass the same checks a record value would, so it can never create a violation.
   const dflt = raw.default;
   if (dflt !== undefined) {
-    const p = isEmpty(dflt) && field.required
-      ? { code: 'required', message: 'an empty default cannot satisfy a required field' }
-      : checkValue(field, dflt);
+    const p =
+      isEmpty(dflt) && field.required
+        ? { code: 'required', message: 'an empty default cannot satisfy a required field' }
+        : checkValue(field, dflt);
     if (p) {
       issue('default', p.code, `default ${p.message}`);
       return null;
@@ -282,10 +282,7 @@ function parseDefaults(raw: unknown, issues: Issue[]): Metadata {
  * Reads a template page's frontmatter. `type` is non-null exactly when `metadataSchema` is present
  * (built from its well-formed parts); any issue means the template write must be refused.
  */
-export function parseTemplateFrontmatter(
-  name: string,
-  frontmatter: Record<string, unknown>,
-): { type: RecordType | null; issues: Issue[] } {
+export function parseTemplateFrontmatter(name: string, frontmatter: Record<string, unknown>): { type: RecordType | null; issues: Issue[] } {
   const issues: Issue[] = [];
   const desc = frontmatter.description;
   if (desc !== undefined && typeof desc !== 'string') {

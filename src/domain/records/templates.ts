@@ -89,8 +89,9 @@ export function parseTemplatePage(db: Db, row: Pick<PageRow, 'frontmatter' | 'pa
 export function parseTemplate(name: string, fm: Record<string, unknown>): ParsedTemplate {
   const r = parseTemplateFrontmatter(name, fm);
   // Without a schema the validator returns no type; an empty schema yields the checked defaults.
-  const metadataDefaults = r.type?.metadataDefaults
-    ?? parseTemplateFrontmatter(name, { metadataDefaults: fm.metadataDefaults, metadataSchema: {} }).type!.metadataDefaults;
+  const metadataDefaults =
+    r.type?.metadataDefaults ??
+    parseTemplateFrontmatter(name, { metadataDefaults: fm.metadataDefaults, metadataSchema: {} }).type!.metadataDefaults;
   return {
     type: r.type,
     issues: r.issues,
@@ -102,8 +103,7 @@ export function parseTemplate(name: string, fm: Record<string, unknown>): Parsed
 
 export type LoadedTemplate = { space: SpaceRow; row: PageRow; parsed: ParsedTemplate; ref: string };
 
-const unknownTemplate = (ref: string) =>
-  invalid([{ key: 'template', code: 'unknown', message: `no template "${ref}" that you can read` }]);
+const unknownTemplate = (ref: string) => invalid([{ key: 'template', code: 'unknown', message: `no template "${ref}" that you can read` }]);
 
 /**
  * The template a write names, as the caller sees it: a missing or unreadable template (or
@@ -127,7 +127,13 @@ export function loadTemplateForWrite(svc: Services, caller: Caller, home: SpaceR
   if (!canReadPage(caller, space, row, acl)) throw unknownTemplate(refText);
   const parsed = parseTemplatePage(svc.db, row);
   if (parsed.issues.length) {
-    throw invalid([{ key: 'template', code: 'schema', message: `template "${refText}" is malformed: ${parsed.issues.map((i) => `${i.key}: ${i.message}`).join('; ')}` }]);
+    throw invalid([
+      {
+        key: 'template',
+        code: 'schema',
+        message: `template "${refText}" is malformed: ${parsed.issues.map((i) => `${i.key}: ${i.message}`).join('; ')}`,
+      },
+    ]);
   }
   return { space, row, parsed, ref: refFrom(home, space, ref.name) };
 }

@@ -26,8 +26,10 @@ export function parseFilters(raw: string | null): { conditions: Condition[]; iss
   } catch {
     return { conditions, issues: [{ key: 'filters', code: 'format', message: 'filters is a URL-encoded JSON array of {key, op, value}' }] };
   }
-  if (!Array.isArray(data)) return { conditions, issues: [{ key: 'filters', code: 'type', message: 'filters is a JSON array of {key, op, value}' }] };
-  if (data.length > MAX_FILTERS) return { conditions, issues: [{ key: 'filters', code: 'max', message: `at most ${MAX_FILTERS} filters` }] };
+  if (!Array.isArray(data))
+    return { conditions, issues: [{ key: 'filters', code: 'type', message: 'filters is a JSON array of {key, op, value}' }] };
+  if (data.length > MAX_FILTERS)
+    return { conditions, issues: [{ key: 'filters', code: 'max', message: `at most ${MAX_FILTERS} filters` }] };
   const issues: Issue[] = [];
   data.forEach((f, i) => {
     const c = parseFilter(f, `filters[${i}]`, issues);

@@ -34,12 +34,14 @@ export const MAX_PREFIXES = 2;
 // Words so common that they say little about a page; left out of a query that has other words
 // (searchedPhrases), before the caps above: "how to remove a vault" searches for `remove` and
 // `vault`, and the 32 words a long question is searched by are words that count.
-export const STOP_WORDS = new Set(`a about above after again against all am an and any are as at be because been before
+export const STOP_WORDS = new Set(
+  `a about above after again against all am an and any are as at be because been before
 being below between both but by can could did do does doing down during each few for from further had has have having
 he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or
 other our ours out over own same she should so some such than that the their theirs them then there these they this
 those through to too under until up very was we were what when where which while who whom why will with would you
-your yours`.split(/\s+/));
+your yours`.split(/\s+/),
+);
 
 // Characters the unicode61 tokenizer keeps in tokens: letters, numbers and private-use
 // characters. A phrase without one has no tokens; FTS5 would match nothing for it, so it is
@@ -112,9 +114,15 @@ export function checkQuery(q: string | null): Issue | null {
   if (q === null || q.trim() === '') return { key: 'q', code: 'required', message: 'q holds the words to search for' };
   if (q.length > MAX_QUERY_CHARS) return { key: 'q', code: 'max', message: `q has at most ${MAX_QUERY_CHARS} characters` };
   const prefixes = searchedPhrases(q).filter((p) => p.prefix);
-  if (prefixes.length > MAX_PREFIXES) return { key: 'q', code: 'max', message: `q has at most ${MAX_PREFIXES} prefixes (words ending in *)` };
+  if (prefixes.length > MAX_PREFIXES)
+    return { key: 'q', code: 'max', message: `q has at most ${MAX_PREFIXES} prefixes (words ending in *)` };
   const short = prefixes.find((p) => [...prefixWord(p)].length < MIN_PREFIX_CHARS);
-  if (short) return { key: 'q', code: 'min', message: `a prefix needs at least ${MIN_PREFIX_CHARS} letters before the *: \`${short.text}*\` is too short` };
+  if (short)
+    return {
+      key: 'q',
+      code: 'min',
+      message: `a prefix needs at least ${MIN_PREFIX_CHARS} letters before the *: \`${short.text}*\` is too short`,
+    };
   return null;
 }
 
@@ -187,7 +195,10 @@ export function matchAll(phrases: Phrase[], indexWords: IndexWords): string {
 export function groupQueries(phrases: Phrase[], indexWords: IndexWords): [IdQuery, IdQuery] {
   const match = matchAll(phrases, indexWords);
   const checking = phrases.some((p) => needsCheck(p, indexWords));
-  return [{ of: 'titles', match }, { of: checking ? 'pages' : 'pagesNotTitles', match }];
+  return [
+    { of: 'titles', match },
+    { of: checking ? 'pages' : 'pagesNotTitles', match },
+  ];
 }
 
 /**

@@ -1,7 +1,16 @@
 import type { Services } from '../../services.ts';
 import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
-import { SNIPPET_SOURCE_CHARS, matchingIds, maxPageId, pageBody, prefixBreadth, readableHits, type IdQuery, type TextHit } from '../../store/search.ts';
+import {
+  SNIPPET_SOURCE_CHARS,
+  matchingIds,
+  maxPageId,
+  pageBody,
+  prefixBreadth,
+  readableHits,
+  type IdQuery,
+  type TextHit,
+} from '../../store/search.ts';
 import { indexWords, stemsOf } from '../../store/fts/tokens.ts';
 import { checkQuery, prefixWord, searchedPhrases } from './fts-query.ts';
 import type { Phrase } from '../../text/tokens.ts';
@@ -47,14 +56,21 @@ import type { Caller } from '../../model.ts';
 // (phrase-check.ts): the words in a row in the title, or in a row in the body, never across the
 // two. Only pages the caller may read are ever read for it.
 export const ranking = {
-  window: 50_000, firstChunk: 64, maxChunk: 4096, maxSteps: 200, budgetMs: 40, prefixMaxPages: 20_000,
+  window: 50_000,
+  firstChunk: 64,
+  maxChunk: 4096,
+  maxSteps: 200,
+  budgetMs: 40,
+  prefixMaxPages: 20_000,
   /** How long one request keeps walking, in rounds, before it ranks what it has found (see searchFullText). */
   requestMs: 5_000,
   /**
    * The most readable candidates a search ranks (a query of one word or phrase: `oneItem`), and the
    * most characters of their text it reads.
    */
-  candidates: 2_000, oneItem: 300, candidateChars: 4_000_000,
+  candidates: 2_000,
+  oneItem: 300,
+  candidateChars: 4_000_000,
 };
 
 export type SearchCursor = { g: 0 | 1; s: number; i: number };
@@ -73,7 +89,11 @@ export type FullTextSearch = { q: string | null; space: string | null; limit: nu
  * A cursor holds the last hit's group, score and id: the next request ranks the same candidates
  * the same way and goes on after that position.
  */
-export async function searchFullText(svc: Services, caller: Caller, q: FullTextSearch): Promise<{ hits: SearchHit[]; next: SearchCursor | null }> {
+export async function searchFullText(
+  svc: Services,
+  caller: Caller,
+  q: FullTextSearch,
+): Promise<{ hits: SearchHit[]; next: SearchCursor | null }> {
   const issue = checkQuery(q.q);
   if (issue) throw invalid([issue]);
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
@@ -92,7 +112,12 @@ export async function searchFullText(svc: Services, caller: Caller, q: FullTextS
 
   const byId = new Map(walk.found.map((h) => [h.id, h]));
   // A body longer than what the walk read is scored (and its phrases checked) whole, one at a time.
-  const candidates = walk.found.map((h) => ({ id: h.id, title: h.title, content: h.content, ...(h.content.length < SNIPPET_SOURCE_CHARS ? {} : { body: () => wholeBody(db, h) }) }));
+  const candidates = walk.found.map((h) => ({
+    id: h.id,
+    title: h.title,
+    content: h.content,
+    ...(h.content.length < SNIPPET_SOURCE_CHARS ? {} : { body: () => wholeBody(db, h) }),
+  }));
   // Counting reads every candidate's text: in slices of ranking.budgetMs, other requests between.
   const score = scorer(plan, stemsOf);
   const counted = [];
@@ -169,7 +194,8 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
         const walked = matchingIds(db, phases[phase], lo, top, chunk);
         const ids = walked.filter((id) => !seen.has(id));
         const took = performance.now() - t0;
-        if (walked.length < chunk && took > 10) span = top; // the next window: every id below this one
+        if (walked.length < chunk && took > 10)
+          span = top; // the next window: every id below this one
         else if (took < 2) span *= 4;
         else if (took > 10) span = Math.max(64, Math.floor(span / 4));
         // The access query reads each candidate's row: a few hundred at a time.
@@ -231,5 +257,7 @@ function checkPrefixes(db: Services['db'], phrases: Phrase[]): void {
 export function isSearchCursor(v: unknown): v is SearchCursor {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const c = v as Record<string, unknown>;
-  return (c.g === 0 || c.g === 1) && typeof c.s === 'number' && Number.isFinite(c.s) && typeof c.i === 'number' && Number.isSafeInteger(c.i);
+  return (
+    (c.g === 0 || c.g === 1) && typeof c.s === 'number' && Number.isFinite(c.s) && typeof c.i === 'number' && Number.isSafeInteger(c.i)
+  );
 }

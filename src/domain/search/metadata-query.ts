@@ -4,7 +4,15 @@ import { checkKey } from '../metadata.ts';
 import { resolveSpace } from '../spaces.ts';
 import { maxPageId } from '../../store/search.ts';
 import {
-  countMetaRows, pagesWithKey, queryByEdit, queryById, queryByOrderKey, queryDriven, type MetaCursor, type MetaHit, type MetaQuery,
+  countMetaRows,
+  pagesWithKey,
+  queryByEdit,
+  queryById,
+  queryByOrderKey,
+  queryDriven,
+  type MetaCursor,
+  type MetaHit,
+  type MetaQuery,
 } from '../../store/metadata-search.ts';
 import { compileDriver, compileFilters } from '../../store/meta-filter-sql.ts';
 import { parseFilters } from './filters.ts';
@@ -44,12 +52,16 @@ export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch)
     const issue = checkKey(q.orderBy, 'orderBy');
     if (issue) more.push(issue);
   }
-  if (q.order !== null && q.order !== 'asc' && q.order !== 'desc') more.push({ key: 'order', code: 'option', message: 'order is asc or desc' });
+  if (q.order !== null && q.order !== 'asc' && q.order !== 'desc')
+    more.push({ key: 'order', code: 'option', message: 'order is asc or desc' });
   const edited = q.sort !== null && q.sort !== undefined;
   if (edited && q.sort !== 'edited') more.push({ key: 'sort', code: 'option', message: 'sort is edited (by last edit)' });
-  if (edited && q.orderBy !== null) more.push({ key: 'orderBy', code: 'format', message: 'orderBy and sort do not combine: sort=edited orders by last edit' });
-  if (q.cursor?.m === 0 && q.orderBy === null) more.push({ key: 'cursor', code: 'format', message: 'the cursor belongs to a query with orderBy' });
-  if (q.cursor && (q.cursor.m === 2) !== edited) more.push({ key: 'cursor', code: 'format', message: 'the cursor belongs to a query with another order' });
+  if (edited && q.orderBy !== null)
+    more.push({ key: 'orderBy', code: 'format', message: 'orderBy and sort do not combine: sort=edited orders by last edit' });
+  if (q.cursor?.m === 0 && q.orderBy === null)
+    more.push({ key: 'cursor', code: 'format', message: 'the cursor belongs to a query with orderBy' });
+  if (q.cursor && (q.cursor.m === 2) !== edited)
+    more.push({ key: 'cursor', code: 'format', message: 'the cursor belongs to a query with another order' });
   if (issues.length || more.length) throw invalid([...issues, ...more]);
 
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
@@ -58,15 +70,25 @@ export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch)
     return { sql: compileFilters(conditions, params, pageId), params };
   };
   const base: MetaQuery = {
-    filters, spaceId,
-    orderKey: q.orderBy, desc: edited ? q.order !== 'asc' : q.order === 'desc', limit: q.limit + 1, after: q.cursor,
+    filters,
+    spaceId,
+    orderKey: q.orderBy,
+    desc: edited ? q.order !== 'asc' : q.order === 'desc',
+    limit: q.limit + 1,
+    after: q.cursor,
   };
-  const rows = edited ? queryByEdit(svc.db, caller, base, pickDriver(svc, conditions, driverThreshold(base.limit, maxPageId(svc.db)))) : runPlan(svc, caller, conditions, base);
+  const rows = edited
+    ? queryByEdit(svc.db, caller, base, pickDriver(svc, conditions, driverThreshold(base.limit, maxPageId(svc.db))))
+    : runPlan(svc, caller, conditions, base);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   let next: MetaCursor | null = null;
   if (rows.length > q.limit && last) {
-    next = edited ? { m: 2, i: Number(last.ov) } : q.orderBy !== null && last.ot !== null ? { m: 0, t: last.ot, v: last.ov!, i: last.id } : { m: 1, i: last.id };
+    next = edited
+      ? { m: 2, i: Number(last.ov) }
+      : q.orderBy !== null && last.ot !== null
+        ? { m: 0, t: last.ot, v: last.ov!, i: last.id }
+        : { m: 1, i: last.id };
   }
   return { pages: page.map(presentHit), next };
 }
@@ -115,6 +137,10 @@ export function isMetaCursor(v: unknown): v is MetaCursor {
   const c = v as Record<string, unknown>;
   if (typeof c.i !== 'number' || !Number.isSafeInteger(c.i)) return false;
   if (c.m === 1 || c.m === 2) return true;
-  return c.m === 0 && typeof c.t === 'string' && ['s', 'n', 'b', 'd'].includes(c.t)
-    && (typeof c.v === 'string' || (typeof c.v === 'number' && Number.isFinite(c.v)));
+  return (
+    c.m === 0 &&
+    typeof c.t === 'string' &&
+    ['s', 'n', 'b', 'd'].includes(c.t) &&
+    (typeof c.v === 'string' || (typeof c.v === 'number' && Number.isFinite(c.v)))
+  );
 }

@@ -34,7 +34,10 @@ const LEAD_START = /^[ \t]*[>\-*+\d]/;
 function wikiText(s: string): string {
   return s
     .replace(/!\[\[[^[\]]*\]\]/g, '') // an embed shows the file, not text
-    .replace(/\[\[([^[\]|#]*)(?:#([^[\]|]*))?(?:\\?\|([^[\]]*))?\]\]/g, (_, target: string, heading: string | undefined, label: string | undefined) => label ?? (target || heading || ''));
+    .replace(
+      /\[\[([^[\]|#]*)(?:#([^[\]|]*))?(?:\\?\|([^[\]]*))?\]\]/g,
+      (_, target: string, heading: string | undefined, label: string | undefined) => label ?? (target || heading || ''),
+    );
 }
 
 /** Inline Markdown of one line (wikilinks done) as text. Raw HTML is text: the renderer does not pass it through. */
@@ -114,7 +117,13 @@ export function plainText(markdown: string): PlainText {
     let body = LEAD_START.test(line) ? line.replace(LEAD, '') : line;
     if (body.includes('[[')) body = wikiText(body);
     // A table row: its cells, trimmed, one space apart.
-    if (body.includes('|')) body = body.replace(/^\s*\|/, '').replace(/(^|[^\\])\|\s*$/, '$1').split(/(?<!\\)\|/).map((c) => c.trim()).join(' ');
+    if (body.includes('|'))
+      body = body
+        .replace(/^\s*\|/, '')
+        .replace(/(^|[^\\])\|\s*$/, '$1')
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim())
+        .join(' ');
     const text = inlineText(body);
     push(text);
     previousText = text.trim() !== '';

@@ -26,7 +26,15 @@
 import { TOKEN, TOKEN_CHAR, foldToken, type Phrase } from '../../text/tokens.ts';
 import { cjkLength, cjkSegments, hasCjk, queryBigrams } from '../../text/cjk.ts';
 import { foldedWords } from './phrase-check.ts';
-import { checkedPhrases, quotePhrase, searchedPhrases, MAX_PREFIXES, MIN_PREFIX_CHARS, type CheckedPhrase, type IndexWords } from './fts-query.ts';
+import {
+  checkedPhrases,
+  quotePhrase,
+  searchedPhrases,
+  MAX_PREFIXES,
+  MIN_PREFIX_CHARS,
+  type CheckedPhrase,
+  type IndexWords,
+} from './fts-query.ts';
 
 /** A word of the query, folded; `prefix`: words starting with it match too. */
 export type Term = { word: string; prefix: boolean };
@@ -47,7 +55,6 @@ export type QueryPlan = {
 /** How many characters a typed prefix is cut back by, at most, to reach the stem the index holds. */
 const PREFIX_STEM_CUTS = 3;
 
-
 /**
  * The plan of `q`, or null when it has nothing searchable. `mayExpand` says whether a typed last
  * word may be a prefix (full-text.ts refuses one whose words are in too many pages: it then
@@ -60,8 +67,14 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   const lastWord = (last.text.match(TOKEN) ?? []).pop() ?? '';
   // The word being typed is the query's last: a phrase before it (the last one left out as a
   // stop word, or past the caps) is not.
-  const typing = !last.prefix && TOKEN_CHAR.test(q[q.length - 1] ?? ' ') && lastWord === (q.match(TOKEN) ?? []).pop() && !hasCjk(lastWord) && [...foldToken(lastWord)].length >= MIN_PREFIX_CHARS
-    && phrases.filter((p) => p.prefix).length < MAX_PREFIXES && mayExpand(foldToken(lastWord));
+  const typing =
+    !last.prefix &&
+    TOKEN_CHAR.test(q[q.length - 1] ?? ' ') &&
+    lastWord === (q.match(TOKEN) ?? []).pop() &&
+    !hasCjk(lastWord) &&
+    [...foldToken(lastWord)].length >= MIN_PREFIX_CHARS &&
+    phrases.filter((p) => p.prefix).length < MAX_PREFIXES &&
+    mayExpand(foldToken(lastWord));
   if (typing) phrases[phrases.length - 1] = { text: last.text, prefix: true };
 
   const checks = checkedPhrases(phrases, indexWords);
@@ -134,5 +147,34 @@ export function prefixMatch(word: string): string {
 }
 
 /** The endings porter takes off (and the y → i it makes), whose first letters a cut may leave. */
-const ENDINGS = ['ing', 'ed', 'es', 'er', 'ies', 'ion', 'ation', 'ness', 'ment', 'ly', 'ive', 'ize', 'ise', 'al', 'ence',
-  'ance', 'able', 'ible', 'ful', 'ous', 'ity', 'ism', 'ist', 'ic', 'ate', 'iti', 'y', 's', 'e'];
+const ENDINGS = [
+  'ing',
+  'ed',
+  'es',
+  'er',
+  'ies',
+  'ion',
+  'ation',
+  'ness',
+  'ment',
+  'ly',
+  'ive',
+  'ize',
+  'ise',
+  'al',
+  'ence',
+  'ance',
+  'able',
+  'ible',
+  'ful',
+  'ous',
+  'ity',
+  'ism',
+  'ist',
+  'ic',
+  'ate',
+  'iti',
+  'y',
+  's',
+  'e',
+];

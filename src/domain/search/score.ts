@@ -41,7 +41,6 @@ const WORD_CHAR = new RegExp(NON_CJK_WORD_CHAR, 'v');
 const HEADING_LINE = /^ {0,3}#{1,6}(?:[ \t][^\n]*)?$/gm;
 const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
-
 /**
  * Scores `candidates` for `plan`, dropping those that hold no item; in no particular order. Each
  * query word is looked for in the folded text from a root (its stem less two characters, at
@@ -63,7 +62,10 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
   const cjk = terms.map((t) => hasCjk(t.word));
   const termStems = stems(terms.map((t) => t.word));
   const roots = terms.map((t, k) => rootOf(t.word, termStems[k]));
-  const alternatives = [...new Set(roots.filter((_, k) => !cjk[k]))].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  const alternatives = [...new Set(roots.filter((_, k) => !cjk[k]))]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|');
   const words = alternatives !== '';
   const asciiFind = new RegExp(`\\b(?:${alternatives})${WORD_TAIL_ASCII}`, 'g');
   const find = new RegExp(`(?:${alternatives})${WORD_TAIL}`, 'gv');
@@ -96,7 +98,10 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
     const ascii = !NON_ASCII.test(text);
     const f = ascii ? text.toLowerCase() : foldToken(text);
     const re = ascii ? asciiFind : find;
-    const ranges = headings && (f.startsWith('#') || f.includes('\n#') || f.includes('\n #') || f.includes('\n  #') || f.includes('\n   #')) ? headingRanges(f) : null;
+    const ranges =
+      headings && (f.startsWith('#') || f.includes('\n#') || f.includes('\n #') || f.includes('\n  #') || f.includes('\n   #'))
+        ? headingRanges(f)
+        : null;
     if (!ascii && cjkTerms.length > 0 && hasCjk(f)) countCjk(f, tf, field, ranges);
     if (!words) return;
     let r = 0;
@@ -135,9 +140,9 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
     const text = c.body ? c.body() : c.content;
     count(c.title, tf, BM25.title, false);
     count(text, tf, BM25.body, true);
-    const holds = plan.items.map((item) => item.check
-      ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check)
-      : item.terms.every((k) => tf[k] > 0));
+    const holds = plan.items.map((item) =>
+      item.check ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check) : item.terms.every((k) => tf[k] > 0),
+    );
     return { id: c.id, tf, length: c.title.length + text.length, holds };
   };
   return { count: countOne, rank: (counted) => rank(plan, counted) };
@@ -151,7 +156,9 @@ function rank(plan: QueryPlan, counted: Counted[]): Scored[] {
   // A word counts for a page only through an item the page holds (a phrase's words apart count nothing).
   const live = counted.map((c) => {
     const on = new Uint8Array(plan.terms.length);
-    plan.items.forEach((item, i) => { if (c.holds[i]) for (const k of item.terms) on[k] = 1; });
+    plan.items.forEach((item, i) => {
+      if (c.holds[i]) for (const k of item.terms) on[k] = 1;
+    });
     return on;
   });
   const df = plan.terms.map((_, k) => counted.reduce((s, c, i) => s + (live[i][k] && c.tf[k] > 0 ? 1 : 0), 0));
@@ -196,4 +203,3 @@ function headingRanges(f: string): Array<[number, number]> {
   for (let m = HEADING_LINE.exec(f); m; m = HEADING_LINE.exec(f)) out.push([m.index, m.index + m[0].length]);
   return out;
 }
-

@@ -17,7 +17,10 @@ let variants: Map<string, string> | null = null;
 function variantsOf(): Map<string, string> {
   if (variants) return variants;
   variants = new Map<string, string>();
-  for (const [from, to] of [[0xc0, 0x24f], [0x1e00, 0x1eff]]) {
+  for (const [from, to] of [
+    [0xc0, 0x24f],
+    [0x1e00, 0x1eff],
+  ]) {
     for (let cp = from; cp <= to; cp++) {
       const ch = String.fromCodePoint(cp);
       const base = foldToken(ch);
@@ -36,7 +39,10 @@ function termPattern(term: string): string {
 }
 
 type Terms = {
-  exact: Set<string>; prefixes: string[]; find: RegExp | null; scanAscii: RegExp | null;
+  exact: Set<string>;
+  prefixes: string[];
+  find: RegExp | null;
+  scanAscii: RegExp | null;
   /** CJK words, matched inside runs, and their pattern over raw text (null: none). */
   infixes: RegExp | null;
   /** lengths[k]: a token of k characters (63: 63 or more) may match. */
@@ -66,10 +72,15 @@ function queryTerms(phrases: Phrase[]): Terms {
   // the regexp engine scans for quickly; the Unicode one checks for marks after every character.
   const ascii = alts.length > 0 && infixes.size === 0 && [...exact, ...prefixes].every((t) => ASCII_ONLY.test(t));
   const asciiAlts = [...[...exact].map((t) => `${escapeRegExp(t)}(?![A-Za-z0-9])`), ...prefixes.map(escapeRegExp)];
-  const lengths = Array.from({ length: 64 }, (_, k) => [...exact].some((t) => Math.min(t.length, 63) === k) || prefixes.some((p) => p.length <= k));
+  const lengths = Array.from(
+    { length: 64 },
+    (_, k) => [...exact].some((t) => Math.min(t.length, 63) === k) || prefixes.some((p) => p.length <= k),
+  );
   lengths[63] = true;
   return {
-    exact, prefixes, lengths,
+    exact,
+    prefixes,
+    lengths,
     find: alts.length ? new RegExp(alts.join('|'), 'giv') : null,
     infixes: infixAlts.length ? new RegExp(infixAlts.join('|'), 'gv') : null,
     // It also stops at the first non-ASCII character: that text takes the Unicode path.

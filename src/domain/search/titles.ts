@@ -14,9 +14,15 @@ export const MAX_TITLE_QUERY_WORDS = 8;
 /** The longest `q` (characters). */
 export const MAX_TITLE_QUERY_CHARS = 200;
 
-export function searchTitles(svc: Services, caller: Caller, q: { q: string | null; space: string | null; limit: number }): { hits: TitleHit[] } {
-  if (q.q === null || q.q.trim() === '') throw invalid([{ key: 'q', code: 'required', message: 'q holds the beginning of a title, alias or path' }]);
-  if (q.q.length > MAX_TITLE_QUERY_CHARS) throw invalid([{ key: 'q', code: 'max', message: `q has at most ${MAX_TITLE_QUERY_CHARS} characters` }]);
+export function searchTitles(
+  svc: Services,
+  caller: Caller,
+  q: { q: string | null; space: string | null; limit: number },
+): { hits: TitleHit[] } {
+  if (q.q === null || q.q.trim() === '')
+    throw invalid([{ key: 'q', code: 'required', message: 'q holds the beginning of a title, alias or path' }]);
+  if (q.q.length > MAX_TITLE_QUERY_CHARS)
+    throw invalid([{ key: 'q', code: 'max', message: `q has at most ${MAX_TITLE_QUERY_CHARS} characters` }]);
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
   const words = [...new Set(foldedWords(q.q))].slice(0, MAX_TITLE_QUERY_WORDS);
   if (words.length === 0) return { hits: [] };

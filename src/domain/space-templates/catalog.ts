@@ -47,7 +47,11 @@ export function parseCatalogIndex(data: unknown): { entries: CatalogEntry[]; iss
     }
     const { id, name, description, bundle } = raw;
     if (typeof id !== 'string' || !TEMPLATE_ID.test(id)) {
-      issues.push({ key: `${at}.id`, code: id === undefined ? 'required' : 'format', message: 'an id is 1–63 characters of a-z, 0-9 and -' });
+      issues.push({
+        key: `${at}.id`,
+        code: id === undefined ? 'required' : 'format',
+        message: 'an id is 1–63 characters of a-z, 0-9 and -',
+      });
     } else if (ids.has(id)) {
       issues.push({ key: `${at}.id`, code: 'duplicate', message: `"${id}" is listed more than once` });
     }
@@ -58,11 +62,20 @@ export function parseCatalogIndex(data: unknown): { entries: CatalogEntry[]; iss
       issues.push({ key: `${at}.description`, code: 'format', message: 'a description is a string of at most 4000 characters' });
     }
     if (typeof bundle !== 'string' || !BUNDLE_FILE.test(bundle) || bundle.length > 200) {
-      issues.push({ key: `${at}.bundle`, code: bundle === undefined ? 'required' : 'format', message: 'bundle is a relative file name beside root.json (no "..")' });
+      issues.push({
+        key: `${at}.bundle`,
+        code: bundle === undefined ? 'required' : 'format',
+        message: 'bundle is a relative file name beside root.json (no "..")',
+      });
     }
     if (issues.length > before) return;
     ids.add(id as string);
-    entries.push({ id: id as string, name: (name as string).trim(), description: (description as string | undefined) ?? '', bundle: bundle as string });
+    entries.push({
+      id: id as string,
+      name: (name as string).trim(),
+      description: (description as string | undefined) ?? '',
+      bundle: bundle as string,
+    });
   });
   return { entries, issues };
 }
@@ -86,7 +99,11 @@ export function checkTemplateBundle(bundle: ParsedBundle): BundleError[] {
     if (stamp === undefined) continue;
     const type = typeof stamp === 'string' ? types.get(stamp) : undefined;
     if (!type) {
-      errors.push({ path: p.path, code: 'validation_failed', message: `metadata.template names no record type of this bundle: ${JSON.stringify(stamp)}` });
+      errors.push({
+        path: p.path,
+        code: 'validation_failed',
+        message: `metadata.template names no record type of this bundle: ${JSON.stringify(stamp)}`,
+      });
       continue;
     }
     const { issues } = validateRecord(type, p.metadata as Metadata);
@@ -111,12 +128,15 @@ export function loadTemplateBundle(entry: CatalogEntry, bytes: Buffer | string, 
   try {
     bundle = parseBundle(data, limits);
   } catch (e) {
-    const issues = e instanceof AppError ? e.issues ?? [] : [];
+    const issues = e instanceof AppError ? (e.issues ?? []) : [];
     throw new Error(`${entry.bundle}: not a bundle (${issues.map((i) => `${i.key}: ${i.message}`).join('; ') || (e as Error).message})`);
   }
   const errors = checkTemplateBundle(bundle);
   if (errors.length) {
-    const shown = errors.slice(0, 3).map((x) => `${x.path}: ${x.message}`).join('; ');
+    const shown = errors
+      .slice(0, 3)
+      .map((x) => `${x.path}: ${x.message}`)
+      .join('; ');
     throw new Error(`${entry.bundle}: ${errors.length} page(s) refused (${shown})`);
   }
   return bundle;

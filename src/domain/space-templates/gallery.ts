@@ -12,7 +12,13 @@ import type { Caller } from '../../model.ts';
 // The one gallery: built-in (or the SERVICE_SPACE_TEMPLATES_PATH catalog), then remote, then the
 // caller's organisation's own. Served from memory and the database only: never the network.
 
-const entryOf = (t: LoadedTemplate): GalleryEntry => ({ source: t.source, id: t.id, name: t.name, description: t.description, pages: t.pages });
+const entryOf = (t: LoadedTemplate): GalleryEntry => ({
+  source: t.source,
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  pages: t.pages,
+});
 
 export function listGallery(svc: Services, caller: Caller): GalleryEntry[] {
   return [...localTemplates(svc).map(entryOf), ...remoteTemplates(svc).map(entryOf), ...listOrgTemplates(svc, caller)];
@@ -34,13 +40,24 @@ export type NewSpaceFromTemplate = { slug: string; name?: string; description?: 
 
 /** Creates a new space (409 when the slug exists) and imports the template into it. */
 export async function createSpaceFromTemplate(
-  svc: Services, caller: Caller, source: string, id: string, input: NewSpaceFromTemplate,
+  svc: Services,
+  caller: Caller,
+  source: string,
+  id: string,
+  input: NewSpaceFromTemplate,
 ): Promise<{ space: Space; import: ImportResult }> {
   const { entry, bundle } = findTemplate(svc, caller, source, id);
-  const { space, result } = await importBundle(svc, caller, {
-    slug: input.slug, mustBeNew: true,
-    name: input.name ?? (bundle.space.name.trim() || entry.name),
-    description: input.description ?? (bundle.space.description || entry.description),
-  }, bundle, 'skip');
+  const { space, result } = await importBundle(
+    svc,
+    caller,
+    {
+      slug: input.slug,
+      mustBeNew: true,
+      name: input.name ?? (bundle.space.name.trim() || entry.name),
+      description: input.description ?? (bundle.space.description || entry.description),
+    },
+    bundle,
+    'skip',
+  );
   return { space: presentSpace(space), import: result };
 }

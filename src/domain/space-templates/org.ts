@@ -23,17 +23,33 @@ function present(r: store.OrgTemplateListRow): GalleryEntry {
  * sees the template. A personal space or one with defaultAccess none is refused (400 saying why);
  * of a shared space, the pages with their own ACL are left out.
  */
-export function snapshotSpace(svc: Services, caller: Caller, input: SaveOrgTemplateInput): { text: string; bundle: ParsedBundle; space: string } {
+export function snapshotSpace(
+  svc: Services,
+  caller: Caller,
+  input: SaveOrgTemplateInput,
+): { text: string; bundle: ParsedBundle; space: string } {
   if (!caller.orgAdmin) throw forbidden('only org admins save space templates');
   if (input.id !== undefined && !TEMPLATE_ID.test(input.id)) {
     throw invalid([{ key: 'id', code: 'format', message: 'an id is 1–63 characters of a-z, 0-9 and -, starting with a letter or digit' }]);
   }
   const space = resolveSpace(svc, caller, input.space);
   if (space.owner_id !== null) {
-    throw invalid([{ key: 'space', code: 'format', message: 'a personal space cannot become an org template: only its owner may read it, and every member would see the template' }]);
+    throw invalid([
+      {
+        key: 'space',
+        code: 'format',
+        message: 'a personal space cannot become an org template: only its owner may read it, and every member would see the template',
+      },
+    ]);
   }
   if (space.default_access === 'none') {
-    throw invalid([{ key: 'space', code: 'format', message: "this space has defaultAccess 'none': members cannot read it, and every member would see the template" }]);
+    throw invalid([
+      {
+        key: 'space',
+        code: 'format',
+        message: "this space has defaultAccess 'none': members cannot read it, and every member would see the template",
+      },
+    ]);
   }
   const text = buildBundleText(svc.db, caller, space, { exportedAt: svc.now(), withAcl: false, maxBytes: svc.config.limits.importBytes });
   return { text, bundle: parseBundle(JSON.parse(text), svc.config.limits), space: space.slug };
@@ -41,7 +57,10 @@ export function snapshotSpace(svc: Services, caller: Caller, input: SaveOrgTempl
 
 /** Stores a snapshot; inside a write. An `id` in use → 409; no id → one made from the name. */
 export function saveOrgTemplate(
-  svc: Services, caller: Caller, input: SaveOrgTemplateInput, snap: { text: string; bundle: ParsedBundle; space: string },
+  svc: Services,
+  caller: Caller,
+  input: SaveOrgTemplateInput,
+  snap: { text: string; bundle: ParsedBundle; space: string },
 ): GalleryEntry {
   let id = input.id;
   if (id !== undefined) {
@@ -52,8 +71,15 @@ export function saveOrgTemplate(
     for (let n = 2; store.orgTemplateExists(svc.db, caller.orgId, id); n++) id = `${base.slice(0, 58)}-${n}`;
   }
   const row: store.OrgTemplateRow = {
-    org_id: caller.orgId, id, name: input.name, description: input.description ?? '', pages: snap.bundle.pages.length,
-    bundle: snap.text, source_space: snap.space, created_by: caller.id, created_at: svc.now(),
+    org_id: caller.orgId,
+    id,
+    name: input.name,
+    description: input.description ?? '',
+    pages: snap.bundle.pages.length,
+    bundle: snap.text,
+    source_space: snap.space,
+    created_by: caller.id,
+    created_at: svc.now(),
   };
   store.insertOrgTemplate(svc.db, row);
   return present(row);

@@ -20,7 +20,13 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 // and may be `constructor` or `__proto__`. On disk, an object of the same pairs (own keys only).
 type Files = Map<string, string>;
 type CacheFile = { url: string; fetchedAt: string; files: Record<string, string> };
-type State = { templates: LoadedTemplate[]; fetchedAt: string | null; lastError: string | null; chain: Promise<unknown>; abort: AbortController };
+type State = {
+  templates: LoadedTemplate[];
+  fetchedAt: string | null;
+  lastError: string | null;
+  chain: Promise<unknown>;
+  abort: AbortController;
+};
 
 const states = new WeakMap<Services, State>();
 
@@ -101,7 +107,11 @@ async function fetchFollowing(svc: Services, start: URL, signal: AbortSignal): P
     if (url.protocol !== 'https:') throw new Error(`refused ${url.href}: the remote catalog is fetched over https only`);
     if (url.username || url.password) throw new Error(`refused ${url.origin}: credentials in the URL`);
     const res = await guardedFetch(url.href, {
-      timeoutMs: TIMEOUT_MS, maxBytes: cfg.maxBytes, allowPrivate: svc.config.webhooks.allowPrivate, signal, ca,
+      timeoutMs: TIMEOUT_MS,
+      maxBytes: cfg.maxBytes,
+      allowPrivate: svc.config.webhooks.allowPrivate,
+      signal,
+      ca,
       headers: { accept: 'application/json', 'accept-encoding': 'gzip' },
     });
     if (REDIRECTS.has(res.status)) {

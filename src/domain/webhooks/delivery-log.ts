@@ -16,7 +16,10 @@ export type LogEntry = {
 
 /** A subscription's attempts, newest first; `id` is the delivery id (shared by its attempts). */
 export function listDeliveryLog(
-  svc: Services, caller: Caller, webhookId: string, q: { before: number; limit: number },
+  svc: Services,
+  caller: Caller,
+  webhookId: string,
+  q: { before: number; limit: number },
 ): { entries: LogEntry[]; last: number | null } {
   const w = loadWebhook(svc, caller, webhookId);
   const rows = listAttempts(svc.db, w.id, q.before, q.limit + 1);

@@ -94,7 +94,11 @@ export type AttemptPlan = { outcome: AttemptOutcome; status: DeliveryStatus; nex
  * block is final at once.
  */
 export function planAfterAttempt(
-  result: Pick<SendResult, 'ok' | 'blocked'>, attempt: number, delaysMs: number[], maxRetries: number, nowMs: number,
+  result: Pick<SendResult, 'ok' | 'blocked'>,
+  attempt: number,
+  delaysMs: number[],
+  maxRetries: number,
+  nowMs: number,
 ): AttemptPlan {
   if (result.ok) return { outcome: 'delivered', status: 'delivered', nextAttemptAt: null };
   if (result.blocked) return { outcome: 'blocked', status: 'blocked', nextAttemptAt: null };

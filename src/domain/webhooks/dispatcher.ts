@@ -13,7 +13,14 @@ import { performance } from 'node:perf_hooks';
 import type { Services } from '../../services.ts';
 import { tx } from '../../store/db/transactions.ts';
 import {
-  clearClaims, dueDeliveries, nextDueAfter, pruneDeliveries, recordAttempt, setClaimed, type AttemptResult, type DueDelivery,
+  clearClaims,
+  dueDeliveries,
+  nextDueAfter,
+  pruneDeliveries,
+  recordAttempt,
+  setClaimed,
+  type AttemptResult,
+  type DueDelivery,
 } from '../../store/deliveries.ts';
 import { enabledWebhookIds } from '../../store/webhooks.ts';
 import { createAgentPool } from '../net/guarded-fetch.ts';
@@ -48,7 +55,10 @@ const PRUNE_BATCH = 2000;
 
 // A secret sealed under another key (the setting changed) fails like a network error would.
 const UNREADABLE_SECRET: SendResult = {
-  ok: false, blocked: false, httpStatus: null, durationMs: 0,
+  ok: false,
+  blocked: false,
+  httpStatus: null,
+  durationMs: 0,
   error: 'the signing secret cannot be decrypted with the current SERVICE_SETTINGS_ENCRYPTION_KEY',
 };
 
@@ -84,7 +94,11 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   let warnedNoKey = false;
   let prunedAt = Date.now() - PRUNE_EVERY_MS + FIRST_PRUNE_MS;
   const timers: Record<'tick' | 'retry' | 'flush' | 'pace' | 'window', NodeJS.Timeout | null> = {
-    tick: null, retry: null, flush: null, pace: null, window: null,
+    tick: null,
+    retry: null,
+    flush: null,
+    pace: null,
+    window: null,
   };
 
   let tickAt = Infinity;
@@ -210,16 +224,27 @@ export function createWebhookDispatcher(svc: Services): WebhookDispatcher {
   async function attempt(d: DueDelivery, box: SecretBox): Promise<AttemptResult | null> {
     const { timeoutMs, allowPrivate, retryDelaysMs, maxRetries } = svc.config.webhooks;
     const secret = openSecret(box, d);
-    const r: SendResult = secret === null ? UNREADABLE_SECRET : await sendDelivery(
-      { deliveryId: d.id, webhookId: d.webhook_id, event: d.event, url: d.url, secret, body: d.body },
-      { timeoutMs, allowPrivate, agents, signal: abort.signal },
-    );
+    const r: SendResult =
+      secret === null
+        ? UNREADABLE_SECRET
+        : await sendDelivery(
+            { deliveryId: d.id, webhookId: d.webhook_id, event: d.event, url: d.url, secret, body: d.body },
+            { timeoutMs, allowPrivate, agents, signal: abort.signal },
+          );
     if (abort.signal.aborted) return null; // shutting down: the row stays pending for the next start
     const n = d.attempts + 1;
     const plan = planAfterAttempt(r, n, retryDelaysMs, maxRetries, Date.now());
     return {
-      deliveryId: d.id, webhookId: d.webhook_id, attempt: n, at: svc.now(), outcome: plan.outcome,
-      httpStatus: r.httpStatus, error: r.error, durationMs: r.durationMs, status: plan.status, nextAttemptAt: plan.nextAttemptAt,
+      deliveryId: d.id,
+      webhookId: d.webhook_id,
+      attempt: n,
+      at: svc.now(),
+      outcome: plan.outcome,
+      httpStatus: r.httpStatus,
+      error: r.error,
+      durationMs: r.durationMs,
+      status: plan.status,
+      nextAttemptAt: plan.nextAttemptAt,
     };
   }
 

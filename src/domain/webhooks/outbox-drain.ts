@@ -18,18 +18,30 @@ type Subscription = Filter & { id: string; url: string; secret: Buffer };
  * for a subscription disabled since then waits, paused, until it is enabled again.
  */
 export function matchSubscriptions<S extends Filter>(
-  e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal' | 'occurred_at'> & { from_space_id?: number | null }, subs: S[],
+  e: Pick<EventRow, 'event' | 'org_id' | 'space_id' | 'personal' | 'occurred_at'> & { from_space_id?: number | null },
+  subs: S[],
 ): S[] {
   if (e.personal) return [];
-  return subs.filter((s) => s.orgId === e.org_id
-    && (s.spaceId === null || s.spaceId === e.space_id || (e.from_space_id != null && s.spaceId === e.from_space_id))
-    && s.events.has(e.event) && e.occurred_at >= s.activeSince && (s.disabledAt === null || e.occurred_at < s.disabledAt));
+  return subs.filter(
+    (s) =>
+      s.orgId === e.org_id &&
+      (s.spaceId === null || s.spaceId === e.space_id || (e.from_space_id != null && s.spaceId === e.from_space_id)) &&
+      s.events.has(e.event) &&
+      e.occurred_at >= s.activeSince &&
+      (s.disabledAt === null || e.occurred_at < s.disabledAt),
+  );
 }
 
 export function toSubscription(w: MatchableWebhook): Subscription {
   return {
-    id: w.id, orgId: w.org_id, spaceId: w.space_id, events: new Set(JSON.parse(w.events) as string[]),
-    activeSince: w.active_since, disabledAt: w.disabled_at, url: w.url, secret: w.secret,
+    id: w.id,
+    orgId: w.org_id,
+    spaceId: w.space_id,
+    events: new Set(JSON.parse(w.events) as string[]),
+    activeSince: w.active_since,
+    disabledAt: w.disabled_at,
+    url: w.url,
+    secret: w.secret,
   };
 }
 
@@ -40,7 +52,10 @@ export function toSubscription(w: MatchableWebhook): Subscription {
  * names the subscriptions with deliveries left in the table.
  */
 export function drainOutbox(
-  svc: Services, limit: number, maxDeliveries: number, roomFor: (webhookId: string) => number,
+  svc: Services,
+  limit: number,
+  maxDeliveries: number,
+  roomFor: (webhookId: string) => number,
 ): { more: boolean; taken: DueDelivery[]; left: string[] } {
   return tx(svc.db, () => {
     const events = pendingEvents(svc.db, limit);
@@ -65,8 +80,16 @@ export function drainOutbox(
           taken.push({ id, webhook_id: s.id, event: e.event, body, attempts: 0, url: s.url, secret: s.secret });
         } else left.add(s.id);
         insertDelivery(svc.db, {
-          id, webhook_id: s.id, event_id: e.id, event: e.event, body,
-          status: 'pending', attempts: 0, next_attempt_at: nowMs, claimed: take ? 1 : 0, created_at: now,
+          id,
+          webhook_id: s.id,
+          event_id: e.id,
+          event: e.event,
+          body,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: nowMs,
+          claimed: take ? 1 : 0,
+          created_at: now,
         });
       }
       markDispatched(svc.db, e.id, now);

@@ -16,6 +16,10 @@ export function secretBox(svc: Services): SecretBox | null {
 
 export function requireSecretBox(svc: Services): SecretBox {
   const box = secretBox(svc);
-  if (!box) throw new AppError('not_configured', 'webhooks need the setting SERVICE_SETTINGS_ENCRYPTION_KEY (at least 32 characters) to store signing secrets');
+  if (!box)
+    throw new AppError(
+      'not_configured',
+      'webhooks need the setting SERVICE_SETTINGS_ENCRYPTION_KEY (at least 32 characters) to store signing secrets',
+    );
   return box;
 }

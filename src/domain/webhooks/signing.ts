@@ -13,12 +13,7 @@ export function serviceSignature(secret: string, rawBody: string | Buffer): stri
 }
 
 /** `v1,<base64>` for the Standard Webhooks `webhook-signature` header. */
-export function standardWebhooksSignature(
-  secret: string,
-  id: string,
-  timestampSeconds: number,
-  rawBody: string | Buffer,
-): string {
+export function standardWebhooksSignature(secret: string, id: string, timestampSeconds: number, rawBody: string | Buffer): string {
   const mac = createHmac('sha256', standardKey(secret)).update(`${id}.${timestampSeconds}.`).update(rawBody).digest('base64');
   return `v1,${mac}`;
 }
@@ -28,7 +23,8 @@ export function standardWebhooksSignature(
 const standardKeys = new Map<string, KeyObject>();
 function standardKey(secret: string): KeyObject {
   return cached(standardKeys, secret, 256, () =>
-    createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')));
+    createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')),
+  );
 }
 
 /** Constant-time check of an `X-Service-Signature` header value against the raw body. */

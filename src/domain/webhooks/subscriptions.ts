@@ -62,11 +62,21 @@ export function createWebhook(svc: Services, caller: Caller, input: NewWebhook):
   const secret = newWebhookSecret();
   const id = `wh_${randomBytes(12).toString('base64url')}`;
   const now = svc.now();
-  tx(svc.db, () => store.insertWebhook(svc.db, {
-    id, org_id: caller.orgId, url: input.url, events: JSON.stringify(unique(input.events)), space_id: spaceId,
-    description: input.description ?? null, active_since: now, disabled_at: input.enabled === false ? now : null, secret: box.seal(secret),
-    created_at: now, updated_at: now,
-  }));
+  tx(svc.db, () =>
+    store.insertWebhook(svc.db, {
+      id,
+      org_id: caller.orgId,
+      url: input.url,
+      events: JSON.stringify(unique(input.events)),
+      space_id: spaceId,
+      description: input.description ?? null,
+      active_since: now,
+      disabled_at: input.enabled === false ? now : null,
+      secret: box.seal(secret),
+      created_at: now,
+      updated_at: now,
+    }),
+  );
   return { ...presentWebhook(store.findWebhook(svc.db, caller.orgId, id)!), secret };
 }
 
@@ -85,21 +95,28 @@ export function updateWebhook(svc: Services, caller: Caller, id: string, patch: 
     ...(patch.url !== undefined ? checkUrl(svc, patch.url) : []),
     ...(patch.events !== undefined ? checkEvents(patch.events) : []),
   ];
-  const spaceId = patch.spaceSlug === undefined ? w.space_id
-    : patch.spaceSlug === null ? null : spaceFilter(svc, caller, patch.spaceSlug, issues);
+  const spaceId =
+    patch.spaceSlug === undefined ? w.space_id : patch.spaceSlug === null ? null : spaceFilter(svc, caller, patch.spaceSlug, issues);
   if (issues.length) throw invalid(issues);
   const now = svc.now();
   const wasEnabled = w.disabled_at === null;
   const enabled = patch.enabled ?? wasEnabled;
-  tx(svc.db, () => store.updateWebhook(svc.db, w.id, {
-    url: patch.url ?? w.url,
-    events: patch.events !== undefined ? JSON.stringify(unique(patch.events)) : w.events,
-    space_id: spaceId,
-    description: patch.description === undefined ? w.description : patch.description,
-    // A new window opens at a re-enable and closes at a disable (see schema.sql).
-    active_since: enabled && !wasEnabled ? now : w.active_since,
-    disabled_at: enabled ? null : wasEnabled ? now : w.disabled_at,
-  }, now));
+  tx(svc.db, () =>
+    store.updateWebhook(
+      svc.db,
+      w.id,
+      {
+        url: patch.url ?? w.url,
+        events: patch.events !== undefined ? JSON.stringify(unique(patch.events)) : w.events,
+        space_id: spaceId,
+        description: patch.description === undefined ? w.description : patch.description,
+        // A new window opens at a re-enable and closes at a disable (see schema.sql).
+        active_since: enabled && !wasEnabled ? now : w.active_since,
+        disabled_at: enabled ? null : wasEnabled ? now : w.disabled_at,
+      },
+      now,
+    ),
+  );
   notifySubscriptionChanged(svc, w.id);
   return presentWebhook(store.findWebhook(svc.db, caller.orgId, w.id)!);
 }
@@ -125,9 +142,17 @@ const KNOWN_EVENTS = new Set<string>(EVENT_NAMES);
 
 function checkEvents(events: string[]): Issue[] {
   if (events.length === 0) return [{ key: 'events', code: 'min', message: 'subscribe to at least one event' }];
-  return events.flatMap((e, i) => KNOWN_EVENTS.has(e) ? [] : [{
-    key: `events.${i}`, code: 'option', message: `unknown event '${e}'; known: ${EVENT_NAMES.join(', ')}`,
-  }]);
+  return events.flatMap((e, i) =>
+    KNOWN_EVENTS.has(e)
+      ? []
+      : [
+          {
+            key: `events.${i}`,
+            code: 'option',
+            message: `unknown event '${e}'; known: ${EVENT_NAMES.join(', ')}`,
+          },
+        ],
+  );
 }
 
 function checkUrl(svc: Services, url: string): Issue[] {

@@ -20,20 +20,42 @@ export async function sendTestDelivery(svc: Services, caller: Caller, id: string
   const payload = { event: 'webhook.test', occurredAt: now, actor: { id: caller.id, kind: caller.kind } };
   const body = buildDeliveryBody(deliveryId, JSON.stringify(payload));
   // next_attempt_at stays NULL, so the dispatcher never picks the row up.
-  await svc.writes.run(() => insertDelivery(svc.db, {
-    id: deliveryId, webhook_id: w.id, event_id: null, event: 'webhook.test', body, status: 'pending',
-    attempts: 0, next_attempt_at: null, claimed: 0, created_at: now,
-  }));
+  await svc.writes.run(() =>
+    insertDelivery(svc.db, {
+      id: deliveryId,
+      webhook_id: w.id,
+      event_id: null,
+      event: 'webhook.test',
+      body,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: null,
+      claimed: 0,
+      created_at: now,
+    }),
+  );
   const { timeoutMs, allowPrivate } = svc.config.webhooks;
   const agents = createAgentPool(1);
-  const r = await sendDelivery({ deliveryId, webhookId: w.id, event: 'webhook.test', url: w.url, secret, body }, { timeoutMs, allowPrivate, agents })
-    .finally(() => agents.close());
+  const r = await sendDelivery(
+    { deliveryId, webhookId: w.id, event: 'webhook.test', url: w.url, secret, body },
+    { timeoutMs, allowPrivate, agents },
+  ).finally(() => agents.close());
   const plan = planAfterAttempt(r, 1, [], 0, Date.now());
   const outcome = plan.outcome === 'retrying' ? 'failed' : plan.outcome;
-  await svc.writes.run(() => recordAttempt(svc.db, {
-    deliveryId, webhookId: w.id, attempt: 1, at: svc.now(), outcome, httpStatus: r.httpStatus, error: r.error,
-    durationMs: r.durationMs, status: plan.status, nextAttemptAt: null,
-  }));
+  await svc.writes.run(() =>
+    recordAttempt(svc.db, {
+      deliveryId,
+      webhookId: w.id,
+      attempt: 1,
+      at: svc.now(),
+      outcome,
+      httpStatus: r.httpStatus,
+      error: r.error,
+      durationMs: r.durationMs,
+      status: plan.status,
+      nextAttemptAt: null,
+    }),
+  );
   return {
     outcome,
     ...(r.httpStatus !== null ? { status: r.httpStatus } : {}),

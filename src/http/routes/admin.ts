@@ -1,7 +1,5 @@
 import * as v from 'valibot';
-import {
-  createPrincipal, issuePrincipalKey, listOrgPrincipals, listPrincipalKeys, revokeKey,
-} from '../../domain/principals.ts';
+import { createPrincipal, issuePrincipalKey, listOrgPrincipals, listPrincipalKeys, revokeKey } from '../../domain/principals.ts';
 import { KeyInfo, Me, NewKey, Principal } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
@@ -16,19 +14,29 @@ const CreatePrincipal = v.strictObject({
 
 export const adminEndpoints = [
   endpoint({
-    method: 'GET', path: '/me', tag: 'principals', auth: 'key',
+    method: 'GET',
+    path: '/me',
+    tag: 'principals',
+    auth: 'key',
     summary: 'The principal behind your key',
     responses: [{ status: 200, schema: Me }],
     handler: ({ caller }) => json({ id: caller.id, name: caller.name, kind: caller.kind, orgAdmin: caller.orgAdmin }),
   }),
   endpoint({
-    method: 'GET', path: '/admin/principals', tag: 'principals', auth: 'admin',
+    method: 'GET',
+    path: '/admin/principals',
+    tag: 'principals',
+    auth: 'admin',
     summary: "The organisation's principals",
     responses: [{ status: 200, schema: v.array(Principal) }],
     handler: ({ svc, caller }) => json(listOrgPrincipals(svc, caller)),
   }),
   endpoint({
-    method: 'POST', path: '/admin/principals', tag: 'principals', auth: 'admin', body: CreatePrincipal,
+    method: 'POST',
+    path: '/admin/principals',
+    tag: 'principals',
+    auth: 'admin',
+    body: CreatePrincipal,
     bodyExample: { name: 'ci-bot', kind: 'agent', orgAdmin: false },
     summary: 'Create a principal (an agent, or a user with a password)',
     responses: [{ status: 201, schema: Principal }],
@@ -38,19 +46,31 @@ export const adminEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: '/admin/principals/:id/keys', tag: 'principals', auth: 'admin', params: IdParams,
+    method: 'GET',
+    path: '/admin/principals/:id/keys',
+    tag: 'principals',
+    auth: 'admin',
+    params: IdParams,
     summary: "A principal's API keys (never the secrets)",
     responses: [{ status: 200, schema: v.array(KeyInfo) }],
     handler: ({ svc, caller, params }) => json(listPrincipalKeys(svc, caller, params.id)),
   }),
   endpoint({
-    method: 'POST', path: '/admin/principals/:id/keys', tag: 'principals', auth: 'admin', params: IdParams,
+    method: 'POST',
+    path: '/admin/principals/:id/keys',
+    tag: 'principals',
+    auth: 'admin',
+    params: IdParams,
     summary: 'Issue an API key for an agent (shown only in this answer)',
     responses: [{ status: 201, schema: NewKey }],
     handler: async ({ svc, caller, params }) => json(await svc.writes.run(() => issuePrincipalKey(svc, caller, params.id)), 201),
   }),
   endpoint({
-    method: 'DELETE', path: '/admin/keys/:id', tag: 'principals', auth: 'admin', params: IdParams,
+    method: 'DELETE',
+    path: '/admin/keys/:id',
+    tag: 'principals',
+    auth: 'admin',
+    params: IdParams,
     summary: 'Revoke an API key (refused from the next request on)',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {

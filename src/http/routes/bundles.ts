@@ -22,7 +22,11 @@ const Mode = documentAs(
 );
 const FORMATS = ['json', 'zip'] as const;
 const Format = documentAs(
-  v.pipe(v.optional(v.string(), ''), v.transform((s) => (s === '' ? 'json' : s)), v.picklist(FORMATS, `format is one of: ${FORMATS.join(', ')}`)),
+  v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((s) => (s === '' ? 'json' : s)),
+    v.picklist(FORMATS, `format is one of: ${FORMATS.join(', ')}`),
+  ),
   { type: 'string', enum: [...FORMATS], default: 'json' },
 );
 /** A bundle as export writes it; checked in full by parseBundle, which names each bad field. */
@@ -60,8 +64,11 @@ const Bundle = documentAs(v.unknown(), {
         type: 'object',
         required: ['path', 'name', 'sha256'],
         properties: {
-          path: { type: 'string' }, name: { type: 'string' }, contentType: { type: 'string' },
-          sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, size: { type: 'number' },
+          path: { type: 'string' },
+          name: { type: 'string' },
+          contentType: { type: 'string' },
+          sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          size: { type: 'number' },
         },
       },
     },
@@ -72,12 +79,21 @@ const Bundle = documentAs(v.unknown(), {
 export const bundleEndpoints = [
   // Requires list access (the space is visible); only pages the caller may read are written.
   endpoint({
-    method: 'GET', path: '/spaces/:slug/export', tag: 'bundles', auth: 'key', params: SlugParams,
+    method: 'GET',
+    path: '/spaces/:slug/export',
+    tag: 'bundles',
+    auth: 'key',
+    params: SlugParams,
     query: v.object({ format: Format }),
     summary: 'Export the pages you can read as a bundle (streamed JSON), or as a zip of Markdown files',
     responses: [
       { status: 200, schema: Bundle, streamed: true },
-      { status: 200, contentType: 'application/zip', streamed: true, description: 'format=zip: one .md file per page (docs/export-import.md)' },
+      {
+        status: 200,
+        contentType: 'application/zip',
+        streamed: true,
+        description: 'format=zip: one .md file per page (docs/export-import.md)',
+      },
     ],
     // The stream is made before the answer starts: a failure before its first byte is problem+json.
     handler: async ({ svc, caller, params, query }) => {
@@ -85,34 +101,52 @@ export const bundleEndpoints = [
       const base = space.slug.replace(/[^a-z0-9-]/g, '_');
       // Made on a worker thread of its own; on the event loop in steps when no worker may run it (export-thread.ts).
       if (query.format === 'zip') {
-        const stream = await (openWorkerExport(svc, 'zip export', 'zip', caller, space)
+        const stream = await (openWorkerExport(svc, 'zip export', 'zip', caller, space) ??
           // Loaded at the first such export: fflate's tables were ~5 ms of a profiled start.
-          ?? (await import('../../domain/bundles/zip-export.ts')).openZipExportStream(svc, caller, space));
+          (await import('../../domain/bundles/zip-export.ts')).openZipExportStream(svc, caller, space));
         return new FastResponse(stream as never, {
-          headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${base}-export.zip"`, 'cache-control': 'no-store' },
+          headers: {
+            'content-type': 'application/zip',
+            'content-disposition': `attachment; filename="${base}-export.zip"`,
+            'cache-control': 'no-store',
+          },
         });
       }
-      return new FastResponse(await (openWorkerExport(svc, 'export', 'json', caller, space) ?? openExportStream(svc, caller, space)) as never, {
-        headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${base}-export.json"`, 'cache-control': 'no-store' },
-      });
+      return new FastResponse(
+        (await (openWorkerExport(svc, 'export', 'json', caller, space) ?? openExportStream(svc, caller, space))) as never,
+        {
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'content-disposition': `attachment; filename="${base}-export.json"`,
+            'cache-control': 'no-store',
+          },
+        },
+      );
     },
   }),
   endpoint({
-    method: 'POST', path: '/spaces/:slug/import', tag: 'bundles', auth: 'key', params: SlugParams,
+    method: 'POST',
+    path: '/spaces/:slug/import',
+    tag: 'bundles',
+    auth: 'key',
+    params: SlugParams,
     query: v.object({ mode: Mode }),
     body: Bundle,
     bodyExample: {
-      format: 'service-space-export', formatVersion: 1, space: { slug: 'wiki', name: 'Wiki' },
+      format: 'service-space-export',
+      formatVersion: 1,
+      space: { slug: 'wiki', name: 'Wiki' },
       pages: [{ path: 'start', title: 'Start here', content: '# Hello', metadata: { stage: 'draft' } }],
     },
     summary: 'Import a bundle into a space (created when absent)',
     responses: [{ status: 200, schema: ImportResult }],
     // One import at a time per principal (429), within the server's import budget (503).
     errors: [429, 503],
-    handler: ({ event, svc, caller, params, query, body }) => gatedImport(svc, caller, event.req.headers.get('content-length'), async () => {
-      const bundle = parseBundle(await body(svc.config.limits.importBytes), svc.config.limits);
-      const { result } = await importBundle(svc, caller, { slug: params.slug }, bundle, query.mode);
-      return json(result);
-    }),
+    handler: ({ event, svc, caller, params, query, body }) =>
+      gatedImport(svc, caller, event.req.headers.get('content-length'), async () => {
+        const bundle = parseBundle(await body(svc.config.limits.importBytes), svc.config.limits);
+        const { result } = await importBundle(svc, caller, { slug: params.slug }, bundle, query.mode);
+        return json(result);
+      }),
   }),
 ];

@@ -11,15 +11,23 @@ const Favourite = v.strictObject({ space: v.string(), path: v.string(), title: v
 
 export const favouriteEndpoints = [
   endpoint({
-    method: 'GET', path: '/me/favourites', tag: 'principals', auth: 'key',
+    method: 'GET',
+    path: '/me/favourites',
+    tag: 'principals',
+    auth: 'key',
     summary: 'Your favourite pages that you may read, the newest first',
     responses: [{ status: 200, schema: v.array(Favourite) }],
     handler: ({ svc, caller }) => json(listFavourites(svc, caller)),
   }),
   endpoint({
-    method: 'PUT', path: FAVOURITE_PATH, tag: 'principals', auth: 'key', params: FavouriteParams,
+    method: 'PUT',
+    path: FAVOURITE_PATH,
+    tag: 'principals',
+    auth: 'key',
+    params: FavouriteParams,
     summary: 'Mark a page as a favourite',
-    description: 'The page must be one you may read (404 otherwise). Repeating it changes nothing. A favourite follows its page through moves and hides while you may not read it. At most 1000 per principal (409).',
+    description:
+      'The page must be one you may read (404 otherwise). Repeating it changes nothing. A favourite follows its page through moves and hides while you may not read it. At most 1000 per principal (409).',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
       await svc.writes.run(() => addFavourite(svc, caller, params.space, params.path));
@@ -27,7 +35,11 @@ export const favouriteEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: FAVOURITE_PATH, tag: 'principals', auth: 'key', params: FavouriteParams,
+    method: 'DELETE',
+    path: FAVOURITE_PATH,
+    tag: 'principals',
+    auth: 'key',
+    params: FavouriteParams,
     summary: 'Unmark a favourite page',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {

@@ -1,7 +1,17 @@
 import * as v from 'valibot';
 import { FastResponse } from 'srvx';
 import {
-  attachmentTooLarge, authorizeUpload, checkFileSize, deleteAttachment, fileBody, fileHref, findFile, listFiles, putAttachment, splitFileAddress, uploadHasher,
+  attachmentTooLarge,
+  authorizeUpload,
+  checkFileSize,
+  deleteAttachment,
+  fileBody,
+  fileHref,
+  findFile,
+  listFiles,
+  putAttachment,
+  splitFileAddress,
+  uploadHasher,
 } from '../../domain/attachments.ts';
 import { AppError } from '../../domain/errors.ts';
 import { contentDisposition, etagMatches, parseRange, servedInline, servedType } from '../../domain/file-rules.ts';
@@ -34,11 +44,21 @@ const SAFE_HEADERS = {
 
 export const fileEndpoints = [
   endpoint({
-    method: 'PUT', path: FILE_PATH, tag: 'files', auth: 'key', params: FileParams,
-    rawBody: { description: 'the file\'s bytes; `Content-Type` is a hint (the stored type is sniffed from the bytes when they say what they are)' },
+    method: 'PUT',
+    path: FILE_PATH,
+    tag: 'files',
+    auth: 'key',
+    params: FileParams,
+    rawBody: {
+      description: "the file's bytes; `Content-Type` is a hint (the stored type is sniffed from the bytes when they say what they are)",
+    },
     summary: 'Attach a file to a page (or replace it)',
-    description: 'The page must exist and the caller may write it. 413 past SERVICE_MAX_ATTACHMENT_BYTES, the space\'s SERVICE_SPACE_QUOTA_BYTES or the organisation\'s SERVICE_ORG_QUOTA_BYTES (the problem names the setting).',
-    responses: [{ status: 201, schema: FileInfo }, { status: 200, schema: FileInfo }],
+    description:
+      "The page must exist and the caller may write it. 413 past SERVICE_MAX_ATTACHMENT_BYTES, the space's SERVICE_SPACE_QUOTA_BYTES or the organisation's SERVICE_ORG_QUOTA_BYTES (the problem names the setting).",
+    responses: [
+      { status: 201, schema: FileInfo },
+      { status: 200, schema: FileInfo },
+    ],
     handler: async ({ svc, caller, params, event, raw }) => {
       const { pagePath, name } = splitFileAddress(params.path);
       authorizeUpload(svc, caller, params.space, pagePath, name);
@@ -58,19 +78,26 @@ export const fileEndpoints = [
         return res;
       }
       const upload = hasher.finish(data);
-      const r = await svc.writes.run(() => putAttachment(svc, caller, params.space, pagePath, name, upload, event.req.headers.get('content-type')));
+      const r = await svc.writes.run(() =>
+        putAttachment(svc, caller, params.space, pagePath, name, upload, event.req.headers.get('content-type')),
+      );
       return json(r.file, r.created ? 201 : 200, { etag: `"${r.file.sha256}"`, location: fileHref(params.space, pagePath, name) });
     },
   }),
   endpoint({
-    method: 'GET', path: FILE_PATH, tag: 'files', auth: 'key', params: FileParams,
+    method: 'GET',
+    path: FILE_PATH,
+    tag: 'files',
+    auth: 'key',
+    params: FileParams,
     summary: 'Download an attached file',
-    description: 'ETag is the quoted sha256; If-None-Match → 304; one `Range: bytes=…` → 206 (416 past the end). Images, audio, video and plain text are served inline, everything else (HTML and SVG among them) as a download.',
+    description:
+      'ETag is the quoted sha256; If-None-Match → 304; one `Range: bytes=…` → 206 (416 past the end). Images, audio, video and plain text are served inline, everything else (HTML and SVG among them) as a download.',
     responses: [
       { status: 200, contentType: 'application/octet-stream', description: 'the file, with its stored Content-Type' },
       { status: 206, contentType: 'application/octet-stream', description: 'the requested range (Content-Range)' },
       { status: 304, description: 'If-None-Match matched the ETag' },
-      { status: 308, description: 'the page moved: Location is the file at the page\'s new address' },
+      { status: 308, description: "the page moved: Location is the file at the page's new address" },
     ],
     errors: [416],
     handler: ({ svc, caller, params, event }) => {
@@ -103,7 +130,11 @@ export const fileEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: FILE_PATH, tag: 'files', auth: 'key', params: FileParams,
+    method: 'DELETE',
+    path: FILE_PATH,
+    tag: 'files',
+    auth: 'key',
+    params: FileParams,
     summary: 'Remove an attached file',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
@@ -113,7 +144,11 @@ export const fileEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: `${PAGE_PREFIX}/files`, tag: 'files', auth: 'key', params: PageParams,
+    method: 'GET',
+    path: `${PAGE_PREFIX}/files`,
+    tag: 'files',
+    auth: 'key',
+    params: PageParams,
     query: v.object({ limit: Limit, cursor: cursor(isString) }),
     summary: "List a page's attached files",
     responses: [{ status: 200, schema: FileList }],
@@ -125,7 +160,13 @@ export const fileEndpoints = [
 ];
 
 /** A file of a page that moved: its address under the page's new one (only for a caller who may read it). */
-function movedFileLocation(svc: Parameters<typeof redirectFor>[0], caller: Parameters<typeof redirectFor>[1], space: string, pagePath: string, name: string): string | null {
+function movedFileLocation(
+  svc: Parameters<typeof redirectFor>[0],
+  caller: Parameters<typeof redirectFor>[1],
+  space: string,
+  pagePath: string,
+  name: string,
+): string | null {
   const to = redirectFor(svc, caller, space, pagePath.split('/'));
   return to === null ? null : `/files/${to.slice('/pages/'.length)}/${encodeURIComponent(name)}`;
 }

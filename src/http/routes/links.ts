@@ -14,7 +14,11 @@ const LinkLimit = limit(MAX_LINK_LIMIT);
 
 export const linkEndpoints = [
   endpoint({
-    method: 'GET', path: `${PAGE_PREFIX}/links`, tag: 'links', auth: 'key', params: PageParams,
+    method: 'GET',
+    path: `${PAGE_PREFIX}/links`,
+    tag: 'links',
+    auth: 'key',
+    params: PageParams,
     query: v.object({ limit: LinkLimit, cursor: cursor(isLinksCursor) }),
     summary: "A page's outbound links and backlinks, paged together",
     description: 'The next page is in `nextCursor` and in a `Link: <…>; rel="next"` header.',
@@ -22,12 +26,20 @@ export const linkEndpoints = [
     handler: ({ svc, caller, params, query, event }) => {
       const r = pageLinks(svc, caller, params.space, params.path, { limit: query.limit, after: query.cursor });
       const nextCursor = r.next && encodeCursor(svc, r.next);
-      return json({ outbound: r.outbound, backlinks: r.backlinks, nextCursor }, 200, nextCursor ? { link: nextLink(event.url, nextCursor) } : undefined);
+      return json(
+        { outbound: r.outbound, backlinks: r.backlinks, nextCursor },
+        200,
+        nextCursor ? { link: nextLink(event.url, nextCursor) } : undefined,
+      );
     },
   }),
   // The contract fixes this answer as a bare array: the next page is in a Link header.
   endpoint({
-    method: 'GET', path: '/spaces/:slug/links/broken', tag: 'links', auth: 'key', params: SlugParams,
+    method: 'GET',
+    path: '/spaces/:slug/links/broken',
+    tag: 'links',
+    auth: 'key',
+    params: SlugParams,
     query: v.object({ limit: LinkLimit, cursor: cursor(isBrokenCursor) }),
     summary: "Links from a space's readable pages to absent pages",
     description: 'A bare array; the next page is in a `Link: <…>; rel="next"` header.',
@@ -38,10 +50,14 @@ export const linkEndpoints = [
     },
   }),
   endpoint({
-    method: 'POST', path: '/admin/indexes/rebuild', tag: 'links', auth: 'admin',
+    method: 'POST',
+    path: '/admin/indexes/rebuild',
+    tag: 'links',
+    auth: 'admin',
     query: v.object({
       index: documentAs(v.optional(v.string()), {
-        type: 'string', description: `only this index (and those derived from it): one of ${indexList()}; absent: every index`,
+        type: 'string',
+        description: `only this index (and those derived from it): one of ${indexList()}; absent: every index`,
       }),
     }),
     summary: "Rebuild the organisation's derived indexes from its pages",
@@ -51,7 +67,10 @@ export const linkEndpoints = [
   }),
   // The older address: every index rebuilt, answered with the organisation's link count.
   endpoint({
-    method: 'POST', path: '/links/rebuild', tag: 'links', auth: 'admin',
+    method: 'POST',
+    path: '/links/rebuild',
+    tag: 'links',
+    auth: 'admin',
     summary: 'Rebuild every derived index of the organisation (POST /admin/indexes/rebuild under its older address)',
     responses: [{ status: 200, schema: RebuildResult }],
     handler: async ({ svc, caller }) => json(await rebuildAllForLinks(svc, caller)),

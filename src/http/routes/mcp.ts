@@ -20,24 +20,42 @@ function originOf(event: H3Event): string {
 const JsonRpc = v.looseObject({ jsonrpc: v.literal('2.0') });
 const JsonRpcMessages = documentAs(v.union([JsonRpc, v.array(JsonRpc)]), {
   description: 'one JSON-RPC 2.0 message (MCP Streamable HTTP); batches (arrays) are refused with 400',
-  type: 'object', required: ['jsonrpc'],
+  type: 'object',
+  required: ['jsonrpc'],
   properties: {
-    jsonrpc: { const: '2.0' }, id: { type: ['string', 'number', 'null'] }, method: { type: 'string' },
-    params: { type: 'object' }, result: {}, error: { type: 'object' },
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'number', 'null'] },
+    method: { type: 'string' },
+    params: { type: 'object' },
+    result: {},
+    error: { type: 'object' },
   },
 });
 
 export const mcpEndpoints = [
   endpoint({
-    method: 'POST', path: '/mcp', tag: 'mcp', auth: 'key', bearerOnly: true, body: JsonRpcMessages,
+    method: 'POST',
+    path: '/mcp',
+    tag: 'mcp',
+    auth: 'key',
+    bearerOnly: true,
+    body: JsonRpcMessages,
     bodyExample: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     summary: 'MCP Streamable HTTP (stateless, JSON answers)',
-    description: 'The body is read by the MCP transport itself; JSON-RPC errors are JSON-RPC answers, not problem+json. '
-      + '`Accept` must list both application/json and text/event-stream (406 otherwise); the answers are JSON.',
-    headers: [{
-      name: 'Accept', description: 'both application/json and text/event-stream (MCP Streamable HTTP); 406 otherwise',
-      schema: { type: 'string', pattern: '(?=.*application/json)(?=.*text/event-stream)', example: 'application/json, text/event-stream' },
-    }],
+    description:
+      'The body is read by the MCP transport itself; JSON-RPC errors are JSON-RPC answers, not problem+json. ' +
+      '`Accept` must list both application/json and text/event-stream (406 otherwise); the answers are JSON.',
+    headers: [
+      {
+        name: 'Accept',
+        description: 'both application/json and text/event-stream (MCP Streamable HTTP); 406 otherwise',
+        schema: {
+          type: 'string',
+          pattern: '(?=.*application/json)(?=.*text/event-stream)',
+          example: 'application/json, text/event-stream',
+        },
+      },
+    ],
     responses: [
       { status: 200, schema: JsonRpcMessages },
       { status: 202, description: 'notifications and responses only: accepted, no body' },
@@ -45,13 +63,14 @@ export const mcpEndpoints = [
       { status: 406, schema: JsonRpcMessages, description: 'Accept does not include application/json and text/event-stream' },
       { status: 415, schema: JsonRpcMessages, description: 'not application/json' },
     ],
-    handler: async ({ svc, event }) => serveMcp({
-      app: event.app as Fetcher, // the h3 app this request came through
-      url: event.req.url,
-      headers: event.req.headers,
-      origin: originOf(event),
-      text: await readText(event.req, svc.config.limits.bodyBytes),
-      bodyBytes: svc.config.limits.bodyBytes,
-    }),
+    handler: async ({ svc, event }) =>
+      serveMcp({
+        app: event.app as Fetcher, // the h3 app this request came through
+        url: event.req.url,
+        headers: event.req.headers,
+        origin: originOf(event),
+        text: await readText(event.req, svc.config.limits.bodyBytes),
+        bodyBytes: svc.config.limits.bodyBytes,
+      }),
   }),
 ];

@@ -13,9 +13,16 @@ import { encodeCursor } from '../cursor-seal.ts';
 import { PageParams } from './pages.ts';
 
 const Ref = v.strictObject({ space: v.string(), path: v.string() });
-const Move = v.strictObject({ from: PagePathField, to: PagePathField, toSpace: v.optional(documentAs(v.string(), { type: 'string', pattern: SLUG_PATTERN })), prefix: v.optional(v.boolean()) });
+const Move = v.strictObject({
+  from: PagePathField,
+  to: PagePathField,
+  toSpace: v.optional(documentAs(v.string(), { type: 'string', pattern: SLUG_PATTERN })),
+  prefix: v.optional(v.boolean()),
+});
 const MoveResult = v.strictObject({
-  moved: v.array(v.strictObject({ from: v.string(), to: v.string() })), rewritten: v.array(Ref), notRewritten: v.array(Ref),
+  moved: v.array(v.strictObject({ from: v.string(), to: v.string() })),
+  rewritten: v.array(Ref),
+  notRewritten: v.array(Ref),
 });
 const Restore = v.strictObject({ path: PagePathField, to: v.optional(PagePathField) });
 const Who = v.nullable(v.strictObject({ id: v.string(), name: v.string() }));
@@ -24,25 +31,40 @@ const TrashList = v.strictObject({
   nextCursor: NextCursor,
 });
 const TrashedSpaceList = v.strictObject({
-  spaces: v.array(v.strictObject({ ...Space.entries, deletedAt: Iso, deletedBy: Who })), nextCursor: NextCursor,
+  spaces: v.array(v.strictObject({ ...Space.entries, deletedAt: Iso, deletedBy: Who })),
+  nextCursor: NextCursor,
 });
 const Version = v.pipe(v.string(), v.regex(/^\d{1,15}$/), v.transform(Number));
 const DiffParams = v.object({ ...PageParams.entries, a: Version, b: Version });
 const RestoreParams = v.object({ ...PageParams.entries, version: Version });
 const RevisionDiff = v.strictObject({
-  from: v.number(), to: v.number(), title: v.optional(v.strictObject({ from: v.string(), to: v.string() })),
+  from: v.number(),
+  to: v.number(),
+  title: v.optional(v.strictObject({ from: v.string(), to: v.string() })),
   contentDiff: v.string(),
-  truncated: v.pipe(v.boolean(), v.description('true when contentDiff is coarser than minimal (every line between the first and the last change removed, then added) or empty, because the minimal diff would take too long')),
-  frontmatterChanged: v.array(v.string()), metadataChanged: v.array(v.string()),
+  truncated: v.pipe(
+    v.boolean(),
+    v.description(
+      'true when contentDiff is coarser than minimal (every line between the first and the last change removed, then added) or empty, because the minimal diff would take too long',
+    ),
+  ),
+  frontmatterChanged: v.array(v.string()),
+  metadataChanged: v.array(v.string()),
 });
 const Paged = v.object({ limit: Limit, cursor: cursor(isString) });
 
 export const moveEndpoints = [
   endpoint({
-    method: 'POST', path: '/spaces/:slug/moves', tag: 'pages', auth: 'key', params: SlugParams, body: Move,
+    method: 'POST',
+    path: '/spaces/:slug/moves',
+    tag: 'pages',
+    auth: 'key',
+    params: SlugParams,
+    body: Move,
     bodyExample: { from: 'drafts/plan', to: 'plans/2027' },
     summary: 'Move or rename a page, or every page under a prefix',
-    description: 'Identity, history, metadata and ACL move with the page; links in pages you may write are rewritten; the old address answers 308 until a page is written there. Out of a shared space into a personal one: org admins or the page\'s only writer (403 otherwise). The history before a move into another space stays readable only by those who read it there (docs/api.md, Moving and renaming; docs/security.md, Moves).',
+    description:
+      "Identity, history, metadata and ACL move with the page; links in pages you may write are rewritten; the old address answers 308 until a page is written there. Out of a shared space into a personal one: org admins or the page's only writer (403 otherwise). The history before a move into another space stays readable only by those who read it there (docs/api.md, Moving and renaming; docs/security.md, Moves).",
     responses: [{ status: 200, schema: MoveResult }],
     handler: async ({ svc, caller, params, body }) => {
       const input = await body();
@@ -51,7 +73,12 @@ export const moveEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: '/spaces/:slug/trash', tag: 'pages', auth: 'key', params: SlugParams, query: Paged,
+    method: 'GET',
+    path: '/spaces/:slug/trash',
+    tag: 'pages',
+    auth: 'key',
+    params: SlugParams,
+    query: Paged,
     summary: "A space's deleted pages that you could read",
     responses: [{ status: 200, schema: TrashList }],
     handler: ({ svc, caller, params, query }) => {
@@ -60,7 +87,12 @@ export const moveEndpoints = [
     },
   }),
   endpoint({
-    method: 'POST', path: '/spaces/:slug/trash/restore', tag: 'pages', auth: 'key', params: SlugParams, body: Restore,
+    method: 'POST',
+    path: '/spaces/:slug/trash/restore',
+    tag: 'pages',
+    auth: 'key',
+    params: SlugParams,
+    body: Restore,
     bodyExample: { path: 'notes/old', to: 'archive/old' },
     summary: 'Restore a deleted page (a new revision, with its ACL)',
     responses: [{ status: 200, schema: Page }],
@@ -70,7 +102,11 @@ export const moveEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: '/spaces/:slug', tag: 'spaces', auth: 'key', params: SlugParams,
+    method: 'DELETE',
+    path: '/spaces/:slug',
+    tag: 'spaces',
+    auth: 'key',
+    params: SlugParams,
     summary: 'Move a shared space to the org trash (org admins)',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
@@ -79,7 +115,11 @@ export const moveEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: '/admin/trash/spaces', tag: 'spaces', auth: 'admin', query: Paged,
+    method: 'GET',
+    path: '/admin/trash/spaces',
+    tag: 'spaces',
+    auth: 'admin',
+    query: Paged,
     summary: 'Spaces in the org trash',
     responses: [{ status: 200, schema: TrashedSpaceList }],
     handler: ({ svc, caller, query }) => {
@@ -88,19 +128,32 @@ export const moveEndpoints = [
     },
   }),
   endpoint({
-    method: 'POST', path: '/admin/trash/spaces/:slug/restore', tag: 'spaces', auth: 'admin', params: SlugParams,
+    method: 'POST',
+    path: '/admin/trash/spaces/:slug/restore',
+    tag: 'spaces',
+    auth: 'admin',
+    params: SlugParams,
     summary: 'Restore a space from the org trash',
     responses: [{ status: 200, schema: Space }],
     handler: async ({ svc, caller, params }) => json(await svc.writes.run(() => restoreSpace(svc, caller, params.slug))),
   }),
   endpoint({
-    method: 'GET', path: `${PAGE_PREFIX}/revisions/:a/diff/:b`, tag: 'pages', auth: 'key', params: DiffParams,
+    method: 'GET',
+    path: `${PAGE_PREFIX}/revisions/:a/diff/:b`,
+    tag: 'pages',
+    auth: 'key',
+    params: DiffParams,
     summary: 'What changed between two revisions',
     responses: [{ status: 200, schema: RevisionDiff }],
-    handler: async ({ svc, caller, params }) => jsonText(await diffRevisionsJson(svc, caller, params.space, params.path, params.a, params.b)),
+    handler: async ({ svc, caller, params }) =>
+      jsonText(await diffRevisionsJson(svc, caller, params.space, params.path, params.a, params.b)),
   }),
   endpoint({
-    method: 'POST', path: `${PAGE_PREFIX}/revisions/:version/restore`, tag: 'pages', auth: 'key', params: RestoreParams,
+    method: 'POST',
+    path: `${PAGE_PREFIX}/revisions/:version/restore`,
+    tag: 'pages',
+    auth: 'key',
+    params: RestoreParams,
     summary: 'Write an earlier revision again as a new revision',
     responses: [{ status: 200, schema: Page }],
     handler: async ({ svc, caller, params }) =>

@@ -46,10 +46,16 @@ const pageExample = { title: 'Start here', content: '# Hello', frontmatter: { ta
 
 export const pageEndpoints = [
   endpoint({
-    method: 'GET', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams, query: Render,
+    method: 'GET',
+    path: PAGE_PREFIX,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
+    query: Render,
     summary: 'Read a page',
-    description: 'The page with an ETag `"<version>-<tag>"`; `If-None-Match` with it answers 304 while the page is unchanged. '
-      + 'With `Accept: text/markdown`, the page as a Markdown document; with `?render=html`, also its `html` (no ETag).',
+    description:
+      'The page with an ETag `"<version>-<tag>"`; `If-None-Match` with it answers 304 while the page is unchanged. ' +
+      'With `Accept: text/markdown`, the page as a Markdown document; with `?render=html`, also its `html` (no ETag).',
     responses: [
       { status: 200, schema: RenderedPage },
       { status: 200, contentType: 'text/markdown', description: 'with Accept: text/markdown' },
@@ -59,18 +65,37 @@ export const pageEndpoints = [
       // The same answer as the direct path of src/http/page-read.ts, which serves most page reads.
       if (query.render) {
         const { space, page } = loadReadablePage(svc, caller, params.space, params.path);
-        return renderForCaller(svc, caller, { space: space.slug, path: page.path }, page.content).then((html) => json({ ...presentPage(space, page), html }));
+        return renderForCaller(svc, caller, { space: space.slug, path: page.path }, page.content).then((html) =>
+          json({ ...presentPage(space, page), html }),
+        );
       }
-      const a = readPageAnswer(svc, caller, params.space, params.path, event.req.headers.get('if-none-match'), prefersMarkdown(event.req.headers.get('accept')));
+      const a = readPageAnswer(
+        svc,
+        caller,
+        params.space,
+        params.path,
+        event.req.headers.get('if-none-match'),
+        prefersMarkdown(event.req.headers.get('accept')),
+      );
       if (a.status === 304) return new FastResponse(null, { status: 304, headers: { etag: a.etag } });
       return text(a.body!, a.contentType!, { etag: a.etag });
     },
   }),
   endpoint({
-    method: 'PUT', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams, body: PutPage, bodyExample: pageExample,
+    method: 'PUT',
+    path: PAGE_PREFIX,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
+    body: PutPage,
+    bodyExample: pageExample,
     summary: 'Create a page or write a new revision',
-    description: '201 when created, 200 otherwise. `If-Match: "<version>"` or `baseVersion` makes the write conditional (409 when stale). A new title rewrites the `[[Old title]]` wikilinks that meant the page, in the same transaction: the answer then lists `rewritten` and `notRewritten` pages (docs/api.md, Renaming a page). At the path of a page in the trash the write brings that page back with its ACL and files, for those who may restore it (409 for anyone else; docs/api.md, Trash).',
-    responses: [{ status: 201, schema: WrittenPage }, { status: 200, schema: WrittenPage }],
+    description:
+      '201 when created, 200 otherwise. `If-Match: "<version>"` or `baseVersion` makes the write conditional (409 when stale). A new title rewrites the `[[Old title]]` wikilinks that meant the page, in the same transaction: the answer then lists `rewritten` and `notRewritten` pages (docs/api.md, Renaming a page). At the path of a page in the trash the write brings that page back with its ACL and files, for those who may restore it (409 for anyone else; docs/api.md, Trash).',
+    responses: [
+      { status: 201, schema: WrittenPage },
+      { status: 200, schema: WrittenPage },
+    ],
     handler: async ({ svc, caller, params, event, body }) => {
       const input = await body();
       const ifMatch = event.req.headers.get('if-match');
@@ -87,7 +112,11 @@ export const pageEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: PAGE_PREFIX, tag: 'pages', auth: 'key', params: PageParams,
+    method: 'DELETE',
+    path: PAGE_PREFIX,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
     summary: 'Delete a page (its revisions stay)',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
@@ -96,7 +125,12 @@ export const pageEndpoints = [
     },
   }),
   endpoint({
-    method: 'PATCH', path: `${PAGE_PREFIX}/metadata`, tag: 'pages', auth: 'key', params: PageParams, body: MetaPatch,
+    method: 'PATCH',
+    path: `${PAGE_PREFIX}/metadata`,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
+    body: MetaPatch,
     bodyExample: { set: { stage: 'doing', obsolete: null }, appendUnique: { tags: ['urgent'] } },
     summary: 'Patch metadata keys',
     responses: [{ status: 200, schema: PageWithChanges }],
@@ -107,13 +141,22 @@ export const pageEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: `${PAGE_PREFIX}/acl`, tag: 'pages', auth: 'key', params: PageParams,
+    method: 'GET',
+    path: `${PAGE_PREFIX}/acl`,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
     summary: "Read a page's ACL",
     responses: [{ status: 200, schema: Acl }],
     handler: ({ svc, caller, params }) => json(getAcl(svc, caller, params.space, params.path)),
   }),
   endpoint({
-    method: 'PUT', path: `${PAGE_PREFIX}/acl`, tag: 'pages', auth: 'key', params: PageParams, body: AclBody,
+    method: 'PUT',
+    path: `${PAGE_PREFIX}/acl`,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
+    body: AclBody,
     bodyExample: { read: ['p_reader'], write: ['p_writer'] },
     summary: "Set a page's ACL (write implies read)",
     responses: [{ status: 200, schema: Acl }],
@@ -123,13 +166,22 @@ export const pageEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: `${PAGE_PREFIX}/acl`, tag: 'pages', auth: 'key', params: PageParams,
+    method: 'DELETE',
+    path: `${PAGE_PREFIX}/acl`,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
     summary: "Drop a page's ACL (back to the space default)",
     responses: [{ status: 200, schema: Acl }],
     handler: async ({ svc, caller, params }) => json(await svc.writes.run(() => deleteAcl(svc, caller, params.space, params.path))),
   }),
   endpoint({
-    method: 'GET', path: `${PAGE_PREFIX}/revisions`, tag: 'pages', auth: 'key', params: PageParams, query: Paged,
+    method: 'GET',
+    path: `${PAGE_PREFIX}/revisions`,
+    tag: 'pages',
+    auth: 'key',
+    params: PageParams,
+    query: Paged,
     summary: "List a page's revisions, newest first",
     responses: [{ status: 200, schema: RevisionList }],
     handler: ({ svc, caller, params, query }) => {
@@ -139,7 +191,12 @@ export const pageEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: `${PAGE_PREFIX}/revisions/:version`, tag: 'pages', auth: 'key', params: RevisionParams, query: Render,
+    method: 'GET',
+    path: `${PAGE_PREFIX}/revisions/:version`,
+    tag: 'pages',
+    auth: 'key',
+    params: RevisionParams,
+    query: Render,
     summary: 'Read one revision',
     responses: [{ status: 200, schema: Revision }],
     handler: ({ svc, caller, params, query }) => {
@@ -149,4 +206,3 @@ export const pageEndpoints = [
     },
   }),
 ];
-

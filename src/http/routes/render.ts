@@ -12,7 +12,11 @@ const RenderBody = v.strictObject({
 /** POST /render: the editor's live preview, through the page view's renderer. */
 export const renderEndpoints = [
   endpoint({
-    method: 'POST', path: '/render', tag: 'pages', auth: 'key', body: RenderBody,
+    method: 'POST',
+    path: '/render',
+    tag: 'pages',
+    auth: 'key',
+    body: RenderBody,
     bodyExample: { space: 'wiki', path: 'start', content: '# Hello [[other]]' },
     summary: 'Render Markdown as the page view would (the editor preview)',
     responses: [{ status: 200, schema: v.strictObject({ html: v.string() }) }],

@@ -22,7 +22,11 @@ const SMALL_BODY = 16 * 1024;
 
 export const sessionEndpoints = [
   endpoint({
-    method: 'POST', path: '/session', tag: 'sessions', auth: 'public', body: SignIn,
+    method: 'POST',
+    path: '/session',
+    tag: 'sessions',
+    auth: 'public',
+    body: SignIn,
     bodyExample: { name: 'alice', password: 'correct horse battery staple' },
     summary: 'Sign in (the web app): sets the session cookie, answers the CSRF token',
     responses: [{ status: 200, schema: Session }],
@@ -33,12 +37,22 @@ export const sessionEndpoints = [
         throw new AppError('csrf_failed', 'sign in from this origin');
       }
       const input = await body(SMALL_BODY);
-      const s = await signIn(svc, { ...input, address: requestAddress(event, svc.config.ops.trustProxy), userAgent: event.req.headers.get('user-agent') ?? '' });
-      return json({ principal: s.principal, csrfToken: s.csrfToken }, 200, { 'set-cookie': sessionCookie(event, svc, s.token), 'cache-control': 'no-store' });
+      const s = await signIn(svc, {
+        ...input,
+        address: requestAddress(event, svc.config.ops.trustProxy),
+        userAgent: event.req.headers.get('user-agent') ?? '',
+      });
+      return json({ principal: s.principal, csrfToken: s.csrfToken }, 200, {
+        'set-cookie': sessionCookie(event, svc, s.token),
+        'cache-control': 'no-store',
+      });
     },
   }),
   endpoint({
-    method: 'GET', path: '/session', tag: 'sessions', auth: 'public',
+    method: 'GET',
+    path: '/session',
+    tag: 'sessions',
+    auth: 'public',
     summary: 'The signed-in principal and the CSRF token of the session cookie',
     responses: [{ status: 200, schema: Session }],
     errors: [401], // not signed in
@@ -50,7 +64,10 @@ export const sessionEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: '/session', tag: 'sessions', auth: 'key',
+    method: 'DELETE',
+    path: '/session',
+    tag: 'sessions',
+    auth: 'key',
     summary: 'Sign out (ends the session of the cookie)',
     responses: [{ status: 204 }],
     handler: async ({ svc, event }) => {
@@ -61,9 +78,13 @@ export const sessionEndpoints = [
     },
   }),
   endpoint({
-    method: 'POST', path: '/me/password', tag: 'sessions', auth: 'key', body: ChangePassword,
+    method: 'POST',
+    path: '/me/password',
+    tag: 'sessions',
+    auth: 'key',
+    body: ChangePassword,
     bodyExample: { currentPassword: 'old password', newPassword: 'a new long password' },
-    summary: "Change your password (your other sessions end)",
+    summary: 'Change your password (your other sessions end)',
     responses: [{ status: 204 }],
     handler: async ({ svc, event, caller, body }) => {
       const input = await body(SMALL_BODY);
@@ -73,8 +94,12 @@ export const sessionEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: '/admin/principals/:id/sessions', tag: 'sessions', auth: 'key', params: IdParams,
-    summary: "End every session of a principal (org admins)",
+    method: 'DELETE',
+    path: '/admin/principals/:id/sessions',
+    tag: 'sessions',
+    auth: 'key',
+    params: IdParams,
+    summary: 'End every session of a principal (org admins)',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
       await endPrincipalSessions(svc, caller, params.id);

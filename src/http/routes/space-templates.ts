@@ -21,13 +21,20 @@ const CreateFromTemplate = v.strictObject({
 
 export const spaceTemplateEndpoints = [
   endpoint({
-    method: 'GET', path: '/space-templates', tag: 'space-templates', auth: 'key',
+    method: 'GET',
+    path: '/space-templates',
+    tag: 'space-templates',
+    auth: 'key',
     summary: 'The space template gallery (built-in, remote catalog, organisation)',
     responses: [{ status: 200, schema: v.array(GalleryEntry) }],
     handler: ({ svc, caller }) => json(listGallery(svc, caller)),
   }),
   endpoint({
-    method: 'POST', path: '/space-templates/org', tag: 'space-templates', auth: 'key', body: SaveOrgTemplate,
+    method: 'POST',
+    path: '/space-templates/org',
+    tag: 'space-templates',
+    auth: 'key',
+    body: SaveOrgTemplate,
     bodyExample: { space: 'wiki', name: 'Team wiki', description: 'Our starting layout' },
     summary: 'Save a space as an organisation template',
     responses: [{ status: 201, schema: GalleryEntry }],
@@ -38,7 +45,11 @@ export const spaceTemplateEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: '/space-templates/org/:id', tag: 'space-templates', auth: 'key', params: IdParams,
+    method: 'DELETE',
+    path: '/space-templates/org/:id',
+    tag: 'space-templates',
+    auth: 'key',
+    params: IdParams,
     summary: 'Delete an organisation template',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
@@ -47,11 +58,15 @@ export const spaceTemplateEndpoints = [
     },
   }),
   endpoint({
-    method: 'POST', path: '/space-templates/:source/:id/spaces', tag: 'space-templates', auth: 'key',
+    method: 'POST',
+    path: '/space-templates/:source/:id/spaces',
+    tag: 'space-templates',
+    auth: 'key',
     params: v.object({
       source: documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', enum: ['built-in', 'remote', 'org'] }),
       id: documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
-    }), body: CreateFromTemplate,
+    }),
+    body: CreateFromTemplate,
     bodyExample: { slug: 'handbook', name: 'Handbook' },
     summary: 'Create a new space from a template',
     responses: [{ status: 201, schema: SpaceFromTemplate }],

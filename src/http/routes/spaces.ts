@@ -26,7 +26,10 @@ const Depth = v.optional(v.picklist(['1']));
 
 export const spaceEndpoints = [
   endpoint({
-    method: 'GET', path: '/spaces', tag: 'spaces', auth: 'key',
+    method: 'GET',
+    path: '/spaces',
+    tag: 'spaces',
+    auth: 'key',
     query: v.object({ limit: Limit, cursor: cursor(isString) }),
     summary: 'List the spaces you can see',
     responses: [{ status: 200, schema: SpaceList }],
@@ -37,7 +40,11 @@ export const spaceEndpoints = [
     },
   }),
   endpoint({
-    method: 'POST', path: '/spaces', tag: 'spaces', auth: 'key', body: CreateSpace,
+    method: 'POST',
+    path: '/spaces',
+    tag: 'spaces',
+    auth: 'key',
+    body: CreateSpace,
     bodyExample: { slug: 'wiki', name: 'Wiki', description: 'Team notes', defaultAccess: 'write' },
     summary: 'Create a space',
     responses: [{ status: 201, schema: Space }],
@@ -47,13 +54,22 @@ export const spaceEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: '/spaces/:slug', tag: 'spaces', auth: 'key', params: SlugParams,
+    method: 'GET',
+    path: '/spaces/:slug',
+    tag: 'spaces',
+    auth: 'key',
+    params: SlugParams,
     summary: 'Read a space',
     responses: [{ status: 200, schema: Space }],
     handler: ({ svc, caller, params }) => json(presentSpace(resolveSpace(svc, caller, params.slug))),
   }),
   endpoint({
-    method: 'PATCH', path: '/spaces/:slug', tag: 'spaces', auth: 'key', params: SlugParams, body: PatchSpace,
+    method: 'PATCH',
+    path: '/spaces/:slug',
+    tag: 'spaces',
+    auth: 'key',
+    params: SlugParams,
+    body: PatchSpace,
     bodyExample: { name: 'Team wiki', defaultAccess: 'read' },
     summary: 'Rename a space or change its default access',
     responses: [{ status: 200, schema: Space }],
@@ -63,13 +79,21 @@ export const spaceEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: '/spaces/:slug/pages', tag: 'spaces', auth: 'key', params: SlugParams,
+    method: 'GET',
+    path: '/spaces/:slug/pages',
+    tag: 'spaces',
+    auth: 'key',
+    params: SlugParams,
     query: v.object({ prefix: v.optional(v.string(), ''), depth: Depth, limit: Limit, cursor: cursor(isString) }),
     summary: 'List the pages you can read, in path order; with depth=1 one folder level (pages and subfolders)',
     responses: [{ status: 200, schema: PageList }],
     handler: ({ svc, caller, params, query }) => {
       if (query.depth !== undefined) {
-        const { pages, folders, last } = listPageLevel(svc, caller, params.slug, { prefix: query.prefix, after: query.cursor ?? '', limit: query.limit });
+        const { pages, folders, last } = listPageLevel(svc, caller, params.slug, {
+          prefix: query.prefix,
+          after: query.cursor ?? '',
+          limit: query.limit,
+        });
         return json({ pages, folders, nextCursor: last === null ? null : encodeCursor(svc, last) });
       }
       const { pages, last } = listPages(svc, caller, params.slug, { prefix: query.prefix, after: query.cursor ?? '', limit: query.limit });

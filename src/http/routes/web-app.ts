@@ -17,8 +17,15 @@ const BASE_HEADERS = {
 /** The policy of docs/web.md; the nonce is for the editor's (CodeMirror's) style elements only. */
 export function contentSecurityPolicy(nonce: string): string {
   return [
-    "default-src 'self'", "script-src 'self'", `style-src 'self' 'nonce-${nonce}'`, "img-src 'self' data:",
-    "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'",
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
     "form-action 'self'",
   ].join('; ');
 }
@@ -49,7 +56,10 @@ function serveAsset(event: H3Event, extra: Record<string, string>): Response {
   const name = event.url.pathname.slice('/app/'.length);
   const asset = web?.asset(name);
   if (!asset) {
-    return new FastResponse('not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...BASE_HEADERS } });
+    return new FastResponse('not found\n', {
+      status: 404,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...BASE_HEADERS },
+    });
   }
   const encoding = pickEncoding(event.req.headers.get('accept-encoding'), asset);
   const etag = `"${asset.etag}${encoding === 'identity' ? '' : `-${encoding}`}"`;
@@ -75,7 +85,12 @@ function serveIndex(event: H3Event): Response {
   if (!web) {
     return new FastResponse(NOT_BUILT_PAGE, {
       status: 503,
-      headers: { ...BASE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': contentSecurityPolicy(nonce) },
+      headers: {
+        ...BASE_HEADERS,
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-security-policy': contentSecurityPolicy(nonce),
+      },
     });
   }
   const headers: Record<string, string> = { ...BASE_HEADERS, 'cache-control': 'no-cache', etag: web.index.etag };

@@ -1,7 +1,13 @@
 import * as v from 'valibot';
 import { listDeliveryLog } from '../../domain/webhooks/delivery-log.ts';
 import {
-  createWebhook, listWebhooks, loadWebhook, presentWebhook, removeWebhook, rotateSecret, updateWebhook,
+  createWebhook,
+  listWebhooks,
+  loadWebhook,
+  presentWebhook,
+  removeWebhook,
+  rotateSecret,
+  updateWebhook,
 } from '../../domain/webhooks/subscriptions.ts';
 import { sendTestDelivery } from '../../domain/webhooks/test-delivery.ts';
 import { DeliveryLog, TestOutcome, Webhook, WebhookWithSecret } from '../answers.ts';
@@ -33,13 +39,20 @@ const PatchWebhook = v.strictObject({
 /** Webhook subscriptions and their delivery log; org admins only (403 for anyone else). */
 export const webhookEndpoints = [
   endpoint({
-    method: 'GET', path: '/admin/webhooks', tag: 'webhooks', auth: 'admin',
+    method: 'GET',
+    path: '/admin/webhooks',
+    tag: 'webhooks',
+    auth: 'admin',
     summary: 'List webhook subscriptions',
     responses: [{ status: 200, schema: v.array(Webhook) }],
     handler: ({ svc, caller }) => json(listWebhooks(svc, caller)),
   }),
   endpoint({
-    method: 'POST', path: '/admin/webhooks', tag: 'webhooks', auth: 'admin', body: CreateWebhook,
+    method: 'POST',
+    path: '/admin/webhooks',
+    tag: 'webhooks',
+    auth: 'admin',
+    body: CreateWebhook,
     bodyExample: { url: 'https://example.com/hooks/kspace', events: ['page.created', 'page.updated'], spaceSlug: 'wiki' },
     summary: 'Subscribe a URL to events (the signing secret is shown here only)',
     responses: [{ status: 201, schema: WebhookWithSecret }],
@@ -49,13 +62,22 @@ export const webhookEndpoints = [
     },
   }),
   endpoint({
-    method: 'GET', path: '/admin/webhooks/:id', tag: 'webhooks', auth: 'admin', params: IdParams,
+    method: 'GET',
+    path: '/admin/webhooks/:id',
+    tag: 'webhooks',
+    auth: 'admin',
+    params: IdParams,
     summary: 'Read a subscription',
     responses: [{ status: 200, schema: Webhook }],
     handler: ({ svc, caller, params }) => json(presentWebhook(loadWebhook(svc, caller, params.id))),
   }),
   endpoint({
-    method: 'PATCH', path: '/admin/webhooks/:id', tag: 'webhooks', auth: 'admin', params: IdParams, body: PatchWebhook,
+    method: 'PATCH',
+    path: '/admin/webhooks/:id',
+    tag: 'webhooks',
+    auth: 'admin',
+    params: IdParams,
+    body: PatchWebhook,
     bodyExample: { enabled: false },
     summary: 'Change a subscription',
     responses: [{ status: 200, schema: Webhook }],
@@ -66,7 +88,11 @@ export const webhookEndpoints = [
     },
   }),
   endpoint({
-    method: 'DELETE', path: '/admin/webhooks/:id', tag: 'webhooks', auth: 'admin', params: IdParams,
+    method: 'DELETE',
+    path: '/admin/webhooks/:id',
+    tag: 'webhooks',
+    auth: 'admin',
+    params: IdParams,
     summary: 'Delete a subscription',
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
@@ -75,19 +101,31 @@ export const webhookEndpoints = [
     },
   }),
   endpoint({
-    method: 'POST', path: '/admin/webhooks/:id/rotate-secret', tag: 'webhooks', auth: 'admin', params: IdParams,
+    method: 'POST',
+    path: '/admin/webhooks/:id/rotate-secret',
+    tag: 'webhooks',
+    auth: 'admin',
+    params: IdParams,
     summary: 'Issue a new signing secret (shown here only)',
     responses: [{ status: 200, schema: WebhookWithSecret }],
     handler: async ({ svc, caller, params }) => json(await svc.writes.run(() => rotateSecret(svc, caller, params.id))),
   }),
   endpoint({
-    method: 'POST', path: '/admin/webhooks/:id/test', tag: 'webhooks', auth: 'admin', params: IdParams,
+    method: 'POST',
+    path: '/admin/webhooks/:id/test',
+    tag: 'webhooks',
+    auth: 'admin',
+    params: IdParams,
     summary: 'Send a `webhook.test` delivery now and report the outcome',
     responses: [{ status: 200, schema: TestOutcome }],
     handler: async ({ svc, caller, params }) => json(await sendTestDelivery(svc, caller, params.id)),
   }),
   endpoint({
-    method: 'GET', path: '/admin/webhooks/:id/deliveries', tag: 'webhooks', auth: 'admin', params: IdParams,
+    method: 'GET',
+    path: '/admin/webhooks/:id/deliveries',
+    tag: 'webhooks',
+    auth: 'admin',
+    params: IdParams,
     query: v.object({ limit: Limit, cursor: cursor(isNumber) }),
     summary: "A subscription's delivery attempts, newest first",
     responses: [{ status: 200, schema: DeliveryLog }],

@@ -49,14 +49,18 @@ export function openReplicaDb(dataDir: string, opts: OpenOptions = {}): Db {
   try {
     db = openReadOnly(file);
   } catch (e) {
-    throw new Error(`replica: cannot open ${file} read-only (${e instanceof Error ? e.message : String(e)}); the follower (kspace replica-follow) must have restored it first`);
+    throw new Error(
+      `replica: cannot open ${file} read-only (${e instanceof Error ? e.message : String(e)}); the follower (kspace replica-follow) must have restored it first`,
+    );
   }
   db.pragma('query_only = ON');
   db.pragma(`cache_size = -${(opts.cacheMb ?? 8) * 1024}`);
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version !== SCHEMA_VERSION) {
     db.close();
-    throw new Error(`replica: ${file} has schema version ${version}, this kspace needs ${SCHEMA_VERSION}; a replica never migrates: run the same kspace version as the primary`);
+    throw new Error(
+      `replica: ${file} has schema version ${version}, this kspace needs ${SCHEMA_VERSION}; a replica never migrates: run the same kspace version as the primary`,
+    );
   }
   return db;
 }

@@ -7,7 +7,14 @@ import type { Db, Statement } from './types.ts';
 // the same but builds four wrapper functions with their properties on every call, and a page
 // write opens one savepoint or more: a noticeable share of the server's allocations under a
 // write load, so more frequent young-generation GCs.
-type Control = { begin: Statement; commit: Statement; rollback: Statement; savepoint: Statement; release: Statement; rollbackTo: Statement };
+type Control = {
+  begin: Statement;
+  commit: Statement;
+  rollback: Statement;
+  savepoint: Statement;
+  release: Statement;
+  rollbackTo: Statement;
+};
 const controls = new WeakMap<Db, Control>();
 
 function control(db: Db): Control {

@@ -108,7 +108,9 @@ export function indexedSeq(idx: Db): number {
  */
 export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
   const token = (stmt(main, "SELECT value FROM derived_state WHERE name = 'fts_generation'").get() as { value: string } | undefined)?.value;
-  const state = stmt(idx, 'SELECT generation, indexed_seq FROM fts.fts_state WHERE id = 1').get() as { generation: string; indexed_seq: number } | undefined;
+  const state = stmt(idx, 'SELECT generation, indexed_seq FROM fts.fts_state WHERE id = 1').get() as
+    | { generation: string; indexed_seq: number }
+    | undefined;
   const current = hasCurrentFormat(idx);
   if (current && token && state && state.generation === token && state.indexed_seq <= lastQueued(main)) return { reset: false };
   const fresh = crypto.randomBytes(12).toString('hex');
@@ -117,10 +119,12 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
     stmt(idx, 'INSERT OR REPLACE INTO fts.fts_state (id, generation, indexed_seq) VALUES (1, ?, 0)').run(fresh);
   })();
   // A crash between the two leaves the generations apart: the next start resets again.
-  main.transaction(() => {
-    stmt(main, "INSERT OR REPLACE INTO derived_state (name, value) VALUES ('fts_generation', ?)").run(fresh);
-    stmt(main, 'INSERT INTO fts_queue (page_id) SELECT id FROM pages WHERE deleted_at IS NULL ORDER BY id').run();
-  }).immediate();
+  main
+    .transaction(() => {
+      stmt(main, "INSERT OR REPLACE INTO derived_state (name, value) VALUES ('fts_generation', ?)").run(fresh);
+      stmt(main, 'INSERT INTO fts_queue (page_id) SELECT id FROM pages WHERE deleted_at IS NULL ORDER BY id').run();
+    })
+    .immediate();
   // An index of an older format held a copy of every page (or positions, or columns, or had no
   // auto_vacuum): give its pages back to the disk, and the file its auto_vacuum mode.
   if (!current) {
@@ -143,7 +147,8 @@ export function hasCurrentFormat(idx: Db): boolean {
 
 /** Whether the schema `schema` holds both index tables with today's options. */
 export function hasIndexTables(db: Db, schema: string): boolean {
-  const sql = (name: string) => stmt(db, `SELECT sql FROM ${schema}sqlite_schema WHERE type = 'table' AND name = ?`).pluck().get(name) as string | undefined;
+  const sql = (name: string) =>
+    stmt(db, `SELECT sql FROM ${schema}sqlite_schema WHERE type = 'table' AND name = ?`).pluck().get(name) as string | undefined;
   return sql('page_fts')?.includes(INDEX_OPTIONS) === true && sql('title_fts')?.includes(TITLE_INDEX_OPTIONS) === true;
 }
 const AUTO_VACUUM_INCREMENTAL = 2;
@@ -235,9 +240,12 @@ export function indexQueued(idx: Db, limit: number): { rows: number; seq: number
     // A write first: the index file's lock is taken before its state is read (no lost race).
     stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = indexed_seq WHERE id = 1').run();
     const from = indexedSeq(idx);
-    const rows = stmt(idx, `SELECT q.seq, q.page_id, p.title, p.content, p.deleted_at
+    const rows = stmt(
+      idx,
+      `SELECT q.seq, q.page_id, p.title, p.content, p.deleted_at
       FROM main.fts_queue q LEFT JOIN main.pages p ON p.id = q.page_id
-      WHERE q.seq > ? ORDER BY q.seq LIMIT ?`).all(from, limit) as QueuedRow[];
+      WHERE q.seq > ? ORDER BY q.seq LIMIT ?`,
+    ).all(from, limit) as QueuedRow[];
     if (rows.length === 0) return { rows: 0, seq: from };
     // FTS5 spends ~10 µs on a delete even of a rowid it does not hold (measured: 110 → 123 µs a
     // 2 KB page): a new page, the common case, is only looked up in the index's docsize table.
@@ -274,10 +282,16 @@ export function rebuildIndex(idx: Db): void {
     stmt(idx, 'UPDATE fts.fts_state SET indexed_seq = indexed_seq WHERE id = 1').run();
     emptyIndex(idx);
     for (const t of ['page_fts', 'title_fts']) stmt(idx, `INSERT INTO fts.${t} (${t}, rank) VALUES ('automerge', 0)`).run();
-    stmt(idx, `INSERT INTO fts.page_fts (rowid, title, content)
-      SELECT id, index_text(title), index_text(content) FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
-    stmt(idx, `INSERT INTO fts.title_fts (rowid, title)
-      SELECT id, index_text(title) FROM main.pages WHERE deleted_at IS NULL ORDER BY id`).run();
+    stmt(
+      idx,
+      `INSERT INTO fts.page_fts (rowid, title, content)
+      SELECT id, index_text(title), index_text(content) FROM main.pages WHERE deleted_at IS NULL ORDER BY id`,
+    ).run();
+    stmt(
+      idx,
+      `INSERT INTO fts.title_fts (rowid, title)
+      SELECT id, index_text(title) FROM main.pages WHERE deleted_at IS NULL ORDER BY id`,
+    ).run();
     for (const t of ['page_fts', 'title_fts']) {
       stmt(idx, `INSERT INTO fts.${t} (${t}) VALUES ('optimize')`).run();
       stmt(idx, `INSERT INTO fts.${t} (${t}, rank) VALUES ('automerge', 4)`).run();

@@ -70,14 +70,16 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
     }
     return writer;
   };
-  const stateOf = (w: Db) => stmt(w, 'SELECT generation, seq, scan_from, scan_seq FROM replica_state WHERE id = 1').get() as State | undefined;
+  const stateOf = (w: Db) =>
+    stmt(w, 'SELECT generation, seq, scan_from, scan_seq FROM replica_state WHERE id = 1').get() as State | undefined;
 
   /** One step of catching up; true once the index holds the copy as of this step's snapshot. */
   const step = (): boolean => {
     const w = open();
     db.exec('BEGIN'); // one snapshot of the replicated database for everything read below
     try {
-      const generation = (stmt(db, "SELECT value FROM derived_state WHERE name = 'fts_generation'").pluck().get() as string | undefined) ?? '';
+      const generation =
+        (stmt(db, "SELECT value FROM derived_state WHERE name = 'fts_generation'").pluck().get() as string | undefined) ?? '';
       const last = lastQueued(db);
       let st = stateOf(w);
       const get = stmt(db, 'SELECT id, version, deleted_at IS NULL AS live, title, content FROM pages WHERE id = ?');
@@ -109,7 +111,10 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
           const first = stmt(db, 'SELECT min(seq) FROM fts_queue WHERE seq > ?').pluck().get(st.seq) as number | null;
           if (first !== null && first === st.seq + 1) {
             // The queue rows after seq are all there: index the pages they name, in order.
-            const rows = stmt(db, 'SELECT seq, page_id FROM fts_queue WHERE seq > ? ORDER BY seq LIMIT ?').all(st.seq, STEP_PAGES) as Array<{ seq: number; page_id: number }>;
+            const rows = stmt(db, 'SELECT seq, page_id FROM fts_queue WHERE seq > ? ORDER BY seq LIMIT ?').all(
+              st.seq,
+              STEP_PAGES,
+            ) as Array<{ seq: number; page_id: number }>;
             for (const id of new Set(rows.map((r) => r.page_id))) apply(id);
             const to = rows[rows.length - 1].seq;
             put.run(generation, to, null, null);
@@ -120,7 +125,10 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
           st = stateOf(w)!;
         }
         // A comparison in progress: the next SCAN_ROWS pages after scan_from, at most STEP_PAGES indexed.
-        const rows = stmt(db, 'SELECT id, version, deleted_at IS NULL AS live FROM pages WHERE id > ? ORDER BY id LIMIT ?').all(st.scan_from, SCAN_ROWS) as PageRow[];
+        const rows = stmt(db, 'SELECT id, version, deleted_at IS NULL AS live FROM pages WHERE id > ? ORDER BY id LIMIT ?').all(
+          st.scan_from,
+          SCAN_ROWS,
+        ) as PageRow[];
         let done = 0;
         let upTo = st.scan_from!;
         for (const p of rows) {
@@ -141,7 +149,8 @@ export function createReplicaFullTextIndex(db: Db, cacheMb = 8): FullTextIndex &
         // The comparison has reached the last page: pages gone from kspace.db altogether go too,
         // and the queue rows after scan_seq (written meanwhile) come next.
         const exists = stmt(db, 'SELECT 1 FROM pages WHERE id = ?').pluck();
-        for (const id of stmt(w, 'SELECT page_id FROM replica_pages').pluck().all() as number[]) if (exists.get(id) === undefined) apply(id);
+        for (const id of stmt(w, 'SELECT page_id FROM replica_pages').pluck().all() as number[])
+          if (exists.get(id) === undefined) apply(id);
         put.run(generation, st.scan_seq!, null, null);
         return st.scan_seq === last;
       })();

@@ -50,7 +50,11 @@ const LOCAL_BACKLOG_MAX = 1000;
  * trimming never takes kspace.db's lock outside it.
  */
 export function createFullTextIndex(
-  db: Db, enqueueWrite: (fn: () => void) => Promise<unknown>, cacheMb = 8, helperWaitMs = HELPER_WAIT_MS, localBacklogMax = LOCAL_BACKLOG_MAX,
+  db: Db,
+  enqueueWrite: (fn: () => void) => Promise<unknown>,
+  cacheMb = 8,
+  helperWaitMs = HELPER_WAIT_MS,
+  localBacklogMax = LOCAL_BACKLOG_MAX,
 ): FullTextIndex {
   let idx: Db | null = null;
   let known = -1; // indexed_seq as last seen; -1: not read yet
@@ -81,7 +85,10 @@ export function createFullTextIndex(
     trimTimer = setTimeout(() => {
       trimTimer = null;
       const upTo = known;
-      enqueueWrite(() => trimQueue(db, upTo)).then(() => (trimmed = Math.max(trimmed, upTo)), () => {});
+      enqueueWrite(() => trimQueue(db, upTo)).then(
+        () => (trimmed = Math.max(trimmed, upTo)),
+        () => {},
+      );
     }, 1000);
     trimTimer.unref();
   };

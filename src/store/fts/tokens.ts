@@ -67,7 +67,7 @@ export function stemsOf(words: string[]): string[] {
         if (found.has(r.doc)) many.add(r.doc);
         found.set(r.doc, r.term);
       }
-      missing.forEach((w, i) => cached(stemMemo, w, 16_384, () => (many.has(i + 1) ? w : found.get(i + 1) ?? w)));
+      missing.forEach((w, i) => cached(stemMemo, w, 16_384, () => (many.has(i + 1) ? w : (found.get(i + 1) ?? w))));
     } finally {
       d.exec('ROLLBACK');
     }

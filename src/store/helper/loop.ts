@@ -37,7 +37,9 @@ export const HEAP_LINE = 'heap';
 
 /** Both ends of the helper's line channel, from the helper's side. */
 export type HelperChannel = {
-  send(line: string): void; onLine(fn: (line: string) => void): void; onEnd(fn: () => void): void;
+  send(line: string): void;
+  onLine(fn: (line: string) => void): void;
+  onEnd(fn: () => void): void;
   /** The helper runs in the server's process (a thread): see the descriptor in runCheckpointer. */
   inServerProcess?: boolean;
 };
@@ -71,7 +73,13 @@ export function portChannel(port: MessagePort): HelperChannel {
 }
 
 /** The helper: PASSIVE checkpoints (and log restarts, see above) and the full-text index until its channel ends. */
-export function runCheckpointer(dbFile: string, channel: HelperChannel, restartPages = RESTART_PAGES, maxDeferPages = MAX_DEFER_PAGES, idleMs = IDLE_MS): Promise<void> {
+export function runCheckpointer(
+  dbFile: string,
+  channel: HelperChannel,
+  restartPages = RESTART_PAGES,
+  maxDeferPages = MAX_DEFER_PAGES,
+  idleMs = IDLE_MS,
+): Promise<void> {
   // Background work: the server and its clients come first when the cores are busy (a lower PUT
   // p99 under load; docs/performance.md). The hold is short either way. On Linux a
   // thread has a nice value of its own: in a worker this lowers the helper's thread only.

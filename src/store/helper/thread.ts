@@ -88,7 +88,8 @@ export type Checkpointer = {
 
 /** What the helper thread is started with (helper/worker.ts). */
 export type HelperData = {
-  dbFile: string; /** The SQLite addon file the single executable loaded. */ addon?: string;
+  dbFile: string /** The SQLite addon file the single executable loaded. */;
+  addon?: string;
   /** SERVICE_CHECKPOINT_MODE=litestream: PASSIVE passes only, never a hold and a log restart. */
   passiveOnly?: boolean;
 };
@@ -97,13 +98,17 @@ export const HELPER_BUNDLE_ASSET = 'helper-worker.cjs';
 const STOP_WAIT_MS = 5000;
 
 /** Starts the helper thread for `dbFile` and relaxes the writer's own checkpoints. */
-export function startCheckpointer(db: Db, dbFile: string, { log, holdWrites, fts, passiveOnly = false }: CheckpointerOptions): Checkpointer {
+export function startCheckpointer(
+  db: Db,
+  dbFile: string,
+  { log, holdWrites, fts, passiveOnly = false }: CheckpointerOptions,
+): Checkpointer {
   const data: HelperData = { dbFile, addon: nativeAddonFile(), passiveOnly };
   let worker: Worker | null;
   try {
     worker = sea.isSea()
-      // The single executable carries the helper's own bundle (scripts/build-binary.ts).
-      ? new Worker(sea.getAsset(HELPER_BUNDLE_ASSET, 'utf8'), { eval: true, workerData: data })
+      ? // The single executable carries the helper's own bundle (scripts/build-binary.ts).
+        new Worker(sea.getAsset(HELPER_BUNDLE_ASSET, 'utf8'), { eval: true, workerData: data })
       : new Worker(assetPath('src/store/helper/worker.ts'), { workerData: data });
   } catch (e) {
     log(`checkpointer not started (${e instanceof Error ? e.message : String(e)}); the server checkpoints by itself`);

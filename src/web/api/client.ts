@@ -8,12 +8,17 @@ export { problemOf } from '../../client/problem.ts';
 export { encodePath, pagePath as pageApi, spacePath as spaceApi, queryString as query } from '../../client/paths.ts';
 
 let csrfToken: string | null = null;
-export function setCsrfToken(token: string | null): void { csrfToken = token; }
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
 
 /** Fired when an API call answers 401: the session ended, the app shows sign-in. */
 export const UNAUTHORIZED_EVENT = 'kspace:unauthorized';
 
-export interface RequestOptions { quiet401?: boolean; signal?: AbortSignal }
+export interface RequestOptions {
+  quiet401?: boolean;
+  signal?: AbortSignal;
+}
 
 const settings = {
   base: '',
@@ -44,7 +49,9 @@ const early = new Map<string, Promise<unknown>>();
 /** Starts a GET now; the next get() of the same address receives its answer. */
 export function prefetch(path: string): void {
   const p = api('GET', path, undefined, { quiet401: true });
-  p.catch(() => { if (early.get(path) === p) early.delete(path); });
+  p.catch(() => {
+    if (early.get(path) === p) early.delete(path);
+  });
   early.set(path, p);
 }
 

@@ -5,7 +5,6 @@ import type * as v from 'valibot';
 import type * as A from '../../http/answers.ts';
 import type { MetaValue, Metadata } from '../../model.ts';
 
-
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 type Item<T> = T extends Array<infer I> ? I : never;
 
@@ -34,16 +33,51 @@ export type TestResult = Out<typeof A.TestOutcome>;
 // fields loosely (`{key, type}` and more), so their full shape is written here.
 export type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
 export interface Field {
-  key: string; type: FieldType; label?: string; description?: string; required?: boolean;
-  default?: MetaValue; options?: string[]; min?: number; max?: number;
+  key: string;
+  type: FieldType;
+  label?: string;
+  description?: string;
+  required?: boolean;
+  default?: MetaValue;
+  options?: string[];
+  min?: number;
+  max?: number;
 }
 export interface Template {
-  space: string; name: string; path: string; title: string; description: string;
-  recordType: boolean; fields?: Field[]; metadataDefaults?: Metadata; defaultPathPrefix?: string; content?: string;
+  space: string;
+  name: string;
+  path: string;
+  title: string;
+  description: string;
+  recordType: boolean;
+  fields?: Field[];
+  metadataDefaults?: Metadata;
+  defaultPathPrefix?: string;
+  content?: string;
 }
-export interface RecordType { name: string; description: string; defaultPathPrefix: string | null; additionalKeys: 'allow' | 'reject'; fields: Field[] }
+export interface RecordType {
+  name: string;
+  description: string;
+  defaultPathPrefix: string | null;
+  additionalKeys: 'allow' | 'reject';
+  fields: Field[];
+}
 export type FilterOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists' | 'missing';
-export interface Filter { key: string; op: FilterOp; value?: MetaValue }
+export interface Filter {
+  key: string;
+  op: FilterOp;
+  value?: MetaValue;
+}
 export const WEBHOOK_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated'] as const;
-export interface PageFile { name: string; size: number; contentType: string; sha256: string; createdAt: string; url: string }
-export interface FileList { files: PageFile[]; nextCursor: string | null }
+export interface PageFile {
+  name: string;
+  size: number;
+  contentType: string;
+  sha256: string;
+  createdAt: string;
+  url: string;
+}
+export interface FileList {
+  files: PageFile[];
+  nextCursor: string | null;
+}

@@ -16,5 +16,9 @@ export function fieldProps(id: string, issue: Issue | undefined, helpId?: string
 
 export function FieldError({ id, issue }: { id: string; issue: Issue | undefined }) {
   if (!issue) return null;
-  return <span class="field-error" id={errorId(id)}>{issue.message}</span>;
+  return (
+    <span class="field-error" id={errorId(id)}>
+      {issue.message}
+    </span>
+  );
 }

@@ -24,24 +24,42 @@ export function FilesPanel({ space, path, mayWrite }: { space: string; path: str
       setChosen(null);
       form.reset();
       files.reload();
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
   return (
     <section aria-labelledby="files-title" class="panel">
       <h2 id="files-title">Files</h2>
-      {files.status === 'error' ? <ErrorBox error={files.error} retry={files.reload} /> : !files.data ? <Loading /> :
-        files.data.files.length === 0 ? <p class="muted">No files attached.</p> : (
-          <ul class="plain-list">
-            {files.data.files.map((f) => (
-              <li key={f.name}><a href={f.url} title={f.contentType}>{f.name}</a> <span class="muted small">{formatBytes(f.size)}</span></li>
-            ))}
-          </ul>
-        )}
+      {files.status === 'error' ? (
+        <ErrorBox error={files.error} retry={files.reload} />
+      ) : !files.data ? (
+        <Loading />
+      ) : files.data.files.length === 0 ? (
+        <p class="muted">No files attached.</p>
+      ) : (
+        <ul class="plain-list">
+          {files.data.files.map((f) => (
+            <li key={f.name}>
+              <a href={f.url} title={f.contentType}>
+                {f.name}
+              </a>{' '}
+              <span class="muted small">{formatBytes(f.size)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {error !== null && <ErrorBox error={error} />}
       {mayWrite && (
         <form class="stack" onSubmit={attach}>
           <input type="file" aria-label="File to attach" onChange={(e) => setChosen(e.currentTarget.files?.[0] ?? null)} />
-          <div class="actions"><button type="submit" class="button small" disabled={!chosen || busy}>Attach file</button></div>
+          <div class="actions">
+            <button type="submit" class="button small" disabled={!chosen || busy}>
+              Attach file
+            </button>
+          </div>
         </form>
       )}
     </section>

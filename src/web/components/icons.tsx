@@ -23,8 +23,19 @@ const FILLED = new Set(['search', 'star-filled']);
 export function Icon({ name }: { name: string }) {
   const filled = FILLED.has(name);
   return (
-    <svg class="icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false"
-      fill={filled ? 'currentColor' : 'none'} stroke={filled ? 'none' : 'currentColor'} stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round">
+    <svg
+      class="icon"
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      aria-hidden="true"
+      focusable="false"
+      fill={filled ? 'currentColor' : 'none'}
+      stroke={filled ? 'none' : 'currentColor'}
+      stroke-width="1.8"
+      stroke-linecap="round"
+      stroke-linejoin="round"
+    >
       <path d={PATHS[name] ?? ''} />
     </svg>
   );

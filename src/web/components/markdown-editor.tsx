@@ -9,7 +9,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AttachFile, CursorBlocks, EditorHandle, WikilinkSource } from '../editor/codemirror.ts';
 import type { AttachEvents } from '../lib/attachments.ts';
 
-export interface ReplaceRequest { text: string; seq: number }
+export interface ReplaceRequest {
+  text: string;
+  seq: number;
+}
 
 interface Props {
   id: string;
@@ -34,7 +37,19 @@ export function useReplace(): [ReplaceRequest | null, (text: string) => void] {
   return [req, (text) => setReq((r) => ({ text, seq: (r?.seq ?? 0) + 1 }))];
 }
 
-export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, describedBy, placeholder, wikilinks, files, onCursor }: Props) {
+export function MarkdownEditor({
+  id,
+  label,
+  initial,
+  replace,
+  onChange,
+  onSave,
+  describedBy,
+  placeholder,
+  wikilinks,
+  files,
+  onCursor,
+}: Props) {
   const host = useRef<HTMLDivElement>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const handle = useRef<EditorHandle | null>(null);
@@ -47,25 +62,37 @@ export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, 
 
   useEffect(() => {
     let cancelled = false;
-    import('../editor/codemirror.ts').then(({ createEditor }) => {
-      if (cancelled || !host.current) return;
-      // The textarea's text (typed while the chunk loaded) and its cursor carry over.
-      const ta = area.current;
-      handle.current = createEditor(host.current, {
-        doc: ta ? ta.value : first, label, describedBy, placeholder,
-        onChange: (v) => latest.current.onChange(v),
-        onSave: () => latest.current.onSave?.(),
-        wikilinks,
-        attach: files?.({
-          done: (name, queued) => setNotice({ text: queued ? `${name} will be attached when the page is created.` : `Attached ${name}.`, error: false }),
-          failed: (text) => setNotice({ text, error: true }),
-        }),
-        onCursor: (b) => latest.current.onCursor?.(b),
+    import('../editor/codemirror.ts')
+      .then(({ createEditor }) => {
+        if (cancelled || !host.current) return;
+        // The textarea's text (typed while the chunk loaded) and its cursor carry over.
+        const ta = area.current;
+        handle.current = createEditor(host.current, {
+          doc: ta ? ta.value : first,
+          label,
+          describedBy,
+          placeholder,
+          onChange: (v) => latest.current.onChange(v),
+          onSave: () => latest.current.onSave?.(),
+          wikilinks,
+          attach: files?.({
+            done: (name, queued) =>
+              setNotice({ text: queued ? `${name} will be attached when the page is created.` : `Attached ${name}.`, error: false }),
+            failed: (text) => setNotice({ text, error: true }),
+          }),
+          onCursor: (b) => latest.current.onCursor?.(b),
+        });
+        if (ta && document.activeElement === ta) handle.current.focus({ anchor: ta.selectionStart, head: ta.selectionEnd });
+        setReady(true);
+      })
+      .catch(() => {
+        /* the textarea stays: still a working editor */
       });
-      if (ta && document.activeElement === ta) handle.current.focus({ anchor: ta.selectionStart, head: ta.selectionEnd });
-      setReady(true);
-    }).catch(() => { /* the textarea stays: still a working editor */ });
-    return () => { cancelled = true; handle.current?.destroy(); handle.current = null; };
+    return () => {
+      cancelled = true;
+      handle.current?.destroy();
+      handle.current = null;
+    };
   }, []);
 
   const applied = useRef(0);
@@ -85,12 +112,28 @@ export function MarkdownEditor({ id, label, initial, replace, onChange, onSave, 
         <div ref={host} class="cm-host" />
         {!ready && (
           // Uncontrolled: the DOM keeps what is typed; the parent only hears about it.
-          <textarea ref={area} class="md-fallback" aria-label={label} aria-describedby={describedBy} defaultValue={first} placeholder={placeholder}
+          <textarea
+            ref={area}
+            class="md-fallback"
+            aria-label={label}
+            aria-describedby={describedBy}
+            defaultValue={first}
+            placeholder={placeholder}
             onInput={(e) => latest.current.onChange(e.currentTarget.value)}
-            onKeyDown={(e) => { if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); latest.current.onSave?.(); } }} />
+            onKeyDown={(e) => {
+              if ((e.ctrlKey || e.metaKey) && e.key === 's') {
+                e.preventDefault();
+                latest.current.onSave?.();
+              }
+            }}
+          />
         )}
       </div>
-      {notice && <p class={notice.error ? 'field-error' : 'muted small'} role={notice.error ? 'alert' : 'status'}>{notice.text}</p>}
+      {notice && (
+        <p class={notice.error ? 'field-error' : 'muted small'} role={notice.error ? 'alert' : 'status'}>
+          {notice.text}
+        </p>
+      )}
     </>
   );
 }

@@ -9,11 +9,24 @@ const dateFmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 function Value({ value }: { value: MetaValue }) {
   if (Array.isArray(value)) {
     if (value.length === 0) return <span class="muted">(empty)</span>;
-    return <span class="chips">{value.map((v, i) => <span key={i} class="chip">{formatValue(v)}</span>)}</span>;
+    return (
+      <span class="chips">
+        {value.map((v, i) => (
+          <span key={i} class="chip">
+            {formatValue(v)}
+          </span>
+        ))}
+      </span>
+    );
   }
   if (typeof value === 'boolean') return <span class={`bool ${value ? 'yes' : 'no'}`}>{value ? 'Yes' : 'No'}</span>;
   if (typeof value === 'number') return <span class="num">{value.toLocaleString()}</span>;
-  if (/^https?:\/\//i.test(value)) return <a href={value} rel="noopener noreferrer nofollow" class="external">{value}</a>;
+  if (/^https?:\/\//i.test(value))
+    return (
+      <a href={value} rel="noopener noreferrer nofollow" class="external">
+        {value}
+      </a>
+    );
   if (ISO_DATE.test(value)) {
     const d = new Date(value.length === 10 ? `${value}T00:00:00` : value);
     if (!Number.isNaN(d.getTime())) return <time dateTime={value}>{value.length === 10 ? dateFmt.format(d) : d.toLocaleString()}</time>;
@@ -27,10 +40,17 @@ export function MetadataPanel({ metadata, fields, title = 'Metadata' }: { metada
   return (
     <section aria-labelledby="meta-title" class="panel">
       <h2 id="meta-title">{title}</h2>
-      {keys.length === 0 ? <p class="muted">No metadata.</p> : (
+      {keys.length === 0 ? (
+        <p class="muted">No metadata.</p>
+      ) : (
         <dl class="meta">
           {keys.map((k) => (
-            <div key={k} class="meta-row"><dt>{labelOf(k)}</dt><dd><Value value={metadata[k]} /></dd></div>
+            <div key={k} class="meta-row">
+              <dt>{labelOf(k)}</dt>
+              <dd>
+                <Value value={metadata[k]} />
+              </dd>
+            </div>
           ))}
         </dl>
       )}

@@ -6,7 +6,12 @@ export function OfflineBanner() {
   const online = useOnline();
   return (
     <div role="status" class="offline-status">
-      {!online && <p class="offline-banner">You are offline. Pages you opened before are shown as they were then; edits are kept on this device and saved when the connection returns.</p>}
+      {!online && (
+        <p class="offline-banner">
+          You are offline. Pages you opened before are shown as they were then; edits are kept on this device and saved when the connection
+          returns.
+        </p>
+      )}
     </div>
   );
 }

@@ -16,13 +16,23 @@ export function PageActions({ page, onRenamed }: { page: Page; onRenamed: () => 
   const [open, setOpen] = useState<Open>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const close = (): void => { setOpen(null); setError(null); };
+  const close = (): void => {
+    setOpen(null);
+    setError(null);
+  };
   const run = async (fn: () => Promise<void>): Promise<void> => {
     setBusy(true);
     setError(null);
-    try { await fn(); } catch (err) { setError(err); } finally { setBusy(false); }
+    try {
+      await fn();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
-  const field = (e: Event, name: string): string => ((e.currentTarget as HTMLFormElement).elements.namedItem(name) as HTMLInputElement).value.trim();
+  const field = (e: Event, name: string): string =>
+    ((e.currentTarget as HTMLFormElement).elements.namedItem(name) as HTMLInputElement).value.trim();
 
   const rename = (e: Event): void => {
     e.preventDefault();
@@ -53,35 +63,66 @@ export function PageActions({ page, onRenamed }: { page: Page; onRenamed: () => 
 
   return (
     <>
-      <button type="button" class="button" onClick={() => setOpen('rename')}>Rename</button>
-      <button type="button" class="button" onClick={() => setOpen('move')}>Move</button>
-      <button type="button" class="button danger" onClick={() => setOpen('delete')}>Delete</button>
+      <button type="button" class="button" onClick={() => setOpen('rename')}>
+        Rename
+      </button>
+      <button type="button" class="button" onClick={() => setOpen('move')}>
+        Move
+      </button>
+      <button type="button" class="button danger" onClick={() => setOpen('delete')}>
+        Delete
+      </button>
       {open === 'rename' && (
         <Dialog title="Rename page" onClose={close}>
           <form onSubmit={rename} class="stack">
-            <label>Title<input name="title" required defaultValue={page.title} /></label>
-            <p class="muted small">Links written as <code>[[{page.title}]]</code> follow the new title.</p>
+            <label>
+              Title
+              <input name="title" required defaultValue={page.title} />
+            </label>
+            <p class="muted small">
+              Links written as <code>[[{page.title}]]</code> follow the new title.
+            </p>
             {error !== null && <ErrorBox error={error} />}
-            <div class="actions"><button type="submit" class="button primary" disabled={busy}>Rename</button></div>
+            <div class="actions">
+              <button type="submit" class="button primary" disabled={busy}>
+                Rename
+              </button>
+            </div>
           </form>
         </Dialog>
       )}
       {open === 'move' && (
         <Dialog title="Move page" onClose={close}>
           <form onSubmit={move} class="stack">
-            <label>Space<input name="space" required defaultValue={page.space} /></label>
-            <label>Path<input name="path" required defaultValue={page.path} /></label>
+            <label>
+              Space
+              <input name="space" required defaultValue={page.space} />
+            </label>
+            <label>
+              Path
+              <input name="path" required defaultValue={page.path} />
+            </label>
             <p class="muted small">The old address keeps leading here.</p>
             {error !== null && <ErrorBox error={error} />}
-            <div class="actions"><button type="submit" class="button primary" disabled={busy}>Move</button></div>
+            <div class="actions">
+              <button type="submit" class="button primary" disabled={busy}>
+                Move
+              </button>
+            </div>
           </form>
         </Dialog>
       )}
       {open === 'delete' && (
         <Dialog title="Delete page" onClose={close}>
-          <p>“{page.title}” goes to the trash of <strong>{page.space}</strong>. It can be restored from there.</p>
+          <p>
+            “{page.title}” goes to the trash of <strong>{page.space}</strong>. It can be restored from there.
+          </p>
           {error !== null && <ErrorBox error={error} />}
-          <div class="actions"><button type="button" class="button danger" disabled={busy} onClick={remove}>Delete</button></div>
+          <div class="actions">
+            <button type="button" class="button danger" disabled={busy} onClick={remove}>
+              Delete
+            </button>
+          </div>
         </Dialog>
       )}
     </>
@@ -97,24 +138,35 @@ export function FavouriteToggle({ page }: { page: Page }) {
     let live = true;
     const read = (): void => {
       favourites(principal.id).then(
-        (list) => { if (live) setOn(list.some((f) => f.space === page.space && f.path === page.path)); },
-        () => { if (live) setOn(false); },
+        (list) => {
+          if (live) setOn(list.some((f) => f.space === page.space && f.path === page.path));
+        },
+        () => {
+          if (live) setOn(false);
+        },
       );
     };
     read();
     const off = onFavouritesChange(read);
-    return () => { live = false; off(); };
+    return () => {
+      live = false;
+      off();
+    };
   }, [principal.id, page.space, page.path]);
   const toggle = (): void => {
     const next = !on;
     setOn(next);
     setError(null);
-    setFavourite(principal.id, { space: page.space, path: page.path, title: page.title }, next).catch((err) => { setOn(!next); setError(err); });
+    setFavourite(principal.id, { space: page.space, path: page.path, title: page.title }, next).catch((err) => {
+      setOn(!next);
+      setError(err);
+    });
   };
   return (
     <>
       <button type="button" class="button" aria-pressed={on === true} disabled={on === null} onClick={toggle}>
-        <Icon name={on ? 'star-filled' : 'star'} />Favourite
+        <Icon name={on ? 'star-filled' : 'star'} />
+        Favourite
       </button>
       {error !== null && <ErrorBox error={error} />}
     </>

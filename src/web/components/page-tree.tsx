@@ -10,15 +10,37 @@ function Node({ space, node, depth, current }: { space: string; node: TreeNode; 
   return (
     <li>
       <div class={`tree-row${current === node.path ? ' current' : ''}`}>
-        {hasChildren
-          ? <button type="button" class={`tree-toggle${open ? ' open' : ''}`} aria-expanded={open} aria-label={`${open ? 'Collapse' : 'Expand'} ${label(node)}`} onClick={() => setOpen(!open)}><Icon name="chevron" /></button>
-          : <span class="tree-toggle-spacer" aria-hidden="true" />}
-        {node.page
-          ? <a href={href.page(space, node.path)} aria-current={current === node.path ? 'page' : undefined}><Icon name="page" />{node.page.title}</a>
-          : <span class="tree-folder"><Icon name="folder" />{node.name}</span>}
+        {hasChildren ? (
+          <button
+            type="button"
+            class={`tree-toggle${open ? ' open' : ''}`}
+            aria-expanded={open}
+            aria-label={`${open ? 'Collapse' : 'Expand'} ${label(node)}`}
+            onClick={() => setOpen(!open)}
+          >
+            <Icon name="chevron" />
+          </button>
+        ) : (
+          <span class="tree-toggle-spacer" aria-hidden="true" />
+        )}
+        {node.page ? (
+          <a href={href.page(space, node.path)} aria-current={current === node.path ? 'page' : undefined}>
+            <Icon name="page" />
+            {node.page.title}
+          </a>
+        ) : (
+          <span class="tree-folder">
+            <Icon name="folder" />
+            {node.name}
+          </span>
+        )}
       </div>
       {hasChildren && open && (
-        <ul>{node.children.map((c) => <Node key={c.path} space={space} node={c} depth={depth + 1} current={current} />)}</ul>
+        <ul>
+          {node.children.map((c) => (
+            <Node key={c.path} space={space} node={c} depth={depth + 1} current={current} />
+          ))}
+        </ul>
       )}
     </li>
   );
@@ -27,7 +49,9 @@ function Node({ space, node, depth, current }: { space: string; node: TreeNode; 
 export function PageTree({ space, nodes, current }: { space: string; nodes: TreeNode[]; current?: string }) {
   return (
     <ul class="tree" aria-label="Pages">
-      {nodes.map((n) => <Node key={n.path} space={space} node={n} depth={0} current={current} />)}
+      {nodes.map((n) => (
+        <Node key={n.path} space={space} node={n} depth={0} current={current} />
+      ))}
     </ul>
   );
 }

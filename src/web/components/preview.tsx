@@ -10,14 +10,22 @@ export function Preview({ html, error, cursor }: { html: string; error: string; 
     if (cursor && box.current && body.current) followCursor(box.current, body.current, cursor);
   }, [html, cursor]);
   return (
-        // Focusable: a long preview scrolls, and so can be scrolled by keyboard.
+    // Focusable: a long preview scrolls, and so can be scrolled by keyboard.
     <section class="preview" aria-labelledby="preview-title" ref={box} tabIndex={0}>
-      <h2 id="preview-title" class="preview-title">Preview</h2>
-      {error && <p class="field-error" role="status">{error}</p>}
-      {html.trim() === ''
-        ? <p class="muted">Nothing to preview yet.</p>
+      <h2 id="preview-title" class="preview-title">
+        Preview
+      </h2>
+      {error && (
+        <p class="field-error" role="status">
+          {error}
+        </p>
+      )}
+      {html.trim() === '' ? (
+        <p class="muted">Nothing to preview yet.</p>
+      ) : (
         // Rendered by the server with raw HTML off and safe link schemes only.
-        : <div class="markdown" ref={body} dangerouslySetInnerHTML={{ __html: html }} />}
+        <div class="markdown" ref={body} dangerouslySetInnerHTML={{ __html: html }} />
+      )}
     </section>
   );
 }

@@ -60,7 +60,12 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
   const inflight = useRef(false);
   const wanted = useRef('');
   const alive = useRef(true);
-  useEffect(() => () => { alive.current = false; }, []);
+  useEffect(
+    () => () => {
+      alive.current = false;
+    },
+    [],
+  );
   const ask = (q: string): void => {
     wanted.current = q;
     if (!q || inflight.current) return;
@@ -68,10 +73,15 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
     const done = (hits: PageRef[]): void => {
       inflight.current = false;
       if (!alive.current) return;
-      if (wanted.current === q) { setAnswer({ text: q, hits }); setActive(0); }
-      else ask(wanted.current);
+      if (wanted.current === q) {
+        setAnswer({ text: q, hits });
+        setActive(0);
+      } else ask(wanted.current);
     };
-    get<{ hits: PageRef[] }>(`/search/titles?q=${encodeURIComponent(q)}&limit=10`).then((r) => done(r.hits), () => done([]));
+    get<{ hits: PageRef[] }>(`/search/titles?q=${encodeURIComponent(q)}&limit=10`).then(
+      (r) => done(r.hits),
+      () => done([]),
+    );
   };
 
   const q = text.trim();
@@ -86,7 +96,10 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
   };
   // Enter pressed before the answer for the text typed so far: the first option of that answer is chosen.
   useEffect(() => {
-    if (enterPending.current && fresh) { enterPending.current = false; choose(options[current]); }
+    if (enterPending.current && fresh) {
+      enterPending.current = false;
+      choose(options[current]);
+    }
   });
 
   const onKeyDown = (e: KeyboardEvent): void => {
@@ -96,7 +109,8 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
       if (n) setActive((current + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
     } else if (e.key === 'Enter') {
       e.preventDefault();
-      if (fresh) choose(options[current]); else enterPending.current = true;
+      if (fresh) choose(options[current]);
+      else enterPending.current = true;
     }
   };
 
@@ -106,18 +120,46 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
 
   return (
     <Dialog title="Go to page" onClose={onClose} class="switcher">
-      <input type="text" role="combobox" class="switcher-input" autoFocus autoComplete="off" spellcheck={false}
-        aria-label="Page title or command" placeholder="Type a page title or a command"
-        aria-expanded="true" aria-controls={LIST_ID} aria-autocomplete="list"
+      <input
+        type="text"
+        role="combobox"
+        class="switcher-input"
+        autoFocus
+        autoComplete="off"
+        spellcheck={false}
+        aria-label="Page title or command"
+        placeholder="Type a page title or a command"
+        aria-expanded="true"
+        aria-controls={LIST_ID}
+        aria-autocomplete="list"
         aria-activedescendant={options.length ? optionId(current) : undefined}
-        onInput={(e) => { const v = e.currentTarget.value; setText(v); setActive(0); ask(v.trim()); }} onKeyDown={onKeyDown} />
+        onInput={(e) => {
+          const v = e.currentTarget.value;
+          setText(v);
+          setActive(0);
+          ask(v.trim());
+        }}
+        onKeyDown={onKeyDown}
+      />
       <div id={LIST_ID} role="listbox" aria-label="Pages and commands" class="switcher-list" aria-busy={!fresh}>
         {groups(options).map(([group, items]) => (
           <div role="group" key={group} aria-labelledby={`switcher-${slugOf(group)}`}>
-            <div role="presentation" id={`switcher-${slugOf(group)}`} class="switcher-group">{group}</div>
+            <div role="presentation" id={`switcher-${slugOf(group)}`} class="switcher-group">
+              {group}
+            </div>
             {items.map(({ o, i }) => (
-              <div key={o.key} id={optionId(i)} role="option" aria-selected={i === current} class="switcher-option"
-                onMouseDown={(e) => e.preventDefault()} onMouseMove={() => { if (i !== current) setActive(i); }} onClick={() => choose(o)}>
+              <div
+                key={o.key}
+                id={optionId(i)}
+                role="option"
+                aria-selected={i === current}
+                class="switcher-option"
+                onMouseDown={(e) => e.preventDefault()}
+                onMouseMove={() => {
+                  if (i !== current) setActive(i);
+                }}
+                onClick={() => choose(o)}
+              >
                 <span class="switcher-label">{o.label}</span>
                 {o.detail && <span class="switcher-detail">{o.detail}</span>}
               </div>
@@ -125,8 +167,12 @@ export function QuickSwitcher({ space, path, onClose }: { space?: string; path?:
           </div>
         ))}
       </div>
-      <p class="sr-only" role="status">{q && fresh ? `${options.length} ${options.length === 1 ? 'option' : 'options'}` : ''}</p>
-      <p class="switcher-help small muted"><kbd>↑</kbd> <kbd>↓</kbd> to move, <kbd>Enter</kbd> to open, <kbd>Esc</kbd> to close</p>
+      <p class="sr-only" role="status">
+        {q && fresh ? `${options.length} ${options.length === 1 ? 'option' : 'options'}` : ''}
+      </p>
+      <p class="switcher-help small muted">
+        <kbd>↑</kbd> <kbd>↓</kbd> to move, <kbd>Enter</kbd> to open, <kbd>Esc</kbd> to close
+      </p>
     </Dialog>
   );
 }
@@ -139,7 +185,8 @@ function groups(options: SwitcherOption[]): Array<[string, Array<{ o: SwitcherOp
   const out: Array<[string, Array<{ o: SwitcherOption; i: number }>]> = [];
   options.forEach((o, i) => {
     const last = out[out.length - 1];
-    if (last && last[0] === o.group) last[1].push({ o, i }); else out.push([o.group, [{ o, i }]]);
+    if (last && last[0] === o.group) last[1].push({ o, i });
+    else out.push([o.group, [{ o, i }]]);
   });
   return out;
 }

@@ -26,7 +26,11 @@ export function Sidebar({ space, current }: { space: string; current?: string })
   // the space, started with the page, has taken the early answer by then).
   const rootLoaded = levels.get('')?.status === 'ok';
   useEffect(() => {
-    if (rootLoaded) get<Space>(spaceApi(space)).then((s) => setSpaceName(s.name), () => undefined);
+    if (rootLoaded)
+      get<Space>(spaceApi(space)).then(
+        (s) => setSpaceName(s.name),
+        () => undefined,
+      );
   }, [rootLoaded, space]);
   // On a narrow screen the tree folds away once a page is chosen.
   useEffect(() => setShown(false), [current]);
@@ -61,10 +65,18 @@ export function Sidebar({ space, current }: { space: string; current?: string })
     const folder = row.kind === 'node' && row.node.folder ? row.node.path : null;
     let handled = true;
     switch (e.key) {
-      case 'ArrowDown': focusRow(rows[i + 1]?.key); break;
-      case 'ArrowUp': focusRow(rows[i - 1]?.key); break;
-      case 'Home': focusRow(rows[0]?.key); break;
-      case 'End': focusRow(rows[rows.length - 1]?.key); break;
+      case 'ArrowDown':
+        focusRow(rows[i + 1]?.key);
+        break;
+      case 'ArrowUp':
+        focusRow(rows[i - 1]?.key);
+        break;
+      case 'Home':
+        focusRow(rows[0]?.key);
+        break;
+      case 'End':
+        focusRow(rows[rows.length - 1]?.key);
+        break;
       case 'ArrowRight':
         if (folder !== null && !open.has(folder)) toggle(folder, true);
         else if (folder !== null && rows[i + 1]?.level === folder) focusRow(rows[i + 1].key);
@@ -73,12 +85,15 @@ export function Sidebar({ space, current }: { space: string; current?: string })
         if (folder !== null && open.has(folder)) toggle(folder, false);
         else if (row.level !== '') focusRow(row.level);
         break;
-      case 'Enter': activate(row); break;
+      case 'Enter':
+        activate(row);
+        break;
       default: {
         const ch = e.key.length === 1 && e.key !== ' ' ? e.key.toLocaleLowerCase() : null;
         const later = [...rows.slice(i + 1), ...rows.slice(0, i)];
         const hit = ch === null ? undefined : later.find((r) => r.kind === 'node' && levelLabel(r.node).toLocaleLowerCase().startsWith(ch));
-        if (hit) focusRow(hit.key); else handled = false;
+        if (hit) focusRow(hit.key);
+        else handled = false;
       }
     }
     if (handled) e.preventDefault();
@@ -96,29 +111,58 @@ export function Sidebar({ space, current }: { space: string; current?: string })
       const text = row.kind === 'more' ? 'Show more pages…' : row.kind === 'error' ? 'Could not load — Enter tries again' : 'Loading…';
       return (
         <li role="none" key={row.key}>
-          <span role="treeitem" {...common} class={`tree-item tree-note${row.kind === 'more' || row.kind === 'error' ? ' tree-action' : ''}`}
-            aria-disabled={row.kind === 'loading' ? 'true' : undefined} onClick={() => activate(row)}>{text}</span>
+          <span
+            role="treeitem"
+            {...common}
+            class={`tree-item tree-note${row.kind === 'more' || row.kind === 'error' ? ' tree-action' : ''}`}
+            aria-disabled={row.kind === 'loading' ? 'true' : undefined}
+            onClick={() => activate(row)}
+          >
+            {text}
+          </span>
         </li>
       );
     }
     const node: LevelNode = row.node;
     const isOpen = node.folder && open.has(node.path);
-    const chevron = node.folder
-      ? <span class={`tree-chevron${isOpen ? ' open' : ''}`} aria-hidden="true" onClick={(e) => { e.preventDefault(); e.stopPropagation(); toggle(node.path); }}><Icon name="chevron" /></span>
-      : <span class="tree-chevron" aria-hidden="true" />;
+    const chevron = node.folder ? (
+      <span
+        class={`tree-chevron${isOpen ? ' open' : ''}`}
+        aria-hidden="true"
+        onClick={(e) => {
+          e.preventDefault();
+          e.stopPropagation();
+          toggle(node.path);
+        }}
+      >
+        <Icon name="chevron" />
+      </span>
+    ) : (
+      <span class="tree-chevron" aria-hidden="true" />
+    );
     const item = {
       ...common,
       role: 'treeitem' as const,
       'aria-setsize': row.size,
       'aria-posinset': row.pos,
       'aria-expanded': node.folder ? isOpen : undefined,
-      'aria-current': node.path === current ? 'page' as const : undefined,
+      'aria-current': node.path === current ? ('page' as const) : undefined,
     };
     return (
       <li role="none" key={row.key}>
-        {node.page
-          ? <a {...item} href={href.page(space, node.path)}>{chevron}<Icon name="page" /><span class="tree-label">{node.page.title}</span></a>
-          : <span {...item} onClick={() => toggle(node.path)}>{chevron}<Icon name="folder" /><span class="tree-label">{node.name}</span></span>}
+        {node.page ? (
+          <a {...item} href={href.page(space, node.path)}>
+            {chevron}
+            <Icon name="page" />
+            <span class="tree-label">{node.page.title}</span>
+          </a>
+        ) : (
+          <span {...item} onClick={() => toggle(node.path)}>
+            {chevron}
+            <Icon name="folder" />
+            <span class="tree-label">{node.name}</span>
+          </span>
+        )}
         {isOpen && <ul role="group">{rowsIn(node.path).map(renderRow)}</ul>}
       </li>
     );
@@ -128,14 +172,27 @@ export function Sidebar({ space, current }: { space: string; current?: string })
   const rootState = levels.get('');
   return (
     <nav class={`sidebar${shown ? ' shown' : ''}`} aria-label="Pages">
-      <button type="button" class="button ghost sidebar-toggle" aria-expanded={shown} aria-controls="sidebar-body" onClick={() => setShown(!shown)}>
-        <Icon name="folder" />Pages
+      <button
+        type="button"
+        class="button ghost sidebar-toggle"
+        aria-expanded={shown}
+        aria-controls="sidebar-body"
+        onClick={() => setShown(!shown)}
+      >
+        <Icon name="folder" />
+        Pages
       </button>
       <div id="sidebar-body" class="sidebar-body">
-        <a class="sidebar-space" href={href.space(space)}>{spaceName}</a>
-        {rootState?.status === 'ok' && rootState.nodes.length === 0
-          ? <p class="muted small">No pages yet.</p>
-          : <ul ref={tree} role="tree" aria-label={`Pages of ${spaceName}`} class="side-tree" onKeyDown={onKeyDown}>{rowsIn('').map(renderRow)}</ul>}
+        <a class="sidebar-space" href={href.space(space)}>
+          {spaceName}
+        </a>
+        {rootState?.status === 'ok' && rootState.nodes.length === 0 ? (
+          <p class="muted small">No pages yet.</p>
+        ) : (
+          <ul ref={tree} role="tree" aria-label={`Pages of ${spaceName}`} class="side-tree" onKeyDown={onKeyDown}>
+            {rowsIn('').map(renderRow)}
+          </ul>
+        )}
       </div>
     </nav>
   );

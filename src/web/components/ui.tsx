@@ -6,11 +6,18 @@ import type { Async } from '../lib/use-async.ts';
 import { href } from '../router.ts';
 
 export function useTitle(title: string): void {
-  useEffect(() => { document.title = title ? `${title} · kspace` : 'kspace'; }, [title]);
+  useEffect(() => {
+    document.title = title ? `${title} · kspace` : 'kspace';
+  }, [title]);
 }
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
-  return <p class="loading" role="status"><span class="spinner" aria-hidden="true" />{label}</p>;
+  return (
+    <p class="loading" role="status">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
 }
 
 export function NotFound({ what = 'page', children }: { what?: string; children?: ComponentChildren }) {
@@ -20,13 +27,16 @@ export function NotFound({ what = 'page', children }: { what?: string; children?
       <h1 id="nf-title">Not found</h1>
       <p>This {what} does not exist, or you may not see it.</p>
       {children}
-      <p><a href={href.home()}>Back to home</a></p>
+      <p>
+        <a href={href.home()}>Back to home</a>
+      </p>
     </section>
   );
 }
 
 export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.issues.length ? `${error.message} (${error.issues.map((i) => `${i.key}: ${i.message}`).join('; ')})` : error.message;
+  if (error instanceof ApiError)
+    return error.issues.length ? `${error.message} (${error.issues.map((i) => `${i.key}: ${i.message}`).join('; ')})` : error.message;
   if (error instanceof Error) return error.message;
   return String(error);
 }
@@ -35,7 +45,11 @@ export function ErrorBox({ error, retry }: { error: unknown; retry?: () => void 
   return (
     <div class="error-box" role="alert">
       <p>{errorMessage(error)}</p>
-      {retry && <button type="button" class="button" onClick={retry}>Try again</button>}
+      {retry && (
+        <button type="button" class="button" onClick={retry}>
+          Try again
+        </button>
+      )}
     </div>
   );
 }
@@ -47,14 +61,22 @@ export function AsyncView<T>({ value, what, children }: { value: Async<T>; what?
     if (value.data === undefined) return <ErrorBox error={value.error} retry={value.reload} />;
   }
   if (value.data === undefined) return <Loading />;
-  return <>{value.status === 'error' && <ErrorBox error={value.error} retry={value.reload} />}{children(value.data)}</>;
+  return (
+    <>
+      {value.status === 'error' && <ErrorBox error={value.error} retry={value.reload} />}
+      {children(value.data)}
+    </>
+  );
 }
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <div class="empty">{children}</div>;
 }
 
-export interface Crumb { label: string; href?: string }
+export interface Crumb {
+  label: string;
+  href?: string;
+}
 export function Breadcrumbs({ items }: { items: Crumb[] }) {
   return (
     <nav aria-label="Breadcrumb" class="crumbs">
@@ -68,7 +90,17 @@ export function Breadcrumbs({ items }: { items: Crumb[] }) {
 }
 
 /** A modal dialog (native <dialog>): focus moves in, Escape closes, focus returns on close. */
-export function Dialog({ title, onClose, children, class: extra }: { title: string; onClose: () => void; children: ComponentChildren; class?: string }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  class: extra,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  class?: string;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   // A layout effect: the dialog is open and focused before the next key arrives, so keys typed
   // right after the one that opened it land inside it (not on the page, where `n` or `e` are shortcuts).
@@ -77,13 +109,26 @@ export function Dialog({ title, onClose, children, class: extra }: { title: stri
     const before = document.activeElement as HTMLElement | null;
     if (d && !d.open) d.showModal();
     // Closed before focus goes back: while it is open, everything outside it is inert.
-    return () => { if (d?.open) d.close(); before?.focus?.(); };
+    return () => {
+      if (d?.open) d.close();
+      before?.focus?.();
+    };
   }, []);
   return (
-    <dialog ref={ref} class={extra ? `dialog ${extra}` : 'dialog'} aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onClose(); }}>
+    <dialog
+      ref={ref}
+      class={extra ? `dialog ${extra}` : 'dialog'}
+      aria-labelledby="dialog-title"
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
       <div class="dialog-head">
         <h2 id="dialog-title">{title}</h2>
-        <button type="button" class="icon-button" aria-label="Close" onClick={onClose}>×</button>
+        <button type="button" class="icon-button" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
       </div>
       {children}
     </dialog>

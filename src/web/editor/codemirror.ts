@@ -14,7 +14,12 @@ export type { AttachFile, CursorBlocks, WikilinkSource };
 
 // Markdown straight from @lezer/markdown: @codemirror/lang-markdown would bring the HTML, CSS and
 // JavaScript languages along, past the editor chunk's budget (docs/performance.md).
-const markdownLanguage = new Language(defineLanguageFacet({ commentTokens: { block: { open: '<!--', close: '-->' } } }), markdownParser.configure(GFM), [], 'markdown');
+const markdownLanguage = new Language(
+  defineLanguageFacet({ commentTokens: { block: { open: '<!--', close: '-->' } } }),
+  markdownParser.configure(GFM),
+  [],
+  'markdown',
+);
 export const markdown = (): LanguageSupport => new LanguageSupport(markdownLanguage);
 
 export interface EditorOptions {
@@ -79,14 +84,23 @@ export function createEditor(parent: HTMLElement, opts: EditorOptions): EditorHa
         opts.attach ? fileDrop(opts.attach) : [],
         opts.onCursor ? cursorBlockReporter(opts.onCursor) : [],
         keymap.of([
-          { key: 'Mod-s', preventDefault: true, run: () => { opts.onSave?.(); return true; } },
+          {
+            key: 'Mod-s',
+            preventDefault: true,
+            run: () => {
+              opts.onSave?.();
+              return true;
+            },
+          },
           ...formatKeymap,
           indentWithTab,
           ...defaultKeymap,
           ...historyKeymap,
         ]),
         EditorView.contentAttributes.of(attrs),
-        EditorView.updateListener.of((u) => { if (u.docChanged) opts.onChange(u.state.doc.toString()); }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) opts.onChange(u.state.doc.toString());
+        }),
       ],
     }),
   });

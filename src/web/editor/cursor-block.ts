@@ -17,10 +17,18 @@ export interface CursorBlocks {
 }
 
 const TAGS: Record<string, string> = {
-  Paragraph: 'p', BulletList: 'ul', OrderedList: 'ol', FencedCode: 'pre', CodeBlock: 'pre',
-  Blockquote: 'blockquote', HorizontalRule: 'hr', Table: 'table',
+  Paragraph: 'p',
+  BulletList: 'ul',
+  OrderedList: 'ol',
+  FencedCode: 'pre',
+  CodeBlock: 'pre',
+  Blockquote: 'blockquote',
+  HorizontalRule: 'hr',
+  Table: 'table',
   // Raw HTML is off on the server: these render as paragraphs of text.
-  HTMLBlock: 'p', CommentBlock: 'p', ProcessingInstructionBlock: 'p',
+  HTMLBlock: 'p',
+  CommentBlock: 'p',
+  ProcessingInstructionBlock: 'p',
 };
 
 function tagOf(name: string): string | null {
@@ -55,6 +63,8 @@ export function cursorBlockReporter(report: (b: CursorBlocks) => void, delay = 1
   return EditorView.updateListener.of((u) => {
     if (!u.selectionSet && !u.docChanged) return;
     clearTimeout(timer);
-    timer = setTimeout(() => { if (u.view.dom.isConnected) report(cursorBlocks(u.view.state)); }, delay);
+    timer = setTimeout(() => {
+      if (u.view.dom.isConnected) report(cursorBlocks(u.view.state));
+    }, delay);
   });
 }

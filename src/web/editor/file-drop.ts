@@ -12,15 +12,23 @@ export type AttachFile = (file: File) => Promise<string>;
 class UploadingWidget extends WidgetType {
   readonly id: number;
   readonly name: string;
-  constructor(id: number, name: string) { super(); this.id = id; this.name = name; }
-  override eq(other: UploadingWidget): boolean { return other.id === this.id; }
+  constructor(id: number, name: string) {
+    super();
+    this.id = id;
+    this.name = name;
+  }
+  override eq(other: UploadingWidget): boolean {
+    return other.id === this.id;
+  }
   override toDOM(): HTMLElement {
     const span = document.createElement('span');
     span.className = 'cm-uploading';
     span.textContent = `Uploading ${this.name}…`;
     return span;
   }
-  override ignoreEvent(): boolean { return true; }
+  override ignoreEvent(): boolean {
+    return true;
+  }
 }
 
 const addUpload = StateEffect.define<{ id: number; pos: number; name: string }>({
@@ -34,7 +42,9 @@ const uploads = StateField.define<DecorationSet>({
     let next = set.map(tr.changes);
     for (const e of tr.effects) {
       if (e.is(addUpload)) {
-        next = next.update({ add: [Decoration.widget({ widget: new UploadingWidget(e.value.id, e.value.name), side: 1 }).range(e.value.pos)] });
+        next = next.update({
+          add: [Decoration.widget({ widget: new UploadingWidget(e.value.id, e.value.name), side: 1 }).range(e.value.pos)],
+        });
       } else if (e.is(removeUpload)) {
         next = next.update({ filter: (_f, _t, d) => (d.spec.widget as UploadingWidget).id !== e.value });
       }
@@ -47,7 +57,10 @@ const uploads = StateField.define<DecorationSet>({
 function placeholderAt(view: EditorView, id: number): number | null {
   let at: number | null = null;
   view.state.field(uploads).between(0, view.state.doc.length, (from, _to, d) => {
-    if ((d.spec.widget as UploadingWidget).id === id) { at = from; return false; }
+    if ((d.spec.widget as UploadingWidget).id === id) {
+      at = from;
+      return false;
+    }
   });
   return at;
 }
@@ -64,24 +77,27 @@ function insertFiles(view: EditorView, files: File[], pos: number, attach: Attac
   for (const file of files) {
     const id = nextId++;
     view.dispatch({ effects: addUpload.of({ id, pos, name: file.name }) });
-    attach(file).then((href) => {
-      const at = placeholderAt(view, id);
-      if (at === null) return; // the editor was closed or its text replaced meanwhile
-      // On a line of its own when there is text before it on the line.
-      const line = view.state.doc.lineAt(at);
-      const prefix = at > line.from && view.state.sliceDoc(at - 1, at).trim() !== '' ? '\n' : '';
-      const insert = prefix + fileMarkdown(file, href);
-      // A cursor still where the file went moves past its Markdown, as after pasting text.
-      const sel = view.state.selection.main;
-      view.dispatch({
-        changes: { from: at, insert },
-        effects: removeUpload.of(id),
-        ...(sel.empty && sel.head === at ? { selection: { anchor: at + insert.length } } : {}),
-        userEvent: 'input.paste',
-      });
-    }, () => {
-      view.dispatch({ effects: removeUpload.of(id) });
-    });
+    attach(file).then(
+      (href) => {
+        const at = placeholderAt(view, id);
+        if (at === null) return; // the editor was closed or its text replaced meanwhile
+        // On a line of its own when there is text before it on the line.
+        const line = view.state.doc.lineAt(at);
+        const prefix = at > line.from && view.state.sliceDoc(at - 1, at).trim() !== '' ? '\n' : '';
+        const insert = prefix + fileMarkdown(file, href);
+        // A cursor still where the file went moves past its Markdown, as after pasting text.
+        const sel = view.state.selection.main;
+        view.dispatch({
+          changes: { from: at, insert },
+          effects: removeUpload.of(id),
+          ...(sel.empty && sel.head === at ? { selection: { anchor: at + insert.length } } : {}),
+          userEvent: 'input.paste',
+        });
+      },
+      () => {
+        view.dispatch({ effects: removeUpload.of(id) });
+      },
+    );
   }
 }
 

@@ -25,14 +25,29 @@ export function toggleMark(mark: string): Command {
       const text = state.sliceDoc(r.from, r.to);
       let changes: ChangeSpec[];
       let range: SelectionRange;
-      if (!r.empty && text.length >= 2 * n && text.startsWith(mark) && text.endsWith(mark) && (mark !== '*' || !text.startsWith('**') || text.startsWith('***'))) {
-        changes = [{ from: r.from, to: r.from + n }, { from: r.to - n, to: r.to }];
+      if (
+        !r.empty &&
+        text.length >= 2 * n &&
+        text.startsWith(mark) &&
+        text.endsWith(mark) &&
+        (mark !== '*' || !text.startsWith('**') || text.startsWith('***'))
+      ) {
+        changes = [
+          { from: r.from, to: r.from + n },
+          { from: r.to - n, to: r.to },
+        ];
         range = EditorSelection.range(r.from, r.to - 2 * n);
       } else if (wrappedBy(state, r.from, r.to, mark)) {
-        changes = [{ from: r.from - n, to: r.from }, { from: r.to, to: r.to + n }];
+        changes = [
+          { from: r.from - n, to: r.from },
+          { from: r.to, to: r.to + n },
+        ];
         range = EditorSelection.range(r.from - n, r.to - n);
       } else {
-        changes = [{ from: r.from, insert: mark }, { from: r.to, insert: mark }];
+        changes = [
+          { from: r.from, insert: mark },
+          { from: r.to, insert: mark },
+        ];
         range = EditorSelection.range(r.from + n, r.to + n);
       }
       return { changes, range };

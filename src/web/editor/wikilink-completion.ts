@@ -4,7 +4,11 @@ import { autocompletion, type Completion, type CompletionContext, type Completio
 import type { EditorView } from '@codemirror/view';
 import type { Extension } from '@codemirror/state';
 
-export interface TitleHit { space: string; path: string; title: string }
+export interface TitleHit {
+  space: string;
+  path: string;
+  title: string;
+}
 
 export interface WikilinkSource {
   /** Pages whose title words start with `q` (GET /search/titles); with `q` empty, some pages of the space. */
@@ -58,17 +62,23 @@ export function wikilinkCompletion(source: WikilinkSource): Extension {
     if (!m) return null;
     const q = m.text.slice(2);
     let hits: TitleHit[];
-    try { hits = await source.titles(q.trim()); } catch { return null; }
+    try {
+      hits = await source.titles(q.trim());
+    } catch {
+      return null;
+    }
     if (ctx.aborted) return null;
     const space = source.space();
     // The page's own space first, the server's order kept within each part.
     hits = [...hits.filter((h) => h.space === space), ...hits.filter((h) => h.space !== space)];
-    const options = hits.map((h): Completion => ({
-      label: h.title || h.path,
-      detail: h.space === space ? h.path : `${h.space}/${h.path}`,
-      type: 'text',
-      apply: apply(wikilinkFor(h, hits, space)),
-    }));
+    const options = hits.map(
+      (h): Completion => ({
+        label: h.title || h.path,
+        detail: h.space === space ? h.path : `${h.space}/${h.path}`,
+        type: 'text',
+        apply: apply(wikilinkFor(h, hits, space)),
+      }),
+    );
     if (options.length === 0) return null;
     // `filter: false`: the server matched (word prefixes, folded, aliases and paths too).
     return { from: m.from, to: ctx.pos, options, filter: false };

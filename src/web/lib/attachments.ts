@@ -7,7 +7,11 @@ import { formatBytes } from './format.ts';
 
 /** `name`, or `stem-2.ext`, `stem-3.ext` … : the first not in `taken`. */
 export function uniqueName(name: string, taken: ReadonlySet<string>): string {
-  const clean = name.normalize('NFC').replace(/[/\\\p{Cc}\p{Default_Ignorable_Code_Point}]/gu, '-').trim() || 'file';
+  const clean =
+    name
+      .normalize('NFC')
+      .replace(/[/\\\p{Cc}\p{Default_Ignorable_Code_Point}]/gu, '-')
+      .trim() || 'file';
   const safe = clean === '.' || clean === '..' ? 'file' : clean;
   if (!taken.has(safe)) return safe;
   const dot = safe.lastIndexOf('.');
@@ -30,7 +34,8 @@ export function attachError(name: string, err: unknown): string {
     if (err.status === 413) {
       const body = err.problem.body;
       const limit = typeof body.limit === 'number' ? formatBytes(body.limit) : null;
-      if (body.setting === 'SERVICE_SPACE_QUOTA_BYTES') return `${name} was not attached: the space's files would pass its quota${limit ? ` of ${limit}` : ''}.`;
+      if (body.setting === 'SERVICE_SPACE_QUOTA_BYTES')
+        return `${name} was not attached: the space's files would pass its quota${limit ? ` of ${limit}` : ''}.`;
       return `${name} was not attached: it is too big${limit ? ` (a file may have up to ${limit})` : ''}.`;
     }
     if (err.status === 415 || err.status === 400) return `${name} was not attached: ${err.message}`;
@@ -45,7 +50,9 @@ async function fileNames(space: string, path: string): Promise<Set<string>> {
   const names = new Set<string>();
   let cursor: string | null = null;
   for (let i = 0; i < 20; i++) {
-    const list: FileList = await get<FileList>(`${pageApi(space, path)}/files?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const list: FileList = await get<FileList>(
+      `${pageApi(space, path)}/files?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     for (const f of list.files) names.add(f.name);
     cursor = list.nextCursor;
     if (!cursor) break;
@@ -101,7 +108,9 @@ export class FileQueue {
     this.on.done(name, true);
     return Promise.resolve(fileHref(name));
   };
-  get size(): number { return this.files.size; }
+  get size(): number {
+    return this.files.size;
+  }
   /** Uploads the queued files that `content` links; the messages of those that failed. */
   async uploadAll(space: string, path: string, content: string): Promise<string[]> {
     const failed: string[] = [];

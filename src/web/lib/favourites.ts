@@ -17,10 +17,15 @@ const address = (space: string, path: string): string =>
  * `fresh` asks the server again (the home view: another device may have changed them).
  */
 export function favourites(who: string, fresh = false): Promise<Favourite[]> {
-  if (owner !== who || fresh) { owner = who; list = null; }
+  if (owner !== who || fresh) {
+    owner = who;
+    list = null;
+  }
   if (!list) {
     const p = get<Favourite[]>('/me/favourites');
-    p.catch(() => { if (list === p) list = null; });
+    p.catch(() => {
+      if (list === p) list = null;
+    });
     list = p;
   }
   return list;

@@ -42,6 +42,9 @@ export function formatBytes(n: number): string {
   const units = ['KB', 'MB', 'GB'];
   let v = n / 1024;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
 }

@@ -33,7 +33,9 @@ export function startLive(): void {
   const ac = new AbortController();
   const stop = (): void => ac.abort();
   stopCurrent = stop;
-  void follow(ac.signal).finally(() => { if (stopCurrent === stop) stopCurrent = null; });
+  void follow(ac.signal).finally(() => {
+    if (stopCurrent === stop) stopCurrent = null;
+  });
 }
 
 /** Stops following (sign-out, the session gone): the open stream is closed at once. */
@@ -63,7 +65,10 @@ export function useLiveChanges(handle: Listener, resync?: () => void): void {
   useEffect(() => {
     const a = onChanges((batch) => h.current(batch));
     const b = onResync(() => r.current?.());
-    return () => { a(); b(); };
+    return () => {
+      a();
+      b();
+    };
   }, []);
 }
 
@@ -82,29 +87,52 @@ function emit(change: FeedChange): void {
     pending = [];
     flushing = false;
     for (const fn of [...listeners]) {
-      try { fn(batch); } catch { /* one view's failure does not stop the others */ }
+      try {
+        fn(batch);
+      } catch {
+        /* one view's failure does not stop the others */
+      }
     }
   }, 0);
 }
 
 function resync(): void {
   for (const fn of [...resyncs]) {
-    try { fn(); } catch { /* as above */ }
+    try {
+      fn();
+    } catch {
+      /* as above */
+    }
   }
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> => new Promise((resolve) => {
-  const t = setTimeout(resolve, ms);
-  signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-});
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 
 /** Resolves once the browser is online (at once when it is), or when `signal` aborts. */
-const online = (signal: AbortSignal): Promise<void> => new Promise((resolve) => {
-  if (navigator.onLine !== false || signal.aborted) { resolve(); return; }
-  const done = (): void => { removeEventListener('online', done); resolve(); };
-  addEventListener('online', done);
-  signal.addEventListener('abort', done, { once: true });
-});
+const online = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (navigator.onLine !== false || signal.aborted) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      removeEventListener('online', done);
+      resolve();
+    };
+    addEventListener('online', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 
 async function follow(signal: AbortSignal): Promise<void> {
   let last: number | null = null; // the txid to resume after; null: not known yet (follow from now)
@@ -132,7 +160,10 @@ async function follow(signal: AbortSignal): Promise<void> {
       if (last !== null) headers['last-event-id'] = String(last);
       alive();
       const res: Response = await fetch(last === null ? '/changes/stream?since=now' : '/changes/stream', {
-        headers, credentials: 'same-origin', cache: 'no-store', signal: conn.signal,
+        headers,
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: conn.signal,
       });
       if (res.status === 200 && res.body) {
         if (missed) resync();
@@ -148,7 +179,7 @@ async function follow(signal: AbortSignal): Promise<void> {
         // A stream that held a while was a working connection: start the backoff over.
         if (Date.now() - opened > 10_000) wait = retry = FIRST_RETRY_MS;
       } else {
-        const problem = await res.json().catch(() => null) as { nextSince?: unknown } | null;
+        const problem = (await res.json().catch(() => null)) as { nextSince?: unknown } | null;
         if (res.status === 401) return; // signed out: the app starts a new reader after the next sign-in
         if (res.status === 410) {
           last = typeof problem?.nextSince === 'number' ? problem.nextSince : null;

@@ -8,11 +8,16 @@ export type RawValues = Record<string, RawValue>;
 
 export function toRaw(field: Field, v: MetaValue | undefined): RawValue {
   switch (field.type) {
-    case 'boolean': return v === true;
-    case 'multiselect': return Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)];
-    case 'list': return Array.isArray(v) ? v.map(String).join('\n') : v === undefined ? '' : String(v);
-    case 'date': return typeof v === 'string' ? v : '';
-    default: return v === undefined ? '' : Array.isArray(v) ? v.join(', ') : String(v);
+    case 'boolean':
+      return v === true;
+    case 'multiselect':
+      return Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)];
+    case 'list':
+      return Array.isArray(v) ? v.map(String).join('\n') : v === undefined ? '' : String(v);
+    case 'date':
+      return typeof v === 'string' ? v : '';
+    default:
+      return v === undefined ? '' : Array.isArray(v) ? v.join(', ') : String(v);
   }
 }
 
@@ -34,10 +39,17 @@ export function fromRaw(fields: Field[], raw: RawValues): Metadata {
     const v = raw[f.key];
     if (v === undefined) continue;
     switch (f.type) {
-      case 'boolean': out[f.key] = v === true; break;
-      case 'multiselect': if (Array.isArray(v) && v.length) out[f.key] = v; break;
+      case 'boolean':
+        out[f.key] = v === true;
+        break;
+      case 'multiselect':
+        if (Array.isArray(v) && v.length) out[f.key] = v;
+        break;
       case 'list': {
-        const items = String(v).split("\n").map((s) => s.trim()).filter(Boolean);
+        const items = String(v)
+          .split('\n')
+          .map((s) => s.trim())
+          .filter(Boolean);
         if (items.length) out[f.key] = items;
         break;
       }
@@ -59,16 +71,22 @@ export function fromRaw(fields: Field[], raw: RawValues): Metadata {
 
 // Free metadata (pages that are not records): rows of key, type and value.
 export type FreeType = 'text' | 'number' | 'boolean' | 'date' | 'list';
-export interface FreeRow { key: string; type: FreeType; value: string }
+export interface FreeRow {
+  key: string;
+  type: FreeType;
+  value: string;
+}
 
 export function toRows(meta: Metadata, skip: string[] = []): FreeRow[] {
-  return Object.entries(meta).filter(([k]) => !skip.includes(k)).map(([key, v]): FreeRow => {
-    if (Array.isArray(v)) return { key, type: 'list', value: v.map(String).join('\n') };
-    if (typeof v === 'number') return { key, type: 'number', value: String(v) };
-    if (typeof v === 'boolean') return { key, type: 'boolean', value: v ? 'true' : 'false' };
-    if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return { key, type: 'date', value: v };
-    return { key, type: 'text', value: v };
-  });
+  return Object.entries(meta)
+    .filter(([k]) => !skip.includes(k))
+    .map(([key, v]): FreeRow => {
+      if (Array.isArray(v)) return { key, type: 'list', value: v.map(String).join('\n') };
+      if (typeof v === 'number') return { key, type: 'number', value: String(v) };
+      if (typeof v === 'boolean') return { key, type: 'boolean', value: v ? 'true' : 'false' };
+      if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return { key, type: 'date', value: v };
+      return { key, type: 'text', value: v };
+    });
 }
 
 export function fromRows(rows: FreeRow[]): Metadata {
@@ -77,10 +95,22 @@ export function fromRows(rows: FreeRow[]): Metadata {
     const key = r.key.trim();
     if (!key) continue;
     switch (r.type) {
-      case 'number': { const n = Number(r.value); out[key] = r.value.trim() !== '' && Number.isFinite(n) ? n : r.value; break; }
-      case 'boolean': out[key] = r.value === 'true'; break;
-      case 'list': out[key] = r.value.split('\n').map((s) => s.trim()).filter(Boolean); break;
-      default: out[key] = r.value;
+      case 'number': {
+        const n = Number(r.value);
+        out[key] = r.value.trim() !== '' && Number.isFinite(n) ? n : r.value;
+        break;
+      }
+      case 'boolean':
+        out[key] = r.value === 'true';
+        break;
+      case 'list':
+        out[key] = r.value
+          .split('\n')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        break;
+      default:
+        out[key] = r.value;
     }
   }
   return out;

@@ -23,10 +23,15 @@ export function registerWorker(): void {
     controlled = true;
     // What this page loaded before the worker controlled it (the first view's page, its images, its
     // space, the session): the worker keeps the personal answers among them (it decides which; sw.ts).
-    const urls = performance.getEntriesByType('resource').map((r) => r.name).filter((u) => u.startsWith(`${location.origin}/`));
+    const urls = performance
+      .getEntriesByType('resource')
+      .map((r) => r.name)
+      .filter((u) => u.startsWith(`${location.origin}/`));
     sw.controller?.postMessage({ type: 'remember', urls });
   });
-  const register = (): void => { sw.register('/app/sw.js', { scope: '/app/' }).catch(() => undefined); };
+  const register = (): void => {
+    sw.register('/app/sw.js', { scope: '/app/' }).catch(() => undefined);
+  };
   if (document.readyState === 'complete') register();
   else window.addEventListener('load', register, { once: true });
 }
@@ -36,21 +41,29 @@ export async function forgetOfflineCopies(): Promise<void> {
   if (typeof caches === 'undefined') return;
   try {
     for (const name of await caches.keys()) if (name.startsWith(PERSON_PREFIX)) await caches.delete(name);
-  } catch { /* storage unavailable: nothing was kept */ }
+  } catch {
+    /* storage unavailable: nothing was kept */
+  }
 }
 
 const SIGN_OUT_KEY = 'kspace:sign-out-pending';
 
 /** A sign-out made without a connection: its session still lives on the server (and its cookie here). */
 export function signOutPending(): boolean {
-  try { return localStorage.getItem(SIGN_OUT_KEY) === '1'; } catch { return false; }
+  try {
+    return localStorage.getItem(SIGN_OUT_KEY) === '1';
+  } catch {
+    return false;
+  }
 }
 
 export function setSignOutPending(on: boolean): void {
   try {
     if (on) localStorage.setItem(SIGN_OUT_KEY, '1');
     else localStorage.removeItem(SIGN_OUT_KEY);
-  } catch { /* storage off: nothing to remember */ }
+  } catch {
+    /* storage off: nothing to remember */
+  }
 }
 
 /** Ends the session a sign-out without a connection left behind; still pending while there is no connection. */
@@ -91,7 +104,10 @@ export function useOnline(): boolean {
     const update = (): void => setOnline(navigator.onLine);
     window.addEventListener('online', update);
     window.addEventListener('offline', update);
-    return () => { window.removeEventListener('online', update); window.removeEventListener('offline', update); };
+    return () => {
+      window.removeEventListener('online', update);
+      window.removeEventListener('offline', update);
+    };
   }, []);
   return online;
 }

@@ -21,7 +21,11 @@ export function useShortcuts(route: Route, signedIn: boolean): void {
       if (document.querySelector('dialog[open]')) return;
       if (e.key === '/') {
         const input = document.getElementById(SEARCH_INPUT_ID) as HTMLInputElement | null;
-        if (input) { e.preventDefault(); input.focus(); input.select(); }
+        if (input) {
+          e.preventDefault();
+          input.focus();
+          input.select();
+        }
       } else if (e.key === 'e' && route.name === 'page' && route.mode.kind === 'view') {
         e.preventDefault();
         navigate(href.edit(route.space, route.path));

@@ -1,7 +1,10 @@
 // A search snippet is HTML with the page text escaped and matches in <mark>. It is turned into
 // text and marks (never inserted as HTML), so nothing else in it can ever become markup.
 
-export interface SnippetPart { text: string; mark: boolean }
+export interface SnippetPart {
+  text: string;
+  mark: boolean;
+}
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
 

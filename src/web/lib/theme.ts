@@ -23,8 +23,11 @@ export function applyTheme(theme: Theme = storedTheme()): void {
 export function cycleTheme(): Theme {
   const next = ORDER[(ORDER.indexOf(storedTheme()) + 1) % ORDER.length];
   try {
-    if (next === 'system') localStorage.removeItem(KEY); else localStorage.setItem(KEY, next);
-  } catch { /* not remembered, still applied */ }
+    if (next === 'system') localStorage.removeItem(KEY);
+    else localStorage.setItem(KEY, next);
+  } catch {
+    /* not remembered, still applied */
+  }
   applyTheme(next);
   return next;
 }

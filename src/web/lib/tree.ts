@@ -2,7 +2,12 @@
 // (`guide` and `guide/setup`), and a folder may exist only through its pages.
 import type { PageSummary } from '../api/types.ts';
 
-export interface TreeNode { name: string; path: string; page?: PageSummary; children: TreeNode[] }
+export interface TreeNode {
+  name: string;
+  path: string;
+  page?: PageSummary;
+  children: TreeNode[];
+}
 
 export function buildTree(pages: PageSummary[]): TreeNode[] {
   const root: TreeNode = { name: '', path: '', children: [] };
@@ -36,15 +41,23 @@ export const label = (n: TreeNode): string => n.page?.title ?? n.name;
 // space of any size costs only the levels a person opens.
 
 /** One entry of a level: a page, a folder, or a page that is a folder as well. */
-export interface LevelNode { name: string; path: string; page?: PageSummary; folder: boolean }
-export interface Level { nodes: LevelNode[]; nextCursor: string | null }
+export interface LevelNode {
+  name: string;
+  path: string;
+  page?: PageSummary;
+  folder: boolean;
+}
+export interface Level {
+  nodes: LevelNode[];
+  nextCursor: string | null;
+}
 type LevelAnswer = { pages: PageSummary[]; folders?: Array<{ path: string }>; nextCursor: string | null };
 
 export const LEVEL_SIZE = 200;
 export const levelLabel = (n: LevelNode): string => n.page?.title ?? n.name;
 
 /** The folder path of `path`'s parent level ('' for the top). */
-export const parentOf = (path: string): string => path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+export const parentOf = (path: string): string => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 
 /** The folders to open to show `path`: '' (the top), then each ancestor folder. */
 export function ancestors(path: string): string[] {
@@ -57,7 +70,10 @@ export function mergeLevel(before: LevelNode[], answer: LevelAnswer): LevelNode[
   const byPath = new Map(before.map((n) => [n.path, { ...n }]));
   const node = (path: string): LevelNode => {
     let n = byPath.get(path);
-    if (!n) { n = { name: path.slice(path.lastIndexOf('/') + 1), path, folder: false }; byPath.set(path, n); }
+    if (!n) {
+      n = { name: path.slice(path.lastIndexOf('/') + 1), path, folder: false };
+      byPath.set(path, n);
+    }
     return n;
   };
   for (const p of answer.pages) node(p.path).page = p;

@@ -15,8 +15,12 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
     const mine = ++seq.current;
     setState((s) => ({ status: 'loading', data: s.data }));
     load().then(
-      (data) => { if (seq.current === mine) setState({ status: 'ok', data }); },
-      (error: unknown) => { if (seq.current === mine) setState((s) => ({ status: 'error', error, data: s.data })); },
+      (data) => {
+        if (seq.current === mine) setState({ status: 'ok', data });
+      },
+      (error: unknown) => {
+        if (seq.current === mine) setState((s) => ({ status: 'error', error, data: s.data }));
+      },
     );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);

@@ -9,8 +9,12 @@ export function usePreview(space: string, path: string, content: string, delay =
     const mine = ++seq.current;
     const t = setTimeout(() => {
       post<{ html: string }>('/render', { space, path: path || 'untitled', content }).then(
-        (r) => { if (seq.current === mine) setState({ html: r.html, error: '' }); },
-        (err: unknown) => { if (seq.current === mine) setState((s) => ({ html: s.html, error: err instanceof Error ? err.message : 'Preview failed' })); },
+        (r) => {
+          if (seq.current === mine) setState({ html: r.html, error: '' });
+        },
+        (err: unknown) => {
+          if (seq.current === mine) setState((s) => ({ html: s.html, error: err instanceof Error ? err.message : 'Preview failed' }));
+        },
       );
     }, delay);
     return () => clearTimeout(t);

@@ -5,7 +5,12 @@ import { get, spaceApi } from '../api/client.ts';
 import { ancestors, levelAddress, mergeLevel, parentOf, type LevelNode } from './tree.ts';
 import { useLiveChanges } from './live.ts';
 
-export interface LevelState { nodes: LevelNode[]; nextCursor: string | null; status: 'loading' | 'ok' | 'error'; error?: unknown }
+export interface LevelState {
+  nodes: LevelNode[];
+  nextCursor: string | null;
+  status: 'loading' | 'ok' | 'error';
+  error?: unknown;
+}
 
 /** A row of the tree: a page or folder, the "show more" row of a long level, or a level's loading/error note. */
 export type Row =
@@ -25,22 +30,25 @@ export function useTreeLevels(space: string, current: string | undefined) {
     setLevels((m) => new Map(m).set(folder, f(m.get(folder))));
 
   /** Loads a level (again), or with `more` its next part; a newer request for the same level wins. */
-  const load = useCallback((folder: string, more = false): void => {
-    const mine = (seq.current.get(folder) ?? 0) + 1;
-    seq.current.set(folder, mine);
-    const cursor = more ? levelsRef.current.get(folder)?.nextCursor ?? null : null;
-    setLevel(folder, (lv) => ({ nodes: lv?.nodes ?? [], nextCursor: lv?.nextCursor ?? null, status: 'loading' }));
-    get<LevelAnswer>(levelAddress(spaceApi(space), folder, cursor)).then(
-      (a) => {
-        if (seq.current.get(folder) !== mine) return;
-        setLevel(folder, (lv) => ({ nodes: mergeLevel(more ? lv?.nodes ?? [] : [], a), nextCursor: a.nextCursor, status: 'ok' }));
-      },
-      (error: unknown) => {
-        if (seq.current.get(folder) !== mine) return;
-        setLevel(folder, (lv) => ({ nodes: lv?.nodes ?? [], nextCursor: lv?.nextCursor ?? null, status: 'error', error }));
-      },
-    );
-  }, [space]);
+  const load = useCallback(
+    (folder: string, more = false): void => {
+      const mine = (seq.current.get(folder) ?? 0) + 1;
+      seq.current.set(folder, mine);
+      const cursor = more ? (levelsRef.current.get(folder)?.nextCursor ?? null) : null;
+      setLevel(folder, (lv) => ({ nodes: lv?.nodes ?? [], nextCursor: lv?.nextCursor ?? null, status: 'loading' }));
+      get<LevelAnswer>(levelAddress(spaceApi(space), folder, cursor)).then(
+        (a) => {
+          if (seq.current.get(folder) !== mine) return;
+          setLevel(folder, (lv) => ({ nodes: mergeLevel(more ? (lv?.nodes ?? []) : [], a), nextCursor: a.nextCursor, status: 'ok' }));
+        },
+        (error: unknown) => {
+          if (seq.current.get(folder) !== mine) return;
+          setLevel(folder, (lv) => ({ nodes: lv?.nodes ?? [], nextCursor: lv?.nextCursor ?? null, status: 'error', error }));
+        },
+      );
+    },
+    [space],
+  );
 
   // The current page's folders open, each level loaded once; its own level is asked again on each
   // visit, so a page just created, moved or renamed shows as it is now.
@@ -52,24 +60,30 @@ export function useTreeLevels(space: string, current: string | undefined) {
 
   // Live (lib/live.ts): a page created, deleted, moved or restored in this space reloads the
   // loaded levels on its way (a folder may appear or go); a page updated (a new title) its own level.
-  useLiveChanges((batch) => {
-    const again = new Set<string>();
-    const near = (p: string, all: boolean): void => {
-      for (const f of all ? ancestors(p) : [parentOf(p)]) if (levelsRef.current.has(f)) again.add(f);
-    };
-    for (const c of batch) {
-      if (!c.event.startsWith('page.')) continue;
-      if (c.space === space) near(c.path, c.event !== 'page.updated');
-      if (c.from?.space === space) near(c.from.path, true);
-    }
-    for (const f of again) load(f);
-  }, () => { for (const f of levelsRef.current.keys()) load(f); });
+  useLiveChanges(
+    (batch) => {
+      const again = new Set<string>();
+      const near = (p: string, all: boolean): void => {
+        for (const f of all ? ancestors(p) : [parentOf(p)]) if (levelsRef.current.has(f)) again.add(f);
+      };
+      for (const c of batch) {
+        if (!c.event.startsWith('page.')) continue;
+        if (c.space === space) near(c.path, c.event !== 'page.updated');
+        if (c.from?.space === space) near(c.from.path, true);
+      }
+      for (const f of again) load(f);
+    },
+    () => {
+      for (const f of levelsRef.current.keys()) load(f);
+    },
+  );
 
   const toggle = (folder: string, want?: boolean): void => {
     const opening = want ?? !open.has(folder);
     setOpen((o) => {
       const next = new Set(o);
-      if (opening) next.add(folder); else next.delete(folder);
+      if (opening) next.add(folder);
+      else next.delete(folder);
       return next;
     });
     if (opening && !levelsRef.current.has(folder)) load(folder);

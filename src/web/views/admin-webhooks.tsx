@@ -16,44 +16,132 @@ export function WebhooksAdmin() {
     <section class="panel" aria-labelledby="wh-title">
       <h2 id="wh-title">Webhooks</h2>
       {secret && (
-        <div class="notice" role="status"><p><strong>Signing secret — copy it now, it is shown only once:</strong></p>
-          <p><code class="secret">{secret.secret}</code> <button type="button" class="button small ghost" onClick={() => setSecret(null)}>Done</button></p></div>
+        <div class="notice" role="status">
+          <p>
+            <strong>Signing secret — copy it now, it is shown only once:</strong>
+          </p>
+          <p>
+            <code class="secret">{secret.secret}</code>{' '}
+            <button type="button" class="button small ghost" onClick={() => setSecret(null)}>
+              Done
+            </button>
+          </p>
+        </div>
       )}
       <AsyncView value={hooks} what="list">
-        {(list) => list.length === 0 ? <p class="muted">No webhooks yet.</p> : (
-          <ul class="plain-list webhooks">
-            {list.map((w) => (
-              <li key={w.id} class="webhook">
-                <WebhookRow hook={w} onChanged={hooks.reload} onSecret={(s) => setSecret({ id: w.id, secret: s })} open={open === w.id} onToggleLog={() => setOpen(open === w.id ? null : w.id)} />
-              </li>
-            ))}
-          </ul>
-        )}
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">No webhooks yet.</p>
+          ) : (
+            <ul class="plain-list webhooks">
+              {list.map((w) => (
+                <li key={w.id} class="webhook">
+                  <WebhookRow
+                    hook={w}
+                    onChanged={hooks.reload}
+                    onSecret={(s) => setSecret({ id: w.id, secret: s })}
+                    open={open === w.id}
+                    onToggleLog={() => setOpen(open === w.id ? null : w.id)}
+                  />
+                </li>
+              ))}
+            </ul>
+          )
+        }
       </AsyncView>
-      <CreateWebhook onCreated={(w) => { if (w.secret) setSecret({ id: w.id, secret: w.secret }); hooks.reload(); }} />
+      <CreateWebhook
+        onCreated={(w) => {
+          if (w.secret) setSecret({ id: w.id, secret: w.secret });
+          hooks.reload();
+        }}
+      />
     </section>
   );
 }
 
-function WebhookRow({ hook, onChanged, onSecret, open, onToggleLog }: { hook: Webhook; onChanged: () => void; onSecret: (s: string) => void; open: boolean; onToggleLog: () => void }) {
+function WebhookRow({
+  hook,
+  onChanged,
+  onSecret,
+  open,
+  onToggleLog,
+}: {
+  hook: Webhook;
+  onChanged: () => void;
+  onSecret: (s: string) => void;
+  open: boolean;
+  onToggleLog: () => void;
+}) {
   const [result, setResult] = useState('');
   const [error, setError] = useState<unknown>(null);
-  const run = (p: Promise<unknown>): void => { setError(null); p.catch(setError); };
+  const run = (p: Promise<unknown>): void => {
+    setError(null);
+    p.catch(setError);
+  };
   return (
     <div>
       <div class="webhook-head">
         <span class="mono">{hook.url}</span>
         {hook.enabled ? <Badge tone="ok">enabled</Badge> : <Badge tone="warn">disabled</Badge>}
-        <span class="muted small">{hook.events.join(', ')}{hook.spaceSlug ? ` · space ${hook.spaceSlug}` : ''}</span>
+        <span class="muted small">
+          {hook.events.join(', ')}
+          {hook.spaceSlug ? ` · space ${hook.spaceSlug}` : ''}
+        </span>
       </div>
       <div class="actions">
-        <button type="button" class="button small" onClick={() => run(post<TestResult>(`/admin/webhooks/${hook.id}/test`).then((r) => setResult(`Test: ${r.outcome}${r.status ? ` (HTTP ${r.status})` : ''}${r.error ? ` — ${r.error}` : ''}, ${r.durationMs} ms`)))}>Send test</button>
-        <button type="button" class="button small" onClick={() => run(post<Webhook>(`/admin/webhooks/${hook.id}/rotate-secret`).then((w) => { if (w.secret) onSecret(w.secret); }))}>Rotate secret</button>
-        <button type="button" class="button small" onClick={() => run(patch(`/admin/webhooks/${hook.id}`, { enabled: !hook.enabled }).then(onChanged))}>{hook.enabled ? 'Disable' : 'Enable'}</button>
-        <button type="button" class="button small" aria-expanded={open} onClick={onToggleLog}>Delivery log</button>
-        <button type="button" class="button small danger" onClick={() => { if (confirm(`Delete the webhook to ${hook.url}?`)) run(del(`/admin/webhooks/${hook.id}`).then(onChanged)); }}>Delete</button>
+        <button
+          type="button"
+          class="button small"
+          onClick={() =>
+            run(
+              post<TestResult>(`/admin/webhooks/${hook.id}/test`).then((r) =>
+                setResult(
+                  `Test: ${r.outcome}${r.status ? ` (HTTP ${r.status})` : ''}${r.error ? ` — ${r.error}` : ''}, ${r.durationMs} ms`,
+                ),
+              ),
+            )
+          }
+        >
+          Send test
+        </button>
+        <button
+          type="button"
+          class="button small"
+          onClick={() =>
+            run(
+              post<Webhook>(`/admin/webhooks/${hook.id}/rotate-secret`).then((w) => {
+                if (w.secret) onSecret(w.secret);
+              }),
+            )
+          }
+        >
+          Rotate secret
+        </button>
+        <button
+          type="button"
+          class="button small"
+          onClick={() => run(patch(`/admin/webhooks/${hook.id}`, { enabled: !hook.enabled }).then(onChanged))}
+        >
+          {hook.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button type="button" class="button small" aria-expanded={open} onClick={onToggleLog}>
+          Delivery log
+        </button>
+        <button
+          type="button"
+          class="button small danger"
+          onClick={() => {
+            if (confirm(`Delete the webhook to ${hook.url}?`)) run(del(`/admin/webhooks/${hook.id}`).then(onChanged));
+          }}
+        >
+          Delete
+        </button>
       </div>
-      {result && <p role="status" class="small">{result}</p>}
+      {result && (
+        <p role="status" class="small">
+          {result}
+        </p>
+      )}
       {error !== null && <ErrorBox error={error} />}
       {open && <DeliveryLog id={hook.id} />}
     </div>
@@ -62,26 +150,51 @@ function WebhookRow({ hook, onChanged, onSecret, open, onToggleLog }: { hook: We
 
 function DeliveryLog({ id }: { id: string }) {
   const [cursor, setCursor] = useState<string | null>(null);
-  const log = useAsync(() => get<{ deliveries: Delivery[]; nextCursor: string | null }>(`/admin/webhooks/${id}/deliveries${query({ limit: 20, cursor })}`), [id, cursor]);
+  const log = useAsync(
+    () => get<{ deliveries: Delivery[]; nextCursor: string | null }>(`/admin/webhooks/${id}/deliveries${query({ limit: 20, cursor })}`),
+    [id, cursor],
+  );
   return (
     <AsyncView value={log} what="webhook">
-      {(r) => r.deliveries.length === 0 ? <p class="muted small">No deliveries yet.</p> : (
-        <>
-          <table class="table compact">
-            <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Detail</th></tr></thead>
-            <tbody>
-              {r.deliveries.map((d) => (
-                <tr key={`${d.id}-${d.attempt}`}>
-                  <td class="nowrap">{fullTime(d.at)}</td><td>{d.event}</td><td>{d.attempt}</td>
-                  <td><Badge tone={d.outcome === 'delivered' ? 'ok' : 'warn'}>{d.outcome}</Badge></td>
-                  <td class="small">{d.status ? `HTTP ${d.status}` : ''} {d.error ?? ''} · {d.durationMs} ms</td>
+      {(r) =>
+        r.deliveries.length === 0 ? (
+          <p class="muted small">No deliveries yet.</p>
+        ) : (
+          <>
+            <table class="table compact">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Detail</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {r.nextCursor && <button type="button" class="button small" onClick={() => setCursor(r.nextCursor)}>Older deliveries</button>}
-        </>
-      )}
+              </thead>
+              <tbody>
+                {r.deliveries.map((d) => (
+                  <tr key={`${d.id}-${d.attempt}`}>
+                    <td class="nowrap">{fullTime(d.at)}</td>
+                    <td>{d.event}</td>
+                    <td>{d.attempt}</td>
+                    <td>
+                      <Badge tone={d.outcome === 'delivered' ? 'ok' : 'warn'}>{d.outcome}</Badge>
+                    </td>
+                    <td class="small">
+                      {d.status ? `HTTP ${d.status}` : ''} {d.error ?? ''} · {d.durationMs} ms
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {r.nextCursor && (
+              <button type="button" class="button small" onClick={() => setCursor(r.nextCursor)}>
+                Older deliveries
+              </button>
+            )}
+          </>
+        )
+      }
     </AsyncView>
   );
 }
@@ -96,29 +209,63 @@ function CreateWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
     e.preventDefault();
     setError(null);
     try {
-      onCreated(await post<Webhook>('/admin/webhooks', { url: url.trim(), events, ...(spaceSlug.trim() ? { spaceSlug: spaceSlug.trim() } : {}) }));
+      onCreated(
+        await post<Webhook>('/admin/webhooks', { url: url.trim(), events, ...(spaceSlug.trim() ? { spaceSlug: spaceSlug.trim() } : {}) }),
+      );
       setUrl('');
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <form class="stack" noValidate onSubmit={submit} aria-labelledby="wh-new-title">
       <h3 id="wh-new-title">Add a webhook</h3>
       {error !== null && issues.length === 0 && <ErrorBox error={error} />}
       <div class="grid-2">
-        <div class="field"><label for="wh-url"><span class="label">URL</span></label>
-          <input {...fieldProps('wh-url', issueFor(issues, 'url'))} type="url" placeholder="https://" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-          <FieldError id="wh-url" issue={issueFor(issues, 'url')} /></div>
-        <div class="field"><label for="wh-space"><span class="label">Only this space (optional)</span></label>
-          <input {...fieldProps('wh-space', issueFor(issues, 'spaceSlug'))} value={spaceSlug} onInput={(e) => setSpaceSlug(e.currentTarget.value)} />
-          <FieldError id="wh-space" issue={issueFor(issues, 'spaceSlug')} /></div>
+        <div class="field">
+          <label for="wh-url">
+            <span class="label">URL</span>
+          </label>
+          <input
+            {...fieldProps('wh-url', issueFor(issues, 'url'))}
+            type="url"
+            placeholder="https://"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+          <FieldError id="wh-url" issue={issueFor(issues, 'url')} />
+        </div>
+        <div class="field">
+          <label for="wh-space">
+            <span class="label">Only this space (optional)</span>
+          </label>
+          <input
+            {...fieldProps('wh-space', issueFor(issues, 'spaceSlug'))}
+            value={spaceSlug}
+            onInput={(e) => setSpaceSlug(e.currentTarget.value)}
+          />
+          <FieldError id="wh-space" issue={issueFor(issues, 'spaceSlug')} />
+        </div>
       </div>
-      <fieldset class="checks"><legend>Events</legend>
+      <fieldset class="checks">
+        <legend>Events</legend>
         {WEBHOOK_EVENTS.map((ev) => (
-          <label key={ev} class="check"><input type="checkbox" checked={events.includes(ev)} onChange={(e) => setEvents(e.currentTarget.checked ? [...events, ev] : events.filter((x) => x !== ev))} /> {ev}</label>
+          <label key={ev} class="check">
+            <input
+              type="checkbox"
+              checked={events.includes(ev)}
+              onChange={(e) => setEvents(e.currentTarget.checked ? [...events, ev] : events.filter((x) => x !== ev))}
+            />{' '}
+            {ev}
+          </label>
         ))}
         {issueFor(issues, 'events') && <span class="field-error">{issueFor(issues, 'events')!.message}</span>}
       </fieldset>
-      <div class="actions"><button type="submit" class="button primary">Add webhook</button></div>
+      <div class="actions">
+        <button type="submit" class="button primary">
+          Add webhook
+        </button>
+      </div>
     </form>
   );
 }

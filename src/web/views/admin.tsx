@@ -16,7 +16,15 @@ export function Admin() {
   const people = useAsync(() => get<Principal[]>('/admin/principals'), []);
   const [selected, setSelected] = useState<string | null>(null);
   if (!principal.orgAdmin) {
-    return <section class="state-view"><h1>Admin</h1><p>Only org admins may see this.</p><p><a href={href.home()}>Back to home</a></p></section>;
+    return (
+      <section class="state-view">
+        <h1>Admin</h1>
+        <p>Only org admins may see this.</p>
+        <p>
+          <a href={href.home()}>Back to home</a>
+        </p>
+      </section>
+    );
   }
   return (
     <div class="content-wide">
@@ -27,17 +35,37 @@ export function Admin() {
         <AsyncView value={people} what="list">
           {(list) => (
             <table class="table">
-              <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Role</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
               <tbody>
                 {list.map((p) => (
                   <tr key={p.id} class={selected === p.id ? 'selected' : ''}>
-                    <td>{p.name} <span class="muted small mono">{p.id}</span></td>
+                    <td>
+                      {p.name} <span class="muted small mono">{p.id}</span>
+                    </td>
                     <td>{p.kind}</td>
                     <td>{p.orgAdmin ? <Badge tone="accent">org admin</Badge> : 'member'}</td>
-                    <td><div class="actions">
-                      <button type="button" class="button small" aria-pressed={selected === p.id} onClick={() => setSelected(selected === p.id ? null : p.id)}>Keys of {p.name}</button>
-                      {p.kind === 'user' && p.id !== principal.id && <EndSessions principal={p} />}
-                    </div></td>
+                    <td>
+                      <div class="actions">
+                        <button
+                          type="button"
+                          class="button small"
+                          aria-pressed={selected === p.id}
+                          onClick={() => setSelected(selected === p.id ? null : p.id)}
+                        >
+                          Keys of {p.name}
+                        </button>
+                        {p.kind === 'user' && p.id !== principal.id && <EndSessions principal={p} />}
+                      </div>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -56,10 +84,23 @@ function EndSessions({ principal }: { principal: Principal }) {
   const [state, setState] = useState('');
   return (
     <>
-      <button type="button" class="button small ghost" onClick={() => del(`/admin/principals/${encodeURIComponent(principal.id)}/sessions`).then(() => setState('Signed out'), (e: unknown) => setState(e instanceof Error ? e.message : 'Failed'))}>
+      <button
+        type="button"
+        class="button small ghost"
+        onClick={() =>
+          del(`/admin/principals/${encodeURIComponent(principal.id)}/sessions`).then(
+            () => setState('Signed out'),
+            (e: unknown) => setState(e instanceof Error ? e.message : 'Failed'),
+          )
+        }
+      >
         Sign {principal.name} out everywhere
       </button>
-      {state && <span role="status" class="small muted">{state}</span>}
+      {state && (
+        <span role="status" class="small muted">
+          {state}
+        </span>
+      )}
     </>
   );
 }
@@ -78,30 +119,72 @@ function CreatePrincipal({ onCreated }: { onCreated: () => void }) {
     try {
       const p = await post<Principal>('/admin/principals', { name: name.trim(), kind, orgAdmin, ...(kind === 'user' ? { password } : {}) });
       setDone(`Created ${p.kind} ${p.name}.`);
-      setName(''); setPassword(''); setOrgAdmin(false);
+      setName('');
+      setPassword('');
+      setOrgAdmin(false);
       onCreated();
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <form class="stack create-principal" noValidate onSubmit={submit} aria-labelledby="cp-title">
       <h3 id="cp-title">Add a user or agent</h3>
       {error !== null && issues.length === 0 && <ErrorBox error={error} />}
       <div class="grid-3">
-        <div class="field"><label for="cp-name"><span class="label">Principal name</span></label>
-          <input {...fieldProps('cp-name', issueFor(issues, 'name'))} value={name} onInput={(e) => setName(e.currentTarget.value)} autoComplete="off" />
-          <FieldError id="cp-name" issue={issueFor(issues, 'name')} /></div>
-        <div class="field"><label for="cp-kind"><span class="label">Kind</span></label>
+        <div class="field">
+          <label for="cp-name">
+            <span class="label">Principal name</span>
+          </label>
+          <input
+            {...fieldProps('cp-name', issueFor(issues, 'name'))}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            autoComplete="off"
+          />
+          <FieldError id="cp-name" issue={issueFor(issues, 'name')} />
+        </div>
+        <div class="field">
+          <label for="cp-kind">
+            <span class="label">Kind</span>
+          </label>
           <select id="cp-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'user' | 'agent')}>
-            <option value="user">user (signs in with a password)</option><option value="agent">agent (uses API keys)</option>
-          </select></div>
-        {kind === 'user' && <div class="field"><label for="cp-password"><span class="label">Initial password</span></label>
-          <input {...fieldProps('cp-password', issueFor(issues, 'password'), 'cp-password-help')} type="password" autoComplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-          <span class="help" id="cp-password-help">At least 8 characters.</span>
-          <FieldError id="cp-password" issue={issueFor(issues, 'password')} /></div>}
+            <option value="user">user (signs in with a password)</option>
+            <option value="agent">agent (uses API keys)</option>
+          </select>
+        </div>
+        {kind === 'user' && (
+          <div class="field">
+            <label for="cp-password">
+              <span class="label">Initial password</span>
+            </label>
+            <input
+              {...fieldProps('cp-password', issueFor(issues, 'password'), 'cp-password-help')}
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+            <span class="help" id="cp-password-help">
+              At least 8 characters.
+            </span>
+            <FieldError id="cp-password" issue={issueFor(issues, 'password')} />
+          </div>
+        )}
       </div>
-      <label class="check"><input type="checkbox" checked={orgAdmin} onChange={(e) => setOrgAdmin(e.currentTarget.checked)} /> Org admin</label>
-      <div class="actions"><button type="submit" class="button primary">Add principal</button></div>
-      {done && <p role="status" class="ok">{done}</p>}
+      <label class="check">
+        <input type="checkbox" checked={orgAdmin} onChange={(e) => setOrgAdmin(e.currentTarget.checked)} /> Org admin
+      </label>
+      <div class="actions">
+        <button type="submit" class="button primary">
+          Add principal
+        </button>
+      </div>
+      {done && (
+        <p role="status" class="ok">
+          {done}
+        </p>
+      )}
     </form>
   );
 }
@@ -112,44 +195,87 @@ function KeysPanel({ principal }: { principal: Principal }) {
   const [error, setError] = useState<unknown>(null);
   const create = async (): Promise<void> => {
     setError(null);
-    try { setCreated(await post<NewApiKey>(`/admin/principals/${encodeURIComponent(principal.id)}/keys`)); keys.reload(); } catch (err) { setError(err); }
+    try {
+      setCreated(await post<NewApiKey>(`/admin/principals/${encodeURIComponent(principal.id)}/keys`));
+      keys.reload();
+    } catch (err) {
+      setError(err);
+    }
   };
   const revoke = async (k: ApiKeyInfo): Promise<void> => {
     if (!confirm(`Revoke key ${k.prefix}…? Requests with it are refused at once.`)) return;
-    try { await del(`/admin/keys/${encodeURIComponent(k.id)}`); keys.reload(); } catch (err) { setError(err); }
+    try {
+      await del(`/admin/keys/${encodeURIComponent(k.id)}`);
+      keys.reload();
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <section class="panel" aria-labelledby="keys-title">
       <h2 id="keys-title">API keys of {principal.name}</h2>
       {created && (
         <div class="notice key-once" role="status">
-          <p><strong>New key — copy it now, it is shown only once:</strong></p>
-          <p><code class="secret" aria-label="New API key">{created.key}</code>{' '}
-            <button type="button" class="button small" onClick={() => void navigator.clipboard?.writeText(created.key)}>Copy</button>{' '}
-            <button type="button" class="button small ghost" onClick={() => setCreated(null)}>Done</button></p>
+          <p>
+            <strong>New key — copy it now, it is shown only once:</strong>
+          </p>
+          <p>
+            <code class="secret" aria-label="New API key">
+              {created.key}
+            </code>{' '}
+            <button type="button" class="button small" onClick={() => void navigator.clipboard?.writeText(created.key)}>
+              Copy
+            </button>{' '}
+            <button type="button" class="button small ghost" onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </p>
         </div>
       )}
       {error !== null && <ErrorBox error={error} />}
       <AsyncView value={keys} what="principal">
-        {(list) => list.length === 0 ? <p class="muted">No keys.</p> : (
-          <table class="table">
-            <thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-            <tbody>
-              {list.map((k) => (
-                <tr key={k.id}>
-                  <td class="mono">{k.prefix}…</td>
-                  <td>{fullTime(k.createdAt)}</td>
-                  <td>{k.revokedAt ? <Badge tone="warn">revoked {fullTime(k.revokedAt)}</Badge> : <Badge tone="ok">active</Badge>}</td>
-                  <td>{!k.revokedAt && <button type="button" class="button small danger" onClick={() => revoke(k)}>Revoke {k.prefix}</button>}</td>
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">No keys.</p>
+          ) : (
+            <table class="table">
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">State</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+              </thead>
+              <tbody>
+                {list.map((k) => (
+                  <tr key={k.id}>
+                    <td class="mono">{k.prefix}…</td>
+                    <td>{fullTime(k.createdAt)}</td>
+                    <td>{k.revokedAt ? <Badge tone="warn">revoked {fullTime(k.revokedAt)}</Badge> : <Badge tone="ok">active</Badge>}</td>
+                    <td>
+                      {!k.revokedAt && (
+                        <button type="button" class="button small danger" onClick={() => revoke(k)}>
+                          Revoke {k.prefix}
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
       </AsyncView>
-      {principal.kind === 'agent'
-        ? <button type="button" class="button primary" onClick={create}>Create API key</button>
-        : <p class="muted small">Users sign in with a password; API keys are for agents.</p>}
+      {principal.kind === 'agent' ? (
+        <button type="button" class="button primary" onClick={create}>
+          Create API key
+        </button>
+      ) : (
+        <p class="muted small">Users sign in with a password; API keys are for agents.</p>
+      )}
     </section>
   );
 }

@@ -13,20 +13,40 @@ export function BrokenLinks({ space }: { space: string }) {
       <Breadcrumbs items={[{ label: 'Home', href: href.home() }, { label: space, href: href.space(space) }, { label: 'Broken links' }]} />
       <h1>Broken links</h1>
       <AsyncView value={links} what="space">
-        {(list) => list.length === 0 ? <Empty>No broken links in this space.</Empty> : (
-          <table class="table">
-            <thead><tr><th scope="col">On page</th><th scope="col">Links to (missing)</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-            <tbody>
-              {list.map((l, i) => (
-                <tr key={i}>
-                  <td><a href={href.page(l.source.space, l.source.path)}>{l.source.path}</a></td>
-                  <td><span class="broken-target mono">{l.target.space === space ? l.target.path : `${l.target.space}/${l.target.path}`}</span></td>
-                  <td><a href={href.newPage({ space: l.target.space, path: l.target.path })}>Create this page</a></td>
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>No broken links in this space.</Empty>
+          ) : (
+            <table class="table">
+              <thead>
+                <tr>
+                  <th scope="col">On page</th>
+                  <th scope="col">Links to (missing)</th>
+                  <th scope="col">
+                    <span class="sr-only">Action</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+              </thead>
+              <tbody>
+                {list.map((l, i) => (
+                  <tr key={i}>
+                    <td>
+                      <a href={href.page(l.source.space, l.source.path)}>{l.source.path}</a>
+                    </td>
+                    <td>
+                      <span class="broken-target mono">
+                        {l.target.space === space ? l.target.path : `${l.target.space}/${l.target.path}`}
+                      </span>
+                    </td>
+                    <td>
+                      <a href={href.newPage({ space: l.target.space, path: l.target.path })}>Create this page</a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
       </AsyncView>
     </div>
   );

@@ -72,7 +72,8 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const preview = usePreview(space, path, content);
   // Where the cursor is, for the preview to follow (set only when its block or line changes).
   const [cursor, setCursor] = useState<CursorBlocks | null>(null);
-  const onCursor = (b: CursorBlocks): void => setCursor((c) => (c && c.at === b.at && c.fraction === b.fraction && c.tags.length === b.tags.length ? c : b));
+  const onCursor = (b: CursorBlocks): void =>
+    setCursor((c) => (c && c.at === b.at && c.fraction === b.fraction && c.tags.length === b.tags.length ? c : b));
   const wikilinks = useMemo(() => titleSource(() => space), [space]);
 
   const metadata = (): Metadata => {
@@ -86,16 +87,22 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const keepDraft = (): void => writeDraft(draftId, { title, content, metadata: metadata(), baseVersion: base.version });
   useEffect(() => {
     if (offered) return; // do not overwrite a draft the person has not yet answered
-    const t = setTimeout(() => { if (dirty) keepDraft(); }, 300);
+    const t = setTimeout(() => {
+      if (dirty) keepDraft();
+    }, 300);
     return () => clearTimeout(t);
   }, [title, content, raw, rows, offered]);
   // Left or hidden before that timer fired (a reload, a closed tab, a phone switching apps): the
   // draft is written at once, from what the last render holds (a ref set during render).
   const leaving = useRef(() => {});
-  leaving.current = () => { if (dirty && !offered) keepDraft(); };
+  leaving.current = () => {
+    if (dirty && !offered) keepDraft();
+  };
   useEffect(() => {
     const flush = (): void => leaving.current();
-    const onVisibility = (): void => { if (document.visibilityState === 'hidden') flush(); };
+    const onVisibility = (): void => {
+      if (document.visibilityState === 'hidden') flush();
+    };
     window.addEventListener('pagehide', flush);
     document.addEventListener('visibilitychange', onVisibility);
     return () => {
@@ -104,7 +111,9 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     };
   }, []);
   useEffect(() => {
-    const warn = (e: BeforeUnloadEvent): void => { if (dirty) e.preventDefault(); };
+    const warn = (e: BeforeUnloadEvent): void => {
+      if (dirty) e.preventDefault();
+    };
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
@@ -117,7 +126,12 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     setSaving(true);
     setError(null);
     setWaiting(false);
-    const body = { title: over?.title ?? title, content: over?.content ?? content, metadata: metadata(), baseVersion: over?.baseVersion ?? base.version };
+    const body = {
+      title: over?.title ?? title,
+      content: over?.content ?? content,
+      metadata: metadata(),
+      baseVersion: over?.baseVersion ?? base.version,
+    };
     try {
       await put<Page>(pageApi(space, path), body);
       savedRef.current = true;
@@ -126,7 +140,11 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && err.code === 'version_conflict') {
         writeDraft(draftId, { title: body.title, content: body.content, metadata: body.metadata, baseVersion: body.baseVersion });
-        try { setConflict(await get<Page>(pageApi(space, path))); } catch (e2) { setError(e2); }
+        try {
+          setConflict(await get<Page>(pageApi(space, path)));
+        } catch (e2) {
+          setError(e2);
+        }
       } else if (err instanceof ApiError && err.status === 0) {
         // No connection: the edit stays here (a draft) and is sent again when the connection returns.
         writeDraft(draftId, { title: body.title, content: body.content, metadata: body.metadata, baseVersion: body.baseVersion });
@@ -149,7 +167,11 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const savedRef = useRef(false);
   useLiveChanges((batch) => {
     if (inFlight.current || savedRef.current) return; // this editor's own save
-    const c = [...batch].reverse().find((x) => x.event.startsWith('page.') && (x.space === space && x.path === path || (x.from?.space === space && x.from.path === path)));
+    const c = [...batch]
+      .reverse()
+      .find(
+        (x) => x.event.startsWith('page.') && ((x.space === space && x.path === path) || (x.from?.space === space && x.from.path === path)),
+      );
     if (!c) return;
     if (c.event === 'page.moved' && !(c.space === space && c.path === path)) {
       setAt({ space: c.space, path: c.path });
@@ -161,10 +183,16 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
       return;
     }
     if (c.version !== undefined && c.version <= base.version) return;
-    const say = (name: string): void => setLive(`Updated by ${name}${c.version !== undefined ? ` (version ${c.version})` : ''}. Your text is kept; saving merges the two.`);
-    if (c.actor.id === principal.id) { say('you, in another window'); return; }
-    get<{ revisions: RevisionSummary[] }>(`${pageApi(space, path)}/revisions?limit=1`)
-      .then((r) => say(r.revisions[0]?.author.name ?? 'someone else'), () => say('someone else'));
+    const say = (name: string): void =>
+      setLive(`Updated by ${name}${c.version !== undefined ? ` (version ${c.version})` : ''}. Your text is kept; saving merges the two.`);
+    if (c.actor.id === principal.id) {
+      say('you, in another window');
+      return;
+    }
+    get<{ revisions: RevisionSummary[] }>(`${pageApi(space, path)}/revisions?limit=1`).then(
+      (r) => say(r.revisions[0]?.author.name ?? 'someone else'),
+      () => say('someone else'),
+    );
   });
 
   // Ctrl/⌘-S saves what the last render holds. The listener is bound once and reads `save` from a
@@ -174,7 +202,10 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   saveRef.current = save;
   useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's' && !e.defaultPrevented) { e.preventDefault(); void saveRef.current(); }
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's' && !e.defaultPrevented) {
+        e.preventDefault();
+        void saveRef.current();
+      }
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
@@ -184,11 +215,16 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   // shows the merge, as for any save).
   useEffect(() => {
     if (!waiting) return;
-    const retry = (): void => { void saveRef.current(); };
+    const retry = (): void => {
+      void saveRef.current();
+    };
     window.addEventListener('online', retry);
     // The browser may say it is online while the server is out of reach: try again now and then.
     const timer = navigator.onLine ? setTimeout(retry, 10_000) : undefined;
-    return () => { window.removeEventListener('online', retry); clearTimeout(timer); };
+    return () => {
+      window.removeEventListener('online', retry);
+      clearTimeout(timer);
+    };
   }, [waiting]);
 
   const restoreDraft = (d: Draft): void => {
@@ -210,51 +246,124 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     <div class="editor-view">
       <Breadcrumbs items={[...pageCrumbs(space, space, path, page.title), { label: 'Edit' }]} />
       <h1 class="sr-only">Edit {page.title}</h1>
-      <form class="editor-form" noValidate onSubmit={(e) => { e.preventDefault(); void save(); }} aria-label={`Edit ${page.title}`}>
+      <form
+        class="editor-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+        aria-label={`Edit ${page.title}`}
+      >
         {offered && (
           <div class="notice" role="status">
             <p>You have unsaved changes from {relativeTime(offered.savedAt)}.</p>
             <div class="actions">
-              <button type="button" class="button primary small" onClick={() => restoreDraft(offered)}>Restore draft</button>
-              <button type="button" class="button small ghost" onClick={() => { clearDraft(draftId); setOffered(null); }}>Discard draft</button>
+              <button type="button" class="button primary small" onClick={() => restoreDraft(offered)}>
+                Restore draft
+              </button>
+              <button
+                type="button"
+                class="button small ghost"
+                onClick={() => {
+                  clearDraft(draftId);
+                  setOffered(null);
+                }}
+              >
+                Discard draft
+              </button>
             </div>
           </div>
         )}
-        <div role="status" class={live && !conflict ? 'notice' : 'sr-only'}>{conflict ? '' : live}</div>
+        <div role="status" class={live && !conflict ? 'notice' : 'sr-only'}>
+          {conflict ? '' : live}
+        </div>
         {conflict && (
-          <ConflictPanel base={base} mine={{ title, content }} theirs={conflict} saving={saving}
-            onSave={(merged) => { setContent(merged.content); replaceContent(merged.content); setTitle(merged.title); void save({ ...merged, baseVersion: conflict.version }).then(() => undefined); }}
-            onTakeTheirs={() => { clearDraft(draftId); navigate(href.page(space, path)); }} />
+          <ConflictPanel
+            base={base}
+            mine={{ title, content }}
+            theirs={conflict}
+            saving={saving}
+            onSave={(merged) => {
+              setContent(merged.content);
+              replaceContent(merged.content);
+              setTitle(merged.title);
+              void save({ ...merged, baseVersion: conflict.version }).then(() => undefined);
+            }}
+            onTakeTheirs={() => {
+              clearDraft(draftId);
+              navigate(href.page(space, path));
+            }}
+          />
         )}
-        {waiting && <p class="notice" role="status">Not saved yet: there is no connection. Your changes are kept on this device and saved when the connection returns.</p>}
+        {waiting && (
+          <p class="notice" role="status">
+            Not saved yet: there is no connection. Your changes are kept on this device and saved when the connection returns.
+          </p>
+        )}
         {error !== null && !(error instanceof ApiError && error.issues.length > 0) && <ErrorBox error={error} />}
-        {error instanceof ApiError && error.issues.length > 0 && <p class="error-box" role="alert">Not saved: {error.issues.length === 1 ? 'a field needs' : `${error.issues.length} fields need`} attention.</p>}
+        {error instanceof ApiError && error.issues.length > 0 && (
+          <p class="error-box" role="alert">
+            Not saved: {error.issues.length === 1 ? 'a field needs' : `${error.issues.length} fields need`} attention.
+          </p>
+        )}
         <div class="editor-top">
           <label class="field grow">
             <span class="label">Title</span>
-            <input class="title-input" value={title} onInput={(e) => setTitle(e.currentTarget.value)} {...fieldProps('ed-title', titleIssue)} />
+            <input
+              class="title-input"
+              value={title}
+              onInput={(e) => setTitle(e.currentTarget.value)}
+              {...fieldProps('ed-title', titleIssue)}
+            />
             <FieldError id="ed-title" issue={titleIssue} />
           </label>
           <div class="actions">
-            <a class="button ghost" href={href.page(space, path)}>Cancel</a>
-            <button type="submit" class="button primary" disabled={saving} aria-keyshortcuts="Control+S Meta+S">{saving ? 'Saving…' : 'Save'}</button>
+            <a class="button ghost" href={href.page(space, path)}>
+              Cancel
+            </a>
+            <button type="submit" class="button primary" disabled={saving} aria-keyshortcuts="Control+S Meta+S">
+              {saving ? 'Saving…' : 'Save'}
+            </button>
           </div>
         </div>
         <div class="split">
           <div class="field">
-            <span class="label" id="ed-content-label">Content</span>
-            <MarkdownEditor id="ed-content" label="Content" initial={page.content} replace={replaceReq} onChange={setContent} onSave={() => void save()} describedBy={contentIssue ? 'ed-content-error' : undefined}
-              wikilinks={wikilinks} files={(on) => uploader(space, path, on)} onCursor={onCursor} />
+            <span class="label" id="ed-content-label">
+              Content
+            </span>
+            <MarkdownEditor
+              id="ed-content"
+              label="Content"
+              initial={page.content}
+              replace={replaceReq}
+              onChange={setContent}
+              onSave={() => void save()}
+              describedBy={contentIssue ? 'ed-content-error' : undefined}
+              wikilinks={wikilinks}
+              files={(on) => uploader(space, path, on)}
+              onCursor={onCursor}
+            />
             <FieldError id="ed-content" issue={contentIssue} />
           </div>
           <Preview html={preview.html} error={preview.error} cursor={cursor} />
         </div>
         <section class="panel" aria-labelledby="ed-meta-title">
           <h2 id="ed-meta-title">{fields ? `Record: ${page.template}` : 'Metadata'}</h2>
-          {fields && <RecordForm fields={fields} values={raw} issues={metaIssues} idPrefix="ed-f" onChange={(k, v) => setRaw((r) => ({ ...r, [k]: v }))} />}
+          {fields && (
+            <RecordForm
+              fields={fields}
+              values={raw}
+              issues={metaIssues}
+              idPrefix="ed-f"
+              onChange={(k, v) => setRaw((r) => ({ ...r, [k]: v }))}
+            />
+          )}
           {(!fields || rows.length > 0) && <FreeMetadata rows={rows} onChange={setRows} issues={metaIssues} />}
         </section>
-        <p class="muted small">Saving writes version {base.version + 1}. <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>S</kbd> saves.</p>
+        <p class="muted small">
+          Saving writes version {base.version + 1}. <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>S</kbd> saves.
+        </p>
       </form>
     </div>
   );

@@ -15,7 +15,14 @@ const entryId = (e: GalleryEntry): string => `${e.source}/${e.id}`;
 const SOURCE_LABEL: Record<string, string> = { 'built-in': 'Built-in', remote: 'Remote', org: 'Your organisation' };
 
 export function suggestSlug(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63) || 'space';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 63) || 'space'
+  );
 }
 
 export function Gallery({ template }: { template: string }) {
@@ -31,20 +38,35 @@ export function Gallery({ template }: { template: string }) {
       <AsyncView value={entries} what="gallery">
         {(list) => {
           const chosen = template ? list.find((e) => entryId(e) === template) : undefined;
-          if (template && !chosen) return <NotFound what="space template"><p><a href={href.gallery()}>See all space templates</a></p></NotFound>;
+          if (template && !chosen)
+            return (
+              <NotFound what="space template">
+                <p>
+                  <a href={href.gallery()}>See all space templates</a>
+                </p>
+              </NotFound>
+            );
           return (
             <>
-              {list.length === 0 ? <Empty>No space templates are available.</Empty> : (
+              {list.length === 0 ? (
+                <Empty>No space templates are available.</Empty>
+              ) : (
                 <ul class="cards gallery">
                   {list.map((e) => (
                     <li key={entryId(e)} class="card gallery-entry" aria-labelledby={`g-${e.source}-${e.id}`}>
                       <div class="card-top">
-                        <h2 id={`g-${e.source}-${e.id}`} class="card-title">{e.name}</h2>
-                        <Badge tone={e.source === 'org' ? 'accent' : e.source === 'remote' ? 'warn' : 'plain'}>{SOURCE_LABEL[e.source] ?? e.source}</Badge>
+                        <h2 id={`g-${e.source}-${e.id}`} class="card-title">
+                          {e.name}
+                        </h2>
+                        <Badge tone={e.source === 'org' ? 'accent' : e.source === 'remote' ? 'warn' : 'plain'}>
+                          {SOURCE_LABEL[e.source] ?? e.source}
+                        </Badge>
                       </div>
                       {e.description && <p class="muted clamp">{e.description}</p>}
                       <p class="muted small">{plural(e.pages, 'page')}</p>
-                      <button type="button" class="button primary" aria-describedby={`g-${e.source}-${e.id}`} onClick={() => open(e)}>Create space</button>
+                      <button type="button" class="button primary" aria-describedby={`g-${e.source}-${e.id}`} onClick={() => open(e)}>
+                        Create space
+                      </button>
                     </li>
                   ))}
                 </ul>
@@ -65,34 +87,59 @@ function CreateSpaceDialog({ entry, onClose }: { entry: GalleryEntry; onClose: (
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const issues = error instanceof ApiError ? error.issues : [];
-  const slugIssue = issueFor(issues, 'slug') ?? (error instanceof ApiError && error.status === 409 ? { key: 'slug', code: 'conflict', message: 'a space with this slug exists already' } : undefined);
+  const slugIssue =
+    issueFor(issues, 'slug') ??
+    (error instanceof ApiError && error.status === 409
+      ? { key: 'slug', code: 'conflict', message: 'a space with this slug exists already' }
+      : undefined);
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const r = await post<{ space: Space }>(`/space-templates/${encodeURIComponent(entry.source)}/${encodeURIComponent(entry.id)}/spaces`, { slug: slug.trim(), name: name.trim() || undefined });
+      const r = await post<{ space: Space }>(
+        `/space-templates/${encodeURIComponent(entry.source)}/${encodeURIComponent(entry.id)}/spaces`,
+        { slug: slug.trim(), name: name.trim() || undefined },
+      );
       navigate(href.space(r.space.slug));
-    } catch (err) { setError(err); setBusy(false); }
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
   };
   return (
     <Dialog title={`Create a space from “${entry.name}”`} onClose={onClose}>
       <form class="stack" noValidate onSubmit={submit}>
         {error !== null && !slugIssue && <ErrorBox error={error} />}
         <div class="field">
-          <label for="cs-slug"><span class="label">Slug</span></label>
-          <input {...fieldProps('cs-slug', slugIssue, 'cs-slug-help')} value={slug} required onInput={(e) => setSlug(e.currentTarget.value)} />
-          <span class="help" id="cs-slug-help">Lower-case letters, digits and dashes, used in addresses.</span>
+          <label for="cs-slug">
+            <span class="label">Slug</span>
+          </label>
+          <input
+            {...fieldProps('cs-slug', slugIssue, 'cs-slug-help')}
+            value={slug}
+            required
+            onInput={(e) => setSlug(e.currentTarget.value)}
+          />
+          <span class="help" id="cs-slug-help">
+            Lower-case letters, digits and dashes, used in addresses.
+          </span>
           <FieldError id="cs-slug" issue={slugIssue} />
         </div>
         <div class="field">
-          <label for="cs-name"><span class="label">Name</span></label>
+          <label for="cs-name">
+            <span class="label">Name</span>
+          </label>
           <input {...fieldProps('cs-name', issueFor(issues, 'name'))} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <FieldError id="cs-name" issue={issueFor(issues, 'name')} />
         </div>
         <div class="actions">
-          <button type="submit" class="button primary" disabled={busy}>{busy ? 'Creating…' : 'Create'}</button>
-          <button type="button" class="button ghost" onClick={onClose}>Cancel</button>
+          <button type="submit" class="button primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create'}
+          </button>
+          <button type="button" class="button ghost" onClick={onClose}>
+            Cancel
+          </button>
         </div>
       </form>
     </Dialog>
@@ -110,28 +157,62 @@ function SaveOrgTemplate({ onSaved }: { onSaved: () => void }) {
     e.preventDefault();
     setError(null);
     try {
-      const r = await post<GalleryEntry>('/space-templates/org', { space, name: name.trim(), description: description.trim() || undefined });
+      const r = await post<GalleryEntry>('/space-templates/org', {
+        space,
+        name: name.trim(),
+        description: description.trim() || undefined,
+      });
       setDone(`Saved “${r.name}” as an org template.`);
       onSaved();
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <section class="panel" aria-labelledby="org-t-title">
       <h2 id="org-t-title">Save a space as an org template</h2>
       <p class="muted small">A snapshot of the space as it is now; pages with their own access list are left out.</p>
       <form class="grid-3" onSubmit={submit}>
-        <label class="field"><span class="label">Space to save</span>
-          <select value={space} required onChange={(e) => { setSpace(e.currentTarget.value); if (!name) setName(spaces.data?.find((s) => s.slug === e.currentTarget.value)?.name ?? ''); }}>
+        <label class="field">
+          <span class="label">Space to save</span>
+          <select
+            value={space}
+            required
+            onChange={(e) => {
+              setSpace(e.currentTarget.value);
+              if (!name) setName(spaces.data?.find((s) => s.slug === e.currentTarget.value)?.name ?? '');
+            }}
+          >
             <option value="">Choose…</option>
-            {(spaces.data ?? []).filter((s) => !s.personal).map((s) => <option key={s.slug} value={s.slug}>{s.name}</option>)}
+            {(spaces.data ?? [])
+              .filter((s) => !s.personal)
+              .map((s) => (
+                <option key={s.slug} value={s.slug}>
+                  {s.name}
+                </option>
+              ))}
           </select>
         </label>
-        <label class="field"><span class="label">Template name</span><input value={name} required onInput={(e) => setName(e.currentTarget.value)} /></label>
-        <label class="field"><span class="label">Description</span><input value={description} onInput={(e) => setDescription(e.currentTarget.value)} /></label>
-        <div class="actions"><button type="submit" class="button">Save as org template</button></div>
+        <label class="field">
+          <span class="label">Template name</span>
+          <input value={name} required onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span class="label">Description</span>
+          <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        </label>
+        <div class="actions">
+          <button type="submit" class="button">
+            Save as org template
+          </button>
+        </div>
       </form>
       {error !== null && <ErrorBox error={error} />}
-      {done && <p role="status" class="ok">{done}</p>}
+      {done && (
+        <p role="status" class="ok">
+          {done}
+        </p>
+      )}
     </section>
   );
 }

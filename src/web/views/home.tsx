@@ -45,34 +45,49 @@ export function Home() {
         <div class="view-head">
           <h1 id="spaces-title">Spaces</h1>
           <div class="actions">
-            <button type="button" class="button" onClick={() => setCreating(true)}><Icon name="plus" />New space</button>
-            <a class="button" href={href.gallery()}><Icon name="grid" />From a template</a>
+            <button type="button" class="button" onClick={() => setCreating(true)}>
+              <Icon name="plus" />
+              New space
+            </button>
+            <a class="button" href={href.gallery()}>
+              <Icon name="grid" />
+              From a template
+            </a>
           </div>
         </div>
         <AsyncView value={spaces} what="list">
-          {(list) => list.length === 0
-            ? <Empty>No spaces yet — <a href={href.gallery()}>create one from a template</a>.</Empty>
-            : (
+          {(list) =>
+            list.length === 0 ? (
+              <Empty>
+                No spaces yet — <a href={href.gallery()}>create one from a template</a>.
+              </Empty>
+            ) : (
               <ul class="cards">
                 {orderSpaces(list, principal.name).map((s) => (
                   <li key={s.slug} class="card space-card">
-                    <a href={href.space(s.slug)} class="card-link"><span class="card-title">{s.name}</span></a>
+                    <a href={href.space(s.slug)} class="card-link">
+                      <span class="card-title">{s.name}</span>
+                    </a>
                     <span class="muted mono">{s.slug}</span>
                     {s.personal && <Badge tone="accent">{s.slug === `~${principal.name}` ? 'Your personal space' : 'Personal'}</Badge>}
                     {s.description && <p class="muted clamp">{s.description}</p>}
                   </li>
                 ))}
               </ul>
-            )}
+            )
+          }
         </AsyncView>
       </section>
       <aside aria-label="Favourites and recent pages" class="side">
         <section aria-labelledby="favourites-title">
           <h2 id="favourites-title">Favourites</h2>
           <AsyncView value={favs} what="list">
-            {(list) => list.length === 0
-              ? <Empty>No favourites yet: mark a page with its <strong>Favourite</strong> button.</Empty>
-              : (
+            {(list) =>
+              list.length === 0 ? (
+                <Empty>
+                  No favourites yet: mark a page with its <strong>Favourite</strong> button.
+                </Empty>
+              ) : (
                 <ul class="plain-list">
                   {list.map((f) => (
                     <li key={`${f.space}/${f.path}`}>
@@ -81,25 +96,33 @@ export function Home() {
                     </li>
                   ))}
                 </ul>
-              )}
+              )
+            }
           </AsyncView>
         </section>
         <section aria-labelledby="recent-title">
-        <h2 id="recent-title">Recently edited</h2>
-        <AsyncView value={recent} what="list">
-          {(r) => r.pages.length === 0
-            ? <Empty>No pages yet — <a href={href.newPage()}>create one</a>.</Empty>
-            : (
-              <ul class="plain-list">
-                {r.pages.map((p) => (
-                  <li key={`${p.space}/${p.path}`}>
-                    <a href={href.page(p.space, p.path)}>{p.title}</a>
-                    <span class="muted small"> {p.space} · edited {relativeTime(p.updatedAt)}</span>
-                  </li>
-                ))}
-              </ul>
-            )}
-        </AsyncView>
+          <h2 id="recent-title">Recently edited</h2>
+          <AsyncView value={recent} what="list">
+            {(r) =>
+              r.pages.length === 0 ? (
+                <Empty>
+                  No pages yet — <a href={href.newPage()}>create one</a>.
+                </Empty>
+              ) : (
+                <ul class="plain-list">
+                  {r.pages.map((p) => (
+                    <li key={`${p.space}/${p.path}`}>
+                      <a href={href.page(p.space, p.path)}>{p.title}</a>
+                      <span class="muted small">
+                        {' '}
+                        {p.space} · edited {relativeTime(p.updatedAt)}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              )
+            }
+          </AsyncView>
         </section>
       </aside>
       {creating && <NewSpaceDialog onClose={() => setCreating(false)} />}
@@ -119,22 +142,42 @@ function NewSpaceDialog({ onClose }: { onClose: () => void }) {
     try {
       const s = await post<Space>('/spaces', { slug: slug.trim(), name: name.trim() || slug.trim() });
       navigate(href.space(s.slug));
-    } catch (err) { setError(err); setBusy(false); }
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
   };
   return (
     <Dialog title="New space" onClose={onClose}>
       <form onSubmit={submit} class="stack">
         {error !== null && issues.length === 0 && <ErrorBox error={error} />}
-        <label class="field"><span class="label">Name</span>
-          <input value={name} required onInput={(e) => setName(e.currentTarget.value)} {...fieldProps('ns-name', issueFor(issues, 'name'))} />
+        <label class="field">
+          <span class="label">Name</span>
+          <input
+            value={name}
+            required
+            onInput={(e) => setName(e.currentTarget.value)}
+            {...fieldProps('ns-name', issueFor(issues, 'name'))}
+          />
           <FieldError id="ns-name" issue={issueFor(issues, 'name')} />
         </label>
-        <label class="field"><span class="label">Slug</span>
-          <input value={slug} required pattern="[a-z0-9][a-z0-9\-]{0,62}" onInput={(e) => setSlug(e.currentTarget.value)} {...fieldProps('ns-slug', issueFor(issues, 'slug'))} />
+        <label class="field">
+          <span class="label">Slug</span>
+          <input
+            value={slug}
+            required
+            pattern="[a-z0-9][a-z0-9\-]{0,62}"
+            onInput={(e) => setSlug(e.currentTarget.value)}
+            {...fieldProps('ns-slug', issueFor(issues, 'slug'))}
+          />
           <span class="help">Lower-case letters, digits and dashes; used in addresses.</span>
           <FieldError id="ns-slug" issue={issueFor(issues, 'slug')} />
         </label>
-        <div class="actions"><button type="submit" class="button primary" disabled={busy}>Create</button></div>
+        <div class="actions">
+          <button type="submit" class="button primary" disabled={busy}>
+            Create
+          </button>
+        </div>
       </form>
     </Dialog>
   );

@@ -76,7 +76,10 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
     const f = filled.current;
     const next = { title: t && !t.recordType ? t.title : '', content: t?.content ?? '', path: f.path };
     if (title === f.title) setTitle(next.title);
-    if (content === f.content) { setContent(next.content); replaceContent(next.content); }
+    if (content === f.content) {
+      setContent(next.content);
+      replaceContent(next.content);
+    }
     if (t?.defaultPathPrefix && (path === '' || path === f.path)) {
       next.path = t.defaultPathPrefix.endsWith('/') ? t.defaultPathPrefix : `${t.defaultPathPrefix}/`;
       setPath(next.path);
@@ -85,7 +88,9 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
     setRaw(t?.fields ? initialRaw(t.fields, {}, t.metadataDefaults) : {});
     setIssues([]);
   };
-  useEffect(() => { if (initialTemplate) applyTemplate(initialTemplate); }, []);
+  useEffect(() => {
+    if (initialTemplate) applyTemplate(initialTemplate);
+  }, []);
 
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
@@ -96,11 +101,29 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
     if (template) body.template = template.space === space ? template.name : tid(template);
     if (template?.fields) body.metadata = fromRaw(template.fields, raw);
     try {
-      if (!space) throw new ApiError(problemOf(400, { title: 'Choose a space', detail: 'Choose a space', issues: [{ key: 'space', code: 'required', message: 'choose a space' }] }));
-      if (!path.trim() || path.endsWith('/')) throw new ApiError(problemOf(400, { title: 'The path is missing', detail: 'Give the page a path', issues: [{ key: 'path', code: 'required', message: 'give the page a path, e.g. guides/setup' }] }));
+      if (!space)
+        throw new ApiError(
+          problemOf(400, {
+            title: 'Choose a space',
+            detail: 'Choose a space',
+            issues: [{ key: 'space', code: 'required', message: 'choose a space' }],
+          }),
+        );
+      if (!path.trim() || path.endsWith('/'))
+        throw new ApiError(
+          problemOf(400, {
+            title: 'The path is missing',
+            detail: 'Give the page a path',
+            issues: [{ key: 'path', code: 'required', message: 'give the page a path, e.g. guides/setup' }],
+          }),
+        );
       const page = await put<Page>(pageApi(space, path.trim()), body);
       const failed = queue.size > 0 ? await queue.uploadAll(page.space, page.path, content) : [];
-      if (failed.length > 0) { setPartly({ page, failed }); setBusy(false); return; }
+      if (failed.length > 0) {
+        setPartly({ page, failed });
+        setBusy(false);
+        return;
+      }
       navigate(href.page(page.space, page.path));
     } catch (err) {
       setBusy(false);
@@ -113,7 +136,9 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
       setError(err);
     }
   };
-  const known = (i: Issue): boolean => ['space', 'path', 'title', 'content', 'template'].some((k) => i.key === k) || (Boolean(template?.fields) && i.key.startsWith('metadata.') && template!.fields!.some((f) => i.key.startsWith(`metadata.${f.key}`)));
+  const known = (i: Issue): boolean =>
+    ['space', 'path', 'title', 'content', 'template'].some((k) => i.key === k) ||
+    (Boolean(template?.fields) && i.key.startsWith('metadata.') && template!.fields!.some((f) => i.key.startsWith(`metadata.${f.key}`)));
   const other = issues.filter((i) => !known(i));
   const templateIssue = issueFor(issues, 'template');
   const pathIssue = issueFor(issues, 'path');
@@ -125,66 +150,150 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
       <Breadcrumbs items={[{ label: 'Home', href: href.home() }, { label: 'New page' }]} />
       <h1>New page</h1>
       <form class="new-page stack" noValidate onSubmit={submit} aria-label="New page">
-        {issues.length > 0 && <p class="error-box" role="alert">Nothing was created: {issues.length === 1 ? 'one field needs' : `${issues.length} fields need`} attention.</p>}
+        {issues.length > 0 && (
+          <p class="error-box" role="alert">
+            Nothing was created: {issues.length === 1 ? 'one field needs' : `${issues.length} fields need`} attention.
+          </p>
+        )}
         {error !== null && issues.length === 0 && <ErrorBox error={error} />}
         <div class="grid-2">
           <div class="field">
-            <label for="np-template"><span class="label">Template</span></label>
-            <select {...fieldProps('np-template', templateIssue, 'np-template-help')} value={templateId}
-              onChange={(e) => { const id = e.currentTarget.value; setTemplateId(id); applyTemplate(props.templates.find((t) => tid(t) === id)); }}>
+            <label for="np-template">
+              <span class="label">Template</span>
+            </label>
+            <select
+              {...fieldProps('np-template', templateIssue, 'np-template-help')}
+              value={templateId}
+              onChange={(e) => {
+                const id = e.currentTarget.value;
+                setTemplateId(id);
+                applyTemplate(props.templates.find((t) => tid(t) === id));
+              }}
+            >
               <option value="">Blank page</option>
               {groupBySpace(props.templates).map(([s, list]) => (
                 <optgroup key={s} label={props.spaces.find((x) => x.slug === s)?.name ?? s}>
-                  {list.map((t) => <option key={tid(t)} value={tid(t)}>{t.title}</option>)}
+                  {list.map((t) => (
+                    <option key={tid(t)} value={tid(t)}>
+                      {t.title}
+                    </option>
+                  ))}
                 </optgroup>
               ))}
             </select>
-            <span class="help" id="np-template-help">{template ? `${template.recordType ? 'Record type' : 'Template'} from ${template.space}${template.description ? ` — ${template.description}` : ''}` : 'Start from a template, or from a blank page.'}</span>
+            <span class="help" id="np-template-help">
+              {template
+                ? `${template.recordType ? 'Record type' : 'Template'} from ${template.space}${template.description ? ` — ${template.description}` : ''}`
+                : 'Start from a template, or from a blank page.'}
+            </span>
             <FieldError id="np-template" issue={templateIssue} />
           </div>
           <div class="field">
-            <label for="np-space"><span class="label">Space</span></label>
+            <label for="np-space">
+              <span class="label">Space</span>
+            </label>
             <select {...fieldProps('np-space', spaceIssue)} value={space} onChange={(e) => setSpace(e.currentTarget.value)}>
               {!space && <option value="">Choose a space…</option>}
-              {spaces.map((s) => <option key={s.slug} value={s.slug}>{s.name} ({s.slug})</option>)}
+              {spaces.map((s) => (
+                <option key={s.slug} value={s.slug}>
+                  {s.name} ({s.slug})
+                </option>
+              ))}
             </select>
             <FieldError id="np-space" issue={spaceIssue} />
           </div>
         </div>
         <div class="grid-2">
           <div class="field">
-            <label for="np-path"><span class="label">Path</span></label>
-            <input {...fieldProps('np-path', pathIssue, 'np-path-help')} value={path} required aria-required="true" placeholder="guides/setup" onInput={(e) => { setPathEdited(true); setPath(e.currentTarget.value); }} />
-            <span class="help" id="np-path-help">Where the page lives in the space; segments separated by “/”.</span>
+            <label for="np-path">
+              <span class="label">Path</span>
+            </label>
+            <input
+              {...fieldProps('np-path', pathIssue, 'np-path-help')}
+              value={path}
+              required
+              aria-required="true"
+              placeholder="guides/setup"
+              onInput={(e) => {
+                setPathEdited(true);
+                setPath(e.currentTarget.value);
+              }}
+            />
+            <span class="help" id="np-path-help">
+              Where the page lives in the space; segments separated by “/”.
+            </span>
             <FieldError id="np-path" issue={pathIssue} />
           </div>
           <div class="field">
-            <label for="np-title"><span class="label">Title</span></label>
-            <input {...fieldProps('np-title', titleIssue)} value={title} required={!template?.recordType} aria-required={template?.recordType ? undefined : 'true'} onInput={(e) => onTitle(e.currentTarget.value)} />
+            <label for="np-title">
+              <span class="label">Title</span>
+            </label>
+            <input
+              {...fieldProps('np-title', titleIssue)}
+              value={title}
+              required={!template?.recordType}
+              aria-required={template?.recordType ? undefined : 'true'}
+              onInput={(e) => onTitle(e.currentTarget.value)}
+            />
             <FieldError id="np-title" issue={titleIssue} />
           </div>
         </div>
         {template?.fields && (
           <fieldset class="panel">
             <legend>{template.title} fields</legend>
-            <RecordForm fields={template.fields} values={raw} issues={issues} idPrefix="np-f" onChange={(k, v) => setRaw((r) => ({ ...r, [k]: v }))} />
+            <RecordForm
+              fields={template.fields}
+              values={raw}
+              issues={issues}
+              idPrefix="np-f"
+              onChange={(k, v) => setRaw((r) => ({ ...r, [k]: v }))}
+            />
           </fieldset>
         )}
         <div class="field">
-          <span class="label" id="np-content-label">Content</span>
-          <MarkdownEditor id="np-content" label="Content" initial="" replace={replaceReq} onChange={setContent} placeholder="Write in Markdown…"
-            wikilinks={wikilinks} files={(on) => queue.attachWith(on)} />
+          <span class="label" id="np-content-label">
+            Content
+          </span>
+          <MarkdownEditor
+            id="np-content"
+            label="Content"
+            initial=""
+            replace={replaceReq}
+            onChange={setContent}
+            placeholder="Write in Markdown…"
+            wikilinks={wikilinks}
+            files={(on) => queue.attachWith(on)}
+          />
         </div>
         {other.length > 0 && (
-          <ul class="error-list" aria-label="Other problems">{other.map((i) => <li key={i.key}><span class="mono">{i.key}</span>: {i.message}</li>)}</ul>
+          <ul class="error-list" aria-label="Other problems">
+            {other.map((i) => (
+              <li key={i.key}>
+                <span class="mono">{i.key}</span>: {i.message}
+              </li>
+            ))}
+          </ul>
         )}
         {partly ? (
           <div class="error-box" role="alert">
             <p>The page was created, but not every file was attached:</p>
-            <ul>{partly.failed.map((m) => <li key={m}>{m}</li>)}</ul>
-            <p><a href={href.page(partly.page.space, partly.page.path)}>Open the page</a> · <a href={href.edit(partly.page.space, partly.page.path)}>Edit it</a></p>
+            <ul>
+              {partly.failed.map((m) => (
+                <li key={m}>{m}</li>
+              ))}
+            </ul>
+            <p>
+              <a href={href.page(partly.page.space, partly.page.path)}>Open the page</a> ·{' '}
+              <a href={href.edit(partly.page.space, partly.page.path)}>Edit it</a>
+            </p>
           </div>
-        ) : <div class="actions"><button type="submit" class="button primary" disabled={busy}>{busy ? 'Creating…' : 'Create'}</button></div>}
+        ) : (
+          <div class="actions">
+            <button type="submit" class="button primary" disabled={busy}>
+              {busy ? 'Creating…' : 'Create'}
+            </button>
+          </div>
+        )}
       </form>
     </div>
   );

@@ -20,13 +20,15 @@ import { useSession } from '../session.ts';
 
 // Space names seen so far, so breadcrumbs of views that do not load the space still name it.
 const spaceNames = new Map<string, string>();
-export const rememberSpace = (s: Space): void => { spaceNames.set(s.slug, s.name); };
+export const rememberSpace = (s: Space): void => {
+  spaceNames.set(s.slug, s.name);
+};
 
 export function pageCrumbs(space: string, spaceName: string, path: string, last?: string): Crumb[] {
   const segs = path.split('/');
   return [
     { label: 'Home', href: href.home() },
-    { label: spaceName !== space ? spaceName : spaceNames.get(space) ?? space, href: href.space(space) },
+    { label: spaceName !== space ? spaceName : (spaceNames.get(space) ?? space), href: href.space(space) },
     ...segs.slice(0, -1).map((s) => ({ label: s })),
     { label: last ?? segs[segs.length - 1] },
   ];
@@ -48,11 +50,16 @@ function useBrokenLinkClicks(ref: { current: HTMLElement | null }): void {
     const onClick = (e: MouseEvent): void => {
       const a = (e.target as Element).closest('a.broken');
       const create = a?.getAttribute('data-create');
-      if (create && create.startsWith('/app/new')) { e.preventDefault(); navigate(create); }
+      if (create && create.startsWith('/app/new')) {
+        e.preventDefault();
+        navigate(create);
+      }
     };
     el.querySelectorAll('a.broken').forEach((a) => a.setAttribute('title', 'This page does not exist yet — click to create it'));
     // A code block wider than the screen scrolls sideways: keyboard users reach it by Tab.
-    el.querySelectorAll('pre').forEach((pre) => { pre.tabIndex = 0; });
+    el.querySelectorAll('pre').forEach((pre) => {
+      pre.tabIndex = 0;
+    });
     el.addEventListener('click', onClick);
     return () => el.removeEventListener('click', onClick);
   });
@@ -62,7 +69,14 @@ export function PageView({ space, path }: { space: string; path: string }) {
   const { principal } = useSession();
   const page = useAsync(() => get<Page>(`${pageApi(space, path)}?render=html`), [space, path]);
   const links = useAsync(() => get<Links>(`${pageApi(space, path)}/links?limit=1000`), [space, path]);
-  const info = useAsync(() => get<Space>(spaceApi(space)).then((s) => { rememberSpace(s); return s; }), [space]);
+  const info = useAsync(
+    () =>
+      get<Space>(spaceApi(space)).then((s) => {
+        rememberSpace(s);
+        return s;
+      }),
+    [space],
+  );
   const acl = useAsync(() => get<Acl>(`${pageApi(space, path)}/acl`), [space, path]);
   const fields = useAsync(() => loadTemplateFields(space, page.data?.template ?? null), [space, page.data?.template]);
   const body = useRef<HTMLDivElement>(null);
@@ -79,8 +93,14 @@ export function PageView({ space, path }: { space: string; path: string }) {
       setTaskNote(null);
       box.disabled = true;
       saveTick(shown, Number(box.dataset.line), box.checked)
-        .then((note) => { if (note) setTaskNote(note); page.reload(); })
-        .catch((err: unknown) => { setTaskNote(err instanceof Error ? err.message : String(err)); page.reload(); });
+        .then((note) => {
+          if (note) setTaskNote(note);
+          page.reload();
+        })
+        .catch((err: unknown) => {
+          setTaskNote(err instanceof Error ? err.message : String(err));
+          page.reload();
+        });
     };
     el.addEventListener('change', onChange);
     return () => el.removeEventListener('change', onChange);
@@ -89,38 +109,56 @@ export function PageView({ space, path }: { space: string; path: string }) {
   // scroll position stays); a move follows the page to its new address; a delete says so.
   const [deleted, setDeleted] = useState(false);
   const shownVersion = page.data?.version ?? 0;
-  useLiveChanges((batch: FeedChange[]) => {
-    let now: 'changed' | 'deleted' | null = null;
-    for (const c of batch) {
-      if (c.event === 'page.moved' && c.from?.space === space && c.from.path === path) {
-        navigate(href.page(c.space, c.path), { replace: true });
-        return;
+  useLiveChanges(
+    (batch: FeedChange[]) => {
+      let now: 'changed' | 'deleted' | null = null;
+      for (const c of batch) {
+        if (c.event === 'page.moved' && c.from?.space === space && c.from.path === path) {
+          navigate(href.page(c.space, c.path), { replace: true });
+          return;
+        }
+        if (c.space !== space || c.path !== path) continue;
+        if (c.event === 'page.deleted') now = 'deleted';
+        else if (c.event !== 'page.updated' || c.version === undefined || c.version > shownVersion)
+          now = c.event.startsWith('page.') ? 'changed' : now;
       }
-      if (c.space !== space || c.path !== path) continue;
-      if (c.event === 'page.deleted') now = 'deleted';
-      else if (c.event !== 'page.updated' || c.version === undefined || c.version > shownVersion) now = c.event.startsWith('page.') ? 'changed' : now;
-    }
-    if (now === 'deleted') setDeleted(true);
-    if (now === 'changed') {
-      setDeleted(false);
+      if (now === 'deleted') setDeleted(true);
+      if (now === 'changed') {
+        setDeleted(false);
+        page.reload();
+        links.reload();
+      }
+    },
+    () => {
       page.reload();
       links.reload();
-    }
-  }, () => { page.reload(); links.reload(); acl.reload(); });
+      acl.reload();
+    },
+  );
   useTitle(page.data?.title ?? path);
-  useEffect(() => { if (page.data) rememberVisit(page.data); }, [page.data]);
+  useEffect(() => {
+    if (page.data) rememberVisit(page.data);
+  }, [page.data]);
   // A moved page's old address answers with the page where it is now: show that address.
   const at = page.data;
   useEffect(() => {
     if (at && (at.space !== space || at.path !== path)) navigate(href.page(at.space, at.path), { replace: true });
   }, [at, space, path]);
 
-  const deletedNote = deleted && <p role="status" class="notice">This page has just been deleted: it is in the space's <a href={href.trash(space)}>trash</a>.</p>;
+  const deletedNote = deleted && (
+    <p role="status" class="notice">
+      This page has just been deleted: it is in the space's <a href={href.trash(space)}>trash</a>.
+    </p>
+  );
   if (page.status === 'error' && page.error instanceof ApiError && page.error.status === 404) {
     return (
       <NotFound what="page">
         {deletedNote}
-        <p><a class="button primary" href={href.newPage({ space, path })}>Create this page</a></p>
+        <p>
+          <a class="button primary" href={href.newPage({ space, path })}>
+            Create this page
+          </a>
+        </p>
       </NotFound>
     );
   }
@@ -137,50 +175,105 @@ export function PageView({ space, path }: { space: string; path: string }) {
               <div>
                 <h1 id="page-title">{p.title}</h1>
                 <p class="muted small">
-                  <span class="mono">{space}/{path}</span> · version {p.version} · updated <time dateTime={p.updatedAt} title={fullTime(p.updatedAt)}>{relativeTime(p.updatedAt)}</time>
-                  {p.template && <> · <Badge tone="accent">{p.template}</Badge></>}
-                  {acl.data?.restricted && <> · <Badge tone="warn"><Icon name="lock" />Restricted</Badge></>}
+                  <span class="mono">
+                    {space}/{path}
+                  </span>{' '}
+                  · version {p.version} · updated{' '}
+                  <time dateTime={p.updatedAt} title={fullTime(p.updatedAt)}>
+                    {relativeTime(p.updatedAt)}
+                  </time>
+                  {p.template && (
+                    <>
+                      {' '}
+                      · <Badge tone="accent">{p.template}</Badge>
+                    </>
+                  )}
+                  {acl.data?.restricted && (
+                    <>
+                      {' '}
+                      ·{' '}
+                      <Badge tone="warn">
+                        <Icon name="lock" />
+                        Restricted
+                      </Badge>
+                    </>
+                  )}
                 </p>
               </div>
               <div class="actions">
-                <a class="button primary" href={href.edit(space, path)} aria-keyshortcuts="e"><Icon name="edit" />Edit</a>
-                <a class="button" href={href.history(space, path)}><Icon name="history" />History</a>
+                <a class="button primary" href={href.edit(space, path)} aria-keyshortcuts="e">
+                  <Icon name="edit" />
+                  Edit
+                </a>
+                <a class="button" href={href.history(space, path)}>
+                  <Icon name="history" />
+                  History
+                </a>
                 <FavouriteToggle page={p} />
                 <PageActions page={p} onRenamed={page.reload} />
               </div>
             </div>
             {deletedNote}
-            {taskNote !== null && <p role="status" class="notice">{taskNote}</p>}
-            {p.html === undefined
-              ? <pre class="markdown-source">{p.content}</pre>
-              : p.html.trim() === ''
-                ? <p class="empty">This page is empty — <a href={href.edit(space, path)}>write something</a>.</p>
-                // The server renders with raw HTML off and safe link schemes only (spec/web.md).
-                : <div ref={body} class="markdown" dangerouslySetInnerHTML={{ __html: withoutTitleHeading(p.html, p.title) }} />}
+            {taskNote !== null && (
+              <p role="status" class="notice">
+                {taskNote}
+              </p>
+            )}
+            {p.html === undefined ? (
+              <pre class="markdown-source">{p.content}</pre>
+            ) : p.html.trim() === '' ? (
+              <p class="empty">
+                This page is empty — <a href={href.edit(space, path)}>write something</a>.
+              </p>
+            ) : (
+              // The server renders with raw HTML off and safe link schemes only (spec/web.md).
+              <div ref={body} class="markdown" dangerouslySetInnerHTML={{ __html: withoutTitleHeading(p.html, p.title) }} />
+            )}
           </article>
           <aside class="side" aria-label="About this page">
             <MetadataPanel metadata={p.metadata} fields={fields.data} />
             <FrontmatterPanel frontmatter={p.frontmatter} />
             <section aria-labelledby="backlinks-title" class="panel">
               <h2 id="backlinks-title">Backlinks</h2>
-              {links.status === 'error' ? <ErrorBox error={links.error} retry={links.reload} /> : !links.data ? <Loading /> :
-                links.data.backlinks.length === 0 ? <p class="muted">No page links here yet.</p> : (
-                  <ul class="plain-list">
-                    {links.data.backlinks.map((b) => (
-                      <li key={`${b.space}/${b.path}`}><a href={href.page(b.space, b.path)}>{b.title}</a>{b.space !== space && <span class="muted small"> in {b.space}</span>}</li>
-                    ))}
-                  </ul>
-                )}
+              {links.status === 'error' ? (
+                <ErrorBox error={links.error} retry={links.reload} />
+              ) : !links.data ? (
+                <Loading />
+              ) : links.data.backlinks.length === 0 ? (
+                <p class="muted">No page links here yet.</p>
+              ) : (
+                <ul class="plain-list">
+                  {links.data.backlinks.map((b) => (
+                    <li key={`${b.space}/${b.path}`}>
+                      <a href={href.page(b.space, b.path)}>{b.title}</a>
+                      {b.space !== space && <span class="muted small"> in {b.space}</span>}
+                    </li>
+                  ))}
+                </ul>
+              )}
             </section>
             <section aria-labelledby="outbound-title" class="panel">
               <h2 id="outbound-title">Links from this page</h2>
-              {!links.data ? (links.status === 'error' ? null : <Loading />) : links.data.outbound.length === 0 ? <p class="muted">None.</p> : (
+              {!links.data ? (
+                links.status === 'error' ? null : (
+                  <Loading />
+                )
+              ) : links.data.outbound.length === 0 ? (
+                <p class="muted">None.</p>
+              ) : (
                 <ul class="plain-list">
                   {links.data.outbound.map((o) => (
                     <li key={`${o.space}/${o.path}`}>
-                      {o.exists
-                        ? <a href={href.page(o.space, o.path)}>{o.space === space ? o.path : `${o.space}/${o.path}`}</a>
-                        : <><span class="broken-target">{o.space === space ? o.path : `${o.space}/${o.path}`}</span> <a class="small" href={href.newPage({ space: o.space, path: o.path })}>create this page</a></>}
+                      {o.exists ? (
+                        <a href={href.page(o.space, o.path)}>{o.space === space ? o.path : `${o.space}/${o.path}`}</a>
+                      ) : (
+                        <>
+                          <span class="broken-target">{o.space === space ? o.path : `${o.space}/${o.path}`}</span>{' '}
+                          <a class="small" href={href.newPage({ space: o.space, path: o.path })}>
+                            create this page
+                          </a>
+                        </>
+                      )}
                     </li>
                   ))}
                 </ul>

@@ -44,21 +44,46 @@ export function SignIn({ next, onSignedIn }: { next: string; onSignedIn: (s: Ses
   return (
     <main id="main" class="sign-in">
       <form class="card sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title" data-next={next}>
-        <div class="brand big"><Icon name="logo" /><span>kspace</span></div>
+        <div class="brand big">
+          <Icon name="logo" />
+          <span>kspace</span>
+        </div>
         <h1 id="sign-in-title">Sign in</h1>
-        {error && <p class="error-box" role="alert" id="sign-in-error">{error}</p>}
+        {error && (
+          <p class="error-box" role="alert" id="sign-in-error">
+            {error}
+          </p>
+        )}
         <label class="field">
           <span class="label">Name</span>
-          <input name="name" autoComplete="username" required value={name} onInput={(e) => setName(e.currentTarget.value)}
-            aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'sign-in-error' : undefined} autoFocus />
+          <input
+            name="name"
+            autoComplete="username"
+            required
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={error ? 'sign-in-error' : undefined}
+            autoFocus
+          />
         </label>
         <label class="field">
           <span class="label">Password</span>
-          <input ref={passwordField} name="password" type="password" autoComplete="current-password" required value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)} aria-invalid={error ? 'true' : undefined}
-            aria-describedby={error ? 'sign-in-error' : undefined} />
+          <input
+            ref={passwordField}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={error ? 'sign-in-error' : undefined}
+          />
         </label>
-        <button type="submit" class="button primary wide" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" class="button primary wide" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
     </main>
   );

@@ -24,7 +24,14 @@ export async function loadPages(space: string): Promise<{ pages: PageSummary[]; 
 }
 
 export function SpaceView({ space }: { space: string }) {
-  const info = useAsync(() => get<Space>(spaceApi(space)).then((s) => { rememberSpace(s); return s; }), [space]);
+  const info = useAsync(
+    () =>
+      get<Space>(spaceApi(space)).then((s) => {
+        rememberSpace(s);
+        return s;
+      }),
+    [space],
+  );
   const pages = useAsync(() => loadPages(space), [space]);
   const types = useAsync(() => get<RecordType[]>(`${spaceApi(space)}/record-types`), [space]);
   useTitle(info.data?.name ?? space);
@@ -37,50 +44,98 @@ export function SpaceView({ space }: { space: string }) {
             <div class="view-head">
               <div>
                 <h1 id="space-title">{s.name}</h1>
-                <p class="muted"><span class="mono">{s.slug}</span>{s.personal && <> · <Badge tone="accent">Personal</Badge></>} · default access: {s.defaultAccess}</p>
+                <p class="muted">
+                  <span class="mono">{s.slug}</span>
+                  {s.personal && (
+                    <>
+                      {' '}
+                      · <Badge tone="accent">Personal</Badge>
+                    </>
+                  )}{' '}
+                  · default access: {s.defaultAccess}
+                </p>
                 {s.description && <p>{s.description}</p>}
               </div>
               <div class="actions">
-                <a class="button primary" href={href.newPage({ space })}><Icon name="plus" />New page</a>
+                <a class="button primary" href={href.newPage({ space })}>
+                  <Icon name="plus" />
+                  New page
+                </a>
                 {/* The API's Markdown zip of the pages the person may read (docs/export-import.md). */}
-                <a class="button" href={`${spaceApi(space)}/export?format=zip`} download>Export</a>
+                <a class="button" href={`${spaceApi(space)}/export?format=zip`} download>
+                  Export
+                </a>
               </div>
             </div>
             <h2>Pages</h2>
             <AsyncView value={pages} what="space">
-              {({ pages: list, truncated }) => list.length === 0
-                ? <Empty>No pages yet — <a href={href.newPage({ space })}>create one</a>.</Empty>
-                : <>
-                  <PageTree space={space} nodes={buildTree(list)} />
-                  <p class="muted small">{plural(list.length, 'page')}{truncated ? ` shown (the first ${MAX_TREE_PAGES}); search finds the rest` : ''}</p>
-                </>}
+              {({ pages: list, truncated }) =>
+                list.length === 0 ? (
+                  <Empty>
+                    No pages yet — <a href={href.newPage({ space })}>create one</a>.
+                  </Empty>
+                ) : (
+                  <>
+                    <PageTree space={space} nodes={buildTree(list)} />
+                    <p class="muted small">
+                      {plural(list.length, 'page')}
+                      {truncated ? ` shown (the first ${MAX_TREE_PAGES}); search finds the rest` : ''}
+                    </p>
+                  </>
+                )
+              }
             </AsyncView>
           </section>
           <aside class="side" aria-label="About this space">
             <section aria-labelledby="types-title">
               <h2 id="types-title">Record types</h2>
               <AsyncView value={types} what="space">
-                {(list) => list.length === 0
-                  ? <p class="muted">No record types. A page at <span class="mono">templates/&lt;name&gt;</span> with a <span class="mono">metadataSchema</span> makes one.</p>
-                  : (
+                {(list) =>
+                  list.length === 0 ? (
+                    <p class="muted">
+                      No record types. A page at <span class="mono">templates/&lt;name&gt;</span> with a{' '}
+                      <span class="mono">metadataSchema</span> makes one.
+                    </p>
+                  ) : (
                     <ul class="plain-list">
                       {list.map((t) => (
                         <li key={t.name}>
-                          <a href={href.records(space, t.name)}><Icon name="table" />{t.name}</a>
+                          <a href={href.records(space, t.name)}>
+                            <Icon name="table" />
+                            {t.name}
+                          </a>
                           {t.description && <span class="muted small"> — {t.description}</span>}
                         </li>
                       ))}
                     </ul>
-                  )}
+                  )
+                }
               </AsyncView>
             </section>
             <section aria-labelledby="tools-title">
               <h2 id="tools-title">Tools</h2>
               <ul class="plain-list">
-                <li><a href={href.broken(space)}><Icon name="broken" />Broken links</a></li>
-                <li><a href={href.trash(space)}>Trash</a></li>
-                <li><a href={href.gallery()}><Icon name="grid" />Space template gallery</a></li>
-                <li><a href={href.newPage({ space })}><Icon name="plus" />New page in this space</a></li>
+                <li>
+                  <a href={href.broken(space)}>
+                    <Icon name="broken" />
+                    Broken links
+                  </a>
+                </li>
+                <li>
+                  <a href={href.trash(space)}>Trash</a>
+                </li>
+                <li>
+                  <a href={href.gallery()}>
+                    <Icon name="grid" />
+                    Space template gallery
+                  </a>
+                </li>
+                <li>
+                  <a href={href.newPage({ space })}>
+                    <Icon name="plus" />
+                    New page in this space
+                  </a>
+                </li>
               </ul>
             </section>
           </aside>

@@ -7,7 +7,10 @@ import { fullTime, relativeTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
 
-type TrashList = { pages: Array<{ path: string; title: string; version: number; deletedAt: string; deletedBy: { id: string; name: string } | null }>; nextCursor: string | null };
+type TrashList = {
+  pages: Array<{ path: string; title: string; version: number; deletedAt: string; deletedBy: { id: string; name: string } | null }>;
+  nextCursor: string | null;
+};
 
 export function TrashView({ space }: { space: string }) {
   const list = useAsync(() => get<TrashList>(`${spaceApi(space)}/trash?limit=100`), [space]);
@@ -18,7 +21,9 @@ export function TrashView({ space }: { space: string }) {
     try {
       await post(`${spaceApi(space)}/trash/restore`, { path });
       navigate(href.page(space, path));
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <div class="content-wide">
@@ -26,17 +31,31 @@ export function TrashView({ space }: { space: string }) {
       <h1>Trash</h1>
       {error !== null && <ErrorBox error={error} />}
       <AsyncView value={list} what="trash">
-        {(t) => t.pages.length === 0 ? <Empty>The trash is empty.</Empty> : (
-          <ul class="plain-list" aria-label="Deleted pages">
-            {t.pages.map((p) => (
-              <li key={p.path} class="row">
-                <span><strong>{p.title}</strong> <span class="mono muted small">{p.path}</span>{' '}
-                  <span class="muted small">deleted <time dateTime={p.deletedAt} title={fullTime(p.deletedAt)}>{relativeTime(p.deletedAt)}</time>{p.deletedBy ? ` by ${p.deletedBy.name}` : ''}</span></span>{' '}
-                <button type="button" class="button" aria-label={`Restore ${p.title}`} onClick={() => void restore(p.path)}>Restore</button>
-              </li>
-            ))}
-          </ul>
-        )}
+        {(t) =>
+          t.pages.length === 0 ? (
+            <Empty>The trash is empty.</Empty>
+          ) : (
+            <ul class="plain-list" aria-label="Deleted pages">
+              {t.pages.map((p) => (
+                <li key={p.path} class="row">
+                  <span>
+                    <strong>{p.title}</strong> <span class="mono muted small">{p.path}</span>{' '}
+                    <span class="muted small">
+                      deleted{' '}
+                      <time dateTime={p.deletedAt} title={fullTime(p.deletedAt)}>
+                        {relativeTime(p.deletedAt)}
+                      </time>
+                      {p.deletedBy ? ` by ${p.deletedBy.name}` : ''}
+                    </span>
+                  </span>{' '}
+                  <button type="button" class="button" aria-label={`Restore ${p.title}`} onClick={() => void restore(p.path)}>
+                    Restore
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
       </AsyncView>
     </div>
   );

@@ -8,8 +8,12 @@ import { expect, onTestFinished } from 'vitest';
 // what the security tests check (same-origin policy, mixed content), and single-process mode,
 // in which the browser dies when a test closes its context and the next opens one.
 const LEFT_OUT = new Set([
-  '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials',
-  '--single-process', '--no-zygote', '--in-process-gpu',
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--disable-site-isolation-trials',
+  '--single-process',
+  '--no-zygote',
+  '--in-process-gpu',
 ]);
 
 // Also left out: GL through SwiftShader (a GPU process emulating a GPU on the CPU). With `--disable-gpu`
@@ -17,7 +21,7 @@ const LEFT_OUT = new Set([
 const GPU = /^--(use-gl|use-angle|enable-unsafe-swiftshader|ignore-gpu-blocklist)(=|$)/;
 
 export async function openBrowser(): Promise<Browser> {
-  const executablePath = process.env.KSPACE_CHROMIUM_PATH ?? await chromium.executablePath();
+  const executablePath = process.env.KSPACE_CHROMIUM_PATH ?? (await chromium.executablePath());
   const args = chromium.args.filter((a) => !LEFT_OUT.has(a) && !GPU.test(a));
   return pw.launch({ executablePath, args: [...args, '--disable-gpu'], headless: true });
 }
@@ -40,7 +44,8 @@ export async function signedInSession(browser: Browser, baseUrl: string, user: {
 export async function signIn(page: Page, name: string, password: string, opts: { baseUrl?: string } = {}): Promise<void> {
   const here = page.url();
   // On an app address the app itself moves to sign-in (keeping the way back); wait for that.
-  if (here.startsWith('http') && !opts.baseUrl) await page.waitForURL((u) => u.pathname === '/app/sign-in', { timeout: 10_000 }).catch(() => {});
+  if (here.startsWith('http') && !opts.baseUrl)
+    await page.waitForURL((u) => u.pathname === '/app/sign-in', { timeout: 10_000 }).catch(() => {});
   if (!page.url().includes('/app/sign-in')) {
     const base = opts.baseUrl ?? (here.startsWith('http') ? new URL(here).origin : null);
     if (!base) throw new Error('signIn: open an app address first or pass baseUrl');
@@ -69,7 +74,12 @@ export function guard(page: Page, origin?: string, opts: { allowConsole?: RegExp
     // Chromium logs every 4xx answer as "Failed to load resource"; an API answering 401 (not signed
     // in) or 409 (conflict) is the app working. A failed app asset (/app/…) still counts.
     const from = m.location().url;
-    if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) && from && !new URL(from).pathname.startsWith('/app/')) return;
+    if (
+      /^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) &&
+      from &&
+      !new URL(from).pathname.startsWith('/app/')
+    )
+      return;
     problems.push(`console error: ${m.text()}${from ? ` (${from})` : ''}`);
   });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
@@ -106,6 +116,12 @@ export function guard(page: Page, origin?: string, opts: { allowConsole?: RegExp
 export async function checkA11y(page: Page, label = page.url()): Promise<void> {
   const result = await new AxeBuilder({ page }).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+  const report = bad.map(
+    (v) =>
+      `${v.impact} ${v.id}: ${v.help} (${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')})`,
+  );
   expect(report, `axe on ${label}:\n${report.join('\n')}`).toEqual([]);
 }

@@ -73,7 +73,9 @@ export function useBrowserFixture(opts: BrowserFixtureOptions = {}): BrowserFixt
     async openGuarded(o: OpenOptions = {}) {
       const signedIn = o.signedIn ?? true;
       const ctx = await t.browser.newContext({
-        baseURL: t.app.url, storageState: !signedIn ? undefined : o.as ? t.sessions[o.as] : t.session, serviceWorkers: o.serviceWorkers ?? 'allow',
+        baseURL: t.app.url,
+        storageState: !signedIn ? undefined : o.as ? t.sessions[o.as] : t.session,
+        serviceWorkers: o.serviceWorkers ?? 'allow',
         ...(o.viewport ? { viewport: o.viewport } : {}),
       });
       // Registered before the guard's: the last registered runs first, so the guard still reads the open page.

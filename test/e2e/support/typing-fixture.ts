@@ -24,11 +24,14 @@ export function useTypingFixture(): TypingFixture {
   const previewMatches = async (page: Page, content: string, path: string): Promise<boolean> => {
     const r = await t.app.admin.post('/render', { space: 'docs', path, content });
     expect(r.status).toBe(200);
-    return page.evaluate((html) => {
-      const t = document.createElement('template');
-      t.innerHTML = html;
-      return (document.querySelector('.preview .markdown')?.innerHTML ?? '') === t.innerHTML;
-    }, (r.body as { html: string }).html);
+    return page.evaluate(
+      (html) => {
+        const t = document.createElement('template');
+        t.innerHTML = html;
+        return (document.querySelector('.preview .markdown')?.innerHTML ?? '') === t.innerHTML;
+      },
+      (r.body as { html: string }).html,
+    );
   };
 
   const typing: Pick<TypingFixture, 'open' | 'typeAndCheck'> = {

@@ -26,7 +26,12 @@ const MARKS = '.,;:!?-*_#[]()\'"/`';
  * About `keys` keystrokes from `seed`, and the text they leave in a control that starts with `start`.
  * `oneLine` is for fields holding one line (inputs, or textareas kept to one line): no Enter.
  */
-export function script(seed: number, keys: number, start = '', opts: { oneLine?: boolean } = {}): { actions: Action[]; expected: string; keys: number; after: (string | null)[] } {
+export function script(
+  seed: number,
+  keys: number,
+  start = '',
+  opts: { oneLine?: boolean } = {},
+): { actions: Action[]; expected: string; keys: number; after: (string | null)[] } {
   const oneLine = opts.oneLine ?? false;
   const r = rng(seed);
   const pick = (s: string): string => s[Math.floor(r() * s.length)]!;
@@ -37,10 +42,19 @@ export function script(seed: number, keys: number, start = '', opts: { oneLine?:
   const actions: Action[] = [];
   // The text after each step (null inside a run of keys): for finding where a run went wrong.
   const after: (string | null)[] = [];
-  const mark = (): void => { while (after.length < actions.length - 1) after.push(null); if (after.length < actions.length) after.push(text); };
+  const mark = (): void => {
+    while (after.length < actions.length - 1) after.push(null);
+    if (after.length < actions.length) after.push(text);
+  };
   const lineStart = (p: number): number => text.lastIndexOf('\n', p - 1) + 1;
-  const lineEnd = (p: number): number => { const i = text.indexOf('\n', p); return i < 0 ? text.length : i; };
-  const key = (k: string): void => { actions.push({ key: k }); count++; };
+  const lineEnd = (p: number): number => {
+    const i = text.indexOf('\n', p);
+    return i < 0 ? text.length : i;
+  };
+  const key = (k: string): void => {
+    actions.push({ key: k });
+    count++;
+  };
 
   while (count < keys) {
     mark();
@@ -92,7 +106,7 @@ export function script(seed: number, keys: number, start = '', opts: { oneLine?:
       } else if (oneLine || lineEnd(at) - lineStart(at) < 30) {
         // One line of a field may still wrap (a textarea): there, Control+Home and End go to its ends.
         const home = r() < 0.5;
-        key(oneLine ? (home ? 'Control+Home' : 'Control+End') : (home ? 'Home' : 'End'));
+        key(oneLine ? (home ? 'Control+Home' : 'Control+End') : home ? 'Home' : 'End');
         at = home ? lineStart(at) : lineEnd(at);
       }
     }

@@ -25,7 +25,11 @@ describe('parseRoute', () => {
   });
 
   it.each([
-    [null, '/app/'], ['/app/p/w/a?edit', '/app/p/w/a?edit'], ['https://evil.example/', '/app/'], ['//evil.example/app/', '/app/'], ['/app/sign-in', '/app/'],
+    [null, '/app/'],
+    ['/app/p/w/a?edit', '/app/p/w/a?edit'],
+    ['https://evil.example/', '/app/'],
+    ['//evil.example/app/', '/app/'],
+    ['/app/sign-in', '/app/'],
   ])('sign-in returns only inside the app: %s → %s', (next, want) => {
     expect(safeNext(next)).toBe(want);
   });
@@ -34,7 +38,9 @@ describe('parseRoute', () => {
 describe('parseSnippet', () => {
   it('keeps marks and turns everything else into text', () => {
     expect(parseSnippet('…a &lt;script&gt; <mark>word</mark> &amp; <b>x</b>…')).toEqual([
-      { text: '…a <script> ', mark: false }, { text: 'word', mark: true }, { text: ' & x…', mark: false },
+      { text: '…a <script> ', mark: false },
+      { text: 'word', mark: true },
+      { text: ' & x…', mark: false },
     ]);
   });
 });
@@ -48,15 +54,21 @@ describe('buildTree', () => {
       { path: 'z', title: 'Zed', version: 1, updatedAt: '' },
     ]);
     expect(t.map((n) => [n.name, n.page?.title ?? null, n.children.map((c) => c.name)])).toEqual([
-      ['a', null, ['b']], ['guide', 'Guide', ['setup']], ['z', 'Zed', []],
+      ['a', null, ['b']],
+      ['guide', 'Guide', ['setup']],
+      ['z', 'Zed', []],
     ]);
   });
 });
 
 describe('record form values', () => {
   const fields: Field[] = [
-    { key: 'n', type: 'number' }, { key: 'b', type: 'boolean' }, { key: 'm', type: 'multiselect', options: ['x', 'y'] },
-    { key: 'l', type: 'list' }, { key: 's', type: 'string', default: 'd' }, { key: 'e', type: 'string' },
+    { key: 'n', type: 'number' },
+    { key: 'b', type: 'boolean' },
+    { key: 'm', type: 'multiselect', options: ['x', 'y'] },
+    { key: 'l', type: 'list' },
+    { key: 's', type: 'string', default: 'd' },
+    { key: 'e', type: 'string' },
   ];
   it('fills defaults and converts back; what cannot be converted is sent as typed', () => {
     const raw = initialRaw(fields, { n: 3 }, { m: ['x'] });
@@ -67,13 +79,23 @@ describe('record form values', () => {
 
 describe('filters from the builder', () => {
   it('types values by field, splits `in` lists, drops values for exists/missing', () => {
-    const typeOf = (k: string) => ({ points: 'number', done: 'boolean' } as Record<string, string>)[k] ?? 'string';
-    expect(fromFilterRows([
-      { key: 'stage', op: 'in', value: 'todo, doing' }, { key: 'points', op: 'gte', value: '3' },
-      { key: 'done', op: 'eq', value: 'true' }, { key: 'due', op: 'exists', value: 'x' }, { key: ' ', op: 'eq', value: '' },
-    ], typeOf)).toEqual([
-      { key: 'stage', op: 'in', value: ['todo', 'doing'] }, { key: 'points', op: 'gte', value: 3 },
-      { key: 'done', op: 'eq', value: true }, { key: 'due', op: 'exists' },
+    const typeOf = (k: string) => (({ points: 'number', done: 'boolean' }) as Record<string, string>)[k] ?? 'string';
+    expect(
+      fromFilterRows(
+        [
+          { key: 'stage', op: 'in', value: 'todo, doing' },
+          { key: 'points', op: 'gte', value: '3' },
+          { key: 'done', op: 'eq', value: 'true' },
+          { key: 'due', op: 'exists', value: 'x' },
+          { key: ' ', op: 'eq', value: '' },
+        ],
+        typeOf,
+      ),
+    ).toEqual([
+      { key: 'stage', op: 'in', value: ['todo', 'doing'] },
+      { key: 'points', op: 'gte', value: 3 },
+      { key: 'done', op: 'eq', value: true },
+      { key: 'due', op: 'exists' },
     ]);
   });
 });

@@ -23,7 +23,15 @@ describe('wikilinkFor', () => {
     ['the other page of that title', oldRoad, [road, oldRoad], '[[/archive/roadmap|roadmap]]'],
     ['a page of another space, even with a title of its own', opsRoad, [opsRoad], '[[ops/roadmap|Roadmap]]'],
     ['a same-titled page in another space does not make the title ambiguous', road, [road, opsRoad], '[[Roadmap]]'],
-    ['a title that is another page\'s path', { space: 'wiki', path: 'x', title: 'Roadmap' }, [{ space: 'wiki', path: 'x', title: 'Roadmap' }, { space: 'wiki', path: 'roadmap', title: 'Plans' }], '[[/x|Roadmap]]'],
+    [
+      "a title that is another page's path",
+      { space: 'wiki', path: 'x', title: 'Roadmap' },
+      [
+        { space: 'wiki', path: 'x', title: 'Roadmap' },
+        { space: 'wiki', path: 'roadmap', title: 'Plans' },
+      ],
+      '[[/x|Roadmap]]',
+    ],
     ['a title with a | or # (not writable in a wikilink)', { space: 'wiki', path: 'c', title: 'C# | tips' }, [], '[[/c|C#   tips]]'],
   ])('%s', (_what, hit, hits, want) => {
     expect(wikilinkFor(hit, hits, 'wiki')).toBe(want);
@@ -36,11 +44,20 @@ function run(command: (v: EditorView) => boolean, marked: string): string {
   const plain = marked.replace(/[<>|]/g, '');
   const to = marked.includes('|') ? from : marked.indexOf('>') - 1;
   let state = EditorState.create({ doc: plain, selection: EditorSelection.range(from, to) });
-  const view = { get state() { return state; }, dispatch: (tr: { state: EditorState }) => { state = tr.state; } } as unknown as EditorView;
+  const view = {
+    get state() {
+      return state;
+    },
+    dispatch: (tr: { state: EditorState }) => {
+      state = tr.state;
+    },
+  } as unknown as EditorView;
   command(view);
   const r = state.selection.main;
   const text = state.doc.toString();
-  return r.empty ? `${text.slice(0, r.from)}|${text.slice(r.from)}` : `${text.slice(0, r.from)}<${text.slice(r.from, r.to)}>${text.slice(r.to)}`;
+  return r.empty
+    ? `${text.slice(0, r.from)}|${text.slice(r.from)}`
+    : `${text.slice(0, r.from)}<${text.slice(r.from, r.to)}>${text.slice(r.to)}`;
 }
 
 describe('Ctrl-B / Ctrl-I / Ctrl-K', () => {
@@ -82,12 +99,13 @@ describe('attachment names and links', () => {
 describe('scroll sync', () => {
   const state = (doc: string, at: number) => EditorState.create({ doc, selection: { anchor: at }, extensions: [markdown()] });
   const doc = '# Title\n\nIntro text.\n\n[ref]: https://example.org\n\n## Part\n\n- a\n- b\n\n```\ncode\n```\n\n| a |\n| - |\n| 1 |';
-  it('lists the top-level blocks as the elements they render to, and the cursor\'s', () => {
+  it("lists the top-level blocks as the elements they render to, and the cursor's", () => {
     const b = cursorBlocks(state(doc, doc.indexOf('- b')));
     expect(b.tags).toEqual(['h1', 'p', 'h2', 'ul', 'pre', 'table']);
     expect(b.at).toBe(3);
   });
-  const el = (tag: string, child?: string) => ({ tagName: tag.toUpperCase(), firstElementChild: child ? { tagName: child.toUpperCase() } : null }) as unknown as Element;
+  const el = (tag: string, child?: string) =>
+    ({ tagName: tag.toUpperCase(), firstElementChild: child ? { tagName: child.toUpperCase() } : null }) as unknown as Element;
   it('pairs blocks with elements in order, past elements that do not pair', () => {
     const elements = [el('p'), el('h2'), el('ul'), el('div', 'pre'), el('div', 'table')]; // the page's '# Title' left out, wrappers
     const b = cursorBlocks(state(doc, doc.indexOf('| 1 |')));
