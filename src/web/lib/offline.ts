@@ -10,6 +10,9 @@ import { loadFreshOnNextMove } from '../router.ts';
 /** The person's cache names (sw.ts); the app shell's caches are the same for everyone and stay. */
 const PERSON_PREFIX = 'kspace-person-';
 
+/** How long after the page's load event the worker is registered. */
+const REGISTER_AFTER_MS = 1500;
+
 export function registerWorker(): void {
   const sw = 'serviceWorker' in navigator ? navigator.serviceWorker : null;
   if (!sw) return;
@@ -32,8 +35,12 @@ export function registerWorker(): void {
   const register = (): void => {
     sw.register('/app/sw.js', { scope: '/app/' }).catch(() => undefined);
   };
-  if (document.readyState === 'complete') register();
-  else window.addEventListener('load', register, { once: true });
+  // Registered once the first view has painted and the page is quiet: installing the worker fetches
+  // the whole app shell (the editor's chunk too), which otherwise competes with the first view's
+  // own requests and pushes its largest paint back (docs/performance.md).
+  const later = (): void => void setTimeout(register, REGISTER_AFTER_MS);
+  if (document.readyState === 'complete') later();
+  else window.addEventListener('load', later, { once: true });
 }
 
 /** Deletes the signed-in person's offline copies (at sign-out, and when the session ends). */
