@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { createSpace, listSpaces, patchSpace, presentSpace, resolveSpace } from '../../domain/spaces.ts';
-import { listPageLevel, listPages } from '../../domain/pages.ts';
+import { listPageLevel, listPages } from '../../domain/page-list.ts';
 import { PageList, Space, SpaceList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json } from '../respond.ts';
