@@ -1,5 +1,5 @@
-// ISO 8601 dates and date-times as metadata values: `2026-03-01`, `2026-03-01T10:00`,
-// `2026-03-01T10:00:00.123Z`, `2026-03-01T10:00:00+02:00`. Calendar-checked (no 2026-02-30).
+// ISO 8601 dates and date-times as metadata values: `YYYY-MM-DD`, `YYYY-MM-DDThh:mm`,
+// `YYYY-MM-DDThh:mm:ss.sssZ`, `YYYY-MM-DDThh:mm:ss+hh:mm`. Calendar-checked (no 30th of February).
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Epoch milliseconds of an ISO 8601 date or date-time, or null when `s` is not one. */

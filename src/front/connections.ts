@@ -26,7 +26,7 @@ function rawProblem(code: ErrorCode, detail: string, extra: Record<string, strin
   return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** Connections over the cap: any request that still arrives on one is refused (src/front/front.ts). */
+/** Connections over the cap: each request that still arrives on one is refused (src/front/front.ts). */
 export const overCap = new WeakSet<Socket>();
 
 type ParseError = Error & { code?: string; bytesParsed?: number };

@@ -26,7 +26,7 @@ export type McpRequest = { app: Fetcher; url: string; headers: Headers; text: st
 export async function serveMcp({ app, url, headers, text, origin, bodyBytes }: McpRequest): Promise<Response> {
   const authorization = headers.get('authorization')!; // checked by the endpoint's auth (Bearer only)
   // A JSON-RPC batch (an array) runs every call in it within one request, so one small POST could
-  // hold the server for seconds. MCP 2025-06-18 dropped batches: refused.
+  // hold the server for seconds. the MCP revisions this server speaks have no batches: refused.
   if (/^\s*\[/.test(text)) return batchRefused();
   // Loaded on first use: a server that never sees an MCP client never pays for the SDK.
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
