@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planQuery } from '../../src/domain/search/query-plan.ts';
-import { compareScored, rootOf, scoreCandidates, type Candidate } from '../../src/domain/search/score.ts';
+import { compareScored, headingRanges, rootOf, scoreCandidates, type Candidate } from '../../src/domain/search/score.ts';
 import { indexWords, stemsOf } from '../../src/store/fts/tokens.ts';
 
 /** The ids of `pages` (id = position + 1) as ranked for `q`: [id, group]. */
@@ -219,4 +219,30 @@ describe('rootOf', () => {
     ['onboard', 'onboard', 'onboa'],
     ['ab', 'ab', 'ab'],
   ])('%s (%s) → %s', (word, stem, root) => expect(rootOf(word, stem)).toBe(root));
+});
+
+describe('headingRanges', () => {
+  // The multiline regex it replaces, as the reference.
+  const reference = (f: string) => [...f.matchAll(/^ {0,3}#{1,6}(?:[ \t][^\n]*)?$/gm)].map((m) => [m.index, m.index + m[0].length]);
+  it.each([
+    ['# a', [[0, 3]]],
+    ['#', [[0, 1]]],
+    ['x\n## two\ny', [[2, 8]]],
+    ['   ### three spaces\n    #### four is code', [[0, 19]]],
+    ['####### seven', []],
+    ['###### six', [[0, 10]]],
+    ['#tag not a heading\n#\tb\n', [[19, 22]]],
+    ['a # b\n\n# c\n', [[7, 10]]],
+    ['no hash at all', []],
+    [
+      '#\n#\n',
+      [
+        [0, 1],
+        [2, 3],
+      ],
+    ],
+  ])('%j', (f, want) => {
+    expect(headingRanges(f)).toEqual(want);
+    expect(headingRanges(f)).toEqual(reference(f));
+  });
 });

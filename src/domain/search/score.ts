@@ -38,7 +38,6 @@ const WORD_TAIL_ASCII = '[a-z0-9]*';
 // A word ends where a CJK run begins (text/tokens.ts TOKEN): `obsidianの` holds `obsidian`.
 const WORD_TAIL = `${NON_CJK_WORD_CHAR}*`;
 const WORD_CHAR = new RegExp(NON_CJK_WORD_CHAR, 'v');
-const HEADING_LINE = /^ {0,3}#{1,6}(?:[ \t][^\n]*)?$/gm;
 const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 /**
@@ -195,11 +194,26 @@ export function rootOf(word: string, stem: string): string {
   return keep > 0 ? word.slice(0, keep) : word;
 }
 
-/** [start, end] of each Markdown heading line of a folded text. */
-function headingRanges(f: string): Array<[number, number]> {
-  if (!f.includes('#')) return [];
+/**
+ * [start, end] of each Markdown heading line of a folded text: up to three spaces, one to six
+ * `#`, then the line's end or a space or tab. One look at each line's start (the line ends are
+ * found by indexOf), not a multiline regex tried at every character.
+ */
+export function headingRanges(f: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  HEADING_LINE.lastIndex = 0;
-  for (let m = HEADING_LINE.exec(f); m; m = HEADING_LINE.exec(f)) out.push([m.index, m.index + m[0].length]);
+  if (!f.includes('#')) return out;
+  for (let at = 0; at < f.length; ) {
+    let end = f.indexOf('\n', at);
+    if (end < 0) end = f.length;
+    let i = at;
+    while (i < end && i - at < 3 && f.charCodeAt(i) === 32) i++;
+    let hashes = 0;
+    while (i < end && f.charCodeAt(i) === 35 && hashes < 7) {
+      i++;
+      hashes++;
+    }
+    if (hashes >= 1 && hashes <= 6 && (i === end || f.charCodeAt(i) === 32 || f.charCodeAt(i) === 9)) out.push([at, end]);
+    at = end + 1;
+  }
   return out;
 }
