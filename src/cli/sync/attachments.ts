@@ -36,7 +36,7 @@ function hashOnDisk(ctx: RoundContext, rel: string): string | null {
   return bytes === null ? null : sha256(bytes);
 }
 
-function record(ctx: RoundContext, rel: string, pages: string[], name: string, hash: string): void {
+function record(ctx: RoundContext, rel: string, pages: readonly string[], name: string, hash: string): void {
   const st = fs.statSync(absolute(ctx.dir, rel));
   const same = hashOnDisk(ctx, rel) === hash;
   entriesOf(ctx)[rel] = { pages, name, sha256: hash, size: same ? st.size : -1, mtimeMs: same ? st.mtimeMs : -1 };
@@ -58,12 +58,12 @@ export function acceptServerFile(ctx: RoundContext, page: string, name: string, 
   let rel = placeOf(ctx, page, name, hash);
   const e = entriesOf(ctx)[rel];
   if (e && e.sha256 === hash) {
-    if (!e.pages.includes(page)) e.pages.push(page);
+    if (!e.pages.includes(page)) entriesOf(ctx)[rel] = { ...e, pages: [...e.pages, page] };
     return;
   }
   if (e && e.pages.some((p) => p !== page)) {
     // Shared with other pages, which keep the old bytes: this page's file goes to a place of its own.
-    e.pages = e.pages.filter((p) => p !== page);
+    entriesOf(ctx)[rel] = { ...e, pages: e.pages.filter((p) => p !== page) };
     rel = placeOf(ctx, page, name, hash);
   }
   const onDisk = hashOnDisk(ctx, rel);
@@ -111,8 +111,11 @@ async function forgetFile(ctx: RoundContext, page: string, name: string, report:
   const all = entriesOf(ctx);
   for (const [rel, e] of Object.entries(all)) {
     if (e.name !== name || !e.pages.includes(page)) continue;
-    e.pages = e.pages.filter((p) => p !== page);
-    if (e.pages.length) continue;
+    const pages = e.pages.filter((p) => p !== page);
+    if (pages.length) {
+      all[rel] = { ...e, pages };
+      continue;
+    }
     delete all[rel];
     // Changed here since: it stays, and the next push attaches it again if a page links to it.
     if (hashOnDisk(ctx, rel) !== e.sha256) continue;
@@ -130,9 +133,10 @@ export async function dropPageFiles(ctx: RoundContext, page: string, report: Syn
 /** A page moved (on either side): its files follow it on disk, to its new folder. */
 export function movePageFiles(ctx: RoundContext, from: string, to: string): void {
   const all = entriesOf(ctx);
-  for (const [rel, e] of Object.entries({ ...all })) {
-    if (!e.pages.includes(from)) continue;
-    e.pages = e.pages.map((p) => (p === from ? to : p));
+  for (const [rel, old] of Object.entries({ ...all })) {
+    if (!old.pages.includes(from)) continue;
+    const e = { ...old, pages: old.pages.map((p) => (p === from ? to : p)) };
+    all[rel] = e;
     if (e.pages.length > 1) continue; // shared: it stays where the other pages find it
     delete all[rel];
     const want = placeOf(ctx, to, e.name, e.sha256);
@@ -140,7 +144,7 @@ export function movePageFiles(ctx: RoundContext, from: string, to: string): void
       fs.mkdirSync(path.dirname(absolute(ctx.dir, want)), { recursive: true });
       fs.renameSync(absolute(ctx.dir, rel), absolute(ctx.dir, want));
       dropEmptyFolders(ctx.dir, rel);
-      all[want] = { ...e };
+      all[want] = e;
     } else all[rel] = e;
   }
 }
@@ -184,9 +188,10 @@ export async function pushFiles(ctx: RoundContext, report: SyncReport): Promise<
   const all = entriesOf(ctx);
   const local = scanFolder(ctx.dir, ctx.ignore, isAttachmentPlace);
   const synced = new Set(Object.values(ctx.s.files).map((e) => e.page));
-  for (const [rel, e] of Object.entries({ ...all })) {
+  for (const [rel, old] of Object.entries({ ...all })) {
     // A page no longer synced (deleted here, or ignored now) lets go of its files; they stay on disk.
-    e.pages = e.pages.filter((p) => synced.has(p));
+    const pages = old.pages.filter((p) => synced.has(p));
+    const e = pages.length === old.pages.length ? old : (all[rel] = { ...old, pages });
     if (!e.pages.length) {
       delete all[rel];
       ctx.save();

@@ -15,7 +15,7 @@ import { compileIgnore } from './ignore.ts';
 import { pull } from './pull.ts';
 import { push } from './push.ts';
 import { newReport, RoundContext, type SyncReport } from './round-context.ts';
-import { loadState, pruneBases } from './state.ts';
+import { pruneBases } from './state.ts';
 
 export type { SyncReport } from './round-context.ts';
 
@@ -31,7 +31,7 @@ export class Syncer {
     const ctx = this.ctx;
     const report = newReport();
     ctx.ignore = compileIgnore(this.readIgnoreFile());
-    if (!ctx.state) ctx.state = loadState(ctx.dir);
+    if (!ctx.state) ctx.state = ctx.store.load();
     if (ctx.state && ctx.state.space !== ctx.space) {
       throw new ExitError(`${ctx.dir} is synced with space '${ctx.state.space}', not '${ctx.space}'`);
     }

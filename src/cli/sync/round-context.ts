@@ -7,7 +7,8 @@ import type { Api } from '../client.ts';
 import { Remote, type ServerPage } from './remote.ts';
 import { absolute, conflictName, dropEmptyFolders, readText, type LocalFile } from './folder.ts';
 import { compileIgnore, type Ignore } from './ignore.ts';
-import { flushFolder, keepBase, saveState, sha256, writeFileAtomic, type FileEntry, type SyncState } from './state.ts';
+import { flushFolder, keepBase, sha256, writeFileAtomic, type FileEntry, type SyncState } from './state.ts';
+import { StateFile } from './state-file.ts';
 
 export type SyncReport = {
   pulled: number;
@@ -36,6 +37,8 @@ export class RoundContext {
   ignore: Ignore = compileIgnore();
 
   readonly remote: Remote;
+  /** Where the state is kept: a snapshot and a journal of what changed since. */
+  readonly store: StateFile;
   readonly dir: string;
   readonly space: string;
   readonly who: string;
@@ -46,6 +49,7 @@ export class RoundContext {
 
   constructor(api: Api, dir: string, space: string, who: string, log: (line: string) => void) {
     this.remote = new Remote(api, space);
+    this.store = new StateFile(dir);
     this.dir = dir;
     this.space = space;
     this.who = who;
@@ -62,9 +66,10 @@ export class RoundContext {
     this.written.push(absolute(this.dir, rel));
   }
 
+  /** The files written since the last save to the disk, then what changed in the state. */
   save(): void {
     if (this.written.length) flushFolder(this.dir, this.written.splice(0));
-    saveState(this.dir, this.state!);
+    this.store.save(this.state!);
   }
 
   /** Writes the server's page to its file and records it as synced. */
