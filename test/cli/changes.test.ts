@@ -4,12 +4,12 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KSPACE_BIN, runCli } from '../support/cli.ts';
+import { KSPACE_BIN, runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let start: number;
-const cli = (args: string[]) => runCli(args, { url: srv.url, key: ADMIN_KEY });
+const cli = (args: string[]) => runCliHere(args, { url: srv.url, key: ADMIN_KEY });
 
 beforeAll(async () => {
   srv = await startServer();

@@ -1,5 +1,7 @@
+// What a shell sees of the CLI: exit status and stderr, through bin/kspace as a child process
+// (runCli); usage errors and help texts, which no process boundary changes, in this process (runCliHere).
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runCli, runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 import { freePort } from '../../scripts/lib/child-server.ts';
@@ -76,7 +78,7 @@ describe('exit codes and one clear line on stderr', () => {
     [['spaces', 'lst']],
     [['spaces', 'create', 'x', '--default-access', 'everyone']],
   ])('bad usage %j: exit 2 before any request', async (args) => {
-    const r = await runCli(args, { url: srv.url, key: ADMIN_KEY });
+    const r = await runCliHere(args, { url: srv.url, key: ADMIN_KEY });
     expect(r.code).toBe(2);
     expect(r.stderr).not.toBe('');
     expect(r.stdout).toBe('');
@@ -115,7 +117,7 @@ describe('help', () => {
   });
 
   it.each(['page put', 'query', 'meta set', 'webhooks create', 'export', 'records', 'mcp'])('%s --help has examples', async (command) => {
-    const r = await runCli([...command.split(' '), '--help']);
+    const r = await runCliHere([...command.split(' '), '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Usage: kspace /);
     expect(r.stdout).toContain('Example');

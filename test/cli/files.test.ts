@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runCliHere } from '../support/cli.ts';
 import { callTool, connectHttp } from '../support/mcp.ts';
 import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let tmp: string;
-const cli = (args: string[], input?: string) => runCli(args, { url: srv.url, key: ADMIN_KEY, input });
+const cli = (args: string[], input?: string) => runCliHere(args, { url: srv.url, key: ADMIN_KEY, input });
 
 beforeAll(async () => {
   srv = await startServer();

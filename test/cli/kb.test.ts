@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let tmp: string;
 const cli = (args: string[], opts: { input?: string; key?: string; cwd?: string } = {}) =>
-  runCli(args, { url: srv.url, key: opts.key ?? ADMIN_KEY, input: opts.input, cwd: opts.cwd });
+  runCliHere(args, { url: srv.url, key: opts.key ?? ADMIN_KEY, input: opts.input, cwd: opts.cwd });
 
 beforeAll(async () => {
   srv = await startServer();

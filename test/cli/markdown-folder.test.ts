@@ -6,13 +6,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../src/cli/client.ts';
 import { exportMarkdown, importFolder } from '../../src/cli/folders.ts';
 import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
-import { runCli } from '../support/cli.ts';
+import { runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let tmp: string;
 let bob: Client & { id: string; key: string };
-const cli = (args: string[]) => runCli(args, { url: srv.url, key: ADMIN_KEY });
+const cli = (args: string[]) => runCliHere(args, { url: srv.url, key: ADMIN_KEY });
 
 beforeAll(async () => {
   srv = await startServer();

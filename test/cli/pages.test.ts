@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliFor } from '../support/cli.ts';
+import { cliHereFor } from '../support/cli.ts';
 import { fileTempDir } from '../support/temp-dirs.ts';
 import { useServer } from '../support/fixture.ts';
 
 const { srv } = useServer({ spaces: [{ slug: 'wiki', name: 'Wiki' }] });
 const tmp = fileTempDir('cli');
-const cli = cliFor(srv);
+const cli = cliHereFor(srv);
 
 describe('page put / page get', () => {
   it('round-trips a page written with --content and read back as Markdown with frontmatter', async () => {

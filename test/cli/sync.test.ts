@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
 import { Api } from '../../src/cli/client.ts';
 import { Syncer } from '../../src/cli/sync/engine.ts';
-import { KSPACE_BIN, runCli } from '../support/cli.ts';
+import { KSPACE_BIN, runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 import { waitFor } from '../support/wait.ts';
@@ -29,7 +29,7 @@ async function newSpace(): Promise<string> {
 }
 
 async function sync(dir: string, space: string, extra: string[] = []): Promise<string> {
-  const r = await runCli(['sync', dir, '--space', space, '--once', ...extra], { url: srv.url, key: ADMIN_KEY });
+  const r = await runCliHere(['sync', dir, '--space', space, '--once', ...extra], { url: srv.url, key: ADMIN_KEY });
   expect(r.code, r.stderr).toBe(0);
   return r.stdout;
 }

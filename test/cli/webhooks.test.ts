@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
 let receiver: http.Server;
 let hookUrl: string;
 const got: string[] = [];
-const cli = (args: string[], key = ADMIN_KEY) => runCli(args, { url: srv.url, key });
+const cli = (args: string[], key = ADMIN_KEY) => runCliHere(args, { url: srv.url, key });
 
 beforeAll(async () => {
   srv = await startServer({

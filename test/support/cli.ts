@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { ADMIN_KEY } from './server.ts';
 
 export const KSPACE_BIN = path.resolve(import.meta.dirname, '../../bin/kspace');
@@ -42,7 +44,80 @@ export function runCli(
   });
 }
 
-/** `runCli` against `srv` (a fixture's server: read at each call) with `key` (default: the admin's). */
-export function cliFor(srv: { url: string }, key = ADMIN_KEY) {
-  return (args: string[], input?: string): Promise<CliResult> => runCli(args, { url: srv.url, key, input });
+
+type StdName = 'stdin' | 'stdout' | 'stderr';
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * `runCli`'s twin for tests about what a command does rather than about the process: the CLI's
+ * own entry (src/cli/run.ts) in this process, with its stdin, stdout, stderr, environment (only
+ * what `runCli` would give the child) and working directory swapped for the call, so a command
+ * costs a request rather than a Node start. Calls run one at a time, as the swaps are global.
+ * What needs the process (exit status, bin/kspace, signals, a --follow that never returns) is
+ * tested through `runCli`.
+ */
+export function runCliHere(
+  args: string[],
+  opts: { url?: string; key?: string; input?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
+  const next = queue.then(() => runHere(args, opts));
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+async function runHere(
+  args: string[],
+  opts: { url?: string; key?: string; input?: string; env?: Record<string, string>; cwd?: string },
+): Promise<CliResult> {
+  const { run } = await import('../../src/cli/run.ts');
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const sink = (to: Buffer[]) =>
+    new Writable({
+      write(chunk: Buffer | string, _enc, done) {
+        to.push(Buffer.from(chunk));
+        done();
+      },
+    });
+  const streams: Record<StdName, Readable | Writable> = {
+    stdin: Readable.from(opts.input === undefined ? [] : [Buffer.from(opts.input)]),
+    stdout: sink(out),
+    stderr: sink(err),
+  };
+  const saved = (['stdin', 'stdout', 'stderr'] as const).map((n) => [n, Object.getOwnPropertyDescriptor(process, n)!] as const);
+  // The child's environment: runCli's, and nothing of this process's SERVICE_* settings.
+  const env: Record<string, string> = { XDG_STATE_HOME: CLI_STATE, ...opts.env };
+  if (opts.url) env.SERVICE_URL = opts.url;
+  if (opts.key) env.SERVICE_API_KEY = opts.key;
+  const savedEnv = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith('SERVICE_') || k.startsWith('KSPACE_')) delete process.env[k];
+  Object.assign(process.env, env);
+  // Whether stdin is piped (src/cli/io.ts) is read from fd 0: a pipe when there is input, else /dev/null as runCli gives.
+  const fstat = fs.fstatSync;
+  const stdinStat =
+    opts.input === undefined ? fs.statSync('/dev/null') : Object.assign(Object.create(fs.Stats.prototype), { mode: fs.constants.S_IFIFO });
+  fs.fstatSync = ((fd: number, o?: never) => (fd === 0 ? stdinStat : fstat(fd, o))) as typeof fs.fstatSync;
+  const cwd = process.cwd();
+  for (const n of ['stdin', 'stdout', 'stderr'] as const)
+    Object.defineProperty(process, n, { configurable: true, enumerable: true, get: () => streams[n] });
+  let code: number;
+  try {
+    if (opts.cwd) process.chdir(opts.cwd);
+    code = await run(args);
+  } catch (e) {
+    err.push(Buffer.from(`${e instanceof Error ? e.stack : String(e)}\n`));
+    code = 1;
+  } finally {
+    for (const [n, d] of saved) Object.defineProperty(process, n, d);
+    fs.fstatSync = fstat;
+    process.chdir(cwd);
+    for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+    Object.assign(process.env, savedEnv);
+  }
+  return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+}
+
+/** `runCliHere` against `srv` (a fixture's server: read at each call) with `key` (default: the admin's). */
+export function cliHereFor(srv: { url: string }, key = ADMIN_KEY) {
+  return (args: string[], input?: string): Promise<CliResult> => runCliHere(args, { url: srv.url, key, input });
 }
