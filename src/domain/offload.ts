@@ -15,7 +15,7 @@ export const OFFLOAD_BUNDLE_ASSET = 'offload-worker.cjs';
 /** Jobs waiting beyond this many are refused at once (null): the fallback answers them. */
 const MAX_QUEUED = 32;
 
-type Pending = { job: OffloadJob; resolve: (r: OffloadResult | null) => void; timer: NodeJS.Timeout };
+type Pending = { job: OffloadJob; transfer: ArrayBuffer[]; resolve: (r: OffloadResult | null) => void; timer: NodeJS.Timeout };
 
 let worker: Worker | null = null;
 /** The worker has loaded its modules and takes jobs. */
@@ -26,12 +26,17 @@ const queue: Pending[] = [];
 
 /**
  * Runs `job` on the worker; null when it did not finish within `deadlineMs` (waiting and starting
- * the worker included), or no worker could run it.
+ * the worker included), or no worker could run it. `transfer`: ArrayBuffers of the job handed to
+ * the worker rather than copied (unusable here once the job is sent).
  */
-export function offload<J extends OffloadJob>(job: J, deadlineMs: number): Promise<Extract<OffloadResult, { kind: J['kind'] }> | null> {
+export function offload<J extends OffloadJob>(
+  job: J,
+  deadlineMs: number,
+  transfer: ArrayBuffer[] = [],
+): Promise<Extract<OffloadResult, { kind: J['kind'] }> | null> {
   return new Promise((resolve) => {
     if (failed || queue.length >= MAX_QUEUED) return resolve(null);
-    const p: Pending = { job, resolve: resolve as Pending['resolve'], timer: setTimeout(() => expire(p), deadlineMs) };
+    const p: Pending = { job, transfer, resolve: resolve as Pending['resolve'], timer: setTimeout(() => expire(p), deadlineMs) };
     queue.push(p);
     next();
   });
@@ -62,7 +67,7 @@ function next(): void {
   }
   if (!ready) return; // its 'ready' message calls next()
   running = queue.shift()!;
-  w.postMessage(running.job);
+  w.postMessage(running.job, running.transfer);
 }
 
 function settle(p: Pending, result: OffloadResult | null): void {

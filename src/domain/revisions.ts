@@ -1,7 +1,7 @@
 import type { Services } from '../services.ts';
 import { notifyEventsWritten } from '../services.ts';
 import { notFound } from './errors.ts';
-import { diffContents } from './content-diff.ts';
+import { decodePair, decodePairHeads, diffAnswerJson, diffAnswerOf, storedSize, type DiffHead, type StoredPair } from './revision-diff.ts';
 import { offload, warmOffload } from './offload.ts';
 import { loadReadablePage, loadWritablePage, putPage, readablePageHead, type Page } from './pages.ts';
 import { tx } from '../store/db/transactions.ts';
@@ -42,65 +42,75 @@ export function getRevision(svc: Services, caller: Caller, slug: string, path: s
   };
 }
 
-export type RevisionDiff = {
-  from: number;
-  to: number;
-  /** Present when the title changed. */
-  title?: { from: string; to: string };
-  contentDiff: string;
-  /** The content diff is coarser than minimal, or empty, because finding the minimal one would take too long (content-diff.ts). */
-  truncated: boolean;
-  frontmatterChanged: string[];
-  metadataChanged: string[];
-};
-
+/** Stored bytes of both revisions (the page row's state and the deltas) up to this many are decoded on the event loop. */
+const INLINE_DIFF_STORED_BYTES = 16 * 1024;
 /** Contents up to this many characters (both together) are diffed on the event loop: a few milliseconds at most. */
 const INLINE_DIFF_CHARS = 16 * 1024;
-/** How long the worker may take over a larger diff; then the answer has an empty diff, `truncated`. */
+/** How long the worker may take over a larger diff (decoding included); then the answer has an empty diff, `truncated`. */
 const DIFF_DEADLINE_MS = 1500;
+/** A Buffer of at least this many bytes, in an ArrayBuffer of its own, is handed to the worker rather than copied. */
+const TRANSFER_BYTES = 64 * 1024;
 
 /**
  * GET …/revisions/:a/diff/:b: a unified diff of the content and the changed keys; both revisions
- * readable. The answer's JSON text (RevisionDiff), its `contentDiff` written by the worker that
- * made a large diff. On the event loop: the page row read once (not its content for the access
- * check, then its state once for both revisions), each revision decoded once, the texts handed to
- * the worker, and the answer spliced together.
+ * readable. The answer's JSON (RevisionDiff): its text for a small page; for a larger one its
+ * UTF-8 bytes, written by the worker (revision-diff.ts) from the page row's bytes and the stored
+ * deltas, which it decodes itself. On the event loop: the access checks, one read of the page
+ * row's state as bytes (no string made of it), the deltas' rows, and the answer's bytes handed on.
  */
-export async function diffRevisionsJson(svc: Services, caller: Caller, slug: string, path: string, a: number, b: number): Promise<string> {
+export async function diffRevisionsAnswer(
+  svc: Services,
+  caller: Caller,
+  slug: string,
+  path: string,
+  a: number,
+  b: number,
+): Promise<string | Uint8Array<ArrayBuffer>> {
   const { page } = readablePageHead(svc, caller, slug, path);
-  const newest = store.newestState(svc.db, page.id);
-  const ra = store.findRevision(svc.db, caller, page.id, a, newest);
+  const ra = store.findRevisionHead(svc.db, caller, page.id, a);
   if (!ra) throw notFound(`revision ${a} of '${slug}/${path}'`);
-  const rb = store.findRevision(svc.db, caller, page.id, b, newest);
+  const rb = store.findRevisionHead(svc.db, caller, page.id, b);
   if (!rb) throw notFound(`revision ${b} of '${slug}/${path}'`);
-  const names = [`${page.path}@${a}`, `${page.path}@${b}`] as const;
-  warmOffload(); // the next large diff finds the worker started
-  let diff: { contentDiffJson: string; truncated: boolean };
-  if (ra.content.length + rb.content.length <= INLINE_DIFF_CHARS) {
-    const d = diffContents(names[0], names[1], ra.content, rb.content);
-    diff = { contentDiffJson: JSON.stringify(d.contentDiff), truncated: d.truncated };
-  } else {
-    diff = (await offload({ kind: 'diff', oldName: names[0], newName: names[1], a: ra.content, b: rb.content }, DIFF_DEADLINE_MS)) ?? {
-      contentDiffJson: '""',
-      truncated: true,
-    };
-  }
-  const rest: Omit<RevisionDiff, 'contentDiff'> = {
+  const head: DiffHead = {
     from: a,
     to: b,
-    ...(ra.title !== rb.title ? { title: { from: ra.title, to: rb.title } } : {}),
-    truncated: diff.truncated,
-    frontmatterChanged: changedKeys(JSON.parse(ra.frontmatter), JSON.parse(rb.frontmatter)),
-    metadataChanged: changedKeys(JSON.parse(ra.metadata), JSON.parse(rb.metadata)),
+    fromTitle: ra.title,
+    toTitle: rb.title,
+    oldName: `${page.path}@${a}`,
+    newName: `${page.path}@${b}`,
   };
-  const head = JSON.stringify(rest);
-  return `${head.slice(0, -1)},"contentDiff":${diff.contentDiffJson}}`;
+  const pair = storedPair(svc, page.id, a, b, `page '${slug}/${path}'`);
+  warmOffload(); // the next large diff finds the worker started
+  if (storedSize(pair) <= INLINE_DIFF_STORED_BYTES) {
+    const [sa, sb] = decodePair(pair);
+    if (sa.content.length + sb.content.length <= INLINE_DIFF_CHARS) return diffAnswerOf(head, sa, sb);
+  }
+  const done = await offload({ kind: 'revdiff', head, pair }, DIFF_DEADLINE_MS, transferable(pair));
+  if (done) return done.answer;
+  // The worker did not finish in time: the changed keys, and an empty diff marked truncated. The
+  // bytes were handed over, so they are read again and decoded here, no string made of the contents.
+  const [ha, hb] = decodePairHeads(storedPair(svc, page.id, a, b, `page '${slug}/${path}'`));
+  return diffAnswerJson(head, ha, hb, '""', true);
 }
 
-/** The keys whose value differs between two JSON objects (added, removed or changed), sorted. */
-export function changedKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+/** Revisions a and b of a page as stored: the page row's state as bytes and the `prev` rows each is decoded from. */
+function storedPair(svc: Services, pageId: number, a: number, b: number, what: string): StoredPair {
+  const newest = store.newestStateBytes(svc.db, pageId);
+  if (!newest) throw notFound(what); // gone while the worker ran
+  return {
+    newest,
+    walks: [store.revisionWalk(svc.db, pageId, a, newest.version), store.revisionWalk(svc.db, pageId, b, newest.version)],
+  };
+}
+
+/** The ArrayBuffers of a pair that may be handed to the worker: large, and each a Buffer's own (never a pooled one). */
+function transferable(p: StoredPair): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const b of [p.newest.content, ...p.walks[0], ...p.walks[1]]) {
+    const ab = b.buffer;
+    if (b.byteLength >= TRANSFER_BYTES && ab instanceof ArrayBuffer && b.byteOffset === 0 && b.byteLength === ab.byteLength) out.add(ab);
+  }
+  return [...out];
 }
 
 /**

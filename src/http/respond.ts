@@ -10,8 +10,8 @@ export function json(data: unknown, status = 200, headers?: Record<string, strin
   return new FastResponse(JSON.stringify(data), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
 }
 
-/** An answer already written as JSON text. */
-export function jsonText(body: string): Response {
+/** An answer already written as JSON: its text, or its UTF-8 bytes (written as they are). */
+export function jsonText(body: string | Uint8Array<ArrayBuffer>): Response {
   return new FastResponse(body, { status: 200, headers: JSON_TYPE });
 }
 

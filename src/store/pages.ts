@@ -5,7 +5,7 @@ import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';
 import {
   decodePrev,
-  decodePrevBytes,
+  decodeWalk,
   encodePrev,
   isWhole,
   parseState,
@@ -13,6 +13,7 @@ import {
   storedWhole,
   wholeAbove,
   type StoredState,
+  type StoredStateBytes,
 } from './revision-codec.ts';
 
 export type PageRow = {
@@ -192,19 +193,27 @@ export type RevisionRow = Omit<PageState, 'template'> & {
   author_name: string;
 };
 
+/** A revision's row without its state: what READABLE_REVISION lets the caller read of it. */
+export type RevisionHead = Omit<RevisionRow, keyof StoredState>;
+
 /**
  * One revision, if the caller may read it (READABLE_REVISION). `newest`: the page row's state,
  * read once by a caller that reads several revisions (newestState).
  */
 export function findRevision(db: Db, caller: Caller, pageId: number, version: number, newest?: NewestState): RevisionRow | undefined {
-  const row = stmt(
+  const row = findRevisionHead(db, caller, pageId, version);
+  return row && { ...row, ...revisionState(db, pageId, version, newest) };
+}
+
+/** findRevision without the revision's state (nothing decoded). */
+export function findRevisionHead(db: Db, caller: Caller, pageId: number, version: number): RevisionHead | undefined {
+  return stmt(
     db,
     `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
                    FROM revisions r JOIN principals a ON a.id = r.author_id
                    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
                    WHERE r.page_id = @pageId AND r.version = @version AND ${READABLE_REVISION}`,
-  ).get({ ...callerParams(caller), pageId, version }) as Omit<RevisionRow, keyof StoredState> | undefined;
-  return row && { ...row, ...revisionState(db, pageId, version, newest) };
+  ).get({ ...callerParams(caller), pageId, version }) as RevisionHead | undefined;
 }
 
 type PrevRow = { version: number; prev: Buffer | null };
@@ -220,18 +229,36 @@ export function newestState(db: Db, pageId: number): NewestState {
   return stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as NewestState;
 }
 
+/** newestState as the row's UTF-8 bytes, each its own Buffer: no string is made of them (a worker decodes them). */
+export type NewestStateBytes = StoredStateBytes & { version: number };
+
+export function newestStateBytes(db: Db, pageId: number): NewestStateBytes | undefined {
+  return stmt(
+    db,
+    `SELECT version, CAST(frontmatter AS BLOB) AS frontmatter, CAST(metadata AS BLOB) AS metadata,
+            CAST(content AS BLOB) AS content FROM pages WHERE id = ?`,
+  ).get(pageId) as NewestStateBytes | undefined;
+}
+
 export function revisionState(db: Db, pageId: number, version: number, newest?: NewestState): StoredState {
   const page = newest ?? newestState(db, pageId);
-  if (version >= page.version) return page;
+  const walk = revisionWalk(db, pageId, version, page.version);
+  return walk.length ? parseState(decodeWalk(walk, () => serializeState(page))) : page;
+}
+
+/**
+ * The `prev` values revision `version` is decoded from (decodeWalk), newest first, when the page
+ * row holds `newestVersion`: down from the nearest whole state above it; none for the current
+ * version.
+ */
+export function revisionWalk(db: Db, pageId: number, version: number, newestVersion: number): Buffer[] {
+  if (version >= newestVersion) return [];
   const prevs = stmt(db, 'SELECT version, prev FROM revisions WHERE page_id = ? AND version > ? AND version <= ? ORDER BY version DESC');
-  let rows = prevs.all(pageId, version, Math.min(page.version, wholeAbove(version))) as PrevRow[];
+  let rows = prevs.all(pageId, version, Math.min(newestVersion, wholeAbove(version))) as PrevRow[];
   // Only if a row that should hold a whole state does not (never written so): from the page row.
-  if (rows.length && rows[0].version !== page.version && !isWhole(rows[0].prev!))
-    rows = prevs.all(pageId, version, page.version) as PrevRow[];
-  if (!rows.length) return page;
-  let state: Buffer | null = isWhole(rows[0].prev!) ? null : serializeState(page);
-  for (const r of rows) state = decodePrevBytes(r.prev!, state);
-  return parseState(state!);
+  if (rows.length && rows[0].version !== newestVersion && !isWhole(rows[0].prev!))
+    rows = prevs.all(pageId, version, newestVersion) as PrevRow[];
+  return rows.map((r) => r.prev!);
 }
 
 /** Every revision's state of a page, newest first (one walk down its whole history: for tests and tools). */

@@ -35,15 +35,30 @@ const RAW_MIDDLE = 64;
 
 /** The state as bytes: varint length of frontmatter, frontmatter, varint length of metadata, metadata, content (UTF-8). */
 export function serializeState(s: StoredState): Buffer {
-  const fm = Buffer.from(s.frontmatter, 'utf8');
-  const md = Buffer.from(s.metadata, 'utf8');
-  const body = Buffer.from(s.content, 'utf8');
-  const head = [...varint(fm.length)];
-  const mid = [...varint(md.length)];
-  return Buffer.concat([Buffer.from(head), fm, Buffer.from(mid), md, body]);
+  return serializeStateBytes({
+    frontmatter: Buffer.from(s.frontmatter, 'utf8'),
+    metadata: Buffer.from(s.metadata, 'utf8'),
+    content: Buffer.from(s.content, 'utf8'),
+  });
+}
+
+/** A state's fields as their UTF-8 bytes (as the page row holds them, read as BLOBs). */
+export type StoredStateBytes = { frontmatter: Uint8Array; metadata: Uint8Array; content: Uint8Array };
+
+/** serializeState of a state given as bytes (no string made of them). */
+export function serializeStateBytes(s: StoredStateBytes): Buffer {
+  const head = Buffer.from(varint(s.frontmatter.length));
+  const mid = Buffer.from(varint(s.metadata.length));
+  return Buffer.concat([head, s.frontmatter, mid, s.metadata, s.content]);
 }
 
 export function parseState(b: Buffer): StoredState {
+  const { frontmatter, metadata, contentAt } = parseStateHead(b);
+  return { frontmatter, metadata, content: b.toString('utf8', contentAt) };
+}
+
+/** A serialized state's frontmatter and metadata, and where its content starts (no string made of the content). */
+export function parseStateHead(b: Buffer): { frontmatter: string; metadata: string; contentAt: number } {
   let at = 0;
   const read = (): string => {
     const [len, next] = readVarint(b, at);
@@ -53,7 +68,7 @@ export function parseState(b: Buffer): StoredState {
   };
   const frontmatter = read();
   const metadata = read();
-  return { frontmatter, metadata, content: b.toString('utf8', at) };
+  return { frontmatter, metadata, contentAt: at };
 }
 
 /** `older` stored against `newer` (a delta), or whole when `whole` is set or the delta does not pay. */
@@ -102,6 +117,23 @@ export function decodePrevBytes(prev: Buffer, newer: Buffer | null): Buffer {
   const dict = newer.subarray(start, newer.length - end);
   const middle = kind === DELTA_RAW || rest.length === 0 ? rest : zlib.inflateRawSync(rest, dict.length ? { dictionary: dict } : {});
   return Buffer.concat([newer.subarray(0, start), middle, newer.subarray(newer.length - end)]);
+}
+
+/**
+ * The serialized state that `walk` (the `prev` rows from the newer state down to the wanted
+ * version, newest first) decodes to; `newer()` serializes the state above the first row, asked
+ * for only when that row is a delta. An empty walk is the newer state itself.
+ */
+export function decodeWalk(walk: Uint8Array[], newer: () => Buffer): Buffer {
+  if (walk.length === 0) return newer();
+  let state: Buffer | null = isWhole(asBuffer(walk[0])) ? null : newer();
+  for (const prev of walk) state = decodePrevBytes(asBuffer(prev), state);
+  return state!;
+}
+
+/** A Uint8Array (as a worker receives a Buffer) as a Buffer over the same memory. */
+export function asBuffer(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
 // A window no larger than the text needs: zlib allocates its window and hash tables per call, and

@@ -1,7 +1,7 @@
 // Moves, the page trash, the org trash of spaces, and revision diff/restore (issue 21).
 import * as v from 'valibot';
 import { movePages } from '../../domain/moves.ts';
-import { diffRevisionsJson, restoreRevision } from '../../domain/revisions.ts';
+import { diffRevisionsAnswer, restoreRevision } from '../../domain/revisions.ts';
 import { listTrash, listTrashedSpaces, restoreFromTrash, restoreSpace, trashSpace } from '../../domain/trash.ts';
 import { Page, Space } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
@@ -146,7 +146,7 @@ export const moveEndpoints = [
     summary: 'What changed between two revisions',
     responses: [{ status: 200, schema: RevisionDiff }],
     handler: async ({ svc, caller, params }) =>
-      jsonText(await diffRevisionsJson(svc, caller, params.space, params.path, params.a, params.b)),
+      jsonText(await diffRevisionsAnswer(svc, caller, params.space, params.path, params.a, params.b)),
   }),
   endpoint({
     method: 'POST',
