@@ -4,7 +4,8 @@ import type { Metadata, MetaValue } from '../../model.ts';
 import { formatValue } from '../lib/format.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/;
-const dateFmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+// Made on first use: the first Intl formatter of a page is slow to make (lib/format.ts).
+let dateFmt: Intl.DateTimeFormat | null = null;
 
 function Value({ value }: { value: MetaValue }) {
   if (Array.isArray(value)) {
@@ -29,7 +30,7 @@ function Value({ value }: { value: MetaValue }) {
     );
   if (ISO_DATE.test(value)) {
     const d = new Date(value.length === 10 ? `${value}T00:00:00` : value);
-    if (!Number.isNaN(d.getTime())) return <time dateTime={value}>{value.length === 10 ? dateFmt.format(d) : d.toLocaleString()}</time>;
+    if (!Number.isNaN(d.getTime())) return <time dateTime={value}>{value.length === 10 ? (dateFmt ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' })).format(d) : d.toLocaleString()}</time>;
   }
   return <span>{value}</span>;
 }

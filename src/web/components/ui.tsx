@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
+import { fullTime, relativeTime } from '../lib/format.ts';
 import type { Async } from '../lib/use-async.ts';
 import { href } from '../router.ts';
 
@@ -132,6 +133,32 @@ export function Dialog({
       </div>
       {children}
     </dialog>
+  );
+}
+
+// Work that can wait until the browser is idle (a timer where requestIdleCallback is missing).
+const idle = (fn: () => void): number =>
+  typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 2000 }) : (setTimeout(fn, 200) as unknown as number);
+const cancelIdle = (id: number): void => (typeof cancelIdleCallback === 'function' ? cancelIdleCallback(id) : clearTimeout(id));
+
+/**
+ * A time as "3 minutes ago", its full date and time in the locale as the tooltip. The tooltip is
+ * set once the browser is idle after the view has painted: the locale's formatter is slow to make the first time (lib/format.ts).
+ */
+export function Time({ iso }: { iso: string }) {
+  const ref = useRef<HTMLTimeElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const id = idle(() => {
+      el.title = fullTime(iso);
+    });
+    return () => cancelIdle(id);
+  }, [iso]);
+  return (
+    <time ref={ref} dateTime={iso}>
+      {relativeTime(iso)}
+    </time>
   );
 }
 

@@ -1,6 +1,7 @@
 // Builds the page tree of a space from its page paths: a page may also be a folder
 // (`guide` and `guide/setup`), and a folder may exist only through its pages.
 import type { PageSummary } from '../api/types.ts';
+import { compareText } from './format.ts';
 
 export interface TreeNode {
   name: string;
@@ -28,7 +29,7 @@ export function buildTree(pages: PageSummary[]): TreeNode[] {
     });
   }
   const sort = (nodes: TreeNode[]): void => {
-    nodes.sort((a, b) => (a.children.length > 0 ? 0 : 1) - (b.children.length > 0 ? 0 : 1) || label(a).localeCompare(label(b)));
+    nodes.sort((a, b) => (a.children.length > 0 ? 0 : 1) - (b.children.length > 0 ? 0 : 1) || compareText(label(a), label(b)));
     nodes.forEach((n) => sort(n.children));
   };
   sort(root.children);
@@ -78,7 +79,7 @@ export function mergeLevel(before: LevelNode[], answer: LevelAnswer): LevelNode[
   };
   for (const p of answer.pages) node(p.path).page = p;
   for (const f of answer.folders ?? []) node(f.path).folder = true;
-  return [...byPath.values()].sort((a, b) => Number(b.folder) - Number(a.folder) || levelLabel(a).localeCompare(levelLabel(b)));
+  return [...byPath.values()].sort((a, b) => Number(b.folder) - Number(a.folder) || compareText(levelLabel(a), levelLabel(b)));
 }
 
 /** The address of one level's request; `cursor` continues a level past its first answer. */

@@ -1,5 +1,5 @@
 // Loads data for a view: loading, value or error, and a reload; a stale answer never overwrites a newer one.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 export type Async<T> =
   | { status: 'loading'; data?: T; reload: () => void }
@@ -11,7 +11,10 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
   const seq = useRef(0);
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  useEffect(() => {
+  // Started in a layout effect, as the view mounts, not after its first paint: an answer already
+  // there (main.tsx's prefetch) then renders before the browser paints the empty view, and the
+  // view's other requests go out a frame earlier.
+  useLayoutEffect(() => {
     const mine = ++seq.current;
     setState((s) => ({ status: 'loading', data: s.data }));
     load().then(

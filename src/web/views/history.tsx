@@ -3,9 +3,9 @@
 import { useState } from 'preact/hooks';
 import { get, pageApi, put, query } from '../api/client.ts';
 import type { Page, Revision, RevisionSummary } from '../api/types.ts';
-import { AsyncView, Breadcrumbs, Badge, ErrorBox, useTitle } from '../components/ui.tsx';
+import { AsyncView, Breadcrumbs, Badge, ErrorBox, Time, useTitle } from '../components/ui.tsx';
 import { diffLines } from '../../text/line-merge.ts';
-import { fullTime, relativeTime } from '../lib/format.ts';
+import { fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
 import { pageCrumbs } from './page-view.tsx';
@@ -69,9 +69,7 @@ export function HistoryView({ space, path }: { space: string; path: string }) {
                       {v.author.name} <span class="muted small">({v.author.kind})</span>
                     </td>
                     <td>
-                      <time dateTime={v.createdAt} title={fullTime(v.createdAt)}>
-                        {relativeTime(v.createdAt)}
-                      </time>
+                      <Time iso={v.createdAt} />
                     </td>
                     <td class="nowrap">
                       <label class="check">

@@ -8,7 +8,7 @@ import { AsyncView, Badge, Dialog, Empty, ErrorBox, useTitle } from '../componen
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { ApiError } from '../api/client.ts';
 import { favourites } from '../lib/favourites.ts';
-import { relativeTime } from '../lib/format.ts';
+import { compareText, relativeTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
@@ -29,7 +29,7 @@ export async function loadAllSpaces(): Promise<Space[]> {
 /** Personal space first (one's own before others'), then by name. */
 export function orderSpaces(spaces: Space[], me: string): Space[] {
   const rank = (s: Space): number => (s.slug === `~${me}` ? 0 : s.personal ? 2 : 1);
-  return [...spaces].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+  return [...spaces].sort((a, b) => rank(a) - rank(b) || compareText(a.name, b.name));
 }
 
 export function Home() {

@@ -8,8 +8,7 @@ import { FrontmatterPanel, MetadataPanel } from '../components/metadata-panel.ts
 import { AccessPanel } from '../components/access-panel.tsx';
 import { FilesPanel } from '../components/files-panel.tsx';
 import { FavouriteToggle, PageActions } from '../components/page-actions.tsx';
-import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, useTitle, type Crumb } from '../components/ui.tsx';
-import { relativeTime, fullTime } from '../lib/format.ts';
+import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, Time, useTitle, type Crumb } from '../components/ui.tsx';
 import { useAsync } from '../lib/use-async.ts';
 import { saveTick } from '../lib/task-tick.ts';
 import { withoutTitleHeading } from '../lib/title-heading.ts';
@@ -179,9 +178,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
                     {space}/{path}
                   </span>{' '}
                   · version {p.version} · updated{' '}
-                  <time dateTime={p.updatedAt} title={fullTime(p.updatedAt)}>
-                    {relativeTime(p.updatedAt)}
-                  </time>
+                  <Time iso={p.updatedAt} />
                   {p.template && (
                     <>
                       {' '}

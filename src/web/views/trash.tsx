@@ -2,8 +2,7 @@
 // each with Restore (POST /spaces/:slug/trash/restore).
 import { useState } from 'preact/hooks';
 import { get, post, spaceApi } from '../api/client.ts';
-import { AsyncView, Breadcrumbs, Empty, ErrorBox, useTitle } from '../components/ui.tsx';
-import { fullTime, relativeTime } from '../lib/format.ts';
+import { AsyncView, Breadcrumbs, Empty, ErrorBox, Time, useTitle } from '../components/ui.tsx';
 import { useAsync } from '../lib/use-async.ts';
 import { href, navigate } from '../router.ts';
 
@@ -42,9 +41,7 @@ export function TrashView({ space }: { space: string }) {
                     <strong>{p.title}</strong> <span class="mono muted small">{p.path}</span>{' '}
                     <span class="muted small">
                       deleted{' '}
-                      <time dateTime={p.deletedAt} title={fullTime(p.deletedAt)}>
-                        {relativeTime(p.deletedAt)}
-                      </time>
+                      <Time iso={p.deletedAt} />
                       {p.deletedBy ? ` by ${p.deletedBy.name}` : ''}
                     </span>
                   </span>{' '}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRoute, safeNext } from '../../../src/web/router.ts';
 import { parseSnippet } from '../../../src/web/lib/snippet.ts';
 import { buildTree } from '../../../src/web/lib/tree.ts';
+import { compareText, relativeTime } from '../../../src/web/lib/format.ts';
 import { fromRaw, initialRaw } from '../../../src/web/lib/metadata-form.ts';
 import { fromFilterRows } from '../../../src/web/lib/filters.ts';
 import type { Field } from '../../../src/web/api/types.ts';
@@ -97,5 +98,31 @@ describe('filters from the builder', () => {
       { key: 'done', op: 'eq', value: true },
       { key: 'due', op: 'exists' },
     ]);
+  });
+});
+
+describe('relativeTime and compareText (no Intl on the first render of a view)', () => {
+  const now = Date.parse('2026-11-29T12:00:00Z');
+  it.each([
+    ['2026-11-29T11:59:30Z', 'just now'],
+    ['2026-11-29T11:57:00Z', '3 minutes ago'],
+    ['2026-11-29T11:59:00Z', '1 minute ago'],
+    ['2026-11-29T12:05:00Z', 'in 5 minutes'],
+    ['2026-11-29T10:00:00Z', '2 hours ago'],
+    ['2026-11-28T12:00:00Z', 'yesterday'],
+    ['2026-11-30T12:00:00Z', 'tomorrow'],
+    ['2026-11-25T12:00:00Z', '4 days ago'],
+    ['not a date', 'not a date'],
+  ])('%s → %s', (iso, want) => {
+    expect(relativeTime(iso, now)).toBe(want);
+  });
+
+  it('writes a date a week or more away as its day', () => {
+    const d = new Date(2026, 2, 12, 12);
+    expect(relativeTime(d.toISOString(), now)).toBe('12 Mar 2026');
+  });
+
+  it('orders names alphabetically, accents and case aside', () => {
+    expect(['beta', 'Zeta', 'Élan', 'alpha', 'eclair'].sort(compareText)).toEqual(['alpha', 'beta', 'eclair', 'Élan', 'Zeta']);
   });
 });
