@@ -1,11 +1,13 @@
 // The one server fixture of an API, MCP or CLI test file: one in-process server for the whole file
-// (startServer), its agents and its spaces and pages, made in the file's beforeAll and closed in
+// (startServer), reached over the port or through app.fetch as KSPACE_TEST_TRANSPORT says
+// (docs/testing.md), its agents and its spaces and pages, made in the file's beforeAll and closed in
 // its afterAll. What it returns can be destructured at the top of the file: each value stands in
 // for the one beforeAll makes (every property read goes to it), so the tests read `srv.admin`,
 // `bob.put(…)` as before.
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from './outbox.ts';
-import { newAgent, startServer, type Client, type TestServer } from './server.ts';
+import { transportFromEnv } from './in-process-fetch.ts';
+import { newAgent, startServer, type Client, type TestServer, type Transport } from './server.ts';
 
 export type Agent = Client & { id: string };
 
@@ -65,6 +67,12 @@ export type ServerFixtureOptions<A extends string> = {
   noErrors?: boolean;
   /** How long the setup may take, in ms (default: the config's hookTimeout). */
   timeout?: number;
+  /**
+   * How the tests' `fetch` reaches the server: without it, KSPACE_TEST_TRANSPORT ('port' unless set).
+   * A suite whose subject is the socket or the Node front (X-Request-Id, X-Service-Txid, limits,
+   * request log lines, the direct page read) says 'port'.
+   */
+  transport?: Transport;
 };
 
 export type ServerFixture<A extends string> = { srv: TestServer; agents: Record<A, Agent>; outbox: OutboxSubscription };
@@ -81,7 +89,8 @@ export function useServer<A extends string = never>(opts: ServerFixtureOptions<A
   let running: TestServer | undefined;
   let subscription: OutboxSubscription | undefined;
   beforeAll(async () => {
-    const s = (running = await startServer(opts.outbox ? { ...WEBHOOK_ENV, ...opts.env } : opts.env));
+    const env = opts.outbox ? { ...WEBHOOK_ENV, ...opts.env } : opts.env;
+    const s = (running = await startServer(env, { transport: opts.transport ?? transportFromEnv() }));
     srv.set(s);
     for (const [name, orgAdmin] of Object.entries(admins)) agents[name].set(await newAgent(s, name, orgAdmin));
     for (const space of opts.spaces ?? []) {
