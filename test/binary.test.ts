@@ -11,11 +11,11 @@ import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNative } from '../scripts/build-native.ts';
 import { ensureBinary } from '../scripts/lib/binary.ts';
-import { freePort, helperThreads } from '../scripts/lib/child-server.ts';
+import { helperThreads } from '../scripts/lib/child-server.ts';
 import { waitFor } from './support/wait.ts';
 import { runCli } from './support/cli.ts';
 import { callTool, connectStdio } from './support/mcp.ts';
-import { ADMIN_KEY, startServer } from './support/server.ts';
+import { ADMIN_KEY, startServer, type ChildServer } from './support/server.ts';
 
 const KEY = 'ks_binary_test_key_0123456789abcdef';
 let dir: string;
@@ -28,39 +28,11 @@ function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: emptyPath, HOME: dir, ...extra };
 }
 
-async function serveBinary(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ url: string; pid: number; stderr: () => string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const proc = spawn(bin, ['serve', '--port', String(port), ...args], { cwd: dir, env: bareEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(proc);
-  let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += d));
-  proc.stdout!.on('data', (d) => (stderr += d));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`binary exited ${proc.exitCode}: ${stderr}`);
-    const ok = await fetch(`${url}/me`, { headers: { authorization: `Bearer ${env.SERVICE_BOOTSTRAP_ADMIN_KEY ?? KEY}` } }).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`binary did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return {
-    url,
-    pid: proc.pid!,
-    stderr: () => stderr,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
-  };
+/** dist/kspace serving `data` (its default, kspace-data in the test's directory, without it), with a bare environment. */
+async function serveBinary(data: string | undefined, env: Record<string, string>): Promise<ChildServer> {
+  const srv = await startServer(bareEnv(env), { mode: 'binary', bin, cwd: dir, dataDir: data, bareEnv: true });
+  running.push(srv.proc);
+  return srv;
 }
 
 beforeAll(() => {
@@ -81,7 +53,7 @@ afterAll(() => {
 describe('dist/kspace alone in an empty directory', () => {
   it('serves from an empty data dir and answers its own client commands, with no warnings', async () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['empty-path', 'kspace']);
-    const srv = await serveBinary([], {
+    const srv = await serveBinary(undefined, {
       SERVICE_BOOTSTRAP_ADMIN_KEY: KEY,
       SERVICE_SETTINGS_ENCRYPTION_KEY: 'binary-test-settings-key-0123456789abcdef',
       SERVICE_WEBHOOKS_ALLOW_HTTP: '1',
@@ -185,7 +157,7 @@ describe('dist/kspace alone in an empty directory', () => {
     } finally {
       await source.close();
     }
-    const srv = await serveBinary(['--data', data], { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
+    const srv = await serveBinary(data, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
     try {
       const r = await fetch(`${srv.url}/pages/old/kept`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
       expect(r.status).toBe(200);

@@ -19,6 +19,8 @@ const {
   srv,
   agents: { bob, carol },
 } = useServer({
+  // Over the port only: each write's X-Service-Txid is stamped by the Node front (docs/testing.md).
+  transport: 'port',
   agents: ['bob', 'carol'],
   spaces: [
     { slug: 'wiki', name: 'Wiki', defaultAccess: 'write' },

@@ -6,8 +6,6 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
-import { loadConfig } from '../../src/config/config.ts';
-import { serve } from '../../src/server.ts';
 import { FTS_FILE, indexedSeq, lastQueued } from '../../src/store/fts/index-file.ts';
 import { createFullTextIndex } from '../../src/store/fts/sync.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
@@ -306,11 +304,8 @@ describe('full-text index without its helper', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
     const warnings: string[] = [];
     const log = { info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
-    const running = await serve(loadConfig({ data: dir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: 'ks_test_admin_key_0123456789abcdef' }), {
-      log,
-      checkpointer: true,
-    });
-    const admin = client(running.url, 'ks_test_admin_key_0123456789abcdef');
+    const running = await startServer({}, { dataDir: dir, log, checkpointer: true });
+    const admin = running.admin;
     const found = async (q: string) =>
       ((await admin.get(`/search?${new URLSearchParams({ q })}`)).body.hits as Array<{ path: string }>).map((h) => h.path).sort();
     try {

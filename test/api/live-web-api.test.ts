@@ -10,6 +10,8 @@ const {
   srv,
   agents: { bob },
 } = useServer({
+  // Over the port only: each write's X-Service-Txid is stamped by the Node front (docs/testing.md).
+  transport: 'port',
   agents: ['bob'],
   spaces: [
     { slug: 'wiki', name: 'Wiki' },

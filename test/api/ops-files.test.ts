@@ -3,8 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.ts';
-import { serve } from '../../src/server.ts';
 import type { Logger } from '../../src/services.ts';
 import { ADMIN_KEY, startServer } from '../support/server.ts';
 
@@ -57,7 +55,7 @@ describe('data directory permissions', () => {
     fs.chmodSync(path.join(dataDir, 'kspace.db'), 0o644);
     const warnings: string[] = [];
     const log: Logger = { info() {}, warn: (m) => m.startsWith('other users') && warnings.push(m), error() {} };
-    const again = await serve(loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }), log);
+    const again = await startServer({}, { dataDir, keepData: true, log });
     await again.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
     expect(warnings).toEqual([

@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.ts';
-import { serve, type Running } from '../../src/server.ts';
 import type { Logger } from '../../src/services.ts';
 import { startChildServer } from '../support/child-server.ts';
 import { ADMIN_KEY, client, startServer, type TestServer } from '../support/server.ts';
@@ -68,7 +66,7 @@ describe('health and readiness', () => {
 });
 
 describe('request log lines', () => {
-  let running: Running;
+  let running: TestServer;
   let dataDir: string;
   const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
   beforeAll(async () => {
@@ -78,8 +76,7 @@ describe('request log lines', () => {
       warn: (msg, fields = {}) => lines.push({ level: 'warn', msg, fields }),
       error: (msg, fields = {}) => lines.push({ level: 'error', msg, fields }),
     };
-    const config = loadConfig({ data: dataDir, port: 0 }, { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_LOG_SLOW_MS: '100000' });
-    running = await serve(config, log);
+    running = await startServer({ SERVICE_LOG_SLOW_MS: '100000' }, { dataDir, keepData: true, log });
   });
   afterAll(async () => {
     await running.close();
@@ -123,13 +120,7 @@ describe('request log lines', () => {
     const seen: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-log-'));
     const log: Logger = { info() {}, warn: (msg, fields) => seen.push({ msg, fields }), error() {} };
-    const slow = await serve(
-      loadConfig(
-        { data: dir, port: 0 },
-        { SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, SERVICE_LOG_SLOW_MS: '0', SERVICE_LOG_SLOW_QUERY_MS: '0' },
-      ),
-      log,
-    );
+    const slow = await startServer({ SERVICE_LOG_SLOW_MS: '0', SERVICE_LOG_SLOW_QUERY_MS: '0' }, { dataDir: dir, keepData: true, log });
     await client(slow.url, ADMIN_KEY).get('/me');
     await client(slow.url, ADMIN_KEY).post('/spaces', { slug: 's', name: 'S' });
     await client(slow.url, ADMIN_KEY).put('/pages/s/a', { title: 'A', content: 'a' });

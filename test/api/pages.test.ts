@@ -1,13 +1,9 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAgent, startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../support/fixture.ts';
+import { newAgent } from '../support/server.ts';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startServer();
-  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
-});
-afterAll(() => srv.close());
+const { srv } = useServer({ spaces: [{ slug: 'wiki', name: 'Wiki' }] });
 
 describe('PUT /pages/:space/:path', () => {
   it('creates with 201, replaces with 200, and an identical PUT writes nothing', async () => {

@@ -311,8 +311,6 @@ describe('a primary and a read replica', () => {
 
 describe('SERVICE_CHECKPOINT_MODE', () => {
   it('litestream: the server never checkpoints by itself (wal_autocheckpoint=0), its helper included', async () => {
-    const { loadConfig } = await import('../../src/config/config.ts');
-    const { serve } = await import('../../src/server.ts');
     const quiet = { info() {}, warn() {}, error() {} };
     // auto: 64,000 pages of 4 KB (SAFETY_CHECKPOINT_PAGES), counted in the database's own page size.
     for (const [mode, expected] of [
@@ -320,10 +318,7 @@ describe('SERVICE_CHECKPOINT_MODE', () => {
       ['auto', (64_000 * 4096) / PAGE_SIZE],
     ] as const) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckmode-'));
-      const srv = await serve(
-        loadConfig({ data: dir, port: 0 }, { SERVICE_CHECKPOINT_MODE: mode, SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }),
-        { log: quiet, checkpointer: true },
-      );
+      const srv = await startServer({ SERVICE_CHECKPOINT_MODE: mode }, { dataDir: dir, keepData: true, log: quiet, checkpointer: true });
       try {
         const until = Date.now() + 5000;
         while (!srv.helper() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));

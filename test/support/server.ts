@@ -70,7 +70,10 @@ export type ChildServer = {
 
 export function startServer(env: Record<string, string>, opts: ChildOptions): Promise<ChildServer>;
 export function startServer(env?: Record<string, string>, opts?: InProcessOptions): Promise<TestServer>;
-export function startServer(env: Record<string, string> = {}, opts: InProcessOptions | ChildOptions = {}): Promise<TestServer | ChildServer> {
+export function startServer(
+  env: Record<string, string> = {},
+  opts: InProcessOptions | ChildOptions = {},
+): Promise<TestServer | ChildServer> {
   return isChild(opts) ? startChild(env, opts) : startInProcess(env, opts);
 }
 
