@@ -174,4 +174,61 @@ describe('dist/kspace alone in an empty directory', () => {
     }
     expect(srv.stderr()).not.toMatch(/Warning/);
   });
+
+  // The browser tests (test/e2e/auth.test.ts) sign in through the app served from source; what the
+  // executable adds is serving the app from the bundle it carries, and the session cookie of it.
+  it('serves the web app it carries, at every /app/ address, and signs a person in and out with an HttpOnly SameSite=Lax cookie', async () => {
+    const srv = await serveBinary(['--data', path.join(dir, 'web-data')], { SERVICE_BOOTSTRAP_ADMIN_KEY: KEY });
+    try {
+      const made = await fetch(`${srv.url}/admin/principals`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'ann', kind: 'user', password: 'ann password 1' }),
+      });
+      expect(made.status).toBe(201);
+      let html = '';
+      for (const at of ['/app/', '/app/sign-in', '/app/p/team/plan']) {
+        const r = await fetch(`${srv.url}${at}`);
+        expect(r.status, at).toBe(200);
+        expect(r.headers.get('content-type'), at).toMatch(/^text\/html/);
+        html = await r.text();
+      }
+      const assets = [...html.matchAll(/(?:src|href)="(\/app\/[^"]+\.(js|css))"/g)];
+      expect(assets.map((m) => m[2])).toContain('js');
+      for (const [, at, kind] of assets) {
+        const r = await fetch(`${srv.url}${at}`);
+        expect(r.status, at).toBe(200);
+        expect(r.headers.get('content-type'), at).toMatch(kind === 'js' ? /javascript/ : /^text\/css/);
+        expect((await r.arrayBuffer()).byteLength, at).toBeGreaterThan(0);
+      }
+      const signIn = (password: string) =>
+        fetch(`${srv.url}/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'ann', password }),
+        });
+      const wrong = await signIn('not the password');
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get('set-cookie')).toBeNull();
+      const ok = await signIn('ann password 1');
+      expect(ok.status).toBe(200);
+      const setCookie = ok.headers.getSetCookie().find((c) => c.startsWith('kspace_session=')) ?? '';
+      expect(setCookie).toMatch(/^kspace_session=[^;]+/);
+      const attrs = setCookie.split(';').map((a) => a.trim().toLowerCase());
+      expect(attrs).toEqual(expect.arrayContaining(['httponly', 'samesite=lax', 'path=/']));
+      expect(attrs).not.toContain('secure');
+      const cookie = setCookie.split(';')[0];
+      const { csrfToken } = (await ok.json()) as { csrfToken: string };
+      const me = await fetch(`${srv.url}/session`, { headers: { cookie } });
+      expect(me.status).toBe(200);
+      expect(((await me.json()) as { principal: { name: string } }).principal.name).toBe('ann');
+      // Signing out ends the session on the server too: the old cookie no longer signs anyone in.
+      const out = await fetch(`${srv.url}/session`, { method: 'DELETE', headers: { cookie, 'x-csrf-token': csrfToken, origin: srv.url } });
+      expect(out.status).toBe(204);
+      expect(out.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^kspace_session=;.*Max-Age=0/));
+      expect((await fetch(`${srv.url}/session`, { headers: { cookie } })).status).toBe(401);
+    } finally {
+      await srv.stop();
+    }
+  });
 });

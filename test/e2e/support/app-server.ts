@@ -1,11 +1,6 @@
-// The real kspace for browser tests: from source in this process (startServer), or the single
-// executable dist/kspace as a child process. Both over a fresh data dir with a known admin key.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { BENCH_ADMIN_KEY, startChild } from '../../../scripts/lib/child-server.ts';
-import { BINARY, binaryIsFresh } from '../../../scripts/lib/binary.ts';
-import { client, startServer, type Client } from '../../support/server.ts';
+// The real kspace for browser tests: from source in this process (startServer), over a fresh data
+// dir with a known admin key.
+import { startServer, type Client } from '../../support/server.ts';
 
 export type AppServer = {
   url: string;
@@ -45,21 +40,4 @@ function helpers(url: string, admin: Client, close: () => Promise<void>): AppSer
 export async function startAppServer(env: Record<string, string> = {}): Promise<AppServer> {
   const srv = await startServer(env);
   return helpers(srv.url, srv.admin, () => srv.close());
-}
-
-/** Why the executable cannot be tested now, or null when dist/kspace is there and current. */
-export function binaryUnavailable(): string | null {
-  if (!fs.existsSync(BINARY)) return 'dist/kspace is not built (npm run build)';
-  if (!binaryIsFresh()) return 'dist/kspace is older than its sources (npm run build)';
-  return null;
-}
-
-/** dist/kspace as a child process over a fresh data dir. */
-export async function startBinaryServer(env: Record<string, string> = {}): Promise<AppServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-e2e-bin-'));
-  const child = await startChild(dataDir, env, [BINARY]);
-  return helpers(child.url, client(child.url, BENCH_ADMIN_KEY), async () => {
-    await child.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
 }

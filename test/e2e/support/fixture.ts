@@ -13,8 +13,6 @@ type User = { id: string; name: string; password: string };
 export type BrowserFixtureOptions = {
   /** `SERVICE_*` settings of the server. */
   env?: Record<string, string>;
-  /** Another server than kspace from source in this process (e.g. startBinaryServer). */
-  start?: (env: Record<string, string>) => Promise<AppServer>;
   /** The person the tests act as: made before the spaces, and signed in once (`session`) unless `signIn: false`. */
   user?: { name: string; password?: string; orgAdmin?: boolean; signIn?: boolean };
   /** More people, each made after `user` and signed in once: `sessions[name]`, `open({ as: name })`. */
@@ -91,7 +89,7 @@ export function useBrowserFixture(opts: BrowserFixtureOptions = {}): BrowserFixt
   } as BrowserFixture;
 
   beforeAll(async () => {
-    t.app = await (opts.start ?? startAppServer)(opts.env ?? {});
+    t.app = await startAppServer(opts.env ?? {});
     t.browser = await openBrowser();
     if (opts.user) t.user = await t.app.createUser(opts.user.name, opts.user.password, { orgAdmin: opts.user.orgAdmin });
     const people = [];
