@@ -178,7 +178,7 @@ describe('dist/kspace alone in an empty directory', () => {
   // The browser tests (test/e2e/auth.test.ts) sign in through the app served from source; what the
   // executable adds is serving the app from the bundle it carries, and the session cookie of it.
   it('serves the web app it carries, at every /app/ address, and signs a person in and out with an HttpOnly SameSite=Lax cookie', async () => {
-    const srv = await serveBinary(['--data', path.join(dir, 'web-data')], { SERVICE_BOOTSTRAP_ADMIN_KEY: KEY });
+    const srv = await serveBinary(path.join(dir, 'web-data'), { SERVICE_BOOTSTRAP_ADMIN_KEY: KEY });
     try {
       const made = await fetch(`${srv.url}/admin/principals`, {
         method: 'POST',
