@@ -323,3 +323,34 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     expect(again).toMatchObject({ pulled: 0, pushed: 0, created: 0, deleted: 0, conflicts: [] });
   });
 });
+
+describe('kspace sync following the folder’s events', () => {
+  // In-process rounds, as `kspace sync` runs them while following: a round given the paths the
+  // folder's events named looks at those only; the whole folder is scanned without them.
+  it('pushes the paths that changed, a folder renamed as moves and a file gone as a delete', async () => {
+    process.env.XDG_STATE_HOME = tempDir();
+    const space = await newSpace();
+    const api = new Api({ url: srv.url, key: ADMIN_KEY });
+    const a = tempDir();
+    write(a, 'one.md', fileOf('One', 'one\n'));
+    write(a, 'two.md', fileOf('Two', 'two\n'));
+    write(a, 'notes/x.md', fileOf('X', 'x\n'));
+    write(a, 'notes/y.md', fileOf('Y', 'y\n'));
+    const s = new Syncer(api, a, space, 'admin');
+    expect((await s.round()).created).toBe(4);
+    write(a, 'one.md', fileOf('One', 'one, edited\n'));
+    write(a, 'two.md', fileOf('Two', 'two, edited\n'));
+    expect(await s.round(['one.md'])).toMatchObject({ pushed: 1 });
+    expect((await page(space, 'two')).content).toBe('two\n'); // not named: not looked at
+    expect(await s.round()).toMatchObject({ pushed: 1 }); // the whole folder
+    expect((await page(space, 'two')).content).toBe('two, edited\n');
+    // A folder renamed: its name, old and new, is what the events say.
+    fs.renameSync(path.join(a, 'notes'), path.join(a, 'archive'));
+    expect(await s.round(['notes', 'archive'])).toMatchObject({ moved: 2, created: 0, deleted: 0 });
+    expect(await pagePaths(space)).toEqual(['archive/x', 'archive/y', 'one', 'two']);
+    fs.rmSync(path.join(a, 'one.md'));
+    expect(await s.round(['one.md'])).toMatchObject({ deleted: 1 });
+    expect(await pagePaths(space)).toEqual(['archive/x', 'archive/y', 'two']);
+    expect(await s.round()).toMatchObject({ pushed: 0, created: 0, deleted: 0, moved: 0 });
+  });
+});

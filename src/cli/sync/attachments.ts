@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { exportedFileName } from '../../domain/bundles/markdown-folder.ts';
-import { absolute, conflictName, dropEmptyFolders, isAttachmentPlace, readBytes, readText, scanFolder } from './folder.ts';
+import { absolute, conflictName, dropEmptyFolders, isAttachmentPlace, readBytes, readText, scanFolder, scanPaths } from './folder.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
 import { sha256, type AttachmentEntry } from './state.ts';
 
@@ -183,10 +183,27 @@ function ownersOf(ctx: RoundContext, rel: string): string[] {
   return out;
 }
 
-/** The files changed, added or removed on disk, to the server. */
-export async function pushFiles(ctx: RoundContext, report: SyncReport): Promise<void> {
+/**
+ * The paths a round following the folder's events looks at for attached files: those that changed,
+ * and the `files/` folder beside each note that changed (it may link to a file there now).
+ */
+function attachmentPaths(changed: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const rel of changed) {
+    out.add(rel);
+    if (/\.md$/i.test(rel)) out.add(rel.includes('/') ? `${rel.slice(0, rel.lastIndexOf('/'))}/files` : 'files');
+  }
+  return out;
+}
+
+/**
+ * The files changed, added or removed on disk, to the server. `changed`: only the paths that
+ * changed (following the folder's events); none: the whole folder.
+ */
+export async function pushFiles(ctx: RoundContext, report: SyncReport, changed?: Iterable<string>): Promise<void> {
   const all = entriesOf(ctx);
-  const local = scanFolder(ctx.dir, ctx.ignore, isAttachmentPlace);
+  const scope = changed ? scanPaths(ctx.dir, ctx.ignore, attachmentPaths(changed), isAttachmentPlace) : null;
+  const local = scope ? scope.found : scanFolder(ctx.dir, ctx.ignore, isAttachmentPlace);
   const synced = new Set(Object.values(ctx.s.files).map((e) => e.page));
   for (const [rel, old] of Object.entries({ ...all })) {
     // A page no longer synced (deleted here, or ignored now) lets go of its files; they stay on disk.
@@ -197,6 +214,7 @@ export async function pushFiles(ctx: RoundContext, report: SyncReport): Promise<
       ctx.save();
       continue;
     }
+    if (scope && !scope.covers(rel)) continue;
     const f = local.get(rel);
     if (!f) {
       if (fs.existsSync(absolute(ctx.dir, rel))) {

@@ -22,6 +22,11 @@ function summary(r: SyncReport): string {
   return said.length ? said.join(', ') : 'nothing to do';
 }
 
+/** While following, a round scans the whole folder this often; the others look at what its events name. */
+const FULL_SCAN_MS = 60_000;
+/** More changed paths than this in one round (a checkout, a copy of a folder): the whole folder is scanned. */
+const MAX_CHANGED = 2000;
+
 const busy = (r: SyncReport): boolean =>
   r.pulled + r.pushed + r.created + r.deleted + r.moved + r.merged + r.conflicts.length + r.errors.length > 0;
 
@@ -64,13 +69,31 @@ export function registerSyncCommand(program: Command): void {
         return;
       }
       // Following: a round at once, then one whenever the folder changes or the interval passes.
+      // The folder's events name what changed, and a round looks at those paths only; the whole
+      // folder is scanned at the start, now and then, and whenever the events cannot be trusted
+      // (one without a name, too many, the watcher failing).
       let stop = false;
       let wake: (() => void) | null = null;
       const nudge = (): void => {
         wake?.();
       };
-      const watcher = fs.watch(root, { recursive: true }, nudge);
-      watcher.on('error', () => undefined);
+      let changed = new Set<string>();
+      let scanAll = true;
+      let watching = true;
+      const watcher = fs.watch(root, { recursive: true }, (_event, name) => {
+        if (name === null) scanAll = true;
+        else {
+          const rel = name.split(path.sep).join('/');
+          // Sync's own state and the files it is writing (renamed into place: that is an event too).
+          if (rel.split('/').some((p) => p.startsWith('.')) || rel.endsWith('.kspace-tmp')) return;
+          if (changed.size < MAX_CHANGED) changed.add(rel);
+          else scanAll = true;
+        }
+        nudge();
+      });
+      watcher.on('error', () => {
+        watching = false;
+      });
       const end = (): void => {
         stop = true;
         nudge();
@@ -78,9 +101,15 @@ export function registerSyncCommand(program: Command): void {
       process.once('SIGINT', end);
       process.once('SIGTERM', end);
       let first = true;
+      let lastScan = 0;
       try {
         while (!stop) {
-          const r = await syncer.round();
+          const full = scanAll || !watching || Date.now() - lastScan >= FULL_SCAN_MS;
+          const paths = changed;
+          changed = new Set();
+          scanAll = false;
+          if (full) lastScan = Date.now();
+          const r = await syncer.round(full ? undefined : paths);
           if (first || busy(r)) tell(r);
           first = false;
           if (stop) break;

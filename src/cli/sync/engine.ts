@@ -11,6 +11,7 @@ import type { Api } from '../client.ts';
 import { ExitError } from '../exit-error.ts';
 import { pushFiles } from './attachments.ts';
 import { firstRun } from './first-run.ts';
+import { scanPaths } from './folder.ts';
 import { compileIgnore } from './ignore.ts';
 import { pull } from './pull.ts';
 import { push } from './push.ts';
@@ -21,25 +22,40 @@ export type { SyncReport } from './round-context.ts';
 
 export class Syncer {
   private readonly ctx: RoundContext;
+  private ignoreText: string | null = null;
 
   constructor(api: Api, dir: string, space: string, who: string, log: (line: string) => void = () => undefined) {
     this.ctx = new RoundContext(api, dir, space, who, log);
   }
 
-  /** One round: the first run's matching when there is no state yet, then pull, then push. */
-  async round(): Promise<SyncReport> {
+  /**
+   * One round: the first run's matching when there is no state yet, then pull, then push.
+   * `changed`: the paths of the folder that changed since the last round (a folder: all under
+   * it), as its events say; the push looks at those only. Without it, or when `.kspaceignore`
+   * changed, the push scans the whole folder.
+   */
+  async round(changed?: Iterable<string>): Promise<SyncReport> {
     const ctx = this.ctx;
     const report = newReport();
-    ctx.ignore = compileIgnore(this.readIgnoreFile());
+    const ignoreText = this.readIgnoreFile();
+    let full = changed === undefined;
+    if (ignoreText !== this.ignoreText) {
+      ctx.ignore = compileIgnore(ignoreText);
+      this.ignoreText = ignoreText;
+      full = true;
+    }
     if (!ctx.state) ctx.state = ctx.store.load();
     if (ctx.state && ctx.state.space !== ctx.space) {
       throw new ExitError(`${ctx.dir} is synced with space '${ctx.state.space}', not '${ctx.space}'`);
     }
-    if (!ctx.state) await firstRun(ctx, report);
-    else await pull(ctx, report);
-    await push(ctx, report);
-    await pushFiles(ctx, report);
-    pruneBases(ctx.dir, ctx.s);
+    if (!ctx.state) {
+      await firstRun(ctx, report);
+      full = true;
+    } else await pull(ctx, report);
+    const paths = full ? undefined : [...changed!];
+    await push(ctx, report, paths && scanPaths(ctx.dir, ctx.ignore, paths));
+    await pushFiles(ctx, report, paths);
+    if (full) pruneBases(ctx.dir, ctx.s);
     return report;
   }
 

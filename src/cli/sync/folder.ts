@@ -36,9 +36,17 @@ export function isAttachmentPlace(rel: string): boolean {
   return parts.at(-2) === 'files' || parts.at(-3) === 'files';
 }
 
-/** The folder's files not ignored that `want` takes (default: the Markdown files), with their size and time. */
-export function scanFolder(dir: string, ignore: Ignore, want: (rel: string) => boolean = isMarkdown): Map<string, LocalFile> {
-  const out = new Map<string, LocalFile>();
+/**
+ * The folder's files not ignored that `want` takes (default: the Markdown files), with their size
+ * and time; `from`: only those under that folder of it.
+ */
+export function scanFolder(
+  dir: string,
+  ignore: Ignore,
+  want: (rel: string) => boolean = isMarkdown,
+  from = '',
+  out = new Map<string, LocalFile>(),
+): Map<string, LocalFile> {
   const walk = (rel: string): void => {
     let entries: fs.Dirent[];
     try {
@@ -56,8 +64,40 @@ export function scanFolder(dir: string, ignore: Ignore, want: (rel: string) => b
       }
     }
   };
-  walk('');
+  walk(from);
   return out;
+}
+
+/**
+ * What a round looks at when it follows the folder's events instead of scanning it: the files at
+ * the paths that changed (a folder: every file under it) that `want` takes, and whether a path of
+ * the state is one of those looked at (itself or a folder above it changed), so that one gone
+ * from the disk is seen as gone.
+ */
+export type Scope = { found: Map<string, LocalFile>; covers: (rel: string) => boolean };
+
+export function scanPaths(dir: string, ignore: Ignore, paths: Iterable<string>, want: (rel: string) => boolean = isMarkdown): Scope {
+  const found = new Map<string, LocalFile>();
+  const looked = new Set<string>();
+  for (const rel of paths) {
+    if (looked.has(rel)) continue;
+    looked.add(rel);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(absolute(dir, rel));
+    } catch {
+      continue; // gone: `covers` says so
+    }
+    if (ignore(rel, st.isDirectory())) continue;
+    if (st.isDirectory()) scanFolder(dir, ignore, want, rel, found);
+    else if (st.isFile() && want(rel)) found.set(rel, { rel, size: st.size, mtimeMs: st.mtimeMs });
+  }
+  const covers = (rel: string): boolean => {
+    if (looked.has(rel)) return true;
+    for (let i = rel.indexOf('/'); i > 0; i = rel.indexOf('/', i + 1)) if (looked.has(rel.slice(0, i))) return true;
+    return false;
+  };
+  return { found, covers };
 }
 
 /** The folders above `rel` that are left empty go (never the synced folder itself). */

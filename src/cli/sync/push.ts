@@ -4,18 +4,19 @@
 import fs from 'node:fs';
 import { fileToPage } from '../../domain/bundles/markdown-folder.ts';
 import { samePage } from './remote.ts';
-import { absolute, readText, scanFolder } from './folder.ts';
+import { absolute, readText, scanFolder, type Scope } from './folder.ts';
 import { movePageFiles } from './attachments.ts';
 import { reconcile } from './reconcile.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
 import { sha256, type FileEntry } from './state.ts';
 
-export async function push(ctx: RoundContext, report: SyncReport): Promise<void> {
+/** `scope`: only the paths that changed (following the folder's events); none: the whole folder. */
+export async function push(ctx: RoundContext, report: SyncReport, scope?: Scope): Promise<void> {
   const s = ctx.s;
-  const local = scanFolder(ctx.dir, ctx.ignore);
+  const local = scope ? scope.found : scanFolder(ctx.dir, ctx.ignore);
   const gone: Array<[string, FileEntry]> = [];
   for (const [rel, entry] of Object.entries(s.files)) {
-    if (local.has(rel)) continue;
+    if (local.has(rel) || (scope && !scope.covers(rel))) continue;
     // Still there but ignored now: no longer synced, and its page stays.
     if (fs.existsSync(absolute(ctx.dir, rel))) delete s.files[rel];
     else gone.push([rel, entry]);
