@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BasePack } from '../../src/cli/sync/bases.ts';
 import { StateFile, type FileEntry, type SyncState } from '../../src/cli/sync/state-file.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
@@ -140,5 +141,43 @@ describe('kspace sync state: snapshot and journal', () => {
     legacy.save(l);
     expect(legacy.counts.snapshots).toBe(1);
     expect(new StateFile(dir).load()!.cursor).toBe(10);
+  });
+});
+
+describe('kspace sync merge bases: one pack', () => {
+  it('reads back what it keeps, treats a record cut short as missing, and drops the unused', () => {
+    const dir = tempDir();
+    const pack = new BasePack(dir);
+    const texts = ['one\n', 'two ✓\n', 'three\n'.repeat(100)];
+    const hashes = texts.map((t) => pack.keep(t));
+    expect(pack.keep(texts[0])).toBe(hashes[0]); // once
+    pack.close();
+    const file = path.join(dir, '.kspace', 'bases.pack');
+    const whole = fs.readFileSync(file);
+    // A crash in the last append: that base is missing, the others read, and a new one follows.
+    fs.writeFileSync(file, whole.subarray(0, whole.length - 7));
+    const again = new BasePack(dir);
+    expect(texts.map((_, i) => again.read(hashes[i]))).toEqual([texts[0], texts[1], null]);
+    const four = again.keep('four\n');
+    again.close();
+    expect(new BasePack(dir).read(four)).toBe('four\n');
+    // A changed byte: not what its hash says, so missing.
+    const bad = fs.readFileSync(file);
+    bad[bad.indexOf('two')] = 'T'.charCodeAt(0);
+    fs.writeFileSync(file, bad);
+    expect(new BasePack(dir).read(hashes[1])).toBeNull();
+    // A base kept as a file by an earlier version is read, and removed once unused.
+    fs.mkdirSync(path.join(dir, '.kspace', 'base'));
+    const oldHash = new BasePack(tempDir()).keep('old\n');
+    fs.writeFileSync(path.join(dir, '.kspace', 'base', oldHash), 'old\n');
+    const p = new BasePack(dir);
+    expect(p.read(oldHash)).toBe('old\n');
+    // Mostly dead: written again with the used bases only.
+    const big = p.keep('x'.repeat(5 * 1024 * 1024));
+    p.prune(new Set([hashes[0], four]));
+    expect(fs.existsSync(path.join(dir, '.kspace', 'base', oldHash))).toBe(false);
+    expect(fs.statSync(file).size).toBeLessThan(1000);
+    const after = new BasePack(dir);
+    expect([after.read(hashes[0]), after.read(four), after.read(big)]).toEqual([texts[0], 'four\n', null]);
   });
 });

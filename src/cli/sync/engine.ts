@@ -16,7 +16,6 @@ import { compileIgnore } from './ignore.ts';
 import { pull } from './pull.ts';
 import { push } from './push.ts';
 import { newReport, RoundContext, type SyncReport } from './round-context.ts';
-import { pruneBases } from './state.ts';
 
 export type { SyncReport } from './round-context.ts';
 
@@ -55,7 +54,7 @@ export class Syncer {
     const paths = full ? undefined : [...changed!];
     await push(ctx, report, paths && scanPaths(ctx.dir, ctx.ignore, paths));
     await pushFiles(ctx, report, paths);
-    if (full) pruneBases(ctx.dir, ctx.s);
+    if (full) ctx.bases.prune(new Set(Object.values(ctx.s.files).flatMap((f) => (f.pushing ? [f.hash, f.pushing] : [f.hash]))));
     return report;
   }
 

@@ -35,12 +35,12 @@ export async function firstRun(ctx: RoundContext, report: SyncReport): Promise<v
   // Versions before content: a page changed between the two reads is recorded older than its
   // text, so the feed brings it again (the other way round, a change would be skipped).
   let versions = await ctx.remote.listVersions();
-  if (versions.size === 0 && local.size > 0) {
-    await importAll(ctx, local, report);
-    versions = await ctx.remote.listVersions();
-  }
-  const exported = versions.size === 0 ? { pages: [], attachments: [], blobs: {} } : await ctx.remote.exportPages();
+  if (versions.size === 0 && local.size > 0) versions = await importAll(ctx, local, report);
   const imported = new Set(Object.values(ctx.s.files).map((e) => e.page));
+  // The export only when the space has pages this run did not import (all of them, or the
+  // few written there while the import ran).
+  const others = [...versions.keys()].some((p) => !imported.has(p));
+  const exported = others ? await ctx.remote.exportPages() : { pages: [], attachments: [], blobs: {} };
   for (const page of exported.pages) {
     const version = versions.get(page.path);
     if (version === undefined) continue; // created after the listing: the feed brings it
@@ -54,7 +54,7 @@ export async function firstRun(ctx: RoundContext, report: SyncReport): Promise<v
     } else {
       const mine = fileToPage({ path: rel, text });
       if ('code' in mine || !samePage(mine, server)) ctx.conflict(rel, text, server, report);
-      else ctx.record(rel, page.path, version, text);
+      else ctx.record(rel, page.path, version, text, local.get(rel));
     }
   }
   for (const f of exported.attachments) {
@@ -71,7 +71,7 @@ export async function firstRun(ctx: RoundContext, report: SyncReport): Promise<v
  * note the import changed (respelled, its files' references made `files/<name>`) is written
  * back as the server has it, and each attached file is written where an export puts it.
  */
-async function importAll(ctx: RoundContext, local: Map<string, LocalFile>, report: SyncReport): Promise<void> {
+async function importAll(ctx: RoundContext, local: Map<string, LocalFile>, report: SyncReport): Promise<Map<string, number>> {
   const files: FolderFile[] = [];
   for (const rel of local.keys()) {
     const text = readText(ctx.dir, rel);
@@ -101,10 +101,11 @@ async function importAll(ctx: RoundContext, local: Map<string, LocalFile>, repor
     const f = fileOf.get(page.path);
     if (version === undefined || f === undefined) continue;
     const mine = fileToPage(f);
-    if (!('code' in mine) && samePage(mine, page)) ctx.record(f.path, page.path, version, f.text);
+    if (!('code' in mine) && samePage(mine, page)) ctx.record(f.path, page.path, version, f.text, local.get(f.path));
     else ctx.writeLocal(f.path, { ...page, version });
     report.created++;
   }
   for (const a of bundle.attachments) if (ctx.entryOfPage(a.path)) acceptServerFile(ctx, a.path, a.name, a.data, report);
   ctx.save();
+  return versions;
 }

@@ -7,7 +7,7 @@ import { fileToPage, pageToFile } from '../../domain/bundles/markdown-folder.ts'
 import { mergeThreeWay } from '../../text/line-merge.ts';
 import { samePage, type ServerPage } from './remote.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
-import { readBase, type FileEntry } from './state.ts';
+import type { FileEntry } from './state.ts';
 
 /** Pushes a file's text as an edit of `entry` (push.ts's pushChange, passed in: it calls back here). */
 export type PushChange = (ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport) => Promise<void>;
@@ -28,7 +28,7 @@ export async function reconcile(
     ctx.record(rel, server.path, server.version, text);
     return;
   }
-  const pushed = entry.pushing ? readBase(ctx.dir, entry.pushing) : null;
+  const pushed = entry.pushing ? ctx.bases.read(entry.pushing) : null;
   const sent = pushed === null ? null : fileToPage({ path: rel, text: pushed });
   if (entry.pushing && sent && !('code' in sent) && samePage(sent, server)) {
     // The server holds what a run that then stopped sent: that text is the common ground, and
@@ -43,15 +43,14 @@ export async function reconcile(
     ctx.writeLocal(rel, server);
     return;
   }
-  const base = readBase(ctx.dir, entry.hash);
+  const base = ctx.bases.read(entry.hash);
   if (base !== null && !('code' in mine)) {
     const m = mergeThreeWay(base, text, theirs);
     const merged = m.conflicts === 0 ? fileToPage({ path: rel, text: m.text }) : null;
     if (merged && !('code' in merged)) {
       const version = await ctx.remote.putPage(merged, server.version);
       if (version !== null) {
-        ctx.write(rel, m.text);
-        ctx.record(rel, server.path, version, m.text);
+        ctx.record(rel, server.path, version, m.text, ctx.write(rel, m.text));
         report.merged++;
         return;
       }

@@ -75,11 +75,17 @@ export class Remote {
   }
 
   /**
-   * The txid to follow the feed from: the newest the server holds (reading the kept changes
-   * through). 0 from a server without the feed (an older kspace): each round then compares the
-   * versions of every page instead.
+   * The txid to follow the feed from: the newest the server holds (`since=now`, one request; from
+   * a server before that, by reading the kept changes through). 0 from a server without the feed
+   * (an older kspace): each round then compares the versions of every page instead.
    */
   async feedHead(): Promise<number> {
+    try {
+      const r = await this.api.get<{ nextSince: number }>('/changes', { since: 'now', space: this.space, limit: 1 });
+      return r.nextSince;
+    } catch (e) {
+      if (statusOf(e) !== 400 && statusOf(e) !== 404) throw e;
+    }
     let since = 0;
     for (;;) {
       let r: { changes: Change[]; nextSince: number };

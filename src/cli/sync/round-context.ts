@@ -7,7 +7,8 @@ import type { Api } from '../client.ts';
 import { Remote, type ServerPage } from './remote.ts';
 import { absolute, conflictName, dropEmptyFolders, readText, type LocalFile } from './folder.ts';
 import { compileIgnore, type Ignore } from './ignore.ts';
-import { flushFolder, keepBase, sha256, writeFileAtomic, type FileEntry, type SyncState } from './state.ts';
+import { BasePack } from './bases.ts';
+import { flushFolder, sha256, writeFileAtomic, type FileEntry, type FileStat, type SyncState } from './state.ts';
 import { StateFile } from './state-file.ts';
 
 export type SyncReport = {
@@ -39,6 +40,8 @@ export class RoundContext {
   readonly remote: Remote;
   /** Where the state is kept: a snapshot and a journal of what changed since. */
   readonly store: StateFile;
+  /** The texts the files and pages last agreed on (the merge's common ancestor). */
+  readonly bases: BasePack;
   readonly dir: string;
   readonly space: string;
   readonly who: string;
@@ -50,6 +53,7 @@ export class RoundContext {
   constructor(api: Api, dir: string, space: string, who: string, log: (line: string) => void) {
     this.remote = new Remote(api, space);
     this.store = new StateFile(dir);
+    this.bases = new BasePack(dir);
     this.dir = dir;
     this.space = space;
     this.who = who;
@@ -61,9 +65,10 @@ export class RoundContext {
     return this.state!;
   }
 
-  write(rel: string, text: string | Uint8Array): void {
-    writeFileAtomic(this.dir, rel, text);
+  write(rel: string, text: string | Uint8Array): FileStat {
+    const st = writeFileAtomic(this.dir, rel, text);
     this.written.push(absolute(this.dir, rel));
+    return st;
   }
 
   /** The files written since the last save to the disk, then what changed in the state. */
@@ -75,13 +80,21 @@ export class RoundContext {
   /** Writes the server's page to its file and records it as synced. */
   writeLocal(rel: string, page: ServerPage): void {
     const text = pageToFile(page).text;
-    this.write(rel, text);
-    this.record(rel, page.path, page.version, text);
+    this.record(rel, page.path, page.version, text, this.write(rel, text));
   }
 
-  record(rel: string, page: string, version: number, text: string): void {
+  /**
+   * The file at `rel` and the page agree on `text` at `version`. `known`: the file's size and time
+   * when `text` was written to it, or read before `text` was read from it (an edit after that
+   * shows as a change at the next look); without it, they are read now and the file read back.
+   */
+  record(rel: string, page: string, version: number, text: string, known?: FileStat): void {
+    const hash = this.bases.keep(text);
+    if (known) {
+      this.state!.files[rel] = { page, version, hash, size: known.size, mtimeMs: known.mtimeMs };
+      return;
+    }
     const st = fs.statSync(absolute(this.dir, rel));
-    const hash = keepBase(this.dir, text);
     // The size and time say "unchanged" at the next scan only if the file still holds `text`: an
     // edit made while this round read, sent and recorded it must not hide behind them.
     const same = readText(this.dir, rel) === text;
@@ -120,7 +133,7 @@ export class RoundContext {
    * its record knows at the next start that the server's version is this text (see reconcile).
    */
   markPushing(rel: string, entry: FileEntry, text: string): void {
-    this.state!.files[rel] = { ...entry, pushing: keepBase(this.dir, text) };
+    this.state!.files[rel] = { ...entry, pushing: this.bases.keep(text) };
     this.save();
   }
 

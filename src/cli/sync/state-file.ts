@@ -60,12 +60,12 @@ function fsyncPath(p: string): void {
 }
 
 /** A whole file or none: written to a new file, flushed, renamed over the old, the folder flushed. */
-export function writeDurably(file: string, data: string): void {
+export function writeDurably(file: string, data: string | Uint8Array): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   try {
-    fs.writeSync(fd, data);
+    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
