@@ -72,6 +72,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     });
 
     const { rare, everywhere } = termsByPages(dir, corpus.words[0]);
+    const naturalQueries = naturalLanguageQueries(corpus.words, 50);
     if (!everywhere || rare.length === 0) throw new Error('corpus has no term in every page or no rare terms');
     const floorDb = new Database(path.join(dir, 'kspace.db'), { readonly: true });
     floorDb.prepare('ATTACH DATABASE ? AS fts').run(path.join(dir, 'kspace-fts.db')); // page_fts lives there
@@ -93,8 +94,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
           ...(target !== undefined ? { target: `≤ ${target}`, pass: t.p99 <= target } : {}),
         });
       };
-      add('full-text, rare term (20–100 pages)', await timeGets(c, reps, (i) => `/search?q=${rare[i % rare.length]}`), 2);
+      add('full-text, rare term (20–100 pages)', await timeGets(c, reps, (i) => `/search?q=${rare[i % rare.length]}`), 3);
       add(`full-text, a term in every page ('${everywhere}')`, await timeGets(c, slowReps, () => `/search?q=${everywhere}`), 30);
+      // What people type: 4–6 words, one or two of them common, the rest of middling frequency.
+      add(
+        'full-text, a natural-language query of 4–6 words',
+        await timeGets(c, slowReps, (i) => `/search?q=${encodeURIComponent(naturalQueries[i % naturalQueries.length])}`),
+        30,
+      );
       // A phrase of two common words: FTS5 finds the pages with both, each checked for the two in a row.
       add(
         `full-text, a phrase of two common words ('"${corpus.words[1]} ${corpus.words[0]}"')`,
@@ -328,4 +335,23 @@ if (import.meta.main) {
     const v = r.value >= 100 ? Math.round(r.value).toLocaleString('en') : r.value.toFixed(2);
     console.log(`${r.name}: ${v} ${r.unit}${r.target ? `  (target ${r.target})${r.pass ? '  ok' : '  MISSED'}` : ''}`);
   }
+}
+
+/**
+ * `count` queries of 4–6 words as people write them: one or two of the vocabulary's 50 commonest
+ * words (its Zipf head: "the", "of" …) and the rest of ranks 200–5,000, in a seeded order.
+ */
+function naturalLanguageQueries(words: string[], count: number): string[] {
+  let seed = 12_345;
+  const next = (n: number) => (seed = (seed * 48_271) % 2_147_483_647) % n;
+  return Array.from({ length: count }, () => {
+    const size = 4 + next(3);
+    const common = 1 + next(2);
+    const q = Array.from({ length: size }, (_, k) => (k < common ? words[next(50)] : words[200 + next(4800)]));
+    for (let k = q.length - 1; k > 0; k--) {
+      const j = next(k + 1);
+      [q[k], q[j]] = [q[j], q[k]];
+    }
+    return q.join(' ');
+  });
 }

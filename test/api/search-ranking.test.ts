@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ranking } from '../../src/domain/search/full-text.ts';
 import { startServer, type Client, type TestServer } from '../support/server.ts';
 
 // Relevance (issue 37): BM25F over the readable candidates (src/domain/search/score.ts).
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startServer();
-  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or'])
+  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or', 'pairs'])
     expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
 });
 afterAll(() => srv.close());
@@ -74,5 +75,19 @@ describe('ranking by relevance', () => {
     // A question of 30 words is an ordinary query (no 400).
     const long = `${'what is the best way to remove an old vault that I no longer need from my computer '.repeat(2)} please`;
     expect((await search(srv.admin, long, 'or'))[0]).toBe('remove');
+  });
+
+  it('gathers the pages holding two of the words before those holding one, so a word of every page does not crowd them out', async () => {
+    // The oldest page holds two of the three words; six newer ones hold only `project`, and the
+    // search ranks at most four candidates: without the pairs it ranks the four newest.
+    await srv.admin.put('/pages/pairs/old', { title: 'Budget', content: 'The project budget for the okapi enclosure.' });
+    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/pairs/new${i}`, { title: `Note ${i}`, content: 'project project notes' });
+    const saved = { ...ranking };
+    ranking.fewItems = 4;
+    try {
+      expect((await search(srv.admin, 'project okapi zebra ', 'pairs'))[0]).toBe('old');
+    } finally {
+      Object.assign(ranking, saved);
+    }
   });
 });

@@ -83,6 +83,14 @@ describe('planQuery', () => {
     expect(p.any).toBe(any);
   });
 
+  it.each([
+    ['okapi tapir ', null],
+    ['okapi tapir zebra ', '(("okapi") AND ("tapir")) OR (("okapi") AND ("zebra")) OR (("tapir") AND ("zebra"))'],
+    ['a b c d e f g h i j k l ', null], // past PAIRS_MAX_ITEMS: no pairs (the walk takes the OR)
+  ])('pairs of %j', (q, pairs) => {
+    expect(plan(q)!.pairs).toBe(pairs);
+  });
+
   it('marks the typed prefix for snippets, and leaves it a word where the caller says it reaches too far', () => {
     expect(plan('red pan')!.phrases).toEqual([
       { text: 'red', prefix: false },

@@ -32,11 +32,15 @@ import type { Caller } from '../../model.ts';
 // costs about as much as reading it for snippets (docs/search.md, Ranking).
 //
 // The candidates are gathered by a walk of the index, newest first: the pages whose title holds
-// every item (the titles' index), then the pages holding every item (`plan.every`; both for
-// queries of up to EVERY_MAX_ITEMS items), then the other pages holding some (`plan.any`), until `ranking.candidates` readable pages (`ranking.oneItem` for a query of one
-// word or phrase, where every candidate holds the same words and only counts and lengths differ),
-// or `ranking.candidateChars` characters of their text, are in hand, which bounds what a query of
-// very common words costs: scoring reads every candidate's text.
+// every item (the titles' index), then the pages holding every item (`plan.every`), then those
+// holding at least two items (`plan.pairs`, for 3 or more; these three for queries of up to
+// EVERY_MAX_ITEMS items), then the other pages holding some (`plan.any`), until
+// `ranking.candidates` readable pages (`ranking.oneItem` for a query of one word or phrase, where
+// every candidate holds the same words and only counts and lengths differ; `ranking.fewItems` for
+// up to EVERY_MAX_ITEMS items, whose candidates come best first), or `ranking.candidateChars`
+// characters of their text, are in hand, which bounds what a query of very common words costs:
+// scoring reads every candidate's text. The pairs keep a query that holds a word of every page
+// (`the`, `notes`) from filling its candidates with the newest pages holding only that word.
 //
 // Each statement reads the matches within a window of page ids, newest window first, at most a
 // chunk of them (64, then 256, … 4,096). The first
@@ -65,11 +69,12 @@ export const ranking = {
   /** How long one request keeps walking, in rounds, before it ranks what it has found (see searchFullText). */
   requestMs: 5_000,
   /**
-   * The most readable candidates a search ranks (a query of one word or phrase: `oneItem`), and the
-   * most characters of their text it reads.
+   * The most readable candidates a search ranks (a query of one word or phrase: `oneItem`; of up to
+   * EVERY_MAX_ITEMS: `fewItems`), and the most characters of their text it reads.
    */
   candidates: 2_000,
   oneItem: 300,
+  fewItems: 600,
   candidateChars: 4_000_000,
 };
 
@@ -160,12 +165,13 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
   const found: TextHit[] = [];
   const seen = new Set<number>();
   let chars = 0;
-  const most = plan.items.length > 1 ? ranking.candidates : ranking.oneItem;
+  const most = plan.items.length === 1 ? ranking.oneItem : plan.items.length <= EVERY_MAX_ITEMS ? ranking.fewItems : ranking.candidates;
   const full = () => found.length >= most || chars >= ranking.candidateChars;
   const every = plan.items.length <= EVERY_MAX_ITEMS;
   const phases: IdQuery[] = [
     ...(every ? [{ of: 'titles', match: plan.every } as const] : []),
     ...(every && plan.items.length > 1 ? [{ of: 'pages', match: plan.every } as const] : []),
+    ...(every && plan.pairs !== null ? [{ of: 'pages', match: plan.pairs } as const] : []),
     { of: 'pages', match: plan.any },
   ];
   const newest = maxPageId(db);
@@ -199,9 +205,12 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
         else if (took < 2) span *= 4;
         else if (took > 10) span = Math.max(64, Math.floor(span / 4));
         // The access query reads each candidate's row: a few hundred at a time.
-        for (let at = 0; at < ids.length && !full(); at += CHECK_SLICE) {
+        // A slice no longer than the candidates still wanted (at least MIN_SLICE): the query
+        // reads every row of its slice before its LIMIT applies (it sorts them by position).
+        for (let at = 0, size = 0; at < ids.length && !full(); at += size) {
+          size = Math.min(CHECK_SLICE, Math.max(MIN_SLICE, most - found.length));
           steps++;
-          for (const h of readableHits(db, caller, ids.slice(at, at + CHECK_SLICE), spaceId, CHECK_SLICE)) {
+          for (const h of readableHits(db, caller, ids.slice(at, at + size), spaceId, size)) {
             if (full()) break;
             seen.add(h.id);
             found.push(h);
@@ -226,8 +235,9 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
  */
 const EVERY_MAX_ITEMS = 8;
 
-/** How many candidates one access query checks. */
+/** How many candidates one access query checks, at most and at least. */
 const CHECK_SLICE = 256;
+const MIN_SLICE = 32;
 
 /**
  * A hit's whole body. length() in SQL would count the characters of every hit's whole body; a

@@ -50,7 +50,15 @@ export type QueryPlan = {
   /** FTS5 expressions: pages holding every item's words; pages holding any item's words. */
   every: string;
   any: string;
+  /**
+   * Pages holding the words of at least two items (an OR of each pair's AND), for a query of 3 to
+   * PAIRS_MAX_ITEMS items; null otherwise.
+   */
+  pairs: string | null;
 };
+
+/** The most items whose pairs are walked (28 pairs of ANDs for 8). */
+export const PAIRS_MAX_ITEMS = 8;
 
 /** How many characters a typed prefix is cut back by, at most, to reach the stem the index holds. */
 const PREFIX_STEM_CUTS = 3;
@@ -99,7 +107,19 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   const written = new Map<string, number>();
   for (const w of foldedWords(q)) written.set(w, (written.get(w) ?? 0) + 1);
   const weights = terms.map((t) => Math.max(1, written.get(t.word) ?? 0));
-  return { phrases, terms, weights, items, every: matches.map(wrap).join(' AND '), any: matches.map(wrap).join(' OR ') };
+  const pairs: string[] = [];
+  if (matches.length >= 3 && matches.length <= PAIRS_MAX_ITEMS)
+    for (let i = 0; i < matches.length; i++)
+      for (let j = i + 1; j < matches.length; j++) pairs.push(`(${wrap(matches[i])} AND ${wrap(matches[j])})`);
+  return {
+    phrases,
+    terms,
+    weights,
+    items,
+    every: matches.map(wrap).join(' AND '),
+    any: matches.map(wrap).join(' OR '),
+    pairs: pairs.length > 0 ? pairs.join(' OR ') : null,
+  };
 }
 
 /**

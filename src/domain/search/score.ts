@@ -31,8 +31,21 @@ export type Candidate = { id: number; title: string; content: string; body?: () 
 export type Scored = { id: number; g: 0 | 1; score: number };
 export type Stems = (words: string[]) => string[];
 
-/** One candidate read: its weighted term counts, its length, which items it holds. */
-export type Counted = { id: number; tf: Float64Array; length: number; holds: boolean[] };
+/**
+ * One candidate read: the words found in it where a query word's root begins (`words`, each with
+ * its field's weight in `weights`), the CJK terms' weighted counts, its length, and for each
+ * phrase item whether the text bears it out (null for an item of one word, judged from the words).
+ * The words are classified against the query terms once a search, in `rank`, so that the stems of
+ * every word met are asked for in one statement.
+ */
+export type Counted = {
+  id: number;
+  words: string[];
+  weights: number[];
+  cjk: Float64Array;
+  length: number;
+  phrases: Array<boolean | null>;
+};
 
 const WORD_TAIL_ASCII = '[a-z0-9]*';
 // A word ends where a CJK run begins (text/tokens.ts TOKEN): `obsidianの` holds `obsidian`.
@@ -72,28 +85,37 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
 
   // What a word found in the text counts for each term (null: nothing), worked out once a query.
   const kinds = new Map<string, Float64Array | null>();
-  const kindsOf = (w: string): Float64Array | null => {
-    let k = kinds.get(w);
-    if (k !== undefined) return k;
-    const out = new Float64Array(terms.length);
-    let any = false;
-    let stem: string | undefined;
-    for (let t = 0; t < terms.length; t++) {
-      const term = terms[t];
-      let kind = 0;
-      if (w === term.word) kind = BM25.exact;
-      else if (term.prefix && w.startsWith(term.word)) kind = BM25.prefix;
-      else if (w.startsWith(roots[t]) && (stem ??= stems([w])[0]) === termStems[t]) kind = BM25.stem;
-      out[t] = kind;
-      any ||= kind > 0;
+  /** Classifies the words of `counted` not yet classified; the stems they need, in one call. */
+  const classify = (counted: Counted[]) => {
+    const fresh = new Set<string>();
+    for (const c of counted) for (const w of c.words) if (!kinds.has(w)) fresh.add(w);
+    const words = [...fresh];
+    const needStem = words.filter((w) =>
+      terms.some((t, k) => w !== t.word && !(t.prefix && w.startsWith(t.word)) && w.startsWith(roots[k])),
+    );
+    const stemmed = new Map<string, string>();
+    if (needStem.length > 0) {
+      const got = stems(needStem);
+      needStem.forEach((w, i) => stemmed.set(w, got[i]));
     }
-    k = any ? out : null;
-    kinds.set(w, k);
-    return k;
+    for (const w of words) {
+      const out = new Float64Array(terms.length);
+      let any = false;
+      for (let t = 0; t < terms.length; t++) {
+        const term = terms[t];
+        let kind = 0;
+        if (w === term.word) kind = BM25.exact;
+        else if (term.prefix && w.startsWith(term.word)) kind = BM25.prefix;
+        else if (w.startsWith(roots[t]) && stemmed.get(w) === termStems[t]) kind = BM25.stem;
+        out[t] = kind;
+        any ||= kind > 0;
+      }
+      kinds.set(w, any ? out : null);
+    }
   };
 
-  /** Adds the text's matches, each weighed by its field, to tf. */
-  const count = (text: string, tf: Float64Array, field: number, headings: boolean) => {
+  /** Notes the text's words where a query word's root begins, each with its field's weight. */
+  const count = (text: string, c: Counted, field: number, headings: boolean) => {
     const ascii = !NON_ASCII.test(text);
     const f = ascii ? text.toLowerCase() : foldToken(text);
     const re = ascii ? asciiFind : find;
@@ -101,20 +123,20 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
       headings && (f.startsWith('#') || f.includes('\n#') || f.includes('\n #') || f.includes('\n  #') || f.includes('\n   #'))
         ? headingRanges(f)
         : null;
-    if (!ascii && cjkTerms.length > 0 && hasCjk(f)) countCjk(f, tf, field, ranges);
+    if (!ascii && cjkTerms.length > 0 && hasCjk(f)) countCjk(f, c.cjk, field, ranges);
     if (!words) return;
     let r = 0;
     re.lastIndex = 0;
     for (let m = re.exec(f); m; m = re.exec(f)) {
       if (!ascii && m.index > 0 && WORD_CHAR.test(f[m.index - 1])) continue; // inside a word
-      const k = kindsOf(m[0]);
-      if (!k) continue;
+      if (kinds.get(m[0]) === null) continue; // known to count for nothing
       let weight = field;
       if (ranges) {
         while (r < ranges.length && ranges[r][1] < m.index) r++;
         if (r < ranges.length && ranges[r][0] <= m.index) weight = BM25.heading;
       }
-      for (let t = 0; t < k.length; t++) tf[t] += k[t] * weight;
+      c.words.push(m[0]);
+      c.weights.push(weight);
     }
   };
 
@@ -135,20 +157,42 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
   };
 
   const countOne = (c: Candidate): Counted => {
-    const tf = new Float64Array(terms.length);
     const text = c.body ? c.body() : c.content;
-    count(c.title, tf, BM25.title, false);
-    count(text, tf, BM25.body, true);
-    const holds = plan.items.map((item) =>
-      item.check ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check) : item.terms.every((k) => tf[k] > 0),
-    );
-    return { id: c.id, tf, length: c.title.length + text.length, holds };
+    const out: Counted = {
+      id: c.id,
+      words: [],
+      weights: [],
+      cjk: new Float64Array(terms.length),
+      length: c.title.length + text.length,
+      phrases: [],
+    };
+    count(c.title, out, BM25.title, false);
+    count(text, out, BM25.body, true);
+    out.phrases = plan.items.map((item) => (item.check ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check) : null));
+    return out;
   };
-  return { count: countOne, rank: (counted) => rank(plan, counted) };
+
+  /** Each candidate's weighted term counts and which items it holds. */
+  const tally = (counted: Counted[]): Tallied[] => {
+    classify(counted);
+    return counted.map((c) => {
+      const tf = Float64Array.from(c.cjk);
+      for (let i = 0; i < c.words.length; i++) {
+        const k = kinds.get(c.words[i]);
+        if (k) for (let t = 0; t < k.length; t++) tf[t] += k[t] * c.weights[i];
+      }
+      const holds = plan.items.map((item, i) => c.phrases[i] ?? item.terms.every((k) => tf[k] > 0));
+      return { id: c.id, tf, length: c.length, holds };
+    });
+  };
+  return { count: countOne, rank: (counted) => rank(plan, tally(counted)) };
 }
 
+/** A candidate's weighted term counts, its length, which items it holds. */
+type Tallied = { id: number; tf: Float64Array; length: number; holds: boolean[] };
+
 /** BM25 over the counted candidates: idf and the average length are the candidates'. */
-function rank(plan: QueryPlan, counted: Counted[]): Scored[] {
+function rank(plan: QueryPlan, counted: Tallied[]): Scored[] {
   const n = counted.length;
   if (n === 0) return [];
   const avg = counted.reduce((s, c) => s + c.length, 0) / n || 1;

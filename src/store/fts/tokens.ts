@@ -50,11 +50,13 @@ export function indexWords(text: string): string[] {
 
 /**
  * The stem the index holds for each of `words` (folded words, as foldToken makes them); a word
- * the tokenizer makes no word or several of stands for itself. Cached, the uncached ones asked in
- * one statement.
+ * the tokenizer makes no word or several of stands for itself. Cached (the oldest go first past
+ * STEMS_KEPT: a hit costs one lookup, with no reordering, since a search asks for thousands),
+ * the uncached ones asked in one statement.
  */
 export function stemsOf(words: string[]): string[] {
   const missing = [...new Set(words.filter((w) => !stemMemo.has(w)))];
+  const fresh = new Map<string, string>();
   if (missing.length > 0) {
     const d = conn();
     d.exec('BEGIN');
@@ -67,10 +69,17 @@ export function stemsOf(words: string[]): string[] {
         if (found.has(r.doc)) many.add(r.doc);
         found.set(r.doc, r.term);
       }
-      missing.forEach((w, i) => cached(stemMemo, w, 16_384, () => (many.has(i + 1) ? w : (found.get(i + 1) ?? w))));
+      missing.forEach((w, i) => fresh.set(w, many.has(i + 1) ? w : (found.get(i + 1) ?? w)));
     } finally {
       d.exec('ROLLBACK');
     }
+    for (const [w, stem] of fresh) {
+      if (stemMemo.size >= STEMS_KEPT) stemMemo.delete(stemMemo.keys().next().value!);
+      stemMemo.set(w, stem);
+    }
   }
-  return words.map((w) => cached(stemMemo, w, 16_384, () => stemsOf([w])[0]));
+  return words.map((w) => fresh.get(w) ?? stemMemo.get(w) ?? w);
 }
+
+/** How many words' stems stay cached: a large vocabulary's (a search with a short word meets thousands). */
+const STEMS_KEPT = 65_536;
