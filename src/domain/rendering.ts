@@ -1,6 +1,6 @@
 import type { Services } from '../services.ts';
 import { canReadPage, canSeeSpace } from './access.ts';
-import { NOTHING, resolveWikilink, titleMatches, type WikiLookup } from './links/wikilinks.ts';
+import { NOTHING, resolveWikilink, titleMatches, wikiPathCandidates, type WikiLookup } from './links/wikilinks.ts';
 import { foldedWords } from '../store/title-words-schema.ts';
 import { livePagesTitled, readAcl } from '../store/pages.ts';
 import { findSpaceBySlug, hasAclGrantInSpace } from '../store/spaces.ts';
@@ -17,11 +17,10 @@ import {
   unrenderedParts,
   type RenderParts,
 } from './links/render.ts';
-import { embedFrame, embeddedPart, embedNotShown } from './links/embeds.ts';
-import { loadReadablePage } from './pages.ts';
+import { embedFrame, embeddedParts, embedNotShown } from './links/embeds.ts';
 import { offload, warmOffload } from './offload.ts';
 import { resolveSpace } from './spaces.ts';
-import { readableTargets } from '../store/links.ts';
+import { readableContents, readableTargets } from '../store/links.ts';
 import type { Caller, PageRef } from '../model.ts';
 
 // The web app's HTML of a page (view and preview): links to pages the caller cannot read are
@@ -46,11 +45,20 @@ const MAX_EMBED_DEPTH = 3;
 /** Pages embedded in one render, at every depth together, and the Markdown they may show together. */
 const MAX_EMBEDS = 50;
 const MAX_EMBED_CHARS = 256 * 1024;
+/** Embedded pages read in one query. */
+const EMBED_READS_PER_QUERY = 16;
 /** The most of one page an embed shows; a larger part is a link. */
 const MAX_EMBED_PART_CHARS = INLINE_RENDER_CHARS;
 
-/** What is left of one render's embed budget, shared by its embeds at every depth. */
-type EmbedBudget = { left: number; chars: number };
+/**
+ * What is left of one render's embed budget, shared by its embeds at every depth, and the pages
+ * it has split into sections (embeddedParts: each parsed once however often it is embedded).
+ */
+type EmbedBudget = {
+  left: number;
+  chars: number;
+  parts: Map<string, { content: string; part: (heading: string | null) => string | null }>;
+};
 
 // Pages are read far more often than written, and the page view asks for the HTML of the same
 // version again and again: the Markdown is parsed once per version (key: a hash of the page's
@@ -65,7 +73,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * deadline past which it shows as written; its links are looked up in steps that yield.
  */
 export function renderForCaller(svc: Services, caller: Caller, from: PageRef, content: string): Promise<string> {
-  return renderEmbedding(svc, caller, from, content, { left: MAX_EMBEDS, chars: MAX_EMBED_CHARS }, [`${refKey(from)}#`]);
+  const budget: EmbedBudget = { left: MAX_EMBEDS, chars: MAX_EMBED_CHARS, parts: new Map() };
+  return renderEmbedding(svc, caller, from, content, budget, [`${refKey(from)}#`]);
 }
 
 /**
@@ -87,8 +96,7 @@ async function renderEmbedding(
     ? ((await offload({ kind: 'render', content, from, baseUrls }, RENDER_DEADLINE_MS)) ?? unrenderedParts(content))
     : cachedParts(content, from, baseUrls);
   if (parts.links.length === 0) return parts.html;
-  const targets = await resolveTargets(svc, caller, from, parts);
-  const exists = await readableInSteps(svc, caller, targets);
+  const { targets, exists } = await linksFor(svc, caller, from, parts);
   const embeds = await embedsFor(svc, caller, parts, targets, exists, budget, chain);
   if (!large) return finishRender(parts, targets, exists, embeds);
   const done = await offload({ kind: 'finish', parts, targets, exists: [...exists], embeds }, FINISH_DEADLINE_MS);
@@ -102,23 +110,55 @@ function cachedParts(content: string, from: PageRef, baseUrls: string[]): Render
 }
 
 /**
- * linkTargets for this reader: wikilinks resolve by what the reader may read (the first
- * MAX_RESOLVED_WIKILINKS distinct ones; the rest by their default address), a turn of the event
- * loop after every LOOKUPS_PER_TURN lookups.
+ * linkTargets for this reader, and which of them the reader may read (refKey). Wikilinks resolve
+ * by what the reader may read (the first MAX_RESOLVED_WIKILINKS distinct ones; the rest by their
+ * default address). Every address a wikilink may resolve to by path (its folder, the root,
+ * another space: wikiPathCandidates) and every other link's target are looked up together first
+ * (readableInSteps), so resolving asks the database only for titles; a turn of the event loop
+ * after every LOOKUPS_PER_TURN wikilinks.
  */
-async function resolveTargets(svc: Services, caller: Caller, from: PageRef, parts: RenderParts): Promise<Array<PageRef | null>> {
-  let lookup: WikiLookup | null = null;
+async function linksFor(
+  svc: Services,
+  caller: Caller,
+  from: PageRef,
+  parts: RenderParts,
+): Promise<{ targets: Array<PageRef | null>; exists: Set<string> }> {
+  const candidates: PageRef[] = [];
+  const planned = new Set<string>();
+  for (const l of parts.links) {
+    if ('target' in l) candidates.push(l.target);
+    else if (!planned.has(l.wiki.target) && planned.size < MAX_RESOLVED_WIKILINKS) {
+      planned.add(l.wiki.target);
+      candidates.push(...wikiPathCandidates(l.wiki.target, from));
+    }
+  }
+  const asked = new Set(candidates.map(refKey));
+  const readable = await readableInSteps(svc, caller, candidates);
+  const direct = callerLookup(svc, caller);
+  const lookup: WikiLookup = { ...direct, page: (ref) => (asked.has(refKey(ref)) ? readable.has(refKey(ref)) : direct.page(ref)) };
   const resolved = new Map<string, PageRef | null>();
   for (const l of parts.links) {
     if (!('wiki' in l) || resolved.has(l.wiki.target)) continue;
     if (resolved.size >= MAX_RESOLVED_WIKILINKS) break;
-    resolved.set(l.wiki.target, resolveWikilink(l.wiki.target, from, (lookup ??= callerLookup(svc, caller))));
+    resolved.set(l.wiki.target, resolveWikilink(l.wiki.target, from, lookup));
     if (resolved.size % LOOKUPS_PER_TURN === 0) await nextTurn();
   }
-  return linkTargets(parts, from, (target, at) => {
+  const targets = linkTargets(parts, from, (target, at) => {
     const r = resolved.get(target);
     return r !== undefined ? r : resolveWikilink(target, at, NOTHING);
   });
+  // A target found by title, or a wikilink's past MAX_RESOLVED_WIKILINKS, was not among the
+  // addresses looked up: looked up now.
+  const exists = new Set<string>();
+  const others: PageRef[] = [];
+  for (const t of targets) {
+    if (!t) continue;
+    const k = refKey(t);
+    if (!asked.has(k)) others.push(t);
+    else if (readable.has(k)) exists.add(k);
+  }
+  for (const k of await readableInSteps(svc, caller, others)) exists.add(k);
+  return { targets, exists };
 }
 
 /**
@@ -138,17 +178,14 @@ async function embedsFor(
   chain: string[],
 ): Promise<Record<number, string>> {
   const out: Record<number, string> = {};
+  const contents = embedContents(svc, caller, parts, targets, exists);
   for (let i = 0; i < parts.links.length; i++) {
     const link = parts.links[i];
     const target = targets[i];
     if (!('embed' in link) || !link.embed || !target || !exists.has(refKey(target))) continue;
-    let page;
-    try {
-      page = loadReadablePage(svc, caller, target.space, target.path).page;
-    } catch {
-      continue; // absent for this reader: shown as unavailable
-    }
-    const ref = { space: target.space, path: page.path };
+    const content = contents(target);
+    if (content === null) continue; // gone for this reader since: shown as unavailable
+    const ref = target;
     const href = appPageHref(ref) + headingFragment(link.wiki.heading);
     const notShown = (why: string) => (out[i] = embedNotShown(link.label, href, why));
     // A page may embed a section of itself; a whole page inside itself, or the same section
@@ -158,7 +195,9 @@ async function embedsFor(
     if (cycle) notShown('it embeds this page');
     else if (chain.length > MAX_EMBED_DEPTH || budget.left <= 0) notShown('too many embeds to show here');
     else {
-      const part = embeddedPart(page.content, link.wiki.heading);
+      let split = budget.parts.get(refKey(ref));
+      if (split?.content !== content) budget.parts.set(refKey(ref), (split = { content, part: embeddedParts(content) }));
+      const part = split.part(link.wiki.heading);
       if (part === null) notShown('no such section');
       else if (part.length > MAX_EMBED_PART_CHARS || part.length > budget.chars) notShown('too large to show here');
       else {
@@ -169,6 +208,45 @@ async function embedsFor(
     }
   }
   return out;
+}
+
+/**
+ * The content of the pages `parts` embeds, for a reader who may read them (`exists`), each read
+ * once: the first time one is asked for, it and up to EMBED_READS_PER_QUERY - 1 of the embeds after
+ * it are read in one query (readableContents; one larger than MAX_EMBED_PART_CHARS on its own, when
+ * asked for). Null for a page the reader may no longer read.
+ */
+function embedContents(
+  svc: Services,
+  caller: Caller,
+  parts: RenderParts,
+  targets: Array<PageRef | null>,
+  exists: Set<string>,
+): (target: PageRef) => string | null {
+  const embedded: PageRef[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < parts.links.length; i++) {
+    const link = parts.links[i];
+    const t = targets[i];
+    if (!('embed' in link) || !link.embed || !t || seen.has(refKey(t)) || !exists.has(refKey(t))) continue;
+    seen.add(refKey(t));
+    embedded.push(t);
+  }
+  const found = new Map<string, string | null>();
+  const tried = new Set<string>();
+  let next = 0;
+  return (target) => {
+    const key = refKey(target);
+    if (!tried.has(key)) {
+      while (next < embedded.length && refKey(embedded[next]) !== key) next++;
+      const batch = next < embedded.length ? embedded.slice(next, next + EMBED_READS_PER_QUERY) : [target];
+      next += batch.length;
+      for (const [k, c] of readableContents(svc.db, caller, batch, MAX_EMBED_PART_CHARS)) found.set(k, c);
+      for (const t of batch) tried.add(refKey(t));
+    }
+    if (!found.has(key)) return null;
+    return found.get(key) ?? readableContents(svc.db, caller, [target], Number.MAX_SAFE_INTEGER).get(key) ?? null;
+  };
 }
 
 /** The keys (refKey) of the targets the reader may read, looked up in batches, a turn of the event loop between them. */

@@ -248,3 +248,23 @@ export function readableTargets(db: Db, caller: Caller, targets: PageRef[]): Set
   ).all({ ...callerParams(caller), targets: JSON.stringify(targets.map((t) => [t.space, t.path])) }) as PageRef[];
   return new Set(rows.map((r) => `${r.space}/${r.path}`));
 }
+
+/**
+ * Of these addresses, the live pages the caller may read (as readableTargets), each with its
+ * content when it is at most `maxChars` characters long, else null (read on its own when needed:
+ * the batch holds no large page); `space/path` keys.
+ */
+export function readableContents(db: Db, caller: Caller, targets: PageRef[], maxChars: number): Map<string, string | null> {
+  if (targets.length === 0) return new Map();
+  const rows = stmt(
+    db,
+    `SELECT s.slug AS space, p.path, CASE WHEN length(p.content) <= @maxChars THEN p.content END AS content
+    FROM json_each(@targets) j
+    JOIN spaces s ON s.slug = json_extract(j.value, '$[0]')
+    JOIN pages p ON p.space_id = s.id AND p.path = json_extract(j.value, '$[1]')
+    WHERE ${READABLE_PAGE}`,
+  ).all({ ...callerParams(caller), maxChars, targets: JSON.stringify(targets.map((t) => [t.space, t.path])) }) as Array<
+    PageRef & { content: string | null }
+  >;
+  return new Map(rows.map((r) => [`${r.space}/${r.path}`, r.content]));
+}

@@ -124,4 +124,23 @@ describe('note embeds', () => {
       '<a href="/app/p/team/docs/guide#h-nope" class="internal">guide › Nope</a> (no such section)',
     );
   });
+
+  it('shows every embed of a page embedding more pages than one read takes, and a section of a page too large to embed whole', async () => {
+    // The embedded pages are read in batches (rendering.ts embedContents); a page over the size
+    // an embed shows is read on its own when a section of it is embedded.
+    const pages = Array.from({ length: 18 }, (_, i) => ({ path: `p${i}`, title: `P${i}`, content: `page ${i} words\n` }));
+    pages.push({ path: 'huge', title: 'Huge', content: `${'filler words\n'.repeat(6000)}## End\nend words\n` });
+    const list = Array.from({ length: 18 }, (_, i) => `![[p${i}]]`).join('\n\n');
+    pages.push({ path: 'host', title: 'Many', content: `${list}\n\n![[huge#End]]\n\n![[huge]]\n` });
+    const space = { slug: 'many', name: 'Many', description: '' };
+    const imported = await srv.admin.post('/spaces/many/import', { format: 'service-space-export', formatVersion: 1, space, pages });
+    expect(imported.status, imported.text).toBe(200);
+    const r = await bob.get('/pages/many/host?render=html');
+    expect(r.status).toBe(200);
+    const h = r.body.html as string;
+    for (let i = 0; i < 18; i++) expect(h).toContain(`page ${i} words`);
+    expect(h).toContain('end words');
+    expect(h).not.toContain('filler words');
+    expect(h).toContain('<a href="/app/p/many/huge" class="internal">huge</a> (too large to show here)');
+  });
 });

@@ -82,12 +82,25 @@ export function embedNotShown(label: string, href: string, why: string): string 
  * Null when there is no such part.
  */
 export function embeddedPart(content: string, heading: string | null): string | null {
-  if (!heading) return content;
-  const text = content.includes('\r') ? content.replace(/\r\n?/g, '\n') : content;
-  const lines = text.split('\n');
-  const tokens = getLinkParsers().plain.parse(text, {});
-  const range = heading.startsWith('^') ? blockRange(tokens, heading.slice(1).trim()) : sectionRange(tokens, heading, lines.length);
-  return range ? lines.slice(range[0], range[1]).join('\n').replace(/\n+$/, '') : null;
+  return embeddedParts(content)(heading);
+}
+
+/**
+ * embeddedPart for several embeds of one page: its Markdown is parsed once, on the first embed
+ * that names a section or block, however many of them there are.
+ */
+export function embeddedParts(content: string): (heading: string | null) => string | null {
+  let parsed: { lines: string[]; tokens: Token[] } | null = null;
+  return (heading) => {
+    if (!heading) return content;
+    if (!parsed) {
+      const text = content.includes('\r') ? content.replace(/\r\n?/g, '\n') : content;
+      parsed = { lines: text.split('\n'), tokens: getLinkParsers().plain.parse(text, {}) };
+    }
+    const { lines, tokens } = parsed;
+    const range = heading.startsWith('^') ? blockRange(tokens, heading.slice(1).trim()) : sectionRange(tokens, heading, lines.length);
+    return range ? lines.slice(range[0], range[1]).join('\n').replace(/\n+$/, '') : null;
+  };
 }
 
 function sectionRange(tokens: Token[], heading: string, lineCount: number): [number, number] | null {

@@ -11,7 +11,7 @@ import MarkdownIt from 'markdown-it';
 import type { PageRef } from '../../model.ts';
 import { resolveLinkTarget, type WikiResolver } from './extract.ts';
 import { resolveFileHref } from './files.ts';
-import { MARKDOWN_OPTIONS } from './parsers.ts';
+import { MARKDOWN_OPTIONS, normalizeLinkFast } from './parsers.ts';
 import { NOTHING, isFileTarget, mediaKind, resolveWikilink, wikilinkPlugin, type Wikilink } from './wikilinks.ts';
 import { blockAnchor, obsidianSyntax } from './obsidian-syntax.ts';
 import { embedUnavailable, isStandalone, mediaHtml, splitSize } from './embeds.ts';
@@ -38,6 +38,7 @@ function renderer(): MarkdownIt {
     const u = url.trim();
     return !SCHEME.test(u) || SAFE_SCHEME.test(u);
   };
+  md.normalizeLink = normalizeLinkFast(md.normalizeLink.bind(md)); // as the link parsers (parsers.ts says why)
   return md;
 }
 
