@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../support/cli.ts';
+import { runCliHere } from '../support/cli.ts';
 import { callTool, connectHttp } from '../support/mcp.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { ADMIN_KEY, client, startServer, type Client } from '../support/server.ts';
@@ -223,7 +223,7 @@ describe('a primary and a read replica', () => {
 
   it('the CLI sends X-Service-Min-Txid after its own write, from one command to the next', async () => {
     const state = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-state-'));
-    const cli = (args: string[]) => runCli(args, { url: replica.url, key: ADMIN_KEY, env: { XDG_STATE_HOME: state } });
+    const cli = (args: string[]) => runCliHere(args, { url: replica.url, key: ADMIN_KEY, env: { XDG_STATE_HOME: state } });
     await shipper.pause();
     try {
       expect((await cli(['page', 'put', 'eng', 'by-cli', '--title', 'By CLI', '--content', 'cli text'])).code).toBe(0);

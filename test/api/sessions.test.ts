@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../support/cli.ts';
+import { runCliHere } from '../support/cli.ts';
 import { makeOldDatabase } from '../support/old-db.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startServer, type TestServer } from '../support/server.ts';
@@ -325,7 +325,7 @@ describe('session expiry and the per-address limit', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-user-'));
     const first = await startServer({}, { dataDir, keepData: true }); // bootstraps the data dir
     await first.close();
-    const made = await runCli(['admin', 'create-principal', '--data', dataDir, '--name', 'olga', '--kind', 'user', '--password-stdin'], {
+    const made = await runCliHere(['admin', 'create-principal', '--data', dataDir, '--name', 'olga', '--kind', 'user', '--password-stdin'], {
       input: 'offline password\n',
     });
     expect(made.code, made.stderr).toBe(0);
