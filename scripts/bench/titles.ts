@@ -11,7 +11,9 @@ import { rawClient, type RawClient } from '../lib/raw-client.ts';
 import { insertCorpus } from '../lib/search-corpus.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
-const TARGET_MS = 100; // a keystroke's answer (issue 37)
+// The endpoint's own answer (issue 37's latency list: p99 ≤ 5 ms at 100,000 pages); the quick
+// switcher's keystroke to painted options (≤ 100 ms, issue 35) is the web section's.
+const TARGET_MS = 5;
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const n = opts.quick ? Math.min(opts.pages, 10_000) : opts.pages;
