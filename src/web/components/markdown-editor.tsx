@@ -1,8 +1,9 @@
 // A Markdown text control: CodeMirror once its chunk has loaded, a plain textarea until then
 // (and if it cannot load), so typing can start at once and nothing is lost in the swap.
 //
-// The control owns its text. `initial` is read once; every change goes out through `onChange`;
-// nothing the parent renders is written back, so a keystroke can never be overwritten by an older
+// The control owns its text. `initial` is read once; every change goes out through `onChange`, as
+// a reader of the text (the parent reads it when it needs it, not on every keystroke); nothing the
+// parent renders is written back, so a keystroke can never be overwritten by an older
 // copy of the text. Replacing the whole text (a restored draft, a merge, a template) is an explicit
 // request: `replace` with a new `seq` (see useReplace), applied once as one undoable step.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -19,7 +20,7 @@ interface Props {
   label: string;
   initial: string;
   replace?: ReplaceRequest | null;
-  onChange: (v: string) => void;
+  onChange: (text: () => string) => void;
   onSave?: () => void;
   describedBy?: string;
   placeholder?: string;
@@ -72,7 +73,7 @@ export function MarkdownEditor({
           label,
           describedBy,
           placeholder,
-          onChange: (v) => latest.current.onChange(v),
+          onChange: (text) => latest.current.onChange(text),
           onSave: () => latest.current.onSave?.(),
           wikilinks,
           attach: files?.({
@@ -102,7 +103,8 @@ export function MarkdownEditor({
     if (handle.current) handle.current.replace(replace.text);
     else if (area.current && area.current.value !== replace.text) {
       area.current.value = replace.text;
-      latest.current.onChange(replace.text);
+      const text = replace.text;
+      latest.current.onChange(() => text);
     }
   }, [replace?.seq]);
 
@@ -119,7 +121,10 @@ export function MarkdownEditor({
             aria-describedby={describedBy}
             defaultValue={first}
             placeholder={placeholder}
-            onInput={(e) => latest.current.onChange(e.currentTarget.value)}
+            onInput={(e) => {
+              const value = e.currentTarget.value;
+              latest.current.onChange(() => value);
+            }}
             onKeyDown={(e) => {
               if ((e.ctrlKey || e.metaKey) && e.key === 's') {
                 e.preventDefault();

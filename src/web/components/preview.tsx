@@ -1,7 +1,14 @@
 // The Preview region beside an editor. With `cursor`, it follows the editor's cursor in long pages.
+// LivePreview is the one beside the page editor: it renders on its own, from a PreviewFeed.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { CursorBlocks } from '../editor/codemirror.ts';
 import { followCursor } from '../lib/scroll-sync.ts';
+import { usePreview, type PreviewFeed } from '../lib/use-preview.ts';
+
+export function LivePreview({ space, path, feed }: { space: string; path: string; feed: PreviewFeed }) {
+  const { html, error, cursor } = usePreview(space, path, feed);
+  return <Preview html={html} error={error} cursor={cursor} />;
+}
 
 export function Preview({ html, error, cursor }: { html: string; error: string; cursor?: CursorBlocks | null }) {
   const box = useRef<HTMLElement>(null);

@@ -1,7 +1,7 @@
 // The Markdown editor (CodeMirror 6). This module is its own chunk, loaded by dynamic import only
 // where text is edited. Styles CodeMirror injects carry the CSP nonce from <meta name="csp-nonce">.
 import { EditorState, Transaction } from '@codemirror/state';
-import { EditorView, keymap, placeholder as placeholderExt, drawSelection, highlightActiveLine } from '@codemirror/view';
+import { EditorView, keymap, placeholder as placeholderExt, highlightActiveLine } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from '@codemirror/commands';
 import { Language, LanguageSupport, defineLanguageFacet, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
 import { parser as markdownParser, GFM } from '@lezer/markdown';
@@ -27,7 +27,8 @@ export interface EditorOptions {
   label: string;
   describedBy?: string;
   placeholder?: string;
-  onChange: (doc: string) => void;
+  /** Called on each change with a reader of the text: reading it (a 20 KB string) waits for who needs it. */
+  onChange: (text: () => string) => void;
   onSave?: () => void;
   /** `[[` completion over page titles. */
   wikilinks?: WikilinkSource;
@@ -74,7 +75,8 @@ export function createEditor(parent: HTMLElement, opts: EditorOptions): EditorHa
       extensions: [
         EditorView.cspNonce.of(cspNonce()),
         history(),
-        drawSelection(),
+        // No drawSelection(): the browser's own caret and selection (one range is all the editor
+        // allows) cost no layer to measure and redraw on every keystroke.
         highlightActiveLine(),
         markdown(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
@@ -99,7 +101,10 @@ export function createEditor(parent: HTMLElement, opts: EditorOptions): EditorHa
         ]),
         EditorView.contentAttributes.of(attrs),
         EditorView.updateListener.of((u) => {
-          if (u.docChanged) opts.onChange(u.state.doc.toString());
+          if (u.docChanged) {
+            const doc = u.state.doc;
+            opts.onChange(() => doc.toString());
+          }
         }),
       ],
     }),

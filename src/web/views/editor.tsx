@@ -7,17 +7,17 @@ import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
 import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
-import type { CursorBlocks } from '../editor/codemirror.ts';
 import { uploader } from '../lib/attachments.ts';
 import { titleSource } from '../lib/title-source.ts';
-import { Preview } from '../components/preview.tsx';
+import { LivePreview } from '../components/preview.tsx';
 import { RecordForm } from '../components/record-form.tsx';
 import { AsyncView, Breadcrumbs, ErrorBox, useTitle } from '../components/ui.tsx';
 import { ConflictPanel } from '../components/conflict-panel.tsx';
 import { clearDraft, readDraft, writeDraft, type Draft } from '../lib/drafts.ts';
 import { relativeTime } from '../lib/format.ts';
 import { fromRaw, fromRows, initialRaw, toRows, type FreeRow, type RawValues } from '../lib/metadata-form.ts';
-import { usePreview } from '../lib/use-preview.ts';
+import { PreviewFeed } from '../lib/use-preview.ts';
+import { whenQuiet } from '../lib/when-quiet.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { useLiveChanges } from '../lib/live.ts';
 import { useSession } from '../session.ts';
@@ -54,9 +54,16 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const fieldKeys = fields?.map((f) => f.key) ?? [];
   const [base, setBase] = useState(page);
   const [title, setTitle] = useState(page.title);
-  // What the Content editor holds, as it reports it; the editor is only written through `replaceContent`.
-  const [content, setContent] = useState(page.content);
+  // What the Content editor holds is read from it when it is needed (a save, a draft, the preview),
+  // not kept in state: a keystroke renders nothing here. The editor is only written through `replaceText`.
+  const readContent = useRef<() => string>(() => page.content);
+  const content = (): string => readContent.current();
   const [replaceReq, replaceContent] = useReplace();
+  const replaceText = (text: string): void => {
+    readContent.current = () => text;
+    feed.text(readContent.current);
+    replaceContent(text);
+  };
   const [raw, setRaw] = useState<RawValues>(() => initialRaw(fields ?? [], page.metadata));
   const [rows, setRows] = useState<FreeRow[]>(() => toRows(page.metadata, fields ? [...fieldKeys, 'template'] : []));
   const [issues, setIssues] = useState<Issue[]>([]);
@@ -69,11 +76,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     const d = readDraft(draftId);
     return d && (d.title !== page.title || d.content !== page.content || d.baseVersion !== page.version) ? d : null;
   });
-  const preview = usePreview(space, path, content);
-  // Where the cursor is, for the preview to follow (set only when its block or line changes).
-  const [cursor, setCursor] = useState<CursorBlocks | null>(null);
-  const onCursor = (b: CursorBlocks): void =>
-    setCursor((c) => (c && c.at === b.at && c.fraction === b.fraction && c.tags.length === b.tags.length ? c : b));
+  const [feed] = useState(() => new PreviewFeed(page.content));
   const wikilinks = useMemo(() => titleSource(() => space), [space]);
 
   const metadata = (): Metadata => {
@@ -82,22 +85,28 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     return { ...extras, ...fromRaw(fields, raw), ...(page.metadata.template !== undefined ? { template: page.metadata.template } : {}) };
   };
 
-  // Keep what is typed: a draft per page, written shortly after each change.
-  const dirty = title !== base.title || content !== base.content;
-  const keepDraft = (): void => writeDraft(draftId, { title, content, metadata: metadata(), baseVersion: base.version });
-  useEffect(() => {
-    if (offered) return; // do not overwrite a draft the person has not yet answered
-    const t = setTimeout(() => {
-      if (dirty) keepDraft();
-    }, 300);
-    return () => clearTimeout(t);
-  }, [title, content, raw, rows, offered]);
-  // Left or hidden before that timer fired (a reload, a closed tab, a phone switching apps): the
-  // draft is written at once, from what the last render holds (a ref set during render).
+  // Keep what is typed: a draft per page, written shortly after each change. What the last render
+  // holds (title, metadata, the offered draft) is read through a ref set during render; the text
+  // from the editor.
+  const dirty = (): boolean => title !== base.title || content() !== base.content;
   const leaving = useRef(() => {});
   leaving.current = () => {
-    if (dirty && !offered) keepDraft();
+    if (!offered && dirty()) writeDraft(draftId, { title, content: content(), metadata: metadata(), baseVersion: base.version });
   };
+  const [drafts] = useState(() => whenQuiet(300, () => leaving.current()));
+  const draftSoon = (): void => drafts.poke();
+  useEffect(draftSoon, [title, raw, rows, offered]);
+  useEffect(() => drafts.cancel, []);
+  // The conflict panel shows the text as it is typed.
+  const [, setTyped] = useState(0);
+  const onContent = (text: () => string): void => {
+    readContent.current = text;
+    feed.text(text);
+    draftSoon();
+    if (conflict) setTyped((n) => n + 1);
+  };
+  // Left or hidden before the draft's timer fired (a reload, a closed tab, a phone switching apps):
+  // the draft is written at once.
   useEffect(() => {
     const flush = (): void => leaving.current();
     const onVisibility = (): void => {
@@ -110,13 +119,15 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
       document.removeEventListener('visibilitychange', onVisibility);
     };
   }, []);
+  const isDirty = useRef(dirty);
+  isDirty.current = dirty;
   useEffect(() => {
     const warn = (e: BeforeUnloadEvent): void => {
-      if (dirty) e.preventDefault();
+      if (isDirty.current()) e.preventDefault();
     };
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
-  }, [dirty]);
+  }, []);
 
   const inFlight = useRef(false);
   const save = async (over?: { content?: string; title?: string; baseVersion?: number }): Promise<void> => {
@@ -128,7 +139,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     setWaiting(false);
     const body = {
       title: over?.title ?? title,
-      content: over?.content ?? content,
+      content: over?.content ?? content(),
       metadata: metadata(),
       baseVersion: over?.baseVersion ?? base.version,
     };
@@ -229,8 +240,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
 
   const restoreDraft = (d: Draft): void => {
     setTitle(d.title);
-    setContent(d.content);
-    replaceContent(d.content);
+    replaceText(d.content);
     if (d.metadata) {
       if (fields) setRaw(initialRaw(fields, d.metadata));
       setRows(toRows(d.metadata, fields ? [...fieldKeys, 'template'] : []));
@@ -281,12 +291,11 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
         {conflict && (
           <ConflictPanel
             base={base}
-            mine={{ title, content }}
+            mine={{ title, content: content() }}
             theirs={conflict}
             saving={saving}
             onSave={(merged) => {
-              setContent(merged.content);
-              replaceContent(merged.content);
+              replaceText(merged.content);
               setTitle(merged.title);
               void save({ ...merged, baseVersion: conflict.version }).then(() => undefined);
             }}
@@ -337,16 +346,16 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
               label="Content"
               initial={page.content}
               replace={replaceReq}
-              onChange={setContent}
+              onChange={onContent}
               onSave={() => void save()}
               describedBy={contentIssue ? 'ed-content-error' : undefined}
               wikilinks={wikilinks}
               files={(on) => uploader(space, path, on)}
-              onCursor={onCursor}
+              onCursor={(b) => feed.cursor(b)}
             />
             <FieldError id="ed-content" issue={contentIssue} />
           </div>
-          <Preview html={preview.html} error={preview.error} cursor={cursor} />
+          <LivePreview space={space} path={path} feed={feed} />
         </div>
         <section class="panel" aria-labelledby="ed-meta-title">
           <h2 id="ed-meta-title">{fields ? `Record: ${page.template}` : 'Metadata'}</h2>

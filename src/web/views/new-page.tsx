@@ -259,7 +259,7 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
             label="Content"
             initial=""
             replace={replaceReq}
-            onChange={setContent}
+            onChange={(text) => setContent(text())}
             placeholder="Write in Markdown…"
             wikilinks={wikilinks}
             files={(on) => queue.attachWith(on)}
