@@ -44,6 +44,19 @@ function queueFixture() {
   return { db, file: db.name, idx, write };
 }
 
+/** The space s with `count` pages of 4,000 characters, each answered 201. */
+async function writePages(s: ChildServer, count: number): Promise<void> {
+  await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
+  for (let i = 0; i < count; i++) {
+    const r = await fetch(`${s.url}/pages/s/p${i}`, {
+      method: 'PUT',
+      headers: authHeaders(),
+      body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }),
+    });
+    expect(r.status).toBe(201);
+  }
+}
+
 describe('WAL checkpointer', () => {
   it('checkpoints from a helper thread at nice 10, no second process, also after the heap limit is taken', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-ckpt-'));
@@ -57,15 +70,7 @@ describe('WAL checkpointer', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(helperThreads(pid).length).toBe(1);
     const before = fs.statSync(path.join(dir, 'kspace.db')).size;
-    await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
-    for (let i = 0; i < 50; i++) {
-      const r = await fetch(`${server.url}/pages/s/p${i}`, {
-        method: 'PUT',
-        headers: authHeaders(),
-        body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }),
-      });
-      expect(r.status).toBe(201);
-    }
+    await writePages(server, 50);
     // New pages sit in the WAL until a checkpoint copies them into the database file. The
     // server's own threshold is far away (SAFETY_CHECKPOINT_PAGES), so only the helper can grow the file.
     const dbFile = path.join(dir, 'kspace.db');
@@ -83,15 +88,7 @@ describe('WAL checkpointer', () => {
     server = await startChild(dir);
     const pid = server.proc.pid!;
     expect(await waitFor(() => helperThreads(pid).length === 1)).toBe(true);
-    await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
-    for (let i = 0; i < 20; i++) {
-      const r = await fetch(`${server.url}/pages/s/p${i}`, {
-        method: 'PUT',
-        headers: authHeaders(),
-        body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }),
-      });
-      expect(r.status).toBe(201);
-    }
+    await writePages(server, 20);
     const dbFile = path.join(dir, 'kspace.db');
     const before = fs.statSync(dbFile).size;
     expect(await waitFor(() => fs.statSync(dbFile).size > before)).toBe(true); // the writes were checkpointed (and synced)

@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({ agents: ['bob'], spaces: [{ slug: 'wiki' }, { slug: 'other' }, { slug: 'rb' }], noErrors: true });
+const { srv, bob } = useServer({ agents: ['bob'], spaces: [{ slug: 'wiki' }, { slug: 'other' }, { slug: 'rb' }], noErrors: true });
 
 const links = async (c: Client, page: string) => {
   const r = await c.get(`/pages/${page}/links`);

@@ -6,10 +6,7 @@ import { planner } from '../../src/domain/search/metadata-query.ts';
 import { readEvents, type SseEvent } from '../../src/client/changes.ts';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
+const { srv, bob } = useServer({
   // Over the port only: each write's X-Service-Txid is stamped by the Node front (docs/testing.md).
   transport: 'port',
   agents: ['bob'],

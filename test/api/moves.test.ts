@@ -1,27 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
-import { backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
+import { backlinksOf as back, brokenLinksOf as broken, contentOf, putPage, setAcl } from '../support/links.ts';
 
-const {
-  srv,
-  agents: { bob, carol, dave },
-} = useServer({
+const { srv, bob, carol, dave } = useServer({
   agents: ['bob', 'carol', 'dave'],
   spaces: [{ slug: 'eng' }, { slug: 'docs' }, { slug: 'pfx' }],
   outbox: { events: ['page.moved'] }, // org-wide: moves record their events
   noErrors: true,
 });
 
-const put = async (c: Client, at: string, content: string, title = at) => {
-  const r = await c.put(`/pages/${at}`, { title, content });
-  expect([200, 201], r.text).toContain(r.status);
-  return r.body;
-};
-const acl = async (at: string, read: string[], write: string[]) => {
-  const r = await srv.admin.put(`/pages/${at}/acl`, { read, write });
-  expect(r.status, r.text).toBe(200);
-};
+const put = (c: Client, at: string, content: string, title = at) => putPage(c, at, content, title);
+const acl = (at: string, read: string[], write: string[]) => setAcl(srv.admin, at, read, write);
 /** A GET that does not follow redirects. */
 const raw = (c: Client, p: string) => fetch(srv.url + p, { headers: { authorization: `Bearer ${c.key}` }, redirect: 'manual' });
 
@@ -54,10 +44,10 @@ describe('moving a page', () => {
     expect(a.body.content).toBe('See [plan](/pages/eng/team/roadmap#goals).');
     expect(a.body.version).toBe(2);
     expect((await bob.get('/pages/eng/team/a/revisions')).body.revisions[0].author.name).toBe('bob');
-    expect((await bob.get('/pages/eng/team/b')).body.content).toBe(
+    expect(await contentOf(bob, 'eng/team/b')).toBe(
       'Also [the plan](/pages/eng/team/roadmap) and [ref][p].\n\n[p]: /pages/eng/team/roadmap',
     );
-    expect((await carol.get('/pages/eng/team/c')).body.content).toBe('Carol keeps [this](/pages/eng/team/plan).');
+    expect(await contentOf(carol, 'eng/team/c')).toBe('Carol keeps [this](/pages/eng/team/plan).');
     // Same page: history, version, ACL.
     const moved = await bob.get('/pages/eng/team/roadmap');
     expect(moved.body).toMatchObject({ title: 'Plan', content: 'The plan, v2.', version: 2 });
@@ -89,7 +79,7 @@ describe('moving a page', () => {
     const r = await bob.post('/spaces/eng/moves', { from: 'secret/doc', to: 'secret/renamed' });
     expect(r.body.rewritten).toEqual([]);
     expect(r.body.notRewritten).toEqual([{ space: 'eng', path: 'open' }]);
-    expect((await dave.get('/pages/eng/open')).body.content).toBe('Points at [doc](/pages/eng/secret/doc).');
+    expect(await contentOf(dave, 'eng/open')).toBe('Points at [doc](/pages/eng/secret/doc).');
     expect((await dave.get('/pages/eng/open/links')).body.outbound).toEqual([{ space: 'eng', path: 'secret/doc', exists: false }]);
     expect(await broken(dave, 'eng')).toContain('open -> eng/secret/doc');
     expect((await raw(dave, '/pages/eng/secret/doc')).status).toBe(404);
@@ -114,10 +104,8 @@ describe('moving a page', () => {
       { space: 'pfx', path: 'home' },
       { space: 'pfx', path: 'manual/setup' },
     ]);
-    expect((await bob.get('/pages/pfx/home')).body.content).toBe(
-      'Start at [intro](/pages/pfx/manual/intro) or [x](/pages/pfx/manual/deep/x).',
-    );
-    expect((await bob.get('/pages/pfx/manual/intro')).body.content).toBe('Next: [setup](./setup).');
+    expect(await contentOf(bob, 'pfx/home')).toBe('Start at [intro](/pages/pfx/manual/intro) or [x](/pages/pfx/manual/deep/x).');
+    expect(await contentOf(bob, 'pfx/manual/intro')).toBe('Next: [setup](./setup).');
     expect(await back(bob, 'pfx/manual/setup')).toEqual(['pfx/manual/intro']);
     expect((await bob.get('/pages/pfx/guidebook')).status).toBe(200);
     expect(await broken(bob, 'pfx')).toEqual([]);
@@ -125,7 +113,7 @@ describe('moving a page', () => {
     await put(bob, 'pfx/guide/intro', 'A new intro.');
     expect((await raw(bob, '/pages/pfx/guide/intro')).status).toBe(200);
     expect((await bob.get('/pages/pfx/guide/intro')).body.version).toBe(1);
-    expect((await bob.get('/pages/pfx/manual/intro')).body.content).toBe('Next: [setup](./setup).');
+    expect(await contentOf(bob, 'pfx/manual/intro')).toBe('Next: [setup](./setup).');
   });
 
   it('moves to another space, refuses occupied targets and bad input, and emits page.moved', async () => {
@@ -139,7 +127,7 @@ describe('moving a page', () => {
     expect((await bob.post('/spaces/docs/moves', { from: 'nope', to: 'z' })).status).toBe(404);
     const r = await bob.post('/spaces/docs/moves', { from: 'a', to: 'moved/a', toSpace: 'eng' });
     expect(r.status, r.text).toBe(200);
-    expect((await bob.get('/pages/eng/moved/a')).body.content).toBe('a');
+    expect(await contentOf(bob, 'eng/moved/a')).toBe('a');
     expect((await raw(bob, '/pages/docs/a')).headers.get('location')).toBe('/pages/eng/moved/a');
     const events = srv.svc.db
       .prepare("SELECT payload FROM events WHERE event = 'page.moved' ORDER BY id DESC LIMIT 1")

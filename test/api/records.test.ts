@@ -18,10 +18,7 @@ const TASK = {
   },
 };
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
+const { srv, bob } = useServer({
   agents: ['bob'],
   spaces: [
     { slug: 'crm', defaultAccess: 'write' },

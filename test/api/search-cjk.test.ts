@@ -6,10 +6,7 @@ import { useServer } from '../support/fixture.ts';
 // (bigrams of CJK runs beside the words, src/text/cjk.ts). Before, a run of such characters was
 // one word to the index: プラグイン was found only where it stood between punctuation or spaces.
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
+const { srv, bob } = useServer({
   agents: ['bob'],
   spaces: [{ slug: 'kb', name: 'KB' }],
   pages: (

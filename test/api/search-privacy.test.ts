@@ -7,10 +7,7 @@ import { useServer } from '../support/fixture.ts';
 // own pages. Every output of a search must be the same with or without pages the caller may not
 // read: hits, order, scores, snippets, cursors.
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }], noErrors: true });
+const { srv, bob } = useServer({ agents: ['bob'], spaces: [{ slug: 'kb', name: 'KB' }], noErrors: true });
 
 /** Every answer of a search as bob sees it, page by page, following nextCursor. */
 async function answers(c: Client, q: string, limit: number): Promise<unknown[]> {

@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Client } from '../support/server.ts';
-import { useServer } from '../support/fixture.ts';
+import { hitPaths, searchTitles, useSearchServer } from '../support/search.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
-  agents: ['bob'],
-  spaces: [
-    { slug: 'kb', name: 'KB' },
-    { slug: 'other', name: 'Other' },
-  ],
-  noErrors: true,
-});
-
-type Hits = { body: { hits: Array<{ space: string; path: string; title: string }> } };
-const titles = (c: Client, q: string, extra = '') => c.get(`/search/titles?${new URLSearchParams({ q })}${extra}`);
-const paths = (r: Hits) => r.body.hits.map((h) => `${h.space}/${h.path}`);
+const { srv, bob } = useSearchServer();
+const titles = searchTitles;
+const paths = hitPaths;
 
 describe('GET /search/titles', () => {
   it('matches word prefixes of titles, aliases and paths, folded for case and accents', async () => {

@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ranking } from '../../src/domain/search/full-text.ts';
 import { startServer, type Client } from '../support/server.ts';
-import { useServer } from '../support/fixture.ts';
+import { hitPaths, search, useSearchServer } from '../support/search.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
-  agents: ['bob'],
-  spaces: [
-    { slug: 'kb', name: 'KB' },
-    { slug: 'other', name: 'Other' },
-  ],
-  noErrors: true,
-});
-
-const search = (c: Client, q: string, extra = '') => c.get(`/search?${new URLSearchParams({ q })}${extra}`);
-const paths = (r: { body: { hits: Array<{ space: string; path: string }> } }) => r.body.hits.map((h) => `${h.space}/${h.path}`);
+const { srv, bob } = useSearchServer();
+const paths = hitPaths;
 
 /** Every hit over all pages of a search, following nextCursor. */
 async function searchAll(c: Client, q: string, limit: number, extra = ''): Promise<string[]> {

@@ -2,26 +2,16 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { importView } from '../../src/domain/links/wiki-index.ts';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
-import { outboundOf as out, backlinksOf as back, brokenLinksOf as broken } from '../support/links.ts';
+import { outboundOf as out, backlinksOf as back, brokenLinksOf as broken, contentOf, putPage, setAcl } from '../support/links.ts';
 
-const {
-  srv,
-  agents: { bob, dave },
-} = useServer({
+const { srv, bob, dave } = useServer({
   agents: ['bob', 'dave'],
   spaces: [{ slug: 'wk' }, { slug: 'wk2' }, { slug: 'wmv' }],
   noErrors: true,
 });
 
-const put = async (c: Client, at: string, content: string, title = at.split('/').pop()!) => {
-  const r = await c.put(`/pages/${at}`, { title, content });
-  expect([200, 201], r.text).toContain(r.status);
-  return r.body;
-};
-const acl = async (at: string, read: string[], write: string[]) => {
-  const r = await srv.admin.put(`/pages/${at}/acl`, { read, write });
-  expect(r.status, r.text).toBe(200);
-};
+const put = (c: Client, at: string, content: string, title = at.split('/').pop()!) => putPage(c, at, content, title);
+const acl = (at: string, read: string[], write: string[]) => setAcl(srv.admin, at, read, write);
 
 describe('wikilinks', () => {
   it('are indexed, backlinked, reported broken, and resolve when the target is created later', async () => {
@@ -58,7 +48,7 @@ describe('wikilinks', () => {
     // A title change takes the link along (docs/api.md, Renaming a page); deleting the target breaks it.
     await put(bob, 'wk/reference/terms', 'Words.', 'Terms');
     expect(await broken(bob, 'wk')).toEqual([]);
-    expect((await bob.get('/pages/wk/guides/intro')).body.content).toContain('[[Terms]]');
+    expect(await contentOf(bob, 'wk/guides/intro')).toContain('[[Terms]]');
     await srv.admin.del('/pages/wk/guides/faq');
     expect(await broken(bob, 'wk')).toContain('guides/intro -> wk/guides/faq');
     // A page at the folder address beats the root one once it exists.
@@ -147,10 +137,8 @@ describe('wikilinks', () => {
       { space: 'wmv', path: 'docs/sibling' },
       { space: 'wmv', path: 'home' },
     ]);
-    expect((await bob.get('/pages/wmv/docs/sibling')).body.content).toBe(
-      'See [[manual/install#Install|how to install]] and [[manual/install]].',
-    );
-    expect((await bob.get('/pages/wmv/home')).body.content).toBe('Start at [[manual/install]], or by title [[Target Page]].');
+    expect(await contentOf(bob, 'wmv/docs/sibling')).toBe('See [[manual/install#Install|how to install]] and [[manual/install]].');
+    expect(await contentOf(bob, 'wmv/home')).toBe('Start at [[manual/install]], or by title [[Target Page]].');
     expect(await back(bob, 'wmv/manual/install')).toEqual(['wmv/docs/sibling', 'wmv/home']);
     expect(await broken(bob, 'wmv')).toEqual([]);
     expect(await out(bob, 'wmv/docs/sibling')).toEqual(['wmv/manual/install']);

@@ -1,24 +1,11 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { callTool, connectHttp } from '../support/mcp.ts';
-import { useMade, useServer } from '../support/fixture.ts';
+import { callTool, useMcpWiki } from '../support/mcp.ts';
 
 // Issue 18: JSON-RPC batches, a malformed Host header, and tool arguments that escape the page
 // routes (`..`, `.`, `%2e%2e`, `/`).
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
-  agents: ['bob'],
-  spaces: [{ slug: 'wiki', name: 'Wiki' }],
-  pages: [['wiki/open', { title: 'Open page', content: 'anyone may read' }]],
-});
-const mcp = useMade(
-  'the MCP client',
-  () => connectHttp(srv.url, bob.key!),
-  (c) => c.close(),
-);
+const { srv, bob, mcp } = useMcpWiki({ door: 'http', pages: [['open', { title: 'Open page', content: 'anyone may read' }]] });
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 const searchCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search', arguments: { query: 'open' } } });

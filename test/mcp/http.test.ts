@@ -1,28 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { callTool, connectHttp, TOOL_NAMES, WRITE_TOOLS } from '../support/mcp.ts';
-import { useMade, useServer } from '../support/fixture.ts';
+import { callTool, TOOL_NAMES, WRITE_TOOLS, useMcpWiki } from '../support/mcp.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
-  agents: ['bob'],
-  spaces: [{ slug: 'wiki', name: 'Wiki' }],
-  outbox: { spaceSlug: 'wiki', events: ['page.created'] }, // writes record page.created
+const { srv, bob, mcp } = useMcpWiki({
+  door: 'http',
+  recordCreated: true,
   pages: [
-    ['wiki/open', { title: 'Open page', content: 'anyone may read', metadata: { stage: 'todo', points: 3 } }],
-    ['wiki/hidden', { title: 'Hidden page', content: 'admins only', metadata: { stage: 'todo', points: 5 } }],
+    ['open', { title: 'Open page', content: 'anyone may read', metadata: { stage: 'todo', points: 3 } }],
+    ['hidden', { title: 'Hidden page', content: 'admins only', metadata: { stage: 'todo', points: 5 } }],
   ],
-  async setup(srv) {
-    const me = (await srv.admin.get('/me')).body;
-    expect((await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] })).status).toBe(200);
-  },
+  hidden: 'write',
 });
-const mcp = useMade(
-  'the MCP client',
-  () => connectHttp(srv.url, bob.key!),
-  (c) => c.close(),
-);
 
 describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists every tool with a description and an input schema; reads are annotated read-only', async () => {

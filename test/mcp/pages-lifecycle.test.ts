@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { callTool, connectHttp, connectStdio } from '../support/mcp.ts';
-import { useMade, useServer } from '../support/fixture.ts';
+import { callTool, connectHttp, connectStdio, useMcpClient } from '../support/mcp.ts';
+import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({ agents: ['bob'] });
-const admin = useMade(
-  'the admin MCP client',
-  () => connectHttp(srv.url, srv.admin.key!),
-  (c) => c.close(),
-);
-const mcp = useMade(
-  'the MCP client',
-  () => connectHttp(srv.url, bob.key!),
-  (c) => c.close(),
-);
+const { srv, bob } = useServer({ agents: ['bob'] });
+const admin = useMcpClient(() => connectHttp(srv.url, srv.admin.key!), 'the admin MCP client');
+const mcp = useMcpClient(() => connectHttp(srv.url, bob.key!));
 
 describe('MCP page life', () => {
   it('creates a space, writes without a title on update, moves, diffs, restores, deletes and restores from the trash', async () => {

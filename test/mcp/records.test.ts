@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { callTool, connectHttp, connectStdio } from '../support/mcp.ts';
+import { callTool, connectHttp, connectStdio, useMcpClient } from '../support/mcp.ts';
 import { eventsFor, putTemplate, TASK_FIELDS } from '../support/records.ts';
-import { useMade, useServer } from '../support/fixture.ts';
+import { useServer } from '../support/fixture.ts';
 
 const {
   srv,
@@ -30,7 +30,7 @@ describe.each([
   ['Streamable HTTP', () => connectHttp(srv.url, agent.key!)],
   ['stdio', () => connectStdio(srv.url, agent.key!)],
 ])('record tools over %s', (door, connect) => {
-  const mcp = useMade('the MCP client', connect, (c) => c.close());
+  const mcp = useMcpClient(connect);
   const tag = door === 'stdio' ? 's' : 'h';
 
   it('list_record_types gives each type with its fields; list_templates lists both templates', async () => {

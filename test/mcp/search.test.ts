@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callTool, connectHttp } from '../support/mcp.ts';
-import { useMade, useServer } from '../support/fixture.ts';
+import { callTool, connectHttp, useMcpClient } from '../support/mcp.ts';
+import { useServer } from '../support/fixture.ts';
 
 const {
   srv,
@@ -18,11 +18,7 @@ const {
     await srv.admin.put('/pages/kb/hidden/acl', { write: [me.id] });
   },
 });
-const mcp = useMade(
-  'the MCP client',
-  () => connectHttp(srv.url, reader.key!),
-  (c) => c.close(),
-);
+const mcp = useMcpClient(() => connectHttp(srv.url, reader.key!));
 
 describe('search and link tools, as another agent sees them', () => {
   it('search finds readable pages only', async () => {

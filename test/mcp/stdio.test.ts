@@ -1,29 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { callTool, connectStdio, TOOL_NAMES } from '../support/mcp.ts';
-import { useMade, useServer } from '../support/fixture.ts';
+import { callTool, connectStdio, TOOL_NAMES, useMcpWiki } from '../support/mcp.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
-  agents: ['bob'],
-  spaces: [{ slug: 'wiki', name: 'Wiki' }],
-  outbox: { spaceSlug: 'wiki', events: ['page.created'] }, // writes record page.created
+const { srv, bob, mcp } = useMcpWiki({
+  door: 'stdio',
+  recordCreated: true,
   pages: [
-    ['wiki/open', { title: 'Open page', content: 'hello' }],
-    ['wiki/hidden', { title: 'Hidden page' }],
+    ['open', { title: 'Open page', content: 'hello' }],
+    ['hidden', { title: 'Hidden page' }],
   ],
-  async setup(srv) {
-    const me = (await srv.admin.get('/me')).body;
-    await srv.admin.put('/pages/wiki/hidden/acl', { write: [me.id] });
-  },
+  hidden: 'write',
 });
-const mcp = useMade(
-  'the MCP client',
-  () => connectStdio(srv.url, bob.key!),
-  (c) => c.close(),
-);
 
 describe('kspace mcp (stdio, forwarding to SERVICE_URL)', () => {
   it('lists the same tools as /mcp', async () => {

@@ -2,32 +2,16 @@
 // change arrives as notifications/resources/updated; an unsubscribed, unreadable or other page's does not.
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connectHttp, connectStdio } from '../support/mcp.ts';
-import { useMade, useServer } from '../support/fixture.ts';
+import { connectHttp, useMcpWiki } from '../support/mcp.ts';
 import { waitFor } from '../support/wait.ts';
 
-const {
-  srv,
-  agents: { bob },
-} = useServer({
-  agents: ['bob'],
-  spaces: [{ slug: 'wiki', name: 'Wiki' }],
-  pages: ['watched', 'other', 'hidden'].map((p): [string, Record<string, unknown>] => [`wiki/${p}`, { title: p, content: '' }]),
-  async setup(srv) {
-    const me = (await srv.admin.get('/me')).body;
-    await srv.admin.put('/pages/wiki/hidden/acl', { read: [me.id], write: [me.id] });
-  },
-});
 const updated: string[] = [];
-const mcp = useMade(
-  'the MCP client',
-  async () => {
-    const c = await connectStdio(srv.url, bob.key!);
-    c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
-    return c;
-  },
-  (c) => c.close(),
-);
+const { srv, bob, mcp } = useMcpWiki({
+  door: 'stdio',
+  pages: ['watched', 'other', 'hidden'].map((p): [string, Record<string, unknown>] => [p, { title: p, content: '' }]),
+  hidden: 'read-write',
+  onConnect: (c) => c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri)),
+});
 const until = (cond: () => boolean, ms = 15_000) => waitFor(cond, ms);
 
 describe('MCP resource subscriptions', () => {

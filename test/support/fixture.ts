@@ -75,7 +75,11 @@ export type ServerFixtureOptions<A extends string> = {
   transport?: Transport;
 };
 
-export type ServerFixture<A extends string> = { srv: TestServer; agents: Record<A, Agent>; outbox: OutboxSubscription };
+/** The server, its agents (also each by its own name: `const { srv, bob } = useServer({ agents: ['bob'] })`), the outbox. */
+export type ServerFixture<A extends string> = { srv: TestServer; agents: Record<A, Agent>; outbox: OutboxSubscription } & Record<
+  Exclude<A, 'srv' | 'agents' | 'outbox'>,
+  Agent
+>;
 
 export function useServer<A extends string = never>(opts: ServerFixtureOptions<A> = {}): ServerFixture<A> {
   const srv = late<TestServer>('the server');
@@ -109,5 +113,5 @@ export function useServer<A extends string = never>(opts: ServerFixtureOptions<A
     await running?.close();
   });
   if (opts.noErrors) afterEach(() => expect(srv.ref.errors).toEqual([]));
-  return { srv: srv.ref, agents: refs, outbox: outbox.ref };
+  return { ...refs, srv: srv.ref, agents: refs, outbox: outbox.ref };
 }

@@ -27,3 +27,23 @@ export async function brokenLinksOf(c: Client, slug: string): Promise<string[]> 
     (b) => `${b.source.path} -> ${b.target.space}/${b.target.path}`,
   );
 }
+
+/** Writes page `at` (`space/path`), created or replaced; its answer's body. */
+export async function putPage(c: Client, at: string, content: string, title: string): Promise<unknown> {
+  const r = await c.put(`/pages/${at}`, { title, content });
+  expect([200, 201], r.text).toContain(r.status);
+  return r.body;
+}
+
+/** Sets page `at`'s ACL (`admin` may). */
+export async function setAcl(admin: Client, at: string, read: string[], write: string[]): Promise<void> {
+  const r = await admin.put(`/pages/${at}/acl`, { read, write });
+  expect(r.status, r.text).toBe(200);
+}
+
+/** The content of page `at` (`space/path`) as `c` reads it. */
+export async function contentOf(c: Client, at: string): Promise<string> {
+  const r = await c.get(`/pages/${at}`);
+  expect(r.status, r.text).toBe(200);
+  return r.body.content;
+}

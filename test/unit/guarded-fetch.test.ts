@@ -70,6 +70,17 @@ afterEach(async () => {
 
 const base = () => `http://127.0.0.1:${port}`;
 
+/** The next DNS lookup answers 127.0.0.1 (a second one goes to the real resolver). */
+function lookupOnceAsLoopback() {
+  return vi.spyOn(dns, 'lookup').mockImplementationOnce(((
+    _host: string,
+    _opts: unknown,
+    cb: (err: null, addresses: dns.LookupAddress[]) => void,
+  ) => {
+    process.nextTick(cb, null, [{ address: '127.0.0.1', family: 4 }]);
+  }) as unknown as typeof dns.lookup);
+}
+
 describe('guardedFetch: the guard', () => {
   it.each([
     ['127.0.0.1', () => `http://127.0.0.1:${port}/ok`, 'loopback'],
@@ -93,13 +104,7 @@ describe('guardedFetch: the guard', () => {
   });
 
   it('connects to the checked address with one lookup and keeps the Host name', async () => {
-    const spy = vi.spyOn(dns, 'lookup').mockImplementationOnce(((
-      _host: string,
-      _opts: unknown,
-      cb: (err: null, addresses: dns.LookupAddress[]) => void,
-    ) => {
-      process.nextTick(cb, null, [{ address: '127.0.0.1', family: 4 }]);
-    }) as unknown as typeof dns.lookup);
+    const spy = lookupOnceAsLoopback();
     // `.invalid` never resolves: a second lookup (through the real resolver) would fail the request.
     const res = await guardedFetch(`http://pinned.invalid:${port}/ok`, { timeoutMs: 2000, allowPrivate: true });
     expect(res.status).toBe(200);
@@ -117,13 +122,7 @@ describe('guardedFetch: the guard', () => {
     const helloSeen: Buffer[] = [];
     await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
     const tlsPort = (tlsServer.address() as AddressInfo).port;
-    vi.spyOn(dns, 'lookup').mockImplementationOnce(((
-      _host: string,
-      _opts: unknown,
-      cb: (err: null, addresses: dns.LookupAddress[]) => void,
-    ) => {
-      process.nextTick(cb, null, [{ address: '127.0.0.1', family: 4 }]);
-    }) as unknown as typeof dns.lookup);
+    lookupOnceAsLoopback();
     try {
       await expect(guardedFetch(`https://hooks.sni-check.invalid:${tlsPort}/`, { timeoutMs: 2000, allowPrivate: true })).rejects.toThrow();
       expect(helloSeen).toHaveLength(1);
