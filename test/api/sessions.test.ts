@@ -325,9 +325,12 @@ describe('session expiry and the per-address limit', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-user-'));
     const first = await startServer({}, { dataDir, keepData: true }); // bootstraps the data dir
     await first.close();
-    const made = await runCliHere(['admin', 'create-principal', '--data', dataDir, '--name', 'olga', '--kind', 'user', '--password-stdin'], {
-      input: 'offline password\n',
-    });
+    const made = await runCliHere(
+      ['admin', 'create-principal', '--data', dataDir, '--name', 'olga', '--kind', 'user', '--password-stdin'],
+      {
+        input: 'offline password\n',
+      },
+    );
     expect(made.code, made.stderr).toBe(0);
     const srv = await startServer({}, { dataDir });
     try {

@@ -44,7 +44,6 @@ export function runCli(
   });
 }
 
-
 type StdName = 'stdin' | 'stdout' | 'stderr';
 let queue: Promise<unknown> = Promise.resolve();
 
