@@ -174,7 +174,7 @@ describe('kspace sync merge bases: one pack', () => {
     expect(p.read(oldHash)).toBe('old\n');
     // Mostly dead: written again with the used bases only.
     const big = p.keep('x'.repeat(5 * 1024 * 1024));
-    p.prune(new Set([hashes[0], four]));
+    p.prune(new Set([hashes[0], four]), 100);
     expect(fs.existsSync(path.join(dir, '.kspace', 'base', oldHash))).toBe(false);
     expect(fs.statSync(file).size).toBeLessThan(1000);
     const after = new BasePack(dir);

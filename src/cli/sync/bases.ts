@@ -72,8 +72,12 @@ export class BasePack {
     return text !== null && sha256(text) === hash ? text : null;
   }
 
-  /** Drops the bases not in `used`: the old `base/` files at once, the pack's when they are most of it. */
-  prune(used: Set<string>): void {
+  /**
+   * Drops the bases not in `used`: the old `base/` files at once, the pack's when they are most of
+   * it. `liveBytes`: about how large the used ones are (the synced files' sizes): a pack not much
+   * larger is left unread.
+   */
+  prune(used: Set<string>, liveBytes: number): void {
     const old = path.join(this.dir, OLD_DIR);
     let names: string[] = [];
     try {
@@ -82,6 +86,13 @@ export class BasePack {
       /* none */
     }
     for (const n of names) if (!used.has(n)) fs.rmSync(path.join(old, n), { force: true });
+    let size = 0;
+    try {
+      size = fs.statSync(this.file).size;
+    } catch {
+      return;
+    }
+    if (size - liveBytes <= Math.max(MIN_DEAD_BYTES, liveBytes)) return;
     const index = this.load();
     let live = 0;
     for (const [hash, p] of index) if (used.has(hash)) live += p.length + 80;

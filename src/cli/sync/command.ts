@@ -23,7 +23,7 @@ function summary(r: SyncReport): string {
 }
 
 /** While following, a round scans the whole folder this often; the others look at what its events name. */
-const FULL_SCAN_MS = 60_000;
+const FULL_SCAN_MS = 5 * 60_000;
 /** More changed paths than this in one round (a checkout, a copy of a folder): the whole folder is scanned. */
 const MAX_CHANGED = 2000;
 

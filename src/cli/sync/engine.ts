@@ -54,7 +54,16 @@ export class Syncer {
     const paths = full ? undefined : [...changed!];
     await push(ctx, report, paths && scanPaths(ctx.dir, ctx.ignore, paths));
     await pushFiles(ctx, report, paths);
-    if (full) ctx.bases.prune(new Set(Object.values(ctx.s.files).flatMap((f) => (f.pushing ? [f.hash, f.pushing] : [f.hash]))));
+    if (full) {
+      const used = new Set<string>();
+      let bytes = 0;
+      for (const f of Object.values(ctx.s.files)) {
+        used.add(f.hash);
+        if (f.pushing) used.add(f.pushing);
+        bytes += Math.max(f.size, 0) + 80;
+      }
+      ctx.bases.prune(used, bytes);
+    }
     return report;
   }
 
