@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { assetPath } from './assets.ts';
 
 /** The addon: malloc_trim(0) on this thread, or on libuv's thread pool (what `serve` uses). */
-export type MallocTrim = { trim(): boolean; trimAsync(): Promise<boolean> };
+type MallocTrim = { trim(): boolean; trimAsync(): Promise<boolean> };
 
 /** Trim when the resident set has grown this much over its lowest point since the last trim. */
 export const TRIM_GROWTH_BYTES = 4 * 1024 * 1024;

@@ -9,7 +9,7 @@
 // drained ones; each such sweep frees a quarter of the map, so it costs O(1) a new key amortised.
 // In memory on purpose: one process, and a restart forgetting the counts is fine.
 
-export type BucketLimits = { burst: number; perSecond: number };
+type BucketLimits = { burst: number; perSecond: number };
 
 export type RateLimiter = {
   /** Takes one token for `key` when it has one: 0; else the seconds until it has one (nothing taken). */

@@ -48,7 +48,7 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
  * The first line `kspace import-dir` prints: the counts, the errors (notes not imported) apart
  * from the warnings and from the files left out by rule, each counted once.
  */
-export function folderSummary(dir: string, space: string, r: FolderImportResult): string {
+function folderSummary(dir: string, space: string, r: FolderImportResult): string {
   const parts = [`imported ${dir} into ${space}: ${r.created} created, ${r.updated} updated, ${r.skipped} skipped`];
   parts.push(count(r.errors.length, 'error', 'errors'));
   if (r.warnings.length) parts.push(count(r.warnings.length, 'warning', 'warnings'));

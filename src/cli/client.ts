@@ -12,7 +12,7 @@ import { ExitError } from './exit-error.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
-export type Connection = { url: string; key: string | undefined };
+type Connection = { url: string; key: string | undefined };
 export type { RequestOptions } from '../client/request.ts';
 
 /** Commands whose own `--url` is not the server's (webhooks create takes the webhook's URL). */
@@ -211,6 +211,6 @@ function problemToExit(p: Problem, conn: Connection, origin: string): ExitError 
   return new ExitError(`${p.status} ${p.code}: ${detail}`, 1, [], p.status);
 }
 
-export function formatIssue(i: Issue): string {
+function formatIssue(i: Issue): string {
   return `${i.key}: ${i.message} (${i.code})`;
 }

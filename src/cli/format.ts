@@ -1,7 +1,7 @@
 // Human-readable output: aligned tables, key/value blocks and plain text from API answers.
 // `--json` bypasses all of this and prints the API's JSON as it came.
 
-export type Out = { write(s: string): unknown; isTTY?: boolean; columns?: number };
+type Out = { write(s: string): unknown; isTTY?: boolean; columns?: number };
 
 const MAX_CELL = 60;
 

@@ -65,7 +65,7 @@ async function currentTitle(api: Api, space: string, path: string): Promise<stri
   }
 }
 
-export async function buildPutBody(api: Api, space: string, path: string, opts: PutOptions): Promise<Record<string, unknown>> {
+async function buildPutBody(api: Api, space: string, path: string, opts: PutOptions): Promise<Record<string, unknown>> {
   if (opts.content !== undefined && opts.file !== undefined) throw usageError('give --content or --file, not both');
   let title = opts.title;
   let content = opts.content;

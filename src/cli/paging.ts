@@ -22,7 +22,7 @@ export function finishPagingOptions(): void {
   pagingCommands.clear();
 }
 
-export type ListAnswer<T> = { items: T[]; nextCursor: string | null; body: Record<string, unknown> };
+type ListAnswer<T> = { items: T[]; nextCursor: string | null; body: Record<string, unknown> };
 
 /**
  * GETs a list answer `{<field>: [...], nextCursor}`; with --all, follows the cursor and merges.

@@ -2,7 +2,7 @@
 // `--where` expressions for metadata queries.
 
 export type MetaScalar = string | number | boolean;
-export type MetaValue = MetaScalar | MetaScalar[];
+type MetaValue = MetaScalar | MetaScalar[];
 export type Filter = { key: string; op: string; value?: MetaValue };
 
 export class ParseError extends Error {}

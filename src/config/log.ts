@@ -4,9 +4,9 @@ import { LOG_LEVELS, type LogFormat, type LogLevel } from './ops-config.ts';
 // Lines are gathered and written once per turn of the event loop: a write to a pipe is a
 // synchronous system call in Node, and one per request cost more than the rest of the logging.
 
-export type LineFields = Record<string, unknown>;
+type LineFields = Record<string, unknown>;
 
-export type LineWriter = { write(line: string): void; flush(): void };
+type LineWriter = { write(line: string): void; flush(): void };
 
 /** Writes whole lines to `out` once per event-loop turn (and at exit). */
 export function createLineWriter(out: { write(s: string): unknown } = process.stderr): LineWriter {

@@ -7,7 +7,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export const LOG_LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** A token bucket setting: `rate` requests a second, up to `burst` at once; rate 0 is off. */
-export type RateSetting = { rate: number; burst: number };
+type RateSetting = { rate: number; burst: number };
 
 export type OpsConfig = {
   logFormat: LogFormat;

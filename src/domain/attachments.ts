@@ -16,8 +16,8 @@ import type { Caller } from '../model.ts';
 // theirs (read → GET and list, write → PUT and DELETE; a page the caller may not read is absent,
 // and so are its files). Attachment changes write no page revision and emit no webhook event.
 
-export type FileInfo = { name: string; size: number; contentType: string; sha256: string };
-export type FileListItem = FileInfo & { createdAt: string; url: string };
+type FileInfo = { name: string; size: number; contentType: string; sha256: string };
+type FileListItem = FileInfo & { createdAt: string; url: string };
 
 /** The address of an attachment: `/files/<space>/<page path>/<name>`, each segment percent-encoded. */
 export function fileHref(space: string, pagePath: string, name: string): string {
@@ -58,7 +58,7 @@ export function authorizeUpload(svc: Services, caller: Caller, slug: string, pag
 }
 
 /** An uploaded body and its hash (computed while it was read). */
-export type Upload = { data: Buffer; sha256: string };
+type Upload = { data: Buffer; sha256: string };
 
 /** A running hash for a body read in chunks: `add` each chunk, then `finish` with the whole body. */
 export function uploadHasher(): { add(chunk: Uint8Array): void; finish(data: Buffer): Upload } {
@@ -129,7 +129,7 @@ export function findFile(svc: Services, caller: Caller, slug: string, pagePath: 
 }
 
 /** Bytes `start`..`end` (inclusive) of a stored file; 404 when it was removed meanwhile. */
-export function readFileRange(svc: Services, row: AttachmentRow, start: number, end: number): Buffer {
+function readFileRange(svc: Services, row: AttachmentRow, start: number, end: number): Buffer {
   const data = store.readBlobRange(svc.db, row.sha256, start, end);
   if (data === null) throw notFound(`file '${row.name}'`);
   return data;
@@ -145,7 +145,7 @@ export function fileBody(svc: Services, row: AttachmentRow, start: number, end: 
  * client takes them (so reading the next overlaps sending this one, and memory stays at a chunk).
  * Ends with an error, cutting the answer short, if the file is removed meanwhile.
  */
-export function streamFileRange(svc: Services, row: AttachmentRow, start: number, end: number): Readable {
+function streamFileRange(svc: Services, row: AttachmentRow, start: number, end: number): Readable {
   const chunks = store.blobChunks(svc.db, row.sha256, start, end);
   let sent = 0;
   return new Readable({

@@ -13,7 +13,7 @@ import { readersOf } from '../store/key-stats.ts';
 import { readTxid } from '../store/txid.ts';
 import type { Caller } from '../model.ts';
 
-export const CHANGE_EVENTS = [
+const CHANGE_EVENTS = [
   'page.created',
   'page.updated',
   'page.deleted',
@@ -22,7 +22,7 @@ export const CHANGE_EVENTS = [
   'file.put',
   'file.deleted',
 ] as const;
-export type ChangeEvent = (typeof CHANGE_EVENTS)[number];
+type ChangeEvent = (typeof CHANGE_EVENTS)[number];
 
 export type Change = {
   txid: number;
@@ -72,7 +72,7 @@ export function recordChange(
 }
 
 /** How a stored change reads to a caller who may see it after it (`after`), before it, or both. */
-export function presentChange(r: ChangeRow): Change {
+function presentChange(r: ChangeRow): Change {
   const base = {
     txid: r.txid,
     at: r.at,
@@ -90,7 +90,7 @@ export function presentChange(r: ChangeRow): Change {
   return { ...base, event: r.event as ChangeEvent, ...here };
 }
 
-export type ChangesQuery = { since: number; space: string | null; limit: number };
+type ChangesQuery = { since: number; space: string | null; limit: number };
 
 /**
  * GET /changes: the changes after txid `since` the caller may see, at most `limit`, never part of

@@ -7,14 +7,14 @@
 import { formatPatch, structuredPatch } from 'diff';
 
 /** Changed lines (added + removed) past which the minimal diff is not searched for. */
-export const MAX_EDIT_LENGTH = 4000;
+const MAX_EDIT_LENGTH = 4000;
 /** Milliseconds the minimal diff may take before the coarse one is made instead. */
-export const DIFF_TIME_BUDGET_MS = 400;
+const DIFF_TIME_BUDGET_MS = 400;
 /** Differing lines (of both texts) past which jsdiff is not run at all. */
-export const MAX_DIFF_LINES = 40_000;
+const MAX_DIFF_LINES = 40_000;
 const CONTEXT = 3;
 
-export type ContentDiff = { contentDiff: string; truncated: boolean };
+type ContentDiff = { contentDiff: string; truncated: boolean };
 
 export function diffContents(oldName: string, newName: string, a: string, b: string, timeout = DIFF_TIME_BUDGET_MS): ContentDiff {
   const x = withNewline(a);

@@ -4,10 +4,10 @@ import type { SpaceRow } from '../store/spaces.ts';
 import type { Caller } from '../model.ts';
 
 export const PAGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated', 'page.moved'] as const;
-export type PageEvent = (typeof PAGE_EVENTS)[number];
+type PageEvent = (typeof PAGE_EVENTS)[number];
 export const EVENT_NAMES = [...PAGE_EVENTS, 'webhook.test'] as const;
 
-export type EventPayload = {
+type EventPayload = {
   event: string;
   occurredAt: string;
   actor: { id: string; kind: string };

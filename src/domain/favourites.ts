@@ -7,7 +7,7 @@ import { loadReadablePage } from './pages.ts';
 import * as store from '../store/favourites.ts';
 
 /** Enough for a person's working set; past it a PUT is refused (409) rather than the list growing without end. */
-export const MAX_FAVOURITES = 1000;
+const MAX_FAVOURITES = 1000;
 
 export function listFavourites(svc: Services, caller: Caller): store.FavouriteRow[] {
   return store.listFavourites(svc.db, caller);

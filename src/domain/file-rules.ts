@@ -23,7 +23,7 @@ export function checkFileName(raw: unknown, key = 'name'): Issue | null {
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
 /** The bare media type of a Content-Type header (lowercase, no parameters), or null when it is none. */
-export function bareMediaType(header: string | null | undefined): string | null {
+function bareMediaType(header: string | null | undefined): string | null {
   if (!header) return null;
   const t = header.split(';')[0].trim().toLowerCase();
   return MEDIA_TYPE.test(t) ? t : null;
@@ -33,7 +33,7 @@ const startsWith = (b: Buffer, sig: number[], at = 0) => b.length >= at + sig.le
 const ascii = (b: Buffer, s: string, at = 0) => b.length >= at + s.length && b.toString('latin1', at, at + s.length) === s;
 
 /** What the leading bytes say the content is, or null when they say nothing certain. */
-export function sniffBytes(b: Buffer): string | null {
+function sniffBytes(b: Buffer): string | null {
   if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
   if (startsWith(b, [0xff, 0xd8, 0xff])) return 'image/jpeg';
   if (ascii(b, 'GIF87a') || ascii(b, 'GIF89a')) return 'image/gif';
@@ -136,7 +136,7 @@ const ACTIVE = new Set([
 ]);
 
 /** Whether `contentType` is one a browser would run as script or render as a document of this origin. */
-export function isActiveType(contentType: string): boolean {
+function isActiveType(contentType: string): boolean {
   return ACTIVE.has(bareMediaType(contentType) ?? '');
 }
 
@@ -195,7 +195,7 @@ export function contentDisposition(name: string, inline: boolean): string {
   return `${inline ? 'inline' : 'attachment'}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
-export type ByteRange = { start: number; end: number };
+type ByteRange = { start: number; end: number };
 
 /**
  * The part of a `size`-byte file a Range header asks for: null for the whole file (no header, a

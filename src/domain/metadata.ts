@@ -3,7 +3,7 @@ import { parseIsoDate } from './iso-date.ts';
 
 import type { IndexRow, Issue, MetaValue, Metadata, Scalar } from '../model.ts';
 
-export const META_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+const META_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 // Keys that would reach an object's prototype if ever used as a plain property name.
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -127,7 +127,7 @@ export function changedKeysOf(before: Metadata, after: Metadata): string[] {
   return [...keys].filter((k) => !sameValue(before[k], after[k])).sort();
 }
 
-export function sameValue(a: MetaValue | undefined, b: MetaValue | undefined): boolean {
+function sameValue(a: MetaValue | undefined, b: MetaValue | undefined): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
   return a === b;
 }

@@ -18,8 +18,8 @@ import * as moves from '../store/moves.ts';
 import { findPage, readAcl, type PageRow } from '../store/pages.ts';
 import { findSpaceById, findSpaceBySlug, type SpaceRow } from '../store/spaces.ts';
 
-export type MoveInput = { from: string; to: string; toSpace?: string; prefix?: boolean };
-export type MoveResult = { moved: Array<{ from: string; to: string }>; rewritten: PageRef[]; notRewritten: PageRef[] };
+type MoveInput = { from: string; to: string; toSpace?: string; prefix?: boolean };
+type MoveResult = { moved: Array<{ from: string; to: string }>; rewritten: PageRef[]; notRewritten: PageRef[] };
 
 /**
  * POST /spaces/:slug/moves (docs/api.md, Moving and renaming). The page rows keep their ids, so history,

@@ -11,7 +11,7 @@ import { assetPath } from '../assets.ts';
 import type { OffloadJob, OffloadResult } from './offload-worker.ts';
 
 /** The SEA asset holding the worker's bundle (scripts/build-binary.ts). */
-export const OFFLOAD_BUNDLE_ASSET = 'offload-worker.cjs';
+const OFFLOAD_BUNDLE_ASSET = 'offload-worker.cjs';
 /** Jobs waiting beyond this many are refused at once (null): the fallback answers them. */
 const MAX_QUEUED = 32;
 

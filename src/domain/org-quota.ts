@@ -8,7 +8,7 @@ import { orgUsage } from '../store/org-usage.ts';
 import { AppError } from './errors.ts';
 
 /** 413: `adding` more bytes to the `used` of an organisation would pass its quota. */
-export function orgQuotaExceeded(quota: number, used: number, adding: number): AppError {
+function orgQuotaExceeded(quota: number, used: number, adding: number): AppError {
   return new AppError(
     'payload_too_large',
     `your organisation stores ${used} bytes of pages and files; ${adding} more would pass its quota of ${quota} (SERVICE_ORG_QUOTA_BYTES)`,

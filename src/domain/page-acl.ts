@@ -9,10 +9,10 @@ import { existingPrincipalIds, findPrincipalByName } from '../store/principals.t
 import type { AclEntry, Caller, Issue } from '../model.ts';
 
 /** `restricted: false` means the page follows its space's defaultAccess. */
-export type Acl = { restricted: boolean; read: string[]; write: string[] };
+type Acl = { restricted: boolean; read: string[]; write: string[] };
 
 /** The ACL as it was PUT: `read` lists every reader, writers included (write implies read). */
-export function presentAcl(entries: AclEntry[], hasAcl: boolean): Acl {
+function presentAcl(entries: AclEntry[], hasAcl: boolean): Acl {
   return {
     restricted: hasAcl,
     read: entries.map((e) => e.principal_id),

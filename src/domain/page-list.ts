@@ -6,7 +6,7 @@ import { normalizePagePath } from './paths.ts';
 import { resolveSpace } from './spaces.ts';
 import * as store from '../store/pages.ts';
 
-export type PageListItem = { path: string; title: string; version: number; updatedAt: string; template?: string };
+type PageListItem = { path: string; title: string; version: number; updatedAt: string; template?: string };
 
 const presentListItem = (r: store.PageListRow): PageListItem => ({
   path: r.path,

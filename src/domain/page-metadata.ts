@@ -6,10 +6,9 @@ import { checkPatchedRecord } from './records/apply.ts';
 import { loadWritablePage, presentPage, writeRevision, type Page } from './pages.ts';
 import { tx } from '../store/db/transactions.ts';
 import type { PageState } from '../store/pages.ts';
-import type { SpaceRow } from '../store/spaces.ts';
 import type { Caller, Issue, Metadata } from '../model.ts';
 
-export function checkPatch(patch: MetadataPatch, svc: Services): Issue[] {
+function checkPatch(patch: MetadataPatch, svc: Services): Issue[] {
   const limits = svc.config.limits;
   const issues: Issue[] = [];
   for (const [k, v] of Object.entries(patch.set ?? {})) {

@@ -61,7 +61,7 @@ export function pageJson(space: SpaceRow, p: PageRow): string {
   );
 }
 
-export type PageContext = { space: SpaceRow; page: PageRow; acl: AclEntry[] };
+type PageContext = { space: SpaceRow; page: PageRow; acl: AclEntry[] };
 
 /** A live page the caller may read, else 404: an unreadable page is absent for its caller. */
 export function loadReadablePage(svc: Services, caller: Caller, slug: string, path: string): PageContext {
@@ -118,7 +118,7 @@ export type PutPageInput = {
   baseVersion?: number;
 };
 
-export type WriteResult = { page: Page; created: boolean; changed: boolean; renamed?: RenameResult };
+type WriteResult = { page: Page; created: boolean; changed: boolean; renamed?: RenameResult };
 
 /**
  * The one page write path: HTTP, MCP and import all come here. One transaction. `batch`: the

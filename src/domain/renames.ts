@@ -60,7 +60,7 @@ export function planRename(svc: Services, pageId: number, ref: PageRef, oldTitle
 }
 
 /** One linking page's new text; its writer (putPage) writes it as a revision. */
-export type RenameRewrite = { space: SpaceRow; row: PageRow; content: string };
+type RenameRewrite = { space: SpaceRow; row: PageRow; content: string };
 
 /**
  * After the title changed (same transaction): the planned wikilinks rewritten to `newTitle`, as the

@@ -13,7 +13,7 @@ import {
 } from '../store/revision-codec.ts';
 import { diffContents } from './content-diff.ts';
 
-export type RevisionDiff = {
+type RevisionDiff = {
   from: number;
   to: number;
   /** Present when the title changed. */
@@ -38,7 +38,7 @@ export function decodePair(p: StoredPair): [StoredState, StoredState] {
 }
 
 /** A state's frontmatter and metadata (JSON texts): what the answer's changed keys are found in. */
-export type StateHead = Pick<StoredState, 'frontmatter' | 'metadata'>;
+type StateHead = Pick<StoredState, 'frontmatter' | 'metadata'>;
 
 /** decodePair without the contents (no string made of them). */
 export function decodePairHeads(p: StoredPair): [StateHead, StateHead] {
@@ -89,7 +89,7 @@ export function diffAnswerBytes(h: DiffHead, p: StoredPair): Uint8Array<ArrayBuf
 }
 
 /** The keys whose value differs between two JSON objects (added, removed or changed), sorted. */
-export function changedKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+function changedKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
 }

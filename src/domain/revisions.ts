@@ -8,7 +8,7 @@ import { tx } from '../store/db/transactions.ts';
 import * as store from '../store/pages.ts';
 import type { Caller } from '../model.ts';
 
-export type RevisionSummary = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
+type RevisionSummary = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
 
 /** The revisions of a readable page that the caller may read (docs/security.md), newest first, paged by version. */
 export function listRevisions(svc: Services, caller: Caller, slug: string, path: string, q: { before: number; limit: number }) {

@@ -10,7 +10,7 @@ const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + NONCE_BYTES + TAG_BYTES;
 const SALT = 'kspace-settings-v1';
 const INFO = 'webhook-secret';
-export const MIN_SETTING_CHARS = 32;
+const MIN_SETTING_CHARS = 32;
 
 export interface SecretBox {
   seal(plain: string): Buffer;

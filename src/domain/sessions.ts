@@ -22,12 +22,12 @@ import type { Caller } from '../model.ts';
 
 const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
 
-export type SessionView = { principal: Principal; csrfToken: string };
+type SessionView = { principal: Principal; csrfToken: string };
 export type SessionCaller = { caller: Caller; csrfToken: string; idHash: string };
 
 const sha256 = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
 
-export function csrfTokenFor(token: string): string {
+function csrfTokenFor(token: string): string {
   return crypto.createHash('sha256').update(`kspace-csrf:${token}`).digest('base64url');
 }
 
@@ -77,7 +77,7 @@ async function passwordMatches(password: string, stored: string | null): Promise
   return crypto.timingSafeEqual(expected, actual) && stored !== null;
 }
 
-export type SignIn = { name: string; password: string; address: string; userAgent: string };
+type SignIn = { name: string; password: string; address: string; userAgent: string };
 
 /** Checks the password and opens a session; returns the cookie token (shown once) and the view. */
 export async function signIn(svc: Services, input: SignIn): Promise<SessionView & { token: string }> {

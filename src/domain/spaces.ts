@@ -44,7 +44,7 @@ export function resolveSpace(svc: Services, caller: Caller, slug: string): Space
  * the principals of an older kspace (addMissingPersonalSpaces), so a read never has to write it
  * here; the insert below is a fallback for a principal that has none all the same.
  */
-export function ensurePersonalSpace(svc: Services, caller: Caller): SpaceRow {
+function ensurePersonalSpace(svc: Services, caller: Caller): SpaceRow {
   const slug = `~${caller.name}`;
   const found = store.findSpaceBySlug(svc.db, slug); // most calls: no write transaction at all
   if (found) return found;
@@ -132,7 +132,7 @@ function checkSpaceCount(svc: Services, caller: Caller): void {
   }
 }
 
-export type SpacePatch = { name?: string; description?: string; defaultAccess?: 'write' | 'read' | 'none' };
+type SpacePatch = { name?: string; description?: string; defaultAccess?: 'write' | 'read' | 'none' };
 
 /** Renaming and access changes: org admins and the space's creator; a personal space's owner. */
 export function patchSpace(svc: Services, caller: Caller, slug: string, patch: SpacePatch): SpaceRow {

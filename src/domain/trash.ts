@@ -13,7 +13,7 @@ import * as spaces from '../store/spaces.ts';
 import * as store from '../store/trash.ts';
 import type { Caller } from '../model.ts';
 
-export type TrashItem = { path: string; title: string; version: number; deletedAt: string; deletedBy: { id: string; name: string } | null };
+type TrashItem = { path: string; title: string; version: number; deletedAt: string; deletedBy: { id: string; name: string } | null };
 
 /** GET /spaces/:slug/trash: deleted pages the caller could read when they were deleted. */
 export function listTrash(svc: Services, caller: Caller, slug: string, q: { after: string; limit: number }) {
@@ -92,7 +92,7 @@ export function trashSpace(svc: Services, caller: Caller, slug: string): void {
   });
 }
 
-export type TrashedSpace = Space & { deletedAt: string; deletedBy: { id: string; name: string } | null };
+type TrashedSpace = Space & { deletedAt: string; deletedBy: { id: string; name: string } | null };
 
 export function listTrashedSpaces(svc: Services, caller: Caller, q: { after: string; limit: number }) {
   requireAdmin(caller);

@@ -33,7 +33,7 @@ type ParseError = Error & { code?: string; bytesParsed?: number };
 type Owned = Socket & { _httpMessage?: { headersSent?: boolean } | null };
 
 /** The answer to a request Node's parser refused, or null when the connection just closes. */
-export function clientErrorAnswer(err: ParseError): string | null {
+function clientErrorAnswer(err: ParseError): string | null {
   const code = err.code ?? '';
   if (code === 'ECONNRESET' || code === 'EPIPE') return null;
   if (code === 'HPE_HEADER_OVERFLOW') return rawProblem('headers_too_large', "the request line and headers exceed the server's limit");

@@ -9,7 +9,7 @@ import { invalid, type AppError } from '../domain/errors.ts';
 // two servers could read two ways is refused before anything of it is forwarded.
 
 /** A request's body as Node's parser delimited it. */
-export type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' };
+type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' };
 
 const LENGTH = /^\d{1,15}$/;
 

@@ -202,7 +202,7 @@ export function createReplicaHandler(svc: Services, local: NodeHandler): { handl
 }
 
 /** X-Service-Min-Txid (a whole number), else the kspace_txid cookie the primary set on a web-app write; 0 without either. */
-export function minTxidOf(req: IncomingMessage): number {
+function minTxidOf(req: IncomingMessage): number {
   const h = req.headers['x-service-min-txid'];
   if (h !== undefined) {
     const v = Array.isArray(h) ? h[0] : h;

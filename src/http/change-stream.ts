@@ -219,8 +219,3 @@ export function openChangeStream(
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
   });
 }
-
-/** Open change streams (tests, metrics). */
-export function openStreams(svc: Services): number {
-  return hubs.get(svc)?.streams.size ?? 0;
-}

@@ -6,7 +6,7 @@ import type { RawOptions } from './body.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** `key`: a Bearer key, whoever's it is; `admin`: an org admin's (403 otherwise); `public`: no credentials. */
-export type Auth = 'key' | 'admin' | 'public';
+type Auth = 'key' | 'admin' | 'public';
 
 type Schema = v.GenericSchema;
 type ObjSchema =
@@ -26,7 +26,7 @@ export type Answer = {
   streamed?: boolean;
 };
 
-export type EndpointContext<P, Q, B> = {
+type EndpointContext<P, Q, B> = {
   event: H3Event;
   svc: Services;
   /** The authenticated principal (a `public` endpoint gets none). */
@@ -52,7 +52,7 @@ export type EndpointContext<P, Q, B> = {
  * the tests and the fuzzer all read these. Paths use h3's `:param`; a page path of any depth is
  * written `**:path` and may be followed by a fixed sub-resource suffix (src/http/page-paths.ts).
  */
-export type Endpoint<P = Record<string, string>, Q = Record<string, never>, B = undefined> = {
+type Endpoint<P = Record<string, string>, Q = Record<string, never>, B = undefined> = {
   method: Method;
   path: string;
   summary: string;

@@ -25,7 +25,7 @@ import { templateEndpoints } from './routes/templates.ts';
 import { webhookEndpoints } from './routes/webhooks.ts';
 
 /** The API's version in the document (the package's). */
-export const API_VERSION = '0.1.0';
+const API_VERSION = '0.1.0';
 
 let document: string | null = null;
 

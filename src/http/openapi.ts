@@ -13,7 +13,7 @@ type SecurityScheme = Record<string, unknown>;
  * How a caller proves who it is. Every `key`/`admin` operation accepts any one of these (a
  * `bearerOnly` one, MCP, only the key); a new way in adds its scheme here.
  */
-export const securitySchemes: Record<string, SecurityScheme> = {
+const securitySchemes: Record<string, SecurityScheme> = {
   kspaceKey: { type: 'http', scheme: 'bearer', description: 'an API key: `Authorization: Bearer ks_…`' },
   kspaceSession: {
     type: 'apiKey',

@@ -17,7 +17,7 @@ export const PAGE_PREFIX = '/pages/:space/**:path';
 type Part = { literal: string } | { param: string; schema?: v.GenericSchema };
 type Suffix = { parts: Part[]; endpoints: AnyEndpoint[] };
 
-export type PageMatch = {
+type PageMatch = {
   /** Every endpoint declared on the matched resource (one per method). */
   endpoints: AnyEndpoint[];
   params: Record<string, string>;

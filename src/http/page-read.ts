@@ -23,8 +23,8 @@ import { PAGE_PREFIX } from './page-paths.ts';
 import { answerViolation } from './response-check.ts';
 import { endpointFinder } from './router.ts';
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
-export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
 
 // The ETag names the page row and its version: `"<version>-<tag>"`, `-md` added for the Markdown
 // form. The version comes first, so `If-Match` with it still reads the version (contract). The tag
@@ -34,7 +34,7 @@ export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
 // read each page once more.
 const SALT = crypto.randomBytes(16).toString('base64url');
 
-export function pageETag(page: { id: number; version: number }, markdown: boolean): string {
+function pageETag(page: { id: number; version: number }, markdown: boolean): string {
   return `"${page.version}-${tagOf(page.id)}${markdown ? '-md' : ''}"`;
 }
 
@@ -42,7 +42,7 @@ export function pageETag(page: { id: number; version: number }, markdown: boolea
 const tags = new Map<number, string>();
 const tagOf = (id: number): string => cached(tags, id, 8192, () => crypto.hash('sha256', `${SALT}${id}`, 'base64url').slice(0, 10));
 
-export type PageAnswer = { status: 200 | 304; etag: string; contentType?: string; body?: string };
+type PageAnswer = { status: 200 | 304; etag: string; contentType?: string; body?: string };
 
 /**
  * The answer to a GET of a page (not `?render=html`). With If-None-Match, the page row's id,

@@ -2,7 +2,7 @@ import { FastResponse } from 'srvx';
 
 // The answer the h3 app gives on a replica when a read would have to write: never sent as it is.
 // The replica's handler (replica.ts) sees it in writeHead and forwards the request instead.
-export const FORWARD_MARK = 'x-kspace-forward-to-primary';
+const FORWARD_MARK = 'x-kspace-forward-to-primary';
 
 export function forwardToPrimary(): Response {
   return new FastResponse(null, { status: 503, headers: { [FORWARD_MARK]: '1' } });

@@ -20,7 +20,7 @@ import { openCursor } from './cursor-seal.ts';
 const ANONYMOUS: Caller = { id: '', name: '', kind: 'agent', orgId: -1, orgAdmin: false };
 
 /** Finds the endpoint for a method and a URL path, or the methods the path allows. */
-export type EndpointFinder = (
+type EndpointFinder = (
   method: string,
   pathname: string,
 ) => { endpoint: AnyEndpoint; params: Record<string, string> } | { allow: Method[] } | null;

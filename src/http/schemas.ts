@@ -79,7 +79,6 @@ export function optionalText(json: JsonSchema = { type: 'string' }) {
     json,
   );
 }
-export const OptionalText = optionalText();
 
 /** A path parameter: a non-empty text (what it names is looked up, so a bad one is a 404). */
 export const Segment = v.pipe(v.string(), v.minLength(1));
@@ -92,12 +91,12 @@ export const SLUG_PATTERN = '^(?:[a-z0-9][a-z0-9-]{0,62}|~[A-Za-z0-9][A-Za-z0-9_
 /** A `space` filter of a query: a slug, or empty (the same as absent: every space). */
 export const SPACE_FILTER_PATTERN = '^(?:|[a-z0-9][a-z0-9-]{0,62}|~[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$';
 /** What the server's ids look like: `p_…`, `k_…`, `wh_…` and template ids. Another shape names nothing: 404. */
-export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
+const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
 /** A metadata key (src/domain/metadata.ts META_KEY). */
 export const META_KEY_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 
 export const Slug = documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', pattern: SLUG_PATTERN });
-export const Id = documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', pattern: ID_PATTERN });
+const Id = documentAs(v.pipe(v.string(), v.minLength(1)), { type: 'string', pattern: ID_PATTERN });
 export const SlugParams = v.object({ slug: Slug });
 export const IdParams = v.object({ id: Id });
 

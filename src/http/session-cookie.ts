@@ -4,14 +4,14 @@ import type { Services } from '../services.ts';
 // The session cookie and the same-origin checks (docs/web.md, "Sessions"). Over https the cookie
 // is `__Host-kspace_session` with Secure (the prefix pins it to this host, path /, Secure).
 
-export const COOKIE = 'kspace_session';
-export const SECURE_COOKIE = '__Host-kspace_session';
+const COOKIE = 'kspace_session';
+const SECURE_COOKIE = '__Host-kspace_session';
 
 /**
  * True when the app is served over https: the request came over TLS, SERVICE_BASE_URL says https,
  * or, with SERVICE_TRUST_PROXY=1, the proxy's X-Forwarded-Proto (its last hop) says https.
  */
-export function isHttps(event: H3Event, svc: Services): boolean {
+function isHttps(event: H3Event, svc: Services): boolean {
   if (event.url.protocol === 'https:' || svc.config.baseUrl.startsWith('https:')) return true;
   if (!svc.config.ops.trustProxy) return false;
   const proto = event.req.headers.get('x-forwarded-proto')?.split(',').pop()?.trim().toLowerCase();

@@ -8,9 +8,9 @@ import { NONCE_PLACEHOLDER, type WebManifest } from './web-manifest.ts';
 
 const DIR = 'dist/web';
 
-export type Encoding = 'br' | 'gzip' | 'identity';
-export type WebAsset = { type: string; etag: string; bodies: Partial<Record<Encoding, Buffer>> };
-export type WebIndex = { template: string; etag: string };
+type Encoding = 'br' | 'gzip' | 'identity';
+type WebAsset = { type: string; etag: string; bodies: Partial<Record<Encoding, Buffer>> };
+type WebIndex = { template: string; etag: string };
 
 const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
@@ -22,7 +22,7 @@ const TYPES: Record<string, string> = {
   txt: 'text/plain; charset=utf-8',
 };
 
-export type WebApp = { manifest: WebManifest; index: WebIndex; asset(name: string): WebAsset | null };
+type WebApp = { manifest: WebManifest; index: WebIndex; asset(name: string): WebAsset | null };
 
 let loaded: WebApp | null = null;
 

@@ -9,7 +9,7 @@ import { nextCursorOf } from '../client/problem.ts';
 import { ApiError, request, type ClientSettings } from '../client/request.ts';
 
 /** `next`: the cursor of a `Link: <…>; rel="next"` header (a bare-array answer's next page). */
-export type ApiAnswer = { status: number; body: unknown; next?: string | null };
+type ApiAnswer = { status: number; body: unknown; next?: string | null };
 export type CallApi = (method: string, path: string, body?: unknown) => Promise<ApiAnswer>;
 
 type Problem = { code?: string; title?: string; detail?: string; issues?: Issue[] };

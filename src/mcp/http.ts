@@ -8,7 +8,7 @@ import { readBody, type CallApi } from './api.ts';
 export type Fetcher = { fetch(req: Request): Response | Promise<Response> };
 
 /** The /mcp door's callApi: a sub-request into `app` carrying the caller's credentials. */
-export function inProcessCallApi(app: Fetcher, origin: string, authorization: string): CallApi {
+function inProcessCallApi(app: Fetcher, origin: string, authorization: string): CallApi {
   return async (method, path, body) => {
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -20,7 +20,7 @@ export function inProcessCallApi(app: Fetcher, origin: string, authorization: st
 }
 
 /** One POST to /mcp: `text` is its body, `origin` where the in-process sub-requests go. */
-export type McpRequest = { app: Fetcher; url: string; headers: Headers; text: string; origin: string; bodyBytes: number };
+type McpRequest = { app: Fetcher; url: string; headers: Headers; text: string; origin: string; bodyBytes: number };
 
 /** Answers one MCP POST (its JSON-RPC message) with a fresh server and transport. */
 export async function serveMcp({ app, url, headers, text, origin, bodyBytes }: McpRequest): Promise<Response> {

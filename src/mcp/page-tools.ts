@@ -13,7 +13,7 @@ const version = (what: string) => z.number().int().min(1).describe(what);
 const write = { readOnlyHint: false, openWorldHint: false } as const;
 const ro = { readOnlyHint: true, openWorldHint: false } as const;
 
-export const PAGE_URI = 'kspace://pages/{space}/{+path}';
+const PAGE_URI = 'kspace://pages/{space}/{+path}';
 
 export function registerPageTools(server: McpServer, api: CallApi): void {
   const call = async (method: string, path: string, body?: unknown) => toToolResult(await api(method, path, body));

@@ -13,7 +13,7 @@ type Series = { route: string; status: number; count: number; sum: number; bucke
 /** What a finished request was, for the log and the metrics. */
 export type Done = { route: string; status: number; ms: number; bytes: number };
 
-export type Metrics = { observe(d: Done): void; render(): string };
+type Metrics = { observe(d: Done): void; render(): string };
 
 const registry = new WeakMap<Services, Metrics>();
 

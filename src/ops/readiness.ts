@@ -5,7 +5,7 @@ import { schemaVersionOf } from '../store/ops-stats.ts';
 import { committedTxid } from '../store/txid.ts';
 import { replicaStatusOf } from './replica-status.ts';
 
-export type Readiness = { ready: boolean; reason: string | null; body: Record<string, unknown> };
+type Readiness = { ready: boolean; reason: string | null; body: Record<string, unknown> };
 
 // A write barrier that cannot take the write lock in this long means writes are stuck.
 const WRITE_PROBE_MS = 2000;

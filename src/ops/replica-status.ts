@@ -3,7 +3,7 @@
 import type { Services } from '../services.ts';
 
 /** What /readyz says of the replication. */
-export type ReplicaStatus = { txid: number; lagMs: number; sinceChangeMs: number; replaced: boolean };
+type ReplicaStatus = { txid: number; lagMs: number; sinceChangeMs: number; replaced: boolean };
 
 const replicas = new WeakMap<Services, () => ReplicaStatus>();
 

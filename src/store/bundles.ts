@@ -3,7 +3,7 @@ import type { Db } from './db/types.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 
-export type ExportBatch = { n: number; last: string | null; json: string | null };
+type ExportBatch = { n: number; last: string | null; json: string | null };
 
 /**
  * The next keyset batch of live pages of a space that the caller may read, in path order after

@@ -15,7 +15,7 @@ export const CHANGES_SQL = `CREATE TABLE changes (
   INSERT INTO derived_state (name, value) SELECT 'changes_floor', CAST(n AS TEXT) FROM txid WHERE id = 1
     ON CONFLICT (name) DO UPDATE SET value = excluded.value;`;
 
-export type ChangeInsert = {
+type ChangeInsert = {
   at: string;
   event: string;
   pageId: number;

@@ -4,7 +4,7 @@ import type { Db } from './db/types.ts';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'blocked';
 export type AttemptOutcome = 'delivered' | 'failed' | 'retrying' | 'blocked';
 
-export type NewDelivery = {
+type NewDelivery = {
   id: string;
   webhook_id: string;
   event_id: number | null;
@@ -101,7 +101,7 @@ export function recordAttempt(db: Db, r: AttemptResult): void {
   ).run(r.deliveryId, r.webhookId, r.attempt, r.at, r.outcome, r.httpStatus, r.error, r.durationMs);
 }
 
-export type AttemptRow = {
+type AttemptRow = {
   id: number;
   delivery_id: string;
   event: string;

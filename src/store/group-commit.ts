@@ -29,7 +29,7 @@ export type GroupCommit = {
 };
 
 /** A batch that took longer than `slowMs` (BEGIN to COMMIT) is reported to `onSlow`. */
-export type SlowBatchReport = { slowMs: number; onSlow: (ms: number, writes: number) => void };
+type SlowBatchReport = { slowMs: number; onSlow: (ms: number, writes: number) => void };
 
 export function createGroupCommit(db: Db, maxBatch = 128, slow?: SlowBatchReport): GroupCommit {
   let queue: Job[] = [];

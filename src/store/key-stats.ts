@@ -68,7 +68,7 @@ function write(db: Db, { spaceId, readers, key, type, delta }: Bump): void {
   }
 }
 
-export type KeyStatRow = { key: string; type: string; pages: number };
+type KeyStatRow = { key: string; type: string; pages: number };
 
 /** Page counts per key and type over the reader groups the caller may read. */
 export function readableKeyStats(db: Db, caller: Caller, spaceId: number | null): KeyStatRow[] {

@@ -33,7 +33,7 @@ export function insertLinks(db: Db, sourceId: number, targets: PageRef[]): void 
   );
 }
 
-export type OutboundRow = { space: string; path: string; ord: number; exists: number };
+type OutboundRow = { space: string; path: string; ord: number; exists: number };
 
 /**
  * A page's links in order of appearance after position `afterOrd` (-1: from the start), at most
@@ -50,7 +50,7 @@ export function outboundLinks(db: Db, caller: Caller, sourceId: number, afterOrd
   ).all({ ...callerParams(caller), sourceId, afterOrd, limit }) as never;
 }
 
-export type BacklinkRow = { space: string; path: string; title: string };
+type BacklinkRow = { space: string; path: string; title: string };
 
 /** The readable pages that link to an address, in (space, path) order after `after`, at most `limit`. */
 export function backlinks(db: Db, caller: Caller, target: PageRef, after: PageRef, limit: number): BacklinkRow[] {
@@ -90,7 +90,7 @@ export function backlinksToAny(db: Db, caller: Caller, targets: PageRef[], after
   }) as never;
 }
 
-export type BrokenRow = { sourcePath: string; targetSpace: string; targetPath: string };
+type BrokenRow = { sourcePath: string; targetSpace: string; targetPath: string };
 
 /**
  * Links from the space's readable pages to addresses with no page the caller may read, in
@@ -110,7 +110,7 @@ export function brokenLinks(db: Db, caller: Caller, spaceId: number, after: [str
   ).all({ ...callerParams(caller), spaceId, afterPath: after[0], afterSpace: after[1], afterTarget: after[2], limit }) as never;
 }
 
-export type LinkSourceRow = {
+type LinkSourceRow = {
   id: number;
   spaceId: number;
   space: string;

@@ -14,7 +14,7 @@ const isKeyOnly = (c: Condition): c is Extract<Condition, { op: 'exists' | 'miss
 const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
 /** An `in` list as its one parameter: a JSON array of [t, v] pairs. */
-export function inListParam(values: TypedValue[]): string {
+function inListParam(values: TypedValue[]): string {
   return JSON.stringify(values.map((tv) => [tv.t, tv.v]));
 }
 
@@ -30,7 +30,7 @@ export function inListSql(name: string): string {
  * (pos -1), compared within its type, so numbers compare numerically and dates chronologically;
  * contains: an item of the key's list (pos ≥ 0).
  */
-export function rowCondition(c: ValueCondition, alias: string, name: string, params: Params): string {
+function rowCondition(c: ValueCondition, alias: string, name: string, params: Params): string {
   params[`${name}k`] = c.key;
   const head = `${alias}.key = @${name}k`;
   if (c.op === 'in') {

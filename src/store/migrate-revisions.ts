@@ -6,7 +6,7 @@ import { encodePrev, storedWhole, type StoredState } from './revision-codec.ts';
 // (page_id, version) order and written again as the rowid table, each row with the state of the
 // revision before it encoded against its own.
 
-export const REVISIONS_SQL = `CREATE TABLE revisions (
+const REVISIONS_SQL = `CREATE TABLE revisions (
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL REFERENCES pages(id), version INTEGER NOT NULL,
     title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES principals(id), created_at TEXT NOT NULL,
     readers TEXT, prev BLOB, UNIQUE (page_id, version));`;

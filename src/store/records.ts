@@ -16,7 +16,7 @@ const TEMPLATE_PATHS = `p.path >= 'templates/' AND p.path < 'templates0' AND ins
 const STAMP_WALK = `FROM page_meta r CROSS JOIN pages p ON p.id = r.page_id CROSS JOIN spaces s ON s.id = p.space_id
   WHERE r.key = 'template' AND r.pos = -1 AND r.t = @stampT AND r.v = @stampV`;
 
-export type TemplatePageRow = {
+type TemplatePageRow = {
   id: number;
   version: number;
   space: string;
@@ -39,7 +39,7 @@ export function listReadableTemplates(db: Db, caller: Caller, spaceId: number | 
   ).all({ ...callerParams(caller), spaceId, withContent: withContent ? 1 : 0 }) as never;
 }
 
-export type RecordRow = { id: number; space: string; path: string; title: string; version: number; updated_at: string; metadata: string };
+type RecordRow = { id: number; space: string; path: string; title: string; version: number; updated_at: string; metadata: string };
 
 /** Every readable record of one type in one space, in creation order (the nonconforming report). */
 export function iterateReadableRecords(
@@ -62,7 +62,7 @@ export function iterateReadableRecords(
 /** Keyset position: phase 1 walks rows holding the order key, phase 2 the rows without it. */
 export type RecordCursor = { phase: 1; t: MetaType; v: string | number; id: number } | { phase: 2; id: number };
 
-export type RecordsQuery = {
+type RecordsQuery = {
   spaceId: number;
   /** The type as pages.template holds it ("N" or "space:N"). */
   template: string;

@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 
 export type StoredState = { frontmatter: string; metadata: string; content: string };
 
-export const FULL_EVERY = 8;
+const FULL_EVERY = 8;
 
 /** Whether the row of the version after `version` stores `version`'s state whole (no delta). */
 export function storedWhole(version: number): boolean {
@@ -104,7 +104,7 @@ export function decodePrev(prev: Buffer, newer: StoredState | null): StoredState
 }
 
 /** decodePrev on serialized states: a walk down several versions serializes and parses once. */
-export function decodePrevBytes(prev: Buffer, newer: Buffer | null): Buffer {
+function decodePrevBytes(prev: Buffer, newer: Buffer | null): Buffer {
   const kind = prev[0];
   if (kind === WHOLE) return zlib.inflateRawSync(prev.subarray(1));
   if (kind === RAW) return prev.subarray(1);
@@ -132,7 +132,7 @@ export function decodeWalk(walk: Uint8Array[], newer: () => Buffer): Buffer {
 }
 
 /** A Uint8Array (as a worker receives a Buffer) as a Buffer over the same memory. */
-export function asBuffer(b: Uint8Array): Buffer {
+function asBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 

@@ -22,7 +22,7 @@ const MAX = '\u{10FFFF}';
 export type TitleHit = { space: string; path: string; title: string };
 
 /** A query: its distinct folded words (the longest drives the word group), all of them joined by one space, and its bounds. */
-export type TitleQuery = { words: string[]; phrase: string; spaceId: number | null; limit: number };
+type TitleQuery = { words: string[]; phrase: string; spaceId: number | null; limit: number };
 
 // The three groups of the order (docs/search.md "Titles"), each a condition on page `p` and the
 // title_words range that holds every page of the group: a whole title or alias equal to the

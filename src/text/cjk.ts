@@ -89,7 +89,7 @@ export function indexText(text: string): string {
  * text check (score.ts) finds the run itself in the candidates, so a long run is looked up by
  * some of its bigrams, spread over it.
  */
-export const MAX_QUERY_BIGRAMS = 6;
+const MAX_QUERY_BIGRAMS = 6;
 
 /**
  * The bigrams a query's run is looked up by: bigrams that cover it without overlapping (and the

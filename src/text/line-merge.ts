@@ -1,7 +1,7 @@
 // Line diff (LCS) and a three-way line merge: enough for the history view, for resolving a
 // conflicting save without losing either side, and for `kspace sync` (both sides changed a page).
 
-export type DiffOp = { type: 'same' | 'add' | 'del'; line: string };
+type DiffOp = { type: 'same' | 'add' | 'del'; line: string };
 
 const MAX_CELLS = 4_000_000;
 
@@ -84,7 +84,7 @@ function apply(base: string[], start: number, end: number, hs: Hunk[]): string[]
   return out;
 }
 
-export interface MergeResult {
+interface MergeResult {
   text: string;
   conflicts: number;
 }

@@ -4,7 +4,7 @@
 // mark stays), anything but letters and digits a separator, no `-` at either end. `ascii` keeps
 // a–z and 0–9 only, as space slugs and template ids must be.
 
-export type SlugOptions = { ascii?: boolean; max?: number };
+type SlugOptions = { ascii?: boolean; max?: number };
 
 /** The slug of `text`, at most `max` characters (default 80); `''` when no letter or digit is left. */
 export function slugify(text: string, { ascii = false, max = 80 }: SlugOptions = {}): string {

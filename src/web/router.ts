@@ -104,7 +104,7 @@ export function navigate(href: string, opts: { replace?: boolean } = {}): void {
   if (!href.includes('#')) window.scrollTo(0, 0);
 }
 
-export interface Loc {
+interface Loc {
   pathname: string;
   search: string;
   hash: string;

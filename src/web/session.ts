@@ -3,7 +3,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Principal } from './api/types.ts';
 
-export interface SessionState {
+interface SessionState {
   principal: Principal;
   signOut: () => void;
 }

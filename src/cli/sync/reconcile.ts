@@ -10,7 +10,7 @@ import type { RoundContext, SyncReport } from './round-context.ts';
 import type { FileEntry } from './state.ts';
 
 /** Pushes a file's text as an edit of `entry` (push.ts's pushChange, passed in: it calls back here). */
-export type PushChange = (ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport) => Promise<void>;
+type PushChange = (ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport) => Promise<void>;
 
 /** The file (`text`) and the page (`server`) both changed since `entry`. */
 export async function reconcile(

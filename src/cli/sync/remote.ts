@@ -9,8 +9,8 @@ import { sha256 } from './state.ts';
 
 export type ServerPage = BundlePage & { version: number };
 /** A page's attached file as the JSON export lists it (its bytes in the export's `blobs`, by sha256). */
-export type ServerFile = { path: string; name: string; contentType: string; sha256: string };
-export type ServerExport = { pages: BundlePage[]; attachments: ServerFile[]; blobs: Record<string, string> };
+type ServerFile = { path: string; name: string; contentType: string; sha256: string };
+type ServerExport = { pages: BundlePage[]; attachments: ServerFile[]; blobs: Record<string, string> };
 export type Change = { txid: number; event: string; space: string; path: string; from?: { space: string; path: string }; version?: number };
 
 export const FEED_LIMIT = 1000;

@@ -18,7 +18,7 @@ import { nativeAddonFile } from '../../store/db/native.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 
 /** The SEA asset holding the worker's bundle (scripts/build-binary.ts). */
-export const EXPORT_BUNDLE_ASSET = 'export-worker.cjs';
+const EXPORT_BUNDLE_ASSET = 'export-worker.cjs';
 export const MAX_WORKER_EXPORTS = 2;
 const IDLE_MS = 30_000;
 /** Pieces a worker may post ahead of what the response has taken (each up to 512 KiB: export-worker.ts). */
@@ -26,7 +26,7 @@ const AHEAD = 2;
 /** A worker asked to stop that has not stopped by then is ended by force. */
 const STOP_WAIT_MS = 2000;
 
-export type ExportFormat = 'zip' | 'json';
+type ExportFormat = 'zip' | 'json';
 /** What a worker is started with. */
 export type ExportWorkerData = { /** The SQLite addon the single executable loaded. */ addon?: string };
 /** One export. */

@@ -10,10 +10,10 @@ import { AppError } from '../errors.ts';
 // is always admitted (SERVICE_MAX_IMPORT_BYTES caps it), so a cap above the budget still works.
 
 /** Seconds a refused import is told to wait (Retry-After). */
-export const IMPORT_RETRY_AFTER = 5;
+const IMPORT_RETRY_AFTER = 5;
 
 /** The imports in flight: who is importing, and how many bytes they are charged. */
-export class ImportGate {
+class ImportGate {
   private readonly importing = new Set<string>();
   private charged = 0;
   private readonly budget: number;
@@ -72,7 +72,7 @@ export function importGate(svc: Services): ImportGate {
 }
 
 /** What an import with this Content-Length header is charged: its length, or the cap when it has none (chunked). */
-export function importCharge(contentLength: string | null, cap: number): number {
+function importCharge(contentLength: string | null, cap: number): number {
   const n = Number(contentLength ?? NaN);
   return Number.isSafeInteger(n) && n >= 0 ? Math.min(n, cap) : cap;
 }

@@ -20,11 +20,11 @@ import type { Caller } from '../../model.ts';
 // on the same final state (skip mode skips what exists; overwrite writes nothing for a page that
 // already equals the bundle's). Between chunks the event loop serves other requests.
 
-export type ImportMode = 'skip' | 'overwrite';
+type ImportMode = 'skip' | 'overwrite';
 export const IMPORT_MODES: readonly ImportMode[] = ['skip', 'overwrite'];
 export type ImportResult = { created: number; updated: number; skipped: number; errors: BundleError[] };
 
-export type ImportTarget = {
+type ImportTarget = {
   slug: string;
   /** Refuse (409) when the space exists: creating a space from a template. */
   mustBeNew?: boolean;

@@ -19,7 +19,7 @@ import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage
 
 /** The file a folder export writes beside the pages (a dot-folder: Obsidian does not list it). */
 export const FOLDER_MARKER = '.kspace/space.json';
-export const FOLDER_FORMAT = 'kspace-markdown-folder';
+const FOLDER_FORMAT = 'kspace-markdown-folder';
 
 /** A file of the folder: its path relative to the folder, `/`-separated. */
 export type FolderFile = { path: string; text: string };
@@ -60,7 +60,7 @@ export function pageToFile(page: BundlePage): FolderFile {
 }
 
 /** An attached file as the folder holds it: beside its page, at `file`. */
-export type PlacedAttachment = { path: string; name: string; contentType: string; file: string };
+type PlacedAttachment = { path: string; name: string; contentType: string; file: string };
 
 /**
  * Where a folder export puts each attached file: `<page's folder>/files/<name>`, where a page's
@@ -273,7 +273,7 @@ function toJsonValue(v: unknown): unknown {
  * name (case-insensitive) anywhere, the one in the linking note's folder first, else the one
  * with the shortest path. A link Obsidian cannot resolve either is left as written.
  */
-export function respellForeignLinks(pages: BundlePage[]): void {
+function respellForeignLinks(pages: BundlePage[]): void {
   const byPath = new Map<string, string>(); // lower-cased path → path
   const byName = new Map<string, string[]>(); // lower-cased last segment → paths
   for (const p of pages) {

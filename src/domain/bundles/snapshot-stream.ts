@@ -11,7 +11,7 @@ import type { SpaceRow } from '../../store/spaces.ts';
 // nothing to hand on yet, so no step is held longer than one piece of its work.
 
 /** How long one step may hold the event loop. */
-export const STEP_MS = 4;
+const STEP_MS = 4;
 /** A step hands on what it has once it holds this many bytes. */
 const STEP_BYTES = 64 * 1024;
 

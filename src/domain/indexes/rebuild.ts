@@ -14,7 +14,7 @@ import type { Caller } from '../../model.ts';
 // write, then what lives in a file of its own (rebuildApart).
 const BATCH = 500;
 
-export type Rebuilt = { indexes: string[]; pages: number };
+type Rebuilt = { indexes: string[]; pages: number };
 
 /** The names of the indexes, for the `index` check. */
 const indexNames = (): string[] => indexes.map((ix) => ix.name);

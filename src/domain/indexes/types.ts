@@ -58,7 +58,7 @@ export type AccessPage = { id: number; spaceSlug: string; path: string; title: s
 export type ReadersBefore = { spaceId: number; readers: string } | undefined;
 
 /** A live page as stored, for a rebuild or a backfill (metadata and frontmatter as JSON text). */
-export type StoredPage = {
+type StoredPage = {
   id: number;
   spaceId: number;
   space: string;

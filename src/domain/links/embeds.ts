@@ -12,7 +12,7 @@ type Token = ReturnType<MarkdownIt['parse']>[number];
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ESC[c]);
 
-export type Size = { w: number; h: number | null };
+type Size = { w: number; h: number | null };
 
 /** `alt|100` or `alt|100x145` (Obsidian's image size) → the alt text and the size. */
 export function splitSize(alt: string): { text: string; size: Size | null } {

@@ -188,7 +188,7 @@ class Found {
 }
 
 /** What a bare URL's `://` counts against LinkBudget.marks. */
-export const BARE_URL_MARKS = 10;
+const BARE_URL_MARKS = 10;
 
 /**
  * Where the text's marks run past `max`: `at` is the index of the first mark over the budget

@@ -13,7 +13,7 @@ import type { Caller } from '../../model.ts';
 // MAX_LINK_LIMIT (a page with more links than that is rare; most clients never ask twice).
 export const MAX_LINK_LIMIT = 1000;
 
-export type PageLinks = {
+type PageLinks = {
   outbound: Array<{ space: string; path: string; exists: boolean }>;
   backlinks: Array<{ space: string; path: string; title: string }>;
 };
@@ -22,7 +22,7 @@ export type PageLinks = {
  * Where the next page of /links starts: after outbound position `o` and after backlink `b`
  * ([space, path]); `false` when that list is finished.
  */
-export type LinksCursor = { o: number | false; b: [string, string] | false };
+type LinksCursor = { o: number | false; b: [string, string] | false };
 
 export const isLinksCursor = (v: unknown): v is LinksCursor => {
   if (v === null || typeof v !== 'object') return false;
@@ -71,10 +71,10 @@ export function pageLinks(
   };
 }
 
-export type BrokenLink = { source: { space: string; path: string }; target: { space: string; path: string } };
+type BrokenLink = { source: { space: string; path: string }; target: { space: string; path: string } };
 
 /** Where the next page of broken links starts: after [source path, target space, target path]. */
-export type BrokenCursor = [string, string, string];
+type BrokenCursor = [string, string, string];
 
 export const isBrokenCursor = (v: unknown): v is BrokenCursor =>
   Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'string');

@@ -97,7 +97,7 @@ function blockComment(state: StateBlock, startLine: number, endLine: number, sil
   return true;
 }
 
-export type Callout = { type: string; kind: string; fold: '' | '+' | '-' };
+type Callout = { type: string; kind: string; fold: '' | '+' | '-' };
 
 const CALLOUT = /^\[!([\p{L}\p{N}_-]{1,64})\]([+-]?)[ \t]*(.*)$/u;
 

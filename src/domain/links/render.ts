@@ -64,7 +64,7 @@ export function headingFragment(heading: string | null): string {
   return parts.length ? `#${headingId(parts[parts.length - 1])}` : '';
 }
 
-export type RenderInput = {
+type RenderInput = {
   content: string;
   /** The page the content belongs to: relative links resolve against its folder. */
   from: PageRef;
@@ -86,7 +86,7 @@ export function renderMarkdown(input: RenderInput): string {
  * A link whose address depends on the reader: a page link (target known), a wikilink (resolved
  * per reader) or an embed of a page (`embed`: its HTML is filled in per reader, finishRender).
  */
-export type PartLink = { target: PageRef; fragment: string } | { wiki: Wikilink; label: string; raw: string; embed?: true };
+type PartLink = { target: PageRef; fragment: string } | { wiki: Wikilink; label: string; raw: string; embed?: true };
 
 /**
  * The HTML of some Markdown with a marker for each internal link (`\0n\0` as its href and
@@ -320,7 +320,7 @@ function unwrapLink(children: Token[], openIndex: number): void {
 }
 
 /** How a wikilink reads when it has no label: its target, and its heading after `›`. */
-export function wikiLabel(link: Wikilink): string {
+function wikiLabel(link: Wikilink): string {
   if (link.label) return link.label;
   const heading = link.heading?.replace(/#/g, ' › ') ?? null;
   return link.target === '' ? heading! : heading ? `${link.target} › ${heading}` : link.target;

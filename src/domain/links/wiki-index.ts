@@ -52,10 +52,10 @@ import { foldedWords } from '../../store/title-words-schema.ts';
  * batch's budget refuse the write (400 naming `content`); otherwise (stored content indexed
  * again) the links before the budget are indexed. `links`: the content's scan, made already.
  */
-export type LinkSource = { id: number; spaceSlug: string; path: string; content: string; written?: boolean; links?: LinkScan };
+type LinkSource = { id: number; spaceSlug: string; path: string; content: string; written?: boolean; links?: LinkScan };
 
 /** Which wikilinks to resolve again: those filed under these `space key`s, or all. */
-export type Again = Set<string> | 'all';
+type Again = Set<string> | 'all';
 
 /**
  * Indexes a page's links (markdown links and resolved wikilinks) and files its wikilinks.

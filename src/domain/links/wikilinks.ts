@@ -132,7 +132,7 @@ export function foldCase(s: string): string {
 }
 
 /** Whether a page titled `title` with these `aliases` matches `target`: 'exact', 'folded' or null. */
-export function titleMatch(target: string, folded: string, title: string, aliases: readonly string[]): 'exact' | 'folded' | null {
+function titleMatch(target: string, folded: string, title: string, aliases: readonly string[]): 'exact' | 'folded' | null {
   if (title === target || aliases.includes(target)) return 'exact';
   if (foldCase(title) === folded || aliases.some((a) => foldCase(a) === folded)) return 'folded';
   return null;
@@ -172,7 +172,7 @@ export function titleMatches(
  * Of several pages a wikilink names by title (docs/search.md "Wikilinks"): exact matches before
  * folded ones, then one in the linking page's folder, then the shortest path, then the oldest.
  */
-export function pickTitled(titled: TitleMatch[], from: PageRef): PageRef {
+function pickTitled(titled: TitleMatch[], from: PageRef): PageRef {
   const folder = from.path.slice(0, from.path.lastIndexOf('/') + 1);
   const here = (r: PageRef) => r.space === from.space && r.path.startsWith(folder) && !r.path.slice(folder.length).includes('/');
   let best = titled[0];

@@ -66,7 +66,6 @@ const V6_BLOCKS: Array<[string, string]> = [
 const V4_RULES = buildRules(V4_BLOCKS, 32);
 const V6_RULES = buildRules(V6_BLOCKS, 128);
 const V6_GLOBAL_UNICAST = buildRules([['2000::/3', 'global']], 128)[0]!;
-const MAPPED_PREFIX = 0xffffn << 32n; // ::ffff:0:0/96
 const LOW_32 = 0xffff_ffffn;
 
 /** Null when `ip` may be reached; otherwise a short reason (`loopback`, `private`, …). Non-IPs are `invalid`. */

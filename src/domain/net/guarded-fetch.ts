@@ -10,9 +10,9 @@ let undici: Promise<typeof import('undici')> | undefined;
 const loadUndici = () => (undici ??= import('undici'));
 import { resolveAndCheck, type CheckedAddress } from './address-guard.ts';
 
-export const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BYTES = 1024 * 1024;
 
-export interface GuardedFetchInit {
+interface GuardedFetchInit {
   method?: string;
   headers?: HeadersInit;
   body?: string | Uint8Array;
@@ -25,7 +25,7 @@ export interface GuardedFetchInit {
   ca?: string[];
 }
 
-export interface GuardedResponse {
+interface GuardedResponse {
   status: number;
   headers: Headers;
   body: Buffer;
@@ -126,7 +126,7 @@ export function createAgentPool(maxAgents = 64): AgentPool {
   };
 }
 
-export interface GuardedPostInit {
+interface GuardedPostInit {
   headers: Record<string, string>;
   body: Buffer;
   timeoutMs: number;

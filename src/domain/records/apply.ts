@@ -12,10 +12,10 @@ import type { Caller, Issue, Metadata } from '../../model.ts';
 // transaction writes nothing (no page, no revision, no event).
 
 /** The state a PUT would write, with its metadata still an object (normalized). */
-export type PageDraft = Omit<PageState, 'metadata'> & { metadata: Metadata };
+type PageDraft = Omit<PageState, 'metadata'> & { metadata: Metadata };
 
 /** The parts of a PUT that templates look at. */
-export type TemplateInput = { title?: string; content?: string; template?: string; metadata?: Record<string, unknown> };
+type TemplateInput = { title?: string; content?: string; template?: string; metadata?: Record<string, unknown> };
 
 /**
  * Completes the state a PUT writes: refuses a malformed template page; resolves `template`
@@ -118,7 +118,7 @@ function findRecordType(svc: Services, caller: Caller, space: SpaceRow, refText:
  * Issues of a template page's frontmatter, keyed from the request (`frontmatter.…`): a malformed
  * schema, and metadataDefaults that the page's own schema would refuse.
  */
-export function checkTemplateFrontmatter(name: string, frontmatter: Record<string, unknown>): Issue[] {
+function checkTemplateFrontmatter(name: string, frontmatter: Record<string, unknown>): Issue[] {
   const parsed = parseTemplate(name, frontmatter);
   const issues = parsed.issues.map((i) => ({ ...i, key: `frontmatter.${i.key}` }));
   if (parsed.type && issues.length === 0) {

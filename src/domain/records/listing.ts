@@ -7,7 +7,7 @@ import type { Caller, Metadata } from '../../model.ts';
 
 // What pickers and clients list: templates across the organisation, record types of a space.
 
-export type TemplateItem = {
+type TemplateItem = {
   space: string;
   name: string;
   path: string;
@@ -41,7 +41,7 @@ export function listTemplates(svc: Services, caller: Caller, q: { space: string 
   });
 }
 
-export type RecordTypeItem = {
+type RecordTypeItem = {
   name: string;
   description: string;
   defaultPathPrefix: string | null;

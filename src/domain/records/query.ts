@@ -13,7 +13,7 @@ import type { Caller, Issue, Metadata } from '../../model.ts';
 // of records that no longer satisfy their type. Both see only what the caller may read.
 
 /** A record type of `slug` as the caller can read it ("N" or "space:N"), else 404. */
-export function loadReadableType(
+function loadReadableType(
   svc: Services,
   caller: Caller,
   slug: string,
@@ -29,7 +29,7 @@ export function loadReadableType(
   throw notFound(`record type '${typeText}' in '${slug}'`);
 }
 
-export type RecordQueryParams = {
+type RecordQueryParams = {
   filters: string | null;
   orderBy: string | null;
   order: string | null;
@@ -37,7 +37,7 @@ export type RecordQueryParams = {
   cursor: RecordCursor | null;
 };
 
-export type RecordListItem = { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Metadata };
+type RecordListItem = { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Metadata };
 
 /** One page of records of a type, with the keyset position of the next page (or null). */
 export function listRecords(

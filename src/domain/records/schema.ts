@@ -5,11 +5,11 @@ import type { Issue } from '../../model.ts';
 // frontmatter into a RecordType (with issues when malformed) and checks a record's metadata
 // against one. Pure: no I/O, never coerces values.
 
-export type MetaScalar = string | number | boolean;
-export type MetaValue = MetaScalar | MetaScalar[];
+type MetaScalar = string | number | boolean;
+type MetaValue = MetaScalar | MetaScalar[];
 export type Metadata = Record<string, MetaValue>;
 
-export type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
+type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
 
 export type FieldDef = {
   key: string;
@@ -32,7 +32,7 @@ export type RecordType = {
   metadataDefaults: Metadata;
 };
 
-export const FIELD_TYPES: readonly FieldType[] = ['string', 'text', 'number', 'boolean', 'date', 'select', 'multiselect', 'list', 'url'];
+const FIELD_TYPES: readonly FieldType[] = ['string', 'text', 'number', 'boolean', 'date', 'select', 'multiselect', 'list', 'url'];
 /** The metadata key holding a record's type name; never declarable, always allowed. */
 export const STAMP_KEY = 'template';
 const FIELD_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -48,7 +48,7 @@ function isScalar(v: unknown): v is MetaScalar {
 }
 
 /** A metadata value per the contract: scalar or a flat list of scalars. */
-export function isMetaValue(v: unknown): v is MetaValue {
+function isMetaValue(v: unknown): v is MetaValue {
   return isScalar(v) || (Array.isArray(v) && v.every(isScalar));
 }
 

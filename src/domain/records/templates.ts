@@ -13,7 +13,7 @@ import type { Caller, Issue } from '../../model.ts';
 // (parsed once per frontmatter text) and resolves the `template` of a write: "N" in the page's own
 // space or "space:N" in another.
 
-export const TEMPLATE_PREFIX = 'templates/';
+const TEMPLATE_PREFIX = 'templates/';
 
 /** The template name of `templates/<name>` (exactly one segment below), else null. */
 export function templateNameOf(path: string): string | null {
@@ -22,7 +22,7 @@ export function templateNameOf(path: string): string | null {
   return name !== '' && !name.includes('/') ? name : null;
 }
 
-export type TemplateRef = { space: string | null; name: string };
+type TemplateRef = { space: string | null; name: string };
 
 /**
  * Parses "N" or "space:N". Whatever precedes the first ':' is a space slug, so a template
@@ -45,7 +45,7 @@ export function parseTemplateRef(ref: string, key = 'template'): TemplateRef | I
  * How a record's type is written in `pages.template` seen from `space`: "N" at home, else
  * "space:N" (also at home when N holds ':', so that the reference reads back the same).
  */
-export function refFrom(space: SpaceRow, typeSpace: SpaceRow, name: string): string {
+function refFrom(space: SpaceRow, typeSpace: SpaceRow, name: string): string {
   return space.id === typeSpace.id && !name.includes(':') ? name : `${typeSpace.slug}:${name}`;
 }
 
@@ -55,7 +55,7 @@ export function stampOf(ref: string): string {
   return colon === -1 ? ref : ref.slice(colon + 1);
 }
 
-export type ParsedTemplate = {
+type ParsedTemplate = {
   /** The record type, when the frontmatter declares `metadataSchema`. */
   type: RecordType | null;
   /** Why the frontmatter is malformed; empty for a usable template. */
@@ -101,7 +101,7 @@ export function parseTemplate(name: string, fm: Record<string, unknown>): Parsed
   };
 }
 
-export type LoadedTemplate = { space: SpaceRow; row: PageRow; parsed: ParsedTemplate; ref: string };
+type LoadedTemplate = { space: SpaceRow; row: PageRow; parsed: ParsedTemplate; ref: string };
 
 const unknownTemplate = (ref: string) => invalid([{ key: 'template', code: 'unknown', message: `no template "${ref}" that you can read` }]);
 

@@ -4,10 +4,10 @@
 // page_meta whose only variable parts are bound parameters. No user text ever becomes SQL.
 import { checkKey, typed } from '../metadata.ts';
 
-export const FILTER_OPS = ['eq', 'neq', 'exists', 'missing', 'gt', 'gte', 'lt', 'lte', 'contains', 'in'] as const;
-export type FilterOp = (typeof FILTER_OPS)[number];
-export const MAX_FILTERS = 20;
-export const MAX_IN_VALUES = 100;
+const FILTER_OPS = ['eq', 'neq', 'exists', 'missing', 'gt', 'gte', 'lt', 'lte', 'contains', 'in'] as const;
+type FilterOp = (typeof FILTER_OPS)[number];
+const MAX_FILTERS = 20;
+const MAX_IN_VALUES = 100;
 
 import type { Condition, Issue, TypedValue } from '../../model.ts';
 

@@ -19,12 +19,12 @@ import { TOKEN, foldToken, type Phrase } from '../../text/tokens.ts';
 import { hasCjk, queryBigrams } from '../../text/cjk.ts';
 import type { Issue } from '../../model.ts';
 
-export const MAX_QUERY_CHARS = 1000;
+const MAX_QUERY_CHARS = 1000;
 // Words and phrases past these counts are left out of the search (a question of 20–30 words is an
 // ordinary query): every word is a page list FTS5 walks, so the number of words bounds a
 // statement's cost (docs/search.md, Limits on a query's cost).
-export const MAX_PHRASES = 32;
-export const MAX_WORDS = 32;
+const MAX_PHRASES = 32;
+const MAX_WORDS = 32;
 // A prefix is expanded by FTS5 into every indexed word that starts with it, and their page lists
 // merged before the first match comes out: short prefixes are refused, and so are many of them
 // (docs/performance.md, Figures behind the code).
@@ -127,7 +127,7 @@ export function checkQuery(q: string | null): Issue | null {
 }
 
 /** A phrase of one word that is a stop word (a quoted phrase of several words keeps its stop words). */
-export function isStopWord(p: Phrase): boolean {
+function isStopWord(p: Phrase): boolean {
   const words = p.text.match(TOKEN);
   return words !== null && words.length === 1 && STOP_WORDS.has(foldToken(words[0]));
 }
@@ -205,7 +205,7 @@ export function groupQueries(phrases: Phrase[], indexWords: IndexWords): [IdQuer
  * Whether FTS5's match of the phrase must be checked: it has more than one word (the index's
  * or JS's count; they differ only for rare characters, and then the check decides).
  */
-export function needsCheck(p: Phrase, indexWords: IndexWords): boolean {
+function needsCheck(p: Phrase, indexWords: IndexWords): boolean {
   return indexWords(p.text).length > 1 || (p.text.match(TOKEN)?.length ?? 0) > 1;
 }
 

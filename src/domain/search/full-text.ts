@@ -78,10 +78,10 @@ export const ranking = {
   candidateChars: 4_000_000,
 };
 
-export type SearchCursor = { g: 0 | 1; s: number; i: number };
-export type SearchHit = { space: string; path: string; title: string; snippet: string; heading?: string; score: number };
+type SearchCursor = { g: 0 | 1; s: number; i: number };
+type SearchHit = { space: string; path: string; title: string; snippet: string; heading?: string; score: number };
 
-export type FullTextSearch = { q: string | null; space: string | null; limit: number; cursor: SearchCursor | null };
+type FullTextSearch = { q: string | null; space: string | null; limit: number; cursor: SearchCursor | null };
 
 /**
  * A search. The walk runs in rounds, each within the bounds above (`maxSteps` statements,

@@ -1,7 +1,7 @@
 // The key/type pairs a page contributes to key discovery (meta_key_stats). Pure.
 import type { MetaType } from '../../model.ts';
 
-export const TYPE_NAMES: Record<MetaType, string> = { s: 'string', n: 'number', b: 'boolean', d: 'date' };
+const TYPE_NAMES: Record<MetaType, string> = { s: 'string', n: 'number', b: 'boolean', d: 'date' };
 
 /**
  * `key\ntype` for each key of a page's metadata index rows: type '' (the page has the key), the

@@ -3,7 +3,7 @@ import { resolveSpace } from '../spaces.ts';
 import { readableKeyStats } from '../../store/key-stats.ts';
 import type { Caller } from '../../model.ts';
 
-export type KeyInfo = { key: string; types: string[]; pages: number };
+type KeyInfo = { key: string; types: string[]; pages: number };
 
 /**
  * GET /search/metadata/keys: every metadata key on pages the caller may read, with the types

@@ -32,7 +32,7 @@ import type { Caller, Condition, Issue, Metadata, Params } from '../../model.ts'
 /** Tests pin the driver threshold to exercise each walk on a few pages; null = computed. */
 export const planner: { threshold: number | null } = { threshold: null };
 
-export type MetadataSearch = {
+type MetadataSearch = {
   filters: string | null;
   orderBy: string | null;
   order: string | null;
@@ -43,7 +43,7 @@ export type MetadataSearch = {
   sort?: string | null;
 };
 
-export type MetadataHit = { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Metadata };
+type MetadataHit = { space: string; path: string; title: string; version: number; updatedAt: string; metadata: Metadata };
 
 export function searchMetadata(svc: Services, caller: Caller, q: MetadataSearch): { pages: MetadataHit[]; next: MetaCursor | null } {
   const { conditions, issues } = parseFilters(q.filters);

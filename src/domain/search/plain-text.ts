@@ -4,7 +4,7 @@
 // parse). It follows what the renderer shows for the common syntax; rarer constructs (nested
 // emphasis across lines, HTML blocks) may keep a character of syntax, never hide text.
 
-export type PlainText = {
+type PlainText = {
   text: string;
   /** Each heading's name and where its text starts in `text`, in order. */
   headings: Array<{ at: number; name: string }>;
@@ -41,7 +41,7 @@ function wikiText(s: string): string {
 }
 
 /** Inline Markdown of one line (wikilinks done) as text. Raw HTML is text: the renderer does not pass it through. */
-export function inlineText(s: string): string {
+function inlineText(s: string): string {
   if (!INLINE_SYNTAX.test(s)) return s; // most lines of prose
   // A line that holds those private-use characters itself keeps them: its escapes are dropped last.
   const hold = !HELD_ANY.test(s);

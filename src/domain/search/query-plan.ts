@@ -37,9 +37,9 @@ import {
 } from './fts-query.ts';
 
 /** A word of the query, folded; `prefix`: words starting with it match too. */
-export type Term = { word: string; prefix: boolean };
+type Term = { word: string; prefix: boolean };
 /** An item: a word, or a phrase of several (`check`: its words must be in a row). */
-export type Item = { terms: number[]; check: CheckedPhrase | null };
+type Item = { terms: number[]; check: CheckedPhrase | null };
 export type QueryPlan = {
   /** The phrases searched, the typed last word marked as a prefix (for snippets). */
   phrases: Phrase[];
@@ -58,7 +58,7 @@ export type QueryPlan = {
 };
 
 /** The most items whose pairs are walked (28 pairs of ANDs for 8). */
-export const PAIRS_MAX_ITEMS = 8;
+const PAIRS_MAX_ITEMS = 8;
 
 /** How many characters a typed prefix is cut back by, at most, to reach the stem the index holds. */
 const PREFIX_STEM_CUTS = 3;

@@ -24,12 +24,12 @@ import { NON_CJK_WORD_CHAR, hasCjk } from '../../text/cjk.ts';
 import { holdsPhrase } from './phrase-check.ts';
 import type { QueryPlan } from './query-plan.ts';
 
-export const BM25 = { k1: 1.2, b: 0.75, title: 4, heading: 2, body: 1, exact: 1, prefix: 0.7, stem: 0.6 };
+const BM25 = { k1: 1.2, b: 0.75, title: 4, heading: 2, body: 1, exact: 1, prefix: 0.7, stem: 0.6 };
 
 /** `content` is the body, or its start when `body()` gives it whole (then read instead, once). */
 export type Candidate = { id: number; title: string; content: string; body?: () => string };
 export type Scored = { id: number; g: 0 | 1; score: number };
-export type Stems = (words: string[]) => string[];
+type Stems = (words: string[]) => string[];
 
 /**
  * One candidate read: the words found in it where a query word's root begins (`words`, each with
@@ -38,7 +38,7 @@ export type Stems = (words: string[]) => string[];
  * The words are classified against the query terms once a search, in `rank`, so that the stems of
  * every word met are asked for in one statement.
  */
-export type Counted = {
+type Counted = {
   id: number;
   words: string[];
   weights: number[];

@@ -115,7 +115,7 @@ export function snippetMaker(phrases: Phrase[], size = 24, asciiPath = true): (t
 }
 
 /** A search hit's snippet and the heading above the match it shows (none for a page without one, or without a match in its body). */
-export type PageSnippet = { snippet: string; heading?: string };
+type PageSnippet = { snippet: string; heading?: string };
 
 /**
  * Snippets of pages' Markdown bodies for one query: cut from the text a reader sees

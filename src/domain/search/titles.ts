@@ -9,10 +9,10 @@ import { invalid } from '../errors.ts';
 import { resolveSpace } from '../spaces.ts';
 
 /** At most this many words of a query count: a title is short, and each word costs a lookup. */
-export const MAX_TITLE_QUERY_WORDS = 8;
+const MAX_TITLE_QUERY_WORDS = 8;
 
 /** The longest `q` (characters). */
-export const MAX_TITLE_QUERY_CHARS = 200;
+const MAX_TITLE_QUERY_CHARS = 200;
 
 export function searchTitles(
   svc: Services,

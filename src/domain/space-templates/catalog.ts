@@ -9,10 +9,9 @@ import type { Issue } from '../../model.ts';
 // export-bundle format. Pure: reading the files is the caller's business (assets, a directory or
 // https), so every source validates the same way.
 
-export type TemplateSource = 'built-in' | 'remote' | 'org';
-export const TEMPLATE_SOURCES: readonly TemplateSource[] = ['built-in', 'remote', 'org'];
+type TemplateSource = 'built-in' | 'remote' | 'org';
 
-export type CatalogEntry = { id: string; name: string; description: string; bundle: string };
+type CatalogEntry = { id: string; name: string; description: string; bundle: string };
 
 /** A template ready to list and to create spaces from. */
 export type LoadedTemplate = { source: TemplateSource; id: string; name: string; description: string; pages: number; bundle: ParsedBundle };
@@ -20,7 +19,7 @@ export type LoadedTemplate = { source: TemplateSource; id: string; name: string;
 export const TEMPLATE_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 // A relative file name below the index: plain segments, no '.' or '..', no scheme, no query.
 const BUNDLE_FILE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
-export const MAX_CATALOG_ENTRIES = 200;
+const MAX_CATALOG_ENTRIES = 200;
 
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 

@@ -24,7 +24,7 @@ export function listGallery(svc: Services, caller: Caller): GalleryEntry[] {
   return [...localTemplates(svc).map(entryOf), ...remoteTemplates(svc).map(entryOf), ...listOrgTemplates(svc, caller)];
 }
 
-export function findTemplate(svc: Services, caller: Caller, source: string, id: string): { entry: GalleryEntry; bundle: ParsedBundle } {
+function findTemplate(svc: Services, caller: Caller, source: string, id: string): { entry: GalleryEntry; bundle: ParsedBundle } {
   let found: { entry: GalleryEntry; bundle: ParsedBundle } | null = null;
   if (source === 'built-in' || source === 'remote') {
     const t = (source === 'built-in' ? localTemplates(svc) : remoteTemplates(svc)).find((x) => x.id === id);
@@ -36,7 +36,7 @@ export function findTemplate(svc: Services, caller: Caller, source: string, id: 
   return found;
 }
 
-export type NewSpaceFromTemplate = { slug: string; name?: string; description?: string };
+type NewSpaceFromTemplate = { slug: string; name?: string; description?: string };
 
 /** Creates a new space (409 when the slug exists) and imports the template into it. */
 export async function createSpaceFromTemplate(

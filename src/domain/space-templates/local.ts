@@ -6,15 +6,15 @@ import { readAsset } from '../../assets.ts';
 import { loadTemplateBundle, parseCatalogIndex, toLoadedTemplate, type LoadedTemplate } from './catalog.ts';
 
 // The built-in catalog ships as assets under templates/space/ (root.json names every bundle file,
-// so a build can embed them all: see listBuiltinAssets). SERVICE_SPACE_TEMPLATES_PATH names a
+// so a build can embed them all). SERVICE_SPACE_TEMPLATES_PATH names a
 // directory with the same layout that replaces it, for sites without outside network access.
 
-export const BUILTIN_DIR = 'templates/space';
+const BUILTIN_DIR = 'templates/space';
 
 type ReadFile = (name: string) => Buffer | null;
 
 /** Loads a catalog through `read`; bad entries are logged and left out, the rest are served. */
-export function readCatalog(read: ReadFile, limits: Limits, log: Logger, label: string): LoadedTemplate[] {
+function readCatalog(read: ReadFile, limits: Limits, log: Logger, label: string): LoadedTemplate[] {
   const raw = read('root.json');
   if (!raw) {
     log.warn('space-template catalog has no root.json', { catalog: label });
@@ -58,14 +58,6 @@ export function localTemplates(svc: Services): LoadedTemplate[] {
     loaded.set(svc, list);
   }
   return list;
-}
-
-/** Asset names of the built-in catalog (root.json first), for a build that embeds them. */
-export function listBuiltinAssets(): string[] {
-  const raw = readAsset(`${BUILTIN_DIR}/root.json`);
-  if (!raw) return [];
-  const { entries } = parseCatalogIndex(JSON.parse(raw.toString('utf8')));
-  return [`${BUILTIN_DIR}/root.json`, ...entries.map((e) => `${BUILTIN_DIR}/${e.bundle}`)];
 }
 
 function readFileOrNull(file: string): Buffer | null {

@@ -12,7 +12,7 @@ import type { Caller } from '../../model.ts';
 // database; every member of that organisation (and no one else) sees it in the gallery.
 
 export type GalleryEntry = { source: 'built-in' | 'remote' | 'org'; id: string; name: string; description: string; pages: number };
-export type SaveOrgTemplateInput = { space: string; id?: string; name: string; description?: string };
+type SaveOrgTemplateInput = { space: string; id?: string; name: string; description?: string };
 
 function present(r: store.OrgTemplateListRow): GalleryEntry {
   return { source: 'org', id: r.id, name: r.name, description: r.description, pages: r.pages };

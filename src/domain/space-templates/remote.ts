@@ -35,11 +35,6 @@ export function remoteTemplates(svc: Services): LoadedTemplate[] {
   return svc.config.spaceTemplates.url ? stateOf(svc).templates : [];
 }
 
-export function remoteStatus(svc: Services): { fetchedAt: string | null; lastError: string | null } {
-  const s = stateOf(svc);
-  return { fetchedAt: s.fetchedAt, lastError: s.lastError };
-}
-
 /**
  * Fetches the remote catalog and, when every file passes, puts it in service and on disk.
  * Refreshes run one after another; the answer says whether this one was taken.

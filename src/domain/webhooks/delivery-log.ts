@@ -3,7 +3,7 @@ import { listAttempts, type AttemptOutcome } from '../../store/deliveries.ts';
 import { loadWebhook } from './subscriptions.ts';
 import type { Caller } from '../../model.ts';
 
-export type LogEntry = {
+type LogEntry = {
   id: string;
   event: string;
   attempt: number;

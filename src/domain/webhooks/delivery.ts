@@ -27,7 +27,7 @@ export function buildDeliveryBody(deliveryId: string, payloadJson: string): Buff
   return Buffer.from(`{"id":${JSON.stringify(deliveryId)}${rest.startsWith('}') ? '' : ','}${rest}`, 'utf8');
 }
 
-export type DeliveryTarget = {
+type DeliveryTarget = {
   deliveryId: string;
   webhookId: string;
   event: string;
@@ -54,7 +54,7 @@ export function deliveryHeaders(t: DeliveryTarget, timestampSeconds: number): Re
 
 export type SendResult = { ok: boolean; blocked: boolean; httpStatus: number | null; error: string | null; durationMs: number };
 
-export type SendOptions = { timeoutMs: number; allowPrivate: boolean; agents: AgentPool; signal?: AbortSignal };
+type SendOptions = { timeoutMs: number; allowPrivate: boolean; agents: AgentPool; signal?: AbortSignal };
 
 /** POSTs one attempt. Never throws: a 2xx is ok; 3xx (redirects are not followed), 4xx, 5xx and network errors are not. */
 export async function sendDelivery(t: DeliveryTarget, opts: SendOptions): Promise<SendResult> {
@@ -86,7 +86,7 @@ function describeError(e: unknown, timeoutMs: number): string {
   return e.message;
 }
 
-export type AttemptPlan = { outcome: AttemptOutcome; status: DeliveryStatus; nextAttemptAt: number | null };
+type AttemptPlan = { outcome: AttemptOutcome; status: DeliveryStatus; nextAttemptAt: number | null };
 
 /**
  * What attempt number `attempt` (1 = first) means for its delivery: retries follow `delaysMs`

@@ -32,7 +32,7 @@ export function matchSubscriptions<S extends Filter>(
   );
 }
 
-export function toSubscription(w: MatchableWebhook): Subscription {
+function toSubscription(w: MatchableWebhook): Subscription {
   return {
     id: w.id,
     orgId: w.org_id,

@@ -13,7 +13,7 @@ export const PACE = {
   unlimitedAbove: 5000,
 };
 
-export type Pacer = {
+type Pacer = {
   /** Once per window: how busy the loop was, and whether page writes happened in it. */
   adjust(utilisation: number, writesSeen: boolean, nowMs: number): void;
   /** Takes one send token at `nowMs`; false = wait `waitMs(nowMs)`. */

@@ -4,9 +4,9 @@
 // attempt's result is logged: until then the row is still `pending` in SQLite and must not be
 // loaded and sent a second time.
 
-export type Claimable = { id: string; webhook_id: string };
+type Claimable = { id: string; webhook_id: string };
 
-export type SendQueue<D extends Claimable> = {
+type SendQueue<D extends Claimable> = {
   /** Queues `d` unless it is claimed already or its subscription's queue is full. */
   add(d: D): boolean;
   /** The next delivery to send, or null when every subscription with work is at its cap. */

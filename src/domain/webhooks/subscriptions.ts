@@ -14,7 +14,7 @@ import { requireSecretBox } from './secret-box.ts';
 import { newWebhookSecret } from './signing.ts';
 import type { Caller, Issue } from '../../model.ts';
 
-export type Webhook = {
+type Webhook = {
   id: string;
   url: string;
   events: string[];
@@ -51,7 +51,7 @@ export function loadWebhook(svc: Services, caller: Caller, id: string): store.We
   return w;
 }
 
-export type NewWebhook = { url: string; events: string[]; spaceSlug?: string; description?: string; enabled?: boolean };
+type NewWebhook = { url: string; events: string[]; spaceSlug?: string; description?: string; enabled?: boolean };
 
 export function createWebhook(svc: Services, caller: Caller, input: NewWebhook): Webhook & { secret: string } {
   requireOrgAdmin(caller);
@@ -80,7 +80,7 @@ export function createWebhook(svc: Services, caller: Caller, input: NewWebhook):
   return { ...presentWebhook(store.findWebhook(svc.db, caller.orgId, id)!), secret };
 }
 
-export type WebhookPatch = {
+type WebhookPatch = {
   url?: string;
   events?: string[];
   spaceSlug?: string | null;

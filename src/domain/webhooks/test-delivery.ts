@@ -6,7 +6,7 @@ import { requireSecretBox } from './secret-box.ts';
 import { loadWebhook } from './subscriptions.ts';
 import type { Caller } from '../../model.ts';
 
-export type TestOutcome = { outcome: 'delivered' | 'failed' | 'blocked'; status?: number; error?: string; durationMs: number };
+type TestOutcome = { outcome: 'delivered' | 'failed' | 'blocked'; status?: number; error?: string; durationMs: number };
 
 /**
  * Sends `webhook.test` now, waits for the answer and logs it as a one-attempt delivery. It is

@@ -7,7 +7,7 @@ import { prepareLinks } from '../../domain/links/prepare.ts';
 import { deletePage, loadReadablePage, presentPage, putPage } from '../../domain/pages.ts';
 import { renderForCaller } from '../../domain/rendering.ts';
 import { getRevision, listRevisions } from '../../domain/revisions.ts';
-import { Acl, Page, PageWithChanges, RenderedPage, Revision, RevisionList, WrittenPage } from '../answers.ts';
+import { Acl, PageWithChanges, RenderedPage, Revision, RevisionList, WrittenPage } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { prefersMarkdown, readPageAnswer } from '../page-read.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';

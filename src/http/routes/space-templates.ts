@@ -5,7 +5,7 @@ import { GalleryEntry, SpaceFromTemplate } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { json, noContent } from '../respond.ts';
 import { documentAs } from '../json-schema.ts';
-import { DisplayName, IdParams, Segment } from '../schemas.ts';
+import { DisplayName, IdParams } from '../schemas.ts';
 
 const SaveOrgTemplate = v.strictObject({
   space: v.pipe(v.string(), v.minLength(1)),

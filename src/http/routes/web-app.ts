@@ -15,7 +15,7 @@ const BASE_HEADERS = {
 };
 
 /** The policy of docs/web.md; the nonce is for the editor's (CodeMirror's) style elements only. */
-export function contentSecurityPolicy(nonce: string): string {
+function contentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'self'",
     "script-src 'self'",

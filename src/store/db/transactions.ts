@@ -50,7 +50,7 @@ export function withinSavepoint<T>(db: Db, fn: () => T): T {
  * back are dropped with it. `add` returns false outside such a transaction (the caller then
  * writes at once).
  */
-export type CommitLog<E> = { add(db: Db, entry: E): boolean; pending(db: Db): number };
+type CommitLog<E> = { add(db: Db, entry: E): boolean; pending(db: Db): number };
 
 type AnyLog = { flush: (db: Db, entries: never[]) => void };
 const logs: AnyLog[] = [];

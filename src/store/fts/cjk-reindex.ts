@@ -6,7 +6,7 @@ import { CJK_RANGES } from '../../text/cjk.ts';
 const CLASS = `[${CJK_RANGES.map(([a, b]) => `${String.fromCodePoint(a)}-${String.fromCodePoint(b)}`).join('')}]`;
 
 /** SQL: whether the column `column` of pages holds a CJK character. */
-export const holdsCjk = (column: string) => `${column} GLOB '*${CLASS}*'`;
+const holdsCjk = (column: string) => `${column} GLOB '*${CLASS}*'`;
 
 /** Queues the live pages whose title or body holds CJK for the full-text index, which indexes them anew. */
 export const CJK_REINDEX_SQL = `INSERT INTO fts_queue (page_id)

@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS fts.fts_state (
   indexed_seq INTEGER NOT NULL     -- every fts_queue row up to here is in the index
 );`;
 
-export function ftsFileOf(mainFile: string): string {
+function ftsFileOf(mainFile: string): string {
   return path.join(path.dirname(mainFile), FTS_FILE);
 }
 
@@ -141,7 +141,7 @@ export function ensureIndexGeneration(main: Db, idx: Db): { reset: boolean } {
  * in page_fts, or word positions, or columns and no title_fts) in a file with incremental
  * auto_vacuum.
  */
-export function hasCurrentFormat(idx: Db): boolean {
+function hasCurrentFormat(idx: Db): boolean {
   return hasIndexTables(idx, 'fts.') && idx.pragma('fts.auto_vacuum', { simple: true }) === AUTO_VACUUM_INCREMENTAL;
 }
 

@@ -19,7 +19,7 @@ const TIDY_AFTER_PAGES = 1000;
 const TIDY_QUIET_MS = 250;
 const TIDY_QUIET_MAX_MS = 60_000;
 
-export type IndexTidy = {
+type IndexTidy = {
   /** The helper indexed `rows` queue rows: a merge under way is given up. */
   indexed(rows: number): void;
   /**

@@ -54,14 +54,14 @@ import { committedTxid } from '../txid.ts';
 // inside SQLite's pwrite). The WAL file is reused from its start, not cut back (a
 // journal_size_limit makes it grow again every cycle, and writes slower), and SQLite removes it
 // when the server stops. The figures: docs/performance.md, "Figures behind the code".
-export const SAFETY_CHECKPOINT_PAGES = 64_000;
+const SAFETY_CHECKPOINT_PAGES = 64_000;
 const MAX_HOLD_MS = 200;
 
 const LOAD_WINDOW_MS = 100;
 const BUSY_ABOVE = 0.7;
 const CALM_BELOW = 0.5;
 
-export type CheckpointerOptions = {
+type CheckpointerOptions = {
   log: (msg: string) => void;
   /** Holds the server's write batches back until the function it returns is called. */
   holdWrites: () => () => void;
@@ -94,7 +94,7 @@ export type HelperData = {
   passiveOnly?: boolean;
 };
 /** The SEA asset holding the helper thread's bundle. */
-export const HELPER_BUNDLE_ASSET = 'helper-worker.cjs';
+const HELPER_BUNDLE_ASSET = 'helper-worker.cjs';
 const STOP_WAIT_MS = 5000;
 
 /** Starts the helper thread for `dbFile` and relaxes the writer's own checkpoints. */

@@ -15,7 +15,7 @@ export function setCsrfToken(token: string | null): void {
 /** Fired when an API call answers 401: the session ended, the app shows sign-in. */
 export const UNAUTHORIZED_EVENT = 'kspace:unauthorized';
 
-export interface RequestOptions {
+interface RequestOptions {
   quiet401?: boolean;
   signal?: AbortSignal;
 }

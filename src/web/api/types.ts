@@ -14,7 +14,6 @@ export type Space = Out<typeof A.Space>;
 export type PageSummary = Item<Out<typeof A.PageList>['pages']>;
 export type Page = Out<typeof A.RenderedPage>;
 export type RevisionSummary = Item<Out<typeof A.RevisionList>['revisions']>;
-export type Author = RevisionSummary['author'];
 export type Revision = Out<typeof A.Revision> & { html?: string };
 export type Links = Omit<Out<typeof A.PageLinks>, 'nextCursor'>;
 export type BrokenLink = Item<Out<typeof A.BrokenLinks>>;
@@ -31,7 +30,7 @@ export type TestResult = Out<typeof A.TestOutcome>;
 
 // Record-type fields, templates and filters as the views use them: the answer schemas declare
 // fields loosely (`{key, type}` and more), so their full shape is written here.
-export type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
+type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
 export interface Field {
   key: string;
   type: FieldType;
@@ -69,7 +68,7 @@ export interface Filter {
   value?: MetaValue;
 }
 export const WEBHOOK_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.metadata.updated'] as const;
-export interface PageFile {
+interface PageFile {
   name: string;
   size: number;
   contentType: string;

@@ -6,7 +6,7 @@ export function issueFor(issues: Issue[], key: string): Issue | undefined {
   return issues.find((i) => i.key === key || i.key.startsWith(`${key}[`) || i.key.startsWith(`${key}.`));
 }
 
-export const errorId = (id: string): string => `${id}-error`;
+const errorId = (id: string): string => `${id}-error`;
 
 /** Props for the control: its id, and when there is an issue, aria-invalid and the description. */
 export function fieldProps(id: string, issue: Issue | undefined, helpId?: string): Record<string, string | undefined> {

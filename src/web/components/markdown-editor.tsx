@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AttachFile, CursorBlocks, EditorHandle, WikilinkSource } from '../editor/codemirror.ts';
 import type { AttachEvents } from '../lib/attachments.ts';
 
-export interface ReplaceRequest {
+interface ReplaceRequest {
   text: string;
   seq: number;
 }

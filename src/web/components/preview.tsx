@@ -10,7 +10,7 @@ export function LivePreview({ space, path, feed }: { space: string; path: string
   return <Preview html={html} error={error} cursor={cursor} />;
 }
 
-export function Preview({ html, error, cursor }: { html: string; error: string; cursor?: CursorBlocks | null }) {
+function Preview({ html, error, cursor }: { html: string; error: string; cursor?: CursorBlocks | null }) {
   const box = useRef<HTMLElement>(null);
   const body = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {

@@ -35,7 +35,7 @@ export function NotFound({ what = 'page', children }: { what?: string; children?
   );
 }
 
-export function errorMessage(error: unknown): string {
+function errorMessage(error: unknown): string {
   if (error instanceof ApiError)
     return error.issues.length ? `${error.message} (${error.issues.map((i) => `${i.key}: ${i.message}`).join('; ')})` : error.message;
   if (error instanceof Error) return error.message;

@@ -24,12 +24,12 @@ export function fileHref(name: string): string {
   return `files/${encodeURIComponent(name).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
-export function fileAddress(space: string, path: string, name: string): string {
+function fileAddress(space: string, path: string, name: string): string {
   return `/files/${encodeURIComponent(space)}/${[...path.split('/'), name].map(encodeURIComponent).join('/')}`;
 }
 
 /** A sentence saying why `name` was not attached. */
-export function attachError(name: string, err: unknown): string {
+function attachError(name: string, err: unknown): string {
   if (err instanceof ApiError) {
     if (err.status === 413) {
       const body = err.problem.body;

@@ -2,7 +2,7 @@
 // the page view's toggle, the home view and the quick switcher, fetched once and updated in place.
 import { api, get } from '../api/client.ts';
 
-export type Favourite = { space: string; path: string; title: string };
+type Favourite = { space: string; path: string; title: string };
 
 // Kept for one principal: another person signing in in the same tab starts afresh.
 let owner: string | null = null;

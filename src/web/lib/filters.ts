@@ -35,7 +35,7 @@ const show = (v: unknown): string => (Array.isArray(v) ? v.map(String).join(', '
 export const toFilterRows = (fs: Filter[]): FilterRow[] => fs.map((f) => ({ key: f.key, op: f.op, value: show(f.value) }));
 
 /** A typed value: by the field's type when known, else by its look (number, boolean, text). */
-export function typedScalar(s: string, type: string | undefined): Scalar {
+function typedScalar(s: string, type: string | undefined): Scalar {
   const t = s.trim();
   if (type === 'number') {
     const n = Number(t);

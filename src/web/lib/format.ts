@@ -61,9 +61,6 @@ export function formatValue(v: unknown): string {
   return String(v);
 }
 
-/** The last segment of a path, for trees and breadcrumbs. */
-export const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
-
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }

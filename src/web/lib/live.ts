@@ -45,13 +45,13 @@ export function stopLive(): void {
 }
 
 /** Calls `fn` with each batch of changes (those that arrived together, a txid's at least); returns the unsubscribe. */
-export function onChanges(fn: Listener): () => void {
+function onChanges(fn: Listener): () => void {
   listeners.add(fn);
   return () => listeners.delete(fn);
 }
 
 /** Calls `fn` when changes may have been missed (410 changes_expired): the view reads its data again. */
-export function onResync(fn: () => void): () => void {
+function onResync(fn: () => void): () => void {
   resyncs.add(fn);
   return () => resyncs.delete(fn);
 }
@@ -70,11 +70,6 @@ export function useLiveChanges(handle: Listener, resync?: () => void): void {
       b();
     };
   }, []);
-}
-
-/** Whether `c` touches the page at space/path (where it is now, or where it moved from). */
-export function touches(c: FeedChange, space: string, path: string): boolean {
-  return (c.space === space && c.path === path) || (c.from?.space === space && c.from.path === path);
 }
 
 function emit(change: FeedChange): void {

@@ -6,7 +6,7 @@ import type { Metadata, MetaValue } from '../../model.ts';
 export type RawValue = string | boolean | string[];
 export type RawValues = Record<string, RawValue>;
 
-export function toRaw(field: Field, v: MetaValue | undefined): RawValue {
+function toRaw(field: Field, v: MetaValue | undefined): RawValue {
   switch (field.type) {
     case 'boolean':
       return v === true;
@@ -26,10 +26,6 @@ export function initialRaw(fields: Field[], metadata: Metadata = {}, defaults: M
   const out: RawValues = {};
   for (const f of fields) out[f.key] = toRaw(f, metadata[f.key] ?? defaults[f.key] ?? f.default);
   return out;
-}
-
-function listItem(s: string): string | number | boolean {
-  return s;
 }
 
 /** Control values → metadata; empty controls are left out (so required fields are reported as such). */

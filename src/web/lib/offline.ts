@@ -74,7 +74,7 @@ export function setSignOutPending(on: boolean): void {
 }
 
 /** Ends the session a sign-out without a connection left behind; still pending while there is no connection. */
-export async function finishSignOut(): Promise<void> {
+async function finishSignOut(): Promise<void> {
   try {
     const s = await get<Session>('/session', { quiet401: true });
     setCsrfToken(s.csrfToken);

@@ -1,14 +1,14 @@
 // A search snippet is HTML with the page text escaped and matches in <mark>. It is turned into
 // text and marks (never inserted as HTML), so nothing else in it can ever become markup.
 
-export interface SnippetPart {
+interface SnippetPart {
   text: string;
   mark: boolean;
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
 
-export function decodeEntities(s: string): string {
+function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
     if (e[0] === '#') {
       const n = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);

@@ -18,7 +18,7 @@ export interface SwitcherOption {
   run: () => void;
 }
 
-export interface SwitcherInput {
+interface SwitcherInput {
   text: string;
   /** Title matches for `text` (GET /search/titles); null while none have arrived for it. */
   hits: PageRef[] | null;
@@ -38,7 +38,7 @@ const words = (s: string): string[] =>
     .filter(Boolean);
 
 /** Every typed word is the start of a word of `label` (case and accents ignored). */
-export function matchesWords(label: string, text: string): boolean {
+function matchesWords(label: string, text: string): boolean {
   const have = words(label);
   return words(text).every((w) => have.some((h) => h.startsWith(w)));
 }

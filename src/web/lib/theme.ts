@@ -1,6 +1,6 @@
 // The colour theme: system (the browser's prefers-color-scheme), light or dark, remembered in
 // localStorage and applied as `data-theme` on <html> (styles.css holds both palettes).
-export type Theme = 'system' | 'light' | 'dark';
+type Theme = 'system' | 'light' | 'dark';
 
 const KEY = 'kspace:theme';
 const ORDER: Theme[] = ['system', 'light', 'dark'];

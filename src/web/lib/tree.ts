@@ -48,13 +48,9 @@ export interface LevelNode {
   page?: PageSummary;
   folder: boolean;
 }
-export interface Level {
-  nodes: LevelNode[];
-  nextCursor: string | null;
-}
 type LevelAnswer = { pages: PageSummary[]; folders?: Array<{ path: string }>; nextCursor: string | null };
 
-export const LEVEL_SIZE = 200;
+const LEVEL_SIZE = 200;
 export const levelLabel = (n: LevelNode): string => n.page?.title ?? n.name;
 
 /** The folder path of `path`'s parent level ('' for the top). */

@@ -5,7 +5,7 @@ import { get, spaceApi } from '../api/client.ts';
 import { ancestors, levelAddress, mergeLevel, parentOf, type LevelNode } from './tree.ts';
 import { useLiveChanges } from './live.ts';
 
-export interface LevelState {
+interface LevelState {
   nodes: LevelNode[];
   nextCursor: string | null;
   status: 'loading' | 'ok' | 'error';
@@ -93,7 +93,7 @@ export function useTreeLevels(space: string, current: string | undefined) {
 }
 
 /** The rows that show, in order: each open folder's level right after the folder's own row. */
-export function flatten(levels: Map<string, LevelState>, open: Set<string>): Row[] {
+function flatten(levels: Map<string, LevelState>, open: Set<string>): Row[] {
   const rows: Row[] = [];
   const walk = (level: string, depth: number): void => {
     const lv = levels.get(level);

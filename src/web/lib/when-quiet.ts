@@ -3,7 +3,7 @@
 // waits for the rest. Typing pokes on every keystroke, so restarting a timer each time (clear and
 // set) would be work on every key.
 
-export interface QuietTimer {
+interface QuietTimer {
   /** Something happened: run `fn` once `delay` ms have passed without another poke. */
   poke: () => void;
   cancel: () => void;

@@ -24,7 +24,7 @@ import { useSession } from '../session.ts';
 import { href, navigate } from '../router.ts';
 import { pageCrumbs } from './page-view.tsx';
 
-export async function loadFields(space: string, template: string | null): Promise<Field[] | null> {
+async function loadFields(space: string, template: string | null): Promise<Field[] | null> {
   if (!template) return null;
   const i = template.indexOf(':');
   const [s, name] = i >= 0 ? [template.slice(0, i), template.slice(i + 1)] : [space, template];

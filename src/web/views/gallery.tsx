@@ -14,7 +14,7 @@ import { loadAllSpaces } from './home.tsx';
 const entryId = (e: GalleryEntry): string => `${e.source}/${e.id}`;
 const SOURCE_LABEL: Record<string, string> = { 'built-in': 'Built-in', remote: 'Remote', org: 'Your organisation' };
 
-export function suggestSlug(name: string): string {
+function suggestSlug(name: string): string {
   return (
     name
       .toLowerCase()

@@ -12,7 +12,7 @@ import { rememberSpace } from './page-view.tsx';
 
 const MAX_TREE_PAGES = 5000;
 
-export async function loadPages(space: string): Promise<{ pages: PageSummary[]; truncated: boolean }> {
+async function loadPages(space: string): Promise<{ pages: PageSummary[]; truncated: boolean }> {
   const pages: PageSummary[] = [];
   let cursor: string | null = null;
   do {
