@@ -5,7 +5,7 @@ import { foldedWords } from '../store/title-words-schema.ts';
 import { livePagesTitled, readAcl } from '../store/pages.ts';
 import { findSpaceBySlug, hasAclGrantInSpace } from '../store/spaces.ts';
 import { invalidField } from './errors.ts';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { cached } from '../bounded-cache.ts';
 import {
   appPageHref,
@@ -105,7 +105,8 @@ async function renderEmbedding(
 
 function cachedParts(content: string, from: PageRef, baseUrls: string[]): RenderParts {
   if (content.length > CACHED_CONTENT_CHARS) return renderParts(content, from, baseUrls);
-  const key = createHash('sha1').update(`${baseUrls[0]}\0${from.space}\0${from.path}\0`).update(content).digest('base64');
+  // One-shot hash: cheaper than a Hash object for a short text.
+  const key = hash('sha1', `${baseUrls[0]}\0${from.space}\0${from.path}\0${content}`, 'base64');
   return cached(renderCache, key, RENDER_CACHE_ENTRIES, () => renderParts(content, from, baseUrls));
 }
 
