@@ -1,5 +1,6 @@
-// What a shell sees of the CLI: exit status and stderr, through bin/kspace as a child process
-// (runCli); usage errors and help texts, which no process boundary changes, in this process (runCliHere).
+// What a shell sees of the CLI: exit status and stderr. bin/kspace runs as a child process (runCli)
+// for one case of each exit status (1, 2 and 0); the others run the same entry in this process
+// (runCliHere), whose answer is the status bin/kspace.ts exits with.
 import { describe, expect, it } from 'vitest';
 import { runCli, runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent } from '../support/server.ts';
@@ -22,27 +23,27 @@ describe('exit codes and one clear line on stderr', () => {
   });
 
   it('an unknown key: exit 1', async () => {
-    const r = await runCli(['page', 'get', 'wiki', 'ro'], { url: srv.url, key: 'ks_not_a_real_key' });
+    const r = await runCliHere(['page', 'get', 'wiki', 'ro'], { url: srv.url, key: 'ks_not_a_real_key' });
     expect(r.code).toBe(1);
     expect(lines(r.stderr)).toEqual(['kspace: 401 unauthorized: the API key is missing, unknown or revoked']);
   });
 
   it('--key and --url flags win over the environment', async () => {
-    const r = await runCli(['spaces', 'list', '--key', ADMIN_KEY, '--url', srv.url], { url: 'http://127.0.0.1:1', key: 'wrong' });
+    const r = await runCliHere(['spaces', 'list', '--key', ADMIN_KEY, '--url', srv.url], { url: 'http://127.0.0.1:1', key: 'wrong' });
     expect(r.code).toBe(0);
-    const before = await runCli(['--key', ADMIN_KEY, '--url', srv.url, 'spaces', 'list'], { key: 'wrong' });
+    const before = await runCliHere(['--key', ADMIN_KEY, '--url', srv.url, 'spaces', 'list'], { key: 'wrong' });
     expect(before.code).toBe(0);
   });
 
   it('an unreachable server: exit 1, connection refused', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const r = await runCli(['spaces', 'list'], { url, key: ADMIN_KEY });
+    const r = await runCliHere(['spaces', 'list'], { url, key: ADMIN_KEY });
     expect(r.code).toBe(1);
     expect(lines(r.stderr)).toEqual([`kspace: cannot reach ${url} (connection refused)`]);
   });
 
   it('a URL that is not one: exit 1', async () => {
-    const r = await runCli(['spaces', 'list'], { url: 'not a url', key: ADMIN_KEY });
+    const r = await runCliHere(['spaces', 'list'], { url: 'not a url', key: ADMIN_KEY });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^kspace: the server URL 'not a url' is not a valid URL/);
   });
@@ -60,11 +61,11 @@ describe('exit codes and one clear line on stderr', () => {
   });
 
   it('404 and 403: exit 1 with the status, code and detail', async () => {
-    const missing = await runCli(['page', 'get', 'wiki', 'nope'], { url: srv.url, key: ADMIN_KEY });
+    const missing = await runCliHere(['page', 'get', 'wiki', 'nope'], { url: srv.url, key: ADMIN_KEY });
     expect(missing.code).toBe(1);
     expect(lines(missing.stderr)).toEqual(["kspace: 404 not_found: page 'wiki/nope' not found"]);
     const bob = await newAgent(srv, 'bob');
-    const denied = await runCli(['meta', 'set', 'wiki', 'ro', 'x=1'], { url: srv.url, key: bob.key });
+    const denied = await runCliHere(['meta', 'set', 'wiki', 'ro', 'x=1'], { url: srv.url, key: bob.key });
     expect(denied.code).toBe(1);
     expect(lines(denied.stderr)).toEqual([expect.stringMatching(/^kspace: 403 forbidden: /)]);
   });
