@@ -352,5 +352,14 @@ describe('kspace sync following the folder’s events', () => {
     expect(await s.round(['one.md'])).toMatchObject({ deleted: 1 });
     expect(await pagePaths(space)).toEqual(['archive/x', 'archive/y', 'two']);
     expect(await s.round()).toMatchObject({ pushed: 0, created: 0, deleted: 0, moved: 0 });
+    // Nothing changed: nothing written to the state. New times on the same texts: one line.
+    const journal = () => fs.readFileSync(path.join(a, '.kspace', 'sync.journal'), 'utf8').split('\n').length;
+    const lines = journal();
+    await s.round();
+    expect(journal()).toBe(lines);
+    const later = new Date(Date.now() + 60_000);
+    for (const f of mdFiles(a)) fs.utimesSync(path.join(a, f), later, later);
+    expect(await s.round()).toMatchObject({ pushed: 0 });
+    expect(journal()).toBe(lines + 1);
   });
 });

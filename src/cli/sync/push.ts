@@ -28,10 +28,9 @@ export async function push(ctx: RoundContext, report: SyncReport, scope?: Scope)
     if (entry) {
       const changed = ctx.changedOnDisk(rel, entry, f);
       if (!changed) {
-        if (entry.size !== f.size || entry.mtimeMs !== f.mtimeMs) {
-          s.files[rel] = { ...entry, size: f.size, mtimeMs: f.mtimeMs };
-          ctx.save();
-        }
+        // The same text with a new time (a checkout, a touch): saved with the rest at the end, not
+        // one flush a file.
+        if (entry.size !== f.size || entry.mtimeMs !== f.mtimeMs) s.files[rel] = { ...entry, size: f.size, mtimeMs: f.mtimeMs };
         continue;
       }
       await pushChange(ctx, rel, entry, changed.text, report);
@@ -54,6 +53,7 @@ export async function push(ctx: RoundContext, report: SyncReport, scope?: Scope)
     await pushDelete(ctx, rel, entry, report);
     ctx.save();
   }
+  ctx.save();
 }
 
 export async function pushChange(ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport): Promise<void> {
