@@ -13,15 +13,7 @@ import { readersOf } from '../store/key-stats.ts';
 import { readTxid } from '../store/txid.ts';
 import type { Caller } from '../model.ts';
 
-const CHANGE_EVENTS = [
-  'page.created',
-  'page.updated',
-  'page.deleted',
-  'page.moved',
-  'page.restored',
-  'file.put',
-  'file.deleted',
-] as const;
+const CHANGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.moved', 'page.restored', 'file.put', 'file.deleted'] as const;
 type ChangeEvent = (typeof CHANGE_EVENTS)[number];
 
 export type Change = {

@@ -69,7 +69,11 @@ describe('kspace sync state: snapshot and journal', () => {
     expect(() => {
       (s.files['n2.md'] as { version: number }).version = 99;
     }).toThrow(TypeError);
-    const line = fs.readFileSync(path.join(dir, '.kspace', 'sync.journal'), 'utf8').trim().split('\n').at(-1)!;
+    const line = fs
+      .readFileSync(path.join(dir, '.kspace', 'sync.journal'), 'utf8')
+      .trim()
+      .split('\n')
+      .at(-1)!;
     expect(line.length).toBeLessThan(600); // one save's entries, not the state's 60
   });
 

@@ -30,7 +30,12 @@ function Value({ value }: { value: MetaValue }) {
     );
   if (ISO_DATE.test(value)) {
     const d = new Date(value.length === 10 ? `${value}T00:00:00` : value);
-    if (!Number.isNaN(d.getTime())) return <time dateTime={value}>{value.length === 10 ? (dateFmt ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' })).format(d) : d.toLocaleString()}</time>;
+    if (!Number.isNaN(d.getTime()))
+      return (
+        <time dateTime={value}>
+          {value.length === 10 ? (dateFmt ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' })).format(d) : d.toLocaleString()}
+        </time>
+      );
   }
   return <span>{value}</span>;
 }

@@ -63,7 +63,9 @@ export function usePreview(
   useEffect(() => {
     let seq = 0; // one more for each change: an answer for older text is dropped
     let cancelShow = (): void => {};
-    const show = (next: { html: string; error: string } | ((s: { html: string; error: string }) => { html: string; error: string })): void => {
+    const show = (
+      next: { html: string; error: string } | ((s: { html: string; error: string }) => { html: string; error: string }),
+    ): void => {
       cancelShow();
       cancelShow = idle(() => setState(next));
     };

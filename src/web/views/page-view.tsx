@@ -177,8 +177,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
                   <span class="mono">
                     {space}/{path}
                   </span>{' '}
-                  · version {p.version} · updated{' '}
-                  <Time iso={p.updatedAt} />
+                  · version {p.version} · updated <Time iso={p.updatedAt} />
                   {p.template && (
                     <>
                       {' '}

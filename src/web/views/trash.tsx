@@ -40,8 +40,7 @@ export function TrashView({ space }: { space: string }) {
                   <span>
                     <strong>{p.title}</strong> <span class="mono muted small">{p.path}</span>{' '}
                     <span class="muted small">
-                      deleted{' '}
-                      <Time iso={p.deletedAt} />
+                      deleted <Time iso={p.deletedAt} />
                       {p.deletedBy ? ` by ${p.deletedBy.name}` : ''}
                     </span>
                   </span>{' '}
