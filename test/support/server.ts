@@ -148,6 +148,10 @@ function startChild(env: Record<string, string>, opts: ChildOptions): Promise<Ch
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}: ${out}`));
     });
+    proc.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e); // it did not start (no such executable)
+    });
   });
 }
 
