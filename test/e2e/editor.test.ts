@@ -23,7 +23,7 @@ describe('the editor', { timeout: 90_000 }, () => {
     expect(await preview.getByRole('link', { name: 'the FAQ' }).getAttribute('class')).toContain('broken');
     await checkA11y(page);
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { level: 1, name: 'The guide' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'The guide', exact: true }).waitFor();
     const saved = await t.app.admin.get('/pages/docs/guide');
     expect(saved.body).toMatchObject({ title: 'The guide', content: '# Welcome\n\nSee [the FAQ](faq) and **bold** words.', version: 2 });
     const rev = await t.app.admin.get('/pages/docs/guide/revisions/2');

@@ -53,7 +53,7 @@ describe('typing in the editor', { timeout: 240_000 }, () => {
     await page.keyboard.type('!');
     await expect.poll(() => editorText(page), POLL).toBe('My saved text!');
     await page.keyboard.press('Control+s');
-    await page.getByRole('heading', { level: 1, name: 'Draft' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('heading', { level: 1, name: 'Draft', exact: true }).waitFor({ timeout: 20_000 });
     expect((await t.app.admin.get('/pages/docs/draft')).body.content).toBe('My saved text!');
   });
 });

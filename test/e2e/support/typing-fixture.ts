@@ -56,7 +56,8 @@ export function useTypingFixture(): TypingFixture {
       await expect.poll(() => editorText(page), POLL).toBe(expected);
       await expect.poll(() => previewMatches(page, expected, path), POLL).toBe(true);
       await page.keyboard.press('Control+s');
-      await page.getByRole('heading', { level: 1, name: 'Typing' }).waitFor({ timeout: 20_000 });
+      // The page view's heading, not the editor's "Edit Typing": only the page view means the save is done.
+      await page.getByRole('heading', { level: 1, name: 'Typing', exact: true }).waitFor({ timeout: 20_000 });
       const saved = await t.app.admin.get(`/pages/docs/${path}`);
       expect(saved.body).toMatchObject({ content: expected, version: 2 });
       await page.context().close();
