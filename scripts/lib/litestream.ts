@@ -52,6 +52,30 @@ export function generationsOf(replicaDir: string): string[] {
   }
 }
 
+/**
+ * Every file of a file replica with its modification time and size, one a line: what Litestream
+ * 0.3 takes a snapshot's or a WAL segment's time from when it picks a generation for a timestamp.
+ */
+export function replicaFiles(replicaDir: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const st = fs.statSync(p);
+        out.push(`${path.relative(replicaDir, p)} ${st.mtime.toISOString()} ${st.size}`);
+      }
+    }
+  };
+  try {
+    walk(replicaDir);
+  } catch {
+    // no replica yet
+  }
+  return out;
+}
+
 /** The modification time (ms) of the newest WAL segment or snapshot in a file replica (0 when none). */
 export function lastShippedMs(replicaDir: string): number {
   let newest = 0;

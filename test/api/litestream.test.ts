@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stopProcess } from '../../scripts/lib/child-server.ts';
-import { LITESTREAM_BIN, generationsOf, startLitestream, waitShipped, type Litestream } from '../../scripts/lib/litestream.ts';
+import {
+  LITESTREAM_BIN,
+  generationsOf,
+  replicaFiles,
+  startLitestream,
+  waitShipped,
+  type Litestream,
+} from '../../scripts/lib/litestream.ts';
 import { killHard, startChildServer, type ChildServer } from '../support/child-server.ts';
 import { runCli } from '../support/cli.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -139,7 +146,10 @@ describe('kspace with the real Litestream', () => {
     const r = await restore(dir, rep, ['--timestamp', between]);
     // On failure, what Litestream holds and said: a generation that started between the batches leaves no backup
     // whose time bounds hold `between`.
-    expect(r.code, `${r.stderr}\ngenerations: ${generationsOf(rep).join(', ')}\nlitestream said:\n${ls.log().slice(-3000)}`).toBe(0);
+    expect(
+      r.code,
+      `${r.stderr}\ntimestamp: ${between}\ngenerations: ${generationsOf(rep).join(', ')}\nreplica files:\n${replicaFiles(rep).join('\n')}\nlitestream said:\n${ls.log().slice(-6000)}`,
+    ).toBe(0);
     expect(fs.existsSync(path.join(dir, 'kspace.db-wal'))).toBe(false);
     expect(fs.readdirSync(dir).filter((f) => f.startsWith('kspace.db.replaced-')).length).toBeGreaterThanOrEqual(2);
     const paths = pagePaths(path.join(dir, 'kspace.db'));
