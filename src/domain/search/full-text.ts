@@ -74,7 +74,7 @@ export const ranking = {
    */
   candidates: 2_000,
   oneItem: 300,
-  fewItems: 600,
+  fewItems: 300,
   candidateChars: 4_000_000,
 };
 

@@ -32,20 +32,15 @@ export type Scored = { id: number; g: 0 | 1; score: number };
 type Stems = (words: string[]) => string[];
 
 /**
- * One candidate read: the words found in it where a query word's root begins (`words`, each with
- * its field's weight in `weights`), the CJK terms' weighted counts, its length, and for each
- * phrase item whether the text bears it out (null for an item of one word, judged from the words).
- * The words are classified against the query terms once a search, in `rank`, so that the stems of
- * every word met are asked for in one statement.
+ * One candidate as read: the words found in it where a query word's root begins (`words`, each
+ * with its field's weight in `weights`) and the CJK terms' weighted counts. Its new words are
+ * classified against the query terms at once, their stems asked for in one statement, and the
+ * reading becomes its counts (Counted), so that all of that stays in the caller's slices.
  */
-type Counted = {
-  id: number;
-  words: string[];
-  weights: number[];
-  cjk: Float64Array;
-  length: number;
-  phrases: Array<boolean | null>;
-};
+type Reading = { words: string[]; weights: number[]; cjk: Float64Array };
+
+/** One candidate counted: its weighted term counts, its length, which items it holds. */
+type Counted = { id: number; tf: Float64Array; length: number; holds: boolean[] };
 
 const WORD_TAIL_ASCII = '[a-z0-9]*';
 // A word ends where a CJK run begins (text/tokens.ts TOKEN): `obsidianの` holds `obsidian`.
@@ -85,10 +80,10 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
 
   // What a word found in the text counts for each term (null: nothing), worked out once a query.
   const kinds = new Map<string, Float64Array | null>();
-  /** Classifies the words of `counted` not yet classified; the stems they need, in one call. */
-  const classify = (counted: Counted[]) => {
+  /** Classifies the words not yet classified; the stems they need, in one call. */
+  const classify = (found: string[]) => {
     const fresh = new Set<string>();
-    for (const c of counted) for (const w of c.words) if (!kinds.has(w)) fresh.add(w);
+    for (const w of found) if (!kinds.has(w)) fresh.add(w);
     const words = [...fresh];
     const needStem = words.filter((w) =>
       terms.some((t, k) => w !== t.word && !(t.prefix && w.startsWith(t.word)) && w.startsWith(roots[k])),
@@ -115,7 +110,7 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
   };
 
   /** Notes the text's words where a query word's root begins, each with its field's weight. */
-  const count = (text: string, c: Counted, field: number, headings: boolean) => {
+  const count = (text: string, c: Reading, field: number, headings: boolean) => {
     const ascii = !NON_ASCII.test(text);
     const f = ascii ? text.toLowerCase() : foldToken(text);
     const re = ascii ? asciiFind : find;
@@ -158,41 +153,25 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
 
   const countOne = (c: Candidate): Counted => {
     const text = c.body ? c.body() : c.content;
-    const out: Counted = {
-      id: c.id,
-      words: [],
-      weights: [],
-      cjk: new Float64Array(terms.length),
-      length: c.title.length + text.length,
-      phrases: [],
-    };
-    count(c.title, out, BM25.title, false);
-    count(text, out, BM25.body, true);
-    out.phrases = plan.items.map((item) => (item.check ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check) : null));
-    return out;
+    const read: Reading = { words: [], weights: [], cjk: new Float64Array(terms.length) };
+    count(c.title, read, BM25.title, false);
+    count(text, read, BM25.body, true);
+    classify(read.words);
+    const tf = read.cjk;
+    for (let i = 0; i < read.words.length; i++) {
+      const k = kinds.get(read.words[i]);
+      if (k) for (let t = 0; t < k.length; t++) tf[t] += k[t] * read.weights[i];
+    }
+    const holds = plan.items.map((item) =>
+      item.check ? holdsPhrase(c.title, item.check) || holdsPhrase(text, item.check) : item.terms.every((k) => tf[k] > 0),
+    );
+    return { id: c.id, tf, length: c.title.length + text.length, holds };
   };
-
-  /** Each candidate's weighted term counts and which items it holds. */
-  const tally = (counted: Counted[]): Tallied[] => {
-    classify(counted);
-    return counted.map((c) => {
-      const tf = Float64Array.from(c.cjk);
-      for (let i = 0; i < c.words.length; i++) {
-        const k = kinds.get(c.words[i]);
-        if (k) for (let t = 0; t < k.length; t++) tf[t] += k[t] * c.weights[i];
-      }
-      const holds = plan.items.map((item, i) => c.phrases[i] ?? item.terms.every((k) => tf[k] > 0));
-      return { id: c.id, tf, length: c.length, holds };
-    });
-  };
-  return { count: countOne, rank: (counted) => rank(plan, tally(counted)) };
+  return { count: countOne, rank: (counted) => rank(plan, counted) };
 }
 
-/** A candidate's weighted term counts, its length, which items it holds. */
-type Tallied = { id: number; tf: Float64Array; length: number; holds: boolean[] };
-
 /** BM25 over the counted candidates: idf and the average length are the candidates'. */
-function rank(plan: QueryPlan, counted: Tallied[]): Scored[] {
+function rank(plan: QueryPlan, counted: Counted[]): Scored[] {
   const n = counted.length;
   if (n === 0) return [];
   const avg = counted.reduce((s, c) => s + c.length, 0) / n || 1;
