@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_ADMIN_KEY, startChild } from '../lib/child-server.ts';
+import { spawn } from 'node:child_process';
+import { BENCH_ADMIN_KEY, freePort, startChild } from '../lib/child-server.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
 const WRITES_PER_S = 50;
@@ -18,6 +19,53 @@ function rssBytes(pid: number): number {
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+
+/** Opens `n` streams to `port` (each on its own connection) and resolves when each has begun; they stay open. */
+async function openStreams(
+  port: number,
+  pathAndQuery: string,
+  headers: Record<string, string>,
+  n: number,
+  open: http.ClientRequest[],
+  onData?: (chunk: string) => void,
+): Promise<void> {
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const req = http.get({ host: '127.0.0.1', port, path: pathAndQuery, headers, agent: false }, (res) => {
+            if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => onData?.(chunk));
+            resolve();
+          });
+          req.on('error', reject);
+          open.push(req);
+        }),
+    ),
+  );
+}
+
+/** The RSS growth (MB) of a bare node:http server (sse-floor-server.ts) for `n` idle streams. */
+async function floorGrowthMb(n: number): Promise<number> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [path.join(import.meta.dirname, 'sse-floor-server.ts'), String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const open: http.ClientRequest[] = [];
+  try {
+    await new Promise((r) => proc.stdout!.once('data', r));
+    await new Promise((r) => setTimeout(r, 500));
+    const before = rssBytes(proc.pid!);
+    await openStreams(port, '/', {}, n, open);
+    await new Promise((r) => setTimeout(r, 2000));
+    return (rssBytes(proc.pid!) - before) / 1024 / 1024;
+  } finally {
+    for (const r of open) r.destroy();
+    proc.kill();
+  }
+}
 
 export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   const streams = opts.quick ? 200 : 1000;
@@ -50,29 +98,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
     const rssBefore = rssBytes(server.proc.pid!);
     const since = Number((await put('p0', { content: 'start' })).headers.get('x-service-txid'));
     // N streams, each on its own connection; each event's `at` read where it arrives.
-    await Promise.all(
-      Array.from(
-        { length: streams },
-        () =>
-          new Promise<void>((resolve, reject) => {
-            const req = http.get(
-              { host: url.hostname, port: url.port, path: `/changes/stream?since=${since}`, headers: auth, agent: false },
-              (res) => {
-                if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
-                res.setEncoding('utf8');
-                res.on('data', (chunk: string) => {
-                  if (!measuring) return;
-                  const now = Date.now();
-                  for (const m of chunk.matchAll(/"at":"([^"]+)"/g)) latencies.push(now - Date.parse(m[1]));
-                });
-                resolve();
-              },
-            );
-            req.on('error', reject);
-            open.push(req);
-          }),
-      ),
-    );
+    await openStreams(Number(url.port), `/changes/stream?since=${since}`, auth, streams, open, (chunk) => {
+      if (!measuring) return;
+      const now = Date.now();
+      for (const m of chunk.matchAll(/"at":"([^"]+)"/g)) latencies.push(now - Date.parse(m[1]));
+    });
     await new Promise((r) => setTimeout(r, 2000));
     const rssIdle = rssBytes(server.proc.pid!);
     measuring = true;
@@ -112,6 +142,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         unit: 'MB',
         target: streams >= 1000 ? '≤ 20' : undefined,
         pass: streams >= 1000 ? growthMb <= 20 : undefined,
+      },
+      {
+        name: `floor: a bare node:http server's RSS growth for ${streams} idle event streams`,
+        value: Math.round((await floorGrowthMb(streams)) * 10) / 10,
+        unit: 'MB',
       },
     ];
   } finally {
