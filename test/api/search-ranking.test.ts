@@ -6,7 +6,7 @@ import { startServer, type Client, type TestServer } from '../support/server.ts'
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startServer();
-  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or', 'pairs'])
+  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or', 'pairs', 'long'])
     expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
 });
 afterAll(() => srv.close());
@@ -75,6 +75,14 @@ describe('ranking by relevance', () => {
     // A question of 30 words is an ordinary query (no 400).
     const long = `${'what is the best way to remove an old vault that I no longer need from my computer '.repeat(2)} please`;
     expect((await search(srv.admin, long, 'or'))[0]).toBe('remove');
+  });
+
+  it('finds a phrase of ten words only where all ten are in a row (the index is asked for the first eight)', async () => {
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet'.split(' ');
+    await srv.admin.put('/pages/long/eight', { title: 'Eight', content: `${words.slice(0, 8).join(' ')} and more` });
+    await srv.admin.put('/pages/long/ten', { title: 'Ten', content: `so ${words.join(' ')} here` });
+    await srv.admin.put('/pages/long/apart', { title: 'Apart', content: `${words.slice(0, 8).join(' ')} x ${words.slice(8).join(' ')}` });
+    expect(await search(srv.admin, `"${words.join(' ')}" `, 'long')).toEqual(['ten']);
   });
 
   it('gathers the pages holding two of the words before those holding one, so a word of every page does not crowd them out', async () => {

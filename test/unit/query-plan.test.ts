@@ -91,6 +91,19 @@ describe('planQuery', () => {
     expect(plan(q)!.pairs).toBe(pairs);
   });
 
+  it('asks the index for the first 8 words of a long phrase; the plan keeps every word for the ranking to check', () => {
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
+    const p = plan(`"${words.join(' ')}" `)!;
+    expect(p.every).toBe(
+      words
+        .slice(0, 8)
+        .map((w) => `"${w}"`)
+        .join(' AND '),
+    );
+    expect(p.terms.map((t) => t.word)).toEqual(words);
+    expect(p.items[0].terms).toHaveLength(10);
+  });
+
   it('marks the typed prefix for snippets, and leaves it a word where the caller says it reaches too far', () => {
     expect(plan('red pan')!.phrases).toEqual([
       { text: 'red', prefix: false },

@@ -143,8 +143,14 @@ function itemMatch(p: Phrase, indexWords: IndexWords): string {
     words.forEach((w, i) => parts.push(last && i === words.length - 1 ? prefixMatch(w) : quotePhrase({ text: w, prefix: false })));
   });
   if (parts.length === 0) return quotePhrase({ text: p.text, prefix: false });
-  return parts.join(' AND ');
+  // The index finds the pages holding the phrase's first words; the ranking checks every word of
+  // it in each candidate's text (the phrase check, or each term's count), so the rest only cost:
+  // FTS5's AND of 32 common words is ~0.1–0.3 s a statement at 100,000 pages, of 8 ~40 ms.
+  return parts.slice(0, MATCH_WORDS).join(' AND ');
 }
+
+/** The most words of one item the index is asked for (the ranking checks them all). */
+const MATCH_WORDS = 8;
 
 /**
  * A prefix: the word, its stem's prefix, and the word cut back to where an English ending may
