@@ -28,6 +28,33 @@ async function api(method: string, p: string, body?: unknown): Promise<unknown> 
   return text ? JSON.parse(text) : null;
 }
 const page = (space: string, p: string, body: Record<string, unknown>): Promise<unknown> => api('PUT', `/pages/${space}/${p}`, body);
+async function putFile(space: string, p: string, name: string, bytes: Buffer, type: string): Promise<void> {
+  const r = await fetch(`${base}/files/${space}/${p}/${name}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': type },
+    body: new Uint8Array(bytes),
+  });
+  if (!r.ok) throw new Error(`PUT file ${name}: ${r.status} ${await r.text()}`);
+}
+/** One second of a 440 Hz tone, 8 kHz mono 16-bit PCM. */
+function toneWav(): Buffer {
+  const rate = 8000;
+  const b = Buffer.alloc(44 + rate * 2);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + rate * 2, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(rate, 24);
+  b.writeUInt32LE(rate * 2, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(rate * 2, 40);
+  for (let i = 0; i < rate; i++) b.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
+  return b;
+}
 
 await api('POST', '/admin/principals', { name: 'alice', kind: 'user', password: 'correct horse battery', orgAdmin: true });
 const bot = (await api('POST', '/admin/principals', { name: 'build-bot', kind: 'agent' })) as { id: string };
@@ -262,6 +289,55 @@ try {
     await p.getByRole('status').filter({ hasText: 'Updated by build-bot' }).waitFor();
     await p.waitForTimeout(300);
     await shot(p, 'updated-by');
+  }
+  if (want('obsidian')) {
+    // Obsidian's dialect: callouts (one folded), a highlight, a note embed, an audio and a video file.
+    const blank = await browser.newPage();
+    const webm = await blank.evaluate(async () => {
+      const c = document.createElement('canvas');
+      c.width = 480;
+      c.height = 270;
+      const g = c.getContext('2d')!;
+      const rec = new MediaRecorder(c.captureStream(25), { mimeType: 'video/webm' });
+      const parts: Blob[] = [];
+      rec.ondataavailable = (e) => parts.push(e.data);
+      const stopped = new Promise((r) => {
+        rec.onstop = r;
+      });
+      rec.start();
+      for (let i = 0; i < 25; i++) {
+        g.fillStyle = `hsl(${205 + i} 55% 38%)`;
+        g.fillRect(0, 0, 480, 270);
+        g.fillStyle = '#fff';
+        g.font = '30px sans-serif';
+        g.fillText('Deploy walkthrough', 40, 145);
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      rec.stop();
+      await stopped;
+      const bytes = new Uint8Array(await new Blob(parts, { type: 'video/webm' }).arrayBuffer());
+      let text = '';
+      for (const b of bytes) text += String.fromCharCode(b);
+      return btoa(text);
+    });
+    await blank.close();
+    const notes = 'engineering/field-notes';
+    await page('handbook', notes, { title: 'Field notes', content: 'Notes from the deploy.' });
+    await putFile('handbook', notes, 'walkthrough.webm', Buffer.from(webm, 'base64'), 'video/webm');
+    await putFile('handbook', notes, 'standup.wav', toneWav(), 'audio/wav');
+    await page('handbook', notes, {
+      title: 'Field notes',
+      content:
+        '> [!warning] Before you deploy\n> Check the ==error budget== first; the [runbook](runbooks/deploy) says how.\n\n' +
+        '> [!note]- What changed in the gateway\n> Timeouts are now per route.\n\n' +
+        'From the onboarding checklist:\n\n![[Onboarding checklist]]\n\n' +
+        '## Recordings\n\nThe stand-up: ![[standup.wav]]\n\n![[walkthrough.webm|480]]\n',
+    });
+    await p.setViewportSize({ width: 1280, height: 1180 });
+    await p.goto(`${base}/app/p/handbook/${notes}`);
+    await p.getByRole('heading', { level: 1, name: 'Field notes', exact: true }).waitFor();
+    await shot(p, 'obsidian');
+    await p.setViewportSize({ width: 1280, height: 800 });
   }
   if (want('page-dark')) {
     const ctx = await browser.newContext({
