@@ -4,12 +4,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { authHeaders, helperPids, helperThreads, ROOT, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { helperPids, helperThreads, ROOT } from '../../scripts/lib/child-server.ts';
+import { ADMIN_KEY, startServer, type ChildServer } from '../support/server.ts';
 import { nodeFlags } from '../../scripts/lib/node-flags.ts';
 import { waitFor } from '../support/wait.ts';
 import { nextLoadState } from '../../src/store/helper/thread.ts';
 import { openDb } from '../../src/store/db/connection.ts';
 import { ensureIndexGeneration, indexedSeq, openIndexConnection } from '../../src/store/fts/index-file.ts';
+
+const HEADERS = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+/** kspace from source on `dataDir`, as bin/kspace runs it. */
+const startChild = (dataDir: string): Promise<ChildServer> =>
+  startServer({ SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }, { mode: 'source', dataDir });
 
 // `kspace serve` checkpoints the WAL from a helper thread so that no request waits for it.
 
@@ -46,11 +52,11 @@ function queueFixture() {
 
 /** The space s with `count` pages of 4,000 characters, each answered 201. */
 async function writePages(s: ChildServer, count: number): Promise<void> {
-  await fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
+  await fetch(`${s.url}/spaces`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ slug: 's', name: 'S' }) });
   for (let i = 0; i < count; i++) {
     const r = await fetch(`${s.url}/pages/s/p${i}`, {
       method: 'PUT',
-      headers: authHeaders(),
+      headers: HEADERS,
       body: JSON.stringify({ title: `P${i}`, content: 'x'.repeat(4000) }),
     });
     expect(r.status).toBe(201);
@@ -128,11 +134,11 @@ describe('WAL checkpointer', () => {
     const pid = server.proc.pid!;
     expect(await waitFor(() => helperThreads(pid).length === 1)).toBe(true);
     const helper = helperThreads(pid)[0].tid;
-    await fetch(`${server.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 's', name: 'S' }) });
+    await fetch(`${server.url}/spaces`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ slug: 's', name: 'S' }) });
     for (let i = 0; i < 5; i++) {
       const r = await fetch(`${server.url}/pages/s/p${i}`, {
         method: 'PUT',
-        headers: authHeaders(),
+        headers: HEADERS,
         body: JSON.stringify({ title: `P${i}`, content: `words ${i}` }),
       });
       expect(r.status).toBe(201);
@@ -167,7 +173,7 @@ describe('WAL checkpointer', () => {
       await new Promise((r) => setTimeout(r, 1500)); // idle again
       const r = await fetch(`${server.url}/pages/s/${word}`, {
         method: 'PUT',
-        headers: authHeaders(),
+        headers: HEADERS,
         body: JSON.stringify({ title: word, content: word }),
       });
       expect(r.status).toBe(201);
@@ -175,7 +181,7 @@ describe('WAL checkpointer', () => {
       while ((await backlog()) > 0 && Date.now() - answered < 1500) await new Promise((res) => setTimeout(res, 20));
       expect(Date.now() - answered, word).toBeLessThan(500);
     }
-    const found = (await (await fetch(`${server.url}/search?q=zebra`, { headers: authHeaders() })).json()) as {
+    const found = (await (await fetch(`${server.url}/search?q=zebra`, { headers: HEADERS })).json()) as {
       hits: Array<{ path: string }>;
     };
     expect(found.hits.map((p) => p.path)).toEqual(['zebra']);
@@ -200,7 +206,7 @@ describe('WAL checkpointer', () => {
       space: { slug: 's', name: 'S' },
       pages,
     };
-    const imported = await fetch(`${server.url}/spaces/s/import`, { method: 'POST', headers: authHeaders(), body: JSON.stringify(bundle) });
+    const imported = await fetch(`${server.url}/spaces/s/import`, { method: 'POST', headers: HEADERS, body: JSON.stringify(bundle) });
     expect(await imported.json()).toMatchObject({ created: 500, errors: [] });
     const code = await new Promise<number | null>((resolve) => {
       proc.once('exit', (c) => resolve(c));

@@ -5,12 +5,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authHeaders, startChild, type ChildServer } from '../../scripts/lib/child-server.ts';
+import { ADMIN_KEY, client, startServer, type ChildServer } from '../support/server.ts';
 import { FTS_FILE, indexedSeq, lastQueued } from '../../src/store/fts/index-file.ts';
 import { createFullTextIndex } from '../../src/store/fts/sync.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
-import { client, startServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
+
+const HEADERS = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+/** kspace from source on `dataDir`, as bin/kspace runs it. */
+const startChild = (dataDir: string): Promise<ChildServer> =>
+  startServer({ SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }, { mode: 'source', dataDir });
 
 // The full-text index lives in kspace-fts.db and is kept by the helper thread, off the write
 // path (src/store/fts/index-file.ts). These run `kspace serve` as a child process, helper included.
@@ -24,9 +28,9 @@ afterEach(async () => {
 });
 
 const put = (s: ChildServer, p: string, body: object) =>
-  fetch(`${s.url}/pages/kb/${p}`, { method: 'PUT', headers: authHeaders(), body: JSON.stringify(body) });
+  fetch(`${s.url}/pages/kb/${p}`, { method: 'PUT', headers: HEADERS, body: JSON.stringify(body) });
 const hits = async (s: ChildServer, q: string): Promise<string[]> => {
-  const r = await fetch(`${s.url}/search?${new URLSearchParams({ q })}`, { headers: authHeaders() });
+  const r = await fetch(`${s.url}/search?${new URLSearchParams({ q })}`, { headers: HEADERS });
   expect(r.status).toBe(200);
   return ((await r.json()) as { hits: Array<{ path: string }> }).hits.map((h) => h.path).sort();
 };
@@ -35,7 +39,7 @@ const start = async () => {
   return server;
 };
 const addSpace = (s: ChildServer) =>
-  fetch(`${s.url}/spaces`, { method: 'POST', headers: authHeaders(), body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
+  fetch(`${s.url}/spaces`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ slug: 'kb', name: 'KB' }) });
 /** A server on a new data dir, with the space 'kb'. */
 const startFresh = async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-fts-'));
@@ -63,7 +67,7 @@ describe('full-text index kept by the helper', () => {
     expect((await put(s, 'p3', { title: 'P3', content: 'narwhal only' })).status).toBe(200);
     expect(await hits(s, 'number3')).toEqual([]);
     expect(await hits(s, 'narwhal')).toEqual(['p3']);
-    expect((await fetch(`${s.url}/pages/kb/p4`, { method: 'DELETE', headers: authHeaders() })).status).toBe(204);
+    expect((await fetch(`${s.url}/pages/kb/p4`, { method: 'DELETE', headers: HEADERS })).status).toBe(204);
     expect(await hits(s, 'number4')).toEqual([]);
     expect((await hits(s, 'walrus')).length).toBe(13);
     // Queue rows the index holds are trimmed by the server (about a second later).
@@ -170,7 +174,7 @@ describe('full-text index kept by the helper', () => {
     expect(await hits(s, '"pygmy marmoset"')).toEqual(['kept']);
     expect(await hits(s, 'pygmy marmoset')).toEqual(['apart', 'kept', 'titled']);
     // The title first, then the shorter page (the same words once each).
-    const r = await fetch(`${s.url}/search?q=marmoset`, { headers: authHeaders() });
+    const r = await fetch(`${s.url}/search?q=marmoset`, { headers: HEADERS });
     expect(((await r.json()) as { hits: Array<{ path: string }> }).hits.map((h) => h.path)).toEqual(['titled', 'kept', 'apart']);
     await s.stop();
     const after = new Database(file, { readonly: true });
@@ -200,7 +204,7 @@ describe('full-text index kept by the helper', () => {
             const r = await pool.request({
               method: 'PUT',
               path: `/pages/kb/burst/p${i}`,
-              headers: authHeaders(),
+              headers: HEADERS,
               body: JSON.stringify({ title: `Burst ${i}`, content: `serval ${i} ${words(i)}` }),
             });
             await r.body.dump();
@@ -277,7 +281,7 @@ describe('full-text index under sustained writes', () => {
             const r = await pool.request({
               method: 'PUT',
               path: `/pages/kb/load/p${i}`,
-              headers: authHeaders(),
+              headers: HEADERS,
               body: JSON.stringify({ title: `Load ${i}`, content: `${content}\n\nmarker${i}` }),
             });
             await r.body.dump();

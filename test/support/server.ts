@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stopProcess } from '../../scripts/lib/child-server.ts';
+import { sourceArgs } from '../../scripts/lib/node-flags.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { serve, type Running } from '../../src/server.ts';
 import type { Logger } from '../../src/services.ts';
@@ -115,17 +116,17 @@ async function startInProcess(env: Record<string, string>, opts: InProcessOption
   });
 }
 
-const SOURCE_ENTRY = path.resolve(import.meta.dirname, '../../bin/kspace.ts');
-
 /** Resolves once the child logs that it listens (its first line naming its URL). */
 function startChild(env: Record<string, string>, opts: ChildOptions): Promise<ChildServer> {
   if (opts.mode === 'binary' && !opts.bin) throw new Error('startServer: mode binary needs `bin`');
   if (opts.mode === 'source' && !opts.dataDir) throw new Error('startServer: mode source needs `dataDir`');
-  const [command, ...first] = opts.mode === 'binary' ? [opts.bin!] : [process.execPath, SOURCE_ENTRY];
+  // From source as bin/kspace runs it: its Node flags, the TypeScript cache, two malloc arenas.
+  const [command, ...first] = opts.mode === 'binary' ? [opts.bin!] : [process.execPath, ...sourceArgs()];
+  const sourceEnv = opts.mode === 'source' && !opts.bareEnv ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } : {};
   const args = [...first, 'serve', ...(opts.dataDir ? ['--data', opts.dataDir] : []), '--port', '0', ...(opts.args ?? [])];
   const proc = spawn(command, args, {
     cwd: opts.cwd,
-    env: opts.bareEnv ? env : { ...process.env, ...env },
+    env: opts.bareEnv ? env : { ...process.env, ...sourceEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
