@@ -8,17 +8,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { BENCH_ADMIN_KEY, freePort, startChild } from '../lib/child-server.ts';
+import { BENCH_ADMIN_KEY, freePort, rssBytes, startChild } from '../lib/child-server.ts';
+import { percentile } from '../lib/load.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
 const WRITES_PER_S = 50;
-
-function rssBytes(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 /** Opens `n` streams to `port` (each on its own connection) and resolves when each has begun; they stay open. */
 async function openStreams(
