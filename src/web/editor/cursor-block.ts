@@ -6,6 +6,7 @@
 import { ensureSyntaxTree, syntaxTree } from '@codemirror/language';
 import type { EditorState, Extension } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
+import { whenQuiet } from '../lib/when-quiet.ts';
 
 export interface CursorBlocks {
   /** Each top-level block's element name (`p`, `h2`, `ul`, `pre`…), in order. */
@@ -58,21 +59,14 @@ export function cursorBlocks(state: EditorState): CursorBlocks {
 }
 
 /** Calls `report` a short while after the cursor moved or the text changed (once things are still). */
-// A keystroke only notes its time: one timer is armed per pause, and when it fires early (keys came
-// meanwhile) it waits for the rest (as lib/when-quiet.ts, which the editor's chunk does not import).
 export function cursorBlockReporter(report: (b: CursorBlocks) => void, delay = 150): Extension {
   let view: EditorView | null = null;
-  let last = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const fire = (): void => {
-    const wait = last + delay - performance.now();
-    timer = wait > 1 ? setTimeout(fire, wait) : undefined;
-    if (!timer && view?.dom.isConnected) report(cursorBlocks(view.state));
-  };
+  const quiet = whenQuiet(delay, () => {
+    if (view?.dom.isConnected) report(cursorBlocks(view.state));
+  });
   return EditorView.updateListener.of((u) => {
     if (!u.selectionSet && !u.docChanged) return;
     view = u.view;
-    last = performance.now();
-    timer ??= setTimeout(fire, delay);
+    quiet.poke();
   });
 }

@@ -7,7 +7,7 @@ import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
 import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
-import { uploader } from '../lib/attachments.ts';
+import { uploader, type AttachEvents } from '../lib/attachments.ts';
 import { titleSource } from '../lib/title-source.ts';
 import { LivePreview } from '../components/preview.tsx';
 import { RecordForm } from '../components/record-form.tsx';
@@ -55,13 +55,13 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const [base, setBase] = useState(page);
   const [title, setTitle] = useState(page.title);
   // What the Content editor holds is read from it when it is needed (a save, a draft, the preview),
-  // not kept in state: a keystroke renders nothing here. The editor is only written through `replaceText`.
-  const readContent = useRef<() => string>(() => page.content);
-  const content = (): string => readContent.current();
+  // through the preview's feed, not kept in state: a keystroke renders nothing here. The editor is
+  // only written through `replaceText`.
+  const [feed] = useState(() => new PreviewFeed(page.content));
+  const content = (): string => feed.current();
   const [replaceReq, replaceContent] = useReplace();
   const replaceText = (text: string): void => {
-    readContent.current = () => text;
-    feed.text(readContent.current);
+    feed.text(() => text);
     replaceContent(text);
   };
   const [raw, setRaw] = useState<RawValues>(() => initialRaw(fields ?? [], page.metadata));
@@ -76,8 +76,18 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
     const d = readDraft(draftId);
     return d && (d.title !== page.title || d.content !== page.content || d.baseVersion !== page.version) ? d : null;
   });
-  const [feed] = useState(() => new PreviewFeed(page.content));
-  const wikilinks = useMemo(() => titleSource(() => space), [space]);
+  // The editor reads these once, when it mounts: they find the page where a move took it.
+  const atNow = useRef(at);
+  atNow.current = at;
+  const [wikilinks] = useState(() => titleSource(() => atNow.current.space));
+  const files = (on: AttachEvents): ((file: File) => Promise<string>) => {
+    let made: { at: typeof at; upload: (file: File) => Promise<string> } | null = null;
+    return (file) => {
+      const a = atNow.current;
+      if (made?.at !== a) made = { at: a, upload: uploader(a.space, a.path, on) }; // one per address: it keeps the names taken
+      return made.upload(file);
+    };
+  };
 
   const metadata = (): Metadata => {
     if (!fields) return fromRows(rows);
@@ -89,6 +99,8 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   // holds (title, metadata, the offered draft) is read through a ref set during render; the text
   // from the editor.
   const dirty = (): boolean => title !== base.title || content() !== base.content;
+  // Set once a save has gone through (the view is left for the page).
+  const savedRef = useRef(false);
   const leaving = useRef(() => {});
   leaving.current = () => {
     if (!offered && dirty()) writeDraft(draftId, { title, content: content(), metadata: metadata(), baseVersion: base.version });
@@ -96,11 +108,18 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   const [drafts] = useState(() => whenQuiet(300, () => leaving.current()));
   const draftSoon = (): void => drafts.poke();
   useEffect(draftSoon, [title, raw, rows, offered]);
-  useEffect(() => drafts.cancel, []);
+  // Leaving the editor within the app (a link, the back button) before the timer fired: the draft
+  // is written then, unless the text was saved.
+  useEffect(
+    () => () => {
+      drafts.cancel();
+      if (!savedRef.current) leaving.current();
+    },
+    [],
+  );
   // The conflict panel shows the text as it is typed.
   const [, setTyped] = useState(0);
   const onContent = (text: () => string): void => {
-    readContent.current = text;
     feed.text(text);
     draftSoon();
     if (conflict) setTyped((n) => n + 1);
@@ -175,7 +194,6 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
   // merge. A move or a delete of the page is said too.
   const { principal } = useSession();
   const [live, setLive] = useState<string | null>(null);
-  const savedRef = useRef(false);
   useLiveChanges((batch) => {
     if (inFlight.current || savedRef.current) return; // this editor's own save
     const c = [...batch]
@@ -350,7 +368,7 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
               onSave={() => void save()}
               describedBy={contentIssue ? 'ed-content-error' : undefined}
               wikilinks={wikilinks}
-              files={(on) => uploader(space, path, on)}
+              files={files}
               onCursor={(b) => feed.cursor(b)}
             />
             <FieldError id="ed-content" issue={contentIssue} />
