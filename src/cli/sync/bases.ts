@@ -7,17 +7,15 @@
 // round the pack is written again without the bases no file refers to, once they are more than
 // half of it. Bases kept as files under `base/` by an earlier version are still read, and removed
 // once nothing refers to them.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { STATE_DIR, writeDurably } from './state-file.ts';
+import { sha256 } from './state.ts';
 
 const PACK = 'bases.pack';
 const OLD_DIR = 'base';
 /** Dead bytes are dropped from the pack once there are more of them than this and than live ones. */
 const MIN_DEAD_BYTES = 4 * 1024 * 1024;
-
-const sha256 = (text: string | Uint8Array): string => createHash('sha256').update(text).digest('hex');
 
 type Place = { at: number; length: number };
 
@@ -27,6 +25,7 @@ export class BasePack {
   private index: Map<string, Place> | null = null;
   private size = 0;
   private fd: number | null = null;
+  private unflushed = false;
 
   constructor(dir: string) {
     this.dir = path.join(dir, STATE_DIR);
@@ -44,10 +43,19 @@ export class BasePack {
       fs.mkdirSync(this.dir, { recursive: true });
       this.fd = fs.openSync(this.file, 'a');
     }
-    fs.writeSync(this.fd, Buffer.concat([head, body, Buffer.from('\n')]));
+    const record = Buffer.concat([head, body, Buffer.from('\n')]);
+    if (fs.writeSync(this.fd, record) !== record.length) throw new Error(`${this.file}: a base was written short`);
     index.set(hash, { at: this.size + head.length, length: body.length });
-    this.size += head.length + body.length + 1;
+    this.size += record.length;
+    this.unflushed = true;
     return hash;
+  }
+
+  /** Puts the bases kept since the last flush on the disk: before a state that names them is saved. */
+  flush(): void {
+    if (!this.unflushed || this.fd === null) return;
+    fs.fdatasyncSync(this.fd);
+    this.unflushed = false;
   }
 
   /** A base, or null when it is missing or not what its hash says. */

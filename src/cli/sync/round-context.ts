@@ -74,6 +74,7 @@ export class RoundContext {
   /** The files written since the last save to the disk, then what changed in the state. */
   save(): void {
     if (this.written.length) flushFolder(this.dir, this.written.splice(0));
+    this.bases.flush(); // the bases the state names (a `pushing` text above all) before the state
     this.store.save(this.state!);
   }
 

@@ -181,7 +181,8 @@ export class StateFile {
     const a: Record<string, AttachmentEntry | null> = {};
     const nf = diff(state.files, this.savedFiles, f);
     const na = diff((state.attachments ??= {}), this.savedAttachments, a);
-    if (nf + na === 0 && state.cursor === this.savedCursor) return false;
+    // After a failed write (id null) the whole state is written again, changed or not.
+    if (nf + na === 0 && state.cursor === this.savedCursor && this.id !== null) return false;
     const line: Line = { c: state.cursor };
     if (nf) line.f = f;
     if (na) line.a = a;
@@ -207,7 +208,7 @@ export class StateFile {
   private append(line: string): void {
     if (this.fd === null) this.fd = fs.openSync(path.join(this.dir, JOURNAL), 'a');
     const bytes = Buffer.from(line);
-    fs.writeSync(this.fd, bytes);
+    if (fs.writeSync(this.fd, bytes) !== bytes.length) throw new Error(`${JOURNAL}: a line was written short`);
     fs.fdatasyncSync(this.fd);
     this.journalBytes += bytes.length;
     this.counts.lines++;
