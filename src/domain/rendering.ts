@@ -246,7 +246,13 @@ function embedContents(
       for (const t of batch) tried.add(refKey(t));
     }
     if (!found.has(key)) return null;
-    return found.get(key) ?? readableContents(svc.db, caller, [target], Number.MAX_SAFE_INTEGER).get(key) ?? null;
+    let c = found.get(key) ?? null;
+    if (c === null) {
+      // Over what a batch holds: read on its own once, then kept for its other sections.
+      c = readableContents(svc.db, caller, [target], Number.MAX_SAFE_INTEGER).get(key) ?? null;
+      if (c !== null) found.set(key, c);
+    }
+    return c;
   };
 }
 

@@ -137,9 +137,7 @@ export function markDeleted(db: Db, id: number, now: string): void {
 export function insertRevision(db: Db, pageId: number, version: number, s: PageState, authorId: string, now: string): void {
   let prev: Buffer | null = null;
   if (version > 1) {
-    const older = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as
-      | (StoredState & { version: number })
-      | undefined;
+    const older = newestState(db, pageId) as NewestState | undefined;
     if (!older || older.version !== version - 1) throw new Error(`revision ${version} of page ${pageId} follows version ${older?.version}`);
     prev = encodePrev(older, s, storedWhole(older.version));
   }
@@ -196,13 +194,10 @@ export type RevisionRow = Omit<PageState, 'template'> & {
 /** A revision's row without its state: what READABLE_REVISION lets the caller read of it. */
 export type RevisionHead = Omit<RevisionRow, keyof StoredState>;
 
-/**
- * One revision, if the caller may read it (READABLE_REVISION). `newest`: the page row's state,
- * read once by a caller that reads several revisions (newestState).
- */
-export function findRevision(db: Db, caller: Caller, pageId: number, version: number, newest?: NewestState): RevisionRow | undefined {
+/** One revision, if the caller may read it (READABLE_REVISION). */
+export function findRevision(db: Db, caller: Caller, pageId: number, version: number): RevisionRow | undefined {
   const row = findRevisionHead(db, caller, pageId, version);
-  return row && { ...row, ...revisionState(db, pageId, version, newest) };
+  return row && { ...row, ...revisionState(db, pageId, version) };
 }
 
 /** findRevision without the revision's state (nothing decoded). */
@@ -218,14 +213,10 @@ export function findRevisionHead(db: Db, caller: Caller, pageId: number, version
 
 type PrevRow = { version: number; prev: Buffer | null };
 
-/**
- * The frontmatter, metadata and content of revision `version` of a page: the page row's for its
- * current version, else decoded back from the nearest whole state above it (revision-codec.ts).
- */
-export type NewestState = StoredState & { version: number };
+type NewestState = StoredState & { version: number };
 
 /** The page row's version and state: what every older revision is decoded from. */
-export function newestState(db: Db, pageId: number): NewestState {
+function newestState(db: Db, pageId: number): NewestState {
   return stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as NewestState;
 }
 
@@ -240,8 +231,12 @@ export function newestStateBytes(db: Db, pageId: number): NewestStateBytes | und
   ).get(pageId) as NewestStateBytes | undefined;
 }
 
-export function revisionState(db: Db, pageId: number, version: number, newest?: NewestState): StoredState {
-  const page = newest ?? newestState(db, pageId);
+/**
+ * The frontmatter, metadata and content of revision `version` of a page: the page row's for its
+ * current version, else decoded back from the nearest whole state above it (revision-codec.ts).
+ */
+export function revisionState(db: Db, pageId: number, version: number): StoredState {
+  const page = newestState(db, pageId);
   const walk = revisionWalk(db, pageId, version, page.version);
   return walk.length ? parseState(decodeWalk(walk, () => serializeState(page))) : page;
 }
@@ -263,9 +258,7 @@ export function revisionWalk(db: Db, pageId: number, version: number, newestVers
 
 /** Every revision's state of a page, newest first (one walk down its whole history: for tests and tools). */
 export function historyStates(db: Db, pageId: number): Array<StoredState & { version: number }> {
-  const page = stmt(db, 'SELECT version, frontmatter, metadata, content FROM pages WHERE id = ?').get(pageId) as StoredState & {
-    version: number;
-  };
+  const page = newestState(db, pageId);
   const rows = stmt(db, 'SELECT version, prev FROM revisions WHERE page_id = ? ORDER BY version DESC').all(pageId) as PrevRow[];
   const out: Array<StoredState & { version: number }> = [];
   let state: StoredState = page;
