@@ -8,7 +8,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { BENCH_ADMIN_KEY, freePort, rssBytes, startChild } from '../lib/child-server.ts';
+import { BENCH_ADMIN_KEY, freePort, rssBytes, startChild, stopProcess } from '../lib/child-server.ts';
 import { percentile } from '../lib/load.ts';
 import type { BenchOptions, BenchResult } from '../bench.ts';
 
@@ -49,7 +49,10 @@ async function floorGrowthMb(n: number): Promise<number> {
   });
   const open: http.ClientRequest[] = [];
   try {
-    await new Promise((r) => proc.stdout!.once('data', r));
+    await new Promise((resolve, reject) => {
+      proc.stdout!.once('data', resolve);
+      proc.once('exit', (code) => reject(new Error(`the floor server exited (${code}) before it was ready`)));
+    });
     await new Promise((r) => setTimeout(r, 500));
     const before = rssBytes(proc.pid!);
     await openStreams(port, '/', {}, n, open);
@@ -57,7 +60,7 @@ async function floorGrowthMb(n: number): Promise<number> {
     return (rssBytes(proc.pid!) - before) / 1024 / 1024;
   } finally {
     for (const r of open) r.destroy();
-    proc.kill();
+    await stopProcess(proc);
   }
 }
 
