@@ -12,6 +12,7 @@ import { startProgress } from './progress.ts';
 import type { BundleError, BundlePage, BundleSpace } from '../domain/bundles/bundle.ts';
 import {
   FOLDER_MARKER,
+  PAGES_FILE,
   bundleToFolder,
   decodeNote,
   folderToBundle,
@@ -150,7 +151,9 @@ export function readFolder(dir: string): FolderBundle & { bytes: number } {
   }
   const markerFile = path.join(dir, ...FOLDER_MARKER.split('/'));
   const marker = fs.existsSync(markerFile) ? fs.readFileSync(markerFile, 'utf8') : undefined;
-  const folder = folderToBundle(files, marker, binaries);
+  const pagesFile = path.join(dir, ...PAGES_FILE.split('/'));
+  const pagesText = fs.existsSync(pagesFile) ? fs.readFileSync(pagesFile, 'utf8') : undefined;
+  const folder = folderToBundle(files, marker, binaries, pagesText);
   // A note refused as a page is an error already; its text's decoding is then no news.
   const refused = new Set(folder.errors.map((e) => e.path));
   return {

@@ -5,7 +5,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../src/cli/client.ts';
 import { exportMarkdown, importFolder } from '../../src/cli/folders.ts';
-import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
+import { pageToFile, pageToNoteFile } from '../../src/domain/bundles/markdown-folder.ts';
 import { runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
@@ -204,7 +204,25 @@ describe('import-dir', () => {
     expect(exp).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(fs.existsSync(path.join(dir, 'guides', 'setup.md'))).toBe(true);
     expect(fs.existsSync(path.join(dir, 'guides', 'notes.md.md'))).toBe(true);
-    expect(fs.readFileSync(path.join(dir, 'index.md'), 'utf8')).toMatch(/^---\ntitle: "Start: here"\nn: 1.5\non: false\ntags:\n/);
+    // No added properties: the metadata and frontmatter are the note's properties, nothing more
+    // (`title` and `kspace` here are metadata keys of the page); the title is the file's name, or
+    // kept in .kspace/pages.json with what else the properties cannot say.
+    expect(fs.readFileSync(path.join(dir, 'index.md'), 'utf8')).toMatch(
+      /^---\nkspace: x\nn: 1.5\non: false\ntags:\n[^]*\ntitle: meta title\n/,
+    );
+    expect(fs.readFileSync(path.join(dir, 'guides', 'other.md'), 'utf8')).toBe('![d](files/diagram.svg)');
+    expect(fs.readFileSync(path.join(dir, 'records', 't1.md'), 'utf8')).toBe('---\ndue: 2025-01-01\ntemplate: task\n---\ndo it');
+    expect(fs.readFileSync(path.join(dir, 'ünïcode', '页面 with spaces.md'), 'utf8')).toBe('---\n{}\n---\n---\nstarts with a rule');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.kspace', 'pages.json'), 'utf8')).pages).toEqual({
+      'guides/notes.md.md': { title: 'A page whose path ends in .md' },
+      'guides/other.md': { title: 'Other' },
+      'guides/pics.md': { title: 'Pictures' },
+      'guides/setup.md': { title: 'Setup', frontmatterKeys: ['title', 'draft', 'list'] },
+      'index.md': { title: 'Start: here' },
+      'records/t1.md': { title: 'Task 1' },
+      'templates/task.md': { title: 'Task', frontmatterKeys: ['description'] },
+      'ünïcode/页面 with spaces.md': { title: '"quoted" title' },
+    });
 
     const imp = await cli(['import-dir', dir, '--space', 'rt-copy', '--json']);
     expect(imp.code, imp.stderr).toBe(0);
@@ -217,6 +235,21 @@ describe('import-dir', () => {
     // Again in overwrite mode: nothing changes.
     const again = await cli(['import-dir', dir, '--space', 'rt-copy', '--mode', 'overwrite', '--json']);
     expect(JSON.parse(again.stdout)).toEqual({ created: 0, updated: 0, skipped: before.length, errors: [], warnings: [], leftOut: [] });
+
+    // An export of the earlier layout (`title:` and `kspace:` properties, no pages.json) still imports whole.
+    const old = path.join(tmp, 'rt-old');
+    fs.cpSync(dir, old, { recursive: true });
+    fs.rmSync(path.join(old, '.kspace', 'pages.json'));
+    const marker = JSON.parse(fs.readFileSync(path.join(old, '.kspace', 'space.json'), 'utf8'));
+    fs.writeFileSync(path.join(old, '.kspace', 'space.json'), JSON.stringify({ ...marker, version: 1 }));
+    for (const p of before) {
+      const f = pageToFile(p);
+      expect(fs.existsSync(path.join(old, f.path)), f.path).toBe(true);
+      fs.writeFileSync(path.join(old, f.path), f.text);
+    }
+    const fromOld = await cli(['import-dir', old, '--space', 'rt-old', '--json']);
+    expect(JSON.parse(fromOld.stdout)).toEqual({ created: before.length, updated: 0, skipped: 0, errors: [], warnings: [], leftOut: [] });
+    expect(await pagesOf('rt-old')).toEqual(before);
   });
 
   it('reports per file: errors apart from warnings (bad YAML, invalid UTF-8, reserved names) and files left out (unused, symlinks)', async () => {
@@ -276,7 +309,7 @@ describe('import-dir', () => {
     // The export writes the note back under its own name.
     const out = path.join(tmp, 'bad-export');
     await exportMarkdown(api, 'bad', out);
-    expect(fs.readFileSync(path.join(out, 'x', 'links.md'), 'utf8')).toBe('---\ntitle: links\n---\na reserved name');
+    expect(fs.readFileSync(path.join(out, 'x', 'links.md'), 'utf8')).toBe('a reserved name');
     expect(fs.existsSync(path.join(out, 'x', 'links_.md'))).toBe(false);
 
     const exp = await cli(['export', 'bad', '--format', 'markdown', '-o', dir]);
@@ -306,14 +339,15 @@ describe('GET /spaces/:slug/export?format=zip', () => {
     expect(res.headers.get('content-type')).toBe('application/zip');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="zipped-export.zip"');
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-    expect(Object.keys(files).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt']);
+    expect(Object.keys(files).sort()).toEqual(['.kspace/pages.json', '.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt']);
     expect(strFromU8(files['files/logo.txt'])).toBe('bytes of a/logo.txt');
     expect(JSON.parse(strFromU8(files['.kspace/space.json'])).attachments).toEqual([
       { path: 'a', name: 'logo.txt', contentType: expect.stringMatching(/^text\/plain/), file: 'files/logo.txt' },
     ]);
     expect(strFromU8(files['a.md'])).toBe(
-      pageToFile({ path: 'a', title: 'A', content: 'See [[b]].', frontmatter: {}, metadata: { k: 1 } }).text,
+      pageToNoteFile({ path: 'a', title: 'A', content: 'See [[b]].', frontmatter: {}, metadata: { k: 1 } }).file.text,
     );
+    expect(strFromU8(files['a.md'])).toBe('---\nk: 1\n---\nSee [[b]].');
     expect(JSON.parse(strFromU8(files['.kspace/space.json'])).space).toEqual({ slug: 'zipped', name: 'Zipped', description: '' });
     // The admin sees the page bob may not read.
     const all = unzipSync(
@@ -323,7 +357,24 @@ describe('GET /spaces/:slug/export?format=zip', () => {
         ).arrayBuffer(),
       ),
     );
-    expect(Object.keys(all).sort()).toEqual(['.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt', 'files/plan.txt', 'secret.md']);
+    expect(Object.keys(all).sort()).toEqual([
+      '.kspace/pages.json',
+      '.kspace/space.json',
+      'a.md',
+      'dir/b.md',
+      'files/logo.txt',
+      'files/plan.txt',
+      'secret.md',
+    ]);
+    // The zip holds what `kspace export --format markdown` writes, byte for byte.
+    const dir = path.join(tmp, 'zipped-folder');
+    await exportMarkdown(new Api({ url: srv.url, key: ADMIN_KEY }), 'zipped', dir);
+    const walk = (rel: string): string[] =>
+      fs
+        .readdirSync(path.join(dir, rel), { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? walk(path.posix.join(rel, e.name)) : [path.posix.join(rel, e.name)]));
+    expect(walk('').sort()).toEqual(Object.keys(all).sort());
+    for (const f of walk('')) expect(strFromU8(all[f]), f).toBe(fs.readFileSync(path.join(dir, f), 'utf8'));
     expect((await srv.admin.get('/spaces/zipped/export?format=tar')).status).toBe(400);
   });
 });

@@ -6,6 +6,8 @@ import {
   folderToBundle,
   isSkipped,
   pageToFile,
+  pageToNoteFile,
+  readNote,
   placeAttachments,
 } from '../../src/domain/bundles/markdown-folder.ts';
 import { parseSimpleYaml } from '../../src/domain/bundles/simple-yaml.ts';
@@ -63,6 +65,37 @@ describe('a page as a file and back', () => {
     const f = pageToFile(p);
     expect(f.path).toBe(`${p.path}.md`);
     expect(fileToPage(f)).toEqual(p);
+  });
+
+  it.each<[string, BundlePage, string, object | null]>([
+    ['titled by its file name: the content alone', page('a/b', '# B\n', 'b'), '# B\n', null],
+    ['a title that is not the file name: kept', page('a/b', 'x', 'Bee'), 'x', { title: 'Bee' }],
+    ['metadata: its properties', { ...page('m', 'x', 'm'), metadata: { s: 'str', n: 1 } }, '---\ns: str\nn: 1\n---\nx', null],
+    [
+      'frontmatter that reads as metadata, and a key both have',
+      {
+        ...page('f', 'y', 'f'),
+        frontmatter: { title: 'fm', n: null, deep: { a: [1] }, k: 'fm' },
+        metadata: { title: 'meta', kspace: 'k', k: 2 },
+      },
+      '---\ntitle: meta\nkspace: k\nk: 2\nn: null\ndeep:\n  a:\n    - 1\n---\ny',
+      { frontmatter: { title: 'fm', k: 'fm' } },
+    ],
+    [
+      'frontmatter that reads as metadata',
+      { ...page('f', 'y', 'f'), frontmatter: { description: 'A type', draft: true } },
+      '---\ndescription: A type\ndraft: true\n---\ny',
+      { frontmatterKeys: ['description', 'draft'] },
+    ],
+    ['content that looks like frontmatter', page('c', '---\nnot: yaml\n---\n', 'c'), '---\n{}\n---\n---\nnot: yaml\n---\n', null],
+    ['content starting with a byte-order mark', page('c', '\uFEFFx', 'c'), '---\n{}\n---\n\uFEFFx', null],
+    ['a reserved name', page('x/links_', 'r', 'links'), 'r', null],
+  ])('as an exported note, with no added properties: %s', (_name, p, text, kept) => {
+    const n = pageToNoteFile(p);
+    expect(n.file.text).toBe(text);
+    expect(n.kept).toEqual(kept);
+    const back = readNote(n.file, false, n.kept ?? {});
+    expect('code' in back ? back : back.page).toEqual(p);
   });
 
   it('reads foreign properties: valid metadata values are metadata, the rest frontmatter; no title → the file name', () => {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   FOLDER_MARKER,
+  PAGES_FILE,
   escapeReservedPath,
   fileOfPage,
   fileToPage,
@@ -84,7 +85,9 @@ async function importAll(ctx: RoundContext, local: Map<string, LocalFile>, repor
   }
   const markerFile = path.join(ctx.dir, ...FOLDER_MARKER.split('/'));
   const marker = fs.existsSync(markerFile) ? fs.readFileSync(markerFile, 'utf8') : undefined;
-  const bundle = folderToBundle(files, marker, binaries);
+  const pagesFile = path.join(ctx.dir, ...PAGES_FILE.split('/'));
+  const pagesText = fs.existsSync(pagesFile) ? fs.readFileSync(pagesFile, 'utf8') : undefined;
+  const bundle = folderToBundle(files, marker, binaries, pagesText);
   // Files no note refers to are not attachments: they stay on disk, not synced.
   for (const e of bundle.errors) if (e.code !== 'not_referenced') report.errors.push({ path: e.path, message: e.message });
   const failed = await ctx.remote.importPages(bundle.pages, bundle.attachments);

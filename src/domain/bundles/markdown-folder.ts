@@ -3,7 +3,6 @@
 // properties), read back as a bundle for the ordinary import. Pure: `kspace export --format
 // markdown`, `kspace import-dir` and GET /spaces/:slug/export?format=zip all use these.
 import YAML from 'yaml';
-import { checkKey, checkValue } from '../metadata.ts';
 import { checkPagePath, normalizePagePath } from '../paths.ts';
 import type { Issue, PageRef } from '../../model.ts';
 import { scanWikilinksOnly } from '../links/extract.ts';
@@ -12,9 +11,11 @@ import { foldCase, resolveWikilink, wikiTargetFor, type WikiLookup } from '../li
 import { parseSimpleYaml } from './simple-yaml.ts';
 import { escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
 import { attachReferencedFiles, respellReservedMdLinks, type FolderAttachment } from './folder-refs.ts';
+import { isMetadataValue, keptPagesText, keptProps, PAGES_FILE, pageToNote, parseKeptPages, type KeptPage } from './folder-kept.ts';
 
 export { attachReferencedFiles, type FolderAttachment } from './folder-refs.ts';
 export { decodeNote, escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
+export { PAGES_FILE, type KeptPage } from './folder-kept.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage, type BundleSpace } from './bundle.ts';
 
 /** The file a folder export writes beside the pages (a dot-folder: Obsidian does not list it). */
@@ -24,10 +25,8 @@ const FOLDER_FORMAT = 'kspace-markdown-folder';
 /** A file of the folder: its path relative to the folder, `/`-separated. */
 export type FolderFile = { path: string; text: string };
 
-/** The property under which a page keeps what Obsidian properties cannot say (see pageToFile). */
+/** The property under which the earlier layout (pageToFile) keeps what Obsidian properties cannot say. */
 const KSPACE_KEY = 'kspace';
-// Limits of a metadata value as every server applies them by default; the server checks again.
-const VALUE_LIMITS = { listItems: 1000, stringBytes: 4096 } as never;
 
 /**
  * A folder file's name as an export writes it: `:` as `%3A` and `\` as `%5C`. Page paths refuse
@@ -40,7 +39,18 @@ export const exportedFileName = (name: string): string => name.replace(/[:\\]/g,
 export const fileOfPage = (path: string): string => `${exportedFileName(unescapeReservedPath(path))}.md`;
 
 /**
- * A page as a Markdown file: frontmatter with `title`, then each metadata key as a property,
+ * A page as a note of an export: the metadata and frontmatter as properties and nothing more,
+ * then the content exactly as stored; `kept`, what `.kspace/pages.json` holds of it (folder-kept.ts).
+ */
+export function pageToNoteFile(page: BundlePage): { file: FolderFile; kept: KeptPage | null } {
+  const path = fileOfPage(page.path);
+  const { text, kept } = pageToNote(page, path);
+  return { file: { path, text }, kept };
+}
+
+/**
+ * A page as a Markdown file of the earlier layout, which `kspace sync` still writes and every
+ * reader without pages.json reads: frontmatter with `title`, then each metadata key as a property,
  * then, only when there is any, `kspace: {frontmatter, metadata}` holding the page's free-form
  * frontmatter and the metadata keys that would collide with `title` or `kspace`; then the
  * content exactly as stored.
@@ -81,15 +91,29 @@ export function placeAttachments(files: Array<{ path: string; name: string; cont
   });
 }
 
-/** The marker file: the space, and where each attached file is. */
+/**
+ * The marker file: the space, and where each attached file is. Version 2: the notes carry no
+ * `title`/`kspace` properties, and `.kspace/pages.json` keeps what they cannot say.
+ */
 export function folderMarker(space: BundleSpace, attachments: PlacedAttachment[] = []): FolderFile {
-  const marker = { format: FOLDER_FORMAT, version: 1, space, ...(attachments.length ? { attachments } : {}) };
+  const marker = { format: FOLDER_FORMAT, version: 2, space, ...(attachments.length ? { attachments } : {}) };
   return { path: FOLDER_MARKER, text: `${JSON.stringify(marker, null, 2)}\n` };
 }
 
-/** The folder of a bundle: one file per page and the marker (the attached files' bytes are the caller's to write). */
+/** `.kspace/pages.json` of these entries (note path → what it keeps). */
+export function keptPagesFile(entries: Iterable<[string, KeptPage]>): FolderFile {
+  return { path: PAGES_FILE, text: keptPagesText(entries) };
+}
+
+/** The folder of a bundle: one note per page, the marker and pages.json (the attached files' bytes are the caller's to write). */
 export function bundleToFolder(space: BundleSpace, pages: BundlePage[], attachments: PlacedAttachment[] = []): FolderFile[] {
-  return [folderMarker(space, attachments), ...pages.map(pageToFile)];
+  const kept: Array<[string, KeptPage]> = [];
+  const notes = pages.map((p) => {
+    const n = pageToNoteFile(p);
+    if (n.kept) kept.push([n.file.path, n.kept]);
+    return n.file;
+  });
+  return [folderMarker(space, attachments), keptPagesFile(kept), ...notes];
 }
 
 /** Whether a folder entry is left out of an import: a part of its path starts with `.` (`.obsidian/`, `.git/`, `.trash/`). */
@@ -121,12 +145,26 @@ export type FolderBundle = {
  * links are kspace links already and are kept as written). Without it (an Obsidian vault, a
  * SilverBullet space, any folder) a wikilink that kspace would resolve differently from
  * Obsidian (a note found by its name anywhere in the vault) is respelled to the page Obsidian
- * finds, its text kept as the label. One error per file that cannot be a page.
+ * finds, its text kept as the label. One error per file that cannot be a page. `pagesText`: the
+ * text of `.kspace/pages.json` when the folder has one: the notes are then read as an export
+ * writes them (readNote's `kept`); without it, by the earlier rules (a `title` property is the
+ * title, a `kspace` property restores frontmatter).
  */
-export function folderToBundle(files: FolderFile[], marker?: string, binaries: Map<string, Uint8Array> = new Map()): FolderBundle {
+export function folderToBundle(
+  files: FolderFile[],
+  marker?: string,
+  binaries: Map<string, Uint8Array> = new Map(),
+  pagesText?: string,
+): FolderBundle {
   const errors: BundleError[] = [];
   const warnings: BundleError[] = [];
   const leftOut: BundleError[] = [];
+  let kept: Map<string, KeptPage> | null = null;
+  if (pagesText !== undefined) {
+    const k = parseKeptPages(pagesText);
+    kept = k.pages;
+    if (k.problem) warnings.push({ path: PAGES_FILE, code: 'invalid_json', message: k.problem });
+  }
   let space: BundleSpace = { slug: '', name: '', description: '' };
   let native = false;
   let manifest: PlacedAttachment[] = [];
@@ -146,7 +184,7 @@ export function folderToBundle(files: FolderFile[], marker?: string, binaries: M
   const pages: BundlePage[] = [];
   const seen = new Set<string>();
   for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    const note = readNote(f);
+    const note = readNote(f, true, kept ? (kept.get(normalizePagePath(f.path)) ?? {}) : undefined);
     if ('code' in note) {
       errors.push(note);
       continue;
@@ -185,10 +223,11 @@ export function folderToBundle(files: FolderFile[], marker?: string, binaries: M
 
 /**
  * One Markdown file as a page, or why it cannot be one (frontmatter that is not a YAML map is an
- * error here: `kspace sync` keeps such a file on the disk rather than push half of it).
+ * error here: `kspace sync` keeps such a file on the disk rather than push half of it). `kept`:
+ * as readNote's.
  */
-export function fileToPage(f: FolderFile): BundlePage | BundleError {
-  const r = readNote(f, false);
+export function fileToPage(f: FolderFile, kept?: KeptPage): BundlePage | BundleError {
+  const r = readNote(f, false, kept);
   return 'code' in r ? r : r.page;
 }
 
@@ -196,8 +235,12 @@ export function fileToPage(f: FolderFile): BundlePage | BundleError {
  * One Markdown file of an imported folder as a page and what was changed on the way (docs/export-import.md
  * "Reports"): `lenient`, frontmatter that is not a YAML map stays in the content as text, with an
  * `invalid_frontmatter` warning; a reserved name gets its escaped path and a `reserved_name` warning.
+ * `kept`: what `.kspace/pages.json` keeps of the note (`{}` when it keeps nothing), for a folder
+ * that has one (folder-kept.ts): the title is the kept one or the file's name, and every property
+ * is metadata or frontmatter. Without it, the earlier rules: a `title` property is the title and a
+ * `kspace` property holds frontmatter and colliding metadata keys.
  */
-export function readNote(f: FolderFile, lenient = true): { page: BundlePage; warnings: BundleError[] } | BundleError {
+export function readNote(f: FolderFile, lenient = true, kept?: KeptPage): { page: BundlePage; warnings: BundleError[] } | BundleError {
   const bad = (code: string, message: string, issues?: Issue[]): BundleError => ({
     path: f.path,
     code,
@@ -232,6 +275,7 @@ export function readNote(f: FolderFile, lenient = true): { page: BundlePage; war
     else warnings.push(bad('invalid_frontmatter', `${problem}; kept as text at the start of the page`));
   }
   const base = named.slice(named.lastIndexOf('/') + 1);
+  if (kept) return { page: { path, title: kept.title ?? base, content, ...keptProps(props, kept, toJsonValue) }, warnings };
   const title = typeof props.title === 'string' && props.title.trim() !== '' ? props.title.slice(0, 1024) : base;
   const frontmatter: Record<string, unknown> = {};
   const metadata: Record<string, unknown> = {};
@@ -250,13 +294,6 @@ export function readNote(f: FolderFile, lenient = true): { page: BundlePage; war
     if (md !== null && typeof md === 'object' && !Array.isArray(md)) Object.assign(metadata, md);
   }
   return { page: { path, title, content, frontmatter, metadata }, warnings };
-}
-
-/** A property that is a metadata value: a valid key and a string, number, boolean or list of those. */
-function isMetadataValue(key: string, value: unknown): boolean {
-  if (checkKey(key) !== null || value === null || value === undefined) return false;
-  if (Array.isArray(value) && value.length === 0) return true;
-  return checkValue(key, value, VALUE_LIMITS) === null;
 }
 
 /** YAML values JSON cannot hold as they are (dates of the YAML 1.1 schema, if any) as strings. */

@@ -8,7 +8,7 @@ import { readExportBatch } from '../../store/bundles.ts';
 import { readBlob, readableAttachmentsOfSpace } from '../../store/attachments.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 import type { BundlePage } from './bundle.ts';
-import { folderMarker, pageToFile, placeAttachments } from './markdown-folder.ts';
+import { folderMarker, keptPagesFile, pageToNoteFile, placeAttachments, type KeptPage } from './markdown-folder.ts';
 import type { Caller } from '../../model.ts';
 
 // GET /spaces/:slug/export?format=zip: the Markdown folder of `kspace export --format markdown`
@@ -62,7 +62,7 @@ export function openZipExportStream(svc: Services, caller: Caller, space: SpaceR
 }
 
 /**
- * The zip's bytes: the marker, the pages a batch at a time, then the files one at a time; `now`
+ * The zip's bytes: the marker, the pages a batch at a time, pages.json, then the files one at a time; `now`
  * dates the marker and the files. A file of up to `wholeUpTo` bytes is compressed in one call
  * (WholeDeflate), a larger one a PIECE at a time, with a pause after each (on the event loop, a
  * call on 2 MiB took tens of milliseconds; a worker thread passes Infinity).
@@ -114,18 +114,24 @@ export function* zipChunks(now: string, reader: Db, caller: Caller, space: Space
   open(marker.path, Date.parse(now), true, markerBytes.length).push(markerBytes, true);
   let after = '';
   let batch = FIRST_BATCH;
+  // What pages.json keeps (titles that are not their file's name, mostly): written after the notes.
+  const kept: Array<[string, KeptPage]> = [];
   for (;;) {
     const b = readExportBatch(reader, caller, space.id, after, batch);
     if (b.n === 0) break; // no page left (or none the caller may read at all)
     after = b.last!;
     const pages = JSON.parse(`[${b.json}]`) as Array<BundlePage & { updatedAt: string }>;
     for (const p of pages) {
-      const f = pageToFile(p);
-      yield* add(f.path, f.text, Date.parse(p.updatedAt));
+      const n = pageToNoteFile(p);
+      if (n.kept) kept.push([n.file.path, n.kept]);
+      yield* add(n.file.path, n.file.text, Date.parse(p.updatedAt));
     }
     if (b.n < batch) break;
     batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / (b.json!.length / b.n))));
   }
+  const pagesFile = keptPagesFile(kept);
+  kept.length = 0;
+  yield* add(pagesFile.path, pagesFile.text, Date.parse(now));
   for (const [i, f] of placed.entries()) {
     // Images and archives are compressed already; text is not.
     yield* add(
