@@ -5,7 +5,7 @@ import { get, pageApi, putBytes } from '../api/client.ts';
 import type { FileList } from '../api/types.ts';
 import { formatBytes } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
-import { ErrorBox, Loading } from './ui.tsx';
+import { ErrorBox, Loaded } from './ui.tsx';
 
 export function FilesPanel({ space, path, mayWrite }: { space: string; path: string; mayWrite: boolean }) {
   const files = useAsync(() => get<FileList>(`${pageApi(space, path)}/files?limit=200`), [space, path]);
@@ -33,24 +33,24 @@ export function FilesPanel({ space, path, mayWrite }: { space: string; path: str
   return (
     <section aria-labelledby="files-title" class="panel">
       <h2 id="files-title">Files</h2>
-      {files.status === 'error' ? (
-        <ErrorBox error={files.error} retry={files.reload} />
-      ) : !files.data ? (
-        <Loading />
-      ) : files.data.files.length === 0 ? (
-        <p class="muted">No files attached.</p>
-      ) : (
-        <ul class="plain-list">
-          {files.data.files.map((f) => (
-            <li key={f.name}>
-              <a href={f.url} title={f.contentType}>
-                {f.name}
-              </a>{' '}
-              <span class="muted small">{formatBytes(f.size)}</span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Loaded value={files}>
+        {(d) =>
+          d.files.length === 0 ? (
+            <p class="muted">No files attached.</p>
+          ) : (
+            <ul class="plain-list">
+              {d.files.map((f) => (
+                <li key={f.name}>
+                  <a href={f.url} title={f.contentType}>
+                    {f.name}
+                  </a>{' '}
+                  <span class="muted small">{formatBytes(f.size)}</span>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
       {error !== null && <ErrorBox error={error} />}
       {mayWrite && (
         <form class="stack" onSubmit={attach}>

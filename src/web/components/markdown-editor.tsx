@@ -6,6 +6,7 @@
 // parent renders is written back, so a keystroke can never be overwritten by an older
 // copy of the text. Replacing the whole text (a restored draft, a merge, a template) is an explicit
 // request: `replace` with a new `seq` (see useReplace), applied once as one undoable step.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AttachFile, CursorBlocks, EditorHandle, WikilinkSource } from '../editor/codemirror.ts';
 import type { AttachEvents } from '../lib/attachments.ts';
@@ -140,5 +141,18 @@ export function MarkdownEditor({
         </p>
       )}
     </>
+  );
+}
+
+/** A page's Content field (the editor's and the new-page form's): its visible label, the editor, then `children` (its issue). */
+export function ContentField({ children, ...props }: Omit<Props, 'label'> & { children?: ComponentChildren }) {
+  return (
+    <div class="field">
+      <span class="label" id={`${props.id}-label`}>
+        Content
+      </span>
+      <MarkdownEditor label="Content" {...props} />
+      {children}
+    </div>
   );
 }

@@ -8,7 +8,7 @@ import { favourites, onFavouritesChange, setFavourite } from '../lib/favourites.
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
 import { Icon } from './icons.tsx';
-import { Dialog, ErrorBox } from './ui.tsx';
+import { Dialog, DialogForm, ErrorBox } from './ui.tsx';
 
 type Open = 'rename' | 'move' | 'delete' | null;
 
@@ -61,6 +61,13 @@ export function PageActions({ page, onRenamed }: { page: Page; onRenamed: () => 
     });
   };
 
+  // A required text field that starts from the page's own value.
+  const textField = (name: 'title' | 'space' | 'path', label: string) => (
+    <label>
+      {label}
+      <input name={name} required defaultValue={page[name]} />
+    </label>
+  );
   return (
     <>
       <button type="button" class="button" onClick={() => setOpen('rename')}>
@@ -73,44 +80,21 @@ export function PageActions({ page, onRenamed }: { page: Page; onRenamed: () => 
         Delete
       </button>
       {open === 'rename' && (
-        <Dialog title="Rename page" onClose={close}>
-          <form onSubmit={rename} class="stack">
-            <label>
-              Title
-              <input name="title" required defaultValue={page.title} />
-            </label>
-            <p class="muted small">
-              Links written as <code>[[{page.title}]]</code> follow the new title.
-            </p>
-            {error !== null && <ErrorBox error={error} />}
-            <div class="actions">
-              <button type="submit" class="button primary" disabled={busy}>
-                Rename
-              </button>
-            </div>
-          </form>
-        </Dialog>
+        <DialogForm title="Rename page" onClose={close} onSubmit={rename} busy={busy} submit="Rename">
+          {textField('title', 'Title')}
+          <p class="muted small">
+            Links written as <code>[[{page.title}]]</code> follow the new title.
+          </p>
+          {error !== null && <ErrorBox error={error} />}
+        </DialogForm>
       )}
       {open === 'move' && (
-        <Dialog title="Move page" onClose={close}>
-          <form onSubmit={move} class="stack">
-            <label>
-              Space
-              <input name="space" required defaultValue={page.space} />
-            </label>
-            <label>
-              Path
-              <input name="path" required defaultValue={page.path} />
-            </label>
-            <p class="muted small">The old address keeps leading here.</p>
-            {error !== null && <ErrorBox error={error} />}
-            <div class="actions">
-              <button type="submit" class="button primary" disabled={busy}>
-                Move
-              </button>
-            </div>
-          </form>
-        </Dialog>
+        <DialogForm title="Move page" onClose={close} onSubmit={move} busy={busy} submit="Move">
+          {textField('space', 'Space')}
+          {textField('path', 'Path')}
+          <p class="muted small">The old address keeps leading here.</p>
+          {error !== null && <ErrorBox error={error} />}
+        </DialogForm>
       )}
       {open === 'delete' && (
         <Dialog title="Delete page" onClose={close}>

@@ -70,6 +70,33 @@ export function AsyncView<T>({ value, what, children }: { value: Async<T>; what?
   );
 }
 
+/** Renders a value loaded inside a panel: its error with retry, a spinner until the first answer, then the value. */
+export function Loaded<T>({ value, children }: { value: Async<T>; children: (data: T) => ComponentChildren }) {
+  if (value.status === 'error') return <ErrorBox error={value.error} retry={value.reload} />;
+  if (value.data === undefined) return <Loading />;
+  return <>{children(value.data)}</>;
+}
+
+/** A table's head row: a column header per name, and `actions` a last column named for screen readers only. */
+export function TableHead({ cols, actions }: { cols: string[]; actions?: string }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+        {actions && (
+          <th scope="col">
+            <span class="sr-only">{actions}</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
 export function Empty({ children }: { children: ComponentChildren }) {
   return <div class="empty">{children}</div>;
 }
@@ -133,6 +160,36 @@ export function Dialog({
       </div>
       {children}
     </dialog>
+  );
+}
+
+/** A dialog holding one form: its fields, then its one submit button, disabled while `busy`. */
+export function DialogForm(p: {
+  title: string;
+  onClose: () => void;
+  onSubmit: (e: Event) => void;
+  busy: boolean;
+  submit: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <Dialog title={p.title} onClose={p.onClose}>
+      <form onSubmit={p.onSubmit} class="stack">
+        {p.children}
+        <FormSubmit busy={p.busy}>{p.submit}</FormSubmit>
+      </form>
+    </Dialog>
+  );
+}
+
+/** A form's row of actions with its one submit button, disabled while `busy`. */
+export function FormSubmit({ busy, children }: { busy?: boolean; children: ComponentChildren }) {
+  return (
+    <div class="actions">
+      <button type="submit" class="button primary" disabled={busy}>
+        {children}
+      </button>
+    </div>
   );
 }
 

@@ -3,8 +3,9 @@
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, patch, post, query } from '../api/client.ts';
 import { WEBHOOK_EVENTS, type Delivery, type TestResult, type Webhook } from '../api/types.ts';
-import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
-import { AsyncView, Badge, ErrorBox } from '../components/ui.tsx';
+import { Field, fieldProps, issueFor } from '../components/field-error.tsx';
+import { ShownOnce } from '../components/shown-once.tsx';
+import { AsyncView, Badge, ErrorBox, FormSubmit, TableHead } from '../components/ui.tsx';
 import { fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 
@@ -15,19 +16,7 @@ export function WebhooksAdmin() {
   return (
     <section class="panel" aria-labelledby="wh-title">
       <h2 id="wh-title">Webhooks</h2>
-      {secret && (
-        <div class="notice" role="status">
-          <p>
-            <strong>Signing secret — copy it now, it is shown only once:</strong>
-          </p>
-          <p>
-            <code class="secret">{secret.secret}</code>{' '}
-            <button type="button" class="button small ghost" onClick={() => setSecret(null)}>
-              Done
-            </button>
-          </p>
-        </div>
-      )}
+      {secret && <ShownOnce what="Signing secret" value={secret.secret} onDone={() => setSecret(null)} />}
       <AsyncView value={hooks} what="list">
         {(list) =>
           list.length === 0 ? (
@@ -162,15 +151,7 @@ function DeliveryLog({ id }: { id: string }) {
         ) : (
           <>
             <table class="table compact">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Detail</th>
-                </tr>
-              </thead>
+              <TableHead cols={['When', 'Event', 'Attempt', 'Outcome', 'Detail']} />
               <tbody>
                 {r.deliveries.map((d) => (
                   <tr key={`${d.id}-${d.attempt}`}>
@@ -222,10 +203,7 @@ function CreateWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
       <h3 id="wh-new-title">Add a webhook</h3>
       {error !== null && issues.length === 0 && <ErrorBox error={error} />}
       <div class="grid-2">
-        <div class="field">
-          <label for="wh-url">
-            <span class="label">URL</span>
-          </label>
+        <Field id="wh-url" label="URL" issue={issueFor(issues, 'url')}>
           <input
             {...fieldProps('wh-url', issueFor(issues, 'url'))}
             type="url"
@@ -233,19 +211,14 @@ function CreateWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
             value={url}
             onInput={(e) => setUrl(e.currentTarget.value)}
           />
-          <FieldError id="wh-url" issue={issueFor(issues, 'url')} />
-        </div>
-        <div class="field">
-          <label for="wh-space">
-            <span class="label">Only this space (optional)</span>
-          </label>
+        </Field>
+        <Field id="wh-space" label="Only this space (optional)" issue={issueFor(issues, 'spaceSlug')}>
           <input
             {...fieldProps('wh-space', issueFor(issues, 'spaceSlug'))}
             value={spaceSlug}
             onInput={(e) => setSpaceSlug(e.currentTarget.value)}
           />
-          <FieldError id="wh-space" issue={issueFor(issues, 'spaceSlug')} />
-        </div>
+        </Field>
       </div>
       <fieldset class="checks">
         <legend>Events</legend>
@@ -261,11 +234,7 @@ function CreateWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
         ))}
         {issueFor(issues, 'events') && <span class="field-error">{issueFor(issues, 'events')!.message}</span>}
       </fieldset>
-      <div class="actions">
-        <button type="submit" class="button primary">
-          Add webhook
-        </button>
-      </div>
+      <FormSubmit>Add webhook</FormSubmit>
     </form>
   );
 }

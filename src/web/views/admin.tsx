@@ -2,8 +2,9 @@
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, post } from '../api/client.ts';
 import type { ApiKeyInfo, NewApiKey, Principal } from '../api/types.ts';
-import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
-import { AsyncView, Badge, Breadcrumbs, ErrorBox, useTitle } from '../components/ui.tsx';
+import { Field, fieldProps, issueFor } from '../components/field-error.tsx';
+import { ShownOnce } from '../components/shown-once.tsx';
+import { AsyncView, Badge, Breadcrumbs, ErrorBox, FormSubmit, TableHead, useTitle } from '../components/ui.tsx';
 import { fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href } from '../router.ts';
@@ -35,16 +36,7 @@ export function Admin() {
         <AsyncView value={people} what="list">
           {(list) => (
             <table class="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead cols={['Name', 'Kind', 'Role']} actions="Actions" />
               <tbody>
                 {list.map((p) => (
                   <tr key={p.id} class={selected === p.id ? 'selected' : ''}>
@@ -132,32 +124,22 @@ function CreatePrincipal({ onCreated }: { onCreated: () => void }) {
       <h3 id="cp-title">Add a user or agent</h3>
       {error !== null && issues.length === 0 && <ErrorBox error={error} />}
       <div class="grid-3">
-        <div class="field">
-          <label for="cp-name">
-            <span class="label">Principal name</span>
-          </label>
+        <Field id="cp-name" label="Principal name" issue={issueFor(issues, 'name')}>
           <input
             {...fieldProps('cp-name', issueFor(issues, 'name'))}
             value={name}
             onInput={(e) => setName(e.currentTarget.value)}
             autoComplete="off"
           />
-          <FieldError id="cp-name" issue={issueFor(issues, 'name')} />
-        </div>
-        <div class="field">
-          <label for="cp-kind">
-            <span class="label">Kind</span>
-          </label>
+        </Field>
+        <Field id="cp-kind" label="Kind">
           <select id="cp-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'user' | 'agent')}>
             <option value="user">user (signs in with a password)</option>
             <option value="agent">agent (uses API keys)</option>
           </select>
-        </div>
+        </Field>
         {kind === 'user' && (
-          <div class="field">
-            <label for="cp-password">
-              <span class="label">Initial password</span>
-            </label>
+          <Field id="cp-password" label="Initial password" issue={issueFor(issues, 'password')} help="At least 8 characters.">
             <input
               {...fieldProps('cp-password', issueFor(issues, 'password'), 'cp-password-help')}
               type="password"
@@ -165,21 +147,13 @@ function CreatePrincipal({ onCreated }: { onCreated: () => void }) {
               value={password}
               onInput={(e) => setPassword(e.currentTarget.value)}
             />
-            <span class="help" id="cp-password-help">
-              At least 8 characters.
-            </span>
-            <FieldError id="cp-password" issue={issueFor(issues, 'password')} />
-          </div>
+          </Field>
         )}
       </div>
       <label class="check">
         <input type="checkbox" checked={orgAdmin} onChange={(e) => setOrgAdmin(e.currentTarget.checked)} /> Org admin
       </label>
-      <div class="actions">
-        <button type="submit" class="button primary">
-          Add principal
-        </button>
-      </div>
+      <FormSubmit>Add principal</FormSubmit>
       {done && (
         <p role="status" class="ok">
           {done}
@@ -215,22 +189,7 @@ function KeysPanel({ principal }: { principal: Principal }) {
     <section class="panel" aria-labelledby="keys-title">
       <h2 id="keys-title">API keys of {principal.name}</h2>
       {created && (
-        <div class="notice key-once" role="status">
-          <p>
-            <strong>New key — copy it now, it is shown only once:</strong>
-          </p>
-          <p>
-            <code class="secret" aria-label="New API key">
-              {created.key}
-            </code>{' '}
-            <button type="button" class="button small" onClick={() => void navigator.clipboard?.writeText(created.key)}>
-              Copy
-            </button>{' '}
-            <button type="button" class="button small ghost" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </p>
-        </div>
+        <ShownOnce what="New key" value={created.key} label="New API key" copy class="key-once" onDone={() => setCreated(null)} />
       )}
       {error !== null && <ErrorBox error={error} />}
       <AsyncView value={keys} what="principal">
@@ -239,16 +198,7 @@ function KeysPanel({ principal }: { principal: Principal }) {
             <p class="muted">No keys.</p>
           ) : (
             <table class="table">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">State</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead cols={['Key', 'Created', 'State']} actions="Actions" />
               <tbody>
                 {list.map((k) => (
                   <tr key={k.id}>

@@ -1,7 +1,7 @@
 // The broken links of a space: each source page and the address it points at, with "create this page".
 import { get, spaceApi } from '../api/client.ts';
 import type { BrokenLink } from '../api/types.ts';
-import { AsyncView, Breadcrumbs, Empty, useTitle } from '../components/ui.tsx';
+import { AsyncView, Breadcrumbs, Empty, TableHead, useTitle } from '../components/ui.tsx';
 import { useAsync } from '../lib/use-async.ts';
 import { href } from '../router.ts';
 
@@ -18,15 +18,7 @@ export function BrokenLinks({ space }: { space: string }) {
             <Empty>No broken links in this space.</Empty>
           ) : (
             <table class="table">
-              <thead>
-                <tr>
-                  <th scope="col">On page</th>
-                  <th scope="col">Links to (missing)</th>
-                  <th scope="col">
-                    <span class="sr-only">Action</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead cols={['On page', 'Links to (missing)']} actions="Action" />
               <tbody>
                 {list.map((l, i) => (
                   <tr key={i}>

@@ -6,7 +6,7 @@ import type { Field, Page, RevisionSummary, Template } from '../api/types.ts';
 import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
-import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
+import { ContentField, useReplace } from '../components/markdown-editor.tsx';
 import { uploader, type AttachEvents } from '../lib/attachments.ts';
 import { titleSource } from '../lib/title-source.ts';
 import { LivePreview } from '../components/preview.tsx';
@@ -355,24 +355,19 @@ function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
           </div>
         </div>
         <div class="split">
-          <div class="field">
-            <span class="label" id="ed-content-label">
-              Content
-            </span>
-            <MarkdownEditor
-              id="ed-content"
-              label="Content"
-              initial={page.content}
-              replace={replaceReq}
-              onChange={onContent}
-              onSave={() => void save()}
-              describedBy={contentIssue ? 'ed-content-error' : undefined}
-              wikilinks={wikilinks}
-              files={files}
-              onCursor={(b) => feed.cursor(b)}
-            />
+          <ContentField
+            id="ed-content"
+            initial={page.content}
+            replace={replaceReq}
+            onChange={onContent}
+            onSave={() => void save()}
+            describedBy={contentIssue ? 'ed-content-error' : undefined}
+            wikilinks={wikilinks}
+            files={files}
+            onCursor={(b) => feed.cursor(b)}
+          >
             <FieldError id="ed-content" issue={contentIssue} />
-          </div>
+          </ContentField>
           <LivePreview space={space} path={path} feed={feed} />
         </div>
         <section class="panel" aria-labelledby="ed-meta-title">

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, get, post } from '../api/client.ts';
 import type { GalleryEntry, Space } from '../api/types.ts';
-import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
+import { Field, fieldProps, issueFor } from '../components/field-error.tsx';
 import { AsyncView, Badge, Breadcrumbs, Dialog, Empty, ErrorBox, NotFound, useTitle } from '../components/ui.tsx';
 import { plural } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
@@ -111,28 +111,17 @@ function CreateSpaceDialog({ entry, onClose }: { entry: GalleryEntry; onClose: (
     <Dialog title={`Create a space from “${entry.name}”`} onClose={onClose}>
       <form class="stack" noValidate onSubmit={submit}>
         {error !== null && !slugIssue && <ErrorBox error={error} />}
-        <div class="field">
-          <label for="cs-slug">
-            <span class="label">Slug</span>
-          </label>
+        <Field id="cs-slug" label="Slug" issue={slugIssue} help="Lower-case letters, digits and dashes, used in addresses.">
           <input
             {...fieldProps('cs-slug', slugIssue, 'cs-slug-help')}
             value={slug}
             required
             onInput={(e) => setSlug(e.currentTarget.value)}
           />
-          <span class="help" id="cs-slug-help">
-            Lower-case letters, digits and dashes, used in addresses.
-          </span>
-          <FieldError id="cs-slug" issue={slugIssue} />
-        </div>
-        <div class="field">
-          <label for="cs-name">
-            <span class="label">Name</span>
-          </label>
+        </Field>
+        <Field id="cs-name" label="Name" issue={issueFor(issues, 'name')}>
           <input {...fieldProps('cs-name', issueFor(issues, 'name'))} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          <FieldError id="cs-name" issue={issueFor(issues, 'name')} />
-        </div>
+        </Field>
         <div class="actions">
           <button type="submit" class="button primary" disabled={busy}>
             {busy ? 'Creating…' : 'Create'}

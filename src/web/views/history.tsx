@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { get, pageApi, put, query } from '../api/client.ts';
 import type { Page, Revision, RevisionSummary } from '../api/types.ts';
-import { AsyncView, Breadcrumbs, Badge, ErrorBox, Time, useTitle } from '../components/ui.tsx';
+import { AsyncView, Breadcrumbs, Badge, ErrorBox, TableHead, Time, useTitle } from '../components/ui.tsx';
 import { diffLines } from '../../text/line-merge.ts';
 import { fullTime } from '../lib/format.ts';
 import { useAsync } from '../lib/use-async.ts';
@@ -43,15 +43,7 @@ export function HistoryView({ space, path }: { space: string; path: string }) {
           >
             <table class="table">
               <caption class="sr-only">Revisions, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Version</th>
-                  <th scope="col">Title</th>
-                  <th scope="col">Author</th>
-                  <th scope="col">When</th>
-                  <th scope="col">Compare</th>
-                </tr>
-              </thead>
+              <TableHead cols={['Version', 'Title', 'Author', 'When', 'Compare']} />
               <tbody>
                 {r.revisions.map((v) => (
                   <tr key={v.version}>

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { get, post, query } from '../api/client.ts';
 import type { RecordRow, Space } from '../api/types.ts';
 import { Icon } from '../components/icons.tsx';
-import { AsyncView, Badge, Dialog, Empty, ErrorBox, useTitle } from '../components/ui.tsx';
+import { AsyncView, Badge, DialogForm, Empty, ErrorBox, useTitle } from '../components/ui.tsx';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { ApiError } from '../api/client.ts';
 import { favourites } from '../lib/favourites.ts';
@@ -148,37 +148,25 @@ function NewSpaceDialog({ onClose }: { onClose: () => void }) {
     }
   };
   return (
-    <Dialog title="New space" onClose={onClose}>
-      <form onSubmit={submit} class="stack">
-        {error !== null && issues.length === 0 && <ErrorBox error={error} />}
-        <label class="field">
-          <span class="label">Name</span>
-          <input
-            value={name}
-            required
-            onInput={(e) => setName(e.currentTarget.value)}
-            {...fieldProps('ns-name', issueFor(issues, 'name'))}
-          />
-          <FieldError id="ns-name" issue={issueFor(issues, 'name')} />
-        </label>
-        <label class="field">
-          <span class="label">Slug</span>
-          <input
-            value={slug}
-            required
-            pattern="[a-z0-9][a-z0-9\-]{0,62}"
-            onInput={(e) => setSlug(e.currentTarget.value)}
-            {...fieldProps('ns-slug', issueFor(issues, 'slug'))}
-          />
-          <span class="help">Lower-case letters, digits and dashes; used in addresses.</span>
-          <FieldError id="ns-slug" issue={issueFor(issues, 'slug')} />
-        </label>
-        <div class="actions">
-          <button type="submit" class="button primary" disabled={busy}>
-            Create
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <DialogForm title="New space" onClose={onClose} onSubmit={submit} busy={busy} submit="Create">
+      {error !== null && issues.length === 0 && <ErrorBox error={error} />}
+      <label class="field">
+        <span class="label">Name</span>
+        <input value={name} required onInput={(e) => setName(e.currentTarget.value)} {...fieldProps('ns-name', issueFor(issues, 'name'))} />
+        <FieldError id="ns-name" issue={issueFor(issues, 'name')} />
+      </label>
+      <label class="field">
+        <span class="label">Slug</span>
+        <input
+          value={slug}
+          required
+          pattern="[a-z0-9][a-z0-9\-]{0,62}"
+          onInput={(e) => setSlug(e.currentTarget.value)}
+          {...fieldProps('ns-slug', issueFor(issues, 'slug'))}
+        />
+        <span class="help">Lower-case letters, digits and dashes; used in addresses.</span>
+        <FieldError id="ns-slug" issue={issueFor(issues, 'slug')} />
+      </label>
+    </DialogForm>
   );
 }

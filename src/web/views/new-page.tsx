@@ -5,8 +5,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, get, pageApi, problemOf, put } from '../api/client.ts';
 import type { Page, Space, Template } from '../api/types.ts';
 import type { Issue } from '../../model.ts';
-import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
-import { MarkdownEditor, useReplace } from '../components/markdown-editor.tsx';
+import { Field, fieldProps, issueFor } from '../components/field-error.tsx';
+import { ContentField, useReplace } from '../components/markdown-editor.tsx';
 import { RecordForm } from '../components/record-form.tsx';
 import { slugify } from '../../text/slug.ts';
 import { Breadcrumbs, ErrorBox, Loading, NotFound, useTitle } from '../components/ui.tsx';
@@ -157,10 +157,16 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
         )}
         {error !== null && issues.length === 0 && <ErrorBox error={error} />}
         <div class="grid-2">
-          <div class="field">
-            <label for="np-template">
-              <span class="label">Template</span>
-            </label>
+          <Field
+            id="np-template"
+            label="Template"
+            issue={templateIssue}
+            help={
+              template
+                ? `${template.recordType ? 'Record type' : 'Template'} from ${template.space}${template.description ? ` — ${template.description}` : ''}`
+                : 'Start from a template, or from a blank page.'
+            }
+          >
             <select
               {...fieldProps('np-template', templateIssue, 'np-template-help')}
               value={templateId}
@@ -181,17 +187,8 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
                 </optgroup>
               ))}
             </select>
-            <span class="help" id="np-template-help">
-              {template
-                ? `${template.recordType ? 'Record type' : 'Template'} from ${template.space}${template.description ? ` — ${template.description}` : ''}`
-                : 'Start from a template, or from a blank page.'}
-            </span>
-            <FieldError id="np-template" issue={templateIssue} />
-          </div>
-          <div class="field">
-            <label for="np-space">
-              <span class="label">Space</span>
-            </label>
+          </Field>
+          <Field id="np-space" label="Space" issue={spaceIssue}>
             <select {...fieldProps('np-space', spaceIssue)} value={space} onChange={(e) => setSpace(e.currentTarget.value)}>
               {!space && <option value="">Choose a space…</option>}
               {spaces.map((s) => (
@@ -200,14 +197,10 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
                 </option>
               ))}
             </select>
-            <FieldError id="np-space" issue={spaceIssue} />
-          </div>
+          </Field>
         </div>
         <div class="grid-2">
-          <div class="field">
-            <label for="np-path">
-              <span class="label">Path</span>
-            </label>
+          <Field id="np-path" label="Path" issue={pathIssue} help="Where the page lives in the space; segments separated by “/”.">
             <input
               {...fieldProps('np-path', pathIssue, 'np-path-help')}
               value={path}
@@ -219,15 +212,8 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
                 setPath(e.currentTarget.value);
               }}
             />
-            <span class="help" id="np-path-help">
-              Where the page lives in the space; segments separated by “/”.
-            </span>
-            <FieldError id="np-path" issue={pathIssue} />
-          </div>
-          <div class="field">
-            <label for="np-title">
-              <span class="label">Title</span>
-            </label>
+          </Field>
+          <Field id="np-title" label="Title" issue={titleIssue}>
             <input
               {...fieldProps('np-title', titleIssue)}
               value={title}
@@ -235,8 +221,7 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
               aria-required={template?.recordType ? undefined : 'true'}
               onInput={(e) => onTitle(e.currentTarget.value)}
             />
-            <FieldError id="np-title" issue={titleIssue} />
-          </div>
+          </Field>
         </div>
         {template?.fields && (
           <fieldset class="panel">
@@ -250,21 +235,15 @@ function NewPageForm(props: { space: string; template: string; path: string; spa
             />
           </fieldset>
         )}
-        <div class="field">
-          <span class="label" id="np-content-label">
-            Content
-          </span>
-          <MarkdownEditor
-            id="np-content"
-            label="Content"
-            initial=""
-            replace={replaceReq}
-            onChange={(text) => setContent(text())}
-            placeholder="Write in Markdown…"
-            wikilinks={wikilinks}
-            files={(on) => queue.attachWith(on)}
-          />
-        </div>
+        <ContentField
+          id="np-content"
+          initial=""
+          replace={replaceReq}
+          onChange={(text) => setContent(text())}
+          placeholder="Write in Markdown…"
+          wikilinks={wikilinks}
+          files={(on) => queue.attachWith(on)}
+        />
         {other.length > 0 && (
           <ul class="error-list" aria-label="Other problems">
             {other.map((i) => (

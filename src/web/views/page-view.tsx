@@ -8,7 +8,7 @@ import { FrontmatterPanel, MetadataPanel } from '../components/metadata-panel.ts
 import { AccessPanel } from '../components/access-panel.tsx';
 import { FilesPanel } from '../components/files-panel.tsx';
 import { FavouriteToggle, PageActions } from '../components/page-actions.tsx';
-import { AsyncView, Badge, Breadcrumbs, ErrorBox, Loading, NotFound, Time, useTitle, type Crumb } from '../components/ui.tsx';
+import { AsyncView, Badge, Breadcrumbs, Loaded, Loading, NotFound, Time, useTitle, type Crumb } from '../components/ui.tsx';
 import { useAsync } from '../lib/use-async.ts';
 import { saveTick } from '../lib/task-tick.ts';
 import { withoutTitleHeading } from '../lib/title-heading.ts';
@@ -22,6 +22,13 @@ const spaceNames = new Map<string, string>();
 export const rememberSpace = (s: Space): void => {
   spaceNames.set(s.slug, s.name);
 };
+
+/** Loads a space and remembers its name. */
+export const loadSpace = (space: string): Promise<Space> =>
+  get<Space>(spaceApi(space)).then((s) => {
+    rememberSpace(s);
+    return s;
+  });
 
 export function pageCrumbs(space: string, spaceName: string, path: string, last?: string): Crumb[] {
   const segs = path.split('/');
@@ -68,14 +75,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
   const { principal } = useSession();
   const page = useAsync(() => get<Page>(`${pageApi(space, path)}?render=html`), [space, path]);
   const links = useAsync(() => get<Links>(`${pageApi(space, path)}/links?limit=1000`), [space, path]);
-  const info = useAsync(
-    () =>
-      get<Space>(spaceApi(space)).then((s) => {
-        rememberSpace(s);
-        return s;
-      }),
-    [space],
-  );
+  const info = useAsync(() => loadSpace(space), [space]);
   const acl = useAsync(() => get<Acl>(`${pageApi(space, path)}/acl`), [space, path]);
   const fields = useAsync(() => loadTemplateFields(space, page.data?.template ?? null), [space, page.data?.template]);
   const body = useRef<HTMLDivElement>(null);
@@ -231,22 +231,22 @@ export function PageView({ space, path }: { space: string; path: string }) {
             <FrontmatterPanel frontmatter={p.frontmatter} />
             <section aria-labelledby="backlinks-title" class="panel">
               <h2 id="backlinks-title">Backlinks</h2>
-              {links.status === 'error' ? (
-                <ErrorBox error={links.error} retry={links.reload} />
-              ) : !links.data ? (
-                <Loading />
-              ) : links.data.backlinks.length === 0 ? (
-                <p class="muted">No page links here yet.</p>
-              ) : (
-                <ul class="plain-list">
-                  {links.data.backlinks.map((b) => (
-                    <li key={`${b.space}/${b.path}`}>
-                      <a href={href.page(b.space, b.path)}>{b.title}</a>
-                      {b.space !== space && <span class="muted small"> in {b.space}</span>}
-                    </li>
-                  ))}
-                </ul>
-              )}
+              <Loaded value={links}>
+                {(l) =>
+                  l.backlinks.length === 0 ? (
+                    <p class="muted">No page links here yet.</p>
+                  ) : (
+                    <ul class="plain-list">
+                      {l.backlinks.map((b) => (
+                        <li key={`${b.space}/${b.path}`}>
+                          <a href={href.page(b.space, b.path)}>{b.title}</a>
+                          {b.space !== space && <span class="muted small"> in {b.space}</span>}
+                        </li>
+                      ))}
+                    </ul>
+                  )
+                }
+              </Loaded>
             </section>
             <section aria-labelledby="outbound-title" class="panel">
               <h2 id="outbound-title">Links from this page</h2>

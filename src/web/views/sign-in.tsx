@@ -41,6 +41,8 @@ export function SignIn({ next, onSignedIn }: { next: string; onSignedIn: (s: Ses
       setBusy(false);
     }
   };
+  // What both fields share: they are required, and they point at the one error.
+  const shared = { required: true, ...(error ? ({ 'aria-invalid': 'true', 'aria-describedby': 'sign-in-error' } as const) : {}) };
   return (
     <main id="main" class="sign-in">
       <form class="card sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title" data-next={next}>
@@ -56,16 +58,7 @@ export function SignIn({ next, onSignedIn }: { next: string; onSignedIn: (s: Ses
         )}
         <label class="field">
           <span class="label">Name</span>
-          <input
-            name="name"
-            autoComplete="username"
-            required
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            aria-invalid={error ? 'true' : undefined}
-            aria-describedby={error ? 'sign-in-error' : undefined}
-            autoFocus
-          />
+          <input name="name" autoComplete="username" value={name} onInput={(e) => setName(e.currentTarget.value)} {...shared} autoFocus />
         </label>
         <label class="field">
           <span class="label">Password</span>
@@ -74,11 +67,9 @@ export function SignIn({ next, onSignedIn }: { next: string; onSignedIn: (s: Ses
             name="password"
             type="password"
             autoComplete="current-password"
-            required
             value={password}
             onInput={(e) => setPassword(e.currentTarget.value)}
-            aria-invalid={error ? 'true' : undefined}
-            aria-describedby={error ? 'sign-in-error' : undefined}
+            {...shared}
           />
         </label>
         <button type="submit" class="button primary wide" disabled={busy}>

@@ -1,6 +1,6 @@
 // A space: its page tree, its record types, and the ways to its broken links, new pages and the gallery.
 import { get, query, spaceApi } from '../api/client.ts';
-import type { PageSummary, RecordType, Space } from '../api/types.ts';
+import type { PageSummary, RecordType } from '../api/types.ts';
 import { Icon } from '../components/icons.tsx';
 import { PageTree } from '../components/page-tree.tsx';
 import { AsyncView, Badge, Breadcrumbs, Empty, useTitle } from '../components/ui.tsx';
@@ -8,7 +8,7 @@ import { plural } from '../lib/format.ts';
 import { buildTree } from '../lib/tree.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { href } from '../router.ts';
-import { rememberSpace } from './page-view.tsx';
+import { loadSpace } from './page-view.tsx';
 
 const MAX_TREE_PAGES = 5000;
 
@@ -24,14 +24,7 @@ async function loadPages(space: string): Promise<{ pages: PageSummary[]; truncat
 }
 
 export function SpaceView({ space }: { space: string }) {
-  const info = useAsync(
-    () =>
-      get<Space>(spaceApi(space)).then((s) => {
-        rememberSpace(s);
-        return s;
-      }),
-    [space],
-  );
+  const info = useAsync(() => loadSpace(space), [space]);
   const pages = useAsync(() => loadPages(space), [space]);
   const types = useAsync(() => get<RecordType[]>(`${spaceApi(space)}/record-types`), [space]);
   useTitle(info.data?.name ?? space);
