@@ -1,6 +1,7 @@
 import dns from 'node:dns';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { checkWebhookUrl, classifyAddress, parseHostLiteral, resolveAndCheck } from '../../src/domain/net/address-guard.ts';
 
 afterEach(() => {
@@ -139,7 +140,7 @@ describe('classifyAddress', () => {
 
 describe('parseHostLiteral', () => {
   // Spellings go through `new URL` exactly as the guard receives them.
-  it.each([
+  mapsTo('%s → %s', (url) => parseHostLiteral(new URL(url).hostname), [
     ['http://2130706433/', '127.0.0.1'],
     ['http://0x7f.1/', '127.0.0.1'],
     ['http://0177.0.0.1/', '127.0.0.1'],
@@ -158,11 +159,9 @@ describe('parseHostLiteral', () => {
     ['https://example.com/', null],
     ['https://localhost/', null],
     ['https://127.0.0.1.nip.io/', null],
-  ])('%s → %s', (url, expected) => {
-    expect(parseHostLiteral(new URL(url).hostname)).toBe(expected);
-  });
+  ]);
 
-  it.each([
+  mapsTo('raw %s → %s', parseHostLiteral, [
     ['[0:0:0:0:0:0:0:1]', '::1'],
     ['[2001:DB8:0:0:1:0:0:1]', '2001:db8::1:0:0:1'],
     ['[1:0:0:2:0:0:0:3]', '1:0:0:2::3'],
@@ -173,9 +172,7 @@ describe('parseHostLiteral', () => {
     ['fe80::1%eth0', null],
     ['example.com', null],
     ['', null],
-  ])('raw %s → %s', (host, expected) => {
-    expect(parseHostLiteral(host)).toBe(expected);
-  });
+  ]);
 
   it('agrees with the WHATWG serialiser on random IPv6 addresses', () => {
     fc.assert(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { isTemplatePath, orderForImport, parseBundle } from '../../src/domain/bundles/bundle.ts';
@@ -150,16 +151,14 @@ describe('parseBundle: pages', () => {
 });
 
 describe('templates first', () => {
-  it.each<[string, boolean]>([
+  mapsTo('isTemplatePath(%s) = %s', isTemplatePath, [
     ['templates/adr', true],
     ['templates/a-b.c', true],
     ['templates', false],
     ['templates/x/y', false],
     ['docs/templates/x', false],
     ['templatesx/y', false],
-  ])('isTemplatePath(%s) = %s', (path, expected) => {
-    expect(isTemplatePath(path)).toBe(expected);
-  });
+  ]);
 
   it('orders template pages first and keeps the bundle order otherwise', () => {
     const order = orderForImport([

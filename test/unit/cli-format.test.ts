@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { cell, formatBytes, printTable, snippetText } from '../../src/cli/format.ts';
 import { startProgress } from '../../src/cli/progress.ts';
 
@@ -47,15 +48,13 @@ describe('printTable', () => {
 });
 
 describe('cells, snippets, sizes', () => {
-  it.each([
+  mapsTo('cell(%j) → %j', cell, [
     [null, ''],
     [['a', 2, true], 'a, 2, true'],
     ['two\nlines', 'two lines'],
     [{ a: 1 }, '{"a":1}'],
     ['y'.repeat(70), `${'y'.repeat(59)}…`],
-  ])('cell(%j) → %j', (v, expected) => {
-    expect(cell(v)).toBe(expected);
-  });
+  ]);
 
   it('turns a snippet into text: marks bold on a TTY, entities decoded, tags dropped', () => {
     const html = '…the <mark>deploy</mark> &amp; <b>roll</b>back &lt;now&gt;\n';
@@ -63,15 +62,13 @@ describe('cells, snippets, sizes', () => {
     expect(snippetText(html, true)).toBe('…the \x1b[1mdeploy\x1b[22m & rollback <now>');
   });
 
-  it.each([
+  mapsTo('formatBytes(%d)', formatBytes, [
     [0, '0 B'],
     [1023, '1023 B'],
     [1536, '1.5 KB'],
     [5 * 1024 * 1024, '5.0 MB'],
     [300 * 1024 * 1024, '300 MB'],
-  ])('formatBytes(%d)', (n, s) => {
-    expect(formatBytes(n)).toBe(s);
-  });
+  ]);
 });
 
 describe('progress bar', () => {

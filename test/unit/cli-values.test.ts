@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { ParseError, parseAssignment, parseWhere, typeValue } from '../../src/cli/values.ts';
 
 describe('typeValue: --meta values typed by their look', () => {
-  it.each([
+  mapsTo('%j → %j', typeValue, [
     ['3', 3],
     ['-12', -12],
     ['2.5', 2.5],
@@ -25,20 +26,16 @@ describe('typeValue: --meta values typed by their look', () => {
     ['[{"x":1}]', '[{"x":1}]'],
     ['99999999999999999999', '99999999999999999999'],
     ['hello world', 'hello world'],
-  ])('%j → %j', (raw, expected) => {
-    expect(typeValue(raw)).toEqual(expected);
-  });
+  ]);
 });
 
 describe('parseAssignment', () => {
-  it.each([
+  mapsTo('%s', parseAssignment, [
     ['points=3', ['points', 3]],
     ['title=a=b', ['title', 'a=b']],
     ['empty=', ['empty', '']],
     ['due=2025-01-02T10:00:00Z', ['due', '2025-01-02T10:00:00Z']],
-  ])('%s', (text, expected) => {
-    expect(parseAssignment(text)).toEqual(expected);
-  });
+  ]);
 
   it.each(['novalue', '=3', 'bad key=1', 'a/b=1'])('%s is refused', (text) => {
     expect(() => parseAssignment(text)).toThrow(ParseError);
@@ -46,7 +43,7 @@ describe('parseAssignment', () => {
 });
 
 describe('parseWhere: --where expressions into filters', () => {
-  it.each([
+  mapsTo('%s', parseWhere, [
     ['stage=todo', { key: 'stage', op: 'eq', value: 'todo' }],
     ['stage==todo', { key: 'stage', op: 'eq', value: 'todo' }],
     ['stage!=done', { key: 'stage', op: 'neq', value: 'done' }],
@@ -68,9 +65,7 @@ describe('parseWhere: --where expressions into filters', () => {
     ['due missing', { key: 'due', op: 'missing' }],
     ['  due   exists  ', { key: 'due', op: 'exists' }],
     ['meta.sub-key_1=x', { key: 'meta.sub-key_1', op: 'eq', value: 'x' }],
-  ])('%s', (expr, expected) => {
-    expect(parseWhere(expr)).toEqual(expected);
-  });
+  ]);
 
   it.each([
     'stage',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { checkFileName, contentDisposition, etagMatches, parseRange, servedInline, sniffContentType } from '../../src/domain/file-rules.ts';
 import { extractLinks } from '../../src/domain/links/extract.ts';
 import { resolveFileHref } from '../../src/domain/links/files.ts';
@@ -53,7 +54,7 @@ describe('sniffContentType: the bytes win over the declared type', () => {
 });
 
 describe('checkFileName', () => {
-  it.each([
+  mapsTo('%j → %s', (name) => checkFileName(name)?.code ?? null, [
     ['a.png', null],
     ['résumé v2.pdf', null],
     ['files', null],
@@ -78,9 +79,7 @@ describe('checkFileName', () => {
     ['a\ufe0f.png', 'format'],
     ['a\u2800.png', null],
     ['10:30.png', null],
-  ])('%j → %s', (name, code) => {
-    expect(checkFileName(name)?.code ?? null).toBe(code);
-  });
+  ]);
 });
 
 describe('contentDisposition', () => {
@@ -94,7 +93,7 @@ describe('contentDisposition', () => {
 });
 
 describe('parseRange (size 100)', () => {
-  it.each([
+  mapsTo<string | null, ReturnType<typeof parseRange>>('%j', (header) => parseRange(header, 100), [
     [null, null],
     ['bytes=0-9', { start: 0, end: 9 }],
     ['bytes=90-', { start: 90, end: 99 }],
@@ -109,9 +108,7 @@ describe('parseRange (size 100)', () => {
     ['items=0-1', null],
     ['bytes=', null],
     ['bytes=a-b', null],
-  ])('%j', (header, want) => {
-    expect(parseRange(header, 100)).toEqual(want);
-  });
+  ]);
 
   it('an empty file satisfies no range', () => {
     expect(parseRange('bytes=0-', 0)).toBe('unsatisfiable');
@@ -131,7 +128,7 @@ const FROM: PageRef = { space: 'team', path: 'notes/page one' };
 const BASE = 'https://kspace.example/kb';
 
 describe('links to attached files', () => {
-  it.each([
+  mapsTo('%s → %s', (href) => resolveFileHref(href, FROM, [BASE]), [
     ['files/a.png', '/files/team/notes/page%20one/a.png'],
     ['./files/a%20b.png', '/files/team/notes/page%20one/a%20b.png'],
     ['files/a.png#x', '/files/team/notes/page%20one/a.png'],
@@ -145,9 +142,7 @@ describe('links to attached files', () => {
     ['files/sub/a.png', null],
     ['a.png', null],
     ['/pages/wiki/files/a', null],
-  ])('%s → %s', (href, want) => {
-    expect(resolveFileHref(href, FROM, [BASE])).toBe(want);
-  });
+  ]);
 
   it('are not page links, so never broken ones', () => {
     const content = '[a](files/a.png) ![b](./files/b.png) [c](/files/team/x/c.pdf) [d](sibling) [e](sub/files/e.png)';

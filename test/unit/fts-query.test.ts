@@ -1,12 +1,13 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { STOP_WORDS, checkQuery, checkedPhrases, groupQueries, matchAll, parseQuery } from '../../src/domain/search/fts-query.ts';
 import { INDEX_OPTIONS, TITLE_INDEX_OPTIONS } from '../../src/store/fts/index-file.ts';
 import { indexWords } from '../../src/store/fts/tokens.ts';
 
 describe('parseQuery', () => {
-  it.each([
+  mapsTo('%j', (q) => parseQuery(q).map((p) => [p.text, p.prefix]), [
     ['one', [['one', false]]],
     [
       'one two',
@@ -65,9 +66,7 @@ describe('parseQuery', () => {
       ],
     ],
     ['Café cafe CAFÉ', [['Café', false]]],
-  ])('%j', (q, expected) => {
-    expect(parseQuery(q).map((p) => [p.text, p.prefix])).toEqual(expected);
-  });
+  ]);
 });
 
 describe('match expressions', () => {
@@ -99,7 +98,7 @@ describe('match expressions', () => {
 });
 
 describe('checkQuery', () => {
-  it.each([
+  mapsTo('%j', (q) => checkQuery(q)?.code ?? null, [
     [null, 'required'],
     ['', 'required'],
     [' \t', 'required'],
@@ -123,9 +122,7 @@ describe('checkQuery', () => {
     ['"a b c d e f g h i"', null],
     [Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') + ' abc* abd* abe*', null], // the prefixes are past the 32nd word
     ['"a b c d" "e f g h"', null],
-  ])('%j', (q, code) => {
-    expect(checkQuery(q)?.code ?? null).toBe(code);
-  });
+  ]);
 
   it('checks the prefixes after 40 stop words: they are searched, stop words not counting against the 32', () => {
     expect(checkQuery(`${[...STOP_WORDS].slice(0, 40).join(' ')} abc* abd* abe*`)?.code).toBe('max');

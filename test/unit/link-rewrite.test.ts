@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { rewriteLinks } from '../../src/domain/links/rewrite.ts';
 
 const moved = new Map([
@@ -9,7 +10,7 @@ const from = { space: 'wiki', path: 'dir/page' };
 const base = ['https://kb.example.com'];
 
 describe('rewriteLinks', () => {
-  it.each([
+  mapsTo('%s', (input) => rewriteLinks(input, from, moved, base), [
     ['[x](/pages/wiki/old)', '[x](/pages/wiki/new%20place)'],
     ['[x](/pages/wiki/old#h?q)', '[x](/pages/wiki/new%20place#h?q)'],
     ['[x](../old "t")', '[x](/pages/wiki/new%20place "t")'],
@@ -19,7 +20,5 @@ describe('rewriteLinks', () => {
     ['[x](https://other.example.com/pages/wiki/old)', '[x](https://other.example.com/pages/wiki/old)'],
     ['[x](/pages/wiki/other)', '[x](/pages/wiki/other)'],
     ['```\n[x](/pages/wiki/old)\n```\n[y](/pages/wiki/old)', '```\n[x](/pages/wiki/old)\n```\n[y](/pages/wiki/new%20place)'],
-  ])('%s', (input, output) => {
-    expect(rewriteLinks(input, from, moved, base)).toBe(output);
-  });
+  ]);
 });

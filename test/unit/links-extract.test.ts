@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 
 import MarkdownIt from 'markdown-it';
 import { extractLinks, normalizeLinkFast, resolveLinkTarget } from '../../src/domain/links/extract.ts';
@@ -9,7 +10,7 @@ const BASES = ['http://127.0.0.1:8080', 'https://wiki.example/kspace/'];
 const ref = (path: string, space = 's') => ({ space, path });
 
 describe('resolveLinkTarget', () => {
-  it.each([
+  mapsTo('%s → %o', (href) => resolveLinkTarget(href, FROM, BASES), [
     // absolute
     ['/pages/s/x', ref('x')],
     ['/pages/other/x/y', ref('x/y', 'other')],
@@ -57,9 +58,7 @@ describe('resolveLinkTarget', () => {
     [`/pages/${'a'.repeat(63)}/x`, ref('x', 'a'.repeat(63))],
     [`/pages/~${'n'.repeat(64)}/x`, ref('x', `~${'n'.repeat(64)}`)],
     ['links/x', ref('a/b/links/x')],
-  ])('%s → %o', (href, expected) => {
-    expect(resolveLinkTarget(href, FROM, BASES)).toEqual(expected);
-  });
+  ]);
 
   it.each([
     // not internal
@@ -126,13 +125,11 @@ describe('resolveLinkTarget', () => {
     expect(resolveLinkTarget(href, FROM, BASES)).toBeNull();
   });
 
-  it.each([
+  mapsTo('from a top-level page, %s → %o', (href: string) => resolveLinkTarget(href, ref('c'), BASES), [
     ['./d', ref('d')],
     ['d', ref('d')],
     ['../d', null],
-  ])('from a top-level page, %s → %o', (href, expected) => {
-    expect(resolveLinkTarget(href, ref('c'), BASES)).toEqual(expected);
-  });
+  ]);
 
   it('resolves relative links in the linking page’s own space', () => {
     expect(resolveLinkTarget('../d', ref('x/y', '~bob'))).toEqual(ref('d', '~bob'));

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { namedRows } from '../support/cases.ts';
+import highlights from './cases/obsidian-highlights.json' with { type: 'json' };
+import media from './cases/obsidian-media.json' with { type: 'json' };
 import { extractLinks } from '../../src/domain/links/extract.ts';
 import { embeddedPart, splitSize } from '../../src/domain/links/embeds.ts';
 import { renderMarkdown } from '../../src/domain/links/render.ts';
@@ -52,61 +55,12 @@ describe('callouts', () => {
 });
 
 describe('highlights, comments, block ids', () => {
-  const cases: Array<[string, string, string]> = [
-    ['highlight', 'a ==marked **bold**== b', '<p>a <mark>marked <strong>bold</strong></mark> b</p>'],
-    ['spaces around `==` are no highlight', 'x == y and y == z', '<p>x == y and y == z</p>'],
-    ['`====` is text', 'a ==== b', '<p>a ==== b</p>'],
-    ['a highlight in code is code', '`==x==`', '<p><code>==x==</code></p>'],
-    ['inline comment hidden', 'seen %%not seen%% seen', '<p>seen  seen</p>'],
-    ['comment block with blank lines', 'a\n\n%%\nhidden\n\nstill hidden\n%%\n\nb', '<p>a</p>\n<p>b</p>'],
-    ['one-line comment block', '%% hidden %%\n\nb', '<p>b</p>'],
-    ['an unclosed `%%` is text', 'a %% b', '<p>a %% b</p>'],
-    ['block id ends a paragraph', 'Some text ^abc-1', '<p id="^abc-1">Some text</p>'],
-    ['block id on a list item', '- one ^li\n- two', '<ul>\n<li id="^li">one</li>\n<li>two</li>\n</ul>'],
-    ['a lone block id marks the block before', '> quoted\n\n^q1', '<blockquote id="^q1">\n<p>quoted</p>\n</blockquote>'],
-    ['a caret inside text is text', 'x^2 and 2^10', '<p>x^2 and 2^10</p>'],
-    [
-      'nested headings: the last one',
-      '[[Guide#Setup#Linux]]',
-      '<a href="/app/p/team/notes/Guide#h-linux" class="internal">Guide › Setup › Linux</a>',
-    ],
-    ['a block link', '[[Guide#^abc]]', '<a href="/app/p/team/notes/Guide#^abc" class="internal">Guide › ^abc</a>'],
-  ];
+  const cases = namedRows<[md: string, want: string]>(highlights);
   it.each(cases)('%s', (_name, md, want) => expect(render(md)).toContain(want));
 });
 
 describe('files and media', () => {
-  const cases: Array<[string, string, string]> = [
-    [
-      'image embed with width and height',
-      '![[pic.png|100x145]]',
-      '<img src="/files/team/notes/page/pic.png" alt="pic.png" width="100" height="145">',
-    ],
-    ['image embed with width', 'x ![[pic.jpg|100]]', '<img src="/files/team/notes/page/pic.jpg" alt="pic.jpg" width="100">'],
-    [
-      'an embed in a table cell',
-      '| a |\n| - |\n| ![[pic.jpg\\|100]] |',
-      '<td><img src="/files/team/notes/page/pic.jpg" alt="pic.jpg" width="100"></td>',
-    ],
-    ['video', '![[clip.mp4]]', '<video controls preload="metadata" src="/files/team/notes/page/clip.mp4" aria-label="clip.mp4"></video>'],
-    ['video .mov', '![[clip.MOV]]', '<video controls preload="metadata" src="/files/team/notes/page/clip.MOV"'],
-    ['audio', '![[song.ogg]]', '<audio controls preload="metadata" src="/files/team/notes/page/song.ogg" aria-label="song.ogg"></audio>'],
-    ['audio .m4a', '![[a b.m4a]]', '<audio controls preload="metadata" src="/files/team/notes/page/a%20b.m4a"'],
-    ['pdf as a link', '![[doc.pdf]]', '<a href="/files/team/notes/page/doc.pdf" class="file-link file-pdf">doc.pdf</a>'],
-    ['display hint as a class', '![[logo.svg#icon]]', '<img src="/files/team/notes/page/logo.svg" alt="logo.svg" class="hint-icon">'],
-    ['a hostile hint is dropped', '![[logo.svg#x" onload="y]]', '<img src="/files/team/notes/page/logo.svg" alt="logo.svg">'],
-    ['markdown image with a size', '![shot|200](files/s.png)', '<img src="/files/team/notes/page/s.png" alt="shot" width="200">'],
-    [
-      'markdown image of a video file',
-      '![clip](files/c.webm)',
-      '<video controls preload="metadata" src="/files/team/notes/page/c.webm" aria-label="clip"></video>',
-    ],
-    [
-      'a wikilink to a file links the file',
-      '[[shot.png|see screenshot]]',
-      '<a href="/files/team/notes/page/shot.png" class="file-link">see screenshot</a>',
-    ],
-  ];
+  const cases = namedRows<[md: string, want: string]>(media);
   it.each(cases)('%s', (_name, md, want) => expect(render(md)).toContain(want));
 
   it('splitSize reads Obsidian sizes and leaves other text', () => {

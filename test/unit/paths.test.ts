@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { checkPagePath, isSpaceSlug, normalizePagePath } from '../../src/domain/paths.ts';
 
 describe('checkPagePath', () => {
@@ -105,7 +106,7 @@ describe('checkPagePath', () => {
 });
 
 describe('normalizePagePath', () => {
-  it.each([
+  mapsTo('%j → %j', normalizePagePath, [
     ['Cafe\u0301', 'Caf\u00e9'],
     ['Caf\u00e9', 'Caf\u00e9'],
     ['A\u030a/o\u0308', '\u00c5/\u00f6'],
@@ -113,9 +114,7 @@ describe('normalizePagePath', () => {
     ['\u212b', '\u00c5'], // ANGSTROM SIGN → Å (canonical equivalent)
     ['\ufb01', '\ufb01'], // NFC keeps compatibility characters (ﬁ stays ﬁ)
     ['plain/path', 'plain/path'],
-  ])('%j → %j', (path, nfc) => {
-    expect(normalizePagePath(path)).toBe(nfc);
-  });
+  ]);
 });
 
 describe('isSpaceSlug', () => {

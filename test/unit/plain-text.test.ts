@@ -1,36 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { namedRows } from '../support/cases.ts';
+import table from './cases/plain-text.json' with { type: 'json' };
 import { parseQuery } from '../../src/domain/search/fts-query.ts';
 import { plainText } from '../../src/domain/search/plain-text.ts';
 import { pageSnippetMaker } from '../../src/domain/search/snippet.ts';
 
 describe('plainText', () => {
-  it.each([
-    ['emphasis', 'Some **bold**, __strong__, *em*, _em_ and ~~gone~~ text', 'Some bold, strong, em, em and gone text'],
-    ['keeps underscores and stars inside words', 'snake_case_name and 2*3*4', 'snake_case_name and 2*3*4'],
-    ['ATX headings', '## Setup ##\ntext', 'Setup\ntext'],
-    [
-      'links show their text',
-      'See [the guide](https://example.com/guide "Guide") and [ref][r].\n\n[r]: https://x.test',
-      'See the guide and ref.\n',
-    ],
-    ['images show their alt text', 'A ![diagram of flow](img/flow.png) here', 'A diagram of flow here'],
-    [
-      'wikilinks show their label, else their target',
-      '[[guides/setup|Setup guide]], [[faq]], [[faq#Install]] and ![[pic.png]]',
-      'Setup guide, faq, faq and ',
-    ],
-    [
-      'autolinks; raw HTML is text (the renderer shows it so)',
-      'Mail <me@example.com> or <https://x.test>, <b>bold</b>',
-      'Mail me@example.com or https://x.test, <b>bold</b>',
-    ],
-    ['inline code loses its backticks', 'Run `npm test` now', 'Run npm test now'],
-    ['fenced code keeps its text, not its fences', '```ts\nconst a = 1;\n```\nafter', 'const a = 1;\nafter'],
-    ['lists, tasks and quotes lose their markers', '- one\n* two\n1. three\n- [x] done\n> quoted', 'one\ntwo\nthree\ndone\nquoted'],
-    ['tables lose their pipes and rule', '| a | b |\n|---|:-:|\n| c | d |', 'a b\nc d'],
-    ['thematic breaks go', 'above\n\n---\n\nbelow', 'above\n\n\nbelow'],
-    ['escapes and entities', '\\*not em\\* &amp; &lt;tag&gt;', '*not em* & <tag>'],
-  ])('%s', (_label, md, text) => {
+  it.each(namedRows<[md: string, text: string]>(table))('%s', (_label, md, text) => {
     expect(plainText(md).text).toBe(text);
   });
 

@@ -1,29 +1,11 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { namedRows } from '../support/cases.ts';
+import table from './cases/planned-once.json' with { type: 'json' };
 import { plannedOnce } from '../../src/store/db/statements.ts';
 
 describe('plannedOnce', () => {
-  it.each([
-    ['positional', 'SELECT a FROM t WHERE id = ? LIMIT ?', 'SELECT a FROM t WHERE id = +? LIMIT +?'],
-    ['named', 'WHERE s.org_id = @callerOrg AND x > @after_1', 'WHERE s.org_id = +@callerOrg AND x > +@after_1'],
-    ['already plus', 'WHERE a = +@x AND b = + ?', 'WHERE a = +@x AND b = + ?'],
-    ['values', 'INSERT INTO t (a, b) VALUES (?, @b)', 'INSERT INTO t (a, b) VALUES (+?, +@b)'],
-    ['other prefixes', 'WHERE a = :a AND b = $b AND c = ?12', 'WHERE a = +:a AND b = +$b AND c = +?12'],
-    ['string literals', "WHERE a = '?' AND b = 'it''s @x ?' AND c = ?", "WHERE a = '?' AND b = 'it''s @x ?' AND c = +?"],
-    ['quoted names', 'SELECT "a?b", [c@d], `e?` FROM t WHERE x = ?', 'SELECT "a?b", [c@d], `e?` FROM t WHERE x = +?'],
-    ['comments', 'SELECT 1 -- is it ?\nWHERE a = ? /* @b ? */ AND b = @c', 'SELECT 1 -- is it ?\nWHERE a = +? /* @b ? */ AND b = +@c'],
-    [
-      'json path in a literal',
-      "SELECT json_extract(m, '$.a') FROM t WHERE json_extract(m, '$.b[0]') = ?",
-      "SELECT json_extract(m, '$.a') FROM t WHERE json_extract(m, '$.b[0]') = +?",
-    ],
-    [
-      'row values and vtab constraints',
-      'WHERE (t, v) > (@ct, @cv) AND f MATCH @q AND rowid BETWEEN @lo AND @hi',
-      'WHERE (t, v) > (+@ct, +@cv) AND f MATCH +@q AND rowid BETWEEN +@lo AND +@hi',
-    ],
-    ['unterminated literal', "SELECT 'abc ? ", "SELECT 'abc ? "],
-  ])('%s', (_name, sql, expected) => {
+  it.each(namedRows<[sql: string, expected: string]>(table))('%s', (_name, sql, expected) => {
     expect(plannedOnce(sql)).toBe(expected);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { STOP_WORDS, capPhrases, parseQuery } from '../../src/domain/search/fts-query.ts';
 import { planQuery, prefixMatch } from '../../src/domain/search/query-plan.ts';
 import { indexWords } from '../../src/store/fts/tokens.ts';
@@ -83,13 +84,11 @@ describe('planQuery', () => {
     expect(p.any).toBe(any);
   });
 
-  it.each([
+  mapsTo('pairs of %j', (q) => plan(q)!.pairs, [
     ['okapi tapir ', null],
     ['okapi tapir zebra ', '(("okapi") AND ("tapir")) OR (("okapi") AND ("zebra")) OR (("tapir") AND ("zebra"))'],
     ['a b c d e f g h i j k l ', null], // past PAIRS_MAX_ITEMS: no pairs (the walk takes the OR)
-  ])('pairs of %j', (q, pairs) => {
-    expect(plan(q)!.pairs).toBe(pairs);
-  });
+  ]);
 
   it('asks the index for the first 8 words of a long phrase; the plan keeps every word for the ranking to check', () => {
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];

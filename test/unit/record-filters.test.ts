@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { parseFilters } from '../../src/domain/search/filters.ts';
 import { parseTemplateRef, stampOf, templateNameOf } from '../../src/domain/records/templates.ts';
 
@@ -94,16 +95,14 @@ describe('parseFilters: refused', () => {
 });
 
 describe('template names and references', () => {
-  it.each<[string, string | null]>([
+  mapsTo('templateNameOf(%j) = %j', templateNameOf, [
     ['templates/task', 'task'],
     ['templates/a:b', 'a:b'],
     ['templates/task/example', null],
     ['templates', null],
     ['notes/templates/task', null],
     ['Templates/task', null],
-  ])('templateNameOf(%j) = %j', (path, name) => {
-    expect(templateNameOf(path)).toBe(name);
-  });
+  ]);
 
   it.each<[string, unknown]>([
     ['task', { space: null, name: 'task' }],
@@ -118,11 +117,9 @@ describe('template names and references', () => {
     expect(parseTemplateRef(ref)).toMatchObject(expected as object);
   });
 
-  it.each([
+  mapsTo('stampOf(%j) = %j', stampOf, [
     ['task', 'task'],
     ['shared:bug', 'bug'],
     ['~bob:a:b', 'a:b'],
-  ])('stampOf(%j) = %j', (ref, stamp) => {
-    expect(stampOf(ref)).toBe(stamp);
-  });
+  ]);
 });

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { parseQuery } from '../../src/domain/search/fts-query.ts';
 import { makeSnippet, snippetMaker } from '../../src/domain/search/snippet.ts';
 import { foldToken } from '../../src/text/tokens.ts';
 
 describe('foldToken', () => {
-  it.each([
+  mapsTo('%s → %s', foldToken, [
     ['Café', 'cafe'],
     ['CRÈME', 'creme'],
     ['naïve', 'naive'],
@@ -13,9 +14,7 @@ describe('foldToken', () => {
     ['Ǆ', 'ǆ'],
     ['abc', 'abc'],
     ['漢字', '漢字'],
-  ])('%s → %s', (t, f) => {
-    expect(foldToken(t)).toBe(f);
-  });
+  ]);
 });
 
 describe('makeSnippet', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../support/cases.ts';
 import { extractLinks, scanWikilinksOnly } from '../../src/domain/links/extract.ts';
 import { getLinkParsers } from '../../src/domain/links/parsers.ts';
 import { renderMarkdown } from '../../src/domain/links/render.ts';
@@ -16,7 +17,7 @@ import {
 import type { PageRef } from '../../src/model.ts';
 
 describe('parseWikilink', () => {
-  it.each([
+  mapsTo('%j', parseWikilink, [
     ['a', { target: 'a', heading: null, label: null }],
     ['guides/setup', { target: 'guides/setup', heading: null, label: null }],
     [' a b |  Label ', { target: 'a b', heading: null, label: 'Label' }],
@@ -30,9 +31,7 @@ describe('parseWikilink', () => {
     ['#', null],
     ['a[b', null],
     ['a\nb', null],
-  ])('%j', (inner, want) => {
-    expect(parseWikilink(inner)).toEqual(want);
-  });
+  ]);
 });
 
 // A space 'wiki' holding these pages (titles in brackets), and a visible space 'eng'.
@@ -108,15 +107,13 @@ describe('resolveWikilink', () => {
 
 describe('wikilinks in the link index and the renderer', () => {
   const resolve = (t: string, f: PageRef) => resolveWikilink(t, f, lookup);
-  it.each([
+  mapsTo('%j', (content) => extractLinks(content, at('x'), [], resolve).map((r) => `${r.space}/${r.path}`), [
     ['[[setup]] and [[Alpha Note|a]] and [[setup#x]]', ['wiki/setup', 'wiki/notes/a']],
     ['`[[setup]]` and\n\n```\n[[home]]\n```\n\n    [[home]]', []], // code is not a link
     ['![[image.png]] and \\[[setup]]', []], // embeds and escaped brackets are not links
     ['| a | [[setup\\|s]] |\n| - | - |\n| x | y |', ['wiki/setup']], // in a table cell
     ['[[home]] then [md](notes/a)', ['wiki/home', 'wiki/notes/a']],
-  ])('%j', (content, want) => {
-    expect(extractLinks(content, at('x'), [], resolve).map((r) => `${r.space}/${r.path}`)).toEqual(want);
-  });
+  ]);
 
   it('renders wikilinks as internal links, broken ones as broken, with label and heading', () => {
     const html = renderMarkdown({
@@ -149,7 +146,7 @@ describe('rewriting wikilinks after a move', () => {
     }
     return null;
   };
-  it.each([
+  mapsTo('%s', (input) => rewriteLinks(input, at('guides/intro'), moved, [], wiki), [
     ['[[setup]]', '[[manual/install]]'],
     ['[[setup#Linux|install it]]', '[[manual/install#Linux|install it]]'],
     ['[[/home|start]]', '[[eng/home|start]]'],
@@ -157,9 +154,7 @@ describe('rewriting wikilinks after a move', () => {
     ['| [[setup\\|s]] |', '| [[manual/install\\|s]] |'],
     ['![[setup]] `x` [[other]]', '![[manual/install]] `x` [[other]]'], // an embed of a page is a link: a move rewrites it
     ['```\n[[setup]]\n```', '```\n[[setup]]\n```'],
-  ])('%s', (input, output) => {
-    expect(rewriteLinks(input, at('guides/intro'), moved, [], wiki)).toBe(output);
-  });
+  ]);
 });
 
 describe('the wikilink-only scan agrees with the Markdown parser', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo } from '../../support/cases.ts';
 import { parseRoute, safeNext } from '../../../src/web/router.ts';
 import { parseSnippet } from '../../../src/web/lib/snippet.ts';
 import { buildTree } from '../../../src/web/lib/tree.ts';
@@ -25,15 +26,13 @@ describe('parseRoute', () => {
     expect(parseRoute(path, search)).toMatchObject(want);
   });
 
-  it.each([
+  mapsTo('sign-in returns only inside the app: %s → %s', safeNext, [
     [null, '/app/'],
     ['/app/p/w/a?edit', '/app/p/w/a?edit'],
     ['https://evil.example/', '/app/'],
     ['//evil.example/app/', '/app/'],
     ['/app/sign-in', '/app/'],
-  ])('sign-in returns only inside the app: %s → %s', (next, want) => {
-    expect(safeNext(next)).toBe(want);
-  });
+  ]);
 });
 
 describe('parseSnippet', () => {
@@ -103,7 +102,7 @@ describe('filters from the builder', () => {
 
 describe('relativeTime and compareText (no Intl on the first render of a view)', () => {
   const now = Date.parse('2026-11-29T12:00:00Z');
-  it.each([
+  mapsTo('%s → %s', (iso) => relativeTime(iso, now), [
     ['2026-11-29T11:59:30Z', 'just now'],
     ['2026-11-29T11:57:00Z', '3 minutes ago'],
     ['2026-11-29T11:59:00Z', '1 minute ago'],
@@ -113,9 +112,7 @@ describe('relativeTime and compareText (no Intl on the first render of a view)',
     ['2026-11-30T12:00:00Z', 'tomorrow'],
     ['2026-11-25T12:00:00Z', '4 days ago'],
     ['not a date', 'not a date'],
-  ])('%s → %s', (iso, want) => {
-    expect(relativeTime(iso, now)).toBe(want);
-  });
+  ]);
 
   it('writes a date a week or more away as its day', () => {
     const d = new Date(2026, 2, 12, 12);
