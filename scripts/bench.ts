@@ -1,9 +1,11 @@
 // `npm run bench [-- --quick] [-- --only core,search] [-- --pages 100000]`: runs the benchmark
-// sections and prints one line per figure with its target. Not part of `npm test`.
+// sections and prints one line per figure with its target. Not part of `npm test`. A figure that
+// misses its target is marked; a check that fails (`check: true`, e.g. the vault section's link
+// comparison) makes the run exit 1.
 import { parseArgs } from 'node:util';
 
-export type BenchOptions = { pages: number; quick: boolean };
-export type BenchResult = { name: string; value: number; unit: string; target?: string; pass?: boolean };
+export type BenchOptions = { pages: number; quick: boolean; vault?: string };
+export type BenchResult = { name: string; value: number; unit: string; target?: string; pass?: boolean; check?: boolean };
 type Section = (opts: BenchOptions) => Promise<BenchResult[]>;
 
 const SECTIONS: Record<string, () => Promise<Section>> = {
@@ -26,6 +28,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   replica: async () => (await import('./bench/replica.ts')).run,
   render: async () => (await import('./bench/render.ts')).run,
   changes: async () => (await import('./bench/changes.ts')).run,
+  vault: async () => (await import('./bench/vault.ts')).run,
 };
 
 const HELP = `npm run bench [-- options]: runs the benchmark sections, one line per figure with its target.
@@ -34,6 +37,7 @@ Options:
   --only <a,b>    run these sections only (default: all)
   --quick         smaller loads, for a quick look (figures are rougher)
   --pages <n>     pages of the search section's corpus (default 100000)
+  --vault <dir>   the Obsidian help vault's en/ folder for the vault section (default: KSPACE_VAULT, or a clone)
   --help          this text
 
 Sections:
@@ -64,6 +68,10 @@ Sections:
   render      a page with 20 embeds rendered with the render cache cold (p50, p99); adversarial Markdown at the
               page-size cap through POST /render and PUT, and a diff of two pages at the cap, each beside
               GET /healthz sent one after another
+  vault       the public Obsidian help vault (not in the repository: --vault, or
+              git clone https://github.com/obsidianmd/obsidian-help ~/.cache/kspace-vault/obsidian-help)
+              through import-dir, each link compared with an independent model of Obsidian's resolution,
+              files attached, the Markdown export read back; a difference fails the run (exit 1)
 `;
 
 function fail(message: string): never {
@@ -71,13 +79,14 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let values: { quick?: boolean; only?: string; pages?: string; help?: boolean };
+let values: { quick?: boolean; only?: string; pages?: string; vault?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       pages: { type: 'string', default: '100000' },
+      vault: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }));
@@ -88,19 +97,26 @@ if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
-const opts: BenchOptions = { quick: values.quick!, pages: Number(values.pages) };
+const opts: BenchOptions = { quick: values.quick!, pages: Number(values.pages), vault: values.vault };
 if (!Number.isInteger(opts.pages) || opts.pages <= 0) fail(`--pages takes a positive whole number, not '${values.pages}'`);
 const names = values.only ? values.only.split(',') : Object.keys(SECTIONS);
 for (const name of names) if (!SECTIONS[name]) fail(`unknown bench section '${name}'`);
 let failed = 0;
+let checksFailed = 0;
 for (const name of names) {
   const load = SECTIONS[name];
   console.log(`\n## ${name}`);
   for (const r of await (await load())(opts)) {
-    const v = r.value >= 100 ? Math.round(r.value).toLocaleString('en') : r.value.toFixed(r.unit === '' ? 3 : 2);
+    const v =
+      r.value >= 100 || Number.isInteger(r.value) ? Math.round(r.value).toLocaleString('en') : r.value.toFixed(r.unit === '' ? 3 : 2);
     const verdict = r.pass === undefined ? '' : r.pass ? '  ok' : '  MISSED';
     if (r.pass === false) failed++;
+    if (r.pass === false && r.check) checksFailed++;
     console.log(`${r.name}: ${v} ${r.unit}${r.target ? `  (target ${r.target})` : ''}${verdict}`);
   }
 }
 console.log(failed ? `\n${failed} figure(s) missed their target` : '\nall figures with a target met it');
+if (checksFailed) {
+  console.log(`${checksFailed} check(s) failed`);
+  process.exitCode = 1;
+}

@@ -92,8 +92,16 @@ export function writeVault(vault: string, n: number, links = true): void {
 
 async function importDir(url: string, vault: string, mode: string, space = 'vault') {
   const t0 = performance.now();
+  const r = await kspaceCli(url, ['import-dir', vault, '--space', space, '--mode', mode, '--json']);
+  const seconds = (performance.now() - t0) / 1000;
+  type Summary = { created: number; updated: number; skipped: number; errors: unknown[]; leftOut?: unknown[] };
+  return { seconds, result: JSON.parse(r) as Summary };
+}
+
+/** Runs `kspace <args>` from source against the server at `url` as the bench's admin; its standard output (a non-zero exit throws). */
+export async function kspaceCli(url: string, args: string[]): Promise<string> {
   const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [...sourceArgs(), 'import-dir', vault, '--space', space, '--mode', mode, '--json'], {
+    const child = spawn(process.execPath, [...sourceArgs(), ...args], {
       env: { ...process.env, SERVICE_URL: url, SERVICE_API_KEY: BENCH_ADMIN_KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -104,8 +112,6 @@ async function importDir(url: string, vault: string, mode: string, space = 'vaul
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
-  const seconds = (performance.now() - t0) / 1000;
-  if (r.code !== 0) throw new Error(`import-dir: exit ${r.code} ${r.stderr}`);
-  type Summary = { created: number; updated: number; skipped: number; errors: unknown[]; leftOut?: unknown[] };
-  return { seconds, result: JSON.parse(r.stdout) as Summary };
+  if (r.code !== 0) throw new Error(`kspace ${args[0]}: exit ${r.code} ${r.stderr}`);
+  return r.stdout;
 }
