@@ -189,6 +189,21 @@ describe('foreign folders', () => {
     );
   });
 
+  it('attaches the file of a wikilink to a file, respelled as a link to it (issue 39: the vault bench)', () => {
+    const pages = [
+      page('n/a', '[[shot.png|see screenshot]] [[Figure 1.png]] [[note.md]] [[missing.png]] `[[shot.png]]`\n\n| [[shot.png\\|x]] |'),
+    ];
+    const bins = new Map<string, Uint8Array>([
+      ['Attachments/shot.png', new Uint8Array([1])],
+      ['n/Figure 1.png', new Uint8Array([2])],
+    ]);
+    const files = attachReferencedFiles(pages, bins);
+    expect(files.map((f) => `${f.name} <- ${f.from}`)).toEqual(['shot.png <- Attachments/shot.png', 'Figure 1.png <- n/Figure 1.png']);
+    expect(pages[0].content).toBe(
+      '[see screenshot](files/shot.png) [Figure 1.png](files/Figure%201.png) [[note.md]] [[missing.png]] `[[shot.png]]`\n\n| [x](files/shot.png) |',
+    );
+  });
+
   it('places attached files beside their pages, apart when two siblings have different files of one name', () => {
     expect(
       placeAttachments([

@@ -11,6 +11,8 @@ export type FolderAttachment = { path: string; name: string; contentType: string
 // `![[name]]`, `![[name|300]]` (an Obsidian embed) and `](dest)` of a Markdown image or link.
 // group 1: the name (a table cell's `\|` leaves a `\` on it); group 2: `|size` or `#hint|size`.
 const EMBED = /!\[\[([^[\]\n|#]+)((?:[|#][^[\]\n]*)?)\]\]/g;
+// `[[shot.png|see screenshot]]`: a wikilink (not an embed) to a file; groups as EMBED's.
+const FILE_LINK = /(?<!!)\[\[([^[\]\n|#]+\.[A-Za-z0-9]{1,10}\\?)((?:[|#][^[\]\n]*)?)\]\]/g;
 // An inline code span (backtick runs of one length): references in it are text, not rewritten.
 const CODE_SPAN = /(`+)(?:(?!\1)[^])*?\1(?!`)/g;
 
@@ -43,7 +45,7 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
   }
   const out: FolderAttachment[] = [];
   for (const page of pages) {
-    if (!page.content.includes('](') && !page.content.includes('![[')) continue;
+    if (!page.content.includes('](') && !page.content.includes('[[')) continue;
     const folder = page.path.includes('/') ? page.path.slice(0, page.path.lastIndexOf('/') + 1) : '';
     const names = new Map<string, string>(); // folder file → its name on the page
     const attach = (file: string): string => {
@@ -59,13 +61,16 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
       return name;
     };
     const href = (name: string) => `files/${encodeURIComponent(name)}`;
+    const findByName = (target: string): string | undefined => {
+      const t = target.replace(/\\$/, '').trim().replace(/^\//, '');
+      return binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
+    };
     page.content = outsideFences(page.content, (fenced) =>
       outsideCodeSpans(fenced, (text) =>
         text
           .replace(EMBED, (m, target: string, rest: string) => {
             const cell = target.endsWith('\\'); // `![[pic.jpg\|100]]` in a table cell
-            const t = target.replace(/\\$/, '').trim().replace(/^\//, '');
-            const found = binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
+            const found = findByName(target);
             if (!found) return m;
             const name = attach(found);
             // Obsidian's size (`|100`, `|100x145`) stays in the alt text, and a display hint
@@ -73,6 +78,14 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
             const size = /\|\s*(\d{1,5}(?:x\d{1,5})?)\s*$/.exec(rest)?.[1];
             const hint = /^#([A-Za-z0-9-]{1,32})/.exec(rest)?.[1];
             return `![${name.replace(/[[\]|]/g, '')}${size ? `${cell ? '\\|' : '|'}${size}` : ''}](${href(name)}${hint ? `#${hint}` : ''})`;
+          })
+          .replace(FILE_LINK, (m, target: string, rest: string) => {
+            // A link to the file, labelled as Obsidian shows it: its alias, else the name as written.
+            if (/\.md\\?$/i.test(target)) return m;
+            const found = findByName(target);
+            if (!found) return m;
+            const label = /\|([^]*)$/.exec(rest)?.[1].trim() || target.replace(/\\$/, '').trim();
+            return `[${label}](${href(attach(found))})`;
           })
           .replace(DEST, (m, pre: string, dest: string) => {
             const raw = dest.startsWith('<') ? dest.slice(1, -1) : dest;
