@@ -22,6 +22,20 @@ export type Scalar = string | number | boolean;
 export type MetaValue = Scalar | Scalar[];
 export type Metadata = Record<string, MetaValue>;
 
+/** A field of a record type (a template's `metadataSchema`): what the web form and the record checks read. */
+export type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
+export type FieldDef = {
+  key: string;
+  type: FieldType;
+  required?: boolean;
+  default?: MetaValue;
+  label?: string;
+  description?: string;
+  options?: string[];
+  min?: number;
+  max?: number;
+};
+
 /** A metadata value as the index stores it: 's' string, 'n' number, 'b' boolean (0/1), 'd' date (epoch ms). */
 export type MetaType = 's' | 'n' | 'b' | 'd';
 export type TypedValue = { t: MetaType; v: string | number };

@@ -5,7 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { ExitError, usageError } from './exit-error.ts';
-import { formatBytes, printJson, printLine, printTable } from './format.ts';
+import { formatBytes } from '../text/bytes.ts';
+import { printJson, printLine, printTable } from './format.ts';
 import { startProgress, type Progress } from './progress.ts';
 import type { FolderImportResult } from './folders.ts';
 // The folder doors (and the Markdown folder rules, YAML and markdown-it with them) load when used.

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { pagePath } from '../client/paths.ts';
 import { ExitError } from './exit-error.ts';
-import { formatBytes, printJson, printLine, printTable } from './format.ts';
+import { formatBytes } from '../text/bytes.ts';
+import { printJson, printLine, printTable } from './format.ts';
 
 type FileInfo = { name: string; size: number; contentType: string; sha256: string };
 type FileList = { files: Array<FileInfo & { createdAt: string; url: string }>; nextCursor: string | null };

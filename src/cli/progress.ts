@@ -1,6 +1,6 @@
 // A progress bar on stderr for long transfers (export, import). Only on a terminal: when stderr
 // is piped or redirected nothing is written, so scripts see exactly the command's output.
-import { formatBytes } from './format.ts';
+import { formatBytes } from '../text/bytes.ts';
 
 export type Progress = { add(bytes: number): void; note(text: string): void; done(): void; readonly bytes: number };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapsTo } from '../support/cases.ts';
-import { cell, formatBytes, printTable, snippetText } from '../../src/cli/format.ts';
+import { cell, printTable, snippetText } from '../../src/cli/format.ts';
+import { formatBytes } from '../../src/text/bytes.ts';
 import { startProgress } from '../../src/cli/progress.ts';
 
 const sink = (isTTY = false, columns?: number) => {

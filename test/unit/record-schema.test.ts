@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseTemplateFrontmatter,
-  validateRecord,
-  type FieldDef,
-  type Metadata,
-  type RecordType,
-} from '../../src/domain/records/schema.ts';
+import type { FieldDef, Metadata } from '../../src/model.ts';
+import { parseTemplateFrontmatter, validateRecord, type RecordType } from '../../src/domain/records/schema.ts';
 
 type FieldSpec = Omit<FieldDef, 'key'>;
 

@@ -1,9 +1,8 @@
 import type { Services } from '../../services.ts';
 import { resolveSpace } from '../spaces.ts';
 import { listReadableTemplates } from '../../store/records.ts';
-import type { FieldDef } from './schema.ts';
 import { parseTemplatePage, templateNameOf } from './templates.ts';
-import type { Caller, Metadata } from '../../model.ts';
+import type { Caller, FieldDef, Metadata } from '../../model.ts';
 
 // What pickers and clients list: templates across the organisation, record types of a space.
 

@@ -1,27 +1,9 @@
 import { parseIsoDate } from '../iso-date.ts';
-import type { Issue } from '../../model.ts';
+import type { FieldDef, FieldType, Issue, MetaValue, Metadata, Scalar } from '../../model.ts';
 
 // A record type is the `metadataSchema` in a template page's frontmatter. This module turns that
 // frontmatter into a RecordType (with issues when malformed) and checks a record's metadata
 // against one. Pure: no I/O, never coerces values.
-
-type MetaScalar = string | number | boolean;
-type MetaValue = MetaScalar | MetaScalar[];
-export type Metadata = Record<string, MetaValue>;
-
-type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
-
-export type FieldDef = {
-  key: string;
-  type: FieldType;
-  required?: boolean;
-  default?: MetaValue;
-  label?: string;
-  description?: string;
-  options?: string[];
-  min?: number;
-  max?: number;
-};
 
 export type RecordType = {
   name: string;
@@ -43,7 +25,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function isScalar(v: unknown): v is MetaScalar {
+function isScalar(v: unknown): v is Scalar {
   return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 }
 
@@ -227,7 +209,7 @@ function parseField(raw: unknown, at: string, seen: Set<string>, issues: Issue[]
       issue('default', p.code, `default ${p.message}`);
       return null;
     }
-    field.default = Array.isArray(dflt) ? [...(dflt as MetaScalar[])] : (dflt as MetaScalar);
+    field.default = Array.isArray(dflt) ? [...(dflt as Scalar[])] : (dflt as Scalar);
   }
   return field;
 }

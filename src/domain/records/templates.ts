@@ -6,8 +6,8 @@ import { resolveSpace } from '../spaces.ts';
 import type { Db } from '../../store/db/types.ts';
 import { findPage, readAcl, type PageRow } from '../../store/pages.ts';
 import { findSpaceBySlug, type SpaceRow } from '../../store/spaces.ts';
-import { parseTemplateFrontmatter, type Metadata, type RecordType } from './schema.ts';
-import type { Caller, Issue } from '../../model.ts';
+import { parseTemplateFrontmatter, type RecordType } from './schema.ts';
+import type { Caller, Issue, Metadata } from '../../model.ts';
 
 // Templates are pages at `templates/<name>`; this module finds them, reads their frontmatter
 // (parsed once per frontmatter text) and resolves the `template` of a write: "N" in the page's own

@@ -1,5 +1,6 @@
 import type { Limits } from '../../config/config.ts';
-import { parseTemplateFrontmatter, validateRecord, type Metadata, type RecordType } from '../records/schema.ts';
+import type { Metadata } from '../../model.ts';
+import { parseTemplateFrontmatter, validateRecord, type RecordType } from '../records/schema.ts';
 import { isTemplatePath, parseBundle, type BundleError, type ParsedBundle } from '../bundles/bundle.ts';
 import { AppError } from '../errors.ts';
 import type { Issue } from '../../model.ts';

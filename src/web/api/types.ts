@@ -3,7 +3,7 @@
 // Type-only imports: nothing of the server enters the bundle.
 import type * as v from 'valibot';
 import type * as A from '../../http/answers.ts';
-import type { MetaValue, Metadata } from '../../model.ts';
+import type { FieldDef, MetaValue } from '../../model.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 type Item<T> = T extends Array<infer I> ? I : never;
@@ -28,39 +28,10 @@ export type Webhook = Out<typeof A.Webhook> & { secret?: string };
 export type Delivery = Item<Out<typeof A.DeliveryLog>['deliveries']>;
 export type TestResult = Out<typeof A.TestOutcome>;
 
-// Record-type fields, templates and filters as the views use them: the answer schemas declare
-// fields loosely (`{key, type}` and more), so their full shape is written here.
-type FieldType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'select' | 'multiselect' | 'list' | 'url';
-export interface Field {
-  key: string;
-  type: FieldType;
-  label?: string;
-  description?: string;
-  required?: boolean;
-  default?: MetaValue;
-  options?: string[];
-  min?: number;
-  max?: number;
-}
-export interface Template {
-  space: string;
-  name: string;
-  path: string;
-  title: string;
-  description: string;
-  recordType: boolean;
-  fields?: Field[];
-  metadataDefaults?: Metadata;
-  defaultPathPrefix?: string;
-  content?: string;
-}
-export interface RecordType {
-  name: string;
-  description: string;
-  defaultPathPrefix: string | null;
-  additionalKeys: 'allow' | 'reject';
-  fields: Field[];
-}
+// Templates and record types: the answer schemas declare their fields loosely (`{key, type}` and
+// more), so the fields are given their full shape, the one the server's record checks use.
+export type Template = Omit<Item<Out<typeof A.TemplateList>>, 'fields'> & { fields?: FieldDef[] };
+export type RecordType = Omit<Item<Out<typeof A.RecordTypeList>>, 'fields'> & { fields: FieldDef[] };
 export type FilterOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'exists' | 'missing';
 export interface Filter {
   key: string;

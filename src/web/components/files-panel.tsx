@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { get, pageApi, putBytes } from '../api/client.ts';
 import type { FileList } from '../api/types.ts';
-import { formatBytes } from '../lib/format.ts';
+import { formatBytes } from '../../text/bytes.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { ErrorBox, Loaded } from './ui.tsx';
 

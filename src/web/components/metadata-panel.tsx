@@ -1,5 +1,5 @@
 // The typed metadata panel: each value shown as what it is (a date, a number, a list, a link).
-import type { Field } from '../api/types.ts';
+import type { FieldDef } from '../../model.ts';
 import type { Metadata, MetaValue } from '../../model.ts';
 import { formatValue } from '../lib/format.ts';
 
@@ -40,7 +40,7 @@ function Value({ value }: { value: MetaValue }) {
   return <span>{value}</span>;
 }
 
-export function MetadataPanel({ metadata, fields, title = 'Metadata' }: { metadata: Metadata; fields?: Field[]; title?: string }) {
+export function MetadataPanel({ metadata, fields, title = 'Metadata' }: { metadata: Metadata; fields?: FieldDef[]; title?: string }) {
   const keys = Object.keys(metadata);
   const labelOf = (k: string): string => fields?.find((f) => f.key === k)?.label ?? k;
   return (

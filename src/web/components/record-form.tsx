@@ -2,13 +2,13 @@
 // field's label (else its key) exactly, required marked (a visible * and aria-required),
 // descriptions as help text, and the server's
 // issue for a field shown beside it (aria-describedby + aria-invalid).
-import type { Field } from '../api/types.ts';
+import type { FieldDef } from '../../model.ts';
 import type { Issue } from '../../model.ts';
 import type { RawValue, RawValues } from '../lib/metadata-form.ts';
 import { FieldError, fieldProps } from './field-error.tsx';
 
 interface Props {
-  fields: Field[];
+  fields: FieldDef[];
   values: RawValues;
   issues: Issue[];
   onChange: (key: string, v: RawValue) => void;
@@ -27,7 +27,7 @@ function Control({
   props,
   onChange,
 }: {
-  field: Field;
+  field: FieldDef;
   value: RawValue;
   id: string;
   props: Record<string, string | undefined>;

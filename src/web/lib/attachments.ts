@@ -3,7 +3,7 @@
 // before its extension, so a second pasted "image.png" never replaces the first.
 import { ApiError, get, pageApi, putBytes } from '../api/client.ts';
 import type { FileList } from '../api/types.ts';
-import { formatBytes } from './format.ts';
+import { formatBytes } from '../../text/bytes.ts';
 
 /** `name`, or `stem-2.ext`, `stem-3.ext` … : the first not in `taken`. */
 export function uniqueName(name: string, taken: ReadonlySet<string>): string {

@@ -1,5 +1,6 @@
 // Filters as the address keeps them (the API's JSON) and as the filter builder edits them.
-import type { Field, Filter, FilterOp } from '../api/types.ts';
+import type { FieldDef } from '../../model.ts';
+import type { Filter, FilterOp } from '../api/types.ts';
 import type { Scalar } from '../../model.ts';
 
 export const OPS: { op: FilterOp; label: string }[] = [
@@ -70,6 +71,6 @@ export function fromFilterRows(rows: FilterRow[], typeOf: (key: string) => strin
 }
 
 export const fieldType =
-  (fields: Field[]) =>
+  (fields: FieldDef[]) =>
   (key: string): string | undefined =>
     fields.find((f) => f.key === key)?.type;

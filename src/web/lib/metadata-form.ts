@@ -1,12 +1,12 @@
 // Metadata as form controls hold it (strings while typing) and back. A value the person typed is
 // sent as typed when it cannot be converted, so the server names the problem and nothing is lost.
-import type { Field } from '../api/types.ts';
+import type { FieldDef } from '../../model.ts';
 import type { Metadata, MetaValue } from '../../model.ts';
 
 export type RawValue = string | boolean | string[];
 export type RawValues = Record<string, RawValue>;
 
-function toRaw(field: Field, v: MetaValue | undefined): RawValue {
+function toRaw(field: FieldDef, v: MetaValue | undefined): RawValue {
   switch (field.type) {
     case 'boolean':
       return v === true;
@@ -22,14 +22,14 @@ function toRaw(field: Field, v: MetaValue | undefined): RawValue {
 }
 
 /** Initial control values: the page's metadata, else the template's defaults, else the field's default. */
-export function initialRaw(fields: Field[], metadata: Metadata = {}, defaults: Metadata = {}): RawValues {
+export function initialRaw(fields: FieldDef[], metadata: Metadata = {}, defaults: Metadata = {}): RawValues {
   const out: RawValues = {};
   for (const f of fields) out[f.key] = toRaw(f, metadata[f.key] ?? defaults[f.key] ?? f.default);
   return out;
 }
 
 /** Control values → metadata; empty controls are left out (so required fields are reported as such). */
-export function fromRaw(fields: Field[], raw: RawValues): Metadata {
+export function fromRaw(fields: FieldDef[], raw: RawValues): Metadata {
   const out: Metadata = {};
   for (const f of fields) {
     const v = raw[f.key];

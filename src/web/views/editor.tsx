@@ -2,7 +2,8 @@
 // Preview, Save with baseVersion. A 409 shows both versions and a merge; a draft survives reloads.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, get, pageApi, put } from '../api/client.ts';
-import type { Field, Page, RevisionSummary, Template } from '../api/types.ts';
+import type { FieldDef } from '../../model.ts';
+import type { Page, RevisionSummary, Template } from '../api/types.ts';
 import type { Issue, Metadata } from '../../model.ts';
 import { FieldError, fieldProps, issueFor } from '../components/field-error.tsx';
 import { FreeMetadata } from '../components/free-metadata.tsx';
@@ -24,7 +25,7 @@ import { useSession } from '../session.ts';
 import { href, navigate } from '../router.ts';
 import { pageCrumbs } from './page-view.tsx';
 
-async function loadFields(space: string, template: string | null): Promise<Field[] | null> {
+async function loadFields(space: string, template: string | null): Promise<FieldDef[] | null> {
   if (!template) return null;
   const i = template.indexOf(':');
   const [s, name] = i >= 0 ? [template.slice(0, i), template.slice(i + 1)] : [space, template];
@@ -44,7 +45,7 @@ export function EditorView({ space, path }: { space: string; path: string }) {
   );
 }
 
-function Editor({ page, fields }: { page: Page; fields: Field[] | null }) {
+function Editor({ page, fields }: { page: Page; fields: FieldDef[] | null }) {
   const draftId = `${page.space}/${page.path}`;
   // Where the page is: its address when opened, and where a move made while editing took it (saves,
   // the merge and the way back go there; the draft keeps the address it was opened at).

@@ -6,7 +6,7 @@ import { buildTree } from '../../../src/web/lib/tree.ts';
 import { compareText, relativeTime } from '../../../src/web/lib/format.ts';
 import { fromRaw, initialRaw } from '../../../src/web/lib/metadata-form.ts';
 import { fromFilterRows } from '../../../src/web/lib/filters.ts';
-import type { Field } from '../../../src/web/api/types.ts';
+import type { FieldDef } from '../../../src/model.ts';
 
 describe('parseRoute', () => {
   it.each([
@@ -62,7 +62,7 @@ describe('buildTree', () => {
 });
 
 describe('record form values', () => {
-  const fields: Field[] = [
+  const fields: FieldDef[] = [
     { key: 'n', type: 'number' },
     { key: 'b', type: 'boolean' },
     { key: 'm', type: 'multiselect', options: ['x', 'y'] },
