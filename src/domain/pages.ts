@@ -260,86 +260,74 @@ export function writeRevision(
 ): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
   // Every door (PUT, metadata patch, import, templates, restores) writes through here.
   checkStoredSize(next, existing !== null && existing.deleted_at === null ? existing : null, svc.config.limits);
-  return withinOrgQuota(svc, space.org_id, () => storeRevision(svc, caller, space, path, existing, next, event, batch, links));
-}
-
-function storeRevision(
-  svc: Services,
-  caller: Caller,
-  space: SpaceRow,
-  path: string,
-  existing: PageRow | null,
-  next: PageState,
-  event?: RevisionEvent,
-  batch?: IndexBatch,
-  links?: PreparedLinks,
-): { space: SpaceRow; row: PageRow; created: boolean; changed: true } {
-  const db = svc.db;
-  const now = svc.now();
-  const created = existing === null || existing.deleted_at !== null;
-  let id: number;
-  let version: number;
-  if (existing === null) {
-    id = store.insertPage(db, space.id, path, next, now);
-    version = 1;
-    store.insertRevision(db, id, version, next, caller.id, now);
-  } else {
-    id = existing.id;
-    version = existing.version + 1;
-    // The revision first: it keeps the state the row holds until updatePage (store/revision-codec.ts).
-    store.insertRevision(db, id, version, next, caller.id, now);
-    store.updatePage(db, id, next, version, now);
-  }
-  if (created) {
-    // A page written at an old address ends its redirect; a revived page leaves the trash.
-    dropRedirect(db, space.id, path);
-    if (existing !== null) takeFromTrash(db, id);
-  }
-  withBatch(svc, batch, (b) =>
-    pageWritten(
-      b,
-      {
-        id,
-        spaceId: space.id,
-        spaceSlug: space.slug,
-        path,
-        title: next.title,
-        content: next.content,
-        metadata: JSON.parse(next.metadata),
-        frontmatter: JSON.parse(next.frontmatter),
-        fresh: existing === null,
-        changedKeys: event?.name === 'page.metadata.updated' ? event.changedKeys : undefined,
-        links: preparedFor(links, space.slug, path, next.content),
-      },
-      existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
-    ),
-  );
-  if (event?.name === 'page.metadata.updated') {
-    recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
-  } else {
-    recordPageEvent(db, created ? 'page.created' : 'page.updated', caller, space, { path, title: next.title, version }, now);
-  }
-  // The change feed names a restore from the trash as such (webhooks: page.created).
-  recordChange(db, caller, {
-    event: event?.name === 'page.restored' ? 'page.restored' : created ? 'page.created' : 'page.updated',
-    pageId: id,
-    path,
-    version,
-    at: now,
+  return withinOrgQuota(svc, space.org_id, () => {
+    const db = svc.db;
+    const now = svc.now();
+    const created = existing === null || existing.deleted_at !== null;
+    let id: number;
+    let version: number;
+    if (existing === null) {
+      id = store.insertPage(db, space.id, path, next, now);
+      version = 1;
+      store.insertRevision(db, id, version, next, caller.id, now);
+    } else {
+      id = existing.id;
+      version = existing.version + 1;
+      // The revision first: it keeps the state the row holds until updatePage (store/revision-codec.ts).
+      store.insertRevision(db, id, version, next, caller.id, now);
+      store.updatePage(db, id, next, version, now);
+    }
+    if (created) {
+      // A page written at an old address ends its redirect; a revived page leaves the trash.
+      dropRedirect(db, space.id, path);
+      if (existing !== null) takeFromTrash(db, id);
+    }
+    withBatch(svc, batch, (b) =>
+      pageWritten(
+        b,
+        {
+          id,
+          spaceId: space.id,
+          spaceSlug: space.slug,
+          path,
+          title: next.title,
+          content: next.content,
+          metadata: JSON.parse(next.metadata),
+          frontmatter: JSON.parse(next.frontmatter),
+          fresh: existing === null,
+          changedKeys: event?.name === 'page.metadata.updated' ? event.changedKeys : undefined,
+          links: preparedFor(links, space.slug, path, next.content),
+        },
+        existing !== null && existing.deleted_at === null ? { title: existing.title, content: existing.content } : null,
+      ),
+    );
+    if (event?.name === 'page.metadata.updated') {
+      recordPageEvent(db, event.name, caller, space, { path, title: next.title, version }, now, event.changedKeys);
+    } else {
+      recordPageEvent(db, created ? 'page.created' : 'page.updated', caller, space, { path, title: next.title, version }, now);
+    }
+    // The change feed names a restore from the trash as such (webhooks: page.created).
+    recordChange(db, caller, {
+      event: event?.name === 'page.restored' ? 'page.restored' : created ? 'page.created' : 'page.updated',
+      pageId: id,
+      path,
+      version,
+      at: now,
+    });
+    // The row as just written (insertPage/updatePage set every column but has_acl and created_at).
+    const row: PageRow = {
+      id,
+      space_id: space.id,
+      path,
+      ...next,
+      version,
+      has_acl: existing?.has_acl ?? 0,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    return { space, row, created, changed: true as const };
   });
-  // The row as just written (insertPage/updatePage set every column but has_acl and created_at).
-  const row: PageRow = {
-    id,
-    space_id: space.id,
-    path,
-    ...next,
-    version,
-    has_acl: existing?.has_acl ?? 0,
-    created_at: existing?.created_at ?? now,
-    updated_at: now,
-    deleted_at: null,
-  };
-  return { space, row, created, changed: true };
 }
 
 function sameState(row: PageRow, next: PageState): boolean {

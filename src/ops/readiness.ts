@@ -37,19 +37,7 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
       'kspace.db was replaced by another file since this replica opened it: restart the replica',
     );
     checks.replication = { sinceChangeMs: replica.sinceChangeMs };
-    const ready = reasons.length === 0;
-    return {
-      ready,
-      reason: reasons[0] ?? null,
-      body: {
-        status: ready ? 'ready' : 'not_ready',
-        role: 'replica',
-        txid: replica.txid,
-        lagMs: replica.lagMs,
-        ...(ready ? {} : { reason: reasons[0] }),
-        checks,
-      },
-    };
+    return verdict(reasons, { role: 'replica', txid: replica.txid, lagMs: replica.lagMs }, checks);
   }
   if (!svc.db.open || svc.db.readonly) check('database', false, 'closed', 'the database is not open for writing');
   else {
@@ -62,17 +50,16 @@ export async function checkReadiness(svc: Services): Promise<Readiness> {
     if (backlog > max) reasons.push(`the full-text index is ${backlog} page writes behind (more than ${max})`);
   }
   check('dispatcher', isDispatcherRunning(svc), 'stopped', 'the webhook dispatcher is not running');
+  return verdict(reasons, { role: 'primary', txid: committedTxid(svc.db) }, checks);
+}
+
+/** Ready when no check failed; the body: the status, what this server is, the first reason, every check. */
+function verdict(reasons: string[], about: Record<string, unknown>, checks: Record<string, unknown>): Readiness {
   const ready = reasons.length === 0;
   return {
     ready,
     reason: reasons[0] ?? null,
-    body: {
-      status: ready ? 'ready' : 'not_ready',
-      role: 'primary',
-      txid: committedTxid(svc.db),
-      ...(ready ? {} : { reason: reasons[0] }),
-      checks,
-    },
+    body: { status: ready ? 'ready' : 'not_ready', ...about, ...(ready ? {} : { reason: reasons[0] }), checks },
   };
 }
 

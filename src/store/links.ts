@@ -110,7 +110,8 @@ export function brokenLinks(db: Db, caller: Caller, spaceId: number, after: [str
   ).all({ ...callerParams(caller), spaceId, afterPath: after[0], afterSpace: after[1], afterTarget: after[2], limit }) as never;
 }
 
-type LinkSourceRow = {
+/** A live page as stored, for a rebuild or a backfill (metadata and frontmatter as JSON text). */
+export type StoredPage = {
   id: number;
   spaceId: number;
   space: string;
@@ -122,7 +123,7 @@ type LinkSourceRow = {
 };
 
 /** Live pages of an organisation with id > afterId, in id order (the rebuild's batches). */
-export function livePagesAfter(db: Db, orgId: number, afterId: number, limit: number): LinkSourceRow[] {
+export function livePagesAfter(db: Db, orgId: number, afterId: number, limit: number): StoredPage[] {
   return stmt(
     db,
     `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata, p.frontmatter
@@ -132,7 +133,7 @@ export function livePagesAfter(db: Db, orgId: number, afterId: number, limit: nu
 }
 
 /** Live pages with ids in (`afterId`, `toId`] (any organisation) whose text may hold a wikilink. */
-export function livePagesWithWikilinks(db: Db, afterId: number, toId: number): LinkSourceRow[] {
+export function livePagesWithWikilinks(db: Db, afterId: number, toId: number): StoredPage[] {
   return stmt(
     db,
     `SELECT p.id, p.space_id AS spaceId, s.slug AS space, p.path, p.title, p.content, p.metadata, p.frontmatter

@@ -303,6 +303,13 @@ export function replaceAcl(db: Db, pageId: number, entries: AclEntry[] | null): 
 
 export type PageListRow = { path: string; title: string; version: number; updated_at: string; template: string | null };
 
+// Readable live pages of one space with `prefix <= path < end` and `path > after`, in path order.
+const READABLE_RANGE = `SELECT p.path, p.title, p.version, p.updated_at, p.template
+                   FROM pages p JOIN spaces s ON s.id = p.space_id
+                   WHERE p.space_id = @spaceId AND p.path >= @prefix AND p.path < @end AND p.path > @after
+                     AND ${READABLE_PAGE}
+                   ORDER BY p.path LIMIT @limit`;
+
 /** Readable live pages of one space in path order, after `afterPath`, with an optional prefix. */
 export function listReadablePages(
   db: Db,
@@ -313,14 +320,14 @@ export function listReadablePages(
   limit: number,
 ): PageListRow[] {
   // The prefix range [prefix, prefix + U+10FFFF) keeps the walk on the (space_id, path) index.
-  return stmt(
-    db,
-    `SELECT p.path, p.title, p.version, p.updated_at, p.template
-                   FROM pages p JOIN spaces s ON s.id = p.space_id
-                   WHERE p.space_id = @spaceId AND p.path >= @prefix AND p.path < @prefixEnd AND p.path > @after
-                     AND ${READABLE_PAGE}
-                   ORDER BY p.path LIMIT @limit`,
-  ).all({ ...callerParams(caller), spaceId, prefix, prefixEnd: prefix + '\u{10FFFF}', after: afterPath, limit }) as never;
+  return stmt(db, READABLE_RANGE).all({
+    ...callerParams(caller),
+    spaceId,
+    prefix,
+    end: prefix + '\u{10FFFF}',
+    after: afterPath,
+    limit,
+  }) as never;
 }
 
 /**
@@ -336,12 +343,5 @@ export function nextReadablePage(
   end: string,
   after: string,
 ): PageListRow | undefined {
-  return stmt(
-    db,
-    `SELECT p.path, p.title, p.version, p.updated_at, p.template
-                   FROM pages p JOIN spaces s ON s.id = p.space_id
-                   WHERE p.space_id = @spaceId AND p.path >= @prefix AND p.path < @end AND p.path > @after
-                     AND ${READABLE_PAGE}
-                   ORDER BY p.path LIMIT 1`,
-  ).get({ ...callerParams(caller), spaceId, prefix, end, after }) as never;
+  return stmt(db, READABLE_RANGE).get({ ...callerParams(caller), spaceId, prefix, end, after, limit: 1 }) as never;
 }

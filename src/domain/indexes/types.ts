@@ -3,6 +3,7 @@
 // each hook runs inside the write's transaction with the write's batch.
 import type { Services } from '../../services.ts';
 import type { Db } from '../../store/db/types.ts';
+import type { StoredPage } from '../../store/links.ts';
 import type { TitledRow } from '../../store/pages.ts';
 import type { Metadata } from '../../model.ts';
 import { DEFAULT_LINK_BUDGET } from '../links/budget.ts';
@@ -56,18 +57,6 @@ export type AccessPage = { id: number; spaceSlug: string; path: string; title: s
 
 /** A page's space and reader set before a change of access or address (store/key-stats.ts readersOf). */
 export type ReadersBefore = { spaceId: number; readers: string } | undefined;
-
-/** A live page as stored, for a rebuild or a backfill (metadata and frontmatter as JSON text). */
-type StoredPage = {
-  id: number;
-  spaceId: number;
-  space: string;
-  path: string;
-  title: string;
-  content: string;
-  metadata: string;
-  frontmatter: string;
-};
 
 /**
  * The pages an import writes next (the rest of its bundle): a wikilink to one of them resolves to
