@@ -48,7 +48,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
   try {
     const source = findVault(opts.vault, tmp);
     if (!source) {
-      console.log(HOW_TO_GET);
+      const given = opts.vault ?? process.env.KSPACE_VAULT;
+      console.log(given ? `--vault: '${given}' is not a folder` : HOW_TO_GET);
       return [{ name: 'vault: the Obsidian help vault found', value: 0, unit: '', pass: false, check: true }];
     }
     return await check(source.dir, source.label, source.missing, tmp);

@@ -21,12 +21,16 @@ export type VaultSource = { dir: string; label: string; missing: string[] };
 
 /**
  * The vault folder: `given` (--vault), else KSPACE_VAULT, else `en/` of KSPACE_VAULT_GIT or of
- * the clone or mirror above (a bare git dir is extracted into `tmp`). Null when there is none.
+ * the clone or mirror above (a bare git dir is extracted into `tmp`). Null when there is none
+ * (or the folder given is not one).
  */
 export function findVault(given: string | undefined, tmp: string): VaultSource | null {
   const dir = given ?? process.env.KSPACE_VAULT;
   if (dir) {
-    if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--vault: '${dir}' is not a folder`);
+    if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return null;
+    // The clone itself rather than its en/ folder: take en/.
+    const en = path.join(dir, 'en');
+    if (fs.existsSync(path.join(dir, '.git')) && fs.existsSync(en)) return { dir: en, label: en, missing: [] };
     return { dir, label: dir, missing: [] };
   }
   for (const git of [process.env.KSPACE_VAULT_GIT, CLONE, MIRROR]) {
