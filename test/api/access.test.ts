@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newAgent, startServer, type Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { alice, bob },
-} = useServer({ agents: ['alice', 'bob'] });
+const { srv, alice, bob } = useServer({ agents: ['alice', 'bob'] });
 
 const paths = async (c: Client, slug: string) => ((await c.get(`/spaces/${slug}/pages`)).body.pages ?? []).map((p: any) => p.path);
 

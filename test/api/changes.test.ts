@@ -15,10 +15,7 @@ type Change = {
   actor: { id: string; kind: string };
 };
 
-const {
-  srv,
-  agents: { bob, carol },
-} = useServer({
+const { srv, bob, carol } = useServer({
   // Over the port only: each write's X-Service-Txid is stamped by the Node front (docs/testing.md).
   transport: 'port',
   agents: ['bob', 'carol'],

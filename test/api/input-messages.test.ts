@@ -4,10 +4,7 @@ import { useServer } from '../support/fixture.ts';
 // API defects of issue 18 finding 8: the ACL answers what was PUT; a metadata patch body must be
 // an object; every 400 message is written for people, not raw validator text.
 
-const {
-  srv,
-  agents: { bob, carol },
-} = useServer({
+const { srv, bob, carol } = useServer({
   agents: ['bob', 'carol'],
   spaces: [{ slug: 'kb', name: 'KB' }],
   pages: [['kb/p', { title: 'P' }]],

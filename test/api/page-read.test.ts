@@ -5,10 +5,7 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { alice, bob },
-} = useServer({
+const { srv, alice, bob } = useServer({
   // Over the port only: the direct page read is on the Node side of h3 (docs/testing.md).
   transport: 'port',
   agents: ['alice', 'bob'],

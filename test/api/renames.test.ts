@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { bob, carol },
-} = useServer({
+const { srv, bob, carol } = useServer({
   agents: ['bob', 'carol'],
   spaces: [{ slug: 'eng' }],
   outbox: { events: ['page.updated'] },

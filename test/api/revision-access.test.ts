@@ -6,10 +6,7 @@ import { callTool, connectHttp } from '../support/mcp.ts';
 // Contract: "Revisions written while a page had its own ACL are readable only by those that ACL
 // let read", whatever happens to the path later (issue 18, finding 1).
 
-const {
-  srv,
-  agents: { bob, carol },
-} = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki', name: 'Wiki' }] });
+const { srv, bob, carol } = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki', name: 'Wiki' }] });
 
 const versions = async (c: Client, page: string) =>
   ((await c.get(`/pages/${page}/revisions`)).body.revisions ?? []).map((r: { version: number }) => r.version);

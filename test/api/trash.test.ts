@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffContents } from '../../src/domain/content-diff.ts';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { bob, carol },
-} = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki' }, { slug: 'old' }], noErrors: true });
+const { srv, bob, carol } = useServer({ agents: ['bob', 'carol'], spaces: [{ slug: 'wiki' }, { slug: 'old' }], noErrors: true });
 
 describe('the page trash', () => {
   it('lists a deleted page to those who could read it, keeps its history, and restores it with its ACL', async () => {

@@ -1,25 +1,19 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliHere } from '../support/cli.ts';
-import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { cliHereFor } from '../support/cli.ts';
+import { useServer } from '../support/fixture.ts';
+import { fileTempDir } from '../support/temp-dirs.ts';
 
-let srv: TestServer;
-let tmp: string;
-const cli = (args: string[], input?: string) => runCliHere(args, { url: srv.url, key: ADMIN_KEY, input });
-
-beforeAll(async () => {
-  srv = await startServer();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-bundle-'));
-  await srv.admin.post('/spaces', { slug: 'src', name: 'Source' });
-  for (let i = 0; i < 30; i++)
-    await srv.admin.put(`/pages/src/p/${i}`, { title: `Page ${i}`, content: 'x'.repeat(2000), metadata: { n: i } });
+const tmp = fileTempDir('cli-bundle');
+const { srv } = useServer({
+  spaces: [{ slug: 'src', name: 'Source' }],
+  pages: Array.from({ length: 30 }, (_, i): [string, Record<string, unknown>] => [
+    `src/p/${i}`,
+    { title: `Page ${i}`, content: 'x'.repeat(2000), metadata: { n: i } },
+  ]),
 });
-afterAll(async () => {
-  await srv.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const cli = cliHereFor(srv);
 
 describe('export and import', () => {
   it('exports to a file (nothing on stderr when it is not a terminal) and imports it into a new space', async () => {

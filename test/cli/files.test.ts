@@ -1,25 +1,18 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliHere } from '../support/cli.ts';
+import { describe, expect, it } from 'vitest';
+import { cliHereFor } from '../support/cli.ts';
+import { ADMIN_KEY } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
+import { fileTempDir } from '../support/temp-dirs.ts';
 import { callTool, connectHttp } from '../support/mcp.ts';
-import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 
-let srv: TestServer;
-let tmp: string;
-const cli = (args: string[], input?: string) => runCliHere(args, { url: srv.url, key: ADMIN_KEY, input });
-
-beforeAll(async () => {
-  srv = await startServer();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-files-'));
-  expect((await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' })).status).toBe(201);
-  expect((await srv.admin.put('/pages/wiki/notes/a', { title: 'A', content: '![p](files/p.png)' })).status).toBe(201);
+const tmp = fileTempDir('cli-files');
+const { srv } = useServer({
+  spaces: [{ slug: 'wiki', name: 'Wiki' }],
+  pages: [['wiki/notes/a', { title: 'A', content: '![p](files/p.png)' }]],
 });
-afterAll(async () => {
-  await srv.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const cli = cliHereFor(srv);
 
 describe('kspace files', () => {
   it("puts, lists, gets and removes a page's files", async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliHereFor } from '../support/cli.ts';
+import { argv, cliHereFor } from '../support/cli.ts';
 import { fileTempDir } from '../support/temp-dirs.ts';
 import { useServer } from '../support/fixture.ts';
 
@@ -57,30 +57,10 @@ describe('page put / page get', () => {
   });
 
   it('types --meta values by their look; --metadata gives the rest', async () => {
-    const r = await cli([
-      'page',
-      'put',
-      'wiki',
-      'typed',
-      '--title',
-      'Typed',
-      '--meta',
-      'points=3',
-      '--meta',
-      'ratio=0.5',
-      '--meta',
-      'done=false',
-      '--meta',
-      'stage=todo',
-      '--meta',
-      'code=007',
-      '--meta',
-      'quoted="42"',
-      '--meta',
-      'due=2025-07-01',
-      '--metadata',
-      '{"tags":["a","b"],"points":1}',
-    ]);
+    const r = await cli(
+      argv`page put wiki typed --title Typed --meta points=3 --meta ratio=0.5 --meta done=false --meta stage=todo --meta code=007
+        --meta quoted="42" --meta due=2025-07-01 --metadata ${'{"tags":["a","b"],"points":1}'}`,
+    );
     expect(r.code).toBe(0);
     expect((await srv.admin.get('/pages/wiki/typed')).body.metadata).toEqual({
       points: 3,

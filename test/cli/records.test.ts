@@ -1,15 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliHere } from '../support/cli.ts';
+import { describe, expect, it } from 'vitest';
+import { argv, cliHereFor } from '../support/cli.ts';
+import { useServer } from '../support/fixture.ts';
 import { eventsFor } from '../support/records.ts';
-import { subscribeOutbox, WEBHOOK_ENV, type OutboxSubscription } from '../support/outbox.ts';
-import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
+import { fileTempDir } from '../support/temp-dirs.ts';
 
-let srv: TestServer;
-let tmp: string;
-const cli = (args: string[], input?: string) => runCliHere(args, { url: srv.url, key: ADMIN_KEY, input });
+// The outbox subscription makes writes record events, so that a refused write could show one.
+const { srv } = useServer({ spaces: [{ slug: 'work', name: 'Work' }], outbox: {} });
+const tmp = fileTempDir('cli-rec');
+const cli = cliHereFor(srv);
 
 const TASK_TYPE = `---
 title: Task
@@ -27,19 +27,6 @@ metadataSchema:
 
 ## Why
 `;
-
-let outbox: OutboxSubscription;
-beforeAll(async () => {
-  srv = await startServer(WEBHOOK_ENV);
-  outbox = await subscribeOutbox(srv); // so that writes record events, and a refused one could
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-cli-rec-'));
-  await srv.admin.post('/spaces', { slug: 'work', name: 'Work' });
-});
-afterAll(async () => {
-  await outbox.close();
-  await srv.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
 
 describe('record types from the command line', () => {
   it('a record type written from a Markdown file shows in types and templates', async () => {
@@ -59,22 +46,7 @@ describe('record types from the command line', () => {
   });
 
   it('a record that violates its type: exit 2, each field named, nothing written', async () => {
-    const r = await cli([
-      'page',
-      'put',
-      'work',
-      'tasks/bad',
-      '--template',
-      'task',
-      '--title',
-      'Bad',
-      '--meta',
-      'stage=later',
-      '--meta',
-      'points=99',
-      '--meta',
-      'extra=1',
-    ]);
+    const r = await cli(argv`page put work tasks/bad --template task --title Bad --meta stage=later --meta points=99 --meta extra=1`);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toBe('kspace: 400 validation_failed: the server rejected the input');
@@ -94,18 +66,7 @@ describe('record types from the command line', () => {
     expect((await put('tasks/a', 'owner=ann', 'points=3', 'stage=doing')).code).toBe(0);
     expect((await put('tasks/b', 'owner=bob', 'points=8')).code).toBe(0);
     expect((await put('tasks/c', 'owner=ann', 'points=1', 'stage=done')).code).toBe(0);
-    const r = await cli([
-      'records',
-      'work',
-      'task',
-      '--where',
-      'stage in todo,doing',
-      '--where',
-      'points>=3',
-      '--order-by',
-      'points',
-      '--desc',
-    ]);
+    const r = await cli(argv`records work task --where ${'stage in todo,doing'} --where points>=3 --order-by points --desc`);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/^PATH\s+TITLE\s+STAGE\s+POINTS\s+OWNER$/);

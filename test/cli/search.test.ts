@@ -1,30 +1,32 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliHere } from '../support/cli.ts';
-import { ADMIN_KEY, newAgent, startServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { argv, cliHereFor } from '../support/cli.ts';
+import { useServer } from '../support/fixture.ts';
+import { ADMIN_KEY, newAgent } from '../support/server.ts';
 
-let srv: TestServer;
-const cli = (args: string[], key = ADMIN_KEY) => runCliHere(args, { url: srv.url, key });
-
-beforeAll(async () => {
-  srv = await startServer();
-  await srv.admin.post('/spaces', { slug: 'wiki', name: 'Wiki' });
-  const put = (path: string, body: object) => srv.admin.put(`/pages/wiki/${path}`, body);
-  await put('guides/deploy', {
-    title: 'Deploying',
-    content: 'How we deploy with blue green releases. See [rollback](./rollback) and [home](/pages/wiki/home).',
-    metadata: { stage: 'todo', points: 3, tags: ['ops'] },
-  });
-  await put('guides/rollback', {
-    title: 'Rolling back',
-    content: 'When a deploy goes wrong.',
-    metadata: { stage: 'doing', points: 8, due: '2025-07-01' },
-  });
-  await put('notes/misc', { title: 'Misc', content: 'nothing about releases', metadata: { stage: 'done', points: 1 } });
-  await put('secret', { title: 'Secret deploy plan', content: 'deploy the secret thing', metadata: { stage: 'todo', points: 13 } });
-  const me = (await srv.admin.get('/me')).body;
-  await srv.admin.put('/pages/wiki/secret/acl', { write: [me.id] });
+const { srv } = useServer({
+  spaces: [{ slug: 'wiki', name: 'Wiki' }],
+  pages: [
+    [
+      'wiki/guides/deploy',
+      {
+        title: 'Deploying',
+        content: 'How we deploy with blue green releases. See [rollback](./rollback) and [home](/pages/wiki/home).',
+        metadata: { stage: 'todo', points: 3, tags: ['ops'] },
+      },
+    ],
+    [
+      'wiki/guides/rollback',
+      { title: 'Rolling back', content: 'When a deploy goes wrong.', metadata: { stage: 'doing', points: 8, due: '2025-07-01' } },
+    ],
+    ['wiki/notes/misc', { title: 'Misc', content: 'nothing about releases', metadata: { stage: 'done', points: 1 } }],
+    ['wiki/secret', { title: 'Secret deploy plan', content: 'deploy the secret thing', metadata: { stage: 'todo', points: 13 } }],
+  ],
+  async setup(s) {
+    const me = (await s.admin.get('/me')).body;
+    await s.admin.put('/pages/wiki/secret/acl', { write: [me.id] });
+  },
 });
-afterAll(() => srv.close());
+const cli = (args: string[], key = ADMIN_KEY) => cliHereFor(srv, key)(args);
 
 describe('search and query from the command line', () => {
   it('search prints one hit a line: space/path  title  snippet', async () => {
@@ -46,18 +48,7 @@ describe('search and query from the command line', () => {
   });
 
   it('query turns --where expressions into filters (in, >=, contains, exists) and orders', async () => {
-    const r = await cli([
-      'query',
-      '--space',
-      'wiki',
-      '--where',
-      'stage in todo,doing',
-      '--where',
-      'points>=3',
-      '--order-by',
-      'points',
-      '--desc',
-    ]);
+    const r = await cli(argv`query --space wiki --where ${'stage in todo,doing'} --where points>=3 --order-by points --desc`);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/^PAGE\s+TITLE\s+STAGE\s+POINTS/);

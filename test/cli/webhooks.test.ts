@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliHere } from '../support/cli.ts';
+import { argv, runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, newAgent, startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
@@ -30,19 +30,9 @@ afterAll(async () => {
 
 describe('webhooks from the command line', () => {
   it('create (secret shown once), list, disable/enable, rotate, test, deliveries, delete', async () => {
-    const created = await cli([
-      'webhooks',
-      'create',
-      '--url',
-      hookUrl,
-      '--event',
-      'page.created',
-      '--event',
-      'page.updated,page.deleted',
-      '--description',
-      'from the CLI',
-      '--json',
-    ]);
+    const created = await cli(
+      argv`webhooks create --url ${hookUrl} --event page.created --event page.updated,page.deleted --description ${'from the CLI'} --json`,
+    );
     expect(created.code).toBe(0);
     const hook = JSON.parse(created.stdout);
     expect(hook).toMatchObject({

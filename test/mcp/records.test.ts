@@ -3,10 +3,7 @@ import { callTool, connectHttp, connectStdio, useMcpClient } from '../support/mc
 import { eventsFor, putTemplate, TASK_FIELDS } from '../support/records.ts';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { agent },
-} = useServer({
+const { srv, agent } = useServer({
   agents: ['agent'],
   spaces: [{ slug: 'work', name: 'Work' }],
   outbox: {}, // so that writes record events, and a refused one could

@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callTool, connectHttp, useMcpClient } from '../support/mcp.ts';
 import { useServer } from '../support/fixture.ts';
 
-const {
-  srv,
-  agents: { reader },
-} = useServer({
+const { srv, reader } = useServer({
   agents: ['reader'],
   spaces: [{ slug: 'kb', name: 'KB' }],
   pages: [

@@ -120,3 +120,16 @@ async function runHere(
 export function cliHereFor(srv: { url: string }, key = ADMIN_KEY) {
   return (args: string[], input?: string): Promise<CliResult> => runCliHere(args, { url: srv.url, key, input });
 }
+
+/**
+ * A command line as a test writes it: the literal text split into words at white space, each
+ * `${…}` one argument whole (so `--where ${'stage in todo,doing'}` is two arguments).
+ */
+export function argv(strings: TemplateStringsArray, ...values: unknown[]): string[] {
+  const out: string[] = [];
+  strings.forEach((s, i) => {
+    out.push(...s.split(/\s+/).filter(Boolean));
+    if (i < values.length) out.push(String(values[i]));
+  });
+  return out;
+}

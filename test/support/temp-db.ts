@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 
 export type TempDb = { db: Database.Database; file: string; close(): void };
 
@@ -21,4 +22,14 @@ export function tempDb(schema: string): TempDb {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A new tempDb(schema) for each test of the file, handed to `use` before the test and removed after it. */
+export function tempDbEach(schema: string, use: (db: Database.Database) => void): void {
+  let t: TempDb | undefined;
+  beforeEach(() => {
+    t = tempDb(schema);
+    use(t.db);
+  });
+  afterEach(() => t?.close());
 }

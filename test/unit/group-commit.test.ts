@@ -1,15 +1,10 @@
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDb, type TempDb } from '../support/temp-db.ts';
+import { describe, expect, it } from 'vitest';
+import { tempDbEach } from '../support/temp-db.ts';
 import { createGroupCommit } from '../../src/store/group-commit.ts';
 
-let t: TempDb;
 let db: Database.Database;
-beforeEach(() => {
-  t = tempDb('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)');
-  db = t.db;
-});
-afterEach(() => t.close());
+tempDbEach('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)', (d) => (db = d));
 
 const rows = () => db.prepare('SELECT k, v FROM t ORDER BY k').all();
 
@@ -44,7 +39,7 @@ describe('group commit', () => {
     expect(seen).toEqual([]);
     expect(await p).toBe(true);
     expect(seen).toEqual(['after: inTransaction=false']);
-    const other = new Database(t.file, { readonly: true });
+    const other = new Database(db.name, { readonly: true });
     expect(other.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 }); // visible to another connection
     other.close();
   });

@@ -1,15 +1,10 @@
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDb, type TempDb } from '../support/temp-db.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { tempDbEach } from '../support/temp-db.ts';
 import { commitLog, tx, withinSavepoint } from '../../src/store/db/transactions.ts';
 
-let t: TempDb;
 let db: Database.Database;
-beforeEach(() => {
-  t = tempDb('CREATE TABLE t (k TEXT PRIMARY KEY)');
-  db = t.db;
-});
-afterEach(() => t.close());
+tempDbEach('CREATE TABLE t (k TEXT PRIMARY KEY)', (d) => (db = d));
 
 const keys = () => db.prepare('SELECT k FROM t ORDER BY k').pluck().all();
 const put = (k: string) => () => db.prepare('INSERT INTO t VALUES (?)').run(k);
@@ -87,7 +82,7 @@ describe('tx and withinSavepoint', () => {
   }
 
   it('tx begins IMMEDIATE: the write lock is held from the start', () => {
-    const other = new Database(t.file);
+    const other = new Database(db.name);
     other.pragma('busy_timeout = 0');
     try {
       tx(db, () => {
