@@ -204,6 +204,19 @@ describe('foreign folders', () => {
     );
   });
 
+  it('reads a destination with parentheses, and writes them encoded so no rewriter stops at them (the vault bench)', () => {
+    const pages = [page('n/a', '![[clip (1968).ogg]] ![x](pic%20(1).png) [doc](<my (draft).pdf>)')];
+    const bins = new Map<string, Uint8Array>([
+      ['Attachments/audio/clip (1968).ogg', new Uint8Array([1])],
+      ['Attachments/pic (1).png', new Uint8Array([2])],
+      ['n/my (draft).pdf', new Uint8Array([3])],
+    ]);
+    expect(attachReferencedFiles(pages, bins).map((f) => f.name)).toEqual(['clip (1968).ogg', 'pic (1).png', 'my (draft).pdf']);
+    expect(pages[0].content).toBe(
+      '![clip (1968).ogg](files/clip%20%281968%29.ogg) ![x](files/pic%20%281%29.png) [doc](files/my%20%28draft%29.pdf)',
+    );
+  });
+
   it('places attached files beside their pages, apart when two siblings have different files of one name', () => {
     expect(
       placeAttachments([

@@ -27,7 +27,8 @@ function outsideCodeSpans(text: string, fn: (t: string) => string): string {
   }
   return out + fn(text.slice(at));
 }
-const DEST = /(\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)/g;
+// A destination: `<…>`, or text with balanced parentheses one level deep (`pic%20(1).png`), as CommonMark reads it.
+const DEST = /(\]\(\s*)(<[^<>\n]*>|(?:[^\s()<>]|\([^\s()<>]*\))+)/g;
 
 /**
  * The folder's files (not `.md`) that the pages of a foreign folder embed or link to, as
@@ -60,7 +61,8 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
       out.push({ path: page.path, name, contentType: '', data: binaries.get(file)!, from: file });
       return name;
     };
-    const href = (name: string) => `files/${encodeURIComponent(name)}`;
+    // Parentheses encoded too (encodeURIComponent keeps them): a destination any reader and rewriter takes whole.
+    const href = (name: string) => `files/${encodeURIComponent(name).replace(/\(/g, '%28').replace(/\)/g, '%29')}`;
     const findByName = (target: string): string | undefined => {
       const t = target.replace(/\\$/, '').trim().replace(/^\//, '');
       return binaries.has(t) ? t : nearest(byName.get(t.slice(t.lastIndexOf('/') + 1).toLowerCase()) ?? [], folder);
