@@ -1,6 +1,6 @@
 import { FastResponse } from 'srvx';
 import { AppError } from '../domain/errors.ts';
-import type { Logger } from '../services.ts';
+import type { Logger, Services } from '../services.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
@@ -21,6 +21,23 @@ export function text(body: string, contentType: string, headers?: Record<string,
 
 export function noContent(): Response {
   return new FastResponse(null, { status: 204 });
+}
+
+/** Runs a write in the group commit and answers 204 once it has committed. */
+export async function noContentAfter(svc: Services, write: () => unknown): Promise<Response> {
+  await svc.writes.run(write);
+  return noContent();
+}
+
+/** Reads the request body, then runs the write with it in the group commit (a body is read before its write joins a batch). */
+export async function writeWithBody<B, T>(
+  svc: Services,
+  body: () => Promise<B>,
+  write: (input: B) => T,
+  opts?: { alone?: boolean },
+): Promise<T> {
+  const input = await body();
+  return svc.writes.run(() => write(input), opts);
 }
 
 /** The RFC 9457 problem+json text of an AppError. */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { createPrincipal, issuePrincipalKey, listOrgPrincipals, listPrincipalKeys, revokeKey } from '../../domain/principals.ts';
 import { KeyInfo, Me, NewKey, Principal } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
-import { json, noContent } from '../respond.ts';
+import { json, noContentAfter, writeWithBody } from '../respond.ts';
 import { IdParams } from '../schemas.ts';
 
 const CreatePrincipal = v.strictObject({
@@ -40,10 +40,8 @@ export const adminEndpoints = [
     bodyExample: { name: 'ci-bot', kind: 'agent', orgAdmin: false },
     summary: 'Create a principal (an agent, or a user with a password)',
     responses: [{ status: 201, schema: Principal }],
-    handler: async ({ svc, caller, body }) => {
-      const input = await body();
-      return json(await svc.writes.run(() => createPrincipal(svc, input, caller.orgId)), 201);
-    },
+    handler: async ({ svc, caller, body }) =>
+      json(await writeWithBody(svc, body, (input) => createPrincipal(svc, input, caller.orgId)), 201),
   }),
   endpoint({
     method: 'GET',
@@ -73,9 +71,6 @@ export const adminEndpoints = [
     params: IdParams,
     summary: 'Revoke an API key (refused from the next request on)',
     responses: [{ status: 204 }],
-    handler: async ({ svc, caller, params }) => {
-      await svc.writes.run(() => revokeKey(svc, caller, params.id));
-      return noContent();
-    },
+    handler: ({ svc, caller, params }) => noContentAfter(svc, () => revokeKey(svc, caller, params.id)),
   }),
 ];

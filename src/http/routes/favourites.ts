@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { addFavourite, listFavourites, removeFavourite } from '../../domain/favourites.ts';
 import { endpoint } from '../endpoint.ts';
-import { json, noContent } from '../respond.ts';
+import { json, noContentAfter } from '../respond.ts';
 import { Slug } from '../schemas.ts';
 
 const FAVOURITE_PATH = '/me/favourites/:space/**:path';
@@ -29,10 +29,7 @@ export const favouriteEndpoints = [
     description:
       'The page must be one you may read (404 otherwise). Repeating it changes nothing. A favourite follows its page through moves and hides while you may not read it. At most 1000 per principal (409).',
     responses: [{ status: 204 }],
-    handler: async ({ svc, caller, params }) => {
-      await svc.writes.run(() => addFavourite(svc, caller, params.space, params.path));
-      return noContent();
-    },
+    handler: ({ svc, caller, params }) => noContentAfter(svc, () => addFavourite(svc, caller, params.space, params.path)),
   }),
   endpoint({
     method: 'DELETE',
@@ -42,9 +39,6 @@ export const favouriteEndpoints = [
     params: FavouriteParams,
     summary: 'Unmark a favourite page',
     responses: [{ status: 204 }],
-    handler: async ({ svc, caller, params }) => {
-      await svc.writes.run(() => removeFavourite(svc, caller, params.space, params.path));
-      return noContent();
-    },
+    handler: ({ svc, caller, params }) => noContentAfter(svc, () => removeFavourite(svc, caller, params.space, params.path)),
   }),
 ];

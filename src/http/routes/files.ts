@@ -18,7 +18,7 @@ import { contentDisposition, etagMatches, parseRange, servedInline, servedType }
 import { redirectFor } from '../../domain/moves.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
-import { json, noContent, problem } from '../respond.ts';
+import { json, noContentAfter, problem } from '../respond.ts';
 import { cursor, isString, Limit, Slug } from '../schemas.ts';
 import { encodeCursor } from '../cursor-seal.ts';
 import { PageParams } from './pages.ts';
@@ -139,8 +139,7 @@ export const fileEndpoints = [
     responses: [{ status: 204 }],
     handler: async ({ svc, caller, params }) => {
       const { pagePath, name } = splitFileAddress(params.path);
-      await svc.writes.run(() => deleteAttachment(svc, caller, params.space, pagePath, name));
-      return noContent();
+      return noContentAfter(svc, () => deleteAttachment(svc, caller, params.space, pagePath, name));
     },
   }),
   endpoint({

@@ -6,7 +6,7 @@ import { listTrash, listTrashedSpaces, restoreFromTrash, restoreSpace, trashSpac
 import { Page, Space } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
-import { json, jsonText, noContent } from '../respond.ts';
+import { json, jsonText, noContentAfter, writeWithBody } from '../respond.ts';
 import { cursor, Iso, isString, Limit, NextCursor, PagePathField, SLUG_PATTERN, SlugParams } from '../schemas.ts';
 import { documentAs } from '../json-schema.ts';
 import { encodeCursor } from '../cursor-seal.ts';
@@ -66,11 +66,9 @@ export const moveEndpoints = [
     description:
       "Identity, history, metadata and ACL move with the page; links in pages you may write are rewritten; the old address answers 308 until a page is written there. Out of a shared space into a personal one: org admins or the page's only writer (403 otherwise). The history before a move into another space stays readable only by those who read it there (docs/api.md, Moving and renaming; docs/security.md, Moves).",
     responses: [{ status: 200, schema: MoveResult }],
-    handler: async ({ svc, caller, params, body }) => {
-      const input = await body();
-      // Alone: a folder move writes many pages, each in savepoints of its own (group-commit.ts).
-      return json(await svc.writes.run(() => movePages(svc, caller, params.slug, input), { alone: true }));
-    },
+    // Alone: a folder move writes many pages, each in savepoints of its own (group-commit.ts).
+    handler: async ({ svc, caller, params, body }) =>
+      json(await writeWithBody(svc, body, (input) => movePages(svc, caller, params.slug, input), { alone: true })),
   }),
   endpoint({
     method: 'GET',
@@ -96,10 +94,8 @@ export const moveEndpoints = [
     bodyExample: { path: 'notes/old', to: 'archive/old' },
     summary: 'Restore a deleted page (a new revision, with its ACL)',
     responses: [{ status: 200, schema: Page }],
-    handler: async ({ svc, caller, params, body }) => {
-      const input = await body();
-      return json(await svc.writes.run(() => restoreFromTrash(svc, caller, params.slug, input)));
-    },
+    handler: async ({ svc, caller, params, body }) =>
+      json(await writeWithBody(svc, body, (input) => restoreFromTrash(svc, caller, params.slug, input))),
   }),
   endpoint({
     method: 'DELETE',
@@ -109,10 +105,7 @@ export const moveEndpoints = [
     params: SlugParams,
     summary: 'Move a shared space to the org trash (org admins)',
     responses: [{ status: 204 }],
-    handler: async ({ svc, caller, params }) => {
-      await svc.writes.run(() => trashSpace(svc, caller, params.slug));
-      return noContent();
-    },
+    handler: ({ svc, caller, params }) => noContentAfter(svc, () => trashSpace(svc, caller, params.slug)),
   }),
   endpoint({
     method: 'GET',

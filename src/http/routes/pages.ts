@@ -11,7 +11,7 @@ import { Acl, PageWithChanges, RenderedPage, Revision, RevisionList, WrittenPage
 import { endpoint } from '../endpoint.ts';
 import { prefersMarkdown, readPageAnswer } from '../page-read.ts';
 import { PAGE_PREFIX } from '../page-paths.ts';
-import { json, noContent, text } from '../respond.ts';
+import { json, noContentAfter, text, writeWithBody } from '../respond.ts';
 import { documentAs } from '../json-schema.ts';
 import { cursor, isNumber, JsonObject, jsonObject, Limit, META_KEY_PATTERN, MetadataField, SLUG_PATTERN } from '../schemas.ts';
 import { encodeCursor } from '../cursor-seal.ts';
@@ -119,10 +119,7 @@ export const pageEndpoints = [
     params: PageParams,
     summary: 'Delete a page (its revisions stay)',
     responses: [{ status: 204 }],
-    handler: async ({ svc, caller, params }) => {
-      await svc.writes.run(() => deletePage(svc, caller, params.space, params.path));
-      return noContent();
-    },
+    handler: ({ svc, caller, params }) => noContentAfter(svc, () => deletePage(svc, caller, params.space, params.path)),
   }),
   endpoint({
     method: 'PATCH',
@@ -160,10 +157,8 @@ export const pageEndpoints = [
     bodyExample: { read: ['p_reader'], write: ['p_writer'] },
     summary: "Set a page's ACL (write implies read)",
     responses: [{ status: 200, schema: Acl }],
-    handler: async ({ svc, caller, params, body }) => {
-      const acl = await body();
-      return json(await svc.writes.run(() => setAcl(svc, caller, params.space, params.path, acl)));
-    },
+    handler: async ({ svc, caller, params, body }) =>
+      json(await writeWithBody(svc, body, (acl) => setAcl(svc, caller, params.space, params.path, acl))),
   }),
   endpoint({
     method: 'DELETE',

@@ -21,27 +21,13 @@ const Space = documentAs(v.optional(v.string()), {
   pattern: SPACE_FILTER_PATTERN,
   description: 'only this space (empty or absent: every space you can read)',
 });
-/** `q`: words, "phrases" and prefix* words; required (400 naming q when absent or blank). */
-const Q = requiredParam(
-  documentAs(v.optional(v.string()), {
-    type: 'string',
-    minLength: 1,
-    maxLength: 1000,
-    pattern: '\\S',
-    description: 'the words to search for: words, "quoted phrases", prefix* words',
-  }),
-);
-
-/** `q` of /search/titles: what the person typed so far; required, like /search's. */
-const TitleQ = requiredParam(
-  documentAs(v.optional(v.string()), {
-    type: 'string',
-    minLength: 1,
-    maxLength: 200,
-    pattern: '\\S',
-    description: 'word prefixes of a title, alias or path, as typed',
-  }),
-);
+/** A required `q` (400 naming q when absent or blank), documented with its longest length. */
+const requiredQ = (maxLength: number, description: string) =>
+  requiredParam(documentAs(v.optional(v.string()), { type: 'string', minLength: 1, maxLength, pattern: '\\S', description }));
+/** `q`: words, "phrases" and prefix* words. */
+const Q = requiredQ(1000, 'the words to search for: words, "quoted phrases", prefix* words');
+/** `q` of /search/titles: what the person typed so far. */
+const TitleQ = requiredQ(200, 'word prefixes of a title, alias or path, as typed');
 
 export const searchEndpoints = [
   endpoint({

@@ -3,7 +3,7 @@ import { createSpaceFromTemplate, listGallery } from '../../domain/space-templat
 import { deleteOrgTemplate, saveOrgTemplate, snapshotSpace } from '../../domain/space-templates/org.ts';
 import { GalleryEntry, SpaceFromTemplate } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
-import { json, noContent } from '../respond.ts';
+import { json, noContentAfter } from '../respond.ts';
 import { documentAs } from '../json-schema.ts';
 import { DisplayName, IdParams } from '../schemas.ts';
 
@@ -52,10 +52,7 @@ export const spaceTemplateEndpoints = [
     params: IdParams,
     summary: 'Delete an organisation template',
     responses: [{ status: 204 }],
-    handler: async ({ svc, caller, params }) => {
-      await svc.writes.run(() => deleteOrgTemplate(svc, caller, params.id));
-      return noContent();
-    },
+    handler: ({ svc, caller, params }) => noContentAfter(svc, () => deleteOrgTemplate(svc, caller, params.id)),
   }),
   endpoint({
     method: 'POST',

@@ -3,7 +3,7 @@ import { createSpace, listSpaces, patchSpace, presentSpace, resolveSpace } from 
 import { listPageLevel, listPages } from '../../domain/page-list.ts';
 import { PageList, Space, SpaceList } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
-import { json } from '../respond.ts';
+import { json, writeWithBody } from '../respond.ts';
 import { cursor, DisplayName, isString, Limit, SlugParams } from '../schemas.ts';
 import { documentAs } from '../json-schema.ts';
 import { encodeCursor } from '../cursor-seal.ts';
@@ -48,10 +48,8 @@ export const spaceEndpoints = [
     bodyExample: { slug: 'wiki', name: 'Wiki', description: 'Team notes', defaultAccess: 'write' },
     summary: 'Create a space',
     responses: [{ status: 201, schema: Space }],
-    handler: async ({ svc, caller, body }) => {
-      const input = await body();
-      return json(presentSpace(await svc.writes.run(() => createSpace(svc, caller, input))), 201);
-    },
+    handler: async ({ svc, caller, body }) =>
+      json(presentSpace(await writeWithBody(svc, body, (input) => createSpace(svc, caller, input))), 201),
   }),
   endpoint({
     method: 'GET',
@@ -73,10 +71,8 @@ export const spaceEndpoints = [
     bodyExample: { name: 'Team wiki', defaultAccess: 'read' },
     summary: 'Rename a space or change its default access',
     responses: [{ status: 200, schema: Space }],
-    handler: async ({ svc, caller, params, body }) => {
-      const input = await body();
-      return json(presentSpace(await svc.writes.run(() => patchSpace(svc, caller, params.slug, input))));
-    },
+    handler: async ({ svc, caller, params, body }) =>
+      json(presentSpace(await writeWithBody(svc, body, (input) => patchSpace(svc, caller, params.slug, input)))),
   }),
   endpoint({
     method: 'GET',

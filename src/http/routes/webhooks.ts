@@ -12,7 +12,7 @@ import {
 import { sendTestDelivery } from '../../domain/webhooks/test-delivery.ts';
 import { DeliveryLog, TestOutcome, Webhook, WebhookWithSecret } from '../answers.ts';
 import { endpoint } from '../endpoint.ts';
-import { json, noContent } from '../respond.ts';
+import { json, noContentAfter, writeWithBody } from '../respond.ts';
 import { cursor, IdParams, isNumber, Limit } from '../schemas.ts';
 import { encodeCursor } from '../cursor-seal.ts';
 
@@ -56,10 +56,7 @@ export const webhookEndpoints = [
     bodyExample: { url: 'https://example.com/hooks/kspace', events: ['page.created', 'page.updated'], spaceSlug: 'wiki' },
     summary: 'Subscribe a URL to events (the signing secret is shown here only)',
     responses: [{ status: 201, schema: WebhookWithSecret }],
-    handler: async ({ svc, caller, body }) => {
-      const input = await body();
-      return json(await svc.writes.run(() => createWebhook(svc, caller, input)), 201);
-    },
+    handler: async ({ svc, caller, body }) => json(await writeWithBody(svc, body, (input) => createWebhook(svc, caller, input)), 201),
   }),
   endpoint({
     method: 'GET',
@@ -83,8 +80,7 @@ export const webhookEndpoints = [
     responses: [{ status: 200, schema: Webhook }],
     handler: async ({ svc, caller, params, body }) => {
       loadWebhook(svc, caller, params.id); // 404 before the body is judged
-      const patch = await body();
-      return json(await svc.writes.run(() => updateWebhook(svc, caller, params.id, patch)));
+      return json(await writeWithBody(svc, body, (patch) => updateWebhook(svc, caller, params.id, patch)));
     },
   }),
   endpoint({
@@ -95,10 +91,7 @@ export const webhookEndpoints = [
     params: IdParams,
     summary: 'Delete a subscription',
     responses: [{ status: 204 }],
-    handler: async ({ svc, caller, params }) => {
-      await svc.writes.run(() => removeWebhook(svc, caller, params.id));
-      return noContent();
-    },
+    handler: ({ svc, caller, params }) => noContentAfter(svc, () => removeWebhook(svc, caller, params.id)),
   }),
   endpoint({
     method: 'POST',
