@@ -122,6 +122,7 @@ CREATE TABLE attachments (
   size         INTEGER NOT NULL,
   created_at   TEXT NOT NULL,
   created_by   TEXT NOT NULL REFERENCES principals(id),
+  source       TEXT,                              -- its path in the folder it was imported from (a vault's layout), else NULL
   PRIMARY KEY (page_id, name)
 ) WITHOUT ROWID;
 CREATE INDEX attachments_blob ON attachments(sha256);

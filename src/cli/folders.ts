@@ -44,7 +44,7 @@ export async function exportMarkdown(api: Api, space: string, dir: string): Prom
   let bundle: {
     space: BundleSpace;
     pages: BundlePage[];
-    attachments?: Array<{ path: string; name: string; contentType: string; sha256: string }>;
+    attachments?: Array<{ path: string; name: string; contentType: string; sha256: string; source?: string }>;
     blobs?: Record<string, string>;
   };
   try {
@@ -71,9 +71,14 @@ export async function exportMarkdown(api: Api, space: string, dir: string): Prom
   const files = bundle.attachments ?? [];
   const placed = placeAttachments(files);
   for (const f of bundleToFolder(bundle.space, bundle.pages, placed)) write(f.path, f.text);
-  placed.forEach((p, i) => write(p.file, Buffer.from(bundle.blobs?.[files[i].sha256] ?? '', 'base64')));
+  const written = new Set<string>();
+  placed.forEach((p, i) => {
+    if (written.has(p.file)) return; // each file once, however many pages have it
+    written.add(p.file);
+    write(p.file, Buffer.from(bundle.blobs?.[files[i].sha256] ?? '', 'base64'));
+  });
   progress.done();
-  return { pages: bundle.pages.length, files: files.length, bytes };
+  return { pages: bundle.pages.length, files: written.size, bytes };
 }
 
 /**
@@ -203,7 +208,7 @@ export async function importFolder(api: Api, space: string, dir: string, mode: s
         body.attachments = files.map((f) => {
           const sha256 = createHash('sha256').update(f.data).digest('hex');
           blobs[sha256] ??= Buffer.from(f.data).toString('base64');
-          return { path: f.path, name: f.name, contentType: f.contentType, sha256 };
+          return { path: f.path, name: f.name, contentType: f.contentType, sha256, ...(f.source ? { source: f.source } : {}) };
         });
         body.blobs = blobs;
       }

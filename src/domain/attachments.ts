@@ -71,7 +71,11 @@ export function uploadHasher(): { add(chunk: Uint8Array): void; finish(data: Buf
   };
 }
 
-/** PUT /files/…: adds or replaces the file `name` of a page. One transaction. */
+/**
+ * PUT /files/…: adds or replaces the file `name` of a page. One transaction. `source`: the file's
+ * path in the folder an import read it from (a vault's layout, which a Markdown export keeps);
+ * an upload has none, so a file replaced by one is no longer the vault's.
+ */
 export function putAttachment(
   svc: Services,
   caller: Caller,
@@ -80,6 +84,7 @@ export function putAttachment(
   name: string,
   upload: Upload,
   declaredType: string | null,
+  source: string | null = null,
 ): { file: FileInfo; created: boolean } {
   const issue = checkFileName(name);
   if (issue) throw invalid([issue]);
@@ -110,6 +115,7 @@ export function putAttachment(
       size: upload.data.length,
       created_at: now,
       created_by: caller.id,
+      source,
     };
     withinOrgQuota(svc, space.org_id, () => {
       store.putBlob(svc.db, upload.sha256, upload.data, now);

@@ -18,6 +18,8 @@ export type AttachmentRow = {
   size: number;
   created_at: string;
   created_by: string;
+  /** Its path in the folder it was imported from (`Attachments/pic.png`), else null. */
+  source: string | null;
 };
 
 export function hasBlob(db: Db, sha256: string): boolean {
@@ -117,10 +119,11 @@ export function upsertAttachment(db: Db, row: AttachmentRow): void {
   // An upsert, not OR REPLACE: a replaced row fires the update trigger that keeps org_usage.
   stmt(
     db,
-    `INSERT INTO attachments (page_id, name, space_id, sha256, content_type, size, created_at, created_by)
-    VALUES (@page_id, @name, @space_id, @sha256, @content_type, @size, @created_at, @created_by)
+    `INSERT INTO attachments (page_id, name, space_id, sha256, content_type, size, created_at, created_by, source)
+    VALUES (@page_id, @name, @space_id, @sha256, @content_type, @size, @created_at, @created_by, @source)
     ON CONFLICT (page_id, name) DO UPDATE SET space_id = excluded.space_id, sha256 = excluded.sha256,
-      content_type = excluded.content_type, size = excluded.size, created_at = excluded.created_at, created_by = excluded.created_by`,
+      content_type = excluded.content_type, size = excluded.size, created_at = excluded.created_at, created_by = excluded.created_by,
+      source = excluded.source`,
   ).run(row);
   if (old && old.sha256 !== row.sha256) dropBlobIfUnused(db, old.sha256);
 }
@@ -142,7 +145,7 @@ export function spaceAttachmentBytes(db: Db, spaceId: number): number {
   return stmt(db, 'SELECT coalesce(sum(size), 0) FROM attachments WHERE space_id = ?').pluck().get(spaceId) as number;
 }
 
-export type ExportedAttachment = { path: string; name: string; sha256: string; content_type: string; size: number };
+export type ExportedAttachment = { path: string; name: string; sha256: string; content_type: string; size: number; source: string | null };
 
 /**
  * The attachments of the live pages of a space the caller may read (what an export carries), by
@@ -152,7 +155,7 @@ export type ExportedAttachment = { path: string; name: string; sha256: string; c
 export function readableAttachmentsOfSpace(db: Db, caller: Caller, spaceId: number, withAcl = true): ExportedAttachment[] {
   return stmt(
     db,
-    `SELECT p.path, a.name, a.sha256, a.content_type, a.size
+    `SELECT p.path, a.name, a.sha256, a.content_type, a.size, a.source
     FROM attachments a CROSS JOIN pages p ON p.id = a.page_id JOIN spaces s ON s.id = p.space_id
     WHERE a.space_id = @spaceId AND p.space_id = @spaceId AND (@withAcl = 1 OR p.has_acl = 0) AND ${READABLE_PAGE}
     ORDER BY p.path, a.name`,

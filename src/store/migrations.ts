@@ -47,7 +47,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 17;
+export const SCHEMA_VERSION = 18;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -167,6 +167,17 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     to: 17,
     sql: CJK_REINDEX_SQL,
     run: (db) => refillTitleWords(db, CJK_TITLE_WORDS),
+  },
+  {
+    // An attached file remembers its path in the folder it was imported from (issue 39), so that a
+    // Markdown export writes a vault's files where the vault had them: a nullable column, no rewrite
+    // (added only where it is missing: a database made from schema.sql and marked older has it).
+    to: 18,
+    sql: '',
+    run: (db) => {
+      const columns = db.prepare("SELECT name FROM pragma_table_info('attachments')").pluck().all();
+      if (!columns.includes('source')) db.exec('ALTER TABLE attachments ADD COLUMN source TEXT');
+    },
   },
 ];
 

@@ -156,6 +156,90 @@ describe('import-dir', () => {
     expect(await outbound('vault/Projects/Sub/Deep Note')).toEqual(['vault/Projects/Project Alpha']);
   });
 
+  it("exports a vault's files once each where the vault had them, links pointing there, and reads the export back the same", async () => {
+    const vault = path.join(tmp, 'shared-vault');
+    const png = (n: number) => Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, n]);
+    write(vault, {
+      'Home.md': '![[pic.png]] and ![[logo.svg#icon]] and ![[my shot.png|100]]\n',
+      'Guides/Setup.md': 'Setup ![s](../Assets/pic.png) `![[pic.png]]`\n\n| a |\n| - |\n| ![[pic.png\\|50]] |\n',
+      'Guides/Deep/Inner.md': '![[pic.png]] [shot](<../../Daily/my shot.png>)\n',
+      'Daily/Today.md': '![today](my%20shot.png)\n',
+      'Assets/pic.png': png(1),
+      'Assets/icons/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'Daily/my shot.png': png(2),
+    });
+    const first = await cli(['import-dir', vault, '--space', 'shared', '--json']);
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: 4, errors: [], leftOut: [] });
+    // The JSON bundle says where each file was in the vault.
+    const bundle = (await srv.admin.get('/spaces/shared/export')).body as {
+      attachments: Array<{ path: string; name: string; source?: string }>;
+    };
+    expect(bundle.attachments.map((a) => `${a.path} ${a.name} <- ${a.source}`)).toEqual([
+      'Daily/Today my shot.png <- Daily/my shot.png',
+      'Guides/Deep/Inner my shot.png <- Daily/my shot.png',
+      'Guides/Deep/Inner pic.png <- Assets/pic.png',
+      'Guides/Setup pic.png <- Assets/pic.png',
+      'Home logo.svg <- Assets/icons/logo.svg',
+      'Home my shot.png <- Daily/my shot.png',
+      'Home pic.png <- Assets/pic.png',
+    ]);
+
+    const dir = path.join(tmp, 'shared-export');
+    expect((await cli(['export', 'shared', '--format', 'markdown', '-o', dir])).code).toBe(0);
+    const walk = (rel: string): string[] =>
+      fs
+        .readdirSync(path.join(dir, rel), { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? walk(path.posix.join(rel, e.name)) : [path.posix.join(rel, e.name)]));
+    // Each file once, at its place in the vault (it was in three folders' `files/` before).
+    expect(walk('').filter((f) => !f.endsWith('.md') && !f.startsWith('.kspace/'))).toEqual([
+      'Assets/icons/logo.svg',
+      'Assets/pic.png',
+      'Daily/my shot.png',
+    ]);
+    for (const f of ['Assets/pic.png', 'Assets/icons/logo.svg', 'Daily/my shot.png'])
+      expect(fs.readFileSync(path.join(dir, f)).equals(fs.readFileSync(path.join(vault, f)))).toBe(true);
+    // No added properties: the notes had none, and have none.
+    expect(JSON.parse(fs.readFileSync(path.join(dir, '.kspace', 'pages.json'), 'utf8')).pages).toEqual({});
+    const note = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
+    expect(note('Home.md')).toBe(
+      '![pic.png](Assets/pic.png) and ![logo.svg](Assets/icons/logo.svg#icon) and ![my shot.png|100](Daily/my%20shot.png)\n',
+    );
+    expect(note('Guides/Setup.md')).toBe(
+      'Setup ![s](../Assets/pic.png) `![[pic.png]]`\n\n| a |\n| - |\n| ![pic.png\\|50](../Assets/pic.png) |\n',
+    );
+    expect(note('Guides/Deep/Inner.md')).toBe('![pic.png](../../Assets/pic.png) [shot](../../Daily/my%20shot.png)\n');
+    expect(note('Daily/Today.md')).toBe('![today](my%20shot.png)\n');
+    // Every file reference of every note, read relative to the note as Obsidian reads a Markdown
+    // destination, reaches the file the vault's note referred to.
+    for (const f of walk('').filter((x) => x.endsWith('.md'))) {
+      for (const m of note(f)
+        .replace(/`[^`]*`/g, '')
+        .matchAll(/\]\(([^)#]+)/g)) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), decodeURIComponent(m[1])));
+        expect(fs.existsSync(path.join(dir, target)), `${f}: ${m[1]}`).toBe(true);
+      }
+    }
+
+    // Read back: the same pages, the same files, and the vault's places kept.
+    const again = await cli(['import-dir', dir, '--space', 'shared-copy', '--json']);
+    expect(JSON.parse(again.stdout)).toEqual({ created: 4, updated: 0, skipped: 0, errors: [], warnings: [], leftOut: [] });
+    expect(await pagesOf('shared-copy')).toEqual(await pagesOf('shared'));
+    const files = async (slug: string) => ((await srv.admin.get(`/spaces/${slug}/export`)).body as { attachments: unknown[] }).attachments;
+    expect(await files('shared-copy')).toEqual(await files('shared'));
+    // A file replaced by an upload is no longer the vault's: it goes to attachments/.
+    const put = await fetch(`${srv.url}/files/shared/Home/pic.png`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'image/png' },
+      body: png(3),
+    });
+    expect(put.status).toBe(200);
+    expect(
+      ((await files('shared')) as Array<{ path: string; name: string; source?: string }>).find(
+        (a) => a.path === 'Home' && a.name === 'pic.png',
+      ),
+    ).not.toHaveProperty('source');
+  });
+
   it('round-trips a space through a Markdown folder: paths, titles, content, frontmatter and metadata identical', async () => {
     expect((await srv.admin.post('/spaces', { slug: 'rt', name: 'Round trip', description: 'all kinds of pages' })).status).toBe(201);
     const put = async (p: string, body: Record<string, unknown>) => {
@@ -193,6 +277,7 @@ describe('import-dir', () => {
     await upload('guides/pics/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>', 'image/svg+xml');
     await upload('guides/pics/notes.txt', 'some notes', 'text/plain');
     await upload('guides/other/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>', 'image/svg+xml'); // same name, other bytes
+    await upload('index/diagram.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>', 'image/svg+xml'); // the same file as guides/pics'
     const filesOf = async (slug: string, page: string) =>
       (
         (await srv.admin.get(`/pages/${slug}/${page}/files`)).body.files as Array<{ name: string; sha256: string; contentType: string }>
@@ -210,7 +295,13 @@ describe('import-dir', () => {
     expect(fs.readFileSync(path.join(dir, 'index.md'), 'utf8')).toMatch(
       /^---\nkspace: x\nn: 1.5\non: false\ntags:\n[^]*\ntitle: meta title\n/,
     );
-    expect(fs.readFileSync(path.join(dir, 'guides', 'other.md'), 'utf8')).toBe('![d](files/diagram.svg)');
+    // Attached files in one shared folder, each once; the links point there.
+    expect(fs.readFileSync(path.join(dir, 'guides', 'other.md'), 'utf8')).toBe('![d](../attachments/diagram.svg)');
+    expect(fs.readFileSync(path.join(dir, 'guides', 'pics.md'), 'utf8')).toBe(
+      '![d](../attachments/diagram-2.svg) and [notes](../attachments/notes.txt)',
+    );
+    expect(fs.readdirSync(path.join(dir, 'attachments')).sort()).toEqual(['diagram-2.svg', 'diagram.svg', 'notes.txt']);
+    expect(fs.readdirSync(path.join(dir, 'guides')).sort()).toEqual(['notes.md.md', 'other.md', 'pics.md', 'setup.md']);
     expect(fs.readFileSync(path.join(dir, 'records', 't1.md'), 'utf8')).toBe('---\ndue: 2025-01-01\ntemplate: task\n---\ndo it');
     expect(fs.readFileSync(path.join(dir, 'ünïcode', '页面 with spaces.md'), 'utf8')).toBe('---\n{}\n---\n---\nstarts with a rule');
     expect(JSON.parse(fs.readFileSync(path.join(dir, '.kspace', 'pages.json'), 'utf8')).pages).toEqual({
@@ -228,8 +319,8 @@ describe('import-dir', () => {
     expect(imp.code, imp.stderr).toBe(0);
     expect(JSON.parse(imp.stdout)).toEqual({ created: before.length, updated: 0, skipped: 0, errors: [], warnings: [], leftOut: [] });
     expect(await pagesOf('rt-copy')).toEqual(before);
-    for (const page of ['guides/pics', 'guides/other']) expect(await filesOf('rt-copy', page)).toEqual(await filesOf('rt', page));
-    expect(fs.readFileSync(path.join(dir, 'guides', 'files', 'notes.txt'), 'utf8')).toBe('some notes');
+    for (const page of ['guides/pics', 'guides/other', 'index']) expect(await filesOf('rt-copy', page)).toEqual(await filesOf('rt', page));
+    expect(fs.readFileSync(path.join(dir, 'attachments', 'notes.txt'), 'utf8')).toBe('some notes');
     const space = (await srv.admin.get('/spaces/rt-copy')).body;
     expect(space).toMatchObject({ name: 'Round trip', description: 'all kinds of pages' });
     // Again in overwrite mode: nothing changes.
@@ -339,10 +430,10 @@ describe('GET /spaces/:slug/export?format=zip', () => {
     expect(res.headers.get('content-type')).toBe('application/zip');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="zipped-export.zip"');
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-    expect(Object.keys(files).sort()).toEqual(['.kspace/pages.json', '.kspace/space.json', 'a.md', 'dir/b.md', 'files/logo.txt']);
-    expect(strFromU8(files['files/logo.txt'])).toBe('bytes of a/logo.txt');
+    expect(Object.keys(files).sort()).toEqual(['.kspace/pages.json', '.kspace/space.json', 'a.md', 'attachments/logo.txt', 'dir/b.md']);
+    expect(strFromU8(files['attachments/logo.txt'])).toBe('bytes of a/logo.txt');
     expect(JSON.parse(strFromU8(files['.kspace/space.json'])).attachments).toEqual([
-      { path: 'a', name: 'logo.txt', contentType: expect.stringMatching(/^text\/plain/), file: 'files/logo.txt' },
+      { path: 'a', name: 'logo.txt', contentType: expect.stringMatching(/^text\/plain/), file: 'attachments/logo.txt' },
     ]);
     expect(strFromU8(files['a.md'])).toBe(
       pageToNoteFile({ path: 'a', title: 'A', content: 'See [[b]].', frontmatter: {}, metadata: { k: 1 } }).file.text,
@@ -361,9 +452,9 @@ describe('GET /spaces/:slug/export?format=zip', () => {
       '.kspace/pages.json',
       '.kspace/space.json',
       'a.md',
+      'attachments/logo.txt',
+      'attachments/plan.txt',
       'dir/b.md',
-      'files/logo.txt',
-      'files/plan.txt',
       'secret.md',
     ]);
     // The zip holds what `kspace export --format markdown` writes, byte for byte.

@@ -66,19 +66,28 @@ describe('parseBundle: the envelope', () => {
           { path: 'a', name: 'gone.txt', sha256: other },
           { path: 'a', name: 'bad/name', sha256: sha },
           { path: 'a', name: 'x', sha256: 'nothex' },
+          { path: 'a', name: 'v.txt', sha256: sha, source: 'Assets/v.txt' },
+          ...['../up.txt', '/abs.txt', 'a//b.txt', '.hidden/x.txt', 'note.md', 'ctl\u0001.txt', ''].map((source) => ({
+            path: 'a',
+            name: 's.txt',
+            sha256: sha,
+            source,
+          })),
         ],
         blobs: { [sha]: blob.toString('base64') },
       },
       limits,
     );
-    expect(r.files!.map((f) => [f.name, f.data.toString()])).toEqual([
-      ['h.txt', 'hello'],
-      ['copy.txt', 'hello'],
+    expect(r.files!.map((f) => [f.name, f.data.toString(), f.source])).toEqual([
+      ['h.txt', 'hello', null],
+      ['copy.txt', 'hello', null],
+      ['v.txt', 'hello', 'Assets/v.txt'],
     ]);
     expect(r.errors.map((e) => [e.path, e.message])).toEqual([
       ['a', "attachment 'gone.txt': its blob is missing from `blobs`"],
       ['a', "attachment 'bad/name': a file name may not contain '/' or '\\'"],
       ['a', expect.stringMatching(/sha256/)],
+      ...Array.from({ length: 7 }, () => ['a', expect.stringMatching(/^attachment 's\.txt': source: a source path /)]),
     ]);
     const tampered = parseBundle(
       {

@@ -10,6 +10,7 @@ import {
   readNote,
   placeAttachments,
 } from '../../src/domain/bundles/markdown-folder.ts';
+import { linksFromPlaces, linksToPlaces } from '../../src/domain/bundles/folder-files.ts';
 import { parseSimpleYaml } from '../../src/domain/bundles/simple-yaml.ts';
 import type { BundlePage } from '../../src/domain/bundles/bundle.ts';
 
@@ -217,15 +218,58 @@ describe('foreign folders', () => {
     );
   });
 
-  it('places attached files beside their pages, apart when two siblings have different files of one name', () => {
+  it('places each attached file once: where its vault had it, else in attachments/, another file of a name taken apart', () => {
+    const f = (path: string, name: string, sha256: string, source?: string) => ({ path, name, contentType: 'image/png', sha256, source });
     expect(
       placeAttachments([
-        { path: 'g/a', name: 'x.png', contentType: 'image/png', sha256: '1' },
-        { path: 'g/b', name: 'x.png', contentType: 'image/png', sha256: '2' },
-        { path: 'g/c', name: 'x.png', contentType: 'image/png', sha256: '1' },
-        { path: 'top', name: 'y.txt', contentType: 'text/plain', sha256: '3' },
+        f('g/a', 'x.png', '1'),
+        f('g/b', 'x.png', '2'),
+        f('g/c', 'x.png', '1'),
+        f('top', 'y.txt', '3'),
+        f('v/a', 'pic.png', '4', 'Assets/pic.png'),
+        f('v/b', 'pic.png', '4', 'Assets/pic.png'),
+        f('v/c', 'pic.png', '5', 'assets/PIC.png'), // another file where the first is, on a disk without case
+        f('v/d', 'other.png', '4'), // the same bytes as the vault's: written once, there
+        f('a', 'Attachments', '6', 'x:y/z.png'),
       ]).map((p) => p.file),
-    ).toEqual(['g/files/x.png', 'g/files/b/x.png', 'g/files/x.png', 'files/y.txt']);
+    ).toEqual([
+      'attachments/x.png',
+      'attachments/x-2.png',
+      'attachments/x.png',
+      'attachments/y.txt',
+      'Assets/pic.png',
+      'Assets/pic.png',
+      'attachments/pic.png',
+      'Assets/pic.png',
+      'x%3Ay/z.png',
+    ]);
+  });
+
+  it.each<[string, string, string, string]>([
+    ['a note at the root', 'Home.md', '![p](files/pic.png)', '![p](Assets/pic.png)'],
+    ['a note in a folder', 'a/b/N.md', '![p](files/pic.png)', '![p](../../Assets/pic.png)'],
+    ['beside its file', 'Assets/N.md', '![p](files/pic.png)', '![p](pic.png)'],
+    ['a size, a hint, a table cell', 'a/N.md', '![pic.png\\|100](files/pic.png#icon)', '![pic.png\\|100](../Assets/pic.png#icon)'],
+    ['./ and an encoded name', 'N.md', '[d](./files/my%20doc.pdf)', '[d](./My%20Files/my%20doc.pdf)'],
+    ['angle brackets', 'a/N.md', '[d](<files/my doc.pdf>)', '[d](<../My%20Files/my doc.pdf>)'],
+    ['another name at its place', 'N.md', '![x](files/x.png)', '![x](attachments/x-2.png)'],
+    [
+      'parentheses in the name',
+      'a/N.md',
+      '![p](files/p(1).png) ![q](files/p%281%29.png)',
+      '![p](../attachments/p(1).png) ![q](../attachments/p%281%29.png)',
+    ],
+    ['a file the page does not have, code', 'N.md', '![q](files/q.png) `![p](files/pic.png)`\n```\n![p](files/pic.png)\n```', null!],
+  ])('points links at the shared places and back: %s', (_name, note, content, exported) => {
+    const places = new Map([
+      ['pic.png', 'Assets/pic.png'],
+      ['my doc.pdf', 'My Files/my doc.pdf'],
+      ['x.png', 'attachments/x-2.png'],
+      ['p(1).png', 'attachments/p(1).png'],
+    ]);
+    const out = linksToPlaces(content, note, places);
+    expect(out).toBe(exported ?? content);
+    expect(linksFromPlaces(out, note, new Map([...places].map(([n, p]) => [p, n])))).toBe(content);
   });
 });
 
@@ -234,7 +278,7 @@ describe('exported file names (issue 34, L7)', () => {
     const page = { path: 'old/10:30\\x', title: 'T', content: '', frontmatter: {}, metadata: {} };
     expect(pageToFile(page).path).toBe('old/10%3A30%5Cx.md');
     expect(placeAttachments([{ path: 'old/a:b', name: 'shot 10:30.png', contentType: 'image/png', sha256: 'x' }])[0].file).toBe(
-      'old/files/shot 10%3A30.png',
+      'attachments/shot 10%3A30.png',
     );
     expect(pageToFile({ ...page, path: 'plain/name' }).path).toBe('plain/name.md');
   });

@@ -146,7 +146,7 @@ export class Remote {
         body.attachments = attached.map((f) => {
           const hash = sha256(Buffer.from(f.data));
           blobs[hash] ??= Buffer.from(f.data).toString('base64');
-          return { path: f.path, name: f.name, contentType: f.contentType, sha256: hash };
+          return { path: f.path, name: f.name, contentType: f.contentType, sha256: hash, ...(f.source ? { source: f.source } : {}) };
         });
         body.blobs = blobs;
       }

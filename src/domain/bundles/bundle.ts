@@ -33,7 +33,7 @@ export type BundlePage = {
 /** One import problem: `code` is the code the same PUT would have answered with. */
 export type BundleError = { path: string; code: string; message: string; issues?: Issue[] };
 /** A file of a bundle page, its bytes decoded and checked against its hash. */
-export type BundleFile = { path: string; name: string; contentType: string; sha256: string; data: Buffer };
+export type BundleFile = { path: string; name: string; contentType: string; sha256: string; data: Buffer; source: string | null };
 export type ParsedBundle = { space: BundleSpace; pages: BundlePage[]; errors: BundleError[]; files?: BundleFile[] };
 
 const Obj = v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object');
@@ -59,7 +59,23 @@ const Attachment = v.looseObject({
   contentType: v.optional(v.string()),
   sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits')),
   size: v.optional(v.number()),
+  source: v.optional(v.string()),
 });
+
+/**
+ * Why `source` (an attached file's path in the folder it was imported from) is not one a Markdown
+ * export can write the file at, or null: a relative `/`-separated path of at most 1024 characters,
+ * no empty, `.` or `..` segment, no part starting with `.` (an import skips those), no control
+ * character, not a `.md` file (which reads back as a note).
+ */
+export function checkFileSource(source: string): string | null {
+  if (source.length === 0 || source.length > 1024) return 'a source path has 1 to 1024 characters';
+  if (/[\u0000-\u001f\u007f]/.test(source)) return 'a source path may not contain control characters';
+  if (source.split('/').some((s) => s === '' || s.startsWith('.')))
+    return "a source path is relative, with no empty segment and no part starting with '.'";
+  if (/\.md$/i.test(source)) return 'a source path may not name a .md file';
+  return null;
+}
 
 const Page = v.looseObject({
   path: v.string(),
@@ -174,6 +190,8 @@ function parseFiles(raw: unknown[], blobs: Record<string, string>, errors: Bundl
       errors.push({ path: a.path, code: 'validation_failed', message: `attachment '${a.name}': ${message}` });
     const issue = checkPagePath(a.path) ?? checkFileName(a.name);
     if (issue) return fail(issue.message);
+    const badSource = a.source === undefined ? null : checkFileSource(a.source);
+    if (badSource) return fail(`source: ${badSource}`);
     let data = decoded.get(a.sha256);
     if (!data) {
       const text = blobs[a.sha256];
@@ -182,7 +200,14 @@ function parseFiles(raw: unknown[], blobs: Record<string, string>, errors: Bundl
       if (createHash('sha256').update(data).digest('hex') !== a.sha256) return fail('its blob does not match its sha256');
       decoded.set(a.sha256, data);
     }
-    out.push({ path: normalizePagePath(a.path), name: a.name.normalize('NFC'), contentType: a.contentType ?? '', sha256: a.sha256, data });
+    out.push({
+      path: normalizePagePath(a.path),
+      name: a.name.normalize('NFC'),
+      contentType: a.contentType ?? '',
+      sha256: a.sha256,
+      data,
+      source: a.source?.normalize('NFC') ?? null,
+    });
   });
   return out;
 }

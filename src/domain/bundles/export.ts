@@ -56,7 +56,15 @@ export function* generateBundleChunks(db: Db, caller: Caller, space: SpaceRow, o
     yield ']}';
     return;
   }
-  yield `],"attachments":${JSON.stringify(files.map((f) => ({ path: f.path, name: f.name, contentType: f.content_type, sha256: f.sha256, size: f.size })))},"blobs":{`;
+  const listed = files.map((f) => ({
+    path: f.path,
+    name: f.name,
+    contentType: f.content_type,
+    sha256: f.sha256,
+    size: f.size,
+    ...(f.source === null ? {} : { source: f.source }),
+  }));
+  yield `],"attachments":${JSON.stringify(listed)},"blobs":{`;
   const written = new Set<string>();
   for (const f of files) {
     if (written.has(f.sha256)) continue;

@@ -22,6 +22,13 @@ export function unescapeReservedPath(path: string): string {
   return last.endsWith('_') && reservedLike(segs, last) ? path.slice(0, -1) : path;
 }
 
+/**
+ * A folder file's name as an export writes it: `:` as `%3A` and `\` as `%5C`. Page paths refuse
+ * both (paths.ts); a page stored before that rule, or an attached file's name with a `:`, would
+ * otherwise be written as a name Windows reads as a path (`a\..\b`) or a data stream (`a:b`).
+ */
+export const exportedFileName = (name: string): string => name.replace(/[:\\]/g, (c) => (c === ':' ? '%3A' : '%5C'));
+
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 const LITERAL_REPLACEMENT = Buffer.from('\uFFFD');
 

@@ -3,10 +3,10 @@
 // `kspace import-dir` (docs/export-import.md "Markdown folders").
 import { outsideFences } from '../links/rewrite.ts';
 import { escapeReservedPath } from './folder-names.ts';
-import type { BundlePage } from './bundle.ts';
+import { checkFileSource, type BundlePage } from './bundle.ts';
 
 /** A file of a page to attach, with its bytes; `from`: the folder file it came from. */
-export type FolderAttachment = { path: string; name: string; contentType: string; data: Uint8Array; from: string };
+export type FolderAttachment = { path: string; name: string; contentType: string; data: Uint8Array; from: string; source?: string };
 
 // `![[name]]`, `![[name|300]]` (an Obsidian embed) and `](dest)` of a Markdown image or link.
 // group 1: the name (a table cell's `\|` leaves a `\` on it); group 2: `|size` or `#hint|size`.
@@ -17,7 +17,7 @@ const FILE_LINK = /(?<!!)\[\[([^[\]\n|#]+\.[A-Za-z0-9]{1,10}\\?)((?:[|#][^[\]\n]
 const CODE_SPAN = /(`+)(?:(?!\1)[^])*?\1(?!`)/g;
 
 /** `fn` applied to the parts of `text` outside inline code spans. */
-function outsideCodeSpans(text: string, fn: (t: string) => string): string {
+export function outsideCodeSpans(text: string, fn: (t: string) => string): string {
   if (!text.includes('`')) return fn(text);
   let out = '';
   let at = 0;
@@ -58,7 +58,9 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
       for (let n = 2; [...names.values()].includes(name); n++)
         name = dot > 0 ? `${base.slice(0, dot)}-${n}${base.slice(dot)}` : `${base}-${n}`;
       names.set(file, name);
-      out.push({ path: page.path, name, contentType: '', data: binaries.get(file)!, from: file });
+      // Its path in the vault, kept so that an export writes it there again (when a path can be one).
+      const source = checkFileSource(file) === null ? { source: file } : {};
+      out.push({ path: page.path, name, contentType: '', data: binaries.get(file)!, from: file, ...source });
       return name;
     };
     // Parentheses encoded too (encodeURIComponent keeps them): a destination any reader and rewriter takes whole.

@@ -164,7 +164,7 @@ function importPage(
 function importFiles(svc: Services, caller: Caller, space: SpaceRow, files: BundleFile[], result: ImportResult): void {
   for (const f of files) {
     try {
-      putAttachment(svc, caller, space.slug, f.path, f.name, { data: f.data, sha256: f.sha256 }, f.contentType);
+      putAttachment(svc, caller, space.slug, f.path, f.name, { data: f.data, sha256: f.sha256 }, f.contentType, f.source);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       result.errors.push({ path: f.path, code: e.code, message: `attachment '${f.name}': ${e.message}` });

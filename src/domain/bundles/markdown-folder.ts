@@ -9,13 +9,15 @@ import { scanWikilinksOnly } from '../links/extract.ts';
 import { rewriteLinks } from '../links/rewrite.ts';
 import { foldCase, resolveWikilink, wikiTargetFor, type WikiLookup } from '../links/wikilinks.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
-import { escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
+import { escapeReservedPath, exportedFileName, unescapeReservedPath } from './folder-names.ts';
 import { attachReferencedFiles, respellReservedMdLinks, type FolderAttachment } from './folder-refs.ts';
+import { linksFromPlaces, linksToPlaces, type PlacedAttachment } from './folder-files.ts';
 import { isMetadataValue, keptPagesText, keptProps, PAGES_FILE, pageToNote, parseKeptPages, type KeptPage } from './folder-kept.ts';
 
 export { attachReferencedFiles, type FolderAttachment } from './folder-refs.ts';
-export { decodeNote, escapeReservedPath, unescapeReservedPath } from './folder-names.ts';
+export { decodeNote, escapeReservedPath, exportedFileName, unescapeReservedPath } from './folder-names.ts';
 export { PAGES_FILE, type KeptPage } from './folder-kept.ts';
+export { ATTACHMENTS_FOLDER, placeAttachments, type PlacedAttachment } from './folder-files.ts';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, type BundleError, type BundlePage, type BundleSpace } from './bundle.ts';
 
 /** The file a folder export writes beside the pages (a dot-folder: Obsidian does not list it). */
@@ -28,24 +30,31 @@ export type FolderFile = { path: string; text: string };
 /** The property under which the earlier layout (pageToFile) keeps what Obsidian properties cannot say. */
 const KSPACE_KEY = 'kspace';
 
-/**
- * A folder file's name as an export writes it: `:` as `%3A` and `\` as `%5C`. Page paths refuse
- * both (paths.ts); a page stored before that rule, or an attached file's name with a `:`, would
- * otherwise be written as a name Windows reads as a path (`a\..\b`) or a data stream (`a:b`).
- */
-export const exportedFileName = (name: string): string => name.replace(/[:\\]/g, (c) => (c === ':' ? '%3A' : '%5C'));
-
 /** A page path's file: `<path>.md` (with exportedFileName's encoding), a reserved name unescaped. */
 export const fileOfPage = (path: string): string => `${exportedFileName(unescapeReservedPath(path))}.md`;
 
 /**
  * A page as a note of an export: the metadata and frontmatter as properties and nothing more,
- * then the content exactly as stored; `kept`, what `.kspace/pages.json` holds of it (folder-kept.ts).
+ * then the content as stored, its links to its attached files pointing at their places
+ * (`places`: name → the file's place, folder-files.ts); `kept`, what `.kspace/pages.json` holds
+ * of it (folder-kept.ts).
  */
-export function pageToNoteFile(page: BundlePage): { file: FolderFile; kept: KeptPage | null } {
+export function pageToNoteFile(page: BundlePage, places?: Map<string, string>): { file: FolderFile; kept: KeptPage | null } {
   const path = fileOfPage(page.path);
-  const { text, kept } = pageToNote(page, path);
+  const content = places ? linksToPlaces(page.content, path, places) : page.content;
+  const { text, kept } = pageToNote(content === page.content ? page : { ...page, content }, path);
   return { file: { path, text }, kept };
+}
+
+/** Each page's attached files by name, at their places (placeAttachments). */
+export function placesByPage(placed: PlacedAttachment[]): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const p of placed) {
+    let m = out.get(p.path);
+    if (!m) out.set(p.path, (m = new Map()));
+    m.set(p.name, p.file);
+  }
+  return out;
 }
 
 /**
@@ -69,28 +78,6 @@ export function pageToFile(page: BundlePage): FolderFile {
   return { path: fileOfPage(page.path), text: `---\n${YAML.stringify(props, { lineWidth: 0 })}---\n${page.content}` };
 }
 
-/** An attached file as the folder holds it: beside its page, at `file`. */
-type PlacedAttachment = { path: string; name: string; contentType: string; file: string };
-
-/**
- * Where a folder export puts each attached file: `<page's folder>/files/<name>`, where a page's
- * relative `files/<name>` link finds it in Obsidian too (its "attachments in a subfolder named
- * files" layout); when a sibling page has a different file of that name there, under
- * `<page's folder>/files/<page name>/<name>` instead. The marker lists them all.
- */
-export function placeAttachments(files: Array<{ path: string; name: string; contentType: string; sha256: string }>): PlacedAttachment[] {
-  const taken = new Map<string, string>(); // folder file → sha256
-  return files.map((f) => {
-    const path = exportedFileName(f.path);
-    const name = exportedFileName(f.name);
-    const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : '';
-    let file = `${dir}files/${name}`;
-    if (taken.has(file) && taken.get(file) !== f.sha256) file = `${dir}files/${path.slice(dir.length)}/${name}`;
-    taken.set(file, f.sha256);
-    return { path: f.path, name: f.name, contentType: f.contentType, file };
-  });
-}
-
 /**
  * The marker file: the space, and where each attached file is. Version 2: the notes carry no
  * `title`/`kspace` properties, and `.kspace/pages.json` keeps what they cannot say.
@@ -108,8 +95,9 @@ export function keptPagesFile(entries: Iterable<[string, KeptPage]>): FolderFile
 /** The folder of a bundle: one note per page, the marker and pages.json (the attached files' bytes are the caller's to write). */
 export function bundleToFolder(space: BundleSpace, pages: BundlePage[], attachments: PlacedAttachment[] = []): FolderFile[] {
   const kept: Array<[string, KeptPage]> = [];
+  const places = placesByPage(attachments);
   const notes = pages.map((p) => {
-    const n = pageToNoteFile(p);
+    const n = pageToNoteFile(p, places.get(p.path));
     if (n.kept) kept.push([n.file.path, n.kept]);
     return n.file;
   });
@@ -167,12 +155,14 @@ export function folderToBundle(
   }
   let space: BundleSpace = { slug: '', name: '', description: '' };
   let native = false;
+  let version = 0;
   let manifest: PlacedAttachment[] = [];
   if (marker !== undefined) {
     try {
-      const m = JSON.parse(marker) as { format?: unknown; space?: Partial<BundleSpace>; attachments?: unknown };
+      const m = JSON.parse(marker) as { format?: unknown; version?: unknown; space?: Partial<BundleSpace>; attachments?: unknown };
       if (m.format === FOLDER_FORMAT) {
         native = true;
+        version = typeof m.version === 'number' ? m.version : 1;
         space = { slug: String(m.space?.slug ?? ''), name: String(m.space?.name ?? ''), description: String(m.space?.description ?? '') };
         if (Array.isArray(m.attachments))
           manifest = m.attachments.filter((a): a is PlacedAttachment => a !== null && typeof a === 'object');
@@ -182,6 +172,7 @@ export function folderToBundle(
     }
   }
   const pages: BundlePage[] = [];
+  const noteOf = new Map<BundlePage, string>();
   const seen = new Set<string>();
   for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const note = readNote(f, true, kept ? (kept.get(normalizePagePath(f.path)) ?? {}) : undefined);
@@ -197,18 +188,38 @@ export function folderToBundle(
     seen.add(r.path);
     warnings.push(...note.warnings);
     pages.push(r);
+    noteOf.set(r, f.path);
   }
   const attachments: FolderAttachment[] = [];
   if (native) {
+    const listed: PlacedAttachment[] = [];
     for (const a of manifest) {
       const data = typeof a.file === 'string' ? binaries.get(a.file) : undefined;
-      if (!data)
+      if (!data) {
         warnings.push({
           path: String(a.file),
           code: 'not_found',
           message: `the marker lists this file of '${a.path}', the folder does not have it`,
         });
-      else attachments.push({ path: String(a.path), name: String(a.name), contentType: String(a.contentType ?? ''), data, from: a.file });
+        continue;
+      }
+      const source = typeof a.source === 'string' ? { source: a.source } : {};
+      const file = { path: String(a.path), name: String(a.name), contentType: String(a.contentType ?? ''), file: a.file };
+      attachments.push({ ...file, ...source, data, from: a.file });
+      listed.push(file);
+    }
+    // Version 2 points the notes' links at the shared places (folder-files.ts): back to `files/<name>`.
+    if (version >= 2) {
+      const byPage = new Map<string, Map<string, string>>();
+      for (const a of listed) {
+        let m = byPage.get(a.path);
+        if (!m) byPage.set(a.path, (m = new Map()));
+        m.set(a.file, a.name);
+      }
+      for (const p of pages) {
+        const places = byPage.get(p.path);
+        if (places) p.content = linksFromPlaces(p.content, noteOf.get(p)!, places);
+      }
     }
   } else {
     attachments.push(...attachReferencedFiles(pages, binaries));

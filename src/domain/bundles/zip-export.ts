@@ -8,7 +8,7 @@ import { readExportBatch } from '../../store/bundles.ts';
 import { readBlob, readableAttachmentsOfSpace } from '../../store/attachments.ts';
 import type { SpaceRow } from '../../store/spaces.ts';
 import type { BundlePage } from './bundle.ts';
-import { folderMarker, keptPagesFile, pageToNoteFile, placeAttachments, type KeptPage } from './markdown-folder.ts';
+import { folderMarker, keptPagesFile, pageToNoteFile, placeAttachments, placesByPage, type KeptPage } from './markdown-folder.ts';
 import type { Caller } from '../../model.ts';
 
 // GET /spaces/:slug/export?format=zip: the Markdown folder of `kspace export --format markdown`
@@ -107,7 +107,10 @@ export function* zipChunks(now: string, reader: Db, caller: Caller, space: Space
   }
   // The attached files the caller may read: listed in the marker, written after the pages.
   const rows = readableAttachmentsOfSpace(reader, caller, space.id);
-  const placed = placeAttachments(rows.map((r) => ({ path: r.path, name: r.name, contentType: r.content_type, sha256: r.sha256 })));
+  const placed = placeAttachments(
+    rows.map((r) => ({ path: r.path, name: r.name, contentType: r.content_type, sha256: r.sha256, source: r.source })),
+  );
+  const places = placesByPage(placed);
   const marker = folderMarker({ slug: space.slug, name: space.name, description: space.description }, placed);
   // The marker's bytes wait for the first batch of pages: a failure to read it comes before the first byte.
   const markerBytes = Buffer.from(marker.text);
@@ -122,7 +125,7 @@ export function* zipChunks(now: string, reader: Db, caller: Caller, space: Space
     after = b.last!;
     const pages = JSON.parse(`[${b.json}]`) as Array<BundlePage & { updatedAt: string }>;
     for (const p of pages) {
-      const n = pageToNoteFile(p);
+      const n = pageToNoteFile(p, places.get(p.path));
       if (n.kept) kept.push([n.file.path, n.kept]);
       yield* add(n.file.path, n.file.text, Date.parse(p.updatedAt));
     }
@@ -132,7 +135,11 @@ export function* zipChunks(now: string, reader: Db, caller: Caller, space: Space
   const pagesFile = keptPagesFile(kept);
   kept.length = 0;
   yield* add(pagesFile.path, pagesFile.text, Date.parse(now));
+  const written = new Set<string>();
   for (const [i, f] of placed.entries()) {
+    // Each file once, however many pages have it.
+    if (written.has(f.file)) continue;
+    written.add(f.file);
     // Images and archives are compressed already; text is not.
     yield* add(
       f.file,
