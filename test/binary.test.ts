@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNative } from '../scripts/build-native.ts';
 import { ensureBinary } from '../scripts/lib/binary.ts';
 import { helperThreads } from '../scripts/lib/child-server.ts';
+import { postSession } from './support/sessions.ts';
 import { waitFor } from './support/wait.ts';
 import { runCli } from './support/cli.ts';
-import { callTool, connectStdio } from './support/mcp.ts';
+import { callTool, connectStdio, postToolCall } from './support/mcp.ts';
 import { ADMIN_KEY, startServer, type ChildServer } from './support/server.ts';
 
 const KEY = 'ks_binary_test_key_0123456789abcdef';
@@ -97,16 +98,7 @@ describe('dist/kspace alone in an empty directory', () => {
       const bad = await cli(['page', 'put', 'wiki', 'x', '--title', 'X', '--metadata', '{"a":{"b":1}}']);
       expect(bad.code).toBe(2);
       // MCP over HTTP, served by the binary (the SDK is bundled inside it).
-      const rpc = await fetch(`${srv.url}/mcp`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'get_page', arguments: { space: 'wiki', path: 'start/here' } },
-        }),
-      });
+      const rpc = await postToolCall(srv.url, KEY, 'get_page', { space: 'wiki', path: 'start/here' });
       expect(JSON.parse((await rpc.json()).result.content[0].text)).toMatchObject({ title: 'Start here' });
       // MCP over stdio, the binary launched by the SDK's client.
       const mcp = await connectStdio(srv.url, KEY, bin);
@@ -201,12 +193,7 @@ describe('dist/kspace alone in an empty directory', () => {
         expect(r.headers.get('content-type'), at).toMatch(kind === 'js' ? /javascript/ : /^text\/css/);
         expect((await r.arrayBuffer()).byteLength, at).toBeGreaterThan(0);
       }
-      const signIn = (password: string) =>
-        fetch(`${srv.url}/session`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'ann', password }),
-        });
+      const signIn = (password: string) => postSession(srv.url, 'ann', password);
       const wrong = await signIn('not the password');
       expect(wrong.status).toBe(401);
       expect(wrong.headers.get('set-cookie')).toBeNull();

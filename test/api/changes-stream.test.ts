@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createShipper } from '../../scripts/lib/shipper.ts';
 import { readEvents, type FeedChange, type SseEvent } from '../../src/client/changes.ts';
+import { postSession } from '../support/sessions.ts';
 import { ADMIN_KEY, newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
@@ -159,11 +160,7 @@ describe('GET /changes/stream', () => {
 
   it('ends the stream when its session signs out', async () => {
     expect((await srv.admin.post('/admin/principals', { name: 'erin', kind: 'user', password: 'correct horse' })).status).toBe(201);
-    const signIn = await fetch(`${srv.url}/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'erin', password: 'correct horse' }),
-    });
+    const signIn = await postSession(srv.url, 'erin', 'correct horse');
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
     const csrf = (await signIn.json()).csrfToken as string;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { openSnapshotCount } from '../../src/store/db/connection.ts';
 import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 import { subscribeOutbox, WEBHOOK_ENV } from '../support/outbox.ts';
+import { useServer } from '../support/fixture.ts';
 
 let srv: TestServer;
 let bob: Client & { id: string };
@@ -346,11 +347,8 @@ describe('POST /spaces/:slug/import', () => {
 });
 
 describe('import size cap', () => {
-  let small: TestServer;
-  beforeAll(async () => {
-    small = await startServer({ SERVICE_MAX_IMPORT_BYTES: '4096' });
-  });
-  afterAll(() => small.close());
+  // A server of its own with the cap, over the port (its chunked upload is a matter of the socket).
+  const { srv: small } = useServer({ env: { SERVICE_MAX_IMPORT_BYTES: '4096' }, transport: 'port' });
 
   it('answers 413 past SERVICE_MAX_IMPORT_BYTES and writes nothing', async () => {
     const big = bundleOf([{ path: 'a', title: 'A', content: 'x'.repeat(5000) }]);

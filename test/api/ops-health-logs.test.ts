@@ -6,13 +6,11 @@ import type { Logger } from '../../src/services.ts';
 import { startChildServer } from '../support/child-server.ts';
 import { ADMIN_KEY, client, startServer, type TestServer } from '../support/server.ts';
 import { stopProcess } from '../../scripts/lib/child-server.ts';
+import { useServer } from '../support/fixture.ts';
 
 describe('health and readiness', () => {
-  let srv: TestServer;
-  beforeAll(async () => {
-    srv = await startServer({ SERVICE_READY_MAX_INDEX_BACKLOG: '3' });
-  });
-  afterAll(() => srv.close());
+  // Over the port: /healthz and /readyz are answered as a load balancer meets them.
+  const { srv } = useServer({ env: { SERVICE_READY_MAX_INDEX_BACKLOG: '3' }, transport: 'port' });
 
   it('/healthz answers 200 without a key and without details', async () => {
     const r = await client(srv.url).get('/healthz');

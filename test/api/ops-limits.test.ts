@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_KEY, client, startServer } from '../support/server.ts';
+import { ADMIN_KEY, client, withServer, type TestServer } from '../support/server.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -21,8 +21,7 @@ function openRaw(url: string, head: string): Promise<{ socket: net.Socket; recei
 
 describe('rate limits', () => {
   it('per key: 429 problem+json with Retry-After past the burst, then recovery', async () => {
-    const srv = await startServer({ SERVICE_RATE_LIMIT_PER_KEY: '2/4' });
-    try {
+    await withServer({ SERVICE_RATE_LIMIT_PER_KEY: '2/4' }, async (srv) => {
       const statuses: number[] = [];
       let limited;
       for (let i = 0; i < 6; i++) {
@@ -38,14 +37,11 @@ describe('rate limits', () => {
       expect(wait).toBeGreaterThanOrEqual(1);
       await sleep(wait * 1000);
       expect((await srv.admin.get('/me')).status).toBe(200);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 
   it('per key: counts one key however Authorization spells it (scheme case, extra spaces)', async () => {
-    const srv = await startServer({ SERVICE_RATE_LIMIT_PER_KEY: '2/4' });
-    try {
+    await withServer({ SERVICE_RATE_LIMIT_PER_KEY: '2/4' }, async (srv) => {
       const anon = client(srv.url);
       const spellings = [
         `Bearer ${ADMIN_KEY}`,
@@ -59,38 +55,25 @@ describe('rate limits', () => {
       for (const authorization of spellings) statuses.push((await anon.get('/me', { authorization })).status);
       expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
       expect(statuses.slice(4)).toContain(429);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 
   it('per address: behind a trusted proxy the X-Forwarded-For client is limited, others are not; loopback is exempt otherwise', async () => {
-    const srv = await startServer({ SERVICE_RATE_LIMIT_PER_IP: '1/3', SERVICE_TRUST_PROXY: '1' });
-    try {
+    await withServer({ SERVICE_RATE_LIMIT_PER_IP: '1/3', SERVICE_TRUST_PROXY: '1' }, async (srv) => {
       const from = (ip: string) => srv.admin.get('/me', { 'x-forwarded-for': `198.51.100.1, ${ip}` });
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await from('203.0.113.9')).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
       expect((await from('203.0.113.10')).status).toBe(200);
-    } finally {
-      await srv.close();
-    }
-    const local = await startServer({ SERVICE_RATE_LIMIT_PER_IP: '1/1' });
-    try {
+    });
+    await withServer({ SERVICE_RATE_LIMIT_PER_IP: '1/1' }, async (local) => {
       for (let i = 0; i < 5; i++) expect((await local.admin.get('/me')).status).toBe(200);
-    } finally {
-      await local.close();
-    }
+    });
   });
 
   it('caps the requests one key has in progress at once', async () => {
-    const srv = await startServer({ SERVICE_MAX_CONCURRENT_PER_KEY: '1' });
-    try {
-      await srv.admin.post('/spaces', { slug: 'c', name: 'C' });
-      const held = await openRaw(
-        srv.url,
-        `PUT /pages/c/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
-      );
+    await withServer({ SERVICE_MAX_CONCURRENT_PER_KEY: '1' }, async (srv) => {
+      const held = await openSlowPut(srv, 'c');
       await sleep(100);
       const second = await srv.admin.get('/me');
       expect(second.status).toBe(429);
@@ -101,16 +84,22 @@ describe('rate limits', () => {
       await held.closed;
       await sleep(50);
       expect((await srv.admin.get('/me')).status).toBe(200);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 });
 
+/** A page write into a new space `slug` whose body never finishes arriving, so it stays in progress. */
+async function openSlowPut(srv: TestServer, slug: string) {
+  await srv.admin.post('/spaces', { slug, name: slug.toUpperCase() });
+  return openRaw(
+    srv.url,
+    `PUT /pages/${slug}/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
+  );
+}
+
 describe('timeouts', () => {
   it('closes a slowloris connection within the header timeout', async () => {
-    const srv = await startServer({ SERVICE_HEADERS_TIMEOUT_MS: '500' });
-    try {
+    await withServer({ SERVICE_HEADERS_TIMEOUT_MS: '500' }, async (srv) => {
       const c = await openRaw(srv.url, 'GET /me HTTP/1.1\r\nHost: x\r\n');
       let n = 0;
       const drip = setInterval(() => c.socket.writable && c.socket.write(`X-Drip-${n++}: a\r\n`), 100);
@@ -121,26 +110,17 @@ describe('timeouts', () => {
       expect(c.received()).toContain('application/problem+json');
       expect(c.received()).toContain('"code":"request_too_slow"');
       expect((await srv.admin.get('/me')).status).toBe(200); // others are served meanwhile
-    } finally {
-      await srv.close();
-    }
+    });
   });
 
   it('answers 503 to a request still unanswered after SERVICE_MAX_REQUEST_MS', async () => {
-    const srv = await startServer({ SERVICE_MAX_REQUEST_MS: '300' });
-    try {
-      await srv.admin.post('/spaces', { slug: 't', name: 'T' });
-      const c = await openRaw(
-        srv.url,
-        `PUT /pages/t/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
-      );
+    await withServer({ SERVICE_MAX_REQUEST_MS: '300' }, async (srv) => {
+      const c = await openSlowPut(srv, 't');
       const ms = await c.closed;
       expect(ms).toBeLessThan(2500);
       expect(c.received()).toMatch(/^HTTP\/1\.1 503/);
       expect(c.received()).toContain('"code":"request_timeout"');
       expect((await srv.admin.get('/me')).status).toBe(200);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 });

@@ -103,12 +103,8 @@ describe('creating a record', () => {
   });
 
   it('refuses an unknown template and a malformed reference', async () => {
-    for (const [template, code] of [
-      ['nope', 'unknown'],
-      ['no-space:task', 'unknown'],
-      ['Bad Slug:task', 'format'],
-      ['a/b', 'format'],
-    ]) {
+    const refused = { unknown: ['nope', 'no-space:task'], format: ['Bad Slug:task', 'a/b'] };
+    for (const [code, template] of Object.entries(refused).flatMap(([c, ts]) => ts.map((t) => [c, t]))) {
       const r = await bob.put('/pages/crm/x1', { title: 'X', template, metadata: { owner: 'a' } });
       expect(r.status, template).toBe(400);
       expect(r.body.issues[0]).toMatchObject({ key: 'template', code });

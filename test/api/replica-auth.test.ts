@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { postSession } from '../support/sessions.ts';
 import { client } from '../support/server.ts';
 import { useReplicaPair } from '../support/replica.ts';
 
@@ -50,11 +51,7 @@ describe('credentials on a replica', () => {
   });
 
   it('a sign-out ends the session on the replica too', async () => {
-    const signIn = await fetch(`${replica.url}/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
-    });
+    const signIn = await postSession(replica.url, 'wendy', 'correct horse');
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers
       .getSetCookie()
@@ -75,11 +72,7 @@ describe('credentials on a replica', () => {
 
 describe('the sign-in limiter behind a replica', () => {
   const signIn = (base: string, from: string, name: string, password: string) =>
-    fetch(`${base}/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
-      body: JSON.stringify({ name, password }),
-    });
+    postSession(base, name, password, { 'x-forwarded-for': from });
 
   it('failed sign-ins from one address do not lock out another, through the replica and at the primary', async () => {
     for (const [base, bad, good] of [

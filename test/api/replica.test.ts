@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { postSession } from '../support/sessions.ts';
 import { runCliHere } from '../support/cli.ts';
-import { callTool, connectHttp } from '../support/mcp.ts';
+import { callTool, connectHttp, postToolCall } from '../support/mcp.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { ADMIN_KEY, client, startServer, type Client } from '../support/server.ts';
 import { useMade } from '../support/fixture.ts';
@@ -114,16 +115,7 @@ describe('a primary and a read replica', () => {
       await mcp.close();
     }
     expect((await primary.admin.get('/pages/eng/from-mcp')).body.content).toBe('via the replica');
-    const raw = await fetch(`${replica.url}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'put_page', arguments: { space: 'eng', path: 'from-mcp', content: 'again' } },
-      }),
-    });
+    const raw = await postToolCall(replica.url, ADMIN_KEY, 'put_page', { space: 'eng', path: 'from-mcp', content: 'again' });
     expect(raw.status).toBe(200);
     expect(Number(raw.headers.get('x-service-txid'))).toBeGreaterThan(0);
   });
@@ -192,11 +184,7 @@ describe('a primary and a read replica', () => {
     await shipper.ship();
     await shipper.pause();
     try {
-      const signIn = await fetch(`${replica.url}/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'wendy', password: 'correct horse' }),
-      });
+      const signIn = await postSession(replica.url, 'wendy', 'correct horse');
       expect(signIn.status).toBe(200);
       const cookies = signIn.headers.getSetCookie();
       const session = cookies.find((c) => c.startsWith('kspace_session='))!.split(';')[0];
@@ -238,11 +226,7 @@ describe('a primary and a read replica', () => {
 
   it('has the primary record the use of a session that only reads on the replica', async () => {
     expect((await primary.admin.post('/admin/principals', { name: 'rita', kind: 'user', password: 'correct horse' })).status).toBe(201);
-    const signIn = await fetch(`${replica.url}/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'rita', password: 'correct horse' }),
-    });
+    const signIn = await postSession(replica.url, 'rita', 'correct horse');
     const session = signIn.headers.get('set-cookie')!.split(';')[0];
     const lastSeen = () =>
       primary.svc.db

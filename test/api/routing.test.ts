@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem } from '../support/problem.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 // The router built from the endpoint table (src/http/router.ts, src/http/page-paths.ts).
@@ -33,31 +34,26 @@ describe('routing', () => {
   });
 
   it('answers a wrong method on a known path with 405 and Allow', async () => {
-    const cases: Array<[string, string, string]> = [
-      ['PUT', '/spaces/wiki', 'GET, PATCH, DELETE, HEAD'],
-      ['PUT', '/spaces', 'GET, POST, HEAD'],
-      ['POST', '/pages/wiki/a/b', 'GET, PUT, DELETE, HEAD'],
-      ['DELETE', '/pages/wiki/a/b/metadata', 'PATCH'],
-      ['POST', '/pages/wiki/a/b/revisions/1', 'GET, HEAD'],
-      ['GET', '/mcp', 'POST'],
-    ];
-    for (const [method, p, allow] of cases) {
+    const allowOf = {
+      'PUT /spaces/wiki': 'GET, PATCH, DELETE, HEAD',
+      'PUT /spaces': 'GET, POST, HEAD',
+      'POST /pages/wiki/a/b': 'GET, PUT, DELETE, HEAD',
+      'DELETE /pages/wiki/a/b/metadata': 'PATCH',
+      'POST /pages/wiki/a/b/revisions/1': 'GET, HEAD',
+      'GET /mcp': 'POST',
+    };
+    for (const [request, allow] of Object.entries(allowOf)) {
+      const [method, p] = request.split(' ');
       const r = await srv.admin.req(method, p);
-      expect(r.status, `${method} ${p}`).toBe(405);
-      expect(isProblem(r)).toBe(true);
+      expectProblem(r, 405, undefined, request);
       expect(r.body.code).toBe('method_not_allowed');
       expect(r.headers.get('allow')).toBe(allow);
     }
   });
 
   it('answers a PUT on a sub-resource without PUT with 405 and Allow (not a page write)', async () => {
-    for (const [sub, allow] of [
-      ['revisions', 'GET, HEAD'],
-      ['metadata', 'PATCH'],
-      ['links', 'GET, HEAD'],
-      ['files', 'GET, HEAD'],
-      ['revisions/2', 'GET, HEAD'],
-    ]) {
+    const allowOf = { 'GET, HEAD': ['revisions', 'links', 'files', 'revisions/2'], PATCH: ['metadata'] };
+    for (const [allow, sub] of Object.entries(allowOf).flatMap(([a, subs]) => subs.map((s) => [a, s]))) {
       const r = await srv.admin.put(`/pages/wiki/a/b/${sub}`, { title: 'T' });
       expect(r.status, sub).toBe(405);
       expect(r.body.code, sub).toBe('method_not_allowed');

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { postSession } from '../support/sessions.ts';
 import { runCliHere } from '../support/cli.ts';
 import { makeOldDatabase } from '../support/old-db.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
-import { startServer, type TestServer } from '../support/server.ts';
+import { startServer, type TestServer, withServer } from '../support/server.ts';
 
 // Web sessions over real HTTP: cookie flags, CSRF, expiry, revocation, rate limits (docs/web.md).
 
@@ -18,11 +19,7 @@ async function createUser(srv: TestServer, name: string, password = 'correct hor
 }
 
 function signInRaw(srv: TestServer, name: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${srv.url}/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ name, password }),
-  });
+  return postSession(srv.url, name, password, headers);
 }
 
 async function signIn(srv: TestServer, name: string, password = 'correct horse'): Promise<Session> {
@@ -90,8 +87,7 @@ describe('sessions', () => {
   });
 
   it('uses __Host-kspace_session with Secure when served over https', async () => {
-    const https = await startServer({ SERVICE_BASE_URL: 'https://kspace.example' });
-    try {
+    await withServer({ SERVICE_BASE_URL: 'https://kspace.example' }, async (https) => {
       await createUser(https, 'hana');
       const r = await signInRaw(https, 'hana', 'correct horse');
       expect(r.status).toBe(200);
@@ -105,14 +101,11 @@ describe('sessions', () => {
       const token = cookie.split(';')[0].split('=')[1];
       const plain = await fetch(`${https.url}/me`, { headers: { cookie: `kspace_session=${token}` } });
       expect(plain.status).toBe(401);
-    } finally {
-      await https.close();
-    }
+    });
   });
 
   it('behind a trusted proxy, X-Forwarded-Proto: https makes it https: __Host- cookie set, the plain name not read', async () => {
-    const proxied = await startServer({ SERVICE_TRUST_PROXY: '1' });
-    try {
+    await withServer({ SERVICE_TRUST_PROXY: '1' }, async (proxied) => {
       await createUser(proxied, 'ida');
       const r = await signInRaw(proxied, 'ida', 'correct horse', { 'x-forwarded-proto': 'https' });
       expect(r.status).toBe(200);
@@ -124,18 +117,13 @@ describe('sessions', () => {
       expect((await me(`__Host-kspace_session=${token}`, 'https')).status).toBe(200);
       expect((await me(`kspace_session=${token}`, 'https')).status).toBe(401);
       expect((await me(`kspace_session=${token}`)).status).toBe(200); // plain http through the proxy
-    } finally {
-      await proxied.close();
-    }
+    });
     // Without SERVICE_TRUST_PROXY the header is the client's word: ignored.
-    const direct = await startServer();
-    try {
+    await withServer({}, async (direct) => {
       await createUser(direct, 'ida');
       const r = await signInRaw(direct, 'ida', 'correct horse', { 'x-forwarded-proto': 'https' });
       expect(r.headers.getSetCookie()[0]).toMatch(/^kspace_session=/);
-    } finally {
-      await direct.close();
-    }
+    });
   });
 
   it('refuses a wrong password, an unknown name and an agent with 401 invalid_credentials', async () => {
@@ -255,8 +243,7 @@ describe('sessions', () => {
   });
 
   it('rate-limits password changes per principal, right or wrong: 429 with Retry-After past the burst', async () => {
-    const own = await startServer({ SERVICE_SIGNIN_NAME_BURST: '3', SERVICE_SIGNIN_NAME_PER_MINUTE: '1' });
-    try {
+    await withServer({ SERVICE_SIGNIN_NAME_BURST: '3', SERVICE_SIGNIN_NAME_PER_MINUTE: '1' }, async (own) => {
       await createUser(own, 'pia', 'password 0');
       await createUser(own, 'quinn', 'password 0');
       const pia = await signIn(own, 'pia', 'password 0');
@@ -273,9 +260,7 @@ describe('sessions', () => {
       expect((await limited!.json()).code).toBe('rate_limited');
       const quinn = await signIn(own, 'quinn', 'password 0');
       expect((await as(own, quinn, 'POST', '/me/password', { currentPassword: 'password 0', newPassword: 'password 1' })).status).toBe(204);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   it('rate-limits failed sign-ins per name: 429 with Retry-After, then recovers', async () => {
@@ -310,15 +295,12 @@ describe('session expiry and the per-address limit', () => {
     const oldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kspace-v3-old-'));
     makeOldDatabase(path.join(dataDir, 'kspace.db'), oldDir, './schema-v3.sql', 3);
     fs.rmSync(dataDir, { recursive: true, force: true });
-    const srv = await startServer({}, { dataDir: oldDir });
-    try {
+    await withServer({}, { dataDir: oldDir }, async (srv) => {
       const cols = (srv.svc.db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
       expect(cols).toEqual(expect.arrayContaining(['last_seen_at', 'user_agent']));
       const s = await signIn(srv, 'vera');
       expect((await as(srv, s, 'GET', '/me')).status).toBe(200);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 
   it('signs in a user created offline with kspace admin create-principal --kind user --password-stdin', async () => {
@@ -332,18 +314,15 @@ describe('session expiry and the per-address limit', () => {
       },
     );
     expect(made.code, made.stderr).toBe(0);
-    const srv = await startServer({}, { dataDir });
-    try {
+    await withServer({}, { dataDir }, async (srv) => {
       const s = await signIn(srv, 'olga', 'offline password');
       expect(s.principal).toMatchObject({ name: 'olga', kind: 'user' });
-    } finally {
-      await srv.close();
-    }
+    });
   });
 
   it('ends a session idle for longer than SERVICE_SESSION_IDLE_MINUTES', async () => {
-    const srv = await startServer({ SERVICE_SESSION_IDLE_MINUTES: String(0.6 / 60) }); // 0.6 s
-    try {
+    await withServer({ SERVICE_SESSION_IDLE_MINUTES: String(0.6 / 60) }, async (srv) => {
+      // an idle limit of 0.6 s
       await createUser(srv, 'ida');
       const s = await signIn(srv, 'ida');
       for (let i = 0; i < 4; i++) {
@@ -353,32 +332,25 @@ describe('session expiry and the per-address limit', () => {
       }
       await new Promise((r) => setTimeout(r, 800));
       expect((await as(srv, s, 'GET', '/me')).status).toBe(401);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 
   it('ends a session SERVICE_SESSION_MAX_DAYS after sign-in, used or not', async () => {
-    const srv = await startServer({ SERVICE_SESSION_MAX_DAYS: String(1 / 86_400) }); // 1 s
-    try {
+    await withServer({ SERVICE_SESSION_MAX_DAYS: String(1 / 86_400) }, async (srv) => {
+      // a session limit of 1 s
       await createUser(srv, 'max');
       const s = await signIn(srv, 'max');
       expect((await as(srv, s, 'GET', '/me')).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1100));
       expect((await as(srv, s, 'GET', '/me')).status).toBe(401);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 
   it('rate-limits failed sign-ins per client address across names', async () => {
-    const srv = await startServer({ SERVICE_SIGNIN_ADDRESS_BURST: '2', SERVICE_SIGNIN_ADDRESS_PER_MINUTE: '1' });
-    try {
+    await withServer({ SERVICE_SIGNIN_ADDRESS_BURST: '2', SERVICE_SIGNIN_ADDRESS_PER_MINUTE: '1' }, async (srv) => {
       const statuses = [];
       for (const name of ['n1', 'n2', 'n3']) statuses.push((await signInRaw(srv, name, 'whatever1')).status);
       expect(statuses).toEqual([401, 401, 429]);
-    } finally {
-      await srv.close();
-    }
+    });
   });
 });

@@ -135,3 +135,12 @@ export const WRITE_TOOLS = [
   'restore_from_trash',
   'restore_revision',
 ];
+
+/** One tools/call as a bare JSON-RPC POST to /mcp, without the SDK or a session: fetch's answer. */
+export function postToolCall(baseUrl: string, key: string, name: string, args: Record<string, unknown>): Promise<Response> {
+  return fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+}

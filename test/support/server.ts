@@ -164,3 +164,19 @@ export async function newAgent(srv: TestServer, name: string, orgAdmin = false):
   if (k.status !== 201) throw new Error(`create key: ${k.status} ${k.text}`);
   return Object.assign(client(srv.url, k.body.key), { id: p.body.id as string });
 }
+
+type UseServer<T> = (srv: TestServer) => Promise<T>;
+
+/**
+ * `use` against a server of its own (`startServer(env, opts)`), for a test about a setting the
+ * file's shared server does not have; the server is closed after `use`, whatever happens.
+ */
+export async function withServer<T>(env: Record<string, string>, ...args: [UseServer<T>] | [InProcessOptions, UseServer<T>]): Promise<T> {
+  const [opts, use] = args.length === 1 ? [{}, args[0]] : args;
+  const srv = await startServer(env, opts);
+  try {
+    return await use(srv);
+  } finally {
+    await srv.close();
+  }
+}
