@@ -152,6 +152,7 @@ async function check(dir: string, label: string, missing: string[], tmp: string)
       { name: 'vault: import and link check (server start to the last page read)', value: checkSeconds, unit: 's' },
       { name: 'vault: export links the model resolves the same', value: round.same, unit: `of ${resolved.length}` },
       { name: 'vault: export links that differ', value: round.diffs.length, unit: 'links', ...ok(round.diffs.length) },
+      { name: 'vault: export: notes / other files written', value: round.notes, unit: `notes, ${round.files} files` },
       { name: 'vault: export and re-read', value: roundSeconds, unit: 's' },
     ];
   } finally {
@@ -235,7 +236,11 @@ function compareNote(
 }
 
 /** The model over the exported folder: each link the model resolved in the vault must reach the same note, heading, block or file. */
-function roundTrip(model: ModelVault, sha: Map<string, string>, out: string): { same: number; diffs: string[] } {
+function roundTrip(
+  model: ModelVault,
+  sha: Map<string, string>,
+  out: string,
+): { same: number; diffs: string[]; notes: number; files: number } {
   const exported = readVault(out);
   const again = resolveVault(exported);
   const byNote = Map.groupBy(again.links, (l) => l.note);
@@ -258,5 +263,5 @@ function roundTrip(model: ModelVault, sha: Map<string, string>, out: string): { 
       } else diffs.push(`${note}:${l.line} ${l.raw}: ${key} in the vault, not in the export`);
     }
   }
-  return { same, diffs };
+  return { same, diffs, notes: exported.notes.size, files: exported.files.length };
 }
