@@ -5,6 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
+import type { RoundContext } from '../../src/cli/sync/round-context.ts';
 import { Api } from '../../src/cli/client.ts';
 import { Syncer } from '../../src/cli/sync/engine.ts';
 import { KSPACE_BIN, runCliHere } from '../support/cli.ts';
@@ -39,7 +40,9 @@ function write(dir: string, rel: string, text: string): void {
   fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
   fs.writeFileSync(path.join(dir, rel), text);
 }
-const fileOf = (title: string, content: string) => pageToFile({ path: 'x', title, content, metadata: {}, frontmatter: {} }).text;
+/** A note whose title is its file's name and that has no properties: its text is its content. */
+const note = (content: string) => content;
+const keptPages = (dir: string) => JSON.parse(read(dir, '.kspace/pages.json')).pages;
 
 async function page(space: string, p: string) {
   return (await srv.admin.get(`/pages/${space}/${p}`)).body as { title: string; content: string; version: number };
@@ -70,13 +73,16 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     const a = tempDir();
     await sync(a, space);
     expect(mdFiles(a)).toEqual(['index.md', 'notes/plan.md']);
-    expect(read(a, 'notes/plan.md')).toBe('---\ntitle: Plan\nstatus: draft\n---\none\ntwo\n');
+    // As an export writes it: no added properties, the title kept in .kspace/pages.json (it is not the file's name).
+    expect(read(a, 'notes/plan.md')).toBe('---\nstatus: draft\n---\none\ntwo\n');
+    expect(read(a, 'index.md')).toBe('See [[Plan]].\n');
+    expect(keptPages(a)).toEqual({ 'index.md': { title: 'Start' }, 'notes/plan.md': { title: 'Plan' } });
 
     // Disk → server.
-    write(a, 'notes/plan.md', '---\ntitle: Plan\nstatus: done\n---\none\ntwo\nthree\n');
+    write(a, 'notes/plan.md', '---\nstatus: done\n---\none\ntwo\nthree\n');
     expect(await sync(a, space)).toContain('1 to the server');
     const p = await srv.admin.get(`/pages/${space}/notes/plan`);
-    expect(p.body).toMatchObject({ content: 'one\ntwo\nthree\n', metadata: { status: 'done' }, version: 2 });
+    expect(p.body).toMatchObject({ title: 'Plan', content: 'one\ntwo\nthree\n', metadata: { status: 'done' }, version: 2 });
 
     // Server → disk.
     await srv.admin.put(`/pages/${space}/notes/plan`, {
@@ -95,8 +101,8 @@ describe('kspace sync', { timeout: 120_000 }, () => {
   it('imports a folder into an empty space and leaves dotfiles and .kspaceignore patterns alone', async () => {
     const space = await newSpace();
     const a = tempDir();
-    write(a, 'a.md', fileOf('A', 'alpha\n'));
-    write(a, 'drafts/b.md', fileOf('B', 'beta\n'));
+    write(a, 'a.md', note('alpha\n'));
+    write(a, 'drafts/b.md', note('beta\n'));
     write(a, 'scratch.tmp.md', 'temporary\n');
     write(a, '.obsidian/workspace.md', 'not a note\n');
     write(a, '.kspaceignore', '# mine\ndrafts/\n*.tmp.md\n');
@@ -104,7 +110,7 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     expect(await pagePaths(space)).toEqual(['a']);
     // A file that matches later is no longer synced, and its page stays.
     write(a, '.kspaceignore', 'drafts/\n*.tmp.md\na.md\n');
-    write(a, 'a.md', fileOf('A', 'changed while ignored\n'));
+    write(a, 'a.md', note('changed while ignored\n'));
     await sync(a, space);
     expect((await page(space, 'a')).content).toBe('alpha\n');
   });
@@ -117,8 +123,8 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     await sync(a, space);
     await sync(b, space);
     // Different lines: a merge on both sides.
-    write(a, 'doc.md', fileOf('Doc', 'L1 by a\nl2\nl3\nl4\n'));
-    write(b, 'doc.md', fileOf('Doc', 'l1\nl2\nl3\nL4 by b\n'));
+    write(a, 'doc.md', note('L1 by a\nl2\nl3\nl4\n'));
+    write(b, 'doc.md', note('l1\nl2\nl3\nL4 by b\n'));
     await sync(a, space);
     expect(await sync(b, space)).toContain('1 merged');
     expect((await page(space, 'doc')).content).toBe('L1 by a\nl2\nl3\nL4 by b\n');
@@ -126,8 +132,8 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     expect(read(a, 'doc.md')).toBe(read(b, 'doc.md'));
 
     // The same line: the server keeps the first, the second goes beside it, and becomes a page.
-    write(a, 'doc.md', fileOf('Doc', 'L1 by a\nl2 from a\nl3\nL4 by b\n'));
-    write(b, 'doc.md', fileOf('Doc', 'L1 by a\nl2 from b\nl3\nL4 by b\n'));
+    write(a, 'doc.md', note('L1 by a\nl2 from a\nl3\nL4 by b\n'));
+    write(b, 'doc.md', note('L1 by a\nl2 from b\nl3\nL4 by b\n'));
     await sync(a, space);
     expect(await sync(b, space)).toContain('1 conflicts');
     expect(read(b, 'doc.md')).toContain('l2 from a');
@@ -149,6 +155,10 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     fs.renameSync(path.join(a, 'guides/setup.md'), path.join(a, 'manual/setup.md'));
     expect(await sync(a, space)).toContain('1 moved');
     expect(await pagePaths(space)).toEqual(['index', 'manual/setup']);
+    // The note keeps its title where it went (kept in pages.json, as it was in the file).
+    expect((await page(space, 'manual/setup')).title).toBe('Setup');
+    expect(keptPages(a)['manual/setup.md']).toEqual({ title: 'Setup' });
+    expect(keptPages(a)['guides/setup.md']).toBeUndefined();
     const rewritten = (await page(space, 'index')).content;
     expect(rewritten).toMatch(/^Read \[the setup\]\(\S*manual\/setup\)\.\n$/);
     await sync(a, space);
@@ -171,7 +181,7 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     });
     try {
       expect(await waitFor(() => fs.existsSync(path.join(a, 'live.md')), 30_000)).toBe(true); // a cold start of the CLI
-      write(a, 'live.md', fileOf('Live', 'v2 from disk\n'));
+      write(a, 'live.md', note('v2 from disk\n'));
       const t0 = Date.now();
       await expect.poll(async () => (await page(space, 'live')).content, { timeout: 15_000, interval: 100 }).toBe('v2 from disk\n');
       // 2 s is the aim (docs/performance.md has the figure); a loaded test machine gets room.
@@ -220,7 +230,7 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     expect(await pagePaths(space)).toEqual(names);
     for (const name of names) {
       const p = await page(space, name);
-      expect(read(a, `${name}.md`).endsWith(`---\n${p.content}`), name).toBe(true);
+      expect(read(a, `${name}.md`), name).toBe(p.content);
       const lines = p.content.split('\n').filter(Boolean);
       expect(new Set(lines).size, `${name}: a line twice`).toBe(lines.length);
     }
@@ -313,7 +323,7 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     const r = await new Syncer(api, v, space, 'admin').round();
     expect(r.errors).toEqual([]);
     expect((await page(space, 'Guide')).content).toBe('See ![logo.bin](files/logo.bin) and [[Other]].\n');
-    expect(read(v, 'Guide.md').endsWith('---\nSee ![logo.bin](files/logo.bin) and [[Other]].\n')).toBe(true);
+    expect(read(v, 'Guide.md')).toBe('See ![logo.bin](files/logo.bin) and [[Other]].\n');
     expect(read(v, 'Other.md')).toBe('plain\n'); // unchanged by the import: left as written
     expect(fs.readFileSync(path.join(v, 'files/logo.bin'))).toEqual(Buffer.from([0, 1, 2, 250]));
     const listed = await srv.admin.get(`/pages/${space}/Guide/files`);
@@ -321,6 +331,45 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     // The next round has nothing to do.
     const again = await new Syncer(api, v, space, 'admin').round();
     expect(again).toMatchObject({ pulled: 0, pushed: 0, created: 0, deleted: 0, conflicts: [] });
+  });
+});
+
+describe('kspace sync of a folder synced before .kspace/pages.json', () => {
+  it('rewrites its notes without their title: lines, changing nothing on the server, and pushes an edit made meanwhile', async () => {
+    process.env.XDG_STATE_HOME = tempDir();
+    const space = await newSpace();
+    const api = new Api({ url: srv.url, key: ADMIN_KEY });
+    await srv.admin.put(`/pages/${space}/plan`, { title: 'The plan', content: 'one\n', metadata: { status: 'draft' } });
+    await srv.admin.put(`/pages/${space}/idea`, { title: 'idea', content: 'two\n', frontmatter: { description: 'text' } });
+    const a = tempDir();
+    const first = new Syncer(api, a, space, 'admin');
+    await first.round();
+    // The earlier layout: each note starts with `title:` (and `kspace:` for frontmatter), as its base does.
+    const ctx = (first as unknown as { ctx: RoundContext }).ctx;
+    for (const [rel, e] of Object.entries(ctx.s.files)) {
+      const p = (await srv.admin.get(`/pages/${space}/${e.page}`)).body;
+      const old = pageToFile(p).text;
+      ctx.record(rel, e.page, e.version, old, ctx.write(rel, old));
+    }
+    ctx.save();
+    fs.rmSync(path.join(a, '.kspace', 'pages.json'));
+    expect(read(a, 'plan.md')).toBe('---\ntitle: The plan\nstatus: draft\n---\none\n');
+    write(a, 'idea.md', `${read(a, 'idea.md')}three\n`);
+
+    const r = await new Syncer(api, a, space, 'admin').round();
+    expect(r).toMatchObject({ pushed: 1, pulled: 0, created: 0, conflicts: [], errors: [] });
+    expect(read(a, 'plan.md')).toBe('---\nstatus: draft\n---\none\n');
+    expect(read(a, 'idea.md')).toBe('---\ndescription: text\n---\ntwo\nthree\n');
+    expect(keptPages(a)).toEqual({ 'plan.md': { title: 'The plan' }, 'idea.md': { frontmatterKeys: ['description'] } });
+    expect(await page(space, 'plan')).toMatchObject({ title: 'The plan', version: 1 });
+    expect((await srv.admin.get(`/pages/${space}/idea`)).body).toMatchObject({
+      title: 'idea',
+      content: 'two\nthree\n',
+      frontmatter: { description: 'text' },
+      metadata: {},
+      version: 2,
+    });
+    expect(await new Syncer(api, a, space, 'admin').round()).toMatchObject({ pushed: 0, pulled: 0, created: 0 });
   });
 });
 
@@ -332,14 +381,14 @@ describe('kspace sync following the folder’s events', () => {
     const space = await newSpace();
     const api = new Api({ url: srv.url, key: ADMIN_KEY });
     const a = tempDir();
-    write(a, 'one.md', fileOf('One', 'one\n'));
-    write(a, 'two.md', fileOf('Two', 'two\n'));
-    write(a, 'notes/x.md', fileOf('X', 'x\n'));
-    write(a, 'notes/y.md', fileOf('Y', 'y\n'));
+    write(a, 'one.md', note('one\n'));
+    write(a, 'two.md', note('two\n'));
+    write(a, 'notes/x.md', note('x\n'));
+    write(a, 'notes/y.md', note('y\n'));
     const s = new Syncer(api, a, space, 'admin');
     expect((await s.round()).created).toBe(4);
-    write(a, 'one.md', fileOf('One', 'one, edited\n'));
-    write(a, 'two.md', fileOf('Two', 'two, edited\n'));
+    write(a, 'one.md', note('one, edited\n'));
+    write(a, 'two.md', note('two, edited\n'));
     expect(await s.round(['one.md'])).toMatchObject({ pushed: 1 });
     expect((await page(space, 'two')).content).toBe('two\n'); // not named: not looked at
     expect(await s.round()).toMatchObject({ pushed: 1 }); // the whole folder

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Api } from '../client.ts';
 import { ExitError } from '../exit-error.ts';
 import { pushFiles } from './attachments.ts';
+import { upgradeLayout } from './upgrade.ts';
 import { firstRun } from './first-run.ts';
 import { scanPaths } from './folder.ts';
 import { compileIgnore } from './ignore.ts';
@@ -22,6 +23,7 @@ export type { SyncReport } from './round-context.ts';
 export class Syncer {
   private readonly ctx: RoundContext;
   private ignoreText: string | null = null;
+  private upgraded = false;
 
   constructor(api: Api, dir: string, space: string, who: string, log: (line: string) => void = () => undefined) {
     this.ctx = new RoundContext(api, dir, space, who, log);
@@ -50,7 +52,11 @@ export class Syncer {
     if (!ctx.state) {
       await firstRun(ctx, report);
       full = true;
-    } else await pull(ctx, report);
+    } else {
+      if (!ctx.kept.found && !this.upgraded) upgradeLayout(ctx); // synced before pages.json
+      await pull(ctx, report);
+    }
+    this.upgraded = true;
     const paths = full ? undefined : [...changed!];
     await push(ctx, report, paths && scanPaths(ctx.dir, ctx.ignore, paths));
     await pushFiles(ctx, report, paths);

@@ -8,7 +8,6 @@ import {
   PAGES_FILE,
   escapeReservedPath,
   fileOfPage,
-  fileToPage,
   folderToBundle,
   type FolderFile,
 } from '../../domain/bundles/markdown-folder.ts';
@@ -53,7 +52,7 @@ export async function firstRun(ctx: RoundContext, report: SyncReport): Promise<v
       ctx.writeLocal(rel, server);
       report.pulled++;
     } else {
-      const mine = fileToPage({ path: rel, text });
+      const mine = ctx.pageOf(rel, text);
       if ('code' in mine || !samePage(mine, server)) ctx.conflict(rel, text, server, report);
       else ctx.record(rel, page.path, version, text, local.get(rel));
     }
@@ -62,6 +61,7 @@ export async function firstRun(ctx: RoundContext, report: SyncReport): Promise<v
     if (imported.has(f.path) || !ctx.entryOfPage(f.path)) continue;
     acceptServerFile(ctx, f.path, f.name, Buffer.from(exported.blobs[f.sha256] ?? '', 'base64'), report);
   }
+  ctx.kept.touch(); // a new sync folder has its pages.json, even an empty one
   ctx.save();
 }
 
@@ -103,7 +103,7 @@ async function importAll(ctx: RoundContext, local: Map<string, LocalFile>, repor
     const version = versions.get(page.path);
     const f = fileOf.get(page.path);
     if (version === undefined || f === undefined) continue;
-    const mine = fileToPage(f);
+    const mine = ctx.pageOf(f.path, f.text);
     if (!('code' in mine) && samePage(mine, page)) ctx.record(f.path, page.path, version, f.text, local.get(f.path));
     else ctx.writeLocal(f.path, { ...page, version });
     report.created++;

@@ -3,7 +3,7 @@
 // past its retention, every page's version is compared instead.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileOfPage, fileToPage } from '../../domain/bundles/markdown-folder.ts';
+import { fileOfPage } from '../../domain/bundles/markdown-folder.ts';
 import { FEED_LIMIT, samePage, statusOf, type Change } from './remote.ts';
 import { absolute, dropEmptyFolders, readText } from './folder.ts';
 import { dropPageFiles, movePageFiles, pullFileChange, pullPageFiles } from './attachments.ts';
@@ -49,6 +49,7 @@ async function pullChange(ctx: RoundContext, c: Change, report: SyncReport): Pro
       if (c.space === ctx.space && !ctx.changedOnDisk(rel, entry) && !fs.existsSync(absolute(ctx.dir, to))) {
         fs.mkdirSync(path.dirname(absolute(ctx.dir, to)), { recursive: true });
         fs.renameSync(absolute(ctx.dir, rel), absolute(ctx.dir, to));
+        ctx.kept.move(rel, to);
         delete ctx.s.files[rel];
         ctx.s.files[to] = { ...entry, page: c.path };
         dropEmptyFolders(ctx.dir, rel);
@@ -83,7 +84,7 @@ async function pullChange(ctx: RoundContext, c: Change, report: SyncReport): Pro
       ctx.writeLocal(rel, server);
       report.pulled++;
     } else {
-      const mine = fileToPage({ path: rel, text });
+      const mine = ctx.pageOf(rel, text);
       if (!('code' in mine) && samePage(mine, server)) ctx.record(rel, server.path, server.version, text);
       else ctx.conflict(rel, text, server, report);
     }

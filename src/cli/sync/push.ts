@@ -2,7 +2,6 @@
 // written with its base version, a new file becomes a page, a gone file's page goes to the trash,
 // and a new file with the text of a gone one is a rename: a move on the server, links following.
 import fs from 'node:fs';
-import { fileToPage } from '../../domain/bundles/markdown-folder.ts';
 import { samePage } from './remote.ts';
 import { absolute, readText, scanFolder, type Scope } from './folder.ts';
 import { movePageFiles } from './attachments.ts';
@@ -57,7 +56,7 @@ export async function push(ctx: RoundContext, report: SyncReport, scope?: Scope)
 }
 
 export async function pushChange(ctx: RoundContext, rel: string, entry: FileEntry, text: string, report: SyncReport): Promise<void> {
-  const page = fileToPage({ path: rel, text });
+  const page = ctx.pageOf(rel, text);
   if ('code' in page) {
     report.errors.push({ path: rel, message: page.message });
     return;
@@ -79,7 +78,7 @@ export async function pushChange(ctx: RoundContext, rel: string, entry: FileEntr
 }
 
 async function pushNew(ctx: RoundContext, rel: string, text: string, report: SyncReport): Promise<void> {
-  const page = fileToPage({ path: rel, text });
+  const page = ctx.pageOf(rel, text);
   if ('code' in page) {
     report.errors.push({ path: rel, message: page.message });
     return;
@@ -103,9 +102,14 @@ async function pushNew(ctx: RoundContext, rel: string, text: string, report: Syn
 /** A rename on disk: a move on the server (its links follow); false when it cannot be one. */
 async function pushMove(ctx: RoundContext, fromRel: string, toRel: string, text: string, report: SyncReport): Promise<boolean> {
   const entry = ctx.s.files[fromRel];
-  const page = fileToPage({ path: toRel, text });
-  if (!entry || 'code' in page) return false;
-  if (!(await ctx.remote.move(entry.page, page.path))) return false;
+  if (!entry) return false;
+  // The note keeps its title where it goes, as it did when the title was written in the file.
+  ctx.kept.move(fromRel, toRel);
+  const page = ctx.pageOf(toRel, text);
+  if ('code' in page || !(await ctx.remote.move(entry.page, page.path))) {
+    ctx.kept.move(toRel, fromRel);
+    return false;
+  }
   delete ctx.s.files[fromRel];
   movePageFiles(ctx, entry.page, page.path);
   const server = await ctx.remote.getPage(page.path);
@@ -127,4 +131,5 @@ async function pushDelete(ctx: RoundContext, rel: string, entry: FileEntry, repo
     report.deleted++;
   }
   delete ctx.s.files[rel];
+  ctx.kept.set(rel, null);
 }

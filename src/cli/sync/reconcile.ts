@@ -3,7 +3,6 @@
 // else the server keeps its version and the folder's goes beside it as a conflict file. A run cut
 // short between a write and its record is recognised here and not taken for a conflict.
 import type { BundlePage } from '../../domain/bundles/bundle.ts';
-import { fileToPage, pageToFile } from '../../domain/bundles/markdown-folder.ts';
 import { mergeThreeWay } from '../../text/line-merge.ts';
 import { samePage, type ServerPage } from './remote.ts';
 import type { RoundContext, SyncReport } from './round-context.ts';
@@ -22,14 +21,14 @@ export async function reconcile(
   report: SyncReport,
   pushChange: PushChange,
 ): Promise<void> {
-  const theirs = pageToFile(server).text;
-  const mine = fileToPage({ path: rel, text });
+  const theirs = ctx.noteOf(rel, server);
+  const mine = ctx.pageOf(rel, text);
   if (!('code' in mine) && samePage(mine, server)) {
     ctx.record(rel, server.path, server.version, text);
     return;
   }
   const pushed = entry.pushing ? ctx.bases.read(entry.pushing) : null;
-  const sent = pushed === null ? null : fileToPage({ path: rel, text: pushed });
+  const sent = pushed === null ? null : ctx.pageOf(rel, pushed);
   if (entry.pushing && sent && !('code' in sent) && samePage(sent, server)) {
     // The server holds what a run that then stopped sent: that text is the common ground, and
     // what changed on disk since is an ordinary edit on top of it.
@@ -45,11 +44,13 @@ export async function reconcile(
   }
   const base = ctx.bases.read(entry.hash);
   if (base !== null && !('code' in mine)) {
-    const m = mergeThreeWay(base, text, theirs);
-    const merged = m.conflicts === 0 ? fileToPage({ path: rel, text: m.text }) : null;
+    const m = mergeThreeWay(base, text, theirs.text);
+    // The merge has the server's title (a note's title changes on the server only).
+    const merged = m.conflicts === 0 ? ctx.pageOf(rel, m.text, theirs.kept) : null;
     if (merged && !('code' in merged)) {
       const version = await ctx.remote.putPage(merged, server.version);
       if (version !== null) {
+        ctx.kept.set(rel, Object.keys(theirs.kept).length ? theirs.kept : null);
         ctx.record(rel, server.path, version, m.text, ctx.write(rel, m.text));
         report.merged++;
         return;

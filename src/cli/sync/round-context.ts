@@ -2,7 +2,10 @@
 // in `DIR/.kspace/`, and the folder-side writes with the records that say a file and its page
 // agree. The steps themselves are first-run.ts, pull.ts, push.ts and reconcile.ts.
 import fs from 'node:fs';
-import { pageToFile } from '../../domain/bundles/markdown-folder.ts';
+import type { BundleError, BundlePage } from '../../domain/bundles/bundle.ts';
+import { pageToNote, type KeptPage } from '../../domain/bundles/folder-kept.ts';
+import { fileToPage } from '../../domain/bundles/markdown-folder.ts';
+import { KeptPages } from './kept.ts';
 import type { Api } from '../client.ts';
 import { Remote, type ServerPage } from './remote.ts';
 import { absolute, conflictName, dropEmptyFolders, readText, type LocalFile } from './folder.ts';
@@ -42,6 +45,8 @@ export class RoundContext {
   readonly store: StateFile;
   /** The texts the files and pages last agreed on (the merge's common ancestor). */
   readonly bases: BasePack;
+  /** What `.kspace/pages.json` keeps of each note (its title when not its file's name, …). */
+  readonly kept: KeptPages;
   readonly dir: string;
   readonly space: string;
   readonly who: string;
@@ -54,6 +59,7 @@ export class RoundContext {
     this.remote = new Remote(api, space);
     this.store = new StateFile(dir);
     this.bases = new BasePack(dir);
+    this.kept = new KeptPages(dir);
     this.dir = dir;
     this.space = space;
     this.who = who;
@@ -75,12 +81,25 @@ export class RoundContext {
   save(): void {
     if (this.written.length) flushFolder(this.dir, this.written.splice(0));
     this.bases.flush(); // the bases the state names (a `pushing` text above all) before the state
+    this.kept.flush(); // the titles of the notes it names
     this.store.save(this.state!);
+  }
+
+  /** The note at `rel` (this text of it) as a page, with what pages.json keeps of it. */
+  pageOf(rel: string, text: string, kept?: KeptPage): BundlePage | BundleError {
+    return fileToPage({ path: rel, text }, kept ?? this.kept.get(rel));
+  }
+
+  /** A page as the note at `rel`: its text, and what pages.json keeps of it. */
+  noteOf(rel: string, page: BundlePage): { text: string; kept: KeptPage } {
+    const n = pageToNote(page, rel);
+    return { text: n.text, kept: n.kept ?? {} };
   }
 
   /** Writes the server's page to its file and records it as synced. */
   writeLocal(rel: string, page: ServerPage): void {
-    const text = pageToFile(page).text;
+    const { text, kept } = this.noteOf(rel, page);
+    this.kept.set(rel, Object.keys(kept).length ? kept : null);
     this.record(rel, page.path, page.version, text, this.write(rel, text));
   }
 
@@ -105,6 +124,7 @@ export class RoundContext {
   removeLocal(rel: string): void {
     fs.rmSync(absolute(this.dir, rel), { force: true });
     delete this.state!.files[rel];
+    this.kept.set(rel, null);
     dropEmptyFolders(this.dir, rel);
   }
 
@@ -142,6 +162,7 @@ export class RoundContext {
   conflict(rel: string, text: string, server: ServerPage, report: SyncReport): void {
     const other = conflictName(rel, this.who, new Date());
     this.write(other, text);
+    this.kept.move(rel, other); // the folder's version keeps the title it had
     this.writeLocal(rel, server);
     report.conflicts.push(other);
     this.log(`conflict: ${rel} changed on both sides; yours is kept as ${other}`);

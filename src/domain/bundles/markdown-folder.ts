@@ -58,8 +58,8 @@ export function placesByPage(placed: PlacedAttachment[]): Map<string, Map<string
 }
 
 /**
- * A page as a Markdown file of the earlier layout, which `kspace sync` still writes and every
- * reader without pages.json reads: frontmatter with `title`, then each metadata key as a property,
+ * A page as a Markdown file of the earlier layout, which exports and sync folders made before
+ * pages.json have, and every reader without pages.json reads (kept for those, and for tests): frontmatter with `title`, then each metadata key as a property,
  * then, only when there is any, `kspace: {frontmatter, metadata}` holding the page's free-form
  * frontmatter and the metadata keys that would collide with `title` or `kspace`; then the
  * content exactly as stored.
