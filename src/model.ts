@@ -51,5 +51,20 @@ export type Condition =
 /** Named parameters bound into a statement. */
 export type Params = Record<string, string | number>;
 
+/** What a change of the change feed records (docs/changes.md). */
+export type ChangeEvent = 'page.created' | 'page.updated' | 'page.deleted' | 'page.moved' | 'page.restored' | 'file.put' | 'file.deleted';
+
+/** One change of the change feed, GET /changes (its answer schema: http/answers.ts, Change). */
+export type Change = {
+  txid: number;
+  at: string;
+  event: ChangeEvent;
+  space: string;
+  path: string;
+  from?: { space: string; path: string };
+  version?: number;
+  actor: { id: string; kind: string };
+};
+
 /** A page address: a space slug and a path inside it. */
 export type PageRef = { space: string; path: string };

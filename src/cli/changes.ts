@@ -1,11 +1,11 @@
 // `kspace changes`: the change feed in the terminal (docs/changes.md), one change a line, or
 // one JSON object a line with --json; --follow keeps the stream open.
 import type { Command } from 'commander';
-import type { FeedChange } from '../client/changes.ts';
+import type { Change } from '../model.ts';
 import { addClientOptions, apiOf, wantsJson } from './client.ts';
 import { ExitError } from './exit-error.ts';
 
-function line(c: FeedChange): string {
+function line(c: Change): string {
   const from = c.from ? ` (from ${c.from.space}/${c.from.path})` : '';
   const version = c.version !== undefined ? ` v${c.version}` : '';
   return `${c.txid}\t${c.at}\t${c.event}\t${c.space}/${c.path}${from}${version}\t${c.actor.id}`;
@@ -29,13 +29,13 @@ export function registerChangesCommand(program: Command): void {
     .action(async (opts: { since?: string; space?: string; follow?: boolean }, cmd: Command) => {
       const api = apiOf(cmd);
       const json = wantsJson(cmd);
-      const print = (c: FeedChange) => void process.stdout.write(`${json ? JSON.stringify(c) : line(c)}\n`);
+      const print = (c: Change) => void process.stdout.write(`${json ? JSON.stringify(c) : line(c)}\n`);
       let since = opts.since !== undefined ? whole(opts.since, '--since') : undefined;
       if (!opts.follow || since === undefined) {
         // Every change kept after `since`, page by page; without --follow and --since, from the oldest kept.
         let at = since ?? 0;
         for (;;) {
-          const page = await api.get<{ changes: FeedChange[]; nextSince: number }>('/changes', {
+          const page = await api.get<{ changes: Change[]; nextSince: number }>('/changes', {
             since: at,
             space: opts.space,
             limit: 1000,

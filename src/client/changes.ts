@@ -1,19 +1,8 @@
 // The change feed from a client (docs/changes.md): the Server-Sent Events reader, and following
 // GET /changes/stream with reconnects that resume from the last event's id (Last-Event-ID), so
 // no change is lost between two connections. Used by `kspace changes --follow` and `kspace mcp`.
+import type { Change } from '../model.ts';
 import { ApiError, readJson, request, type ClientSettings } from './request.ts';
-
-/** One change of GET /changes (src/http/answers.ts, Change). */
-export type FeedChange = {
-  txid: number;
-  at: string;
-  event: string;
-  space: string;
-  path: string;
-  from?: { space: string; path: string };
-  version?: number;
-  actor: { id: string; kind: string };
-};
 
 /** One Server-Sent Event as dispatched (a comment line has only `comment`). */
 export type SseEvent = { id?: string; event?: string; data?: string; comment?: string };
@@ -62,7 +51,7 @@ export type FollowOptions = {
   since?: number;
   space?: string;
   signal?: AbortSignal;
-  onChange(change: FeedChange): void | Promise<void>;
+  onChange(change: Change): void | Promise<void>;
   /** A connection ended or failed; `retryMs` later the next one resumes (default: 1 s, then up to 30 s). */
   onGap?(error: unknown, retryMs: number): void;
 };
@@ -89,7 +78,7 @@ export async function followChanges(settings: ClientSettings, opts: FollowOption
       backoff = 1000;
       for await (const e of readEvents(res.body!)) {
         if (e.event !== 'change' || e.data === undefined) continue;
-        const change = JSON.parse(e.data) as FeedChange;
+        const change = JSON.parse(e.data) as Change;
         await opts.onChange(change);
         last = Number(e.id ?? change.txid);
       }
@@ -109,7 +98,7 @@ export async function currentTxid(settings: ClientSettings, signal?: AbortSignal
   let since = 0;
   for (;;) {
     const res = await request(settings, 'GET', '/changes', { query: { since, space, limit: 1000 }, signal });
-    const page = await readJson<{ changes: FeedChange[]; nextSince: number }>(res);
+    const page = await readJson<{ changes: Change[]; nextSince: number }>(res);
     if (page.changes.length === 0 || page.nextSince === since) return page.nextSince;
     since = page.nextSince;
   }

@@ -11,21 +11,7 @@ import type { Db } from '../store/db/types.ts';
 import { changesFloor, insertChange, pruneChanges, visibleChanges, visibleChangesOf, type ChangeRow } from '../store/changes.ts';
 import { readersOf } from '../store/key-stats.ts';
 import { readTxid } from '../store/txid.ts';
-import type { Caller } from '../model.ts';
-
-const CHANGE_EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.moved', 'page.restored', 'file.put', 'file.deleted'] as const;
-type ChangeEvent = (typeof CHANGE_EVENTS)[number];
-
-export type Change = {
-  txid: number;
-  at: string;
-  event: ChangeEvent;
-  space: string;
-  path: string;
-  from?: { space: string; path: string };
-  version?: number;
-  actor: { id: string; kind: string };
-};
+import type { Caller, Change, ChangeEvent } from '../model.ts';
 
 /** Where and to whom a page was readable before a change (readersOf, taken before it). */
 export type Before = { spaceId: number; path: string; readers: string };

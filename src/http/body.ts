@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import * as v from 'valibot';
 import { AppError, invalid } from '../domain/errors.ts';
 import { toIssue } from '../domain/input-issues.ts';
+import { readCapped } from '../read-capped.ts';
 
 /**
  * Reads a JSON request body: 415 unless it is JSON, 413 past `maxBytes` (counted while reading,
@@ -40,21 +41,7 @@ export async function readBytes(req: Request, maxBytes: number, opts: RawOptions
   const nodeReq = (req as { runtime?: { node?: { req?: Readable } } }).runtime?.node?.req;
   if (nodeReq) return readNodeBody(nodeReq, maxBytes, refuse, seen);
   if (!req.body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw refuse();
-    }
-    seen(value);
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  return readCapped(req.body.getReader(), maxBytes, refuse, seen);
 }
 
 // A body cut short (the client hung up, or the server closed a stalled connection) is the

@@ -8,7 +8,8 @@
 import { Readable } from 'node:stream';
 import { FastResponse } from 'srvx';
 import type { Services } from '../services.ts';
-import { changesAfter, type Change } from '../domain/changes.ts';
+import type { Change } from '../model.ts';
+import { changesAfter } from '../domain/changes.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticateKey } from '../domain/principals.ts';
 import { sessionHolds } from '../domain/sessions.ts';

@@ -4,7 +4,8 @@
 // first subscription; the feed shows only what the key may read, so nothing else is announced.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { currentTxid, followChanges, type FeedChange } from '../client/changes.ts';
+import type { Change } from '../model.ts';
+import { currentTxid, followChanges } from '../client/changes.ts';
 import type { ClientSettings } from '../client/request.ts';
 import { pageUri } from './page-tools.ts';
 
@@ -17,7 +18,7 @@ const key = (uri: string) => {
 };
 
 /** The page URIs a change concerns: the page (a file's page), and for a move the address it left. */
-function urisOf(c: FeedChange): string[] {
+function urisOf(c: Change): string[] {
   const page = c.event.startsWith('file.') ? c.path.slice(0, Math.max(0, c.path.lastIndexOf('/'))) : c.path;
   const out = [pageUri(c.space, page)];
   if (c.from) out.push(pageUri(c.from.space, c.from.path));

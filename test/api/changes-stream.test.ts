@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createShipper } from '../../scripts/lib/shipper.ts';
-import { readEvents, type FeedChange, type SseEvent } from '../../src/client/changes.ts';
+import type { Change } from '../../src/model.ts';
+import { readEvents, type SseEvent } from '../../src/client/changes.ts';
 import { postSession } from '../support/sessions.ts';
 import { ADMIN_KEY, newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
 
@@ -46,8 +47,7 @@ async function open(base: string, headers: Record<string, string>, query = ''): 
 }
 
 const bearer = (c: Client) => ({ authorization: `Bearer ${c.key}` });
-const changes = (o: Open) =>
-  o.events.filter((e) => e.event === 'change').map((e) => ({ id: e.id, ...(JSON.parse(e.data!) as FeedChange) }));
+const changes = (o: Open) => o.events.filter((e) => e.event === 'change').map((e) => ({ id: e.id, ...(JSON.parse(e.data!) as Change) }));
 const until = async (cond: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));

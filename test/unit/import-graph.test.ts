@@ -24,6 +24,7 @@ export const FLOORS: string[][] = [
     'malloc-trim.ts',
     'sea-loader.ts',
     'rate-limit.ts',
+    'read-capped.ts',
   ],
   ['store/'],
   ['services.ts'],

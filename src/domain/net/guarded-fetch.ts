@@ -8,6 +8,7 @@ import type { Agent, HeadersInit, Headers } from 'undici';
 // undici is loaded on first use: most servers never call out, and it costs ~20 MB at start.
 let undici: Promise<typeof import('undici')> | undefined;
 const loadUndici = () => (undici ??= import('undici'));
+import { readCapped } from '../../read-capped.ts';
 import { resolveAndCheck, type CheckedAddress } from './address-guard.ts';
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -82,7 +83,7 @@ export async function guardedFetch(url: string, init: GuardedFetchInit): Promise
       signal,
       dispatcher: agent,
     });
-    const body = await readCapped(res.body, maxBytes, signal);
+    const body = await readAnswer(res.body, maxBytes, signal);
     return { status: res.status, headers: res.headers, body };
   } finally {
     await agent.destroy().catch(() => {});
@@ -191,23 +192,11 @@ function pinnedLookup(checked: CheckedAddress) {
   };
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+async function readAnswer(stream: ReadableStream<Uint8Array> | null, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
   if (stream === null) return Buffer.alloc(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new ResponseTooLargeError(maxBytes);
-    }
-    chunks.push(value);
-  }
+  const bytes = await readCapped(stream.getReader(), maxBytes, () => new ResponseTooLargeError(maxBytes));
   signal.throwIfAborted();
-  return Buffer.concat(chunks, total);
+  return bytes;
 }
 
 // dns.lookup cannot be cancelled; stop waiting for it once the deadline passes.

@@ -10,16 +10,15 @@
 // a 401, ignores Retry-After, hides the stream's comments, and logs a console error for every
 // answer other than 200.
 import { useEffect, useRef } from 'preact/hooks';
-import { readEvents, type FeedChange, type SseEvent } from '../../client/changes.ts';
+import type { Change } from '../../model.ts';
+import { readEvents, type SseEvent } from '../../client/changes.ts';
 
-export type { FeedChange } from '../../client/changes.ts';
-
-type Listener = (batch: FeedChange[]) => void;
+type Listener = (batch: Change[]) => void;
 const listeners = new Set<Listener>();
 const resyncs = new Set<() => void>();
 
 let stopCurrent: (() => void) | null = null;
-let pending: FeedChange[] = [];
+let pending: Change[] = [];
 let flushing = false;
 
 const FIRST_RETRY_MS = 1000;
@@ -72,7 +71,7 @@ export function useLiveChanges(handle: Listener, resync?: () => void): void {
   }, []);
 }
 
-function emit(change: FeedChange): void {
+function emit(change: Change): void {
   pending.push(change);
   if (flushing) return;
   flushing = true;
@@ -167,7 +166,7 @@ async function follow(signal: AbortSignal): Promise<void> {
           alive();
           if (e.comment !== undefined && last === null && /^txid \d+$/.test(e.comment)) last = Number(e.comment.slice(5));
           if (e.event !== 'change' || e.data === undefined) continue;
-          const change = JSON.parse(e.data) as FeedChange;
+          const change = JSON.parse(e.data) as Change;
           last = Number(e.id ?? change.txid);
           emit(change);
         }

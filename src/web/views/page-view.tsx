@@ -13,7 +13,8 @@ import { useAsync } from '../lib/use-async.ts';
 import { saveTick } from '../lib/task-tick.ts';
 import { withoutTitleHeading } from '../lib/title-heading.ts';
 import { rememberVisit } from '../lib/recent.ts';
-import { useLiveChanges, type FeedChange } from '../lib/live.ts';
+import type { Change } from '../../model.ts';
+import { useLiveChanges } from '../lib/live.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.ts';
 
@@ -109,7 +110,7 @@ export function PageView({ space, path }: { space: string; path: string }) {
   const [deleted, setDeleted] = useState(false);
   const shownVersion = page.data?.version ?? 0;
   useLiveChanges(
-    (batch: FeedChange[]) => {
+    (batch: Change[]) => {
       let now: 'changed' | 'deleted' | null = null;
       for (const c of batch) {
         if (c.event === 'page.moved' && c.from?.space === space && c.from.path === path) {
