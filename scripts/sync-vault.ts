@@ -77,10 +77,10 @@ try {
     }
     const px = fileToPage({ path: n, text: x });
     const py = fileToPage({ path: n, text: y });
-    // The same properties, in the export's order (title, then metadata, then `kspace:`).
+    // The same properties, in the export's order (metadata, then frontmatter).
     const sameProps = !('code' in px) && !('code' in py) && samePage({ ...px, content: '' }, { ...py, content: '' });
     if (body(x) === body(y) && sameProps) {
-      add('notes: frontmatter written (title first, then the properties)');
+      add('notes: properties written in another order or spelling (metadata first, then frontmatter)');
       continue;
     }
     const lx = body(x).split('\n');
@@ -110,7 +110,7 @@ try {
       leftOut.add(o);
       continue;
     }
-    if (found.every((f) => fs.readFileSync(path.join(b, f)).equals(want))) add(`files: byte-identical at files/<name> beside the notes`);
+    if (found.every((f) => fs.readFileSync(path.join(b, f)).equals(want))) add(`files: byte-identical at files/<name>`);
     else {
       add('files: different bytes');
       unexplained.push(`${o}: bytes differ`);

@@ -8,6 +8,7 @@ import { pageToFile } from '../../src/domain/bundles/markdown-folder.ts';
 import type { RoundContext } from '../../src/cli/sync/round-context.ts';
 import { Api } from '../../src/cli/client.ts';
 import { Syncer } from '../../src/cli/sync/engine.ts';
+import { importFolder } from '../../src/cli/folders.ts';
 import { KSPACE_BIN, runCliHere } from '../support/cli.ts';
 import { ADMIN_KEY, startServer, type TestServer } from '../support/server.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -268,48 +269,78 @@ describe('kspace sync', { timeout: 120_000 }, () => {
     const sb = new Syncer(api, b, space, 'admin');
     const bin = (dir: string, rel: string) => (fs.existsSync(path.join(dir, rel)) ? fs.readFileSync(path.join(dir, rel)) : null);
 
-    // Server → an empty folder: beside the page, where its `files/` link finds it.
+    // Server → an empty folder: at the root's files/, where the page's `files/` link finds it.
     await sa.round();
-    expect(bin(a, 'notes/files/chart.bin')).toEqual(bytes(3));
+    expect(bin(a, 'files/chart.bin')).toEqual(bytes(3));
     // Disk → server: a file linked from its page is attached; one no page links to is not.
     write(a, 'notes/plan.md', `${read(a, 'notes/plan.md')}[data](files/data.bin)\n`);
-    fs.writeFileSync(path.join(a, 'notes/files/data.bin'), bytes(5));
-    fs.writeFileSync(path.join(a, 'notes/files/stray.bin'), bytes(9));
+    fs.writeFileSync(path.join(a, 'files/data.bin'), bytes(5));
+    fs.writeFileSync(path.join(a, 'files/stray.bin'), bytes(9));
     await sa.round();
     expect(await fileOnServer('notes/plan/data.bin')).toEqual(bytes(5));
     expect(await fileOnServer('notes/plan/stray.bin')).toBe(404);
     // A second folder gets both; a change on the server comes to disk, one on disk to the server.
     await sb.round();
-    expect(bin(b, 'notes/files/data.bin')).toEqual(bytes(5));
+    expect(bin(b, 'files/data.bin')).toEqual(bytes(5));
     await putFile('notes/plan/chart.bin', bytes(11));
-    fs.writeFileSync(path.join(b, 'notes/files/data.bin'), bytes(13));
+    fs.writeFileSync(path.join(b, 'files/data.bin'), bytes(13));
     const r = await sb.round();
     expect(r.errors).toEqual([]);
-    expect(bin(b, 'notes/files/chart.bin')).toEqual(bytes(11));
+    expect(bin(b, 'files/chart.bin')).toEqual(bytes(11));
     expect(await fileOnServer('notes/plan/data.bin')).toEqual(bytes(13));
     await sa.round();
-    expect(bin(a, 'notes/files/chart.bin')).toEqual(bytes(11));
-    expect(bin(a, 'notes/files/data.bin')).toEqual(bytes(13));
+    expect(bin(a, 'files/chart.bin')).toEqual(bytes(11));
+    expect(bin(a, 'files/data.bin')).toEqual(bytes(13));
     // Deletes: one on disk, one on the server, each reaching the other side.
-    fs.rmSync(path.join(b, 'notes/files/data.bin'));
+    fs.rmSync(path.join(b, 'files/data.bin'));
     await sb.round();
     expect(await fileOnServer('notes/plan/data.bin')).toBe(404);
     expect((await srv.admin.del(`/files/${space}/notes/plan/chart.bin`)).status).toBe(204);
     await sa.round();
-    expect(bin(a, 'notes/files/chart.bin')).toBeNull();
-    expect(bin(a, 'notes/files/data.bin')).toBeNull();
-    expect(bin(a, 'notes/files/stray.bin')).toEqual(bytes(9)); // never synced: left alone
-    // A page moved on the server takes its file to its new folder on disk.
+    expect(bin(a, 'files/chart.bin')).toBeNull();
+    expect(bin(a, 'files/data.bin')).toBeNull();
+    expect(bin(a, 'files/stray.bin')).toEqual(bytes(9)); // never synced: left alone
+    // A page moved on the server: its file stays at the root, where its link still finds it.
     await putFile('notes/plan/keep.bin', bytes(17));
     expect((await srv.admin.post(`/spaces/${space}/moves`, { from: 'notes/plan', to: 'archive/plan' })).status).toBe(200);
     await sb.round();
-    expect(bin(b, 'archive/files/keep.bin')).toEqual(bytes(17));
-    expect(bin(b, 'notes/files/keep.bin')).toBeNull();
+    expect(bin(b, 'files/keep.bin')).toEqual(bytes(17));
+    expect(fs.existsSync(path.join(b, 'archive/files'))).toBe(false); // shared at the root: it stays there
     // A page deleted on the server takes its files off the disk.
     expect((await srv.admin.del(`/pages/${space}/archive/plan`)).status).toBe(204);
     await sb.round();
-    expect(bin(b, 'archive/files/keep.bin')).toBeNull();
+    expect(bin(b, 'files/keep.bin')).toBeNull();
     expect(fs.existsSync(path.join(b, 'archive'))).toBe(false);
+  });
+
+  it('writes a file several pages have once, at the root, and import-dir of the folder attaches it to each', async () => {
+    process.env.XDG_STATE_HOME = tempDir();
+    const space = await newSpace();
+    const api = new Api({ url: srv.url, key: ADMIN_KEY });
+    const data = Buffer.from([9, 8, 7, 6]);
+    for (const p of ['guides/one', 'notes/deep/two', 'three']) {
+      await srv.admin.put(`/pages/${space}/${p}`, { title: p, content: '![x](files/x.bin)\n' });
+      const r = await fetch(`${srv.url}/files/${space}/${p}/x.bin`, {
+        method: 'PUT',
+        body: new Uint8Array(data),
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/octet-stream' },
+      });
+      expect(r.status).toBe(201);
+    }
+    const a = tempDir();
+    expect((await new Syncer(api, a, space, 'admin').round()).errors).toEqual([]);
+    const others = (rel: string): string[] =>
+      fs.readdirSync(path.join(a, rel), { withFileTypes: true }).flatMap((e) => {
+        const child = rel ? `${rel}/${e.name}` : e.name;
+        if (e.name.startsWith('.')) return [];
+        return e.isDirectory() ? others(child) : child.endsWith('.md') ? [] : [child];
+      });
+    expect(others('')).toEqual(['files/x.bin']);
+    expect(read(a, 'notes/deep/two.md')).toBe('![x](files/x.bin)\n'); // as the server has it
+    const r = await importFolder(api, `${space}-copy`, a, 'skip');
+    expect(r).toMatchObject({ created: 3, errors: [], leftOut: [] });
+    for (const p of ['guides/one', 'notes/deep/two', 'three'])
+      expect((await srv.admin.get(`/pages/${space}-copy/${p}/files`)).body.files.map((f: { name: string }) => f.name)).toEqual(['x.bin']);
   });
 
   it('imports a vault into an empty space as import-dir does: embedded files attached, the notes that changed written back', async () => {

@@ -1,6 +1,9 @@
-// Attached files in `kspace sync` (docs/sync.md "Attached files"): in the layout of `kspace export
-// --format markdown`, `<page's folder>/files/<name>` (or `…/files/<page name>/<name>` when another
-// page of that folder has a different file of that name). A server's file comes to disk when its
+// Attached files in `kspace sync` (docs/sync.md "Attached files"): each file once, at `files/<name>`
+// in the folder's root, where a page's relative link `files/<name>` finds it in Obsidian (a link
+// is read beside the note first, then from the root) and the page's text on disk stays exactly
+// the server's. A different file of a name taken there goes beside its page, at
+// `<page's folder>/files/<name>` (or `…/files/<page name>/<name>` when that is taken too, or when
+// a page of that folder uses the root's file). A server's file comes to disk when its
 // page is synced; a file put there on disk goes to the server when a page of that folder links to
 // it (`files/<name>`); deletes and edits follow both ways; a page moved or deleted takes its files
 // along. Each file's pages, hash, size and time are kept in the state (`attachments`), and each
@@ -20,15 +23,31 @@ function folderOf(page: string): string {
   return p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '';
 }
 
-/** The file of `page`'s `name` on disk: where it is already, else where an export would put it. */
+/**
+ * The file of `page`'s `name` on disk: where it is already, else the root's `files/<name>` when it
+ * is free or holds these bytes (the same file of another page: written once), else beside the page.
+ * A `<page's folder>/files/<name>` of other bytes comes first for the page's link, so the page's
+ * own place is then `…/files/<page name>/<name>`; and a page's own file does not go where it would
+ * hide the root's file from a page of its folder.
+ */
 function placeOf(ctx: RoundContext, page: string, name: string, hash: string): string {
   const all = entriesOf(ctx);
   for (const [rel, e] of Object.entries(all)) if (e.name === name && e.pages.includes(page)) return rel;
   const dir = folderOf(page);
-  const first = `${dir}files/${exportedFileName(name)}`;
-  const e = all[first];
-  if (e ? e.sha256 === hash : [null, hash].includes(hashOnDisk(ctx, first))) return first;
-  return `${dir}files/${exportedFileName(page).slice(dir.length)}/${exportedFileName(name)}`;
+  const file = exportedFileName(name);
+  const root = `files/${file}`;
+  const local = `${dir}files/${file}`;
+  const own = `${dir}files/${exportedFileName(page).slice(dir.length)}/${file}`;
+  const holds = (rel: string): string | null => all[rel]?.sha256 ?? hashOnDisk(ctx, rel);
+  if (dir !== '') {
+    const there = holds(local);
+    if (there === hash) return local;
+    if (there !== null) return own;
+  }
+  const atRoot = holds(root);
+  if (atRoot === null || atRoot === hash) return root;
+  if (dir === '' || all[root]?.pages.some((p) => folderOf(p) === dir)) return own;
+  return local;
 }
 
 function hashOnDisk(ctx: RoundContext, rel: string): string | null {
@@ -158,22 +177,27 @@ const nameOf = (rel: string): string =>
 
 /**
  * The synced pages a file on disk belongs to: at `<folder>/files/<name>`, the pages of that folder
- * whose text links to `files/<name>`; at `<folder>/files/<page name>/<name>`, that page if it does.
+ * whose text links to `files/<name>`; at the root's `files/<name>`, those of any folder without a
+ * `files/<name>` of its own (which their link would find first); at
+ * `<folder>/files/<page name>/<name>`, that page if it does.
  */
 function ownersOf(ctx: RoundContext, rel: string): string[] {
   const parts = rel.split('/');
   const name = nameOf(rel);
   const mentions = [name, encodeURIComponent(name), encodeURI(name)].map((n) => `files/${n}`);
+  const folderHasOwn = (md: string) => md.includes('/') && fs.existsSync(absolute(ctx.dir, `${md.slice(0, md.lastIndexOf('/'))}/${rel}`));
   const own =
-    parts.at(-2) === 'files'
-      ? (md: string) =>
-          md.startsWith(
-            parts
-              .slice(0, -2)
-              .map((p) => `${p}/`)
-              .join(''),
-          ) && md.split('/').length === parts.length - 1
-      : (md: string) => md === `${parts.slice(0, -3).concat(parts.at(-2)!).join('/')}.md`;
+    parts.length === 2 && parts[0] === 'files'
+      ? (md: string) => !folderHasOwn(md)
+      : parts.at(-2) === 'files'
+        ? (md: string) =>
+            md.startsWith(
+              parts
+                .slice(0, -2)
+                .map((p) => `${p}/`)
+                .join(''),
+            ) && md.split('/').length === parts.length - 1
+        : (md: string) => md === `${parts.slice(0, -3).concat(parts.at(-2)!).join('/')}.md`;
   const out: string[] = [];
   for (const [md, e] of Object.entries(ctx.s.files)) {
     if (!own(md)) continue;
@@ -185,13 +209,16 @@ function ownersOf(ctx: RoundContext, rel: string): string[] {
 
 /**
  * The paths a round following the folder's events looks at for attached files: those that changed,
- * and the `files/` folder beside each note that changed (it may link to a file there now).
+ * and the `files/` folders beside each note that changed and at the root (it may link to a file there now).
  */
 function attachmentPaths(changed: Iterable<string>): Set<string> {
   const out = new Set<string>();
   for (const rel of changed) {
     out.add(rel);
-    if (/\.md$/i.test(rel)) out.add(rel.includes('/') ? `${rel.slice(0, rel.lastIndexOf('/'))}/files` : 'files');
+    if (/\.md$/i.test(rel)) {
+      out.add('files');
+      if (rel.includes('/')) out.add(`${rel.slice(0, rel.lastIndexOf('/'))}/files`);
+    }
   }
   return out;
 }

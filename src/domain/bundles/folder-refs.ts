@@ -101,6 +101,9 @@ export function attachReferencedFiles(pages: BundlePage[], binaries: Map<string,
               return m;
             }
             let file = joinPath(decoded.startsWith('/') ? '' : folder, decoded.replace(/^\//, ''));
+            // Not beside the note: from the folder's root, as Obsidian reads a destination next
+            // (a `kspace sync` folder keeps a file several notes use at the root's `files/<name>`).
+            if ((file === null || !binaries.has(file)) && !/^\.\.?\//.test(decoded)) file = joinPath('', decoded.replace(/^\//, ''));
             // A bare file name found nowhere there: by its name anywhere, as Obsidian does.
             if ((file === null || !binaries.has(file)) && !decoded.includes('/'))
               file = nearest(byName.get(decoded.toLowerCase()) ?? [], folder) ?? null;
