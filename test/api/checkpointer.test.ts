@@ -5,17 +5,13 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { helperPids, helperThreads, ROOT } from '../../scripts/lib/child-server.ts';
-import { ADMIN_KEY, startServer, type ChildServer } from '../support/server.ts';
+import type { ChildServer } from '../support/server.ts';
 import { nodeFlags } from '../../scripts/lib/node-flags.ts';
+import { ADMIN_HEADERS as HEADERS, startAdminChild as startChild } from '../support/child-server.ts';
 import { waitFor } from '../support/wait.ts';
 import { nextLoadState } from '../../src/store/helper/thread.ts';
 import { openDb } from '../../src/store/db/connection.ts';
 import { ensureIndexGeneration, indexedSeq, openIndexConnection } from '../../src/store/fts/index-file.ts';
-
-const HEADERS = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
-/** kspace from source on `dataDir`, as bin/kspace runs it. */
-const startChild = (dataDir: string): Promise<ChildServer> =>
-  startServer({ SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }, { mode: 'source', dataDir });
 
 // `kspace serve` checkpoints the WAL from a helper thread so that no request waits for it.
 
@@ -25,6 +21,16 @@ afterEach(async () => {
   await server?.stop('SIGKILL');
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** The helper as a process of its own on `file` (`kspace internal-checkpointer`), and the lines it has written so far. */
+function spawnHelper(file: string, ...args: string[]) {
+  const helper = spawn(process.execPath, [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+  return { helper, lines };
+}
 
 /**
  * A kspace database with its index file and one space, in a fresh `dir`, for the helper as a
@@ -236,13 +242,7 @@ describe('WAL checkpointer', () => {
     const reader = new Database(file, { readonly: true });
     reader.exec('BEGIN');
     reader.prepare('SELECT count(*) FROM t').get();
-    const helper = spawn(
-      process.execPath,
-      [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--restart-pages', '500'],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
-    const lines: string[] = [];
-    helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+    const { helper, lines } = spawnHelper(file, '--restart-pages', '500');
     try {
       expect(await waitFor(() => lines.includes('hold'))).toBe(true);
       ins.run(Buffer.alloc(10, 1)); // appended, not copied: the helper must copy it once held
@@ -266,13 +266,7 @@ describe('WAL checkpointer', () => {
     const { db, file, idx, write } = queueFixture();
     const logLength = () => (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>)[0];
     // A minute between an idle helper's own looks: what it does sooner, it was told to do.
-    const helper = spawn(
-      process.execPath,
-      [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--idle-ms', '60000'],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
-    const lines: string[] = [];
-    helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+    const { helper, lines } = spawnHelper(file, '--idle-ms', '60000');
     const idles = () => lines.filter((l) => l === 'idle').length;
     try {
       write(10);
@@ -300,13 +294,7 @@ describe('WAL checkpointer', () => {
   it('lets the full-text index fall behind while the server is busy and nobody searches, by at most a cap', async () => {
     const { db, file, idx, write } = queueFixture();
     const indexed = () => indexedSeq(idx);
-    const helper = spawn(
-      process.execPath,
-      [...nodeFlags(), path.join(ROOT, 'bin/kspace.ts'), 'internal-checkpointer', file, '--max-defer-pages', '50'],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
-    const lines: string[] = [];
-    helper.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
+    const { helper, lines } = spawnHelper(file, '--max-defer-pages', '50');
     const quiet = () => new Promise((r) => setTimeout(r, 300)); // a dozen of the helper's 25 ms rounds
     try {
       write(10);

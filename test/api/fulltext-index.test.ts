@@ -5,16 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, client, startServer, type ChildServer } from '../support/server.ts';
+import { client, startServer, type ChildServer } from '../support/server.ts';
 import { FTS_FILE, indexedSeq, lastQueued } from '../../src/store/fts/index-file.ts';
 import { createFullTextIndex } from '../../src/store/fts/sync.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { ADMIN_HEADERS as HEADERS, startAdminChild as startChild } from '../support/child-server.ts';
 import { waitFor } from '../support/wait.ts';
-
-const HEADERS = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
-/** kspace from source on `dataDir`, as bin/kspace runs it. */
-const startChild = (dataDir: string): Promise<ChildServer> =>
-  startServer({ SERVICE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY }, { mode: 'source', dataDir });
 
 // The full-text index lives in kspace-fts.db and is kept by the helper thread, off the write
 // path (src/store/fts/index-file.ts). These run `kspace serve` as a child process, helper included.

@@ -40,15 +40,21 @@ function txidIn(file: string): number {
   }
 }
 
+/** A primary from source on `pDir` and Litestream shipping its database to a new file replica `rep`. */
+async function startShippingPrimary(pDir: string) {
+  const rep = path.join(tmp(), 'replica');
+  const primary = await startChildServer(pDir, env);
+  procs.push(primary.proc);
+  const ls = await startLitestream(path.join(pDir, 'kspace.db'), rep, 1);
+  procs.push(ls.proc);
+  return { rep, primary };
+}
+
 describe('kspace replica-follow', () => {
   it("keeps a running replica on fresh copies without a restart or a failed read, and /readyz tells the copy's age", async () => {
     const pDir = tmp();
     const rDir = tmp();
-    const rep = path.join(tmp(), 'replica');
-    const primary = await startChildServer(pDir, env);
-    procs.push(primary.proc);
-    const ls = await startLitestream(path.join(pDir, 'kspace.db'), rep, 1);
-    procs.push(ls.proc);
+    const { rep, primary } = await startShippingPrimary(pDir);
     const admin = client(primary.url, ADMIN_KEY);
     expect((await admin.post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
     expect((await admin.put('/pages/eng/doc', { title: 'Doc', content: 'the zebra grazes' })).status).toBe(201);
@@ -119,11 +125,7 @@ describe('kspace replica-follow', () => {
 
   it("refuses to copy over a kspace.db with newer commits than the replica (a primary's directory), and leaves it alone", async () => {
     const pDir = tmp();
-    const rep = path.join(tmp(), 'replica');
-    const primary = await startChildServer(pDir, env);
-    procs.push(primary.proc);
-    const ls = await startLitestream(path.join(pDir, 'kspace.db'), rep, 1);
-    procs.push(ls.proc);
+    const { rep, primary } = await startShippingPrimary(pDir);
     expect((await client(primary.url, ADMIN_KEY).post('/spaces', { slug: 'eng', name: 'Eng' })).status).toBe(201);
     await waitShipped(rep, Date.now());
     // Another primary's directory, further along.

@@ -15,17 +15,15 @@ const search = async (q: string) => {
 
 describe('search snippets', () => {
   it('show the page text without Markdown, marks escaped once, and name the heading above the match', async () => {
-    const content = [
-      'Intro text.',
-      '',
-      '## Setting up **Sync**',
-      '',
-      'Use [Obsidian Sync](https://obsidian.md/sync "Sync") to keep a *wombat* vault in [[devices|every device]].',
-      '',
-      '| col | other |',
-      '|-----|-------|',
-      '| `code` & <b>raw</b> | cell |',
-    ].join('\n');
+    const content = `Intro text.
+
+## Setting up **Sync**
+
+Use [Obsidian Sync](https://obsidian.md/sync "Sync") to keep a *wombat* vault in [[devices|every device]].
+
+| col | other |
+|-----|-------|
+| \`code\` & <b>raw</b> | cell |`;
     expect((await srv.admin.put('/pages/doc/setup', { title: 'Setup', content })).status).toBe(201);
     const [hit] = await search('wombat');
     expect(hit.path).toBe('setup');

@@ -163,17 +163,18 @@ describe('tables', () => {
 });
 
 describe('headings', () => {
-  it('prefixes ids with h- and keeps them unique', () => {
-    expect(render('# Title\n## Title\n### `code` here!\n# Ünïcode wörds')).toBe(
-      '<h1 id="h-title">Title</h1>\n<h2 id="h-title-2">Title</h2>\n<h3 id="h-code-here"><code>code</code> here!</h3>\n<h1 id="h-ünïcode-wörds">Ünïcode wörds</h1>',
-    );
-  });
   mapsTo('%s → %s', headingId, [
     ['Hello, World!', 'h-hello-world'],
     ['', 'h-section'],
     ['a  b', 'h-a-b'],
     ['<x>', 'h-x'],
   ]);
+
+  it('prefixes ids with h- and keeps them unique', () => {
+    expect(render('# Title\n## Title\n### `code` here!\n# Ünïcode wörds')).toBe(
+      '<h1 id="h-title">Title</h1>\n<h2 id="h-title-2">Title</h2>\n<h3 id="h-code-here"><code>code</code> here!</h3>\n<h1 id="h-ünïcode-wörds">Ünïcode wörds</h1>',
+    );
+  });
 });
 
 describe('renderMarkdown: task lists', () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { mapsTo, namedRows } from '../support/cases.ts';
+import ranking from './cases/score-ranking.json' with { type: 'json' };
 import { planQuery } from '../../src/domain/search/query-plan.ts';
 import { compareScored, headingRanges, rootOf, scoreCandidates, type Candidate } from '../../src/domain/search/score.ts';
 import { indexWords, stemsOf } from '../../src/store/fts/tokens.ts';
@@ -12,176 +14,12 @@ function ranked(q: string, pages: Array<[string, string]>): Array<[number, numbe
 }
 
 describe('scoreCandidates', () => {
-  it.each<[string, string, Array<[string, string]>, Array<[number, number]>]>([
-    [
-      'term frequency, saturating',
-      'tapir ',
-      [
-        ['A', 'tapir x x x x x'],
-        ['B', 'tapir tapir tapir x x'],
-        ['C', 'tapir tapir x x x x'],
-      ],
-      [
-        [2, 0],
-        [3, 0],
-        [1, 0],
-      ],
-    ],
-    [
-      'title above heading above body',
-      'tapir ',
-      [
-        ['A', 'x\ntapir\ny'],
-        ['Tapir', 'x\nz\ny'],
-        ['C', '# tapir\nx\ny'],
-      ],
-      [
-        [2, 0],
-        [3, 0],
-        [1, 0],
-      ],
-    ],
-    [
-      'a shorter page first',
-      'tapir ',
-      [
-        ['A', `tapir ${'x '.repeat(50)}`],
-        ['B', 'tapir x'],
-      ],
-      [
-        [2, 0],
-        [1, 0],
-      ],
-    ],
-    [
-      'the rarer word weighs more',
-      'tapir okapi ',
-      [
-        ['A', 'tapir x'],
-        ['B', 'okapi x'],
-        ['C', 'tapir y'],
-        ['D', 'tapir z'],
-      ],
-      [
-        [2, 1],
-        [4, 1],
-        [3, 1],
-        [1, 1],
-      ],
-    ],
-    [
-      'a word the query writes twice weighs twice',
-      'okapi tapir tapir ',
-      [
-        ['A', 'tapir x'],
-        ['B', 'okapi x'],
-      ],
-      [
-        [1, 1],
-        [2, 1],
-      ],
-    ],
-    [
-      'every word before some',
-      'tapir okapi ',
-      [
-        ['A', 'tapir tapir tapir tapir'],
-        ['B', 'okapi x tapir x'],
-      ],
-      [
-        [2, 0],
-        [1, 1],
-      ],
-    ],
-    [
-      'the word as written above another form of its stem',
-      'notes ',
-      [
-        ['A', 'note x'],
-        ['B', 'notes x'],
-        ['C', 'notation x'],
-      ],
-      [
-        [2, 0],
-        [1, 0],
-      ],
-    ],
-    [
-      'stems both ways',
-      'running ',
-      [
-        ['A', 'run x xx'],
-        ['B', 'runs x x'],
-        ['C', 'rung x x'],
-      ],
-      [
-        [2, 0],
-        [1, 0],
-      ],
-    ],
-    [
-      'a typed prefix',
-      'onboard',
-      [
-        ['A', 'the onboarding'],
-        ['B', 'on board'],
-      ],
-      [[1, 0]],
-    ],
-    [
-      'a prefix cut back to its stem',
-      'onboardi',
-      [
-        ['A', 'the onboarding'],
-        ['B', 'onboard x'],
-      ],
-      [[1, 0]],
-    ],
-    [
-      'case and accents',
-      'cafe ',
-      [
-        ['A', 'Un CAFÉ noir'],
-        ['B', 'x'],
-      ],
-      [[1, 0]],
-    ],
-    [
-      'a phrase only in a row',
-      '"red panda" ',
-      [
-        ['A', 'panda red'],
-        ['B', 'the red panda'],
-      ],
-      [[2, 0]],
-    ],
-    [
-      'a phrase and a word: a page with both first',
-      '"red panda" zoo ',
-      [
-        ['A', 'zoo'],
-        ['B', 'red panda'],
-        ['C', 'the red panda zoo'],
-        ['D', 'panda red'],
-      ],
-      [
-        [3, 0],
-        [2, 1],
-        [1, 1],
-      ],
-    ],
-    [
-      'no match is no hit',
-      'tapir ',
-      [
-        ['A', 'tapirs'],
-        ['B', 'x tapirx'],
-      ],
-      [[1, 0]],
-    ],
-  ])('%s', (_name, q, pages, expected) => {
-    expect(ranked(q, pages)).toEqual(expected);
-  });
+  it.each(namedRows<[q: string, pages: Array<[string, string]>, expected: Array<[number, number]>]>(ranking))(
+    '%s',
+    (_name, q, pages, expected) => {
+      expect(ranked(q, pages)).toEqual(expected);
+    },
+  );
 
   it('ranks equal scores newest (highest id) first', () => {
     expect(
@@ -211,14 +49,15 @@ describe('scoreCandidates', () => {
 });
 
 describe('rootOf', () => {
-  it.each([
-    ['notes', 'note', 'not'],
-    ['happiness', 'happi', 'hap'],
-    ['generalization', 'gener', 'gen'],
-    ['running', 'run', 'run'],
-    ['onboard', 'onboard', 'onboa'],
-    ['ab', 'ab', 'ab'],
-  ])('%s (%s) → %s', (word, stem, root) => expect(rootOf(word, stem)).toBe(root));
+  // [word, its stem] → its root
+  mapsTo('%j → %s', ([word, stem]: [string, string]) => rootOf(word, stem), [
+    [['notes', 'note'], 'not'],
+    [['happiness', 'happi'], 'hap'],
+    [['generalization', 'gener'], 'gen'],
+    [['running', 'run'], 'run'],
+    [['onboard', 'onboard'], 'onboa'],
+    [['ab', 'ab'], 'ab'],
+  ]);
 });
 
 describe('headingRanges', () => {

@@ -61,14 +61,16 @@ function run(command: (v: EditorView) => boolean, marked: string): string {
 }
 
 describe('Ctrl-B / Ctrl-I / Ctrl-K', () => {
+  const bold = toggleMark('**');
+  const italic = toggleMark('*');
   it.each([
-    ['bold wraps a selection', toggleMark('**'), 'a <word> b', 'a **<word>** b'],
-    ['bold again unwraps it', toggleMark('**'), 'a **<word>** b', 'a <word> b'],
-    ['bold unwraps a selection that holds the marks', toggleMark('**'), 'a <**word**> b', 'a <word> b'],
-    ['bold at a cursor inserts the pair around it', toggleMark('**'), 'a |', 'a **|**'],
-    ['italic inside bold adds a star', toggleMark('*'), '**<word>**', '***<word>***'],
-    ['italic again removes it', toggleMark('*'), '***<word>***', '**<word>**'],
-    ['italic unwraps italic', toggleMark('*'), '*<word>*', '<word>'],
+    ['bold wraps a selection', bold, 'a <word> b', 'a **<word>** b'],
+    ['bold again unwraps it', bold, 'a **<word>** b', 'a <word> b'],
+    ['bold unwraps a selection that holds the marks', bold, 'a <**word**> b', 'a <word> b'],
+    ['bold at a cursor inserts the pair around it', bold, 'a |', 'a **|**'],
+    ['italic inside bold adds a star', italic, '**<word>**', '***<word>***'],
+    ['italic again removes it', italic, '***<word>***', '**<word>**'],
+    ['italic unwraps italic', italic, '*<word>*', '<word>'],
     ['a link of a selection selects the url', makeLink, 'read <docs> now', 'read [docs](<url>) now'],
     ['a link at a cursor', makeLink, 'x |', 'x [text](<url>)'],
     ['a selected address becomes the url', makeLink, 'see <https://example.org>', 'see [|](https://example.org)'],
