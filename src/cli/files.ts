@@ -5,7 +5,7 @@ import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { pagePath } from '../client/paths.ts';
 import { ExitError } from './exit-error.ts';
 import { formatBytes } from '../text/bytes.ts';
-import { printJson, printLine, printTable } from './format.ts';
+import { printJson, printLine, printListOf } from './format.ts';
 
 type FileInfo = { name: string; size: number; contentType: string; sha256: string };
 type FileList = { files: Array<FileInfo & { createdAt: string; url: string }>; nextCursor: string | null };
@@ -70,10 +70,11 @@ export function registerFileCommands(program: Command): void {
         all.push(...r.files);
         cursor = r.nextCursor ?? undefined;
       } while (cursor);
-      if (wantsJson(cmd)) return printJson({ files: all, nextCursor: null });
-      printTable(
+      printListOf(
+        cmd,
+        { files: all, nextCursor: null },
         ['NAME', 'SIZE', 'TYPE', 'CREATED'],
-        all.map((f) => [f.name, formatBytes(f.size), f.contentType, f.createdAt]),
+        () => all.map((f) => [f.name, formatBytes(f.size), f.contentType, f.createdAt]),
         { empty: 'no files' },
       );
     },

@@ -1,5 +1,9 @@
 // Human-readable output: aligned tables, key/value blocks and plain text from API answers.
-// `--json` bypasses all of this and prints the API's JSON as it came.
+// `--json` bypasses all of this and prints the API's JSON as it came (printJson; printListOf chooses).
+
+import type { Command } from 'commander';
+import { wantsJson } from './client.ts';
+import { hintMore } from './paging.ts';
 
 type Out = { write(s: string): unknown; isTTY?: boolean; columns?: number };
 
@@ -50,6 +54,22 @@ export function printTable(headers: string[] | null, rows: unknown[][], opts: { 
   );
   const cols = out.isTTY ? (out.columns ?? 0) : 0;
   for (const line of lines) out.write(`${cols > 20 && line.length > cols ? `${line.slice(0, cols - 1)}…` : line}\n`);
+}
+
+/**
+ * A listing command's output: with `--json` the answer as it came, otherwise a table of its rows
+ * and, when `more` is a cursor, the hint for the next page (hintMore).
+ */
+export function printListOf(
+  cmd: Command,
+  answer: unknown,
+  headers: string[],
+  rows: () => unknown[][],
+  { more, ...opts }: { empty?: string; out?: Out; indent?: number; more?: string | null } = {},
+): void {
+  if (wantsJson(cmd)) return printJson(answer);
+  printTable(headers, rows(), opts);
+  hintMore(more ?? null);
 }
 
 /** `key  value` lines, keys aligned (for one object: a space, a webhook, a page's metadata). */

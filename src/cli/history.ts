@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { pagePath } from '../client/paths.ts';
 import { usageError } from './exit-error.ts';
-import { printJson, printLine, printTable } from './format.ts';
-import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
+import { printJson, printLine, printListOf } from './format.ts';
+import { addPagingOptions, fetchList, type PagingOptions } from './paging.ts';
 
 type Moved = {
   moved: Array<{ from: string; to: string }>;
@@ -84,13 +84,13 @@ export function registerHistoryCommands(program: Command): void {
     async (space: string, opts: PagingOptions, cmd: Command) => {
       type Row = { path: string; title: string; version: number; deletedAt: string; deletedBy: { name: string } | null };
       const r = await fetchList<Row>(apiOf(cmd), `/spaces/${enc(space)}/trash`, 'pages', {}, opts);
-      if (wantsJson(cmd)) return printJson(r.body);
-      printTable(
+      printListOf(
+        cmd,
+        r.body,
         ['PATH', 'TITLE', 'VERSION', 'DELETED', 'BY'],
-        r.items.map((p) => [p.path, p.title, p.version, p.deletedAt, p.deletedBy?.name]),
-        { empty: 'the trash is empty' },
+        () => r.items.map((p) => [p.path, p.title, p.version, p.deletedAt, p.deletedBy?.name]),
+        { empty: 'the trash is empty', more: r.nextCursor },
       );
-      hintMore(r.nextCursor);
     },
   );
   addClientOptions(

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, enc, wantsJson, type Api } from './client.ts';
 import { pagePath } from '../client/paths.ts';
-import { printJson, printLine, printTable } from './format.ts';
+import { printJson, printLine, printListOf, printTable } from './format.ts';
 
 type Links = {
   outbound: Array<{ space: string; path: string; exists: boolean }>;
@@ -40,10 +40,11 @@ export function registerLinkCommands(program: Command): void {
   addClientOptions(links.command('broken').argument('<space>').description('links in a space whose target page does not exist')).action(
     async (space: string, _opts: unknown, cmd: Command) => {
       const r = await allBroken(apiOf(cmd), `/spaces/${enc(space)}/links/broken`);
-      if (wantsJson(cmd)) return printJson(r);
-      printTable(
+      printListOf(
+        cmd,
+        r,
         ['SOURCE', 'TARGET'],
-        r.map((b) => [`${b.source.space}/${b.source.path}`, `${b.target.space}/${b.target.path}`]),
+        () => r.map((b) => [`${b.source.space}/${b.source.path}`, `${b.target.space}/${b.target.path}`]),
         { empty: 'no broken links' },
       );
     },

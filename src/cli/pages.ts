@@ -6,9 +6,9 @@ const markdownDoc = () => import('../domain/markdown-doc.ts');
 import { addClientOptions, apiOf, collect, enc, wantsJson, type Api } from './client.ts';
 import { pagePath } from '../client/paths.ts';
 import { ExitError, parsed, usageError } from './exit-error.ts';
-import { printJson, printLine, printTable } from './format.ts';
+import { printJson, printLine, printListOf } from './format.ts';
 import { readStdin, stdinIsPiped } from './io.ts';
-import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
+import { addPagingOptions, fetchList, type PagingOptions } from './paging.ts';
 import { parseAssignments } from './values.ts';
 
 type Page = {
@@ -176,13 +176,13 @@ export function registerPageCommands(program: Command): void {
     .action(async (space: string, opts: PagingOptions & { prefix?: string }, cmd: Command) => {
       type Row = { path: string; title: string; version: number; updatedAt: string; template?: string | null };
       const r = await fetchList<Row>(apiOf(cmd), `/spaces/${enc(space)}/pages`, 'pages', { prefix: opts.prefix }, opts);
-      if (wantsJson(cmd)) return printJson(r.body);
-      printTable(
+      printListOf(
+        cmd,
+        r.body,
         ['PATH', 'TITLE', 'VERSION', 'UPDATED', 'TYPE'],
-        r.items.map((p) => [p.path, p.title, p.version, p.updatedAt, p.template]),
-        { empty: 'no pages' },
+        () => r.items.map((p) => [p.path, p.title, p.version, p.updatedAt, p.template]),
+        { empty: 'no pages', more: r.nextCursor },
       );
-      hintMore(r.nextCursor);
     });
 
   // `kspace revisions SPACE PATH` lists (the default verb); diff and restore: cli/history.ts.
@@ -201,12 +201,12 @@ export function registerPageCommands(program: Command): void {
   ).action(async (space: string, path: string, opts: PagingOptions, cmd: Command) => {
     type Rev = { version: number; title: string; author: { id: string; kind: string; name: string }; createdAt: string };
     const r = await fetchList<Rev>(apiOf(cmd), pagePath(space, path, 'revisions'), 'revisions', {}, opts);
-    if (wantsJson(cmd)) return printJson(r.body);
-    printTable(
+    printListOf(
+      cmd,
+      r.body,
       ['VERSION', 'TITLE', 'AUTHOR', 'CREATED'],
-      r.items.map((v) => [v.version, v.title, v.author?.name, v.createdAt]),
-      { empty: 'no revisions' },
+      () => r.items.map((v) => [v.version, v.title, v.author?.name, v.createdAt]),
+      { empty: 'no revisions', more: r.nextCursor },
     );
-    hintMore(r.nextCursor);
   });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { usageError } from './exit-error.ts';
-import { printFields, printJson, printLine, printTable } from './format.ts';
+import { printFields, printJson, printLine, printListOf } from './format.ts';
 
 type Principal = { id: string; name: string; kind: string; orgAdmin: boolean };
 type Key = { id: string; prefix: string; createdAt: string; revokedAt: string | null };
@@ -35,12 +35,9 @@ export function registerPeopleCommands(program: Command): void {
     .helpGroup('People and keys:');
   addClientOptions(principals.command('list').description('every principal')).action(async (_o: unknown, cmd: Command) => {
     const all = await apiOf(cmd).get<Principal[]>('/admin/principals');
-    if (wantsJson(cmd)) return printJson(all);
-    printTable(
-      ['NAME', 'ID', 'KIND', 'ADMIN'],
-      all.map((p) => [p.name, p.id, p.kind, p.orgAdmin ? 'yes' : '']),
-      { empty: 'no principals' },
-    );
+    printListOf(cmd, all, ['NAME', 'ID', 'KIND', 'ADMIN'], () => all.map((p) => [p.name, p.id, p.kind, p.orgAdmin ? 'yes' : '']), {
+      empty: 'no principals',
+    });
   });
   addClientOptions(principals.command('create').argument('<name>').description('a new principal'))
     .option('--kind <kind>', 'agent or user', 'agent')
@@ -59,12 +56,9 @@ export function registerPeopleCommands(program: Command): void {
   addClientOptions(keys.command('list').argument('<principal>', 'name or id').description("a principal's keys")).action(
     async (ref: string, _o: unknown, cmd: Command) => {
       const list = await apiOf(cmd).get<Key[]>(`/admin/principals/${enc(await principalId(cmd, ref))}/keys`);
-      if (wantsJson(cmd)) return printJson(list);
-      printTable(
-        ['ID', 'PREFIX', 'CREATED', 'REVOKED'],
-        list.map((k) => [k.id, k.prefix, k.createdAt, k.revokedAt]),
-        { empty: 'no keys' },
-      );
+      printListOf(cmd, list, ['ID', 'PREFIX', 'CREATED', 'REVOKED'], () => list.map((k) => [k.id, k.prefix, k.createdAt, k.revokedAt]), {
+        empty: 'no keys',
+      });
     },
   );
   addClientOptions(keys.command('create').argument('<principal>', 'name or id').description('a new key (shown once)')).action(

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, collect, enc, wantsJson } from './client.ts';
 import { parsed } from './exit-error.ts';
-import { cell, printJson, printLine, printTable } from './format.ts';
+import { cell, printJson, printLine, printListOf, printTable } from './format.ts';
 import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
 import { parseWhere, type Filter } from './values.ts';
 
@@ -108,10 +108,11 @@ export function registerRecordCommands(program: Command): void {
         const rows = await api.get<Array<{ path: string; issues: Array<{ key: string; code: string; message: string }> }>>(
           `${base}/nonconforming`,
         );
-        if (wantsJson(cmd)) return printJson(rows);
-        return printTable(
+        return printListOf(
+          cmd,
+          rows,
           ['PATH', 'ISSUES'],
-          rows.map((r) => [r.path, r.issues.map((i) => `${i.key}: ${i.message} (${i.code})`).join('; ')]),
+          () => rows.map((r) => [r.path, r.issues.map((i) => `${i.key}: ${i.message} (${i.code})`).join('; ')]),
           { empty: 'every record conforms' },
         );
       }
@@ -128,10 +129,11 @@ export function registerRecordCommands(program: Command): void {
     .option('--content', "include each template's content (with --json)")
     .action(async (opts: { space?: string; content?: boolean }, cmd: Command) => {
       const list = await apiOf(cmd).get<Template[]>('/templates', { space: opts.space, includeContent: opts.content ? 'true' : undefined });
-      if (wantsJson(cmd)) return printJson(list);
-      printTable(
+      printListOf(
+        cmd,
+        list,
         ['SPACE', 'NAME', 'KIND', 'TITLE', 'DESCRIPTION'],
-        list.map((t) => [t.space, t.name, t.recordType ? 'record type' : 'template', t.title, t.description]),
+        () => list.map((t) => [t.space, t.name, t.recordType ? 'record type' : 'template', t.title, t.description]),
         { empty: 'no templates' },
       );
     });

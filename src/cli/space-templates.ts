@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
-import { printJson, printLine, printTable } from './format.ts';
+import { printJson, printLine, printListOf } from './format.ts';
 
 type Entry = { source: string; id: string; name: string; description: string; pages: number };
 type Created = { space: { slug: string; name: string }; import: { created: number; updated: number; skipped: number; errors: unknown[] } };
@@ -11,10 +11,11 @@ export function registerSpaceTemplateCommands(program: Command): void {
 
   addClientOptions(st.command('list').description('the gallery')).action(async (_opts: unknown, cmd: Command) => {
     const list = await apiOf(cmd).get<Entry[]>('/space-templates');
-    if (wantsJson(cmd)) return printJson(list);
-    printTable(
+    printListOf(
+      cmd,
+      list,
       ['SOURCE', 'ID', 'NAME', 'PAGES', 'DESCRIPTION'],
-      list.map((e) => [e.source, e.id, e.name, e.pages, e.description]),
+      () => list.map((e) => [e.source, e.id, e.name, e.pages, e.description]),
       { empty: 'no space templates' },
     );
   });

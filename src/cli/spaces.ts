@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, enc, wantsJson } from './client.ts';
 import { usageError } from './exit-error.ts';
-import { printFields, printJson, printLine, printTable } from './format.ts';
-import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
+import { printFields, printJson, printLine, printListOf } from './format.ts';
+import { addPagingOptions, fetchList, type PagingOptions } from './paging.ts';
 
 type Space = {
   slug: string;
@@ -41,13 +41,13 @@ export function registerSpaceCommands(program: Command): void {
     'spaces',
   ).action(async (opts: PagingOptions, cmd: Command) => {
     const r = await fetchList<Space>(apiOf(cmd), '/spaces', 'spaces', {}, opts);
-    if (wantsJson(cmd)) return printJson(r.body);
-    printTable(
+    printListOf(
+      cmd,
+      r.body,
       ['SLUG', 'NAME', 'ACCESS', 'DESCRIPTION'],
-      r.items.map((s) => [s.slug, s.name, s.personal ? 'personal' : s.defaultAccess, s.description]),
-      { empty: 'no spaces' },
+      () => r.items.map((s) => [s.slug, s.name, s.personal ? 'personal' : s.defaultAccess, s.description]),
+      { empty: 'no spaces', more: r.nextCursor },
     );
-    hintMore(r.nextCursor);
   });
 
   addClientOptions(spaces.command('create').argument('<slug>', 'lowercase letters, digits and -').description('create a shared space'))

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { addClientOptions, apiOf, collectList, enc, wantsJson } from './client.ts';
 import { ExitError, usageError } from './exit-error.ts';
-import { printFields, printJson, printLine, printTable } from './format.ts';
-import { addPagingOptions, fetchList, hintMore, type PagingOptions } from './paging.ts';
+import { printFields, printJson, printLine, printListOf } from './format.ts';
+import { addPagingOptions, fetchList, type PagingOptions } from './paging.ts';
 
 type Webhook = {
   id: string;
@@ -52,10 +52,11 @@ export function registerWebhookCommands(program: Command): void {
 
   addClientOptions(hooks.command('list').description('the subscriptions')).action(async (_opts: unknown, cmd: Command) => {
     const list = await apiOf(cmd).get<Webhook[]>('/admin/webhooks');
-    if (wantsJson(cmd)) return printJson(list);
-    printTable(
+    printListOf(
+      cmd,
+      list,
       ['ID', 'URL', 'EVENTS', 'SPACE', 'ENABLED', 'DESCRIPTION'],
-      list.map((w) => [w.id, w.url, w.events, w.spaceSlug ?? '*', w.enabled ? 'yes' : 'no', w.description]),
+      () => list.map((w) => [w.id, w.url, w.events, w.spaceSlug ?? '*', w.enabled ? 'yes' : 'no', w.description]),
       { empty: 'no webhooks' },
     );
   });
@@ -132,13 +133,13 @@ export function registerWebhookCommands(program: Command): void {
     'attempts',
   ).action(async (id: string, opts: PagingOptions, cmd: Command) => {
     const r = await fetchList<Delivery>(apiOf(cmd), `/admin/webhooks/${enc(id)}/deliveries`, 'deliveries', {}, opts);
-    if (wantsJson(cmd)) return printJson(r.body);
-    printTable(
+    printListOf(
+      cmd,
+      r.body,
       ['AT', 'EVENT', 'ATTEMPT', 'OUTCOME', 'STATUS', 'MS', 'ERROR'],
-      r.items.map((d) => [d.at, d.event, d.attempt, d.outcome, d.status ?? '', d.durationMs, d.error ?? '']),
-      { empty: 'no deliveries yet' },
+      () => r.items.map((d) => [d.at, d.event, d.attempt, d.outcome, d.status ?? '', d.durationMs, d.error ?? '']),
+      { empty: 'no deliveries yet', more: r.nextCursor },
     );
-    hintMore(r.nextCursor);
   });
 
   addClientOptions(hooks.command('delete').argument('<id>').description('remove a subscription')).action(
