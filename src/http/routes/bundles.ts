@@ -69,6 +69,11 @@ const Bundle = documentAs(v.unknown(), {
           contentType: { type: 'string' },
           sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
           size: { type: 'number' },
+          source: {
+            type: 'string',
+            maxLength: 1024,
+            description: "the file's path in the folder an import read it from; a Markdown export writes it there",
+          },
         },
       },
     },
