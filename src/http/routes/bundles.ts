@@ -12,23 +12,18 @@ import { documentAs } from '../json-schema.ts';
 import { json } from '../respond.ts';
 import { META_KEY_PATTERN, SlugParams } from '../schemas.ts';
 
-const Mode = documentAs(
-  v.pipe(
-    v.optional(v.string(), ''),
-    v.transform((s) => (s === '' ? 'skip' : s)),
-    v.picklist(IMPORT_MODES, `mode is one of: ${IMPORT_MODES.join(', ')}`),
-  ),
-  { type: 'string', enum: [...IMPORT_MODES], default: 'skip' },
-);
-const FORMATS = ['json', 'zip'] as const;
-const Format = documentAs(
-  v.pipe(
-    v.optional(v.string(), ''),
-    v.transform((s) => (s === '' ? 'json' : s)),
-    v.picklist(FORMATS, `format is one of: ${FORMATS.join(', ')}`),
-  ),
-  { type: 'string', enum: [...FORMATS], default: 'json' },
-);
+/** A query parameter that is one of `values`; `dflt` when absent or empty. */
+const oneOf = <T extends string>(name: string, values: readonly T[], dflt: T) =>
+  documentAs(
+    v.pipe(
+      v.optional(v.string(), ''),
+      v.transform((s) => (s === '' ? dflt : s)),
+      v.picklist(values, `${name} is one of: ${values.join(', ')}`),
+    ),
+    { type: 'string', enum: [...values], default: dflt },
+  );
+const Mode = oneOf('mode', IMPORT_MODES, 'skip');
+const Format = oneOf('format', ['json', 'zip'] as const, 'json');
 /** A bundle as export writes it; checked in full by parseBundle, which names each bad field. */
 const Bundle = documentAs(v.unknown(), {
   type: 'object',
