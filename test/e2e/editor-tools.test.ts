@@ -5,7 +5,7 @@
 // preview following the cursor in a long page.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { checkA11y, editorText, useBrowserFixture } from './support/index.ts';
+import { checkA11y, editorText, pressKeys, useBrowserFixture } from './support/index.ts';
 import { gradientPng } from './support/png.ts';
 
 const POLL = { timeout: 15_000, interval: 100 };
@@ -226,11 +226,9 @@ describe('the editor tools', { timeout: 120_000 }, () => {
     await expect.poll(() => editorText(page), POLL).toBe('make this **bold**');
     await page.keyboard.press('Control+i');
     await expect.poll(() => editorText(page), POLL).toBe('make this ***bold***');
-    await page.keyboard.press('Control+i'); // toggles back
-    await page.keyboard.press('Control+b');
+    await pressKeys(page, 'Control+i', 'Control+b'); // toggles both back
     await expect.poll(() => editorText(page), POLL).toBe('make this bold');
-    await page.keyboard.press('End');
-    await page.keyboard.press('Control+i');
+    await pressKeys(page, 'End', 'Control+i');
     await page.keyboard.type('now');
     await expect.poll(() => editorText(page), POLL).toBe('make this bold*now*');
     await page.keyboard.press('Control+a');

@@ -14,8 +14,7 @@ const t = useBrowserFixture({
 
 describe('gallery and admin', { timeout: 90_000 }, () => {
   it('opens the create-space dialog from a deep link and creates the space', async () => {
-    const page = await t.open();
-    await page.goto('/app/gallery?template=built-in/team-wiki');
+    const page = await t.open({ at: '/app/gallery?template=built-in/team-wiki' });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     expect(await dialog.getByRole('heading').textContent()).toContain('Team wiki');

@@ -3,7 +3,7 @@
 // connection returns, through the merge when someone saved meanwhile; sign-out, even offline,
 // deletes the person's offline copies and ends the session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type AppServer, checkA11y, guard, openBrowser, type Session, signedInSession, startAppServer } from './support/index.ts';
 import { gradientPng } from './support/png.ts';
 
@@ -54,12 +54,18 @@ async function openAndKeep(page: Page): Promise<void> {
     .toBe(true);
 }
 
+/** A new signed-in tab (guarded, the offline noise allowed) on the page, opened and kept by the worker. */
+async function openKept(): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
+  const page = await ctx.newPage();
+  guard(page, app.url, { allowConsole: OFFLINE_NOISE });
+  await openAndKeep(page);
+  return { ctx, page };
+}
+
 describe('the web app offline', { timeout: 90_000 }, () => {
   it('reads an opened page offline with a banner, and saves an offline edit (merged) when back online', async () => {
-    const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-    const page = await ctx.newPage();
-    guard(page, app.url, { allowConsole: OFFLINE_NOISE });
-    await openAndKeep(page);
+    const { ctx, page } = await openKept();
 
     await ctx.setOffline(true);
     await page.reload();
@@ -98,10 +104,7 @@ describe('the web app offline', { timeout: 90_000 }, () => {
   });
 
   it("deletes the person's offline copies at a sign-out made offline, and ends the session when the connection returns", async () => {
-    const ctx = await browser.newContext({ baseURL: app.url, storageState: session });
-    const page = await ctx.newPage();
-    guard(page, app.url, { allowConsole: OFFLINE_NOISE });
-    await openAndKeep(page);
+    const { ctx, page } = await openKept();
     await ctx.setOffline(true);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((u) => u.pathname === '/app/sign-in', POLL);

@@ -2,7 +2,7 @@
 // highlighted snippets; the metadata query builder.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { type AppServer, checkA11y, useBrowserFixture } from './support/index.ts';
+import { type AppServer, checkA11y, recordType, useBrowserFixture } from './support/index.ts';
 
 // The machine may be busy: wait up to 15 s for what a page shows.
 const POLL = { timeout: 15_000, interval: 100 };
@@ -19,22 +19,10 @@ const t = useBrowserFixture({
   user: { name: 'rita' },
   spaces: [['eng', 'Engineering']],
   pages: [
-    [
-      'eng',
-      'templates/task',
-      {
-        title: 'Task',
-        content: '',
-        frontmatter: {
-          metadataSchema: {
-            fields: [
-              { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, label: 'Stage' },
-              { key: 'points', type: 'number', label: 'Points' },
-            ],
-          },
-        },
-      },
-    ],
+    recordType('eng', 'task', 'Task', [
+      { key: 'stage', type: 'select', options: ['todo', 'doing', 'done'], required: true, label: 'Stage' },
+      { key: 'points', type: 'number', label: 'Points' },
+    ]),
     ...TASKS.map(
       ([p, title, stage, points]): Parameters<AppServer['putPage']> => [
         'eng',

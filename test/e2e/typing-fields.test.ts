@@ -4,7 +4,7 @@
 // no delay between them.
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { useBrowserFixture } from './support/index.ts';
+import { recordType, useBrowserFixture } from './support/index.ts';
 import { play, script } from './support/typist.ts';
 
 const POLL = { timeout: 20_000, interval: 100 };
@@ -13,22 +13,10 @@ const t = useBrowserFixture({
   user: { name: 'fay' },
   spaces: [['docs', 'Docs']],
   pages: [
-    [
-      'docs',
-      'templates/note',
-      {
-        title: 'Note',
-        content: '',
-        frontmatter: {
-          metadataSchema: {
-            fields: [
-              { key: 'owner', type: 'string', label: 'Owner' },
-              { key: 'summary', type: 'text', label: 'Summary' },
-            ],
-          },
-        },
-      },
-    ],
+    recordType('docs', 'note', 'Note', [
+      { key: 'owner', type: 'string', label: 'Owner' },
+      { key: 'summary', type: 'text', label: 'Summary' },
+    ]),
   ],
 });
 

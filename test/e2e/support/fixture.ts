@@ -26,6 +26,8 @@ export type BrowserFixtureOptions = {
 };
 
 export type OpenOptions = {
+  /** An app address the new tab goes to before it is handed over. */
+  at?: string;
   /** Console errors the test provokes on purpose (see guard). */
   allowConsole?: RegExp[];
   viewport?: { width: number; height: number };
@@ -56,6 +58,26 @@ export type BrowserFixture = {
   openEditor(page: Page, path: string, space?: string): Promise<void>;
 };
 
+/**
+ * A record type for `pages`: the template page `templates/<name>` of `space` whose metadata schema
+ * has `fields` (and `additionalKeys`), with `content` and more `frontmatter` when given.
+ */
+export function recordType(
+  space: string,
+  name: string,
+  title: string,
+  fields: Array<Record<string, unknown>>,
+  more: { content?: string; frontmatter?: Record<string, unknown>; additionalKeys?: 'reject' } = {},
+): PageArgs {
+  const metadataSchema = more.additionalKeys ? { additionalKeys: more.additionalKeys, fields } : { fields };
+  return [space, `templates/${name}`, { title, content: more.content ?? '', frontmatter: { ...more.frontmatter, metadataSchema } }];
+}
+
+/** Presses `keys` on the keyboard one after another. */
+export async function pressKeys(page: Page, ...keys: string[]): Promise<void> {
+  for (const k of keys) await page.keyboard.press(k);
+}
+
 /** The editor's text as drawn: its lines, in order. */
 export const editorText = (page: Page): Promise<string> =>
   page.locator('.cm-content .cm-line').evaluateAll((lines) => lines.map((l) => l.textContent ?? '').join('\n'));
@@ -80,6 +102,7 @@ export function useBrowserFixture(opts: BrowserFixtureOptions = {}): BrowserFixt
       onTestFinished(() => ctx.close());
       const page = await ctx.newPage();
       const g = o.guarded === false ? { problems: [], check() {} } : guard(page, t.app.url, { allowConsole: o.allowConsole ?? [] });
+      if (o.at) await page.goto(o.at);
       return { page, g };
     },
     async openEditor(page: Page, path: string, space = opts.spaces?.[0]?.[0]) {
