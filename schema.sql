@@ -215,9 +215,19 @@ CREATE TABLE title_words (
   PRIMARY KEY (whole, word, page_id)
 ) WITHOUT ROWID;
 CREATE INDEX title_words_page ON title_words(page_id, whole, word);
--- The live pages in the order of GET /search/titles's groups: shorter titles, then recently changed.
-CREATE INDEX pages_title_order ON pages(length(title), updated_at DESC, id, space_id, has_acl, deleted_at)
-    WHERE deleted_at IS NULL;
+-- Each live page in the order of GET /search/titles's groups (shorter titles, then recently
+-- changed), with its access columns and title index words (store/title-words-schema.ts).
+CREATE TABLE title_order (
+  len        INTEGER NOT NULL,
+  updated_at TEXT NOT NULL,
+  page_id    INTEGER NOT NULL REFERENCES pages(id),
+  space_id   INTEGER NOT NULL,
+  has_acl    INTEGER NOT NULL,
+  wholes     TEXT NOT NULL,
+  words      TEXT NOT NULL,
+  PRIMARY KEY (len, updated_at DESC, page_id)
+) WITHOUT ROWID;
+CREATE INDEX title_order_page ON title_order(page_id);
 
 -- Events outbox, written in the same transaction as the change it describes, when an enabled
 -- subscription can receive the event (src/store/events.ts). The webhook dispatcher reads rows

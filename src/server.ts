@@ -18,6 +18,7 @@ import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
 import { closeBlobReader } from './store/attachments.ts';
+import { closeTitleReader } from './store/title-words.ts';
 import { startCheckpointer, type Checkpointer } from './store/helper/thread.ts';
 import { openDb, openReplicaDb } from './store/db/connection.ts';
 import { createReplicaFullTextIndex } from './store/fts/replica-index.ts';
@@ -191,6 +192,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       replicaFront?.stop();
       svc.fts.close();
       closeBlobReader(db);
+      closeTitleReader(db);
       try {
         // A replica never checkpoints (its connection is read-only); under Litestream, PASSIVE only.
         if (!replica) {

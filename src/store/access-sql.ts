@@ -7,12 +7,21 @@ import type { Caller } from '../model.ts';
  * SQL condition: page `p` in space `s` is live and readable by the caller (a space in the org
  * trash reads as absent). Bind callerParams().
  */
-export const READABLE_PAGE = `(p.deleted_at IS NULL AND s.org_id = @callerOrg AND s.deleted_at IS NULL AND (
+export const READABLE_PAGE = `(p.deleted_at IS NULL AND ${readableLivePage('p.has_acl', 'p.id')})`;
+
+/**
+ * SQL condition: a live page of space `s`, whose `has_acl` and id are the expressions given (a
+ * copy of the page's columns kept elsewhere, such as title_order), is readable by the caller:
+ * READABLE_PAGE without its liveness check. Bind callerParams().
+ */
+export function readableLivePage(hasAcl: string, id: string): string {
+  return `(s.org_id = @callerOrg AND s.deleted_at IS NULL AND (
   CASE WHEN s.owner_id IS NOT NULL THEN s.owner_id = @callerId
        WHEN @callerAdmin = 1 THEN 1
-       WHEN p.has_acl = 0 THEN s.default_access <> 'none'
-       ELSE EXISTS (SELECT 1 FROM page_acl a WHERE a.page_id = p.id AND a.principal_id = @callerId)
+       WHEN ${hasAcl} = 0 THEN s.default_access <> 'none'
+       ELSE EXISTS (SELECT 1 FROM page_acl a WHERE a.page_id = ${id} AND a.principal_id = @callerId)
   END))`;
+}
 
 /**
  * SQL condition: the pages of space `s` whose page ACL lists readers `g.readers` are readable by

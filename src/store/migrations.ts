@@ -6,7 +6,14 @@ import { migrateRevisionsLayout } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
 import { CHANGES_SQL } from './changes.ts';
 import { ORG_USAGE_SQL } from './org-usage.ts';
-import { fillTitleWords, PAGES_TITLE_ORDER_SQL, refillTitleWords, TITLE_WORDS_SQL } from './title-words-schema.ts';
+import {
+  fillTitleOrder,
+  fillTitleWords,
+  PAGES_TITLE_ORDER_SQL,
+  TITLE_ORDER_SQL,
+  refillTitleWords,
+  TITLE_WORDS_SQL,
+} from './title-words-schema.ts';
 import { CJK_REINDEX_SQL, CJK_TITLE_WORDS } from './fts/cjk-reindex.ts';
 
 /**
@@ -47,7 +54,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 18;
+export const SCHEMA_VERSION = 19;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -178,6 +185,14 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
       const columns = db.prepare("SELECT name FROM pragma_table_info('attachments')").pluck().all();
       if (!columns.includes('source')) db.exec('ALTER TABLE attachments ADD COLUMN source TEXT');
     },
+  },
+  {
+    // GET /search/titles walks and sorts title_order (store/title-words-schema.ts), filled here
+    // from the live pages, instead of the index pages_title_order and the page rows.
+    to: 19,
+    sql: `${TITLE_ORDER_SQL}
+      DROP INDEX pages_title_order;`,
+    run: fillTitleOrder,
   },
 ];
 

@@ -46,6 +46,33 @@ export const TITLE_WORDS_SQL = `CREATE TABLE title_words (
 export const PAGES_TITLE_ORDER_SQL = `CREATE INDEX pages_title_order ON pages(length(title), updated_at DESC, id, space_id, has_acl, deleted_at)
     WHERE deleted_at IS NULL;`;
 
+/**
+ * title_order: each live page in the order of GET /search/titles's groups (title length, then
+ * most recently changed, then id), with what the access check reads (space, has_acl) and its
+ * title index words in two strings, so that walking it in that order checks each page by a
+ * string search in its own row: `wholes` is its folded whole title and aliases, each between
+ * newlines; `words` its folded words of title, aliases and path, each after a space. By page id
+ * (title_order_page) it orders and access-checks the candidates a title_words range finds.
+ * Replaces the index pages_title_order on pages (schema version 14), whose walk read each page's
+ * words from title_words by page id (a random B-tree read per page).
+ */
+export const TITLE_ORDER_SQL = `CREATE TABLE title_order (
+    len INTEGER NOT NULL, updated_at TEXT NOT NULL, page_id INTEGER NOT NULL REFERENCES pages(id),
+    space_id INTEGER NOT NULL, has_acl INTEGER NOT NULL, wholes TEXT NOT NULL, words TEXT NOT NULL,
+    PRIMARY KEY (len, updated_at DESC, page_id)) WITHOUT ROWID;
+  CREATE INDEX title_order_page ON title_order(page_id);`;
+
+/** The `wholes` and `words` strings of title_order from a page's title index rows. */
+export function titleOrderText(rows: TitleWordRow[]): { wholes: string; words: string } {
+  const wholes = rows.filter((r) => r.whole === 1).map((r) => r.word);
+  const words = rows.filter((r) => r.whole === 0).map((r) => r.word);
+  return { wholes: `\n${wholes.map((w) => `${w}\n`).join('')}`, words: ` ${words.map((w) => `${w} `).join('')}` };
+}
+
+/** A page's title_order row, from its page row (if live) and `@wholes`, `@words` (titleOrderText); delete the old one first. */
+export const TITLE_ORDER_INSERT = `INSERT INTO title_order (len, updated_at, page_id, space_id, has_acl, wholes, words)
+  SELECT length(title), updated_at, id, space_id, has_acl, @wholes, @words FROM pages WHERE id = @id AND deleted_at IS NULL`;
+
 /** Fills the title index from every live page (the migration to schema version 12). */
 export function fillTitleWords(db: Db): void {
   const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{
@@ -56,6 +83,18 @@ export function fillTitleWords(db: Db): void {
   }>;
   const insert = db.prepare('INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const p of pages) for (const r of titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) insert.run(r.word, r.whole, p.id);
+}
+
+/** Fills title_order from every live page (the migration to schema version 18). */
+export function fillTitleOrder(db: Db): void {
+  const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{
+    id: number;
+    path: string;
+    title: string;
+    frontmatter: string;
+  }>;
+  const insert = db.prepare(TITLE_ORDER_INSERT);
+  for (const p of pages) insert.run({ id: p.id, ...titleOrderText(titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) });
 }
 
 /**

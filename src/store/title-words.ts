@@ -1,19 +1,29 @@
 // The title index (GET /search/titles): each live page's folded words of its title, aliases and
 // path, and its folded whole title and aliases, in one small table searched by B-tree ranges on
-// the folded word. Kept in the page write's transaction (domain/indexes/title-words.ts) and
+// the folded word (title_words), and each live page in answer order with the same words as two
+// strings (title_order). Kept in the page write's transaction (domain/indexes/title-words.ts) and
 // rebuilt from the pages table by POST /admin/indexes/rebuild.
+import { openReadOnly } from './db/connection.ts';
 import { stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
-import { READABLE_PAGE } from './access-sql.ts';
+import { readableLivePage } from './access-sql.ts';
 
-import type { TitleWordRow } from './title-words-schema.ts';
+import { TITLE_ORDER_INSERT, titleOrderText, type TitleWordRow } from './title-words-schema.ts';
 
 export { foldedWords, titleWordRows } from './title-words-schema.ts';
 
+/** Writes a page's title index rows (none: the page is gone), and its title_order row from its page row as it is now. */
 export function replaceTitleWords(db: Db, pageId: number, rows: TitleWordRow[]): void {
   stmt(db, 'DELETE FROM title_words WHERE page_id = ?').run(pageId);
   const insert = stmt(db, 'INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const r of rows) insert.run(r.word, r.whole, pageId);
+  stmt(db, 'DELETE FROM title_order WHERE page_id = ?').run(pageId);
+  if (rows.length > 0) stmt(db, TITLE_ORDER_INSERT).run({ id: pageId, ...titleOrderText(rows) });
+}
+
+/** A page's ACL was set or dropped: its title_order row takes the page row's has_acl. */
+export function titleOrderAccess(db: Db, pageId: number): void {
+  stmt(db, 'UPDATE title_order SET has_acl = (SELECT has_acl FROM pages WHERE id = @id) WHERE page_id = @id').run({ id: pageId });
 }
 
 /** The highest code point, in no word: a string that starts with `s` sorts between `s` and `s + MAX`. */
@@ -24,63 +34,86 @@ export type TitleHit = { space: string; path: string; title: string };
 /** A query: its distinct folded words (the longest drives the word group), all of them joined by one space, and its bounds. */
 type TitleQuery = { words: string[]; phrase: string; spaceId: number | null; limit: number };
 
-// The three groups of the order (docs/search.md "Titles"), each a condition on page `p` and the
-// title_words range that holds every page of the group: a whole title or alias equal to the
-// phrase; one that starts with it and none equal; a word starting with each query word and no
-// whole title or alias starting with the phrase. A page with a whole title or alias starting with
-// the phrase has a word starting with each query word too, so the groups are the matches, split.
-// A scalar subquery, not EXISTS: SQLite turns EXISTS into a join it runs after the access check,
-// where this is checked in the order written, each page's word lookups before its row is read.
-const HAS = (pid: string, name: string, whole: 0 | 1, cond: string) =>
-  `(SELECT 1 FROM title_words ${name} WHERE ${name}.page_id = ${pid} AND ${name}.whole = ${whole} AND ${cond} LIMIT 1) IS NOT NULL`;
-const EXACT = (pid: string) => HAS(pid, 'e', 1, 'e.word = @phrase');
-const LEADING = (pid: string) => HAS(pid, 'l', 1, 'l.word BETWEEN @phrase AND @phraseHi');
+// The three groups of the order (docs/search.md "Titles"), each a condition on the title_order row
+// `o` of a page and the title_words range that holds every page of the group: a whole title or
+// alias equal to the phrase; one that starts with it and none equal; a word starting with each
+// query word and no whole title or alias starting with the phrase. A page with a whole title or
+// alias starting with the phrase has a word starting with each query word too, so the groups are
+// the matches, split. Each check is a string search in the row (`wholes` has each whole title
+// between newlines, `words` each word after a space); a folded word holds neither.
+const EXACT = 'instr(o.wholes, char(10) || @phrase || char(10)) > 0';
+const LEADING = 'instr(o.wholes, char(10) || @phrase) > 0';
 const GROUPS = [
-  { whole: 1, lo: 'phrase', hi: 'phrase', where: (_: number, pid: string) => EXACT(pid) },
-  { whole: 1, lo: 'phrase', hi: 'phraseHi', where: (_: number, pid: string) => `${LEADING(pid)} AND NOT ${EXACT(pid)}` },
+  { whole: 1, lo: 'phrase', hi: 'phrase', where: () => EXACT },
+  { whole: 1, lo: 'phrase', hi: 'phraseHi', where: () => `${LEADING} AND NOT ${EXACT}` },
   {
     whole: 0,
     lo: 'lo0',
     hi: 'hi0',
-    where: (n: number, pid: string) =>
-      [...Array.from({ length: n }, (_, i) => HAS(pid, `w${i}`, 0, `w${i}.word BETWEEN @lo${i} AND @hi${i}`)), `NOT ${LEADING(pid)}`].join(
-        ' AND ',
-      ),
+    where: (n: number) => [...Array.from({ length: n }, (_, i) => `instr(o.words, ' ' || @lo${i}) > 0`), `NOT ${LEADING}`].join(' AND '),
   },
 ] as const;
 
-const ORDER = 'ORDER BY length(p.title), p.updated_at DESC, p.id LIMIT @need';
-const COLUMNS = 's.slug AS space, p.path, p.title';
+const READABLE = readableLivePage('o.has_acl', 'o.page_id');
 
 /**
  * The plans of one group. Each answers the group's first `need` readable pages in the contract's
  * order, so which one runs changes the time an answer takes, never the answer.
  * - `rows`: the group's title_words range (its candidates; in the word group, the range of the
- *   word with the fewest rows), joined to the pages and sorted: as costly as the range is long.
- * - `ordered`: the live pages in answer order (the index pages_title_order on title length, then
- *   most recently changed), each checked against the group until `need` readable ones are found,
- *   up to the `@L`, `@U`, `@I` position of that order: as costly as the matches are sparse in it.
- * - `space`: every live page of the one space asked for, checked and sorted: as costly as the
- *   space is large.
+ *   word with the fewest rows), each read from title_order by page id, checked and sorted: as
+ *   costly as the range is long.
+ * - `ordered`: title_order walked in answer order, each page checked against the group until
+ *   `need` readable ones are found, within its first `@walk` rows: as costly as the matches are
+ *   sparse in it (a page costs a step of the walk and a string search). The walk is a subquery
+ *   in that order, which SQLite runs as a coroutine and the outer query reads in its order (no
+ *   sort), so it stops at the `need`th hit.
+ * - `space`: every page of the one space asked for, checked and sorted: as costly as the space
+ *   is large.
+ * The page rows (for path and title) are read for the `need` answered only.
  */
 function groupSql(g: (typeof GROUPS)[number], words: number, space: boolean, plan: 'rows' | 'ordered' | 'space'): string {
-  const readable = `${READABLE_PAGE} ${space ? 'AND p.space_id = @spaceId' : ''}`;
-  const where = g.where(words, 'p.id');
-  if (plan === 'rows') {
-    // The group's conditions are index lookups by page id: checked before a page row is read.
-    return `SELECT ${COLUMNS} FROM (SELECT DISTINCT d.page_id FROM title_words d
-        WHERE d.whole = ${g.whole} AND d.word BETWEEN @${g.lo} AND @${g.hi} AND ${g.where(words, 'd.page_id')}) c
-      JOIN pages p ON p.id = c.page_id JOIN spaces s ON s.id = p.space_id
-      WHERE ${readable} ${ORDER}`;
-  }
-  if (plan === 'space') {
-    return `SELECT ${COLUMNS} FROM pages p JOIN spaces s ON s.id = p.space_id
-      WHERE p.space_id = @spaceId AND p.deleted_at IS NULL AND ${where} AND ${readable} ${ORDER}`;
-  }
-  return `SELECT ${COLUMNS} FROM pages p INDEXED BY pages_title_order JOIN spaces s ON s.id = p.space_id
-    WHERE p.deleted_at IS NULL AND length(p.title) <= @L
-      AND (length(p.title) < @L OR p.updated_at > @U OR (p.updated_at = @U AND p.id <= @I))
-      AND ${where} AND ${readable} ${ORDER}`;
+  const cond = `${g.where(words)} AND ${READABLE} ${space ? 'AND o.space_id = @spaceId' : ''}`;
+  const order = 'ORDER BY o.len, o.updated_at DESC, o.page_id LIMIT @need';
+  // Each plan answers the page ids of the group's first `need` hits, in order.
+  const first =
+    plan === 'ordered'
+      ? `SELECT o.page_id AS id FROM (SELECT * FROM title_order ORDER BY len, updated_at DESC, page_id LIMIT @walk) o
+        JOIN spaces s ON s.id = o.space_id WHERE ${cond} ${order}`
+      : `SELECT o.page_id AS id FROM (${
+          plan === 'rows'
+            ? `SELECT DISTINCT d.page_id AS id FROM title_words d WHERE d.whole = ${g.whole} AND d.word BETWEEN @${g.lo} AND @${g.hi}`
+            : 'SELECT x.id FROM pages x WHERE x.space_id = @spaceId'
+        }) c JOIN title_order o INDEXED BY title_order_page ON o.page_id = c.id JOIN spaces s ON s.id = o.space_id
+        WHERE ${cond} ${order}`;
+  return first;
+}
+
+// The title search reads title_words, title_order, page_acl and spaces through a second,
+// read-only connection with memory-mapped I/O: its plans look pages up by id and walk title_order
+// (~20 MB at 100,000 pages), and from the map a B-tree page costs a memory read where the main
+// connection's 8 MB cache sends most of them to a pread. A page cache of its own would do as well
+// while nothing is written, but SQLite empties a WAL connection's cache whenever another one has
+// committed. Only those tables are touched through it; the answered pages' rows are read on the
+// main connection (searchTitleWords).
+const readers = new WeakMap<Db, Db>();
+const MMAP_BYTES = 1024 * 1024 * 1024;
+
+function titleReader(db: Db): Db {
+  let r = readers.get(db);
+  if (r?.open) return r;
+  if (db.memory) return db;
+  r = openReadOnly(db.name);
+  r.pragma('cache_size = -1024');
+  r.pragma(`mmap_size = ${MMAP_BYTES}`);
+  readers.set(db, r);
+  return r;
+}
+
+/** Closes the title reader of `db` (before `db` itself closes). */
+export function closeTitleReader(db: Db): void {
+  const r = readers.get(db);
+  readers.delete(db);
+  if (r && r !== db && r.open) r.close();
 }
 
 /**
@@ -97,68 +130,79 @@ function spacePages(db: Db, spaceId: number, cap: number): number {
   return stmt(db, 'SELECT count(*) FROM (SELECT 1 FROM pages WHERE space_id = ? LIMIT ?)').pluck().get(spaceId, cap) as number;
 }
 
-/** The position `n` live pages into the answer order (the last live page when there are fewer). */
-function orderPosition(db: Db, n: number): { L: number; U: string; I: number } | undefined {
-  const at = (offset: number) =>
-    stmt(
-      db,
-      `SELECT length(title) AS L, updated_at AS U, id AS I FROM pages INDEXED BY pages_title_order
-    WHERE deleted_at IS NULL ORDER BY length(title), updated_at DESC, id LIMIT 1 OFFSET ?`,
-    ).get(offset) as { L: number; U: string; I: number } | undefined;
-  return (
-    at(n) ??
-    (stmt(
-      db,
-      `SELECT length(title) AS L, updated_at AS U, id AS I FROM pages INDEXED BY pages_title_order
-    WHERE deleted_at IS NULL ORDER BY length(title) DESC, updated_at, id DESC LIMIT 1`,
-    ).get() as { L: number; U: string; I: number } | undefined)
-  );
-}
+/**
+ * What reading one candidate of a title_words range costs (its title_order row looked up by page
+ * id: two B-tree descents, ~3 µs at 100,000 pages), in steps of the ordered walk (a row of
+ * title_order read in order and string-searched, ~0.15 µs).
+ */
+const ROW_COST = 20;
 
-/** A range of more rows than this, times `cap`, is met in answer order for at most this many times `cap` pages before its rows are read instead. */
-const ORDERED_WALK = 4;
+/**
+ * The walk is taken when it is expected to cost at most this fraction of the range's read: its
+ * expected length counts every page, and a caller who reads half of them meets half the hits.
+ */
+const WALK_MARGIN = 2;
 
 /**
  * Readable live pages having, for every folded query word, a word that starts with it, in three
  * groups: a whole title or alias equal to the query, then one that starts with it, then the rest;
  * inside each, shorter titles, then recently changed, first. Each group is read with the plan
- * that costs least for its range (groupSql): a range of at most `cap` rows is sorted whole; a
- * longer one is met in answer order, where `need` hits come after about `need` × pages ÷ `cap`
- * pages (cap ≈ √(need × pages) balances the two), and a walk that has not found them within
- * ORDERED_WALK × `cap` pages (words that are common apart and rare together) reads the rows.
+ * that costs least (groupSql): its range of R rows read whole costs ROW_COST × R; walked in
+ * answer order, its `need` hits come after about `need` ÷ f pages, f the share of pages in the
+ * group (R ÷ pages; for several words, the product of each word's share, as if they were
+ * independent); a range is walked when that is expected to cost at most half as much as reading
+ * it (WALK_MARGIN). A walk goes at most as far as reading the range costs (words that are common
+ * apart and rare together, a reader of few of the pages), and then the range is read; a walk
+ * over every page has found every hit.
  */
 export function searchTitleWords(db: Db, params: Record<string, string | number>, q: TitleQuery): TitleHit[] {
-  const pages = stmt(db, 'SELECT coalesce(max(id), 0) FROM pages').pluck().get() as number;
-  const cap = Math.min(5000, Math.max(200, Math.ceil(Math.sqrt(q.limit * pages))));
-  // The word group's range is its word with the fewest rows (then the longest), counted as far as
-  // the ordered walk goes: past that, the rows are read only when the walk fails.
-  const rows = new Map(q.words.map((w) => [w, rangeRows(db, 0, w, w + MAX, ORDERED_WALK * cap + 1)]));
+  const r = titleReader(db);
+  const pages = stmt(r, 'SELECT coalesce(max(id), 0) FROM pages').pluck().get() as number;
+  // Ranges are counted as far as decides something: a walk of ROW_COST × that many rows covers every page.
+  const counted = Math.ceil(pages / ROW_COST) + 1;
+  // The word group's range is its word with the fewest rows (then the longest).
+  const rows = new Map(q.words.map((w) => [w, rangeRows(r, 0, w, w + MAX, counted)]));
   const order = [...q.words].sort((a, b) => rows.get(a)! - rows.get(b)! || b.length - a.length);
+  const wordsShare = q.words.reduce((f, w) => (f * rows.get(w)!) / Math.max(1, pages), 1);
   const bind: Record<string, string | number> = { ...params, phrase: q.phrase, phraseHi: q.phrase + MAX };
   order.forEach((w, i) => {
     bind[`lo${i}`] = w;
     bind[`hi${i}`] = w + MAX;
   });
   if (q.spaceId !== null) bind.spaceId = q.spaceId;
-  const hits: TitleHit[] = [];
+  const ids: number[] = [];
   const run = (g: (typeof GROUPS)[number], plan: 'rows' | 'ordered' | 'space', extra: object) =>
-    stmt(db, groupSql(g, order.length, q.spaceId !== null, plan)).all({ ...bind, ...extra }) as TitleHit[];
-  let walkEnd: ReturnType<typeof orderPosition> | null = null;
+    stmt(r, groupSql(g, order.length, q.spaceId !== null, plan))
+      .pluck()
+      .all({ ...bind, ...extra }) as number[];
   for (const g of GROUPS) {
-    const need = q.limit - hits.length;
+    const need = q.limit - ids.length;
     if (need <= 0) break;
-    const many = (g.whole === 0 ? rows.get(order[0])! : rangeRows(db, g.whole, bind[g.lo] as string, bind[g.hi] as string, cap + 1)) > cap;
-    if (!many) {
-      hits.push(...run(g, 'rows', { need }));
+    const range = g.whole === 0 ? rows.get(order[0])! : rangeRows(r, g.whole, bind[g.lo] as string, bind[g.hi] as string, counted);
+    const share = g.whole === 0 ? wordsShare : range / Math.max(1, pages);
+    const walk = ROW_COST * range;
+    if (walk <= (WALK_MARGIN * need) / share) {
+      ids.push(...run(g, 'rows', { need }));
       continue;
     }
-    if (q.spaceId !== null && spacePages(db, q.spaceId, cap + 1) <= cap) {
-      hits.push(...run(g, 'space', { need }));
+    if (q.spaceId !== null && spacePages(r, q.spaceId, range + 1) <= range) {
+      ids.push(...run(g, 'space', { need }));
       continue;
     }
-    walkEnd ??= orderPosition(db, ORDERED_WALK * cap);
-    const found = walkEnd ? run(g, 'ordered', { need, ...walkEnd }) : [];
-    hits.push(...(found.length === need ? found : run(g, 'rows', { need })));
+    const found = run(g, 'ordered', { need, walk });
+    ids.push(...(found.length === need || walk >= pages ? found : run(g, 'rows', { need })));
   }
-  return hits;
+  return answered(db, ids);
+}
+
+/** The hits of page ids, in their order: each page's space, path and title (a page deleted since is left out). */
+function answered(db: Db, ids: number[]): TitleHit[] {
+  if (ids.length === 0) return [];
+  const found = stmt(
+    db,
+    `SELECT p.id, s.slug AS space, p.path, p.title FROM pages p JOIN spaces s ON s.id = p.space_id
+     WHERE p.id IN (SELECT value FROM json_each(?)) AND p.deleted_at IS NULL`,
+  ).all(JSON.stringify(ids)) as Array<TitleHit & { id: number }>;
+  const byId = new Map(found.map((h) => [h.id, { space: h.space, path: h.path, title: h.title }]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { FTS_FILE } from '../../src/store/fts/index-file.ts';
+import { PAGES_TITLE_ORDER_SQL } from '../../src/store/title-words-schema.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 import { startServer } from '../support/server.ts';
 
@@ -48,6 +49,7 @@ describe('schema version 16 databases', () => {
     ])
       main.prepare('INSERT INTO title_words (word, whole, page_id) VALUES (?, ?, ?)').run(word, whole, mixed);
     main.pragma('user_version = 16');
+    main.exec(`DROP TABLE title_order; ${PAGES_TITLE_ORDER_SQL}`); // schema version 18's
     main.close();
     const fts = new Database(path.join(dir, FTS_FILE));
     for (const r of rows) {

@@ -1,0 +1,146 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PAGES_TITLE_ORDER_SQL, titleOrderText, titleWordRows } from '../../src/store/title-words-schema.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
+import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+
+// GET /search/titles walks and sorts title_order, a copy of each live page's place in the titles'
+// order (title length, updated_at), its access columns (space, has_acl) and its title index words
+// (store/title-words-schema.ts). The copy must follow every change of what it copies: writes,
+// retitles, aliases, moves within and across spaces, deletes, restores, revivals, ACL set and
+// dropped, metadata patches. After each step the table is compared with what the pages table
+// and the title index rules say it holds, and bob's answers with the pages he may read.
+
+let srv: TestServer;
+let bob: Client & { id: string };
+const tempDir = tempDirs('title-order');
+
+type Row = { len: number; updated_at: string; page_id: number; space_id: number; has_acl: number; wholes: string; words: string };
+
+/** title_order as it is, and as the live pages say it should be. */
+function both(s: TestServer): { held: Row[]; expected: Row[] } {
+  const db = s.svc.db;
+  const held = db.prepare('SELECT * FROM title_order ORDER BY page_id').all() as Row[];
+  const live = db
+    .prepare(
+      'SELECT id, length(title) AS len, title, path, frontmatter, updated_at, space_id, has_acl FROM pages WHERE deleted_at IS NULL ORDER BY id',
+    )
+    .all() as Array<{
+    id: number;
+    len: number;
+    title: string;
+    path: string;
+    frontmatter: string;
+    updated_at: string;
+    space_id: number;
+    has_acl: number;
+  }>;
+  const expected = live.map((p) => ({
+    len: p.len,
+    updated_at: p.updated_at,
+    page_id: p.id,
+    space_id: p.space_id,
+    has_acl: p.has_acl,
+    ...titleOrderText(titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))),
+  }));
+  return { held, expected };
+}
+
+const expectInStep = (what: string) => {
+  const { held, expected } = both(srv);
+  expect(held, what).toEqual(expected);
+};
+
+const titles = async (c: Client, q: string) => {
+  const r = await c.get(`/search/titles?q=${encodeURIComponent(q)}`);
+  expect(r.status).toBe(200);
+  return (r.body.hits as Array<{ space: string; path: string }>).map((h) => `${h.space}/${h.path}`);
+};
+
+beforeAll(async () => {
+  srv = await startServer();
+  bob = await newAgent(srv, 'bob');
+  for (const slug of ['one', 'two']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
+});
+afterAll(() => srv.close());
+afterEach(() => expect(srv.errors).toEqual([]));
+
+describe('title_order', () => {
+  it('follows writes, moves, deletes, restores and ACL changes of the pages it copies', async () => {
+    const a = srv.admin;
+    expect((await a.put('/pages/one/alpha', { title: 'Quokka notes', content: 'x' })).status).toBe(201);
+    expect((await a.put('/pages/one/beta', { title: 'Quokka', content: 'x', frontmatter: { aliases: ['Wallaby diary'] } })).status).toBe(
+      201,
+    );
+    expect((await a.put('/pages/one/dir/gamma', { title: 'Gamma', content: 'x' })).status).toBe(201);
+    expectInStep('written');
+    expect(await titles(bob, 'quok')).toEqual(['one/beta', 'one/alpha']);
+
+    expect((await a.put('/pages/one/alpha', { title: 'Quokka', content: 'y' })).status).toBe(200);
+    expectInStep('retitled');
+    // Same title length: the one changed last first.
+    expect(await titles(bob, 'quokka')).toEqual(['one/alpha', 'one/beta']);
+    expect((await a.patch('/pages/one/beta/metadata', { set: { stage: 'done' } })).status).toBe(200);
+    expectInStep('metadata patched');
+    expect(await titles(bob, 'quokka')).toEqual(['one/beta', 'one/alpha']);
+
+    expect((await a.put('/pages/one/beta', { title: 'Quokka', content: 'x', frontmatter: {} })).status).toBe(200);
+    expectInStep('alias dropped');
+    expect(await titles(bob, 'wallaby')).toEqual([]);
+
+    expect((await a.put('/pages/one/alpha/acl', { read: [], write: [] })).status).toBe(200);
+    expectInStep('ACL set');
+    expect(await titles(bob, 'quokka')).toEqual(['one/beta']);
+    expect(await titles(a, 'quokka')).toEqual(['one/beta', 'one/alpha']);
+    expect((await a.del('/pages/one/alpha/acl')).status).toBe(200);
+    expectInStep('ACL dropped');
+    expect(await titles(bob, 'quokka')).toEqual(['one/beta', 'one/alpha']);
+
+    expect((await a.post('/spaces/one/moves', { from: 'dir/gamma', to: 'moved/gamma' })).status).toBeLessThan(300);
+    expectInStep('moved within its space');
+    expect(await titles(bob, 'moved')).toEqual(['one/moved/gamma']);
+    expect((await a.post('/spaces/one/moves', { from: 'moved/gamma', to: 'gamma', toSpace: 'two' })).status).toBeLessThan(300);
+    expectInStep('moved to another space');
+    expect(await titles(bob, 'gamma')).toEqual(['two/gamma']);
+
+    expect((await a.put('/pages/two/gamma/acl', { read: [], write: [] })).status).toBe(200);
+    expect((await a.del('/pages/two/gamma')).status).toBe(204);
+    expectInStep('deleted');
+    expect(await titles(a, 'gamma')).toEqual([]);
+    expect((await a.post('/spaces/two/trash/restore', { path: 'gamma' })).status).toBe(200);
+    expectInStep('restored with its ACL');
+    expect(await titles(a, 'gamma')).toEqual(['two/gamma']);
+    expect(await titles(bob, 'gamma')).toEqual([]);
+
+    expect((await a.del('/pages/one/beta')).status).toBe(204);
+    expect((await a.put('/pages/one/beta', { title: 'Beta again', content: 'z' })).status).toBe(201);
+    expectInStep('revived by a write at its address');
+    expect(await titles(bob, 'beta')).toEqual(['one/beta']);
+  });
+
+  it('is filled from the live pages by the step to schema version 18', async () => {
+    const dir = tempDir();
+    const old = await startServer({}, { dataDir: dir, keepData: true });
+    expect((await old.admin.post('/spaces', { slug: 'w', name: 'W' })).status).toBe(201);
+    expect((await old.admin.put('/pages/w/a', { title: 'Okapi', content: 'x', frontmatter: { aliases: 'Forest giraffe' } })).status).toBe(
+      201,
+    );
+    expect((await old.admin.put('/pages/w/b', { title: 'Okapi herd', content: 'x' })).status).toBe(201);
+    expect((await old.admin.put('/pages/w/b/acl', { read: [], write: [] })).status).toBe(200);
+    expect((await old.admin.put('/pages/w/c', { title: 'Okapi gone', content: 'x' })).status).toBe(201);
+    expect((await old.admin.del('/pages/w/c')).status).toBe(204);
+    // Version 17: no title_order, the index pages_title_order instead.
+    old.svc.db.exec(`DROP TABLE title_order; ${PAGES_TITLE_ORDER_SQL}`);
+    old.svc.db.pragma('user_version = 17');
+    await old.close();
+    const after = await startServer({}, { dataDir: dir });
+    try {
+      const { held, expected } = both(after);
+      expect(held).toHaveLength(2);
+      expect(held).toEqual(expected);
+      expect(await titles(after.admin, 'okapi')).toEqual(['w/a', 'w/b']);
+      expect(await titles(after.admin, 'forest gir')).toEqual(['w/a']);
+    } finally {
+      await after.close();
+    }
+  });
+});
