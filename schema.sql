@@ -207,14 +207,14 @@ CREATE TABLE move_history (
 
 -- The title index (GET /search/titles, src/store/title-words.ts): each live page's folded words
 -- of its title, aliases and path (whole 0), and its whole folded title and aliases (whole 1),
--- searched by prefix ranges on `word`; the page index checks further words and ranks.
+-- searched by prefix ranges on `word`; title_order checks further words and ranks. A page's rows
+-- are found by the words its title_order row holds (no index by page id).
 CREATE TABLE title_words (
   word    TEXT NOT NULL,
   whole   INTEGER NOT NULL,
   page_id INTEGER NOT NULL REFERENCES pages(id),
   PRIMARY KEY (whole, word, page_id)
 ) WITHOUT ROWID;
-CREATE INDEX title_words_page ON title_words(page_id, whole, word);
 -- Each live page in the order of GET /search/titles's groups (shorter titles, then recently
 -- changed), with its access columns and title index words (store/title-words-schema.ts).
 CREATE TABLE title_order (

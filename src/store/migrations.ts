@@ -188,10 +188,12 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
   },
   {
     // GET /search/titles walks and sorts title_order (store/title-words-schema.ts), filled here
-    // from the live pages, instead of the index pages_title_order and the page rows.
+    // from the live pages, instead of the index pages_title_order and the page rows; a page's
+    // title_words rows are found by the words its title_order row holds, not by an index.
     to: 19,
     sql: `${TITLE_ORDER_SQL}
-      DROP INDEX pages_title_order;`,
+      DROP INDEX IF EXISTS pages_title_order;
+      DROP INDEX IF EXISTS title_words_page;`,
     run: fillTitleOrder,
   },
 ];

@@ -14,7 +14,16 @@ export { foldedWords, titleWordRows } from './title-words-schema.ts';
 
 /** Writes a page's title index rows (none: the page is gone), and its title_order row from its page row as it is now. */
 export function replaceTitleWords(db: Db, pageId: number, rows: TitleWordRow[]): void {
-  stmt(db, 'DELETE FROM title_words WHERE page_id = ?').run(pageId);
+  // The page's title_words rows are the words its title_order row spells (written together
+  // here), so they are deleted by their keys: title_words has no index by page id.
+  const held = stmt(db, 'SELECT wholes, words FROM title_order WHERE page_id = ?').get(pageId) as
+    | { wholes: string; words: string }
+    | undefined;
+  if (held) {
+    const remove = stmt(db, 'DELETE FROM title_words WHERE whole = ? AND word = ? AND page_id = ?');
+    for (const w of held.wholes.split('\n')) if (w) remove.run(1, w, pageId);
+    for (const w of held.words.split(' ')) if (w) remove.run(0, w, pageId);
+  }
   const insert = stmt(db, 'INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const r of rows) insert.run(r.word, r.whole, pageId);
   stmt(db, 'DELETE FROM title_order WHERE page_id = ?').run(pageId);

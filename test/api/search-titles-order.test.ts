@@ -16,10 +16,15 @@ const tempDir = tempDirs('title-order');
 
 type Row = { len: number; updated_at: string; page_id: number; space_id: number; has_acl: number; wholes: string; words: string };
 
-/** title_order as it is, and as the live pages say it should be. */
-function both(s: TestServer): { held: Row[]; expected: Row[] } {
+/** title_order and title_words as they are, and as the live pages say they should be. */
+function both(s: TestServer): { held: Row[]; expected: Row[]; words: string[]; expectedWords: string[] } {
   const db = s.svc.db;
   const held = db.prepare('SELECT * FROM title_order ORDER BY page_id').all() as Row[];
+  const words = (
+    db.prepare('SELECT page_id, whole, word FROM title_words').all() as Array<{ page_id: number; whole: number; word: string }>
+  )
+    .map((r) => `${r.page_id} ${r.whole} ${r.word}`)
+    .sort();
   const live = db
     .prepare(
       'SELECT id, length(title) AS len, title, path, frontmatter, updated_at, space_id, has_acl FROM pages WHERE deleted_at IS NULL ORDER BY id',
@@ -42,12 +47,16 @@ function both(s: TestServer): { held: Row[]; expected: Row[] } {
     has_acl: p.has_acl,
     ...titleOrderText(titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))),
   }));
-  return { held, expected };
+  const expectedWords = live
+    .flatMap((p) => titleWordRows(p.title, p.path, JSON.parse(p.frontmatter)).map((r) => `${p.id} ${r.whole} ${r.word}`))
+    .sort();
+  return { held, expected, words, expectedWords };
 }
 
 const expectInStep = (what: string) => {
-  const { held, expected } = both(srv);
+  const { held, expected, words, expectedWords } = both(srv);
   expect(held, what).toEqual(expected);
+  expect(words, what).toEqual(expectedWords);
 };
 
 const titles = async (c: Client, q: string) => {
@@ -128,17 +137,24 @@ describe('title_order', () => {
     expect((await old.admin.put('/pages/w/b/acl', { read: [], write: [] })).status).toBe(200);
     expect((await old.admin.put('/pages/w/c', { title: 'Okapi gone', content: 'x' })).status).toBe(201);
     expect((await old.admin.del('/pages/w/c')).status).toBe(204);
-    // Version 17: no title_order, the index pages_title_order instead.
-    old.svc.db.exec(`DROP TABLE title_order; ${PAGES_TITLE_ORDER_SQL}`);
+    // Version 17: no title_order, the index pages_title_order instead, title_words by page id.
+    old.svc.db.exec(`DROP TABLE title_order; ${PAGES_TITLE_ORDER_SQL} CREATE INDEX title_words_page ON title_words(page_id, whole, word);`);
     old.svc.db.pragma('user_version = 17');
     await old.close();
     const after = await startServer({}, { dataDir: dir });
     try {
-      const { held, expected } = both(after);
+      const { held, expected, words, expectedWords } = both(after);
       expect(held).toHaveLength(2);
       expect(held).toEqual(expected);
+      expect(words).toEqual(expectedWords);
       expect(await titles(after.admin, 'okapi')).toEqual(['w/a', 'w/b']);
       expect(await titles(after.admin, 'forest gir')).toEqual(['w/a']);
+      expect(after.svc.db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'title_words_page'").pluck().get()).toBe(0);
+      // A write after the upgrade finds the page's old title_words rows by its title_order row.
+      expect((await after.admin.put('/pages/w/a', { title: 'Zebra duiker', content: 'x' })).status).toBe(200);
+      const again = both(after);
+      expect(again.words).toEqual(again.expectedWords);
+      expect(await titles(after.admin, 'okapi')).toEqual(['w/b']);
     } finally {
       await after.close();
     }
