@@ -227,6 +227,31 @@ describe('GET /search', () => {
     expect(paths(await search(srv.admin, 'manatee ', '&limit=10'))).toHaveLength(6);
   });
 
+  it('ends a round between two access checks of one chunk (a chunk of 4,096 ids is 16 of them: ~0.1 s held)', async () => {
+    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/kb/slices/${i}`, { title: `Margay ${i}`, content: 'margay' });
+    const saved = { ...ranking };
+    ranking.firstChunk = 6;
+    ranking.maxChunk = 6;
+    ranking.checkSlice = 2; // the chunk's 6 ids are checked 2 at a time
+    ranking.budgetMs = 0; // every round ends after its first statement
+    ranking.requestMs = 0; // one round per request
+    try {
+      const first = await search(srv.admin, 'margay ', '&limit=10');
+      expect(first.status).toBe(200);
+      expect(first.body.hits.length).toBeLessThan(6); // the round did not check the whole chunk
+    } finally {
+      Object.assign(ranking, saved);
+    }
+    expect(paths(await search(srv.admin, 'margay ', '&limit=10'))).toHaveLength(6);
+    ranking.checkSlice = 2;
+    ranking.budgetMs = 0; // rounds of one statement each, resumed: the same answer
+    try {
+      expect(paths(await search(srv.admin, 'margay ', '&limit=10'))).toHaveLength(6);
+    } finally {
+      Object.assign(ranking, saved);
+    }
+  });
+
   it('bounds the cost of a query: repeated words count once, short or broad prefixes are refused', async () => {
     await srv.admin.put('/pages/kb/prefix', { title: 'Prefix', content: 'tamarin tamandua tambourine' });
     expect(paths(await search(srv.admin, 'tamarin '.repeat(40)))).toEqual(['kb/prefix']);

@@ -48,7 +48,8 @@ import type { Caller } from '../../model.ts';
 // as wide, one that filled its chunk in over 10 ms by one a quarter as wide. A window that did
 // not fill its chunk and took over 10 ms is followed by all the ids below it: reaching the end of
 // a window costs FTS5 about a scan of each word's page list, whatever the window's width. A
-// chunk's ids are checked against the caller's access a slice at a time. The walk stops after
+// chunk's ids are checked against the caller's access a slice at a time, and a round may end
+// between two slices (a chunk of 4,096 ids is 16 slices, each reading its pages' rows). The walk stops after
 // `ranking.maxSteps` statements (index reads and access checks), or once `ranking.budgetMs` have
 // passed, between two statements. Those bounds end a round, not the walk:
 // the next round resumes after one turn of the event loop (searchFullText), and only after
@@ -64,7 +65,9 @@ export const ranking = {
   firstChunk: 64,
   maxChunk: 4096,
   maxSteps: 200,
-  budgetMs: 40,
+  budgetMs: 25,
+  /** How many candidates one access query checks, at most (at least MIN_SLICE). */
+  checkSlice: 256,
   prefixMaxPages: 20_000,
   /** How long one request keeps walking, in rounds, before it ranks what it has found (see searchFullText). */
   requestMs: 5_000,
@@ -180,6 +183,9 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
   let phase = 0;
   let top = newest; // walk ids top, top - 1, …
   let chunk = ranking.firstChunk;
+  // The ids of the last statement not yet checked against the caller's access: a chunk of up to
+  // 4,096 ids is checked a slice at a time, and a round may end between two slices.
+  let pending: number[] = [];
 
   const round = (): boolean => {
     const started = performance.now();
@@ -192,35 +198,40 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
       // a seek into every item's page list: its walk starts over all ids (32 common words at
       // 100,000 pages: 6.6 ms for 4,096 ids of all of them, 100 ms for a window of 48).
       if (phase === phases.length - 1 && items > 1 && top === newest) span = Math.max(span, newest);
-      while (top >= 1 && !full()) {
-        if (steps > 0 && mustStop()) return true;
-        steps++;
-        const lo = Math.max(1, top - span + 1);
-        const t0 = performance.now();
-        const walked = matchingIds(db, phases[phase], lo, top, chunk);
-        const ids = walked.filter((id) => !seen.has(id));
-        const took = performance.now() - t0;
-        if (walked.length < chunk && took > 10)
-          span = top; // the next window: every id below this one
-        else if (took < 2) span *= 4;
-        else if (took > 10) span = Math.max(64, Math.floor(span / 4));
+      while ((pending.length > 0 || top >= 1) && !full()) {
         // The access query reads each candidate's row: a few hundred at a time.
         // A slice no longer than the candidates still wanted (at least MIN_SLICE): the query
         // reads every row of its slice before its LIMIT applies (it sorts them by position).
-        for (let at = 0, size = 0; at < ids.length && !full(); at += size) {
-          size = Math.min(CHECK_SLICE, Math.max(MIN_SLICE, most - found.length));
+        while (pending.length > 0 && !full()) {
+          if (steps > 0 && mustStop()) return true;
+          const size = Math.min(ranking.checkSlice, Math.max(MIN_SLICE, most - found.length));
           steps++;
-          for (const h of readableHits(db, caller, ids.slice(at, at + size), spaceId, size)) {
+          const slice = pending.slice(0, size);
+          pending = pending.slice(size);
+          for (const h of readableHits(db, caller, slice, spaceId, size)) {
             if (full()) break;
             seen.add(h.id);
             found.push(h);
             chars += h.content.length;
           }
         }
+        if (top < 1 || full()) break;
+        if (steps > 0 && mustStop()) return true;
+        steps++;
+        const lo = Math.max(1, top - span + 1);
+        const t0 = performance.now();
+        const walked = matchingIds(db, phases[phase], lo, top, chunk);
+        pending = walked.filter((id) => !seen.has(id));
+        const took = performance.now() - t0;
+        if (walked.length < chunk && took > 10)
+          span = top; // the next window: every id below this one
+        else if (took < 2) span *= 4;
+        else if (took > 10) span = Math.max(64, Math.floor(span / 4));
         const next = walked.length === chunk ? walked[walked.length - 1] - 1 : lo - 1;
         top = next;
         chunk = walked.length === chunk ? Math.min(chunk * 4, ranking.maxChunk) : ranking.firstChunk;
       }
+      pending = [];
     }
     return false;
   };
@@ -235,8 +246,7 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
  */
 const EVERY_MAX_ITEMS = 8;
 
-/** How many candidates one access query checks, at most and at least. */
-const CHECK_SLICE = 256;
+/** How many candidates one access query checks, at least (ranking.checkSlice: at most). */
 const MIN_SLICE = 32;
 
 /**
