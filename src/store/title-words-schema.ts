@@ -85,7 +85,7 @@ export function fillTitleWords(db: Db): void {
   for (const p of pages) for (const r of titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) insert.run(r.word, r.whole, p.id);
 }
 
-/** Fills title_order from every live page (the migration to schema version 18). */
+/** Fills title_order from every live page (the migration to schema version 19). */
 export function fillTitleOrder(db: Db): void {
   const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{
     id: number;

@@ -49,7 +49,7 @@ describe('schema version 16 databases', () => {
     ])
       main.prepare('INSERT INTO title_words (word, whole, page_id) VALUES (?, ?, ?)').run(word, whole, mixed);
     main.pragma('user_version = 16');
-    main.exec(`DROP TABLE title_order; ${PAGES_TITLE_ORDER_SQL} CREATE INDEX title_words_page ON title_words(page_id, whole, word);`); // schema version 18's
+    main.exec(`DROP TABLE title_order; ${PAGES_TITLE_ORDER_SQL} CREATE INDEX title_words_page ON title_words(page_id, whole, word);`); // schema version 19's
     main.close();
     const fts = new Database(path.join(dir, FTS_FILE));
     for (const r of rows) {

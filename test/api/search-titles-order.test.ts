@@ -126,7 +126,7 @@ describe('title_order', () => {
     expect(await titles(bob, 'beta')).toEqual(['one/beta']);
   });
 
-  it('is filled from the live pages by the step to schema version 18', async () => {
+  it('is filled from the live pages by the step to schema version 19', async () => {
     const dir = tempDir();
     const old = await startServer({}, { dataDir: dir, keepData: true });
     expect((await old.admin.post('/spaces', { slug: 'w', name: 'W' })).status).toBe(201);
@@ -137,9 +137,9 @@ describe('title_order', () => {
     expect((await old.admin.put('/pages/w/b/acl', { read: [], write: [] })).status).toBe(200);
     expect((await old.admin.put('/pages/w/c', { title: 'Okapi gone', content: 'x' })).status).toBe(201);
     expect((await old.admin.del('/pages/w/c')).status).toBe(204);
-    // Version 17: no title_order, the index pages_title_order instead, title_words by page id.
+    // Version 18: no title_order, the index pages_title_order instead, title_words by page id.
     old.svc.db.exec(`DROP TABLE title_order; ${PAGES_TITLE_ORDER_SQL} CREATE INDEX title_words_page ON title_words(page_id, whole, word);`);
-    old.svc.db.pragma('user_version = 17');
+    old.svc.db.pragma('user_version = 18');
     await old.close();
     const after = await startServer({}, { dataDir: dir });
     try {
