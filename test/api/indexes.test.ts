@@ -1,22 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { indexes } from '../../src/domain/indexes/list.ts';
 import type { DerivedIndex } from '../../src/domain/indexes/types.ts';
 import { backlinksOf } from '../support/links.ts';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
 // The list of derived indexes (src/domain/indexes/list.ts, docs/architecture.md "Derived
 // indexes"): every page write reaches each index through its hooks, and
 // POST /admin/indexes/rebuild (and its older address POST /links/rebuild) rebuilds them.
 
-let srv: TestServer;
-let bob: Client & { id: string };
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  for (const slug of ['ix', 'iy']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
+const { srv, bob } = useServer({ agents: ['bob'], spaces: [{ slug: 'ix' }, { slug: 'iy' }], noErrors: true });
 
 const ALL = ['key-stats', 'metadata', 'full-text', 'title-words', 'links'];
 const livePages = () => (srv.svc.db.prepare('SELECT count(*) AS n FROM pages WHERE deleted_at IS NULL').get() as { n: number }).n;

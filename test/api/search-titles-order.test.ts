@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PAGES_TITLE_ORDER_SQL, titleOrderText, titleWordRows } from '../../src/store/title-words-schema.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
-import { newAgent, startServer, type Client, type TestServer } from '../support/server.ts';
+import { startServer, type Client, type TestServer } from '../support/server.ts';
+import { useServer } from '../support/fixture.ts';
 
 // GET /search/titles walks and sorts title_order, a copy of each live page's place in the titles'
 // order (title length, updated_at), its access columns (space, has_acl) and its title index words
@@ -10,8 +11,7 @@ import { newAgent, startServer, type Client, type TestServer } from '../support/
 // dropped, metadata patches. After each step the table is compared with what the pages table
 // and the title index rules say it holds, and bob's answers with the pages he may read.
 
-let srv: TestServer;
-let bob: Client & { id: string };
+const { srv, bob } = useServer({ agents: ['bob'], spaces: [{ slug: 'one' }, { slug: 'two' }], noErrors: true });
 const tempDir = tempDirs('title-order');
 
 type Row = { len: number; updated_at: string; page_id: number; space_id: number; has_acl: number; wholes: string; words: string };
@@ -64,14 +64,6 @@ const titles = async (c: Client, q: string) => {
   expect(r.status).toBe(200);
   return (r.body.hits as Array<{ space: string; path: string }>).map((h) => `${h.space}/${h.path}`);
 };
-
-beforeAll(async () => {
-  srv = await startServer();
-  bob = await newAgent(srv, 'bob');
-  for (const slug of ['one', 'two']) expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
-});
-afterAll(() => srv.close());
-afterEach(() => expect(srv.errors).toEqual([]));
 
 describe('title_order', () => {
   it('follows writes, moves, deletes, restores and ACL changes of the pages it copies', async () => {
