@@ -46,29 +46,45 @@ function expectRefused(status: number, m: Model, who: Who, s: number, p: PageMod
   if (!canSeeSpace(m, who, s)) expect(status).toBe(404);
 }
 
-class PutPage implements fc.AsyncCommand<Model, Real> {
+/** A step on page `path` of space `s`, taken by `who`; always applicable. */
+abstract class PageCommand implements fc.AsyncCommand<Model, Real> {
   readonly who: Who;
   readonly s: number;
   readonly path: string;
-  readonly w: 'alpha' | 'beta';
-  readonly meta: number | null;
-  constructor(who: Who, s: number, path: string, w: 'alpha' | 'beta', meta: number | null) {
+  constructor(who: Who, s: number, path: string) {
     this.who = who;
     this.s = s;
     this.path = path;
+  }
+  check = () => true;
+  abstract run(m: Model, r: Real): Promise<void>;
+  /** The page's key in the model and its model (none when it does not exist). */
+  protected page(m: Model): { k: string; p: PageModel | undefined } {
+    const k = keyOf(this.s, this.path);
+    return { k, p: m.pages.get(k) };
+  }
+  /** The page's address on the server. */
+  protected at(r: Real): string {
+    return url(r.run, this.s, this.path);
+  }
+}
+
+class PutPage extends PageCommand {
+  readonly w: 'alpha' | 'beta';
+  readonly meta: number | null;
+  constructor(who: Who, s: number, path: string, w: 'alpha' | 'beta', meta: number | null) {
+    super(who, s, path);
     this.w = w;
     this.meta = meta;
   }
-  check = () => true;
   async run(m: Model, r: Real) {
-    const k = keyOf(this.s, this.path);
-    const p = m.pages.get(k);
+    const { k, p } = this.page(m);
     const body = {
       title: this.path,
       content: `${word(r.run, this.w)} text`,
       metadata: this.meta === null ? {} : { [metaKey(r.run)]: this.meta },
     };
-    const res = await r.clients[this.who].put(url(r.run, this.s, this.path), body);
+    const res = await r.clients[this.who].put(this.at(r), body);
     if (p ? canWrite(this.who, this.s, p) : canCreate(this.who, this.s)) {
       expect(res.status, res.text).toBe(p ? 200 : 201);
       m.pages.set(k, { word: this.w, meta: this.meta, acl: p?.acl ?? null });
@@ -79,21 +95,15 @@ class PutPage implements fc.AsyncCommand<Model, Real> {
   toString = () => `put(${this.who}, ${this.s}/${this.path}, ${this.w}, ${this.meta})`;
 }
 
-class PatchMeta implements fc.AsyncCommand<Model, Real> {
-  readonly who: Who;
-  readonly s: number;
-  readonly path: string;
+class PatchMeta extends PageCommand {
   readonly meta: number | null;
   constructor(who: Who, s: number, path: string, meta: number | null) {
-    this.who = who;
-    this.s = s;
-    this.path = path;
+    super(who, s, path);
     this.meta = meta;
   }
-  check = () => true;
   async run(m: Model, r: Real) {
-    const p = m.pages.get(keyOf(this.s, this.path));
-    const res = await r.clients[this.who].patch(`${url(r.run, this.s, this.path)}/metadata`, { set: { [metaKey(r.run)]: this.meta } });
+    const { p } = this.page(m);
+    const res = await r.clients[this.who].patch(`${this.at(r)}/metadata`, { set: { [metaKey(r.run)]: this.meta } });
     if (p && canWrite(this.who, this.s, p)) {
       expect(res.status, res.text).toBe(200);
       p.meta = this.meta;
@@ -104,22 +114,16 @@ class PatchMeta implements fc.AsyncCommand<Model, Real> {
   toString = () => `patch(${this.who}, ${this.s}/${this.path}, ${this.meta})`;
 }
 
-class SetAcl implements fc.AsyncCommand<Model, Real> {
-  readonly who: Who;
-  readonly s: number;
-  readonly path: string;
+class SetAcl extends PageCommand {
   readonly acl: { read: Who[]; write: Who[] } | null;
   constructor(who: Who, s: number, path: string, acl: { read: Who[]; write: Who[] } | null) {
-    this.who = who;
-    this.s = s;
-    this.path = path;
+    super(who, s, path);
     this.acl = acl;
   }
-  check = () => true;
   async run(m: Model, r: Real) {
-    const p = m.pages.get(keyOf(this.s, this.path));
+    const { p } = this.page(m);
     const c = r.clients[this.who];
-    const target = `${url(r.run, this.s, this.path)}/acl`;
+    const target = `${this.at(r)}/acl`;
     const res = this.acl
       ? await c.put(target, { read: this.acl.read.map((w) => r.ids[w]), write: this.acl.write.map((w) => r.ids[w]) })
       : await c.del(target);
@@ -134,20 +138,10 @@ class SetAcl implements fc.AsyncCommand<Model, Real> {
   toString = () => `acl(${this.who}, ${this.s}/${this.path}, ${JSON.stringify(this.acl)})`;
 }
 
-class DeletePage implements fc.AsyncCommand<Model, Real> {
-  readonly who: Who;
-  readonly s: number;
-  readonly path: string;
-  constructor(who: Who, s: number, path: string) {
-    this.who = who;
-    this.s = s;
-    this.path = path;
-  }
-  check = () => true;
+class DeletePage extends PageCommand {
   async run(m: Model, r: Real) {
-    const k = keyOf(this.s, this.path);
-    const p = m.pages.get(k);
-    const res = await r.clients[this.who].del(url(r.run, this.s, this.path));
+    const { k, p } = this.page(m);
+    const res = await r.clients[this.who].del(this.at(r));
     if (p && this.who === 'admin') {
       expect(res.status, res.text).toBe(204);
       m.pages.delete(k); // its ACL goes with it
