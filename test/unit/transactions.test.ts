@@ -107,6 +107,8 @@ describe('commitLog', () => {
     for (const k of entries) d.prepare('INSERT INTO t VALUES (?)').run(k);
   });
   const add = (k: string) => () => expect(log.add(db, k)).toBe(true);
+  /** A case run as one transaction of tx. */
+  const inTx = (body: () => void) => () => tx(db, body);
   beforeEach(() => {
     flushed.length = 0;
   });
@@ -114,52 +116,48 @@ describe('commitLog', () => {
   const cases: Array<{ name: string; run: () => unknown; error?: RegExp; flushed: string[][]; keys: string[] }> = [
     {
       name: 'entries are written once, before the outermost COMMIT, in order',
-      run: () =>
-        tx(db, () => {
-          add('a')();
-          tx(db, () => withinSavepoint(db, add('b')));
-          add('c')();
-          expect(keys()).toEqual([]);
-          expect(log.pending(db)).toBe(3);
-        }),
+      run: inTx(() => {
+        add('a')();
+        tx(db, () => withinSavepoint(db, add('b')));
+        add('c')();
+        expect(keys()).toEqual([]);
+        expect(log.pending(db)).toBe(3);
+      }),
       flushed: [['a', 'b', 'c']],
       keys: ['a', 'b', 'c'],
     },
     {
       name: 'a savepoint that rolls back takes its entries with it, nested ones too',
-      run: () =>
-        tx(db, () => {
-          add('a')();
-          expect(() =>
-            withinSavepoint(db, () => {
-              add('b')();
-              withinSavepoint(db, add('c'));
-              throw new Error('no');
-            }),
-          ).toThrow('no');
-          withinSavepoint(db, add('d'));
-        }),
+      run: inTx(() => {
+        add('a')();
+        expect(() =>
+          withinSavepoint(db, () => {
+            add('b')();
+            withinSavepoint(db, add('c'));
+            throw new Error('no');
+          }),
+        ).toThrow('no');
+        withinSavepoint(db, add('d'));
+      }),
       flushed: [['a', 'd']],
       keys: ['a', 'd'],
     },
     {
       name: 'a transaction that rolls back writes none',
-      run: () =>
-        tx(db, () => {
-          add('a')();
-          throw new Error('no');
-        }),
+      run: inTx(() => {
+        add('a')();
+        throw new Error('no');
+      }),
       error: /no/,
       flushed: [],
       keys: [],
     },
     {
       name: 'a failing flush rolls the transaction back',
-      run: () =>
-        tx(db, () => {
-          put('a')();
-          add('a')(); // the flush's INSERT of 'a' fails on the primary key
-        }),
+      run: inTx(() => {
+        put('a')();
+        add('a')(); // the flush's INSERT of 'a' fails on the primary key
+      }),
       error: /UNIQUE/,
       flushed: [['a']],
       keys: [],
