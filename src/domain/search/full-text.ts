@@ -111,10 +111,16 @@ export async function searchFullText(
   if (!plan) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
 
   const walk = startWalk(db, caller, plan, spaceId);
+  // The request's handler runs in the event loop's poll phase, where a setImmediate resolves in
+  // the same turn's check phase, before any other request is read: the first round would follow
+  // the planning with nothing between, and the second the first. Two turns first, so that every
+  // piece of the search (a round, a slice of counting or snippets) is followed by the I/O waiting.
+  await nextTurn();
+  await nextTurn();
   const started = performance.now();
   let more = walk.round();
   while (more && performance.now() - started < ranking.requestMs) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     more = walk.round();
   }
 
@@ -133,7 +139,7 @@ export async function searchFullText(
   for (const c of candidates) {
     counted.push(score.count(c));
     if (performance.now() - slice >= ranking.budgetMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       slice = performance.now();
     }
   }
@@ -150,12 +156,15 @@ export async function searchFullText(
     const h = byId.get(r.id)!;
     hits.push({ space: h.space, path: h.path, title: h.title, ...snippet(wholeBody(db, h)), score: roundScore(r) });
     if (performance.now() - slice >= ranking.budgetMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       slice = performance.now();
     }
   }
   return { hits, next: last && from + q.limit < ranked.length ? { g: last.g, s: last.score, i: last.id } : null };
 }
+
+/** Resolves in a later turn of the event loop (its check phase), after the I/O of the turn's poll phase. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The score shown: four decimals; the order uses the exact one. */
 const roundScore = (r: Scored) => Math.round(r.score * 10_000) / 10_000;
