@@ -65,7 +65,7 @@ export const ranking = {
   firstChunk: 64,
   maxChunk: 4096,
   maxSteps: 200,
-  budgetMs: 25,
+  budgetMs: 32,
   /** How many candidates one access query checks, at most (at least MIN_SLICE). */
   checkSlice: 256,
   prefixMaxPages: 20_000,
