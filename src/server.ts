@@ -17,10 +17,8 @@ import { addMissingPersonalSpaces } from './domain/spaces.ts';
 import { spaceTemplatesJob } from './domain/space-templates/job.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createLogger, createServices, type BackgroundJob, type Logger, type Services } from './services.ts';
-import { closeBlobReader } from './store/attachments.ts';
-import { closeTitleReader } from './store/title-words.ts';
 import { startCheckpointer, type Checkpointer } from './store/helper/thread.ts';
-import { openDb, openReplicaDb } from './store/db/connection.ts';
+import { closeMappedReaders, openDb, openReplicaDb } from './store/db/connection.ts';
 import { createReplicaFullTextIndex } from './store/fts/replica-index.ts';
 import { createReplicaHandler } from './front/replica.ts';
 import { ensurePrivateDir, lockDataDir, looseModes } from './store/files.ts';
@@ -191,8 +189,7 @@ export async function serve(config: Config, opts: ServeOptions | Logger = {}): P
       mark('helper');
       replicaFront?.stop();
       svc.fts.close();
-      closeBlobReader(db);
-      closeTitleReader(db);
+      closeMappedReaders(db);
       try {
         // A replica never checkpoints (its connection is read-only); under Litestream, PASSIVE only.
         if (!replica) {

@@ -2,7 +2,7 @@ import { stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
 import type { Caller } from '../model.ts';
-import { openReadOnly } from './db/connection.ts';
+import { mappedReader } from './db/connection.ts';
 
 // Attachments and their content-addressed blobs (schema.sql). A blob is stored once, in chunks
 // of CHUNK_BYTES, however many attachments name it; it is removed with the last one.
@@ -35,30 +35,11 @@ export function putBlob(db: Db, sha256: string, data: Buffer, now: string): void
     insert.run(sha256, n, data.subarray(off, off + CHUNK_BYTES));
 }
 
-// Blob reads go through a second, read-only connection with memory-mapped I/O: a chunk is a
+// Blob reads go through a memory-mapped reader (db/connection.ts, mappedReader): a chunk is a
 // chain of 256 overflow pages, and reading them from the map instead of one pread each is much
 // faster (docs/performance.md, Attachments). Only blob pages are touched through it,
 // so the main connection's page cache and the server's memory stay as they were.
-const readers = new WeakMap<Db, Db>();
-const MMAP_BYTES = 1024 * 1024 * 1024;
-
-function blobReader(db: Db): Db {
-  let r = readers.get(db);
-  if (r?.open) return r;
-  if (db.memory) return db;
-  r = openReadOnly(db.name);
-  r.pragma('cache_size = -1024');
-  r.pragma(`mmap_size = ${MMAP_BYTES}`);
-  readers.set(db, r);
-  return r;
-}
-
-/** Closes the blob reader of `db` (before `db` itself closes). */
-export function closeBlobReader(db: Db): void {
-  const r = readers.get(db);
-  readers.delete(db);
-  if (r && r !== db && r.open) r.close();
-}
+const blobReader = (db: Db): Db => mappedReader(db, 'blobs');
 
 /**
  * Bytes `start`..`end` (inclusive) of a blob, reading only the chunks that hold them (one

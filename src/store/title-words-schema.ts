@@ -73,26 +73,26 @@ export function titleOrderText(rows: TitleWordRow[]): { wholes: string; words: s
 export const TITLE_ORDER_INSERT = `INSERT INTO title_order (len, updated_at, page_id, space_id, has_acl, wholes, words)
   SELECT length(title), updated_at, id, space_id, has_acl, @wholes, @words FROM pages WHERE id = @id AND deleted_at IS NULL`;
 
-/** Fills the title index from every live page (the migration to schema version 12). */
-export function fillTitleWords(db: Db): void {
-  const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{
+/** What the title index is made of, for the live pages that `where` (SQL over pages) selects (read whole: the callers write between). */
+function livePageTitles(db: Db, where: string): Array<{ id: number; path: string; title: string; frontmatter: string }> {
+  return db.prepare(`SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL AND (${where})`).all() as Array<{
     id: number;
     path: string;
     title: string;
     frontmatter: string;
   }>;
+}
+
+/** Fills the title index from every live page (the migration to schema version 12). */
+export function fillTitleWords(db: Db): void {
+  const pages = livePageTitles(db, '1');
   const insert = db.prepare('INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const p of pages) for (const r of titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) insert.run(r.word, r.whole, p.id);
 }
 
 /** Fills title_order from every live page (the migration to schema version 19). */
 export function fillTitleOrder(db: Db): void {
-  const pages = db.prepare('SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL').all() as Array<{
-    id: number;
-    path: string;
-    title: string;
-    frontmatter: string;
-  }>;
+  const pages = livePageTitles(db, '1');
   const insert = db.prepare(TITLE_ORDER_INSERT);
   for (const p of pages) insert.run({ id: p.id, ...titleOrderText(titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) });
 }
@@ -102,12 +102,7 @@ export function fillTitleOrder(db: Db): void {
  * migration to schema version 17, where a run of CJK characters became a word of its own.
  */
 export function refillTitleWords(db: Db, where: string): void {
-  const pages = db.prepare(`SELECT id, path, title, frontmatter FROM pages WHERE deleted_at IS NULL AND (${where})`).all() as Array<{
-    id: number;
-    path: string;
-    title: string;
-    frontmatter: string;
-  }>;
+  const pages = livePageTitles(db, where);
   const remove = db.prepare('DELETE FROM title_words WHERE page_id = ?');
   const insert = db.prepare('INSERT OR IGNORE INTO title_words (word, whole, page_id) VALUES (?, ?, ?)');
   for (const p of pages) {

@@ -3,7 +3,7 @@
 // the folded word (title_words), and each live page in answer order with the same words as two
 // strings (title_order). Kept in the page write's transaction (domain/indexes/title-words.ts) and
 // rebuilt from the pages table by POST /admin/indexes/rebuild.
-import { openReadOnly } from './db/connection.ts';
+import { mappedReader } from './db/connection.ts';
 import { stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
 import { readableLivePage } from './access-sql.ts';
@@ -97,33 +97,12 @@ function groupSql(g: (typeof GROUPS)[number], words: number, space: boolean, pla
   return first;
 }
 
-// The title search reads title_words, title_order, page_acl and spaces through a second,
-// read-only connection with memory-mapped I/O: its plans look pages up by id and walk title_order
-// (~20 MB at 100,000 pages), and from the map a B-tree page costs a memory read where the main
-// connection's 8 MB cache sends most of them to a pread. A page cache of its own would do as well
-// while nothing is written, but SQLite empties a WAL connection's cache whenever another one has
-// committed. Only those tables are touched through it; the answered pages' rows are read on the
-// main connection (searchTitleWords).
-const readers = new WeakMap<Db, Db>();
-const MMAP_BYTES = 1024 * 1024 * 1024;
-
-function titleReader(db: Db): Db {
-  let r = readers.get(db);
-  if (r?.open) return r;
-  if (db.memory) return db;
-  r = openReadOnly(db.name);
-  r.pragma('cache_size = -1024');
-  r.pragma(`mmap_size = ${MMAP_BYTES}`);
-  readers.set(db, r);
-  return r;
-}
-
-/** Closes the title reader of `db` (before `db` itself closes). */
-export function closeTitleReader(db: Db): void {
-  const r = readers.get(db);
-  readers.delete(db);
-  if (r && r !== db && r.open) r.close();
-}
+// The title search reads title_words, title_order, page_acl and spaces through a memory-mapped
+// reader (db/connection.ts, mappedReader): its plans look pages up by id and walk title_order
+// (~20 MB at 100,000 pages), which the main connection's 8 MB cache would mostly send to a
+// pread. Only those tables are touched through it; the answered pages' rows are read on the main
+// connection (searchTitleWords).
+const titleReader = (db: Db): Db => mappedReader(db, 'titles');
 
 /**
  * How many rows of a title_words range, counted up to `cap`. It decides between the plans of a

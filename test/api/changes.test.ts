@@ -4,17 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { expectProblem } from '../support/problem.ts';
 import { startServer, type Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
-
-type Change = {
-  txid: number;
-  at: string;
-  event: string;
-  space: string;
-  path: string;
-  from?: { space: string; path: string };
-  version?: number;
-  actor: { id: string; kind: string };
-};
+import type { Change } from '../../src/model.ts';
 
 const { srv, bob, carol } = useServer({
   // Over the port only: each write's X-Service-Txid is stamped by the Node front (docs/testing.md).

@@ -7,7 +7,7 @@
 // filling memory.
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { closeBlobReader } from '../../store/attachments.ts';
+import { closeMappedReaders } from '../../store/db/connection.ts';
 import { openReadOnly } from '../../store/db/connection.ts';
 import { setNativeBinding } from '../../store/db/native.ts';
 import type { Db } from '../../store/db/types.ts';
@@ -85,7 +85,7 @@ async function send(parts: Uint8Array[], size: number): Promise<boolean> {
 /** Ends the read transaction and closes the connections: before the job's last message, which tells the server's thread that the snapshot is gone. */
 function close(reader: Db | null): void {
   if (!reader) return;
-  closeBlobReader(reader);
+  closeMappedReaders(reader);
   if (reader.open) reader.close();
 }
 

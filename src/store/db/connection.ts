@@ -72,6 +72,41 @@ export function openReadOnly(file: string, busyTimeoutMs = 5000): Db {
   return db;
 }
 
+/** What a memory-mapped reader of a connection reads: each kind has a connection of its own. */
+export type MappedKind = 'blobs' | 'titles';
+const mapped = new Map<MappedKind, WeakMap<Db, Db>>([
+  ['blobs', new WeakMap()],
+  ['titles', new WeakMap()],
+]);
+const MMAP_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * A read-only connection beside `db` with memory-mapped I/O and a small page cache, one per kind
+ * and opened once: from the map a B-tree page costs a memory read where `db`'s own cache would
+ * send most of them to a pread (and SQLite empties a WAL connection's cache whenever another one
+ * has committed). An in-memory `db` is its own reader.
+ */
+export function mappedReader(db: Db, kind: MappedKind): Db {
+  const readers = mapped.get(kind)!;
+  let r = readers.get(db);
+  if (r?.open) return r;
+  if (db.memory) return db;
+  r = openReadOnly(db.name);
+  r.pragma('cache_size = -1024');
+  r.pragma(`mmap_size = ${MMAP_BYTES}`);
+  readers.set(db, r);
+  return r;
+}
+
+/** Closes the mapped readers of `db` (before `db` itself closes). */
+export function closeMappedReaders(db: Db): void {
+  for (const readers of mapped.values()) {
+    const r = readers.get(db);
+    readers.delete(db);
+    if (r && r !== db && r.open) r.close();
+  }
+}
+
 /**
  * A read-only second connection holding one read transaction: every read through it sees the
  * database as of its first statement (WAL snapshot), while writers go on committing. For long
