@@ -76,7 +76,11 @@ export function replicaFiles(replicaDir: string): string[] {
   return out;
 }
 
-/** The modification time (ms) of the newest WAL segment or snapshot in a file replica (0 when none). */
+/**
+ * The modification time (ms) of the newest WAL segment or snapshot in a file replica (0 when none).
+ * A `.tmp` file is one Litestream is still writing: it is not shipped until renamed, and a restore
+ * does not see it.
+ */
 export function lastShippedMs(replicaDir: string): number {
   let newest = 0;
   for (const g of generationsOf(replicaDir)) {
@@ -88,7 +92,14 @@ export function lastShippedMs(replicaDir: string): number {
       } catch {
         continue;
       }
-      for (const n of names) newest = Math.max(newest, fs.statSync(path.join(dir, n)).mtimeMs);
+      for (const n of names) {
+        if (n.endsWith('.tmp')) continue;
+        try {
+          newest = Math.max(newest, fs.statSync(path.join(dir, n)).mtimeMs);
+        } catch {
+          // renamed or removed (retention) between the listing and the stat
+        }
+      }
     }
   }
   return newest;
