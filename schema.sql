@@ -1,6 +1,7 @@
 -- kspace schema. Applied whole to a new database; src/store/migrations.ts upgrades older ones
 -- (PRAGMA user_version holds the version this file describes: see SCHEMA_VERSION there).
--- Conventions: timestamps are ISO 8601 UTC strings with milliseconds; JSON columns hold text.
+-- Conventions: timestamps are ISO 8601 UTC strings with milliseconds (a column says where it holds
+-- epoch milliseconds instead); JSON columns hold text.
 
 CREATE TABLE orgs (
   id          INTEGER PRIMARY KEY,
@@ -216,16 +217,17 @@ CREATE TABLE title_words (
   PRIMARY KEY (whole, word, page_id)
 ) WITHOUT ROWID;
 -- Each live page in the order of GET /search/titles's groups (shorter titles, then recently
--- changed), with its access columns and title index words (store/title-words-schema.ts).
+-- changed), with its access columns and title index words (store/title-words-schema.ts). The key
+-- holds that order reversed, read backwards: a write appends its row to its title length's rows.
 CREATE TABLE title_order (
   len        INTEGER NOT NULL,
-  updated_at TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,                    -- the page's, in epoch milliseconds
   page_id    INTEGER NOT NULL REFERENCES pages(id),
   space_id   INTEGER NOT NULL,
   has_acl    INTEGER NOT NULL,
   wholes     TEXT NOT NULL,
   words      TEXT NOT NULL,
-  PRIMARY KEY (len, updated_at DESC, page_id)
+  PRIMARY KEY (len DESC, updated_at, page_id DESC)
 ) WITHOUT ROWID;
 CREATE INDEX title_order_page ON title_order(page_id);
 

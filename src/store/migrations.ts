@@ -54,7 +54,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 19;
+export const SCHEMA_VERSION = 20;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -187,13 +187,19 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     },
   },
   {
-    // GET /search/titles walks and sorts title_order (store/title-words-schema.ts), filled here
-    // from the live pages, instead of the index pages_title_order and the page rows; a page's
-    // title_words rows are found by the words its title_order row holds, not by an index.
+    // GET /search/titles walks and sorts title_order (store/title-words-schema.ts, made by the
+    // step to 20) instead of the index pages_title_order and the page rows; a page's title_words
+    // rows are found by the words its title_order row holds, not by an index.
     to: 19,
-    sql: `${TITLE_ORDER_SQL}
-      DROP INDEX IF EXISTS pages_title_order;
+    sql: `DROP INDEX IF EXISTS pages_title_order;
       DROP INDEX IF EXISTS title_words_page;`,
+  },
+  {
+    // title_order keyed so that a write appends its row to its title length's rows (its pages
+    // fill up), with the time in epoch milliseconds: made anew, filled from the live pages.
+    to: 20,
+    sql: `DROP TABLE IF EXISTS title_order;
+      ${TITLE_ORDER_SQL}`,
     run: fillTitleOrder,
   },
 ];

@@ -55,12 +55,21 @@ export const PAGES_TITLE_ORDER_SQL = `CREATE INDEX pages_title_order ON pages(le
  * (title_order_page) it orders and access-checks the candidates a title_words range finds.
  * Replaces the index pages_title_order on pages (schema version 14), whose walk read each page's
  * words from title_words by page id (a random B-tree read per page).
+ *
+ * `updated_at` is the page's, in epoch milliseconds. The key holds the order reversed (longest
+ * titles first, then oldest change, then highest id) and the walk reads it backwards: a write puts
+ * its page's row after the others of its title length, where B-tree pages split full; kept in the
+ * answer order, each row went before the others of its length and left the pages behind it about
+ * half empty.
  */
 export const TITLE_ORDER_SQL = `CREATE TABLE title_order (
-    len INTEGER NOT NULL, updated_at TEXT NOT NULL, page_id INTEGER NOT NULL REFERENCES pages(id),
+    len INTEGER NOT NULL, updated_at INTEGER NOT NULL, page_id INTEGER NOT NULL REFERENCES pages(id),
     space_id INTEGER NOT NULL, has_acl INTEGER NOT NULL, wholes TEXT NOT NULL, words TEXT NOT NULL,
-    PRIMARY KEY (len, updated_at DESC, page_id)) WITHOUT ROWID;
+    PRIMARY KEY (len DESC, updated_at, page_id DESC)) WITHOUT ROWID;
   CREATE INDEX title_order_page ON title_order(page_id);`;
+
+/** An ISO 8601 time of a page row (SQL over its column `col`) in epoch milliseconds. */
+export const epochMs = (col: string): string => `CAST(round(unixepoch(${col}, 'subsec') * 1000) AS INTEGER)`;
 
 /** The `wholes` and `words` strings of title_order from a page's title index rows. */
 export function titleOrderText(rows: TitleWordRow[]): { wholes: string; words: string } {
@@ -71,7 +80,7 @@ export function titleOrderText(rows: TitleWordRow[]): { wholes: string; words: s
 
 /** A page's title_order row, from its page row (if live) and `@wholes`, `@words` (titleOrderText); delete the old one first. */
 export const TITLE_ORDER_INSERT = `INSERT INTO title_order (len, updated_at, page_id, space_id, has_acl, wholes, words)
-  SELECT length(title), updated_at, id, space_id, has_acl, @wholes, @words FROM pages WHERE id = @id AND deleted_at IS NULL`;
+  SELECT length(title), ${epochMs('updated_at')}, id, space_id, has_acl, @wholes, @words FROM pages WHERE id = @id AND deleted_at IS NULL`;
 
 /** What the title index is made of, for the live pages that `where` (SQL over pages) selects (read whole: the callers write between). */
 function livePageTitles(db: Db, where: string): Array<{ id: number; path: string; title: string; frontmatter: string }> {
@@ -90,7 +99,7 @@ export function fillTitleWords(db: Db): void {
   for (const p of pages) for (const r of titleWordRows(p.title, p.path, JSON.parse(p.frontmatter))) insert.run(r.word, r.whole, p.id);
 }
 
-/** Fills title_order from every live page (the migration to schema version 19). */
+/** Fills title_order from every live page (the migration to schema version 20). */
 export function fillTitleOrder(db: Db): void {
   const pages = livePageTitles(db, '1');
   const insert = db.prepare(TITLE_ORDER_INSERT);

@@ -71,7 +71,7 @@ const READABLE = readableLivePage('o.has_acl', 'o.page_id');
  * - `rows`: the group's title_words range (its candidates; in the word group, the range of the
  *   word with the fewest rows), each read from title_order by page id, checked and sorted: as
  *   costly as the range is long.
- * - `ordered`: title_order walked in answer order, each page checked against the group until
+ * - `ordered`: title_order walked in answer order (its key backwards), each page checked against the group until
  *   `need` readable ones are found, within its first `@walk` rows: as costly as the matches are
  *   sparse in it (a page costs a step of the walk and a string search). The walk is a subquery
  *   in that order, which SQLite runs as a coroutine and the outer query reads in its order (no

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { PAGES_TITLE_ORDER_SQL, titleOrderText, titleWordRows } from '../../src/store/title-words-schema.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
+import { client } from '../support/client.ts';
 import { startServer, type Client, type TestServer } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
 
 // GET /search/titles walks and sorts title_order, a copy of each live page's place in the titles'
-// order (title length, updated_at), its access columns (space, has_acl) and its title index words
+// order (title length, updated_at in epoch milliseconds), its access columns (space, has_acl) and its title index words
 // (store/title-words-schema.ts). The copy must follow every change of what it copies: writes,
 // retitles, aliases, moves within and across spaces, deletes, restores, revivals, ACL set and
 // dropped, metadata patches. After each step the table is compared with what the pages table
@@ -14,7 +15,7 @@ import { useServer } from '../support/fixture.ts';
 const { srv, bob } = useServer({ agents: ['bob'], spaces: [{ slug: 'one' }, { slug: 'two' }], noErrors: true });
 const tempDir = tempDirs('title-order');
 
-type Row = { len: number; updated_at: string; page_id: number; space_id: number; has_acl: number; wholes: string; words: string };
+type Row = { len: number; updated_at: number; page_id: number; space_id: number; has_acl: number; wholes: string; words: string };
 
 /** title_order and title_words as they are, and as the live pages say they should be. */
 function both(s: TestServer): { held: Row[]; expected: Row[]; words: string[]; expectedWords: string[] } {
@@ -41,7 +42,7 @@ function both(s: TestServer): { held: Row[]; expected: Row[]; words: string[]; e
   }>;
   const expected = live.map((p) => ({
     len: p.len,
-    updated_at: p.updated_at,
+    updated_at: Date.parse(p.updated_at),
     page_id: p.id,
     space_id: p.space_id,
     has_acl: p.has_acl,
@@ -118,7 +119,7 @@ describe('title_order', () => {
     expect(await titles(bob, 'beta')).toEqual(['one/beta']);
   });
 
-  it('is filled from the live pages by the step to schema version 19', async () => {
+  it('is filled from the live pages by the steps to schema versions 19 and 20', async () => {
     const dir = tempDir();
     const old = await startServer({}, { dataDir: dir, keepData: true });
     expect((await old.admin.post('/spaces', { slug: 'w', name: 'W' })).status).toBe(201);
@@ -147,6 +148,57 @@ describe('title_order', () => {
       const again = both(after);
       expect(again.words).toEqual(again.expectedWords);
       expect(await titles(after.admin, 'okapi')).toEqual(['w/b']);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('is made anew, its times in milliseconds, by the step to schema version 20', async () => {
+    const dir = tempDir();
+    const old = await startServer({}, { dataDir: dir, keepData: true });
+    expect((await old.admin.post('/spaces', { slug: 'w', name: 'W' })).status).toBe(201);
+    // Same title lengths (ordered by time, then id) and other lengths, an alias, a page with an ACL.
+    for (const [p, title] of [
+      ['a', 'Tapir one'],
+      ['b', 'Tapir two'],
+      ['c', 'Tapir'],
+      ['d', 'Tapir three'],
+      ['e', 'Tapir fox'],
+    ])
+      expect((await old.admin.put(`/pages/w/${p}`, { title, content: 'x' })).status).toBe(201);
+    expect((await old.admin.put('/pages/w/b', { title: 'Tapir two', content: 'y', frontmatter: { aliases: 'Tapir pair' } })).status).toBe(
+      200,
+    );
+    expect((await old.admin.put('/pages/w/e/acl', { read: [], write: [] })).status).toBe(200);
+    const queries = ['tapir', 'tap', 'tapir t', 'tapir pair', 'w'];
+    const answers = async (c: Client) => Promise.all(queries.map((q) => titles(c, q)));
+    const carolId = (await old.admin.post('/admin/principals', { name: 'carol', kind: 'agent' })).body.id as string;
+    const carolKey = (await old.admin.post(`/admin/principals/${carolId}/keys`)).body.key as string;
+    const carol = client(old.url, carolKey);
+    const before = await answers(old.admin);
+    const beforeCarol = await answers(carol);
+    // Version 19: title_order keyed in answer order, its times ISO strings.
+    old.svc.db.exec(`ALTER TABLE title_order RENAME TO title_order_20;
+      CREATE TABLE title_order (
+        len INTEGER NOT NULL, updated_at TEXT NOT NULL, page_id INTEGER NOT NULL REFERENCES pages(id),
+        space_id INTEGER NOT NULL, has_acl INTEGER NOT NULL, wholes TEXT NOT NULL, words TEXT NOT NULL,
+        PRIMARY KEY (len, updated_at DESC, page_id)) WITHOUT ROWID;
+      INSERT INTO title_order SELECT o.len, p.updated_at, o.page_id, o.space_id, o.has_acl, o.wholes, o.words
+        FROM title_order_20 o JOIN pages p ON p.id = o.page_id;
+      DROP TABLE title_order_20;
+      CREATE INDEX title_order_page ON title_order(page_id);`);
+    old.svc.db.pragma('user_version = 19');
+    await old.close();
+    const after = await startServer({}, { dataDir: dir });
+    try {
+      const { held, expected } = both(after);
+      expect(held).toHaveLength(5);
+      expect(held).toEqual(expected);
+      expect(typeof held[0].updated_at).toBe('number');
+      expect(await answers(after.admin)).toEqual(before);
+      expect(await answers(client(after.url, carolKey))).toEqual(beforeCarol);
+      expect(before[0]).toEqual(['w/c', 'w/b', 'w/e', 'w/a', 'w/d']);
+      expect(beforeCarol[0]).toEqual(['w/c', 'w/b', 'w/a', 'w/d']);
     } finally {
       await after.close();
     }
