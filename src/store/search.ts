@@ -1,3 +1,4 @@
+import { mappedReader } from './db/connection.ts';
 import { stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
 import { READABLE_PAGE, callerParams } from './access-sql.ts';
@@ -41,12 +42,19 @@ export type TextHit = { id: number; space: string; path: string; title: string; 
 // read whole afterwards, one hit at a time: pageBody).
 export const SNIPPET_SOURCE_CHARS = 32_768;
 
+// The candidates' rows are read through the searches' memory-mapped reader of kspace.db
+// (db/connection.ts, mappedReader; the title search uses it too): each is a random page of the
+// `pages` table, which from the map costs a memory read where the connection's cache would
+// mostly send it to a pread (docs/performance.md, Full-text search). So these take the main
+// connection (`main`), not the index connection the walk runs on.
+
 /**
  * Of `ids` (in the order given), the first `need` pages the caller may read, optionally in one
  * space, in that order. The access filter is in the query, so an unreadable page is never
  * counted, shown or read beyond its ACL check.
  */
-export function readableHits(db: Db, caller: Caller, ids: number[], spaceId: number | null, need: number): TextHit[] {
+export function readableHits(main: Db, caller: Caller, ids: number[], spaceId: number | null, need: number): TextHit[] {
+  const db = mappedReader(main, 'search');
   // No ORDER BY in SQL: sorting would copy every readable row, body text and all, into a sorter
   // before the first came out. The rows are put back in the order of `ids` here.
   const rows = stmt(
@@ -67,8 +75,8 @@ export function readableHits(db: Db, caller: Caller, ids: number[], spaceId: num
 }
 
 /** A page's whole body, for the snippet of a hit whose body is longer than SNIPPET_SOURCE_CHARS. */
-export function pageBody(db: Db, id: number): string | undefined {
-  return stmt(db, 'SELECT content FROM pages WHERE id = ?').pluck().get(id) as string | undefined;
+export function pageBody(main: Db, id: number): string | undefined {
+  return stmt(mappedReader(main, 'search'), 'SELECT content FROM pages WHERE id = ?').pluck().get(id) as string | undefined;
 }
 
 /**

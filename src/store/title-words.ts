@@ -97,12 +97,12 @@ function groupSql(g: (typeof GROUPS)[number], words: number, space: boolean, pla
   return first;
 }
 
-// The title search reads title_words, title_order, page_acl and spaces through a memory-mapped
-// reader (db/connection.ts, mappedReader): its plans look pages up by id and walk title_order
-// (~20 MB at 100,000 pages), which the main connection's 8 MB cache would mostly send to a
-// pread. Only those tables are touched through it; the answered pages' rows are read on the main
-// connection (searchTitleWords).
-const titleReader = (db: Db): Db => mappedReader(db, 'titles');
+// The title search reads title_words, title_order, page_acl and spaces through the searches'
+// memory-mapped reader (db/connection.ts, mappedReader; the full-text search reads its
+// candidates' rows through it too, store/search.ts): its plans look pages up by id and walk
+// title_order (~20 MB at 100,000 pages), which the main connection's 8 MB cache would mostly send
+// to a pread. The answered pages' rows are read on the main connection (searchTitleWords).
+const titleReader = (db: Db): Db => mappedReader(db, 'search');
 
 /**
  * How many rows of a title_words range, counted up to `cap`. It decides between the plans of a

@@ -110,7 +110,7 @@ export async function searchFullText(
   const plan = planQuery(q.q!, indexWords, (w) => prefixBreadth(db, w, ranking.prefixMaxPages).pages <= ranking.prefixMaxPages);
   if (!plan) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
 
-  const walk = startWalk(db, caller, plan, spaceId);
+  const walk = startWalk(db, svc.db, caller, plan, spaceId);
   // The request's handler runs in the event loop's poll phase, where a setImmediate resolves in
   // the same turn's check phase, before any other request is read: the first round would follow
   // the planning with nothing between, and the second the first. Two turns first, so that every
@@ -130,7 +130,7 @@ export async function searchFullText(
     id: h.id,
     title: h.title,
     content: h.content,
-    ...(h.content.length < SNIPPET_SOURCE_CHARS ? {} : { body: () => wholeBody(db, h) }),
+    ...(h.content.length < SNIPPET_SOURCE_CHARS ? {} : { body: () => wholeBody(svc.db, h) }),
   }));
   // Counting reads every candidate's text: in slices of ranking.budgetMs, other requests between.
   const score = scorer(plan, stemsOf);
@@ -154,7 +154,7 @@ export async function searchFullText(
   slice = performance.now();
   for (const r of page) {
     const h = byId.get(r.id)!;
-    hits.push({ space: h.space, path: h.path, title: h.title, ...snippet(wholeBody(db, h)), score: roundScore(r) });
+    hits.push({ space: h.space, path: h.path, title: h.title, ...snippet(wholeBody(svc.db, h)), score: roundScore(r) });
     if (performance.now() - slice >= ranking.budgetMs) {
       await nextTurn();
       slice = performance.now();
@@ -170,10 +170,11 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const roundScore = (r: Scored) => Math.round(r.score * 10_000) / 10_000;
 
 /**
- * The walk of one search, resumable: `round()` walks the phases' queries until the candidates are
+ * The walk of one search, resumable (`db`: the index connection, which runs the index's queries;
+ * `main`: kspace.db's, whose mapped reader reads the candidates' rows): `round()` walks the phases' queries until the candidates are
  * in hand or the index is walked to its end (false), or until a round's bounds stop it (true).
  */
-function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId: number | null) {
+function startWalk(db: Services['db'], main: Services['db'], caller: Caller, plan: QueryPlan, spaceId: number | null) {
   const found: TextHit[] = [];
   const seen = new Set<number>();
   let chars = 0;
@@ -218,7 +219,7 @@ function startWalk(db: Services['db'], caller: Caller, plan: QueryPlan, spaceId:
           steps++;
           const slice = pending.slice(checked, checked + size);
           checked += slice.length;
-          for (const h of readableHits(db, caller, slice, spaceId, size)) {
+          for (const h of readableHits(main, caller, slice, spaceId, size)) {
             if (full()) break;
             seen.add(h.id);
             found.push(h);
@@ -266,8 +267,8 @@ const MIN_SLICE = 32;
  * body cut short by substr is exactly SNIPPET_SOURCE_CHARS long. A longer body is read whole, one
  * hit at a time, so at most one such body (≤ SERVICE_MAX_PAGE_BYTES) is held.
  */
-function wholeBody(db: Services['db'], h: TextHit): string {
-  return h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(db, h.id) ?? h.content);
+function wholeBody(main: Services['db'], h: TextHit): string {
+  return h.content.length < SNIPPET_SOURCE_CHARS ? h.content : (pageBody(main, h.id) ?? h.content);
 }
 
 /**

@@ -73,10 +73,10 @@ export function openReadOnly(file: string, busyTimeoutMs = 5000): Db {
 }
 
 /** What a memory-mapped reader of a connection reads: each kind has a connection of its own. */
-export type MappedKind = 'blobs' | 'titles';
+export type MappedKind = 'blobs' | 'search';
 const mapped = new Map<MappedKind, WeakMap<Db, Db>>([
   ['blobs', new WeakMap()],
-  ['titles', new WeakMap()],
+  ['search', new WeakMap()],
 ]);
 const MMAP_BYTES = 1024 * 1024 * 1024;
 
