@@ -401,10 +401,12 @@ CREATE TABLE favourites (
 -- before it for a delete, a move and an ACL change ('page.access', shown as page.created or
 -- page.deleted to those it lets in or out). Rows older than SERVICE_CHANGES_RETENTION_DAYS go;
 -- derived_state 'changes_floor' is the highest txid whose rows are gone (an older `since`: 410).
+-- Keyed by commit: seq numbers a transaction's changes from 0; the feed and the pruning read
+-- txid ranges of the key, and rows append to it. `at` in epoch milliseconds (ISO in the API).
 CREATE TABLE changes (
-  id            INTEGER PRIMARY KEY,
   txid          INTEGER NOT NULL,
-  at            TEXT NOT NULL,
+  seq           INTEGER NOT NULL,
+  at            INTEGER NOT NULL,
   event         TEXT NOT NULL,
   page_id       INTEGER NOT NULL,
   space_id      INTEGER NOT NULL,
@@ -415,10 +417,9 @@ CREATE TABLE changes (
   from_path     TEXT,
   from_readers  TEXT,
   actor_id      TEXT NOT NULL,
-  actor_kind    TEXT NOT NULL
-);
-CREATE INDEX changes_txid ON changes(txid);
-CREATE INDEX changes_at ON changes(at);
+  actor_kind    TEXT NOT NULL,
+  PRIMARY KEY (txid, seq)
+) WITHOUT ROWID;
 
 -- Replication (docs/scale-out.md): a number that grows with each commit (src/store/txid.ts). Write
 -- answers carry it as X-Service-Txid; a replica reads it from its copy to know how far it has

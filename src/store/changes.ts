@@ -6,16 +6,41 @@ import type { Db } from './db/types.ts';
 import { callerParams, readableGroup } from './access-sql.ts';
 import type { Caller } from '../model.ts';
 
-export const CHANGES_SQL = `CREATE TABLE changes (
-    id INTEGER PRIMARY KEY, txid INTEGER NOT NULL, at TEXT NOT NULL, event TEXT NOT NULL, page_id INTEGER NOT NULL,
+/**
+ * The table, keyed by commit: (txid, seq), seq numbering a transaction's changes from 0, so that
+ * the feed's txid ranges and the pruning read the key itself (no index beside it), and rows,
+ * written in txid order, append to it. `at` is in epoch milliseconds (an ISO string at the edges).
+ */
+const CHANGES_TABLE = `CREATE TABLE changes (
+    txid INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, event TEXT NOT NULL, page_id INTEGER NOT NULL,
     space_id INTEGER NOT NULL, path TEXT NOT NULL, version INTEGER, readers TEXT,
-    from_space_id INTEGER, from_path TEXT, from_readers TEXT, actor_id TEXT NOT NULL, actor_kind TEXT NOT NULL);
-  CREATE INDEX changes_txid ON changes(txid);
-  CREATE INDEX changes_at ON changes(at);
+    from_space_id INTEGER, from_path TEXT, from_readers TEXT, actor_id TEXT NOT NULL, actor_kind TEXT NOT NULL,
+    PRIMARY KEY (txid, seq)) WITHOUT ROWID;`;
+
+/** The change feed from schema version 15 on: kept from here on, an older `since` is 410. */
+export const CHANGES_SQL = `${CHANGES_TABLE}
   INSERT INTO derived_state (name, value) SELECT 'changes_floor', CAST(n AS TEXT) FROM txid WHERE id = 1
     ON CONFLICT (name) DO UPDATE SET value = excluded.value;`;
 
+/**
+ * Schema version 21: a table of version 15's layout (a rowid `id`, `at` an ISO string, indexes on
+ * txid and on at) rewritten as CHANGES_TABLE, its rows in the same order with the same times.
+ * A database that made the table at 15 from this kspace has the new layout already.
+ */
+export function rekeyChanges(db: Db): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('changes')").pluck().all();
+  if (!columns.includes('id')) return;
+  db.exec(`ALTER TABLE changes RENAME TO changes_v20;
+    ${CHANGES_TABLE}
+    INSERT INTO changes (txid, seq, at, event, page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind)
+      SELECT txid, row_number() OVER (PARTITION BY txid ORDER BY id) - 1, CAST(round(unixepoch(at, 'subsec') * 1000) AS INTEGER), event,
+        page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind
+      FROM changes_v20 ORDER BY txid, id;
+    DROP TABLE changes_v20;`);
+}
+
 type ChangeInsert = {
+  /** ISO 8601 (svc.now()). */
   at: string;
   event: string;
   pageId: number;
@@ -40,15 +65,17 @@ type ChangeInsert = {
 export function insertChange(db: Db, c: ChangeInsert): void {
   stmt(
     db,
-    `INSERT INTO changes (txid, at, event, page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind)
-            SELECT n + 1, @at, @event, @pageId, @spaceId, @path, @version, @readers, @fromSpaceId, @fromPath, @fromReaders, @actorId, @actorKind
-            FROM txid WHERE id = 1`,
-  ).run(c);
+    `INSERT INTO changes (txid, seq, at, event, page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind)
+            SELECT t.n + 1, coalesce((SELECT max(seq) + 1 FROM changes WHERE txid = t.n + 1), 0), @at, @event, @pageId, @spaceId,
+                   @path, @version, @readers, @fromSpaceId, @fromPath, @fromReaders, @actorId, @actorKind
+            FROM txid t WHERE t.id = 1`,
+  ).run({ ...c, at: Date.parse(c.at) });
 }
 
 export type ChangeRow = {
-  id: number;
   txid: number;
+  seq: number;
+  /** ISO 8601, from the stored milliseconds. */
   at: string;
   event: string;
   path: string;
@@ -68,7 +95,7 @@ export type ChangeRow = {
 // A change the caller may see: after it, before it (a delete, a move away), or, for an ACL change,
 // on exactly one side of it (let in or let out). `@space`: only changes in (or out of) that space.
 const VISIBLE = `SELECT * FROM (
-    SELECT c.id, c.txid, c.at, c.event, c.path, c.version, c.space_id, sa.slug AS space_slug,
+    SELECT c.txid, c.seq, c.at, c.event, c.path, c.version, c.space_id, sa.slug AS space_slug,
            c.from_space_id, sb.slug AS from_slug, c.from_path, c.actor_id, c.actor_kind,
            coalesce(c.readers IS NOT NULL AND ${readableGroup('sa', 'c.readers')}, 0) AS after,
            coalesce(c.from_readers IS NOT NULL AND ${readableGroup('sb', 'c.from_readers')}, 0) AS before
@@ -76,7 +103,11 @@ const VISIBLE = `SELECT * FROM (
     WHERE %RANGE%)
   WHERE (CASE WHEN event = 'page.access' THEN after <> before ELSE after OR before END)
     AND (@space IS NULL OR (space_id = @space AND after) OR (from_space_id = @space AND before))
-  ORDER BY txid, id`;
+  ORDER BY txid, seq`;
+
+/** The rows as read, `at` in milliseconds. */
+const rowsOf = (rows: unknown[]): ChangeRow[] =>
+  (rows as Array<ChangeRow & { at: number }>).map((r) => ({ ...r, at: new Date(r.at).toISOString() }));
 
 /** Changes with `since` < txid ≤ `upto` the caller may see, in commit order, at most `limit`. */
 export function visibleChanges(
@@ -84,18 +115,20 @@ export function visibleChanges(
   caller: Caller,
   q: { since: number; upto: number; spaceId: number | null; limit: number },
 ): ChangeRow[] {
-  return stmt(db, `${VISIBLE.replace('%RANGE%', 'c.txid > @since AND c.txid <= @upto')} LIMIT @limit`).all({
-    ...callerParams(caller),
-    since: q.since,
-    upto: q.upto,
-    space: q.spaceId,
-    limit: q.limit,
-  }) as ChangeRow[];
+  return rowsOf(
+    stmt(db, `${VISIBLE.replace('%RANGE%', 'c.txid > @since AND c.txid <= @upto')} LIMIT @limit`).all({
+      ...callerParams(caller),
+      since: q.since,
+      upto: q.upto,
+      space: q.spaceId,
+      limit: q.limit,
+    }),
+  );
 }
 
 /** Every change of one txid the caller may see (a transaction larger than a page of the feed). */
 export function visibleChangesOf(db: Db, caller: Caller, txid: number, spaceId: number | null): ChangeRow[] {
-  return stmt(db, VISIBLE.replace('%RANGE%', 'c.txid = @txid')).all({ ...callerParams(caller), txid, space: spaceId }) as ChangeRow[];
+  return rowsOf(stmt(db, VISIBLE.replace('%RANGE%', 'c.txid = @txid')).all({ ...callerParams(caller), txid, space: spaceId }));
 }
 
 /** The highest txid whose changes were pruned (a `since` below it has lost changes). */
@@ -105,16 +138,30 @@ export function changesFloor(db: Db): number {
 
 /**
  * Removes the changes of up to `limit` rows' txids older than `beforeIso`, whole txids only (a
- * `since` is a txid: half of one gone could not be told), and raises the floor. Returns the rows removed.
+ * `since` is a txid: half of one gone could not be told), and raises the floor. Returns the rows
+ * removed. The rows are read from the oldest, up to the first that is not old enough: txids grow
+ * with time (a txid's rows share one `at` only within one write; a batch's later rows may be
+ * newer, and a txid is kept whole when any of its rows is), so nothing older comes after it, and
+ * a database with nothing to prune reads one row.
  */
 export function pruneChanges(db: Db, beforeIso: string, limit: number): number {
-  const upto = stmt(db, 'SELECT max(txid) FROM (SELECT txid FROM changes WHERE at < ? ORDER BY id LIMIT ?)')
-    .pluck()
-    .get(beforeIso, limit) as number | null;
+  const before = Date.parse(beforeIso);
+  let upto: number | null = null;
+  let stopped: number | null = null;
+  for (const r of stmt(db, 'SELECT txid, at FROM changes ORDER BY txid, seq LIMIT ?').iterate(limit) as Iterable<{
+    txid: number;
+    at: number;
+  }>) {
+    if (r.at >= before) {
+      stopped = r.txid;
+      break;
+    }
+    upto = r.txid;
+  }
   if (upto === null) return 0;
-  // A txid's rows share one `at` only within one write; a batch's later rows may be newer: kept whole when any is.
-  const keepFrom = stmt(db, 'SELECT min(txid) FROM changes WHERE txid <= ? AND at >= ?').pluck().get(upto, beforeIso) as number | null;
-  const last = keepFrom === null ? upto : keepFrom - 1;
+  // The last old txid goes only if none of its rows is newer, here or past the rows read.
+  const newer = stopped === upto || (stopped === null && stmt(db, 'SELECT 1 FROM changes WHERE txid = ? AND at >= ?').get(upto, before));
+  const last = newer ? upto - 1 : upto;
   const removed = stmt(db, 'DELETE FROM changes WHERE txid <= ?').run(last).changes;
   stmt(db, `UPDATE derived_state SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT) WHERE name = 'changes_floor'`).run(last);
   return removed;

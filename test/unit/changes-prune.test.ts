@@ -1,0 +1,81 @@
+// Pruning the change feed (store/changes.ts pruneChanges): whole txids only, read from the oldest
+// up to the first row that is not old enough, the floor raised to the last txid removed.
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { changesFloor, insertChange, pruneChanges } from '../../src/store/changes.ts';
+import { migrate } from '../../src/store/migrations.ts';
+
+const T = Date.parse('2026-01-01T00:00:00.000Z');
+const iso = (s: number) => new Date(T + s * 1000).toISOString();
+
+/** A database holding one transaction per entry of `txs`, each a list of its rows' times (seconds after T). */
+function feed(txs: number[][]): Database.Database {
+  const db = new Database(':memory:');
+  migrate(db);
+  for (const rows of txs) {
+    for (const s of rows)
+      insertChange(db, {
+        at: iso(s),
+        event: 'page.updated',
+        pageId: 1,
+        spaceId: 1,
+        path: 'p',
+        version: 1,
+        readers: '',
+        fromSpaceId: null,
+        fromPath: null,
+        fromReaders: null,
+        actorId: 'p_x',
+        actorKind: 'agent',
+      });
+    db.prepare('UPDATE txid SET n = n + 1 WHERE id = 1').run();
+  }
+  return db;
+}
+
+const kept = (db: Database.Database) => db.prepare('SELECT txid, seq FROM changes ORDER BY txid, seq').all();
+const txids = (db: Database.Database) => [...new Set(db.prepare('SELECT txid FROM changes').pluck().all())];
+
+describe('pruneChanges', () => {
+  it('removes the txids older than the time, up to the first that is not, and raises the floor', () => {
+    const db = feed([[1], [2, 2], [3], [10], [4]]);
+    expect(pruneChanges(db, iso(5), 100)).toBe(4);
+    expect(txids(db)).toEqual([4, 5]); // txid 5 is older than 5 s, but comes after txid 4, which is not
+    expect(changesFloor(db)).toBe(3);
+    expect(pruneChanges(db, iso(5), 100)).toBe(0);
+    expect(changesFloor(db)).toBe(3);
+    expect(pruneChanges(db, iso(11), 100)).toBe(2);
+    expect(kept(db)).toEqual([]);
+    expect(changesFloor(db)).toBe(5);
+  });
+
+  it('keeps a txid whole when any of its rows is not old enough, within the rows read or past them', () => {
+    const db = feed([[1], [2, 2, 6], [3]]);
+    expect(pruneChanges(db, iso(5), 100)).toBe(1);
+    expect(txids(db)).toEqual([2, 3]);
+    const past = feed([[1], [2, 2, 2, 6]]);
+    expect(pruneChanges(past, iso(5), 3)).toBe(1); // the rows read end inside txid 2, whose last row is newer
+    expect(txids(past)).toEqual([2]);
+    expect(changesFloor(past)).toBe(1);
+  });
+
+  it('removes at most about `limit` rows, but a txid that starts within them whole', () => {
+    const db = feed([[1, 1, 1, 1], [2], [3]]);
+    expect(pruneChanges(db, iso(5), 2)).toBe(4);
+    expect(txids(db)).toEqual([2, 3]);
+    expect(pruneChanges(db, iso(5), 1)).toBe(1);
+    expect(txids(db)).toEqual([3]);
+    expect(changesFloor(db)).toBe(2);
+  });
+
+  it('numbers the rows of a txid from 0 and keeps them in the key alone', () => {
+    const db = feed([[1, 1], [2]]);
+    expect(kept(db)).toEqual([
+      { txid: 1, seq: 0 },
+      { txid: 1, seq: 1 },
+      { txid: 2, seq: 0 },
+    ]);
+    expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'changes'").pluck().get()).toBe(0);
+    expect(db.prepare('SELECT typeof(at) FROM changes LIMIT 1').pluck().get()).toBe('integer');
+  });
+});
