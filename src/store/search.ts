@@ -54,18 +54,48 @@ export const SNIPPET_SOURCE_CHARS = 32_768;
  * counted, shown or read beyond its ACL check.
  */
 export function readableHits(main: Db, caller: Caller, ids: number[], spaceId: number | null, need: number): TextHit[] {
+  return readableRows(main, caller, ids, spaceId, need, null) as TextHit[];
+}
+
+/**
+ * readableHits for pages found only through a guessed stem of a typed prefix (query-plan.ts,
+ * `guessed`): `hits` those whose title or body may hold a word starting with `guessed` (an ASCII
+ * folded word): they contain it, lower-cased, or hold a character beyond ASCII (folded in JS
+ * only), and `without` how many of the readable pages read do not (their text is not read into
+ * JS). Both counts are of readable pages only.
+ */
+export function readableGuesses(
+  main: Db,
+  caller: Caller,
+  ids: number[],
+  spaceId: number | null,
+  need: number,
+  guessed: string,
+): { hits: TextHit[]; without: number } {
+  const rows = readableRows(main, caller, ids, spaceId, need, guessed);
+  const hits = rows.filter((r): r is TextHit => r.content !== null);
+  return { hits, without: rows.length - hits.length };
+}
+
+type Row = Omit<TextHit, 'content'> & { content: string | null };
+
+/** The readable rows of `ids`, in that order, the first `need`; `content` null where `guessed` is not in the text. */
+function readableRows(main: Db, caller: Caller, ids: number[], spaceId: number | null, need: number, guessed: string | null): Row[] {
   const db = mappedReader(main, 'search');
   // No ORDER BY in SQL: sorting would copy every readable row, body text and all, into a sorter
   // before the first came out. The rows are put back in the order of `ids` here.
   const rows = stmt(
     db,
-    `SELECT p.id, s.slug AS space, p.path, p.title, substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) AS content
+    `SELECT p.id, s.slug AS space, p.path, p.title,
+      CASE WHEN @guessed IS NULL OR instr(lower(p.title), @guessed) > 0 OR instr(lower(p.content), @guessed) > 0
+        OR length(CAST(p.title AS BLOB)) <> length(p.title) OR length(CAST(p.content AS BLOB)) <> length(p.content)
+      THEN substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) END AS content
     FROM json_each(@ids) j JOIN pages p ON p.id = j.value JOIN spaces s ON s.id = p.space_id
     WHERE (@spaceId IS NULL OR p.space_id = @spaceId) AND ${READABLE_PAGE}`,
-  ).all({ ...callerParams(caller), ids: JSON.stringify(ids), spaceId }) as TextHit[];
+  ).all({ ...callerParams(caller), ids: JSON.stringify(ids), spaceId, guessed }) as Row[];
   if (rows.length <= 1) return rows.slice(0, need);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const out: TextHit[] = [];
+  const out: Row[] = [];
   for (const id of ids) {
     const r = byId.get(id);
     if (r) out.push(r);

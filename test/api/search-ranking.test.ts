@@ -6,7 +6,7 @@ import { startServer, type Client, type TestServer } from '../support/server.ts'
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startServer();
-  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or', 'pairs', 'long'])
+  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or', 'pairs', 'long', 'guess'])
     expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
 });
 afterAll(() => srv.close());
@@ -94,6 +94,22 @@ describe('ranking by relevance', () => {
     ranking.fewItems = 4;
     try {
       expect((await search(srv.admin, 'project okapi zebra ', 'pairs'))[0]).toBe('old');
+    } finally {
+      Object.assign(ranking, saved);
+    }
+  });
+
+  it('finds the pages holding a typed word before the pages only its cut-back stem finds (`not` for `note`)', async () => {
+    // The oldest page holds `note`; six newer ones hold only `not`, which the typed `note` is also
+    // looked up by (a word it may be cut from); the search ranks at most four candidates.
+    await srv.admin.put('/pages/guess/old', { title: 'Tapirs', content: 'A note about tapirs.' });
+    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/guess/new${i}`, { title: `Page ${i}`, content: 'This is not it.' });
+    await srv.admin.put('/pages/guess/noting', { title: 'Later', content: 'Notebooks, noted.' });
+    const saved = { ...ranking };
+    ranking.oneItem = 4;
+    try {
+      expect((await search(srv.admin, 'note', 'guess')).sort()).toEqual(['noting', 'old']);
+      expect((await search(srv.admin, 'Note', 'guess')).sort()).toEqual(['noting', 'old']);
     } finally {
       Object.assign(ranking, saved);
     }

@@ -73,6 +73,19 @@ describe('planQuery', () => {
     expect(p.weights).toEqual([3, 1, 1]);
   });
 
+  it('walks the typed prefix without its cut-back stems first, and names the word a guessed page must contain', () => {
+    const p = plan('red note')!;
+    expect(p.any).toBe('("red") OR (("note" OR "note"* OR "not"))');
+    expect(p.sure).toEqual({ every: '("red") AND (("note" OR "note"*))', any: '("red") OR (("note" OR "note"*))', pairs: null });
+    expect(p.guessed).toBe('note');
+    expect(plan('red pan')!.sure).toBeNull(); // no ending starts with n: nothing guessed
+    expect(plan('red pan')!.guessed).toBeNull();
+    expect(plan('note ')!.sure).toBeNull(); // typed to the end: a word, no prefix
+    expect(plan('Café')!.guessed).toBe('cafe'); // folded first (a text beyond ASCII is always kept: readableGuesses)
+    expect(plan('straße')!.guessed).toBeNull(); // beyond ASCII once folded: SQL's lower() would not fold it as the text check does
+    expect(plan('straße')!.sure).not.toBeNull();
+  });
+
   it('has nothing to search for punctuation alone', () => {
     expect(plan('^ - *')).toBeNull();
   });
@@ -93,4 +106,5 @@ describe('prefixMatch', () => {
     ['onboardin', '("onboardin" OR "onboardin"* OR "onboardi" OR "onboard")'],
     ['there', '("there" OR "there"* OR "ther")'],
   ])('%s', (w, m) => expect(prefixMatch(w)).toBe(m));
+  it('leaves the cut-back stems out when asked', () => expect(prefixMatch('runni', false)).toBe('("runni" OR "runni"*)'));
 });

@@ -7,6 +7,7 @@ import {
   maxPageId,
   pageBody,
   prefixBreadth,
+  readableGuesses,
   readableHits,
   type IdQuery,
   type TextHit,
@@ -41,6 +42,10 @@ import type { Caller } from '../../model.ts';
 // characters of their text, are in hand, which bounds what a query of very common words costs:
 // scoring reads every candidate's text. The pairs keep a query that holds a word of every page
 // (`the`, `notes`) from filling its candidates with the newest pages holding only that word.
+// A typed prefix's cut-back stems (`not` for `note`, query-plan.ts) are guesses: those phases
+// take the expressions without them (`plan.sure`), and a last phase the pages only a guess finds,
+// each counted only if its text may hold the typed word (readableGuesses); the readable ones that
+// do not still count against the candidates wanted, so guessing reads no more than before.
 //
 // Each statement reads the matches within a window of page ids, newest window first, at most a
 // chunk of them (64, then 256, … 4,096). The first
@@ -178,14 +183,21 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
   const found: TextHit[] = [];
   const seen = new Set<number>();
   let chars = 0;
+  // Readable pages read in the phase of guesses that do not hold the typed word: they count
+  // against the candidates wanted as the others do, so that phase reads no more than the others.
+  let without = 0;
   const most = plan.items.length === 1 ? ranking.oneItem : plan.items.length <= EVERY_MAX_ITEMS ? ranking.fewItems : ranking.candidates;
-  const full = () => found.length >= most || chars >= ranking.candidateChars;
+  const full = () => found.length + without >= most || chars >= ranking.candidateChars;
   const every = plan.items.length <= EVERY_MAX_ITEMS;
-  const phases: IdQuery[] = [
-    ...(every ? [{ of: 'titles', match: plan.every } as const] : []),
-    ...(every && plan.items.length > 1 ? [{ of: 'pages', match: plan.every } as const] : []),
-    ...(every && plan.pairs !== null ? [{ of: 'pages', match: plan.pairs } as const] : []),
-    { of: 'pages', match: plan.any },
+  // A typed prefix's cut-back stems are guesses (query-plan.ts): the phases walk the expressions
+  // without them first, and the pages only a guess finds last.
+  const sure = plan.sure ?? plan;
+  const phases: Phase[] = [
+    ...(every ? [{ of: 'titles', match: sure.every } as const] : []),
+    ...(every && plan.items.length > 1 ? [{ of: 'pages', match: sure.every } as const] : []),
+    ...(every && sure.pairs !== null ? [{ of: 'pages', match: sure.pairs } as const] : []),
+    { of: 'pages', match: sure.any, or: true },
+    ...(plan.sure ? [{ of: 'pages', match: plan.any, or: true, guesses: true } as const] : []),
   ];
   const newest = maxPageId(db);
   const items = plan.items.length;
@@ -198,6 +210,15 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
   let pending: number[] = [];
   let checked = 0; // how many of `pending` are checked
 
+  const add = (hits: TextHit[]) => {
+    for (const h of hits) {
+      if (full()) break;
+      seen.add(h.id);
+      found.push(h);
+      chars += h.content.length;
+    }
+  };
+
   const round = (): boolean => {
     const started = performance.now();
     let steps = 0;
@@ -208,23 +229,22 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
       // An OR of several items stops at its chunk wherever it starts, while each statement pays
       // a seek into every item's page list: its walk starts over all ids (32 common words at
       // 100,000 pages: 6.6 ms for 4,096 ids of all of them, 100 ms for a window of 48).
-      if (phase === phases.length - 1 && items > 1 && top === newest) span = Math.max(span, newest);
+      if (phases[phase].or && items > 1 && top === newest) span = Math.max(span, newest);
       while ((checked < pending.length || top >= 1) && !full()) {
         // The access query reads each candidate's row: a few hundred at a time.
         // A slice no longer than the candidates still wanted (at least MIN_SLICE): the query
         // reads every row of its slice before its LIMIT applies (it sorts them by position).
         while (checked < pending.length && !full()) {
           if (steps > 0 && mustStop()) return true;
-          const size = Math.min(ranking.checkSlice, Math.max(MIN_SLICE, most - found.length));
+          const size = Math.min(ranking.checkSlice, Math.max(MIN_SLICE, most - found.length - without));
           steps++;
           const slice = pending.slice(checked, checked + size);
           checked += slice.length;
-          for (const h of readableHits(main, caller, slice, spaceId, size)) {
-            if (full()) break;
-            seen.add(h.id);
-            found.push(h);
-            chars += h.content.length;
-          }
+          if (phases[phase].guesses && plan.guessed !== null) {
+            const read = readableGuesses(main, caller, slice, spaceId, size, plan.guessed);
+            without += read.without;
+            add(read.hits);
+          } else add(readableHits(main, caller, slice, spaceId, size));
         }
         if (top < 1 || full()) break;
         if (steps > 0 && mustStop()) return true;
@@ -250,6 +270,9 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
   };
   return { found, round };
 }
+
+/** A statement of the walk: `or` an OR of the items; `guesses` the pages a typed prefix's cut-back stems find. */
+type Phase = IdQuery & { or?: boolean; guesses?: boolean };
 
 /**
  * The most items whose AND is walked first. A statement of FTS5's AND that finds few pages costs

@@ -11,6 +11,9 @@
 // typing it. A prefix goes to FTS5 as the prefix of its stem and as the stems of the word less
 // its last one to three characters: the index holds `onboard` for Onboarding, which the prefix
 // `onboardi` alone does not reach. The text check (score.ts) keeps only words that start with it.
+// Those cut-back stems are guesses: `not` for a typed `note` finds every page saying "not". So
+// the plan also has its expressions without them (`sure`), which the search walks first, and the
+// pages only a guess finds come after, checked for the typed word before they count (full-text.ts).
 //
 // A run of Chinese, Japanese or Korean characters is a word of its own (text/tokens.ts TOKEN); it
 // goes to FTS5 as the AND of bigrams covering it (text/cjk.ts) and matches as a substring of the
@@ -23,7 +26,7 @@
 // Common English words (STOP_WORDS, fts-query.ts) are left out of a query that has other words,
 // before its words are capped: "how to remove a vault" searches for `remove` and `vault`. Inside
 // a quoted phrase they stay (the phrase is checked word by word).
-import { TOKEN, TOKEN_CHAR, foldToken, type Phrase } from '../../text/tokens.ts';
+import { NON_ASCII, TOKEN, TOKEN_CHAR, foldToken, type Phrase } from '../../text/tokens.ts';
 import { cjkLength, cjkSegments, hasCjk, queryBigrams } from '../../text/cjk.ts';
 import { foldedWords } from './phrase-check.ts';
 import {
@@ -55,7 +58,20 @@ export type QueryPlan = {
    * PAIRS_MAX_ITEMS items; null otherwise.
    */
   pairs: string | null;
+  /**
+   * `every`, `any` and `pairs` without the cut-back stems of the prefixes (prefixMatch): the pages
+   * that certainly hold a word starting with each prefix. Null when no prefix has a cut-back.
+   */
+  sure: Expressions | null;
+  /**
+   * The folded word a page found only through a cut-back stem must contain to hold anything: the
+   * one prefix with cut-backs, when it is ASCII (so that SQL's lower() folds it as the text
+   * check does); null otherwise.
+   */
+  guessed: string | null;
 };
+
+type Expressions = { every: string; any: string; pairs: string | null };
 
 /** The most items whose pairs are walked (28 pairs of ANDs for 8). */
 const PAIRS_MAX_ITEMS = 8;
@@ -94,28 +110,34 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
   };
   const items: Item[] = [];
   const matches: string[] = [];
+  const sureMatches: string[] = [];
+  const guesses: string[] = [];
   for (let k = 0; k < phrases.length; k++) {
     const p = phrases[k];
     const c = checks[k];
     const words = c.words;
     if (words.length === 0) continue;
     items.push({ terms: words.map((w, i) => termOf(w, p.prefix && i === words.length - 1)), check: c.checked ? c : null });
-    matches.push(itemMatch(p, indexWords));
+    matches.push(itemMatch(p, indexWords, true));
+    sureMatches.push(itemMatch(p, indexWords, false));
+    if (matches[matches.length - 1] !== sureMatches[sureMatches.length - 1]) guesses.push(words[words.length - 1]);
   }
   if (items.length === 0) return null;
-  const wrap = (m: string) => (matches.length > 1 ? `(${m})` : m);
   const written = new Map<string, number>();
   for (const w of foldedWords(q)) written.set(w, (written.get(w) ?? 0) + 1);
   const weights = terms.map((t) => Math.max(1, written.get(t.word) ?? 0));
+  const guessed = guesses.length === 1 && !NON_ASCII.test(guesses[0]) ? guesses[0] : null;
+  return { phrases, terms, weights, items, ...expressions(matches), sure: guesses.length > 0 ? expressions(sureMatches) : null, guessed };
+}
+
+/** The AND, the OR and the pairs of the items' matches. */
+function expressions(matches: string[]): Expressions {
+  const wrap = (m: string) => (matches.length > 1 ? `(${m})` : m);
   const pairs: string[] = [];
   if (matches.length >= 3 && matches.length <= PAIRS_MAX_ITEMS)
     for (let i = 0; i < matches.length; i++)
       for (let j = i + 1; j < matches.length; j++) pairs.push(`(${wrap(matches[i])} AND ${wrap(matches[j])})`);
   return {
-    phrases,
-    terms,
-    weights,
-    items,
     every: matches.map(wrap).join(' AND '),
     any: matches.map(wrap).join(' OR '),
     pairs: pairs.length > 0 ? pairs.join(' OR ') : null,
@@ -128,7 +150,7 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
  * character is left to the text check (score.ts) when the phrase has other words: the index
  * holds it only inside bigrams (`の` in `"obsidian の プラグ"`).
  */
-function itemMatch(p: Phrase, indexWords: IndexWords): string {
+function itemMatch(p: Phrase, indexWords: IndexWords, cuts: boolean): string {
   const parts: string[] = [];
   const segments = cjkSegments(p.text);
   const single = (seg: { text: string; cjk: boolean }) => seg.cjk && cjkLength(seg.text) === 1;
@@ -140,7 +162,7 @@ function itemMatch(p: Phrase, indexWords: IndexWords): string {
     }
     const words = indexWords(seg.text);
     const last = p.prefix && k === segments.length - 1;
-    words.forEach((w, i) => parts.push(last && i === words.length - 1 ? prefixMatch(w) : quotePhrase({ text: w, prefix: false })));
+    words.forEach((w, i) => parts.push(last && i === words.length - 1 ? prefixMatch(w, cuts) : quotePhrase({ text: w, prefix: false })));
   });
   if (parts.length === 0) return quotePhrase({ text: p.text, prefix: false });
   // The index finds the pages holding the phrase's first words; the ranking checks every word of
@@ -153,15 +175,15 @@ function itemMatch(p: Phrase, indexWords: IndexWords): string {
 const MATCH_WORDS = 8;
 
 /**
- * A prefix: the word, its stem's prefix, and the word cut back to where an English ending may
+ * A prefix: the word, its stem's prefix, and (`cuts`) the word cut back to where an English ending may
  * start (`onboardi` → `onboard`, `runni` → `run`): the stem the index holds for the words it
  * begins. Only a cut whose tail begins an ending porter removes (ENDINGS) is tried, at least
  * MIN_PREFIX_CHARS left: cutting anywhere would bring in common short words (`there` → `the`).
  */
-export function prefixMatch(word: string): string {
+export function prefixMatch(word: string, cuts = true): string {
   const cps = [...word];
   const alts = [quotePhrase({ text: word, prefix: false }), quotePhrase({ text: word, prefix: true })];
-  for (let cut = 1; cut <= PREFIX_STEM_CUTS && cps.length - cut >= MIN_PREFIX_CHARS; cut++) {
+  for (let cut = 1; cuts && cut <= PREFIX_STEM_CUTS && cps.length - cut >= MIN_PREFIX_CHARS; cut++) {
     const head = cps.slice(0, cps.length - cut);
     const tail = cps.slice(cps.length - cut).join('');
     // A doubled consonant before an ending (`runn|ing`) belongs to the ending's cut too.
