@@ -145,7 +145,7 @@ CREATE TABLE revisions (
   version     INTEGER NOT NULL,
   title       TEXT NOT NULL,
   author_id   TEXT NOT NULL REFERENCES principals(id),
-  created_at  TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,                   -- epoch milliseconds
   readers     TEXT,                               -- the page's own ACL when written: NULL = none, else
                                                   -- ',id1,id2,' of its principals (',' = nobody)
   prev        BLOB,                               -- version - 1's state (NULL for version 1)

@@ -4,6 +4,7 @@
 import { stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
 import { callerParams, readableGroup } from './access-sql.ts';
+import { epochMs } from './time-sql.ts';
 import type { Caller } from '../model.ts';
 
 /**
@@ -33,7 +34,7 @@ export function rekeyChanges(db: Db): void {
   db.exec(`ALTER TABLE changes RENAME TO changes_v20;
     ${CHANGES_TABLE}
     INSERT INTO changes (txid, seq, at, event, page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind)
-      SELECT txid, row_number() OVER (PARTITION BY txid ORDER BY id) - 1, CAST(round(unixepoch(at, 'subsec') * 1000) AS INTEGER), event,
+      SELECT txid, row_number() OVER (PARTITION BY txid ORDER BY id) - 1, ${epochMs('at')}, event,
         page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind
       FROM changes_v20 ORDER BY txid, id;
     DROP TABLE changes_v20;`);

@@ -1,14 +1,16 @@
 import type { Db } from './db/types.ts';
 import { encodePrev, storedWhole, type StoredState } from './revision-codec.ts';
+import { epochMs } from './time-sql.ts';
 
 // Schema version 10 (issue 22): revisions stop holding a copy of their content, frontmatter and
 // metadata (revision-codec.ts). The old table (WITHOUT ROWID, every state in full) is read in
 // (page_id, version) order and written again as the rowid table, each row with the state of the
 // revision before it encoded against its own.
 
+// The table as schema version 22 has it (created_at in epoch milliseconds): step 10 writes it so.
 const REVISIONS_SQL = `CREATE TABLE revisions (
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL REFERENCES pages(id), version INTEGER NOT NULL,
-    title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES principals(id), created_at TEXT NOT NULL,
+    title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES principals(id), created_at INTEGER NOT NULL,
     readers TEXT, prev BLOB, UNIQUE (page_id, version));`;
 
 const TRIGGERS_SQL = `CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisions
@@ -63,7 +65,7 @@ export function migrateRevisionsLayout(db: Db): void {
         version: r.version,
         title: r.title,
         author_id: r.author_id,
-        created_at: r.created_at,
+        created_at: Date.parse(r.created_at),
         readers: r.readers,
         prev,
       });
@@ -72,4 +74,22 @@ export function migrateRevisionsLayout(db: Db): void {
     if (rows.length < BATCH) break;
   }
   db.exec(`DROP TABLE revisions_old; ${TRIGGERS_SQL}`);
+}
+
+/**
+ * Schema version 22: a revisions table of versions 10–21 (created_at an ISO string) rewritten with
+ * created_at in epoch milliseconds, same ids and rows; the append-only triggers made again. A
+ * table written by step 10 of this kspace, or made from schema.sql, has it already.
+ */
+export function retimeRevisions(db: Db): void {
+  const type = db.prepare("SELECT type FROM pragma_table_info('revisions') WHERE name = 'created_at'").pluck().get();
+  if (type !== 'TEXT') return;
+  db.exec(`DROP TRIGGER IF EXISTS revisions_no_update;
+    DROP TRIGGER IF EXISTS revisions_no_delete;
+    ALTER TABLE revisions RENAME TO revisions_v21;
+    ${REVISIONS_SQL}
+    INSERT INTO revisions (id, page_id, version, title, author_id, created_at, readers, prev)
+      SELECT id, page_id, version, title, author_id, ${epochMs('created_at')}, readers, prev FROM revisions_v21 ORDER BY id;
+    DROP TABLE revisions_v21;
+    ${TRIGGERS_SQL}`);
 }

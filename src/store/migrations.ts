@@ -2,7 +2,7 @@ import type { Db } from './db/types.ts';
 
 import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
-import { migrateRevisionsLayout } from './migrate-revisions.ts';
+import { migrateRevisionsLayout, retimeRevisions } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
 import { CHANGES_SQL, rekeyChanges } from './changes.ts';
 import { ORG_USAGE_SQL } from './org-usage.ts';
@@ -54,7 +54,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 21;
+export const SCHEMA_VERSION = 22;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -208,6 +208,12 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     to: 21,
     sql: '',
     run: rekeyChanges,
+  },
+  {
+    // A revision's time in epoch milliseconds (an ISO string in the API): the table rewritten.
+    to: 22,
+    sql: '',
+    run: retimeRevisions,
   },
 ];
 

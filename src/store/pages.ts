@@ -1,6 +1,7 @@
 import { insertRows, stmt } from './db/statements.ts';
 import type { Db } from './db/types.ts';
 import { ACL_READERS, READABLE_PAGE, READABLE_REVISION, callerParams } from './access-sql.ts';
+import { isoTime } from './time-sql.ts';
 import type { AclEntry, Caller } from '../model.ts';
 import type { IndexRow } from '../model.ts';
 import {
@@ -144,9 +145,9 @@ export function insertRevision(db: Db, pageId: number, version: number, s: PageS
   stmt(
     db,
     `INSERT INTO revisions (page_id, version, title, author_id, created_at, readers, prev)
-            SELECT @pageId, @version, @title, @authorId, @now, ${ACL_READERS}, @prev
+            SELECT @pageId, @version, @title, @authorId, @at, ${ACL_READERS}, @prev
             FROM pages p WHERE p.id = @pageId`,
-  ).run({ pageId, version, title: s.title, authorId, now, prev });
+  ).run({ pageId, version, title: s.title, authorId, at: Date.parse(now), prev });
 }
 
 /**
@@ -175,7 +176,7 @@ export type RevisionListRow = {
 export function listRevisions(db: Db, caller: Caller, pageId: number, beforeVersion: number, limit: number): RevisionListRow[] {
   return stmt(
     db,
-    `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
+    `SELECT r.version, r.title, ${isoTime('r.created_at')} AS created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
                    FROM revisions r JOIN principals a ON a.id = r.author_id
                    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
                    WHERE r.page_id = @pageId AND r.version < @before AND ${READABLE_REVISION}
@@ -204,7 +205,7 @@ export function findRevision(db: Db, caller: Caller, pageId: number, version: nu
 export function findRevisionHead(db: Db, caller: Caller, pageId: number, version: number): RevisionHead | undefined {
   return stmt(
     db,
-    `SELECT r.version, r.title, r.created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
+    `SELECT r.version, r.title, ${isoTime('r.created_at')} AS created_at, r.author_id, a.kind AS author_kind, a.name AS author_name
                    FROM revisions r JOIN principals a ON a.id = r.author_id
                    JOIN pages p ON p.id = r.page_id JOIN spaces s ON s.id = p.space_id
                    WHERE r.page_id = @pageId AND r.version = @version AND ${READABLE_REVISION}`,

@@ -3,6 +3,7 @@
 import type { Db } from './db/types.ts';
 // The full-text index's word rule and folding (a leaf module, with text/cjk.ts its only import).
 import { foldToken, TOKEN } from '../text/tokens.ts';
+import { epochMs } from './time-sql.ts';
 
 /** A row: `whole` 1 for a whole folded title or alias, 0 for one folded word. */
 export type TitleWordRow = { word: string; whole: 0 | 1 };
@@ -67,9 +68,6 @@ export const TITLE_ORDER_SQL = `CREATE TABLE title_order (
     space_id INTEGER NOT NULL, has_acl INTEGER NOT NULL, wholes TEXT NOT NULL, words TEXT NOT NULL,
     PRIMARY KEY (len DESC, updated_at, page_id DESC)) WITHOUT ROWID;
   CREATE INDEX title_order_page ON title_order(page_id);`;
-
-/** An ISO 8601 time of a page row (SQL over its column `col`) in epoch milliseconds. */
-export const epochMs = (col: string): string => `CAST(round(unixepoch(${col}, 'subsec') * 1000) AS INTEGER)`;
 
 /** The `wholes` and `words` strings of title_order from a page's title index rows. */
 export function titleOrderText(rows: TitleWordRow[]): { wholes: string; words: string } {

@@ -15,6 +15,7 @@ function copyRevisions(old: Database.Database, srcDb: string, names: string[]): 
   for (const { id } of src.prepare('SELECT id FROM pages ORDER BY id').all() as Array<{ id: number }>) {
     for (const s of historyStates(src, id).reverse()) {
       const row: Record<string, unknown> = { ...(meta.get(id, s.version) as Record<string, unknown>), ...s };
+      row.created_at = new Date(row.created_at as number).toISOString(); // epoch milliseconds since schema version 22
       ins.run(Object.fromEntries(names.map((c) => [c, row[c] ?? null])));
     }
   }

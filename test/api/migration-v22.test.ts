@@ -7,11 +7,25 @@ import { client, type Client } from '../support/client.ts';
 import { startServer } from '../support/server.ts';
 
 // Schema version 21 keys the change feed by (txid, seq), its times in epoch milliseconds, with no
-// index beside the key (store/changes.ts). A database of version 20 (a rowid table, ISO times,
-// indexes on txid and time) is rewritten on open: the feed answers the same, byte for byte, to an
-// admin and to an agent who sees part of it, whole and a page at a time, and goes on from there.
+// index beside the key (store/changes.ts); 22 keeps a revision's time in epoch milliseconds
+// (store/migrate-revisions.ts). A database of version 20 (changes a rowid table with ISO times and
+// indexes on txid and time, revisions with ISO times) is rewritten on open: the feed answers the
+// same, byte for byte, to an admin and to an agent who sees part of it, whole and a page at a
+// time, and goes on from there; so do the histories, and revisions stay append-only.
 
-const tempDir = tempDirs('mig21');
+const tempDir = tempDirs('mig22');
+
+/** The history of each page, as listed and revision by revision (raw answers). */
+async function histories(c: Client, paths: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    const list = await c.get(`/pages/${p}/revisions`);
+    out.push(`${list.status} ${list.text}`);
+    for (const r of list.status === 200 ? (list.body.revisions as Array<{ version: number }>) : [])
+      out.push((await c.get(`/pages/${p}/revisions/${r.version}`)).text);
+  }
+  return out;
+}
 
 /** Every change after `since`, read `limit` at a time (the raw answers, to compare byte for byte). */
 async function pages(c: Client, since: number, limit: number): Promise<string[]> {
@@ -26,7 +40,7 @@ async function pages(c: Client, since: number, limit: number): Promise<string[]>
 }
 
 describe('schema version 20 databases', () => {
-  it('have their change feed rewritten on open, answering the same', async () => {
+  it('have their change feed and revision times rewritten on open, answering the same', async () => {
     const dir = tempDir();
     const srv = await startServer({}, { dataDir: dir, keepData: true });
     const a = srv.admin;
@@ -44,7 +58,10 @@ describe('schema version 20 databases', () => {
     for (const p of ['dir/a', 'dir/b', 'dir/c']) expect((await a.put(`/pages/wiki/${p}`, { title: p, content: p })).status).toBe(201);
     expect((await a.post('/spaces/wiki/moves', { from: 'dir', to: 'folder', prefix: true })).status).toBe(200);
     const bob = client(srv.url, bobKey);
+    const paths = ['wiki/one', 'wiki/two', 'vault/moved', 'wiki/folder/a'];
     const before = { admin: await pages(a, 0, 1000), bob: await pages(bob, 0, 1000), paged: await pages(a, 0, 2) };
+    const historyBefore = { admin: await histories(a, paths), bob: await histories(bob, paths) };
+    expect(historyBefore.admin.join('\n')).toContain('"createdAt":"20');
     expect(JSON.parse(before.admin[0]).changes.length).toBeGreaterThan(12);
     await srv.close();
 
@@ -62,6 +79,16 @@ describe('schema version 20 databases', () => {
       from_readers, actor_id, actor_kind) VALUES (@txid, @at, @event, @page_id, @space_id, @path, @version, @readers, @from_space_id,
       @from_path, @from_readers, @actor_id, @actor_kind)`);
     for (const { seq: _, ...r } of rows) insert.run({ ...r, at: new Date(r.at).toISOString() });
+    // And version 21's revisions: created_at an ISO string.
+    db.exec(`DROP TRIGGER revisions_no_update; DROP TRIGGER revisions_no_delete;
+      ALTER TABLE revisions RENAME TO revisions_22;
+      CREATE TABLE revisions (
+        id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL REFERENCES pages(id), version INTEGER NOT NULL,
+        title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES principals(id), created_at TEXT NOT NULL,
+        readers TEXT, prev BLOB, UNIQUE (page_id, version));
+      INSERT INTO revisions SELECT id, page_id, version, title, author_id,
+        strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch'), readers, prev FROM revisions_22;
+      DROP TABLE revisions_22;`);
     db.pragma('user_version = 20');
     db.close();
 
@@ -74,7 +101,10 @@ describe('schema version 20 databases', () => {
         bob: await pages(bobAfter, 0, 1000),
         paged: await pages(after.admin, 0, 2),
       }).toEqual(before);
+      expect({ admin: await histories(after.admin, paths), bob: await histories(bobAfter, paths) }).toEqual(historyBefore);
       const db2 = after.svc.db;
+      expect(db2.prepare('SELECT DISTINCT typeof(created_at) FROM revisions').pluck().all()).toEqual(['integer']);
+      expect(() => db2.prepare('DELETE FROM revisions').run()).toThrow(/append-only/);
       expect(db2.prepare("SELECT name FROM sqlite_schema WHERE tbl_name = 'changes' AND type = 'index'").pluck().all()).toEqual([]);
       expect(db2.prepare('SELECT DISTINCT typeof(at) FROM changes').pluck().all()).toEqual(['integer']);
       // The move of the folder: one txid, its rows numbered in their order.
