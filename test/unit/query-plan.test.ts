@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mapsTo } from '../support/cases.ts';
 import { STOP_WORDS, capPhrases, parseQuery } from '../../src/domain/search/fts-query.ts';
 import { planQuery, prefixMatch } from '../../src/domain/search/query-plan.ts';
-import { indexWords } from '../../src/store/fts/tokens.ts';
+import { indexWords, stemsOf } from '../../src/store/fts/tokens.ts';
 
 const plan = (q: string, mayExpand?: (w: string) => boolean) => planQuery(q, indexWords, mayExpand);
 
@@ -107,4 +107,12 @@ describe('prefixMatch', () => {
     ['there', '("there" OR "there"* OR "ther")'],
   ])('%s', (w, m) => expect(prefixMatch(w)).toBe(m));
   it('leaves the cut-back stems out when asked', () => expect(prefixMatch('runni', false)).toBe('("runni" OR "runni"*)'));
+  // Given the stemmer, only the cuts a word with one of the endings stems to.
+  it.each([
+    ['note', '("note" OR "note"*)'], // noted, notes: note
+    ['there', '("there" OR "there"*)'],
+    ['runni', '("runni" OR "runni"* OR "run")'], // running: run; not runn
+    ['onboardi', '("onboardi" OR "onboardi"* OR "onboard")'],
+    ['tapirin', '("tapirin" OR "tapirin"* OR "tapiri" OR "tapir")'],
+  ])('%s, with the stemmer', (w, m) => expect(prefixMatch(w, stemsOf)).toBe(m));
 });

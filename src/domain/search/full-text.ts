@@ -112,7 +112,7 @@ export async function searchFullText(
   const spaceId = q.space !== null && q.space !== '' ? resolveSpace(svc, caller, q.space).id : null;
   const db = svc.fts.conn(); // kspace.db with the index attached (src/store/fts/index-file.ts)
   checkPrefixes(db, searchedPhrases(q.q!));
-  const plan = planQuery(q.q!, indexWords, (w) => prefixBreadth(db, w, ranking.prefixMaxPages).pages <= ranking.prefixMaxPages);
+  const plan = planQuery(q.q!, indexWords, (w) => prefixBreadth(db, w, ranking.prefixMaxPages).pages <= ranking.prefixMaxPages, stemsOf);
   if (!plan) return { hits: [], next: null }; // nothing searchable (only punctuation, emoji…)
 
   const walk = startWalk(db, svc.db, caller, plan, spaceId);

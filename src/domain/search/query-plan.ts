@@ -82,9 +82,15 @@ const PREFIX_STEM_CUTS = 3;
 /**
  * The plan of `q`, or null when it has nothing searchable. `mayExpand` says whether a typed last
  * word may be a prefix (full-text.ts refuses one whose words are in too many pages: it then
- * matches as a whole word).
+ * matches as a whole word). `stems` (the index's stemmer) lets prefixMatch drop the cut-backs no
+ * word could reach.
  */
-export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: string) => boolean = () => true): QueryPlan | null {
+export function planQuery(
+  q: string,
+  indexWords: IndexWords,
+  mayExpand: (word: string) => boolean = () => true,
+  stems?: Stems,
+): QueryPlan | null {
   const phrases = searchedPhrases(q);
   if (phrases.length === 0) return null;
   const last = phrases[phrases.length - 1];
@@ -118,7 +124,7 @@ export function planQuery(q: string, indexWords: IndexWords, mayExpand: (word: s
     const words = c.words;
     if (words.length === 0) continue;
     items.push({ terms: words.map((w, i) => termOf(w, p.prefix && i === words.length - 1)), check: c.checked ? c : null });
-    matches.push(itemMatch(p, indexWords, true));
+    matches.push(itemMatch(p, indexWords, stems ?? true));
     sureMatches.push(itemMatch(p, indexWords, false));
     if (matches[matches.length - 1] !== sureMatches[sureMatches.length - 1]) guesses.push(words[words.length - 1]);
   }
@@ -150,7 +156,7 @@ function expressions(matches: string[]): Expressions {
  * character is left to the text check (score.ts) when the phrase has other words: the index
  * holds it only inside bigrams (`の` in `"obsidian の プラグ"`).
  */
-function itemMatch(p: Phrase, indexWords: IndexWords, cuts: boolean): string {
+function itemMatch(p: Phrase, indexWords: IndexWords, cuts: Cuts): string {
   const parts: string[] = [];
   const segments = cjkSegments(p.text);
   const single = (seg: { text: string; cjk: boolean }) => seg.cjk && cjkLength(seg.text) === 1;
@@ -174,22 +180,34 @@ function itemMatch(p: Phrase, indexWords: IndexWords, cuts: boolean): string {
 /** The most words of one item the index is asked for (the ranking checks them all). */
 const MATCH_WORDS = 8;
 
+/** The stem the index holds for each word (store/fts/tokens.ts stemsOf). */
+type Stems = (words: string[]) => string[];
+/** Whether prefixMatch adds cut-back stems: all that fit the endings (true), none, or those `stems` says a word reaches. */
+type Cuts = boolean | Stems;
+
 /**
- * A prefix: the word, its stem's prefix, and (`cuts`) the word cut back to where an English ending may
- * start (`onboardi` → `onboard`, `runni` → `run`): the stem the index holds for the words it
+ * A prefix: the word, its stem's prefix, and (`cuts`) the word cut back to where an English ending
+ * may start (`onboardi` → `onboard`, `runni` → `run`): the stem the index holds for the words it
  * begins. Only a cut whose tail begins an ending porter removes (ENDINGS) is tried, at least
  * MIN_PREFIX_CHARS left: cutting anywhere would bring in common short words (`there` → `the`).
+ * Given the stemmer, a cut is kept only if the cut with one of those endings (or that and an `s`)
+ * stems to it: `note` is not cut to `not` (`noted`, `notes` stem to `note`), `runni` is cut to
+ * `run` (`running`) but not to `runn`.
  */
-export function prefixMatch(word: string, cuts = true): string {
+export function prefixMatch(word: string, cuts: Cuts = true): string {
   const cps = [...word];
   const alts = [quotePhrase({ text: word, prefix: false }), quotePhrase({ text: word, prefix: true })];
-  for (let cut = 1; cuts && cut <= PREFIX_STEM_CUTS && cps.length - cut >= MIN_PREFIX_CHARS; cut++) {
-    const head = cps.slice(0, cps.length - cut);
+  for (let cut = 1; cuts !== false && cut <= PREFIX_STEM_CUTS && cps.length - cut >= MIN_PREFIX_CHARS; cut++) {
+    const head = cps.slice(0, cps.length - cut).join('');
     const tail = cps.slice(cps.length - cut).join('');
     // A doubled consonant before an ending (`runn|ing`) belongs to the ending's cut too.
     const doubled = tail.length > 1 && tail[0] === head[head.length - 1];
-    if (!ENDINGS.some((e) => e.startsWith(tail) || (doubled && e.startsWith(tail.slice(1))))) continue;
-    alts.push(quotePhrase({ text: head.join(''), prefix: false }));
+    const words = ENDINGS.flatMap((e) =>
+      e.startsWith(tail) ? [head + e] : doubled && e.startsWith(tail.slice(1)) ? [head + tail[0] + e] : [],
+    );
+    if (words.length === 0) continue;
+    if (typeof cuts === 'function' && !cuts([...words, ...words.map((w) => `${w}s`)]).includes(head)) continue;
+    alts.push(quotePhrase({ text: head, prefix: false }));
   }
   return `(${alts.join(' OR ')})`;
 }
