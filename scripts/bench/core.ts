@@ -296,6 +296,7 @@ function rawSqliteFloor(pages: SyntheticPage[]): number {
   // work as before (without it the floor ran at ~3,400 pages/s).
   db.exec("CREATE VIRTUAL TABLE page_fts USING fts5(title, content, tokenize = 'unicode61 remove_diacritics 2')");
   const now = new Date().toISOString();
+  const nowMs = Date.parse(now); // a revision's time (schema.sql)
   db.prepare("INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'o', 'o', ?)").run(now);
   db.prepare("INSERT INTO principals (id, org_id, name, kind, created_at) VALUES ('p', 1, 'p', 'agent', ?)").run(now);
   db.prepare("INSERT INTO spaces (id, org_id, slug, name, created_at, updated_at) VALUES (1, 1, 'bench', 'b', ?, ?)").run(now, now);
@@ -310,7 +311,7 @@ function rawSqliteFloor(pages: SyntheticPage[]): number {
   const write = db.transaction((p: SyntheticPage) => {
     const meta = JSON.stringify(p.metadata);
     const id = Number(insPage.run(p.path, p.title, p.content, meta, now, now).lastInsertRowid);
-    insRev.run(id, p.title, now);
+    insRev.run(id, p.title, nowMs);
     for (const [k, v] of Object.entries(p.metadata)) {
       if (Array.isArray(v)) v.forEach((x, i) => insMeta.run(id, k, i, 's', x));
       else insMeta.run(id, k, -1, typeof v === 'number' ? 'n' : 's', typeof v === 'boolean' ? Number(v) : v);

@@ -58,7 +58,7 @@ export function insertCorpus(dataDir: string, n: number, authorId: string, other
       });
       const now = new Date(start + i * 1000).toISOString();
       const id = Number(insPage.run(space.id, paths[i], title, content, metadata, i % 2, now, now).lastInsertRowid);
-      insRev.run(id, title, authorId, now);
+      insRev.run(id, title, authorId, start + i * 1000); // a revision's time: epoch milliseconds (schema.sql)
       if (i % 2 === 1) insAcl.run(id, otherId);
     }
   })();
