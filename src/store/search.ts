@@ -59,10 +59,9 @@ export function readableHits(main: Db, caller: Caller, ids: number[], spaceId: n
 
 /**
  * readableHits for pages found only through a guessed stem of a typed prefix (query-plan.ts,
- * `guessed`): `hits` those whose title or body may hold a word starting with `guessed` (an ASCII
- * folded word): they contain it, lower-cased, or hold a character beyond ASCII (folded in JS
- * only), and `without` how many of the readable pages read do not (their text is not read into
- * JS). Both counts are of readable pages only.
+ * `guessed`, an ASCII folded word), in the order of `ids`: null for a readable page whose text
+ * cannot hold a word starting with `guessed` (it does not contain it, lower-cased, and holds no
+ * character beyond ASCII, which only JS folds); its text is not read into JS.
  */
 export function readableGuesses(
   main: Db,
@@ -71,10 +70,8 @@ export function readableGuesses(
   spaceId: number | null,
   need: number,
   guessed: string,
-): { hits: TextHit[]; without: number } {
-  const rows = readableRows(main, caller, ids, spaceId, need, guessed);
-  const hits = rows.filter((r): r is TextHit => r.content !== null);
-  return { hits, without: rows.length - hits.length };
+): Array<TextHit | null> {
+  return readableRows(main, caller, ids, spaceId, need, guessed).map((r) => (r.content === null ? null : (r as TextHit)));
 }
 
 type Row = Omit<TextHit, 'content'> & { content: string | null };

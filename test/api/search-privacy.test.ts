@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../support/server.ts';
 import { useServer } from '../support/fixture.ts';
+import { ranking } from '../../src/domain/search/full-text.ts';
 
 // Issue 18: bm25 scored with corpus-wide statistics (how many pages hold a word), so a caller
 // could learn whether a page they cannot read contains a word by comparing the scores of their
@@ -74,5 +75,30 @@ describe('search answers do not depend on pages the caller may not read', () => 
     expect(after).toEqual(before);
     // The admin, who reads them, does see them.
     expect(JSON.stringify(await answers(srv.admin, 'pangolin', 50))).toContain('"path":"hidden/');
+  });
+
+  it('gives bob the same answers for a typed word whose guessed stem hidden pages hold, where the guesses fill the candidates', async () => {
+    // A typed `tapirin` is also looked up by the stem `tapir` (tapiring), a guess walked last. With
+    // three candidates wanted, bob's answer is t0 (holds tapirin), then from the guesses, newest
+    // first, t4 (tapiring) and t3, which does not hold it but is read and counts: had the hidden
+    // pages (newer still) counted too, t4 would be crowded out.
+    await bob.put('/pages/~bob/t0', { title: 'T0', content: 'a tapirin' });
+    for (let i = 1; i <= 3; i++) await bob.put(`/pages/~bob/t${i}`, { title: `T${i}`, content: 'a tapir' });
+    await bob.put('/pages/~bob/t4', { title: 'T4', content: 'tapiring today' });
+    const saved = { ...ranking };
+    ranking.oneItem = 3;
+    try {
+      const seen = async () => [await answers(bob, 'tapirin', 1), await answers(bob, 'tapirin', 50)];
+      const before = await seen();
+      expect(JSON.stringify(before)).toMatch(/"path":"t0".*"path":"t4"|"path":"t4".*"path":"t0"/);
+      for (let i = 0; i < 20; i++) {
+        const path = `/pages/kb/guessed/${i}`;
+        expect((await srv.admin.put(path, { title: 'Tapir', content: i % 2 ? 'tapir tapirs' : 'tapirin tapir' })).status).toBe(201);
+        expect((await srv.admin.put(`${path}/acl`, { read: [], write: [] })).status).toBe(200);
+      }
+      expect(await seen()).toEqual(before);
+    } finally {
+      Object.assign(ranking, saved);
+    }
   });
 });

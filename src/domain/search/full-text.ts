@@ -210,9 +210,14 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
   let pending: number[] = [];
   let checked = 0; // how many of `pending` are checked
 
-  const add = (hits: TextHit[]) => {
+  /** Takes readable pages in the walk's order; null: one of the guesses that does not hold the typed word. */
+  const add = (hits: Array<TextHit | null>) => {
     for (const h of hits) {
       if (full()) break;
+      if (h === null) {
+        without++;
+        continue;
+      }
       seen.add(h.id);
       found.push(h);
       chars += h.content.length;
@@ -240,11 +245,11 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
           steps++;
           const slice = pending.slice(checked, checked + size);
           checked += slice.length;
-          if (phases[phase].guesses && plan.guessed !== null) {
-            const read = readableGuesses(main, caller, slice, spaceId, size, plan.guessed);
-            without += read.without;
-            add(read.hits);
-          } else add(readableHits(main, caller, slice, spaceId, size));
+          add(
+            phases[phase].guesses && plan.guessed !== null
+              ? readableGuesses(main, caller, slice, spaceId, size, plan.guessed)
+              : readableHits(main, caller, slice, spaceId, size),
+          );
         }
         if (top < 1 || full()) break;
         if (steps > 0 && mustStop()) return true;
