@@ -407,7 +407,7 @@ CREATE TABLE changes (
   txid          INTEGER NOT NULL,
   seq           INTEGER NOT NULL,
   at            INTEGER NOT NULL,
-  event         TEXT NOT NULL,
+  event         INTEGER NOT NULL,                 -- its number in EVENTS (store/changes.ts)
   page_id       INTEGER NOT NULL,
   space_id      INTEGER NOT NULL,
   path          TEXT NOT NULL,                    -- a file event: <page path>/<file name>

@@ -8,12 +8,27 @@ import { epochMs } from './time-sql.ts';
 import type { Caller } from '../model.ts';
 
 /**
+ * The events a row's `event` holds, by number: the stored format, so only ever appended to.
+ * 'page.access' is an ACL change, shown as page.created or page.deleted (domain/changes.ts).
+ */
+const EVENTS = ['page.created', 'page.updated', 'page.deleted', 'page.moved', 'page.restored', 'page.access', 'file.put', 'file.deleted'];
+const ACCESS = EVENTS.indexOf('page.access');
+function eventIndex(event: string): number {
+  const i = EVENTS.indexOf(event);
+  if (i < 0) throw new Error(`no change event ${event}`);
+  return i;
+}
+/** An event's name (SQL over `col`) as its number. */
+const eventNumber = (col: string) => `CASE ${col} ${EVENTS.map((e, i) => `WHEN '${e}' THEN ${i}`).join(' ')} END`;
+
+/**
  * The table, keyed by commit: (txid, seq), seq numbering a transaction's changes from 0, so that
  * the feed's txid ranges and the pruning read the key itself (no index beside it), and rows,
- * written in txid order, append to it. `at` is in epoch milliseconds (an ISO string at the edges).
+ * written in txid order, append to it. `at` is in epoch milliseconds (an ISO string at the
+ * edges), `event` a number of EVENTS.
  */
 const CHANGES_TABLE = `CREATE TABLE changes (
-    txid INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, event TEXT NOT NULL, page_id INTEGER NOT NULL,
+    txid INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, event INTEGER NOT NULL, page_id INTEGER NOT NULL,
     space_id INTEGER NOT NULL, path TEXT NOT NULL, version INTEGER, readers TEXT,
     from_space_id INTEGER, from_path TEXT, from_readers TEXT, actor_id TEXT NOT NULL, actor_kind TEXT NOT NULL,
     PRIMARY KEY (txid, seq)) WITHOUT ROWID;`;
@@ -24,20 +39,30 @@ export const CHANGES_SQL = `${CHANGES_TABLE}
     ON CONFLICT (name) DO UPDATE SET value = excluded.value;`;
 
 /**
- * Schema version 21: a table of version 15's layout (a rowid `id`, `at` an ISO string, indexes on
- * txid and on at) rewritten as CHANGES_TABLE, its rows in the same order with the same times.
- * A database that made the table at 15 from this kspace has the new layout already.
+ * Schema versions 21 and 23: the table rewritten as CHANGES_TABLE, its rows in the same order
+ * with the same times and events, from the layout of version 15 (a rowid `id`, `at` an ISO
+ * string, `event` its name, indexes on txid and on at) or of 21 (keyed by (txid, seq), `event`
+ * its name). A table of the current layout (made at 15 by this kspace, or rewritten already) stays.
  */
-export function rekeyChanges(db: Db): void {
-  const columns = db.prepare("SELECT name FROM pragma_table_info('changes')").pluck().all();
-  if (!columns.includes('id')) return;
-  db.exec(`ALTER TABLE changes RENAME TO changes_v20;
+export function rewriteChanges(db: Db): void {
+  const columns = new Map(
+    (db.prepare("SELECT name, type FROM pragma_table_info('changes')").all() as Array<{ name: string; type: string }>).map((c) => [
+      c.name,
+      c.type,
+    ]),
+  );
+  const v15 = columns.has('id');
+  if (!v15 && columns.get('event') === 'INTEGER') return;
+  const [seq, at, order] = v15
+    ? ['row_number() OVER (PARTITION BY txid ORDER BY id) - 1', epochMs('at'), 'txid, id']
+    : ['seq', 'at', 'txid, seq'];
+  db.exec(`ALTER TABLE changes RENAME TO changes_old;
     ${CHANGES_TABLE}
     INSERT INTO changes (txid, seq, at, event, page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind)
-      SELECT txid, row_number() OVER (PARTITION BY txid ORDER BY id) - 1, ${epochMs('at')}, event,
+      SELECT txid, ${seq}, ${at}, ${eventNumber('event')},
         page_id, space_id, path, version, readers, from_space_id, from_path, from_readers, actor_id, actor_kind
-      FROM changes_v20 ORDER BY txid, id;
-    DROP TABLE changes_v20;`);
+      FROM changes_old ORDER BY ${order};
+    DROP TABLE changes_old;`);
 }
 
 type ChangeInsert = {
@@ -70,7 +95,7 @@ export function insertChange(db: Db, c: ChangeInsert): void {
             SELECT t.n + 1, coalesce((SELECT max(seq) + 1 FROM changes WHERE txid = t.n + 1), 0), @at, @event, @pageId, @spaceId,
                    @path, @version, @readers, @fromSpaceId, @fromPath, @fromReaders, @actorId, @actorKind
             FROM txid t WHERE t.id = 1`,
-  ).run({ ...c, at: Date.parse(c.at) });
+  ).run({ ...c, at: Date.parse(c.at), event: eventIndex(c.event) });
 }
 
 export type ChangeRow = {
@@ -102,13 +127,17 @@ const VISIBLE = `SELECT * FROM (
            coalesce(c.from_readers IS NOT NULL AND ${readableGroup('sb', 'c.from_readers')}, 0) AS before
     FROM changes c JOIN spaces sa ON sa.id = c.space_id LEFT JOIN spaces sb ON sb.id = c.from_space_id
     WHERE %RANGE%)
-  WHERE (CASE WHEN event = 'page.access' THEN after <> before ELSE after OR before END)
+  WHERE (CASE WHEN event = ${ACCESS} THEN after <> before ELSE after OR before END)
     AND (@space IS NULL OR (space_id = @space AND after) OR (from_space_id = @space AND before))
   ORDER BY txid, seq`;
 
-/** The rows as read, `at` in milliseconds. */
+/** The rows as read, `at` in milliseconds, `event` a number. */
 const rowsOf = (rows: unknown[]): ChangeRow[] =>
-  (rows as Array<ChangeRow & { at: number }>).map((r) => ({ ...r, at: new Date(r.at).toISOString() }));
+  (rows as Array<Omit<ChangeRow, 'at' | 'event'> & { at: number; event: number }>).map((r) => ({
+    ...r,
+    at: new Date(r.at).toISOString(),
+    event: EVENTS[r.event],
+  }));
 
 /** Changes with `since` < txid ≤ `upto` the caller may see, in commit order, at most `limit`. */
 export function visibleChanges(

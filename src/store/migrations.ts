@@ -4,7 +4,7 @@ import { readAssetText } from '../assets.ts';
 import { ACL_READERS } from './access-sql.ts';
 import { migrateRevisionsLayout, retimeRevisions } from './migrate-revisions.ts';
 import { TXID_SQL } from './txid.ts';
-import { CHANGES_SQL, rekeyChanges } from './changes.ts';
+import { CHANGES_SQL, rewriteChanges } from './changes.ts';
 import { ORG_USAGE_SQL } from './org-usage.ts';
 import {
   fillTitleOrder,
@@ -54,7 +54,7 @@ const ATTACHMENTS_SQL = `CREATE TABLE blobs (
 
 // schema.sql describes the current schema whole; a new database gets it in one go. A database
 // made by an older kspace is brought forward by the steps below, one per version, in order.
-export const SCHEMA_VERSION = 22;
+export const SCHEMA_VERSION = 23;
 // The step that rewrites revisions (issue 22); an upgrade across it compacts the file once.
 const REVISIONS_ONCE = 10;
 
@@ -207,13 +207,20 @@ export const STEPS: Array<{ to: number; sql: string; run?: (db: Db) => void }> =
     // on txid and on time (store/changes.ts): rewritten, same rows, same order.
     to: 21,
     sql: '',
-    run: rekeyChanges,
+    run: rewriteChanges,
   },
   {
     // A revision's time in epoch milliseconds (an ISO string in the API): the table rewritten.
     to: 22,
     sql: '',
     run: retimeRevisions,
+  },
+  {
+    // A change's event stored as a number (store/changes.ts, EVENTS): the feed rewritten again
+    // (a table the step to 21 wrote stays).
+    to: 23,
+    sql: '',
+    run: rewriteChanges,
   },
 ];
 

@@ -7,11 +7,12 @@ import { client, type Client } from '../support/client.ts';
 import { startServer } from '../support/server.ts';
 
 // Schema version 21 keys the change feed by (txid, seq), its times in epoch milliseconds, with no
-// index beside the key (store/changes.ts); 22 keeps a revision's time in epoch milliseconds
-// (store/migrate-revisions.ts). A database of version 20 (changes a rowid table with ISO times and
-// indexes on txid and time, revisions with ISO times) is rewritten on open: the feed answers the
-// same, byte for byte, to an admin and to an agent who sees part of it, whole and a page at a
-// time, and goes on from there; so do the histories, and revisions stay append-only.
+// index beside the key, and 23 keeps its events as numbers (store/changes.ts); 22 keeps a
+// revision's time in epoch milliseconds (store/migrate-revisions.ts). A database of version 20
+// (changes a rowid table with ISO times, event names and indexes on txid and time, revisions with
+// ISO times) is rewritten on open: the feed answers the same, byte for byte, to an admin and to an
+// agent who sees part of it, whole and a page at a time, and goes on from there; so do the
+// histories, and revisions stay append-only.
 
 const tempDir = tempDirs('mig22');
 
@@ -78,7 +79,17 @@ describe('schema version 20 databases', () => {
     const insert = db.prepare(`INSERT INTO changes (txid, at, event, page_id, space_id, path, version, readers, from_space_id, from_path,
       from_readers, actor_id, actor_kind) VALUES (@txid, @at, @event, @page_id, @space_id, @path, @version, @readers, @from_space_id,
       @from_path, @from_readers, @actor_id, @actor_kind)`);
-    for (const { seq: _, ...r } of rows) insert.run({ ...r, at: new Date(r.at).toISOString() });
+    const names = [
+      'page.created',
+      'page.updated',
+      'page.deleted',
+      'page.moved',
+      'page.restored',
+      'page.access',
+      'file.put',
+      'file.deleted',
+    ];
+    for (const { seq: _, ...r } of rows) insert.run({ ...r, at: new Date(r.at).toISOString(), event: names[r.event as number] });
     // And version 21's revisions: created_at an ISO string.
     db.exec(`DROP TRIGGER revisions_no_update; DROP TRIGGER revisions_no_delete;
       ALTER TABLE revisions RENAME TO revisions_22;
@@ -107,8 +118,8 @@ describe('schema version 20 databases', () => {
       expect(() => db2.prepare('DELETE FROM revisions').run()).toThrow(/append-only/);
       expect(db2.prepare("SELECT name FROM sqlite_schema WHERE tbl_name = 'changes' AND type = 'index'").pluck().all()).toEqual([]);
       expect(db2.prepare('SELECT DISTINCT typeof(at) FROM changes').pluck().all()).toEqual(['integer']);
-      // The move of the folder: one txid, its rows numbered in their order.
-      const folder = db2.prepare("SELECT seq, path FROM changes WHERE event = 'page.moved' AND path LIKE 'folder/%' ORDER BY seq").all();
+      // The move of the folder (page.moved, event 3): one txid, its rows numbered in their order.
+      const folder = db2.prepare("SELECT seq, path FROM changes WHERE event = 3 AND path LIKE 'folder/%' ORDER BY seq").all();
       expect(folder).toEqual([
         { seq: 0, path: 'folder/a' },
         { seq: 1, path: 'folder/b' },

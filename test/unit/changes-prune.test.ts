@@ -9,14 +9,15 @@ const T = Date.parse('2026-01-01T00:00:00.000Z');
 const iso = (s: number) => new Date(T + s * 1000).toISOString();
 
 /** A database holding one transaction per entry of `txs`, each a list of its rows' times (seconds after T). */
-function feed(txs: number[][]): Database.Database {
+function feed(txs: number[][], events: string[] = []): Database.Database {
   const db = new Database(':memory:');
   migrate(db);
+  let k = 0;
   for (const rows of txs) {
     for (const s of rows)
       insertChange(db, {
         at: iso(s),
-        event: 'page.updated',
+        event: events[k++] ?? 'page.updated',
         pageId: 1,
         spaceId: 1,
         path: 'p',
@@ -77,5 +78,44 @@ describe('pruneChanges', () => {
     ]);
     expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'changes'").pluck().get()).toBe(0);
     expect(db.prepare('SELECT typeof(at) FROM changes LIMIT 1').pluck().get()).toBe('integer');
+  });
+
+  it("keeps each event as a number, and the step to schema version 23 numbers a version 21 table's names the same", () => {
+    const names = [
+      'page.created',
+      'page.updated',
+      'page.deleted',
+      'page.moved',
+      'page.restored',
+      'page.access',
+      'file.put',
+      'file.deleted',
+    ];
+    const db = feed(
+      [
+        [1, 1, 1, 1],
+        [2, 2, 2, 2],
+      ],
+      names,
+    );
+    const stored = db.prepare('SELECT * FROM changes ORDER BY txid, seq').all() as Array<Record<string, unknown>>;
+    expect(stored.map((r) => r.event)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(() => feed([[1]], ['page.renamed'])).toThrow(/page.renamed/);
+    // Version 21's table: the same key, `event` the name.
+    db.exec(
+      `ALTER TABLE changes RENAME TO c23;
+      CREATE TABLE changes (
+        txid INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, event TEXT NOT NULL, page_id INTEGER NOT NULL,
+        space_id INTEGER NOT NULL, path TEXT NOT NULL, version INTEGER, readers TEXT,
+        from_space_id INTEGER, from_path TEXT, from_readers TEXT, actor_id TEXT NOT NULL, actor_kind TEXT NOT NULL,
+        PRIMARY KEY (txid, seq)) WITHOUT ROWID;
+      INSERT INTO changes SELECT txid, seq, at, json_extract(?, '$[' || event || ']'), page_id, space_id, path, version, readers,
+        from_space_id, from_path, from_readers, actor_id, actor_kind FROM c23;
+      DROP TABLE c23;`.replace('?', `'${JSON.stringify(names)}'`),
+    );
+    expect(db.prepare('SELECT event FROM changes ORDER BY txid, seq').pluck().all()).toEqual(names);
+    db.pragma('user_version = 22');
+    migrate(db);
+    expect(db.prepare('SELECT * FROM changes ORDER BY txid, seq').all()).toEqual(stored);
   });
 });
