@@ -171,8 +171,8 @@ export function changesFloor(db: Db): number {
  * `since` is a txid: half of one gone could not be told), and raises the floor. Returns the rows
  * removed. The rows are read from the oldest, up to the first that is not old enough: txids grow
  * with time (a txid's rows share one `at` only within one write; a batch's later rows may be
- * newer, and a txid is kept whole when any of its rows is), so nothing older comes after it, and
- * a database with nothing to prune reads one row.
+ * newer, and a txid is kept whole when any of its rows is), so a database with nothing to prune
+ * reads one row; an older row after a newer one (the clock set back) waits for it.
  */
 export function pruneChanges(db: Db, beforeIso: string, limit: number): number {
   const before = Date.parse(beforeIso);
