@@ -8,6 +8,7 @@ import { createShipper } from '../../scripts/lib/shipper.ts';
 import { killHard, startChildServer, type ChildServer } from '../support/child-server.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { ADMIN_KEY, client } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 // Failover (docs/scale-out.md): the primary is SIGKILLed under writes; its replica, stopped and
 // started again as the primary on its copy, delivers every webhook event of the commits it holds
@@ -63,7 +64,10 @@ describe('failover to a promoted replica', () => {
         if (r?.status === 200 || r?.status === 201) acknowledged++;
       }
     });
+    // The crash comes once 20 writes are acknowledged (700 ms at least): on a loaded machine a
+    // fixed time saw only 10.
     await new Promise((r) => setTimeout(r, 700));
+    expect(await waitFor(() => acknowledged >= 20, 30_000)).toBe(true);
     await killHard(primary);
     stop = true;
     await Promise.all(writers);
