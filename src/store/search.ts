@@ -61,7 +61,9 @@ export function readableHits(main: Db, caller: Caller, ids: number[], spaceId: n
  * readableHits for pages found only through a guessed stem of a typed prefix (query-plan.ts,
  * `guessed`, an ASCII folded word), in the order of `ids`: null for a readable page whose text
  * cannot hold a word starting with `guessed` (it does not contain it, lower-cased, and holds no
- * character beyond ASCII, which only JS folds); its text is not read into JS.
+ * character beyond ASCII, which only JS folds); its text is not read into JS. A body longer than
+ * SNIPPET_SOURCE_CHARS bytes is not looked through here (lower() would copy all of it): it is
+ * taken, and its text counted as every candidate's is.
  */
 export function readableGuesses(
   main: Db,
@@ -84,7 +86,8 @@ function readableRows(main: Db, caller: Caller, ids: number[], spaceId: number |
   const rows = stmt(
     db,
     `SELECT p.id, s.slug AS space, p.path, p.title,
-      CASE WHEN @guessed IS NULL OR instr(lower(p.title), @guessed) > 0 OR instr(lower(p.content), @guessed) > 0
+      CASE WHEN @guessed IS NULL OR length(CAST(p.content AS BLOB)) > ${SNIPPET_SOURCE_CHARS}
+        OR instr(lower(p.title), @guessed) > 0 OR instr(lower(p.content), @guessed) > 0
         OR length(CAST(p.title AS BLOB)) <> length(p.title) OR length(CAST(p.content AS BLOB)) <> length(p.content)
       THEN substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) END AS content
     FROM json_each(@ids) j JOIN pages p ON p.id = j.value JOIN spaces s ON s.id = p.space_id

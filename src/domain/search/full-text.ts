@@ -175,9 +175,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const roundScore = (r: Scored) => Math.round(r.score * 10_000) / 10_000;
 
 /**
- * The walk of one search, resumable (`db`: the index connection, which runs the index's queries;
- * `main`: kspace.db's, whose mapped reader reads the candidates' rows): `round()` walks the phases' queries until the candidates are
+ * The walk of one search, resumable: `round()` walks the phases' queries until the candidates are
  * in hand or the index is walked to its end (false), or until a round's bounds stop it (true).
+ * `db` is the index connection, which runs the index's queries; `main` kspace.db's, whose mapped
+ * reader reads the candidates' rows.
  */
 function startWalk(db: Services['db'], main: Services['db'], caller: Caller, plan: QueryPlan, spaceId: number | null) {
   const found: TextHit[] = [];
