@@ -95,6 +95,12 @@ export async function run(opts: BenchOptions): Promise<BenchResult[]> {
         });
       };
       add('full-text, rare term (20–100 pages)', await timeGets(c, reps, (i) => `/search?q=${rare[i % rare.length]}`), 3);
+      // The same words with a space after them: whole words, no prefix, no cut-back stems (what
+      // the as-typed figure above adds to a rare word's cost).
+      add(
+        'full-text, rare term as a whole word (a space after it)',
+        await timeGets(c, reps, (i) => `/search?q=${rare[i % rare.length]}%20`),
+      );
       add(`full-text, a term in every page ('${everywhere}')`, await timeGets(c, slowReps, () => `/search?q=${everywhere}`), 30);
       // What people type: 4–6 words, one or two of them common, the rest of middling frequency.
       add(
