@@ -6,7 +6,7 @@ import { startServer, type Client, type TestServer } from '../support/server.ts'
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startServer();
-  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or', 'pairs', 'long', 'guess'])
+  for (const slug of ['tf', 'tf2', 'fields', 'rare', 'stems', 'prefix', 'or', 'pairs', 'long', 'guess', 'whole'])
     expect((await srv.admin.post('/spaces', { slug, name: slug })).status).toBe(201);
 });
 afterAll(() => srv.close());
@@ -94,6 +94,20 @@ describe('ranking by relevance', () => {
     ranking.fewItems = 4;
     try {
       expect((await search(srv.admin, 'project okapi zebra ', 'pairs'))[0]).toBe('old');
+    } finally {
+      Object.assign(ranking, saved);
+    }
+  });
+
+  it('finds the pages holding a typed word itself before those holding longer words it begins', async () => {
+    // The oldest page holds `okapi`; six newer ones only `okapiland`, which the typed `okapi`
+    // begins; the search ranks at most four candidates.
+    await srv.admin.put('/pages/whole/old', { title: 'Old', content: 'An okapi.' });
+    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/whole/new${i}`, { title: `Page ${i}`, content: 'Okapiland is far.' });
+    const saved = { ...ranking };
+    ranking.oneItem = 4;
+    try {
+      expect((await search(srv.admin, 'okapi', 'whole'))[0]).toBe('old');
     } finally {
       Object.assign(ranking, saved);
     }

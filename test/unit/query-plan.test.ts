@@ -86,6 +86,14 @@ describe('planQuery', () => {
     expect(plan('straße')!.sure).not.toBeNull();
   });
 
+  it('has a query of one prefix walk the word itself first', () => {
+    expect(plan('okapi')!.whole).toBe('"okapi"');
+    expect(plan('"red pan')!.whole).toBe('"red" AND "pan"');
+    expect(plan('hab*')!.whole).toBe('"hab"');
+    expect(plan('okapi ')!.whole).toBeNull(); // a whole word already
+    expect(plan('red pan')!.whole).toBeNull(); // two items: their every/pairs phases come first
+  });
+
   it('has nothing to search for punctuation alone', () => {
     expect(plan('^ - *')).toBeNull();
   });

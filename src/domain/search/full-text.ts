@@ -191,10 +191,12 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
   const full = () => found.length + without >= most || chars >= ranking.candidateChars;
   const every = plan.items.length <= EVERY_MAX_ITEMS;
   // A typed prefix's cut-back stems are guesses (query-plan.ts): the phases walk the expressions
-  // without them first, and the pages only a guess finds last.
+  // without them first, and the pages only a guess finds last. A query of one prefix walks the
+  // pages holding the word itself before those holding longer words it begins (`plan.whole`).
   const sure = plan.sure ?? plan;
   const phases: Phase[] = [
     ...(every ? [{ of: 'titles', match: sure.every } as const] : []),
+    ...(plan.whole !== null ? [{ of: 'pages', match: plan.whole } as const] : []),
     ...(every && plan.items.length > 1 ? [{ of: 'pages', match: sure.every } as const] : []),
     ...(every && sure.pairs !== null ? [{ of: 'pages', match: sure.pairs } as const] : []),
     { of: 'pages', match: sure.any, or: true },

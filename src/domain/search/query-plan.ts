@@ -69,6 +69,12 @@ export type QueryPlan = {
    * check does); null otherwise.
    */
   guessed: string | null;
+  /**
+   * For a query of one item ending in a prefix: its FTS5 expression with that word whole (the
+   * pages holding its stem), walked before the words it begins, so that the newest pages holding
+   * a longer word (`okapiland` for `okapi`) do not crowd out those holding the word itself.
+   */
+  whole: string | null;
 };
 
 type Expressions = { every: string; any: string; pairs: string | null };
@@ -133,7 +139,18 @@ export function planQuery(
   for (const w of foldedWords(q)) written.set(w, (written.get(w) ?? 0) + 1);
   const weights = terms.map((t) => Math.max(1, written.get(t.word) ?? 0));
   const guessed = guesses.length === 1 && !NON_ASCII.test(guesses[0]) ? guesses[0] : null;
-  return { phrases, terms, weights, items, ...expressions(matches), sure: guesses.length > 0 ? expressions(sureMatches) : null, guessed };
+  const only = items.length === 1 ? phrases.find((p, k) => checks[k].words.length > 0)! : null;
+  const whole = only?.prefix ? itemMatch({ text: only.text, prefix: false }, indexWords, false) : null;
+  return {
+    phrases,
+    terms,
+    weights,
+    items,
+    ...expressions(matches),
+    sure: guesses.length > 0 ? expressions(sureMatches) : null,
+    guessed,
+    whole,
+  };
 }
 
 /** The AND, the OR and the pairs of the items' matches. */
