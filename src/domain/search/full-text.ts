@@ -48,7 +48,8 @@ import type { Caller } from '../../model.ts';
 // do not still count against the candidates wanted, so guessing reads no more than before.
 //
 // Each statement reads the matches within a window of page ids, newest window first, at most a
-// chunk of them (64, then 256, … 4,096). The first
+// chunk of them (64, or for a query of one item the candidates it wants; then four times as many
+// each time, up to 4,096). The first
 // window is `ranking.window` / items² ids; one that took under 2 ms is followed by one four times
 // as wide, one that filled its chunk in over 10 ms by one a quarter as wide. A window that did
 // not fill its chunk and took over 10 ms is followed by all the ids below it: reaching the end of
@@ -207,7 +208,10 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
   let span = Math.max(1, Math.floor(ranking.window / (items * items)));
   let phase = 0;
   let top = newest; // walk ids top, top - 1, …
-  let chunk = ranking.firstChunk;
+  // A query of one item wants `most` candidates of the same kind from its first statement on (a
+  // prefix's statement costs FTS5 a merge of all its words' page lists, whatever the chunk).
+  const firstChunk = items === 1 ? Math.min(Math.max(ranking.firstChunk, most), ranking.maxChunk) : ranking.firstChunk;
+  let chunk = firstChunk;
   // The ids of the last statement not yet checked against the caller's access: a chunk of up to
   // 4,096 ids is checked a slice at a time, and a round may end between two slices.
   let pending: number[] = [];
@@ -233,7 +237,7 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
     // The clock stops a round in a corpus of any size: a small one's statements are small, but a
     // query of many common words makes many of them (32 words at 10,000 pages: ~0.2 s of them).
     const mustStop = () => steps >= ranking.maxSteps || performance.now() - started >= ranking.budgetMs;
-    for (; phase < phases.length && !full(); phase++, top = newest, chunk = ranking.firstChunk) {
+    for (; phase < phases.length && !full(); phase++, top = newest, chunk = firstChunk) {
       // An OR of several items stops at its chunk wherever it starts, while each statement pays
       // a seek into every item's page list: its walk starts over all ids (32 common words at
       // 100,000 pages: 6.6 ms for 4,096 ids of all of them, 100 ms for a window of 48).
@@ -269,7 +273,7 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
         else if (took > 10) span = Math.max(64, Math.floor(span / 4));
         const next = walked.length === chunk ? walked[walked.length - 1] - 1 : lo - 1;
         top = next;
-        chunk = walked.length === chunk ? Math.min(chunk * 4, ranking.maxChunk) : ranking.firstChunk;
+        chunk = walked.length === chunk ? Math.min(chunk * 4, ranking.maxChunk) : firstChunk;
       }
       pending = [];
       checked = 0;
