@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mapsTo, namedRows } from '../support/cases.ts';
 import ranking from './cases/score-ranking.json' with { type: 'json' };
 import { planQuery } from '../../src/domain/search/query-plan.ts';
-import { compareScored, headingRanges, rootOf, scoreCandidates, type Candidate } from '../../src/domain/search/score.ts';
+import { asciiWordStarts, compareScored, headingRanges, rootOf, scoreCandidates, type Candidate } from '../../src/domain/search/score.ts';
 import { indexWords, stemsOf } from '../../src/store/fts/tokens.ts';
 
 /** The ids of `pages` (id = position + 1) as ranked for `q`: [id, group]. */
@@ -85,3 +85,21 @@ describe('headingRanges', () => {
     expect(headingRanges(f)).toEqual(reference(f));
   });
 });
+
+// Where the ASCII path of the counting finds a word a root begins: after no letter, digit or `_`
+// (as `\b` sees it), each start once when two roots begin the same word, in order.
+mapsTo<[string, string[]], number[]>('word starts of %j', ([f, roots]) => asciiWordStarts(f, roots), [
+  [
+    ['bof-bof bof_bof x_bof 9bof bof9', ['bof']],
+    [0, 4, 8, 27],
+  ],
+  [
+    ['note notes not', ['note', 'not']],
+    [0, 5, 11],
+  ],
+  [
+    ['the other', ['the', 'oth']],
+    [0, 4],
+  ],
+  [['nothing here', ['xyz']], []],
+]);

@@ -19,7 +19,7 @@
 // group 0, ranked above the pages holding only some (group 1); a candidate holding none (FTS5
 // matched a stem or a cut-back prefix the text does not bear out, or a phrase's words apart) is
 // no hit.
-import { NON_ASCII, foldToken } from '../../text/tokens.ts';
+import { foldToken } from '../../text/tokens.ts';
 import { NON_CJK_WORD_CHAR, hasCjk } from '../../text/cjk.ts';
 import { holdsPhrase } from './phrase-check.ts';
 import type { QueryPlan } from './query-plan.ts';
@@ -42,7 +42,6 @@ type Reading = { words: string[]; weights: number[]; cjk: Float64Array };
 /** One candidate counted: its weighted term counts, its length, which items it holds. */
 type Counted = { id: number; tf: Float64Array; length: number; holds: boolean[] };
 
-const WORD_TAIL_ASCII = '[a-z0-9]*';
 // A word ends where a CJK run begins (text/tokens.ts TOKEN): `obsidianの` holds `obsidian`.
 const WORD_TAIL = `${NON_CJK_WORD_CHAR}*`;
 const WORD_CHAR = new RegExp(NON_CJK_WORD_CHAR, 'v');
@@ -69,12 +68,9 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
   const cjk = terms.map((t) => hasCjk(t.word));
   const termStems = stems(terms.map((t) => t.word));
   const roots = terms.map((t, k) => rootOf(t.word, termStems[k]));
-  const alternatives = [...new Set(roots.filter((_, k) => !cjk[k]))]
-    .sort((a, b) => b.length - a.length)
-    .map(escapeRegExp)
-    .join('|');
+  const rootList = [...new Set(roots.filter((_, k) => !cjk[k]))].sort((a, b) => b.length - a.length);
+  const alternatives = rootList.map(escapeRegExp).join('|');
   const words = alternatives !== '';
-  const asciiFind = new RegExp(`\\b(?:${alternatives})${WORD_TAIL_ASCII}`, 'g');
   const find = new RegExp(`(?:${alternatives})${WORD_TAIL}`, 'gv');
   const cjkTerms = terms.map((t, k) => (cjk[k] ? k : -1)).filter((k) => k >= 0);
 
@@ -111,9 +107,10 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
 
   /** Notes the text's words where a query word's root begins, each with its field's weight. */
   const count = (text: string, c: Reading, field: number, headings: boolean) => {
-    const ascii = !NON_ASCII.test(text);
+    // UTF-8 takes one byte a character exactly when every character is ASCII (a native count,
+    // several times faster than a regular expression over the text).
+    const ascii = Buffer.byteLength(text, 'utf8') === text.length;
     const f = ascii ? text.toLowerCase() : foldToken(text);
-    const re = ascii ? asciiFind : find;
     const ranges =
       headings && (f.startsWith('#') || f.includes('\n#') || f.includes('\n #') || f.includes('\n  #') || f.includes('\n   #'))
         ? headingRanges(f)
@@ -121,17 +118,24 @@ export function scorer(plan: QueryPlan, stems: Stems): { count: (c: Candidate) =
     if (!ascii && cjkTerms.length > 0 && hasCjk(f)) countCjk(f, c.cjk, field, ranges);
     if (!words) return;
     let r = 0;
-    re.lastIndex = 0;
-    for (let m = re.exec(f); m; m = re.exec(f)) {
-      if (!ascii && m.index > 0 && WORD_CHAR.test(f[m.index - 1])) continue; // inside a word
-      if (kinds.get(m[0]) === null) continue; // known to count for nothing
+    const note = (word: string, at: number) => {
+      if (kinds.get(word) === null) return; // known to count for nothing
       let weight = field;
       if (ranges) {
-        while (r < ranges.length && ranges[r][1] < m.index) r++;
-        if (r < ranges.length && ranges[r][0] <= m.index) weight = BM25.heading;
+        while (r < ranges.length && ranges[r][1] < at) r++;
+        if (r < ranges.length && ranges[r][0] <= at) weight = BM25.heading;
       }
-      c.words.push(m[0]);
+      c.words.push(word);
       c.weights.push(weight);
+    };
+    if (ascii) {
+      for (const at of asciiWordStarts(f, rootList)) note(f.slice(at, asciiWordEnd(f, at)), at);
+      return;
+    }
+    find.lastIndex = 0;
+    for (let m = find.exec(f); m; m = find.exec(f)) {
+      if (m.index > 0 && WORD_CHAR.test(f[m.index - 1])) continue; // inside a word
+      note(m[0], m.index);
     }
   };
 
@@ -239,4 +243,34 @@ export function headingRanges(f: string): Array<[number, number]> {
     at = end + 1;
   }
   return out;
+}
+
+/** A character code of a word in lower-cased ASCII text: a letter, a digit or `_` (as `\\b` sees it). */
+const asciiWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
+
+/**
+ * Where a word starting with one of `roots` begins in lower-cased ASCII text `f`, in order: each
+ * root found by indexOf (a native search, several times faster than a regular expression of
+ * their alternatives) where no word character comes before it. A word two roots begin counts once.
+ */
+export function asciiWordStarts(f: string, roots: string[]): number[] {
+  const starts: number[] = [];
+  for (const root of roots) {
+    for (let at = f.indexOf(root); at >= 0; at = f.indexOf(root, at + root.length)) {
+      if (at === 0 || !asciiWordCode(f.charCodeAt(at - 1))) starts.push(at);
+    }
+  }
+  if (roots.length === 1) return starts;
+  return [...new Set(starts)].sort((a, b) => a - b);
+}
+
+/** Where the word starting at `at` ends: after its letters and digits. */
+function asciiWordEnd(f: string, at: number): number {
+  let end = at;
+  while (end < f.length) {
+    const c = f.charCodeAt(end);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) break;
+    end++;
+  }
+  return end;
 }
