@@ -78,6 +78,12 @@ export function readableGuesses(
 
 type Row = Omit<TextHit, 'content'> & { content: string | null };
 
+// A body's first SNIPPET_SOURCE_CHARS characters. substr walks the characters of every body to
+// its end; a body of at most that many bytes is whole without it (a row of a 2 KB page: ~3.3 →
+// ~2.3 µs read).
+const BODY_HEAD = `CASE WHEN length(CAST(p.content AS BLOB)) <= ${SNIPPET_SOURCE_CHARS} THEN p.content
+  ELSE substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) END`;
+
 /** The readable rows of `ids`, in that order, the first `need`; `content` null where `guessed` is not in the text. */
 function readableRows(main: Db, caller: Caller, ids: number[], spaceId: number | null, need: number, guessed: string | null): Row[] {
   const db = mappedReader(main, 'search');
@@ -89,7 +95,7 @@ function readableRows(main: Db, caller: Caller, ids: number[], spaceId: number |
       CASE WHEN @guessed IS NULL OR length(CAST(p.content AS BLOB)) > ${SNIPPET_SOURCE_CHARS}
         OR instr(lower(p.title), @guessed) > 0 OR instr(lower(p.content), @guessed) > 0
         OR length(CAST(p.title AS BLOB)) <> length(p.title) OR length(CAST(p.content AS BLOB)) <> length(p.content)
-      THEN substr(p.content, 1, ${SNIPPET_SOURCE_CHARS}) END AS content
+      THEN ${BODY_HEAD} END AS content
     FROM json_each(@ids) j JOIN pages p ON p.id = j.value JOIN spaces s ON s.id = p.space_id
     WHERE (@spaceId IS NULL OR p.space_id = @spaceId) AND ${READABLE_PAGE}`,
   ).all({ ...callerParams(caller), ids: JSON.stringify(ids), spaceId, guessed }) as Row[];
