@@ -48,8 +48,8 @@ import type { Caller } from '../../model.ts';
 // do not still count against the candidates wanted, so guessing reads no more than before.
 //
 // Each statement reads the matches within a window of page ids, newest window first, at most a
-// chunk of them (64, or for a query of one item the candidates it wants; then four times as many
-// each time, up to 4,096). The first
+// chunk of them (64, or for a query of one item four times the candidates it wants; then four
+// times as many each time, up to 4,096). The first
 // window is `ranking.window` / items² ids; one that took under 2 ms is followed by one four times
 // as wide, one that filled its chunk in over 10 ms by one a quarter as wide. A window that did
 // not fill its chunk and took over 10 ms is followed by all the ids below it: reaching the end of
@@ -208,9 +208,10 @@ function startWalk(db: Services['db'], main: Services['db'], caller: Caller, pla
   let span = Math.max(1, Math.floor(ranking.window / (items * items)));
   let phase = 0;
   let top = newest; // walk ids top, top - 1, …
-  // A query of one item wants `most` candidates of the same kind from its first statement on (a
-  // prefix's statement costs FTS5 a merge of all its words' page lists, whatever the chunk).
-  const firstChunk = items === 1 ? Math.min(Math.max(ranking.firstChunk, most), ranking.maxChunk) : ranking.firstChunk;
+  // A query of one item asks for four times the candidates it wants from its first statement on
+  // (a prefix's statement costs FTS5 a merge of all its words' page lists, whatever the chunk; a
+  // reader of part of the pages needs more ids than candidates; unneeded ids are never checked).
+  const firstChunk = items === 1 ? Math.min(Math.max(ranking.firstChunk, 4 * most), ranking.maxChunk) : ranking.firstChunk;
   let chunk = firstChunk;
   // The ids of the last statement not yet checked against the caller's access: a chunk of up to
   // 4,096 ids is checked a slice at a time, and a round may end between two slices.
