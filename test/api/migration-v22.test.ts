@@ -5,6 +5,7 @@ import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 import { client, type Client } from '../support/client.ts';
 import { startServer } from '../support/server.ts';
+import { STORED_EVENTS } from '../support/old-db.ts';
 
 // Schema version 21 keys the change feed by (txid, seq), its times in epoch milliseconds, with no
 // index beside the key, and 23 keeps its events as numbers (store/changes.ts); 22 keeps a
@@ -79,16 +80,7 @@ describe('schema version 20 databases', () => {
     const insert = db.prepare(`INSERT INTO changes (txid, at, event, page_id, space_id, path, version, readers, from_space_id, from_path,
       from_readers, actor_id, actor_kind) VALUES (@txid, @at, @event, @page_id, @space_id, @path, @version, @readers, @from_space_id,
       @from_path, @from_readers, @actor_id, @actor_kind)`);
-    const names = [
-      'page.created',
-      'page.updated',
-      'page.deleted',
-      'page.moved',
-      'page.restored',
-      'page.access',
-      'file.put',
-      'file.deleted',
-    ];
+    const names = STORED_EVENTS;
     for (const { seq: _, ...r } of rows) insert.run({ ...r, at: new Date(r.at).toISOString(), event: names[r.event as number] });
     // And version 21's revisions: created_at an ISO string.
     db.exec(`DROP TRIGGER revisions_no_update; DROP TRIGGER revisions_no_delete;

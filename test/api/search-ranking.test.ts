@@ -85,47 +85,46 @@ describe('ranking by relevance', () => {
     expect(await search(srv.admin, `"${words.join(' ')}" `, 'long')).toEqual(['ten']);
   });
 
-  it('gathers the pages holding two of the words before those holding one, so a word of every page does not crowd them out', async () => {
-    // The oldest page holds two of the three words; six newer ones hold only `project`, and the
-    // search ranks at most four candidates: without the pairs it ranks the four newest.
-    await srv.admin.put('/pages/pairs/old', { title: 'Budget', content: 'The project budget for the okapi enclosure.' });
-    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/pairs/new${i}`, { title: `Note ${i}`, content: 'project project notes' });
+  /** An old page holding `old`, then six newer ones holding `newer`, in `space`. */
+  async function oldThenSix(space: string, old: string, newer: string): Promise<void> {
+    await srv.admin.put(`/pages/${space}/old`, { title: 'Old', content: old });
+    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/${space}/new${i}`, { title: `Page ${i}`, content: newer });
+  }
+
+  /** Runs `fn` while the search ranks at most four candidates of the kind `key`. */
+  async function withFourCandidates(key: 'oneItem' | 'fewItems', fn: () => Promise<void>): Promise<void> {
     const saved = { ...ranking };
-    ranking.fewItems = 4;
+    ranking[key] = 4;
     try {
-      expect((await search(srv.admin, 'project okapi zebra ', 'pairs'))[0]).toBe('old');
+      await fn();
     } finally {
       Object.assign(ranking, saved);
     }
+  }
+
+  // The oldest page holds what is asked for; six newer ones hold only a word that also matches,
+  // and the search ranks at most four candidates: without the step under test it ranks the four newest.
+  it('gathers the pages holding two of the words before those holding one, so a word of every page does not crowd them out', async () => {
+    await oldThenSix('pairs', 'The project budget for the okapi enclosure.', 'project project notes');
+    await withFourCandidates('fewItems', async () => {
+      expect((await search(srv.admin, 'project okapi zebra ', 'pairs'))[0]).toBe('old');
+    });
   });
 
   it('finds the pages holding a typed word itself before those holding longer words it begins', async () => {
-    // The oldest page holds `okapi`; six newer ones only `okapiland`, which the typed `okapi`
-    // begins; the search ranks at most four candidates.
-    await srv.admin.put('/pages/whole/old', { title: 'Old', content: 'An okapi.' });
-    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/whole/new${i}`, { title: `Page ${i}`, content: 'Okapiland is far.' });
-    const saved = { ...ranking };
-    ranking.oneItem = 4;
-    try {
+    await oldThenSix('whole', 'An okapi.', 'Okapiland is far.'); // `okapi` typed begins `okapiland`
+    await withFourCandidates('oneItem', async () => {
       expect((await search(srv.admin, 'okapi', 'whole'))[0]).toBe('old');
-    } finally {
-      Object.assign(ranking, saved);
-    }
+    });
   });
 
   it('finds the pages holding a typed word before the pages only its cut-back stem finds (`tapir` for `tapirin`)', async () => {
-    // The oldest page holds `tapirin`; six newer ones hold only `tapir`, which the typed `tapirin`
-    // is also looked up by (`tapiring` would stem to it); the search ranks at most four candidates.
-    await srv.admin.put('/pages/guess/old', { title: 'Old', content: 'A tapirin here.' });
-    for (let i = 0; i < 6; i++) await srv.admin.put(`/pages/guess/new${i}`, { title: `Page ${i}`, content: 'A tapir, two tapirs.' });
+    // A typed `tapirin` is also looked up by `tapir` (`tapiring` would stem to it).
+    await oldThenSix('guess', 'A tapirin here.', 'A tapir, two tapirs.');
     await srv.admin.put('/pages/guess/later', { title: 'Later', content: 'Tapiring, tapirines.' });
-    const saved = { ...ranking };
-    ranking.oneItem = 4;
-    try {
+    await withFourCandidates('oneItem', async () => {
       expect((await search(srv.admin, 'tapirin', 'guess')).sort()).toEqual(['later', 'old']);
       expect((await search(srv.admin, 'Tapirin', 'guess')).sort()).toEqual(['later', 'old']);
-    } finally {
-      Object.assign(ranking, saved);
-    }
+    });
   });
 });

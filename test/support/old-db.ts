@@ -52,3 +52,18 @@ export function makeOldDatabase(srcDb: string, dir: string, schemaFile: string, 
   old.pragma(`user_version = ${version}`);
   old.close();
 }
+
+/**
+ * The change feed's events by the number a row stores (schema version 23, store/changes.ts):
+ * spelled out here, not imported, so that a test holds the stored format still.
+ */
+export const STORED_EVENTS = [
+  'page.created',
+  'page.updated',
+  'page.deleted',
+  'page.moved',
+  'page.restored',
+  'page.access',
+  'file.put',
+  'file.deleted',
+];

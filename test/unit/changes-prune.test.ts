@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { changesFloor, insertChange, pruneChanges } from '../../src/store/changes.ts';
 import { migrate } from '../../src/store/migrations.ts';
+import { STORED_EVENTS } from '../support/old-db.ts';
 
 const T = Date.parse('2026-01-01T00:00:00.000Z');
 const iso = (s: number) => new Date(T + s * 1000).toISOString();
@@ -81,16 +82,7 @@ describe('pruneChanges', () => {
   });
 
   it("keeps each event as a number, and the step to schema version 23 numbers a version 21 table's names the same", () => {
-    const names = [
-      'page.created',
-      'page.updated',
-      'page.deleted',
-      'page.moved',
-      'page.restored',
-      'page.access',
-      'file.put',
-      'file.deleted',
-    ];
+    const names = STORED_EVENTS;
     const db = feed(
       [
         [1, 1, 1, 1],
