@@ -245,8 +245,10 @@ export function headingRanges(f: string): Array<[number, number]> {
   return out;
 }
 
-/** A character code of a word in lower-cased ASCII text: a letter, a digit or `_` (as `\\b` sees it). */
-const asciiWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
+/** A lower-case ASCII letter or a digit: what a word of lower-cased ASCII text is made of. */
+const asciiLetterOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+/** A character code `\\b` sees as part of a word: a letter, a digit or `_`. */
+const asciiWordCode = (c: number) => asciiLetterOrDigit(c) || c === 95;
 
 /**
  * Where a word starting with one of `roots` begins in lower-cased ASCII text `f`, in order: each
@@ -267,10 +269,6 @@ export function asciiWordStarts(f: string, roots: string[]): number[] {
 /** Where the word starting at `at` ends: after its letters and digits. */
 function asciiWordEnd(f: string, at: number): number {
   let end = at;
-  while (end < f.length) {
-    const c = f.charCodeAt(end);
-    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) break;
-    end++;
-  }
+  while (end < f.length && asciiLetterOrDigit(f.charCodeAt(end))) end++;
   return end;
 }
