@@ -122,9 +122,11 @@ describe('ranking by relevance', () => {
     // A typed `tapirin` is also looked up by `tapir` (`tapiring` would stem to it).
     await oldThenSix('guess', 'A tapirin here.', 'A tapir, two tapirs.');
     await srv.admin.put('/pages/guess/later', { title: 'Later', content: 'Tapiring, tapirines.' });
+    // Found by the guess only, and beyond ASCII: SQL's lower() would not fold it, so it is kept.
+    await srv.admin.put('/pages/guess/accent', { title: 'Accent', content: 'Tapíring today.' });
     await withFourCandidates('oneItem', async () => {
-      expect((await search(srv.admin, 'tapirin', 'guess')).sort()).toEqual(['later', 'old']);
-      expect((await search(srv.admin, 'Tapirin', 'guess')).sort()).toEqual(['later', 'old']);
+      expect((await search(srv.admin, 'tapirin', 'guess')).sort()).toEqual(['accent', 'later', 'old']);
+      expect((await search(srv.admin, 'Tapirin', 'guess')).sort()).toEqual(['accent', 'later', 'old']);
     });
   });
 });
